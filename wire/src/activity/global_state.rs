@@ -1,0 +1,144 @@
+//! Message 1, global_activity_state (AH "global_activity_state, message 1"; facts 4.5).
+
+use super::selection::DescriptorBits;
+use crate::bits::{BitError, BitReader, BitWriter};
+
+/// The documented body: 1,161 bits with the minimal 372-bit descriptor (GLOBAL-01).
+pub const GLOBAL_STATE_BITS: usize = 1161;
+/// The documented body in bytes (GLOBAL-01).
+pub const GLOBAL_STATE_LEN: usize = 146;
+/// Bit offset of the bubble count (GLOBAL-02).
+pub const BUBBLE_COUNT_BIT: usize = 67;
+/// Bias of the bubble count.
+pub const BUBBLE_COUNT_BIAS: i64 = 0x8000_0000;
+/// Bit offset of the 64 slice-set state bytes (GLOBAL-03).
+pub const BUBBLE_STATES_BIT: usize = 99;
+/// Bubbles in the state table.
+pub const MAX_BUBBLES: usize = 64;
+/// Raw state byte that adds a bubble.
+pub const BUBBLE_ENABLED: u8 = 0x80;
+/// Raw state byte that skips a bubble.
+pub const BUBBLE_SKIPPED: u8 = 0x7F;
+/// Bit offset of the initial slice-set index + 1.
+pub const SLICE_SET_BIT: usize = 611;
+/// Bit offset of the selection descriptor (facts 4.5).
+pub const DESCRIPTOR_BIT: usize = 686;
+/// Zero bits after the descriptor.
+pub const TAIL_BITS: usize = 103;
+
+/// Message 1 as Vex writes it (facts 4.5 layout; the pages' 1,161 bits).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GlobalActivityState {
+    /// Bit 0: arms the initial slice set; the pair at 611/621 is read only when set.
+    pub arm_initial_slice_set: bool,
+    /// The bubble count; must equal the scenario's (GLOBAL-02).
+    pub bubble_count: i32,
+    /// Raw state byte per bubble: 0x80 adds the bubble, 0x7F skips it (GLOBAL-03).
+    pub bubble_states: [u8; MAX_BUBBLES],
+    /// Initial slice-set index, or -1 for none (10 bits, bias 1).
+    pub initial_slice_set: i16,
+    /// Spawn-set name hash.
+    pub spawn_set_hash: u32,
+    /// The client's own selection descriptor, replayed bit for bit (GLOBAL-04).
+    pub descriptor: DescriptorBits,
+}
+
+impl GlobalActivityState {
+    /// The body on the wire.
+    pub fn encode(&self) -> Result<Vec<u8>, BitError> {
+        let mut w = BitWriter::with_capacity(DESCRIPTOR_BIT + self.descriptor.bit_len + TAIL_BITS);
+        w.write_bool(self.arm_initial_slice_set);
+        w.write_zeros(BUBBLE_COUNT_BIT - 1);
+        w.write_biased(i64::from(self.bubble_count), BUBBLE_COUNT_BIAS, 32);
+        for s in self.bubble_states {
+            w.write(u64::from(s), 8);
+        }
+        w.write_biased(i64::from(self.initial_slice_set), 1, 10);
+        w.write(u64::from(self.spawn_set_hash), 32);
+        w.write_zeros(DESCRIPTOR_BIT - SLICE_SET_BIT - 42);
+        w.write_stream(&self.descriptor.bytes, self.descriptor.bit_len);
+        w.write_zeros(TAIL_BITS);
+        w.finish()
+    }
+
+    /// Reads message 1, parsing the descriptor to find where it ends.
+    pub fn decode(body: &[u8]) -> Result<Self, BitError> {
+        let mut r = BitReader::new(body);
+        let arm_initial_slice_set = r.read_bool()?;
+        r.skip(BUBBLE_COUNT_BIT - 1)?;
+        let bubble_count = r.read_biased(BUBBLE_COUNT_BIAS, 32)? as i32;
+        let mut bubble_states = [0u8; MAX_BUBBLES];
+        for s in &mut bubble_states {
+            *s = r.read(8)? as u8;
+        }
+        let initial_slice_set = r.read_biased(1, 10)? as i16;
+        let spawn_set_hash = r.read(32)? as u32;
+        r.skip(DESCRIPTOR_BIT - SLICE_SET_BIT - 42)?;
+        let start = r.position();
+        super::selection::SelectionDescriptor::read(&mut r)?;
+        let bit_len = r.position() - start;
+        r.skip(TAIL_BITS)?;
+        let mut copy = BitReader::new(body);
+        copy.skip(start)?;
+        let descriptor = DescriptorBits {
+            bytes: copy.read_stream(bit_len)?,
+            bit_len,
+        };
+        Ok(Self {
+            arm_initial_slice_set,
+            bubble_count,
+            bubble_states,
+            initial_slice_set,
+            spawn_set_hash,
+            descriptor,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::activity::selection::SelectionDescriptor;
+
+    const VECTOR: &str = "800000000000000010000000500FEFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEF\
+        EFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEF\
+        EFEFEFEFEFEFEFEFEFEFEFEFE04EF56DF77800000000000001800007878B8E02\
+        0202020202020202020202020202020202020202020202020202020202020202\
+        020202000000000000000000000000000000";
+
+    fn vector_state() -> GlobalActivityState {
+        let descriptor = SelectionDescriptor {
+            reason: -1,
+            source_activity: -1,
+            destination_activity: 5,
+            name: Some("abc".into()),
+            ..SelectionDescriptor::default()
+        };
+        let mut states = [BUBBLE_SKIPPED; MAX_BUBBLES];
+        states[0] = BUBBLE_ENABLED;
+        GlobalActivityState {
+            arm_initial_slice_set: true,
+            bubble_count: 2,
+            bubble_states: states,
+            initial_slice_set: 8,
+            spawn_set_hash: 0xDEAD_BEEF,
+            descriptor: descriptor.to_bits().unwrap(),
+        }
+    }
+
+    /// Facts 10.1: name "abc", bubbles [0x80, 0x7F], slice 8, spawn 0xDEADBEEF.
+    #[test]
+    fn global_state_vector() {
+        let m = vector_state();
+        let body = m.encode().unwrap();
+        assert_eq!(body.len(), GLOBAL_STATE_LEN);
+        assert_eq!(hex::encode_upper(&body), VECTOR);
+        assert_eq!(GlobalActivityState::decode(&body).unwrap(), m);
+    }
+
+    #[test]
+    fn short_body_fails_to_decode() {
+        let body = vector_state().encode().unwrap();
+        assert!(GlobalActivityState::decode(&body[..140]).is_err());
+    }
+}

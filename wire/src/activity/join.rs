@@ -1,0 +1,306 @@
+//! Messages 3 join_request and 4 join_result (AH "join_result, message 4"; facts 4.1, 4.2).
+
+use crate::bits::{BitError, BitReader, BitWriter};
+
+/// Bits in the join_request record; join_result echoes all of them as its field 0.
+pub const JOIN_REQUEST_BITS: usize = 570;
+/// Bit offset of the character id inside the join_request record (facts 4.1).
+pub const CHARACTER_ID_BIT: usize = 330;
+/// The minimum join_result body: 6,053 bits (JOIN-03).
+pub const JOIN_RESULT_BITS: usize = 6053;
+/// The minimum join_result body in bytes: 757 (JOIN-03).
+pub const JOIN_RESULT_LEN: usize = 757;
+/// Bias of the join_result result field; only logical 0 accepts (JOIN-04).
+pub const RESULT_BIAS: i64 = 1;
+/// Bias of each character of the two strings (AH: element bias 128).
+pub const CHAR_BIAS: i64 = 128;
+/// Bias of the host return code (AH).
+pub const RETURN_CODE_BIAS: i64 = 0x8000_0000;
+/// Bits of join_result fields 10 to 16, between the keepalive and the workspace name.
+/// Their meaning is an open question of AH; Vex writes zeros as Sunrise does.
+pub const UNNAMED_FIELDS_BITS: usize = 4005 - 1797;
+/// Clock base ticks per second (JOIN-08).
+pub const CLOCK_TICKS_PER_SECOND: u64 = 673_200;
+
+/// Message 3: the fields the pages and facts name. The rest of the 570-bit record is kept
+/// raw so the host can echo it bit for bit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JoinRequest {
+    /// Bits 0-31: the correlation nonce.
+    pub nonce: u32,
+    /// Bits 32-95: the activity host id, which is the session id from service 7.
+    pub host_id: u64,
+    /// Bits 96-159: the member key, an 8-byte little-endian field (facts 4.1).
+    pub member_key: u64,
+    /// Bits 330-393: the signed-in character id (facts 4.1).
+    pub character_id: u64,
+    /// The whole record as received, zero-padded to 570 bits.
+    pub record: Vec<u8>,
+}
+
+impl JoinRequest {
+    /// A request whose undocumented bits are zero.
+    pub fn new(nonce: u32, host_id: u64, member_key: u64, character_id: u64) -> Self {
+        let mut w = BitWriter::with_capacity(JOIN_REQUEST_BITS);
+        w.write(u64::from(nonce), 32);
+        w.write(host_id, 64);
+        for b in member_key.to_le_bytes() {
+            w.write(u64::from(b), 8);
+        }
+        w.write_zeros(CHARACTER_ID_BIT - 160);
+        w.write(character_id, 64);
+        w.write_zeros(JOIN_REQUEST_BITS - CHARACTER_ID_BIT - 64);
+        let record = w.finish().unwrap_or_default();
+        Self {
+            nonce,
+            host_id,
+            member_key,
+            character_id,
+            record,
+        }
+    }
+
+    /// The body on the wire (72 bytes).
+    pub fn encode(&self) -> Vec<u8> {
+        self.record.clone()
+    }
+
+    /// Reads a join_request. Like Sunrise it needs the first 20 bytes; a shorter record is
+    /// zero-extended, and the character id is zero when the body stops before it.
+    pub fn decode(body: &[u8]) -> Result<Self, BitError> {
+        let mut r = BitReader::new(body);
+        let nonce = r.read(32)? as u32;
+        let host_id = r.read(64)?;
+        let mut key = [0u8; 8];
+        for b in &mut key {
+            *b = r.read(8)? as u8;
+        }
+        let character_id = if r.skip(CHARACTER_ID_BIT - 160).is_ok() {
+            r.read(64).unwrap_or(0)
+        } else {
+            0
+        };
+        let mut record = body
+            .get(..JOIN_REQUEST_BITS.div_ceil(8))
+            .unwrap_or(body)
+            .to_vec();
+        record.resize(JOIN_REQUEST_BITS.div_ceil(8), 0);
+        if let Some(last) = record.last_mut() {
+            *last &= 0xC0; // keep bits 568 and 569 only
+        }
+        Ok(Self {
+            nonce,
+            host_id,
+            member_key: u64::from_le_bytes(key),
+            character_id,
+            record,
+        })
+    }
+}
+
+/// Message 4: the level-0 record of 18 fields, no presence bits (AH table).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JoinResult {
+    /// Field 0: the whole join_request record (570 bits); nonce and host id correlate.
+    pub request: Vec<u8>,
+    /// Field 1 @570: the result, 3 bits, bias 1; only logical 0 accepts (JOIN-04).
+    pub result: i8,
+    /// Field 2 @573: host session id as 128 characters, bias 128.
+    pub session_name: Vec<i8>,
+    /// Field 3 @1597: host process id, printed only.
+    pub process_id: u32,
+    /// Field 4 @1629: host return code, bias 0x80000000, printed only.
+    pub return_code: i32,
+    /// Field 5 @1661: host handoff nonce, telemetry only.
+    pub handoff_nonce: u32,
+    /// Field 6 @1693: activity clock base in ticks of 1/673,200 s (JOIN-08).
+    pub clock_base: u64,
+    /// Field 7 @1757: the initial replication epoch.
+    pub initial_epoch: u8,
+    /// Field 8 @1765: the peer-heard window in ms.
+    pub peer_heard_window_ms: u16,
+    /// Field 9 @1781: the keepalive interval in ms (JOIN-07).
+    pub keepalive_interval_ms: u16,
+    /// Field 17 @4005: the active workspace name, 256 characters, bias 128.
+    pub workspace_name: Vec<i8>,
+}
+
+/// Characters in field 2.
+pub const SESSION_NAME_CHARS: usize = 128;
+/// Characters in field 17.
+pub const WORKSPACE_NAME_CHARS: usize = 256;
+
+/// A string field as logical characters: the text, then logical zeros.
+pub fn text_field(text: &str, chars: usize) -> Vec<i8> {
+    let mut v: Vec<i8> = text.bytes().take(chars).map(|b| b as i8).collect();
+    v.resize(chars, 0);
+    v
+}
+
+fn write_chars(w: &mut BitWriter, chars: &[i8], count: usize) {
+    for i in 0..count {
+        let c = chars.get(i).copied().unwrap_or(0);
+        w.write_biased(i64::from(c), CHAR_BIAS, 8);
+    }
+}
+
+fn read_chars(r: &mut BitReader<'_>, count: usize) -> Result<Vec<i8>, BitError> {
+    (0..count)
+        .map(|_| r.read_biased(CHAR_BIAS, 8).map(|c| c as i8))
+        .collect()
+}
+
+impl JoinResult {
+    /// An accepting join_result for `request` with Vex's defaults: keepalive 2,000 ms and
+    /// peer-heard window 5,000 ms (SR "The join burst").
+    pub fn accept(request: &JoinRequest, session_id: u64) -> Self {
+        Self {
+            request: request.record.clone(),
+            result: 0,
+            session_name: text_field(&format!("{session_id:016x}"), SESSION_NAME_CHARS),
+            process_id: 0,
+            return_code: 0,
+            handoff_nonce: 0,
+            clock_base: 0,
+            initial_epoch: 0,
+            peer_heard_window_ms: 5000,
+            keepalive_interval_ms: 2000,
+            workspace_name: text_field("", WORKSPACE_NAME_CHARS),
+        }
+    }
+
+    /// The 757-byte body.
+    pub fn encode(&self) -> Result<Vec<u8>, BitError> {
+        let mut w = BitWriter::with_capacity(JOIN_RESULT_BITS);
+        let mut req = BitReader::with_bit_len(&self.request, JOIN_REQUEST_BITS);
+        let mut left = JOIN_REQUEST_BITS;
+        while left > 0 {
+            let take = left.min(64) as u32;
+            w.write(req.read(take).unwrap_or(0), take);
+            left -= take as usize;
+        }
+        w.write_biased(i64::from(self.result), RESULT_BIAS, 3);
+        write_chars(&mut w, &self.session_name, SESSION_NAME_CHARS);
+        w.write(u64::from(self.process_id), 32);
+        w.write_biased(i64::from(self.return_code), RETURN_CODE_BIAS, 32);
+        w.write(u64::from(self.handoff_nonce), 32);
+        w.write(self.clock_base, 64);
+        w.write(u64::from(self.initial_epoch), 8);
+        w.write(u64::from(self.peer_heard_window_ms), 16);
+        w.write(u64::from(self.keepalive_interval_ms), 16);
+        w.write_zeros(UNNAMED_FIELDS_BITS);
+        write_chars(&mut w, &self.workspace_name, WORKSPACE_NAME_CHARS);
+        debug_assert_eq!(w.bit_len(), JOIN_RESULT_BITS);
+        w.finish()
+    }
+
+    /// Reads a join_result; fails only when the body is shorter than 6,053 bits (JOIN-03).
+    pub fn decode(body: &[u8]) -> Result<Self, BitError> {
+        let mut r = BitReader::new(body);
+        let request = r.read_stream(JOIN_REQUEST_BITS)?;
+        let result = r.read_biased(RESULT_BIAS, 3)? as i8;
+        let session_name = read_chars(&mut r, SESSION_NAME_CHARS)?;
+        let process_id = r.read(32)? as u32;
+        let return_code = r.read_biased(RETURN_CODE_BIAS, 32)? as i32;
+        let handoff_nonce = r.read(32)? as u32;
+        let clock_base = r.read(64)?;
+        let initial_epoch = r.read(8)? as u8;
+        let peer_heard_window_ms = r.read(16)? as u16;
+        let keepalive_interval_ms = r.read(16)? as u16;
+        r.skip(UNNAMED_FIELDS_BITS)?;
+        let workspace_name = read_chars(&mut r, WORKSPACE_NAME_CHARS)?;
+        Ok(Self {
+            request,
+            result,
+            session_name,
+            process_id,
+            return_code,
+            handoff_nonce,
+            clock_base,
+            initial_epoch,
+            peer_heard_window_ms,
+            keepalive_interval_ms,
+            workspace_name,
+        })
+    }
+
+    /// Bits 0-31 of the echoed request: the nonce (JOIN-05).
+    pub fn echoed_nonce(&self) -> u32 {
+        BitReader::new(&self.request).read(32).unwrap_or(0) as u32
+    }
+
+    /// Bits 32-95 of the echoed request: the host id every later push carries (JOIN-06).
+    pub fn echoed_host_id(&self) -> u64 {
+        let mut r = BitReader::new(&self.request);
+        r.skip(32).and_then(|()| r.read(64)).unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Facts 10.1: Sunrise's zero-filled msg 4 with corr 0x11223344, session
+    /// 0x9EAA300100200001 and keepalive 5000.
+    #[test]
+    fn join_result_vector() {
+        let mut record = vec![0u8; 72];
+        record[..12].copy_from_slice(&[
+            0x11, 0x22, 0x33, 0x44, 0x9E, 0xAA, 0x30, 0x01, 0x00, 0x20, 0x00, 0x01,
+        ]);
+        let m = JoinResult {
+            request: record,
+            result: 0,
+            session_name: vec![-128; SESSION_NAME_CHARS],
+            process_id: 0,
+            return_code: i32::MIN,
+            handoff_nonce: 0,
+            clock_base: 0,
+            initial_epoch: 0,
+            peer_heard_window_ms: 0,
+            keepalive_interval_ms: 5000,
+            workspace_name: vec![-128; WORKSPACE_NAME_CHARS],
+        };
+        let body = m.encode().unwrap();
+        assert_eq!(body.len(), JOIN_RESULT_LEN);
+        let mut want = vec![0u8; JOIN_RESULT_LEN];
+        want[..12].copy_from_slice(&m.request[..12]);
+        want[71] = 0x08;
+        want[223] = 0x9C;
+        want[224] = 0x40;
+        assert_eq!(hex::encode(&body), hex::encode(&want));
+        let back = JoinResult::decode(&body).unwrap();
+        assert_eq!(back, m);
+        assert_eq!(back.echoed_nonce(), 0x1122_3344);
+        assert_eq!(back.echoed_host_id(), 0x9EAA_3001_0020_0001);
+    }
+
+    #[test]
+    fn join_result_shorter_than_6053_bits_fails() {
+        let req = JoinRequest::new(1, 2, 3, 4);
+        let body = JoinResult::accept(&req, 2).encode().unwrap();
+        assert!(JoinResult::decode(&body[..756]).is_err());
+        let mut longer = body.clone();
+        longer.push(0xFF);
+        assert!(
+            JoinResult::decode(&longer).is_ok(),
+            "trailing bytes are fine"
+        );
+    }
+
+    #[test]
+    fn join_request_round_trip() {
+        let req = JoinRequest::new(
+            0xDEAD_BEEF,
+            0x9EAA_3001_0020_0001,
+            0x0102_0304_0506_0708,
+            42,
+        );
+        assert_eq!(req.record.len(), 72);
+        assert_eq!(&req.record[12..20], &[8, 7, 6, 5, 4, 3, 2, 1]);
+        assert_eq!(JoinRequest::decode(&req.encode()).unwrap(), req);
+        let short = JoinRequest::decode(&req.record[..20]).unwrap();
+        assert_eq!(short.character_id, 0);
+        assert!(JoinRequest::decode(&req.record[..19]).is_err());
+    }
+}

@@ -1,0 +1,201 @@
+//! The small fixed messages of the join and the link: 0, 2, 16, 44, 52 and 54.
+//!
+//! AH "The main messages", "world_globals_state, message 2", "Hazards for a host";
+//! facts 4.3, 4.6, 4.14.
+
+use crate::bits::{BitError, BitReader, BitWriter};
+
+/// Message 0 and 24/25 mask length: 1,024 bytes, one bit per entity slot (SLOTS-01).
+pub const SLOT_MASK_LEN: usize = 1024;
+/// Entity slots in the mask.
+pub const ENTITY_SLOTS: usize = SLOT_MASK_LEN * 8;
+
+/// Message 0, entity_slots_allocated: a raw 1,024-byte mask, slot i at byte i/8,
+/// bit 1 << (i % 8) (SLOTS-01; facts 4.3).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntitySlotMask(pub Vec<u8>);
+
+impl EntitySlotMask {
+    /// An empty mask.
+    pub fn empty() -> Self {
+        Self(vec![0; SLOT_MASK_LEN])
+    }
+
+    /// A mask with slots `range` set.
+    pub fn with_range(range: std::ops::Range<usize>) -> Self {
+        let mut m = Self::empty();
+        for i in range.take_while(|&i| i < ENTITY_SLOTS) {
+            m.set(i);
+        }
+        m
+    }
+
+    /// Sets slot `i` (ignored past the end).
+    pub fn set(&mut self, i: usize) {
+        if let Some(b) = self.0.get_mut(i / 8) {
+            *b |= 1 << (i % 8);
+        }
+    }
+
+    /// True when slot `i` is set.
+    pub fn get(&self, i: usize) -> bool {
+        self.0.get(i / 8).is_some_and(|b| b & (1 << (i % 8)) != 0)
+    }
+
+    /// Number of slots set.
+    pub fn count(&self) -> usize {
+        self.0.iter().map(|b| b.count_ones() as usize).sum()
+    }
+}
+
+/// Message 2, world_globals_state: a bool, then the tick period as a raw float32 (33 bits).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WorldGlobals {
+    /// A bool with no known reader.
+    pub flag: bool,
+    /// The simulation tick period in ms; positive runs the clock (WORLD-01).
+    pub tick_ms: f32,
+}
+
+/// Bits in message 2.
+pub const WORLD_GLOBALS_BITS: usize = 33;
+
+impl WorldGlobals {
+    /// The client's own default: 1000 / 30 ms (AH).
+    pub fn default_tick() -> Self {
+        Self {
+            flag: false,
+            tick_ms: 1000.0 / 30.0,
+        }
+    }
+
+    /// The 5-byte body.
+    pub fn encode(&self) -> Result<Vec<u8>, BitError> {
+        let mut w = BitWriter::new();
+        w.write_bool(self.flag);
+        w.write(u64::from(self.tick_ms.to_bits()), 32);
+        w.finish()
+    }
+
+    /// Reads message 2.
+    pub fn decode(body: &[u8]) -> Result<Self, BitError> {
+        let mut r = BitReader::new(body);
+        Ok(Self {
+            flag: r.read_bool()?,
+            tick_ms: f32::from_bits(r.read(32)? as u32),
+        })
+    }
+}
+
+/// Message 52, patch_epoch: two u64 big-endian (facts 4.14).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PatchEpoch(pub [u64; 2]);
+
+/// Length of message 52.
+pub const PATCH_EPOCH_LEN: usize = 16;
+
+impl PatchEpoch {
+    /// The 16-byte body.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(PATCH_EPOCH_LEN);
+        out.extend_from_slice(&self.0[0].to_be_bytes());
+        out.extend_from_slice(&self.0[1].to_be_bytes());
+        out
+    }
+
+    /// Reads the first 16 bytes; trailing bytes are fine (BODY-07).
+    pub fn decode(body: &[u8]) -> Result<Self, BitError> {
+        let mut r = BitReader::new(body);
+        Ok(Self([r.read(64)?, r.read(64)?]))
+    }
+}
+
+/// Message 16: one byte with no schema (facts 4.14).
+pub const KEEPALIVE_BODY: [u8; 1] = [0];
+
+/// Message 44, advance_replication_epoch: an 8-bit epoch and the abort bit (facts 4.6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AdvanceEpoch {
+    /// The new epoch: the previous plus one (EPOCH-01).
+    pub epoch: u8,
+    /// Sets the permanent give-up flag (EPOCH-02).
+    pub abort: bool,
+}
+
+impl AdvanceEpoch {
+    /// The 2-byte body `[epoch][latch]` as Sunrise writes it.
+    pub fn encode(&self) -> Vec<u8> {
+        vec![self.epoch, if self.abort { 0x80 } else { 0 }]
+    }
+
+    /// Reads the epoch and the abort bit (the top bit of byte 1).
+    pub fn decode(body: &[u8]) -> Result<Self, BitError> {
+        let mut r = BitReader::new(body);
+        Ok(Self {
+            epoch: r.read(8)? as u8,
+            abort: r.read_bool()?,
+        })
+    }
+}
+
+/// Message 54, bubble host state update: a 6-bit row count, 0 to 32 (BHS-01). The row
+/// layout is not documented, so Vex sends only the empty table, as Sunrise does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BubbleHostState {
+    /// Rows in the table.
+    pub row_count: u8,
+}
+
+/// The largest row count the client's 32-row table holds (BHS-01).
+pub const BUBBLE_HOST_MAX_ROWS: u8 = 32;
+
+impl BubbleHostState {
+    /// The body: the 6-bit count and padding (`00` for the empty table).
+    pub fn encode(&self) -> Result<Vec<u8>, BitError> {
+        let mut w = BitWriter::new();
+        w.write(u64::from(self.row_count), 6);
+        w.finish()
+    }
+
+    /// Reads the count.
+    pub fn decode(body: &[u8]) -> Result<Self, BitError> {
+        Ok(Self {
+            row_count: BitReader::new(body).read(6)? as u8,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slot_mask_layout() {
+        let m = EntitySlotMask::with_range(0..9);
+        assert_eq!(m.0.len(), 1024);
+        assert_eq!(m.0[0], 0xFF);
+        assert_eq!(m.0[1], 0x01);
+        assert!(m.get(8) && !m.get(9));
+        assert_eq!(m.count(), 9);
+    }
+
+    #[test]
+    fn world_globals_is_33_bits() {
+        let b = WorldGlobals::default_tick().encode().unwrap();
+        assert_eq!(b.len(), 5);
+        let back = WorldGlobals::decode(&b).unwrap();
+        assert_eq!(back.tick_ms, 1000.0 / 30.0);
+    }
+
+    #[test]
+    fn small_bodies() {
+        assert_eq!(BubbleHostState { row_count: 0 }.encode().unwrap(), [0]);
+        let e = PatchEpoch([1, 2]);
+        assert_eq!(PatchEpoch::decode(&e.encode()).unwrap(), e);
+        let a = AdvanceEpoch {
+            epoch: 7,
+            abort: true,
+        };
+        assert_eq!(AdvanceEpoch::decode(&a.encode()).unwrap(), a);
+    }
+}

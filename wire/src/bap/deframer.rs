@@ -1,0 +1,192 @@
+//! A streaming BAP deframer (NS "The frame"; facts 2.1).
+//!
+//! It accepts the byte stream in any split, yields whole frames, and refuses a frame longer
+//! than its limit as soon as the outer header is read, without allocating for it.
+
+use super::header::{FrameType, MAGIC, OUTER_HEADER_LEN};
+use thiserror::Error;
+
+/// The default frame limit: a service-9 payload of 0x7D800 bytes (facts 4.0) plus the
+/// service-9 and inner headers and a GCM tag, rounded up to 528 KiB.
+pub const DEFAULT_MAX_FRAME_LEN: usize = 528 * 1024;
+
+/// Why the stream cannot be framed. The stream cannot resync after any of these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+pub enum DeframeError {
+    /// The magic byte is not 1 (BAP-01).
+    #[error("bad magic 0x{0:02X}")]
+    BadMagic(u8),
+    /// A frame type other than 0, 1 or 2 (BAP-01).
+    #[error("bad frame type {0}")]
+    BadFrameType(u8),
+    /// The length field exceeds the limit.
+    #[error("frame of {len} bytes exceeds the {max}-byte limit")]
+    TooLong {
+        /// The length in the header.
+        len: usize,
+        /// The limit.
+        max: usize,
+    },
+}
+
+/// One whole frame: its type and the bytes after the outer header.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Frame {
+    /// The frame type.
+    pub frame_type: FrameType,
+    /// Inner message (plaintext) or tag and ciphertext (encrypted).
+    pub payload: Vec<u8>,
+}
+
+/// Reassembles frames from a byte stream split anywhere.
+#[derive(Debug)]
+pub struct Deframer {
+    buf: Vec<u8>,
+    max_frame_len: usize,
+    error: Option<DeframeError>,
+}
+
+impl Default for Deframer {
+    fn default() -> Self {
+        Self::new(DEFAULT_MAX_FRAME_LEN)
+    }
+}
+
+impl Deframer {
+    /// A deframer that refuses frames longer than `max_frame_len` bytes after the header.
+    pub fn new(max_frame_len: usize) -> Self {
+        Self {
+            buf: Vec::new(),
+            max_frame_len,
+            error: None,
+        }
+    }
+
+    /// Appends received bytes. Bytes after an error are ignored.
+    pub fn push(&mut self, bytes: &[u8]) {
+        if self.error.is_none() {
+            self.buf.extend_from_slice(bytes);
+        }
+    }
+
+    /// Bytes held that do not yet make a whole frame.
+    pub fn buffered(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// The next whole frame, `Ok(None)` when more bytes are needed, or the sticky error.
+    pub fn next_frame(&mut self) -> Result<Option<Frame>, DeframeError> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        let Some(head) = self.buf.get(..OUTER_HEADER_LEN) else {
+            return Ok(None);
+        };
+        let (magic, type_byte) = (head[0], head[1]);
+        let len = u32::from_be_bytes([head[2], head[3], head[4], head[5]]) as usize;
+        let checked = if magic != MAGIC {
+            Err(DeframeError::BadMagic(magic))
+        } else if len > self.max_frame_len {
+            Err(DeframeError::TooLong {
+                len,
+                max: self.max_frame_len,
+            })
+        } else {
+            FrameType::from_byte(type_byte).ok_or(DeframeError::BadFrameType(type_byte))
+        };
+        let frame_type = match checked {
+            Ok(t) => t,
+            Err(e) => {
+                self.error = Some(e);
+                self.buf = Vec::new();
+                return Err(e);
+            }
+        };
+        let total = OUTER_HEADER_LEN + len;
+        if self.buf.len() < total {
+            return Ok(None);
+        }
+        let payload = self.buf[OUTER_HEADER_LEN..total].to_vec();
+        self.buf.drain(..total);
+        Ok(Some(Frame {
+            frame_type,
+            payload,
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bap::header::{InnerHeader, plain_frame};
+    use proptest::prelude::*;
+
+    fn three_frames() -> Vec<u8> {
+        let mut s = plain_frame(FrameType::Plain, InnerHeader::request(16, 1), &[1; 8]);
+        s.extend(plain_frame(
+            FrameType::Bootstrap,
+            InnerHeader::request(30, 2),
+            &[2; 128],
+        ));
+        s.extend(plain_frame(
+            FrameType::Plain,
+            InnerHeader::request(250, 3),
+            &[],
+        ));
+        s
+    }
+
+    #[test]
+    fn refuses_oversized_frame_from_the_header_alone() {
+        let mut d = Deframer::new(1000);
+        d.push(&[1, 0, 0, 0, 0x03, 0xE9]);
+        assert_eq!(
+            d.next_frame(),
+            Err(DeframeError::TooLong {
+                len: 1001,
+                max: 1000
+            })
+        );
+        assert_eq!(d.buffered(), 0);
+        d.push(&[0; 10]);
+        assert!(d.next_frame().is_err(), "the error is sticky");
+    }
+
+    #[test]
+    fn refuses_bad_magic_and_type() {
+        let mut d = Deframer::default();
+        d.push(&[2, 0, 0, 0, 0, 0]);
+        assert_eq!(d.next_frame(), Err(DeframeError::BadMagic(2)));
+        let mut d = Deframer::default();
+        d.push(&[1, 3, 0, 0, 0, 0]);
+        assert_eq!(d.next_frame(), Err(DeframeError::BadFrameType(3)));
+    }
+
+    proptest! {
+        #[test]
+        fn any_split_gives_the_same_frames(cuts in proptest::collection::vec(0usize..200, 0..20)) {
+            let stream = three_frames();
+            let mut whole = Deframer::default();
+            whole.push(&stream);
+            let mut expected = Vec::new();
+            while let Some(f) = whole.next_frame().unwrap() {
+                expected.push(f);
+            }
+            prop_assert_eq!(expected.len(), 3);
+
+            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c % stream.len()).collect();
+            cuts.sort_unstable();
+            let mut d = Deframer::default();
+            let mut got = Vec::new();
+            let mut at = 0;
+            for c in cuts.into_iter().chain([stream.len()]) {
+                d.push(&stream[at..c.max(at)]);
+                at = c.max(at);
+                while let Some(f) = d.next_frame().unwrap() {
+                    got.push(f);
+                }
+            }
+            prop_assert_eq!(got, expected);
+        }
+    }
+}

@@ -1,0 +1,456 @@
+//! The Bungie bitstream: MSB-first bit writer and reader.
+//!
+//! TD "The bit-packed codec" and AH "Body encoding": bits are written most significant
+//! first, wire bit 0 is the top bit of byte 0, nothing is byte-aligned and the last byte is
+//! padded with zero bits (BODY-01). Bias is never hidden in the codec: every call site names
+//! it (`write_biased(v, bias, width)`, BODY-02). Facts section 3: errors are sticky, and a
+//! read past the end fails without moving the cursor (BODY-04).
+
+use thiserror::Error;
+
+/// Why a bit write or read failed. Once a writer or reader fails it stays failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+pub enum BitError {
+    /// A width outside 1 to 64 bits.
+    #[error("width {width} is outside 1..=64")]
+    BadWidth {
+        /// The width asked for.
+        width: u32,
+    },
+    /// A value, after its bias, does not fit its width.
+    #[error("value {stored} does not fit in {width} bits")]
+    ValueTooWide {
+        /// The stored (biased) value, widened.
+        stored: i128,
+        /// The field width.
+        width: u32,
+    },
+    /// A read needs more bits than the body has (BODY-04: the only way a decode fails).
+    #[error("read of {width} bits at bit {at} passes the end ({len} bits)")]
+    PastEnd {
+        /// Bit offset of the read.
+        at: usize,
+        /// Bits asked for.
+        width: u32,
+        /// Length of the body in bits.
+        len: usize,
+    },
+}
+
+fn check_width(width: u32) -> Result<(), BitError> {
+    if (1..=64).contains(&width) {
+        Ok(())
+    } else {
+        Err(BitError::BadWidth { width })
+    }
+}
+
+fn low_mask(width: u32) -> u64 {
+    if width >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    }
+}
+
+/// An MSB-first bit writer with sticky errors and a measuring mode (facts section 3).
+#[derive(Debug, Clone, Default)]
+pub struct BitWriter {
+    bytes: Vec<u8>,
+    bits: usize,
+    measuring: bool,
+    error: Option<BitError>,
+}
+
+impl BitWriter {
+    /// A writer that stores the bits it is given.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A writer with room reserved for `bits` bits.
+    pub fn with_capacity(bits: usize) -> Self {
+        Self {
+            bytes: Vec::with_capacity(bits.div_ceil(8)),
+            ..Self::default()
+        }
+    }
+
+    /// A writer that only counts bits: encoders measure first, then write.
+    pub fn measuring() -> Self {
+        Self {
+            measuring: true,
+            ..Self::default()
+        }
+    }
+
+    /// Bits written so far.
+    pub fn bit_len(&self) -> usize {
+        self.bits
+    }
+
+    /// The first error, if any write failed.
+    pub fn error(&self) -> Option<BitError> {
+        self.error
+    }
+
+    fn fail(&mut self, e: BitError) {
+        if self.error.is_none() {
+            self.error = Some(e);
+        }
+    }
+
+    /// Writes the low `width` bits of `value`, MSB first. The value must fit the width.
+    pub fn write(&mut self, value: u64, width: u32) {
+        if self.error.is_some() {
+            return;
+        }
+        if let Err(e) = check_width(width) {
+            return self.fail(e);
+        }
+        if value & !low_mask(width) != 0 {
+            return self.fail(BitError::ValueTooWide {
+                stored: i128::from(value),
+                width,
+            });
+        }
+        self.push_bits(value, width);
+    }
+
+    /// Writes one bit.
+    pub fn write_bool(&mut self, bit: bool) {
+        self.write(u64::from(bit), 1);
+    }
+
+    /// Writes `value + bias` in `width` bits (BODY-02). The sum must be in `0..2^width`.
+    pub fn write_biased(&mut self, value: i64, bias: i64, width: u32) {
+        let stored = i128::from(value) + i128::from(bias);
+        if self.error.is_some() {
+            return;
+        }
+        if let Err(e) = check_width(width) {
+            return self.fail(e);
+        }
+        if stored < 0 || stored > i128::from(low_mask(width)) {
+            return self.fail(BitError::ValueTooWide { stored, width });
+        }
+        self.push_bits(stored as u64, width);
+    }
+
+    /// Writes a signed value the way the client's codec narrows it: two's complement,
+    /// plus the bias, truncated to the width (facts section 3). Used for fields such as an
+    /// i32 with bias -2^31, where only the wrapped value is meaningful.
+    pub fn write_wrapping(&mut self, value: i64, bias: i64, width: u32) {
+        if self.error.is_some() {
+            return;
+        }
+        if let Err(e) = check_width(width) {
+            return self.fail(e);
+        }
+        let stored = (value as u64).wrapping_add(bias as u64) & low_mask(width);
+        self.push_bits(stored, width);
+    }
+
+    /// Writes `n` zero bits.
+    pub fn write_zeros(&mut self, n: usize) {
+        let mut left = n;
+        while left > 0 {
+            let take = left.min(64) as u32;
+            self.write(0, take);
+            left -= take as usize;
+        }
+    }
+
+    /// Appends every bit of `other` (a finished sub-stream) in order.
+    pub fn write_stream(&mut self, bytes: &[u8], bit_len: usize) {
+        let mut reader = BitReader::with_bit_len(bytes, bit_len);
+        let mut left = bit_len.min(bytes.len() * 8);
+        while left > 0 {
+            let w = left.min(64) as u32;
+            match reader.read(w) {
+                Ok(v) => self.write(v, w),
+                Err(e) => return self.fail(e),
+            }
+            left -= w as usize;
+        }
+    }
+
+    fn push_bits(&mut self, value: u64, width: u32) {
+        if !self.measuring {
+            let mut left = width;
+            while left > 0 {
+                let used = (self.bits % 8) as u32;
+                if used == 0 {
+                    self.bytes.push(0);
+                }
+                let room = 8 - used;
+                let take = room.min(left);
+                let chunk = ((value >> (left - take)) & low_mask(take)) as u8;
+                if let Some(last) = self.bytes.last_mut() {
+                    *last |= chunk << (room - take);
+                }
+                left -= take;
+                self.bits += take as usize;
+            }
+        } else {
+            self.bits += width as usize;
+        }
+    }
+
+    /// The bytes written, zero-padded to a whole byte, or the first error.
+    pub fn finish(self) -> Result<Vec<u8>, BitError> {
+        match self.error {
+            Some(e) => Err(e),
+            None => Ok(self.bytes),
+        }
+    }
+
+    /// The bytes and the exact bit length, or the first error.
+    pub fn finish_with_len(self) -> Result<(Vec<u8>, usize), BitError> {
+        let bits = self.bits;
+        self.finish().map(|b| (b, bits))
+    }
+}
+
+/// An MSB-first bit reader. A read past the end fails, stickily, and leaves the cursor.
+#[derive(Debug, Clone)]
+pub struct BitReader<'a> {
+    bytes: &'a [u8],
+    len: usize,
+    pos: usize,
+    failed: bool,
+}
+
+impl<'a> BitReader<'a> {
+    /// A reader over every bit of `bytes`.
+    pub fn new(bytes: &'a [u8]) -> Self {
+        Self::with_bit_len(bytes, bytes.len() * 8)
+    }
+
+    /// A reader over the first `bit_len` bits of `bytes` (at most all of them).
+    pub fn with_bit_len(bytes: &'a [u8], bit_len: usize) -> Self {
+        Self {
+            bytes,
+            len: bit_len.min(bytes.len() * 8),
+            pos: 0,
+            failed: false,
+        }
+    }
+
+    /// The cursor, in bits from the start.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// Bits left to read.
+    pub fn remaining_bits(&self) -> usize {
+        self.len - self.pos
+    }
+
+    /// True once a read has failed.
+    pub fn failed(&self) -> bool {
+        self.failed
+    }
+
+    fn past_end(&mut self, width: u32) -> BitError {
+        self.failed = true;
+        BitError::PastEnd {
+            at: self.pos,
+            width,
+            len: self.len,
+        }
+    }
+
+    /// Reads `width` bits (1 to 64) as a zero-extended unsigned value.
+    pub fn read(&mut self, width: u32) -> Result<u64, BitError> {
+        check_width(width)?;
+        if self.failed || self.remaining_bits() < width as usize {
+            return Err(self.past_end(width));
+        }
+        let mut value = 0u64;
+        let mut left = width;
+        while left > 0 {
+            let byte = self.bytes.get(self.pos / 8).copied().unwrap_or(0);
+            let used = (self.pos % 8) as u32;
+            let room = 8 - used;
+            let take = room.min(left);
+            let chunk = (u64::from(byte) >> (room - take)) & low_mask(take);
+            value = if take == 64 {
+                chunk
+            } else {
+                (value << take) | chunk
+            };
+            left -= take;
+            self.pos += take as usize;
+        }
+        Ok(value)
+    }
+
+    /// Reads one bit.
+    pub fn read_bool(&mut self) -> Result<bool, BitError> {
+        Ok(self.read(1)? == 1)
+    }
+
+    /// Reads `width` bits and subtracts the bias (BODY-02): all-zero bits give `-bias`.
+    pub fn read_biased(&mut self, bias: i64, width: u32) -> Result<i64, BitError> {
+        let stored = self.read(width)?;
+        Ok((i128::from(stored) - i128::from(bias)) as i64)
+    }
+
+    /// Reads a field written by [`BitWriter::write_wrapping`]: subtracts the bias modulo
+    /// 2^width and sign-extends the result from `width` bits.
+    pub fn read_wrapping(&mut self, bias: i64, width: u32) -> Result<i64, BitError> {
+        let stored = self.read(width)?;
+        let v = stored.wrapping_sub(bias as u64) & low_mask(width);
+        let shift = 64 - width;
+        Ok(((v << shift) as i64) >> shift)
+    }
+
+    /// Skips `n` bits.
+    pub fn skip(&mut self, n: usize) -> Result<(), BitError> {
+        if self.failed || self.remaining_bits() < n {
+            return Err(self.past_end(n.min(u32::MAX as usize) as u32));
+        }
+        self.pos += n;
+        Ok(())
+    }
+
+    /// Copies the next `n` bits out as a zero-padded byte vector.
+    pub fn read_stream(&mut self, n: usize) -> Result<Vec<u8>, BitError> {
+        if self.failed || self.remaining_bits() < n {
+            return Err(self.past_end(n.min(u32::MAX as usize) as u32));
+        }
+        let mut w = BitWriter::with_capacity(n);
+        let mut left = n;
+        while left > 0 {
+            let take = left.min(64) as u32;
+            w.write(self.read(take)?, take);
+            left -= take as usize;
+        }
+        w.finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// TD "Worked example": field 0 = 3 (bias 1, 4 bits), field 1 present = -5 (bias 0x80,
+    /// 8 bits), field 2 = true.
+    #[test]
+    fn td_worked_example_present() {
+        let mut w = BitWriter::new();
+        w.write_biased(3, 1, 4);
+        w.write_bool(true);
+        w.write_biased(-5, 0x80, 8);
+        w.write_bool(true);
+        assert_eq!(w.bit_len(), 14);
+        assert_eq!(w.finish().unwrap(), [0x4B, 0xDC]);
+    }
+
+    #[test]
+    fn td_worked_example_absent_and_zero_means_minus_bias() {
+        let mut w = BitWriter::new();
+        w.write_biased(3, 1, 4);
+        w.write_bool(false);
+        w.write_bool(true);
+        assert_eq!(w.finish().unwrap(), [0x44]);
+        let mut r = BitReader::new(&[0x00]);
+        assert_eq!(r.read_biased(1, 4).unwrap(), -1);
+    }
+
+    /// Facts 10.1: `[3b=5][1b=1][16b=0xABCD][1b=0][7b=0][4b=4]` gives `BABCD004`.
+    #[test]
+    fn facts_bit_writer_vector() {
+        let mut w = BitWriter::new();
+        for (v, width) in [(5, 3), (1, 1), (0xABCD, 16), (0, 1), (0, 7), (4, 4)] {
+            w.write(v, width);
+        }
+        let bytes = w.finish().unwrap();
+        assert_eq!(bytes, [0xBA, 0xBC, 0xD0, 0x04]);
+        let mut r = BitReader::new(&bytes);
+        assert_eq!(r.read(3).unwrap(), 5);
+        assert_eq!(r.read(1).unwrap(), 1);
+        assert_eq!(r.read(16).unwrap(), 0xABCD);
+        assert_eq!(r.remaining_bits(), 12);
+        let at = r.position();
+        assert!(matches!(r.read(64), Err(BitError::PastEnd { .. })));
+        assert_eq!(r.position(), at, "a failed read leaves the cursor");
+        assert!(r.read(1).is_err(), "errors are sticky");
+    }
+
+    #[test]
+    fn writer_errors_are_sticky_and_typed() {
+        let mut w = BitWriter::new();
+        w.write(4, 2);
+        w.write(1, 1);
+        assert_eq!(
+            w.error(),
+            Some(BitError::ValueTooWide {
+                stored: 4,
+                width: 2
+            })
+        );
+        assert!(w.finish().is_err());
+        let mut w = BitWriter::new();
+        w.write(0, 65);
+        assert_eq!(w.error(), Some(BitError::BadWidth { width: 65 }));
+        let mut w = BitWriter::new();
+        w.write_biased(-2, 1, 4);
+        assert!(w.error().is_some(), "-2 + 1 is negative");
+    }
+
+    #[test]
+    fn wrapping_i32_with_negative_bias_decodes_zero_bits_to_int32_min() {
+        let mut r = BitReader::new(&[0, 0, 0, 0]);
+        assert_eq!(
+            r.read_wrapping(-(1 << 31), 32).unwrap(),
+            i64::from(i32::MIN)
+        );
+        let mut w = BitWriter::new();
+        w.write_wrapping(0, -(1 << 31), 32);
+        assert_eq!(w.finish().unwrap(), [0x80, 0, 0, 0]);
+    }
+
+    #[test]
+    fn measuring_counts_without_storing() {
+        let mut w = BitWriter::measuring();
+        w.write(0xFFFF, 16);
+        w.write_bool(true);
+        assert_eq!(w.bit_len(), 17);
+        assert!(w.finish().unwrap().is_empty());
+    }
+
+    proptest! {
+        #[test]
+        fn round_trip(fields in proptest::collection::vec((1u32..=64, any::<u64>()), 0..64)) {
+            let mut w = BitWriter::new();
+            let fields: Vec<(u32, u64)> =
+                fields.into_iter().map(|(width, v)| (width, v & low_mask(width))).collect();
+            for &(width, v) in &fields {
+                w.write(v, width);
+            }
+            let total: usize = fields.iter().map(|f| f.0 as usize).sum();
+            prop_assert_eq!(w.bit_len(), total);
+            let bytes = w.finish().unwrap();
+            prop_assert_eq!(bytes.len(), total.div_ceil(8));
+            let mut r = BitReader::new(&bytes);
+            for &(width, v) in &fields {
+                prop_assert_eq!(r.read(width).unwrap(), v);
+            }
+            prop_assert!(r.remaining_bits() < 8);
+            while r.remaining_bits() > 0 {
+                prop_assert_eq!(r.read(1).unwrap(), 0, "padding is zero");
+            }
+        }
+
+        #[test]
+        fn biased_round_trip(v in -1000i64..1000, bias in 1000i64..5000) {
+            let mut w = BitWriter::new();
+            w.write_biased(v, bias, 16);
+            let bytes = w.finish().unwrap();
+            prop_assert_eq!(BitReader::new(&bytes).read_biased(bias, 16).unwrap(), v);
+        }
+    }
+}

@@ -1,0 +1,10 @@
+//! vex-wire: every byte and bit format of the Activity Host link.
+//!
+//! Pure functions and plain data: no IO, no clock, no state beyond a codec's cursor.
+//! The five protocol pages are cited as AH (000), SR (001), NS (002), AI (003) and TD (004);
+//! "facts" means `shared/facts/sunrise.md`.
+
+pub mod activity;
+pub mod bap;
+pub mod bits;
+pub mod time;
