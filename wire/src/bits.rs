@@ -35,6 +35,14 @@ pub enum BitError {
         /// Length of the body in bits.
         len: usize,
     },
+    /// A value whose wire shape the pages do not document, so it cannot be sized.
+    #[error("at bit {at}: {what} has no documented wire shape")]
+    UnknownShape {
+        /// Bit offset of the value.
+        at: usize,
+        /// What it is.
+        what: &'static str,
+    },
 }
 
 fn check_width(width: u32) -> Result<(), BitError> {
@@ -50,6 +58,22 @@ fn low_mask(width: u32) -> u64 {
         u64::MAX
     } else {
         (1u64 << width) - 1
+    }
+}
+
+/// A run of bits kept exactly: the bytes, zero-padded, and how many bits count.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Bits {
+    /// The bits, MSB first, zero-padded to a byte.
+    pub bytes: Vec<u8>,
+    /// How many bits are meaningful.
+    pub bit_len: usize,
+}
+
+impl Bits {
+    /// A reader over exactly these bits.
+    pub fn reader(&self) -> BitReader<'_> {
+        BitReader::with_bit_len(&self.bytes, self.bit_len)
     }
 }
 
@@ -161,7 +185,12 @@ impl BitWriter {
         }
     }
 
-    /// Appends every bit of `other` (a finished sub-stream) in order.
+    /// Appends every bit of `bits`.
+    pub fn write_bits(&mut self, bits: &Bits) {
+        self.write_stream(&bits.bytes, bits.bit_len);
+    }
+
+    /// Appends the first `bit_len` bits of `bytes` in order.
     pub fn write_stream(&mut self, bytes: &[u8], bit_len: usize) {
         let mut reader = BitReader::with_bit_len(bytes, bit_len);
         let mut left = bit_len.min(bytes.len() * 8);
@@ -206,9 +235,9 @@ impl BitWriter {
     }
 
     /// The bytes and the exact bit length, or the first error.
-    pub fn finish_with_len(self) -> Result<(Vec<u8>, usize), BitError> {
-        let bits = self.bits;
-        self.finish().map(|b| (b, bits))
+    pub fn finish_bits(self) -> Result<Bits, BitError> {
+        let bit_len = self.bits;
+        self.finish().map(|bytes| Bits { bytes, bit_len })
     }
 }
 
@@ -313,6 +342,14 @@ impl<'a> BitReader<'a> {
         }
         self.pos += n;
         Ok(())
+    }
+
+    /// Copies the next `n` bits out exactly.
+    pub fn read_bits(&mut self, n: usize) -> Result<Bits, BitError> {
+        Ok(Bits {
+            bytes: self.read_stream(n)?,
+            bit_len: n,
+        })
     }
 
     /// Copies the next `n` bits out as a zero-padded byte vector.

@@ -56,7 +56,7 @@ impl GlobalActivityState {
         w.write_biased(i64::from(self.initial_slice_set), 1, 10);
         w.write(u64::from(self.spawn_set_hash), 32);
         w.write_zeros(DESCRIPTOR_BIT - SLICE_SET_BIT - 42);
-        w.write_stream(&self.descriptor.bytes, self.descriptor.bit_len);
+        w.write_bits(&self.descriptor);
         w.write_zeros(TAIL_BITS);
         w.finish()
     }
@@ -80,10 +80,7 @@ impl GlobalActivityState {
         r.skip(TAIL_BITS)?;
         let mut copy = BitReader::new(body);
         copy.skip(start)?;
-        let descriptor = DescriptorBits {
-            bytes: copy.read_stream(bit_len)?,
-            bit_len,
-        };
+        let descriptor = copy.read_bits(bit_len)?;
         Ok(Self {
             arm_initial_slice_set,
             bubble_count,

@@ -1,8 +1,11 @@
 //! Activity messages: the envelopes, the id table and one module per body (AH).
 
+pub mod auth;
 pub mod envelope;
 pub mod global_state;
 pub mod ids;
 pub mod join;
 pub mod selection;
+pub mod sensor_auth;
+pub mod slot;
 pub mod small;

@@ -7,7 +7,7 @@
 //! the optional byte and the reference and pair payloads as raw bits, which are replayed
 //! unchanged either way.
 
-use crate::bits::{BitError, BitReader, BitWriter};
+use crate::bits::{BitError, BitReader, BitWriter, Bits};
 use thiserror::Error;
 
 /// The service-6 body is exactly this long (facts 5.1).
@@ -221,26 +221,17 @@ impl SelectionDescriptor {
     pub fn to_bits(&self) -> Result<DescriptorBits, BitError> {
         let mut w = BitWriter::new();
         self.write(&mut w);
-        let (bytes, bit_len) = w.finish_with_len()?;
-        Ok(DescriptorBits { bytes, bit_len })
+        w.finish_bits()
+    }
+
+    /// Parses a descriptor kept as exact bits.
+    pub fn from_bits(bits: &DescriptorBits) -> Result<Self, BitError> {
+        Self::read(&mut bits.reader())
     }
 }
 
 /// A descriptor kept bit for bit, for exact replay in message 1 (GLOBAL-04).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DescriptorBits {
-    /// The bits, zero-padded to a byte.
-    pub bytes: Vec<u8>,
-    /// How many bits are meaningful.
-    pub bit_len: usize,
-}
-
-impl DescriptorBits {
-    /// Parses the bits back into fields.
-    pub fn parse(&self) -> Result<SelectionDescriptor, BitError> {
-        SelectionDescriptor::read(&mut BitReader::with_bit_len(&self.bytes, self.bit_len))
-    }
-}
+pub type DescriptorBits = Bits;
 
 /// Why a service-6 body yields no descriptor. The host still answers (BAP-14).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -334,7 +325,7 @@ impl SelectionRequest {
     pub fn encode_service6(&self) -> Result<Vec<u8>, BitError> {
         let mut w = BitWriter::new();
         w.write_biased(i64::from(self.kind), 1, 2);
-        w.write_stream(&self.descriptor.bytes, self.descriptor.bit_len);
+        w.write_bits(&self.descriptor);
         w.write_bool(self.trailing);
         let bits = w.finish()?;
         let mut field = Vec::with_capacity(6 + bits.len());
@@ -381,10 +372,7 @@ impl SelectionRequest {
         let trailing = r.read_bool()?;
         let mut copy = BitReader::new(bits);
         copy.skip(start)?;
-        let descriptor = DescriptorBits {
-            bytes: copy.read_stream(bit_len)?,
-            bit_len,
-        };
+        let descriptor = copy.read_bits(bit_len)?;
         Ok(Self {
             transaction,
             kind,
@@ -431,7 +419,10 @@ mod tests {
         );
         let back = SelectionRequest::decode_service6(&body).unwrap();
         assert_eq!(back, req);
-        assert_eq!(back.descriptor.parse().unwrap(), edz());
+        assert_eq!(
+            SelectionDescriptor::from_bits(&back.descriptor).unwrap(),
+            edz()
+        );
     }
 
     #[test]

@@ -1,0 +1,631 @@
+//! Message 5, sensor_auth_update: the roster and every slot's Auth state.
+//!
+//! AH "Message 5: Auth, and the client roster", "The bubble-authority block", "How the
+//! client applies an Auth body"; the exact roster-delta layout is facts 4.7.
+//!
+//! Encoding takes typed blocks and computes each block's 32-bit remainder. Decoding needs
+//! no slot knowledge: each object block is delimited by its remainder and returned raw, so
+//! a reader that knows the slot's schemas (the emulated client) can parse it with
+//! [`ObjectBlock::parse`] and check the remainder against what it parsed (AUTH-05).
+
+use super::slot::{ClientRef, SlotSchemas};
+use crate::bits::{BitError, BitReader, BitWriter, Bits};
+
+/// Bubbles in the authority block: 0 to 64.
+pub const AUTHORITY_BUBBLES: usize = 65;
+/// The per-tick simulation budget a message-5 body must fit (AUTH-10).
+pub const BODY_BUDGET: usize = 471_859;
+/// Bits of the top-level key count and of the state-array count.
+pub const TOP_COUNT_BITS: u32 = 9;
+/// Words in the top-level presence mask.
+pub const TOP_MASK_WORDS: usize = 8;
+/// Bits of the sub-block count.
+pub const SUB_BLOCK_COUNT_BITS: u32 = 7;
+/// Bits of a sub-block's key count.
+pub const SUB_KEY_COUNT_BITS: u32 = 7;
+/// Words in a sub-block's presence mask.
+pub const SUB_MASK_WORDS: usize = 3;
+/// Bias of a sub-block's bubble index.
+pub const SUB_BUBBLE_BIAS: i64 = 0x8000_0000;
+/// Bias of a roster state byte: 0x80 + stateSequence.
+pub const STATE_BYTE_BIAS: i64 = 128;
+
+/// One element of the bubble-authority block (AH: 3 bits, 19 with a grant).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct BubbleElement {
+    /// The 16-bit grant token, when this element grants (AUTH-11).
+    pub grant: Option<u16>,
+    /// The revoke bit, always on the wire.
+    pub revoke: bool,
+}
+
+/// The bubble-authority block: 65 authority bits, then 65 elements (AH).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BubbleAuthority {
+    /// Authority bit per bubble 0 to 64.
+    pub authority: [bool; AUTHORITY_BUBBLES],
+    /// Element per bubble 0 to 64.
+    pub elements: [BubbleElement; AUTHORITY_BUBBLES],
+}
+
+/// A per-bubble roster sub-block (facts 4.7, field 1 of the delta).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubBlock {
+    /// The bubble index (i32, bias 2^31); only the current bubble's applies.
+    pub bubble: i32,
+    /// Group registry keys, at most 96 (7-bit count, clamped).
+    pub keys: Vec<u32>,
+    /// Presence mask words: key k is bit k % 32 from the LSB of word k / 32.
+    pub mask: [u32; SUB_MASK_WORDS],
+    /// State byte per key (logical stateSequence, bias 128).
+    pub states: Vec<i8>,
+}
+
+/// The roster delta of facts 4.7.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RosterDelta {
+    /// Top-level group registry keys (9-bit count).
+    pub keys: Vec<u32>,
+    /// Presence mask: key k is bit k % 32 from the LSB of word k / 32; clear drops it.
+    pub mask: [u32; TOP_MASK_WORDS],
+    /// State byte per key (logical, bias 128); a change rebuilds the key's objects.
+    pub states: Vec<i8>,
+    /// Per-bubble sub-blocks, when field 1 is present.
+    pub sub_blocks: Option<Vec<SubBlock>>,
+}
+
+impl RosterDelta {
+    /// The mask that keeps the first `n` keys present.
+    pub fn mask_for<const W: usize>(n: usize) -> [u32; W] {
+        let mut mask = [0u32; W];
+        for k in 0..n.min(W * 32) {
+            mask[k / 32] |= 1 << (k % 32);
+        }
+        mask
+    }
+}
+
+/// The Auth part of an object block, present when the slot has an Auth schema (AUTH-06).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthPart {
+    /// 1 installs the schema defaults first; 1 on a first send.
+    pub reset: bool,
+    /// The body, when the root bit is 1.
+    pub body: Option<Bits>,
+}
+
+/// One object block to encode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObjectBlock {
+    /// The slot.
+    pub slot: ClientRef,
+    /// Present exactly when the slot has an Auth schema.
+    pub auth: Option<AuthPart>,
+    /// `Some(None)`: the Sense-present bit is 0; `Some(Some(b))`: a Sense override
+    /// follows; `None`: the slot has no Sense schema, so no bit.
+    pub sense: Option<Option<Bits>>,
+}
+
+impl ObjectBlock {
+    /// The bits after the remainder field.
+    pub fn content(&self) -> Result<Bits, BitError> {
+        let mut w = BitWriter::new();
+        if let Some(auth) = &self.auth {
+            w.write_bool(auth.reset);
+            w.write_bool(auth.body.is_some());
+            if let Some(body) = &auth.body {
+                w.write_bits(body);
+            }
+        }
+        if let Some(sense) = &self.sense {
+            w.write_bool(sense.is_some());
+            if let Some(body) = sense {
+                w.write_bits(body);
+            }
+        }
+        w.finish_bits()
+    }
+}
+
+/// An entity group to encode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntityGroup {
+    /// The group's registry key; 0x811C9DC5 makes the client skip the group (AUTH-07).
+    pub key: u32,
+    /// Read and discarded by the client.
+    pub filler: u32,
+    /// The object blocks.
+    pub objects: Vec<ObjectBlock>,
+}
+
+/// Message 5 to encode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SensorAuthUpdate {
+    /// Checked only when SignOn named use_hardwipe_tokens (AUTH-03).
+    pub hardwipe_token: u8,
+    /// Echo of the client's latest message 52 (AUTH-01).
+    pub patch_epoch: [u64; 2],
+    /// The bubble-authority block.
+    pub bubble_block: Option<BubbleAuthority>,
+    /// Stored, not validated.
+    pub token: u64,
+    /// Must be 1 (AUTH-04).
+    pub roster_enable: bool,
+    /// The roster delta, when the delta root bit is 1.
+    pub roster: Option<RosterDelta>,
+    /// The entity groups with their object blocks.
+    pub groups: Vec<EntityGroup>,
+}
+
+fn write_keys(w: &mut BitWriter, keys: &[u32]) {
+    for k in keys {
+        w.write(u64::from(*k), 32);
+    }
+}
+
+fn write_states(w: &mut BitWriter, states: &[i8]) {
+    for s in states {
+        w.write_biased(i64::from(*s), STATE_BYTE_BIAS, 8);
+    }
+}
+
+impl SensorAuthUpdate {
+    /// The body on the wire. Counts are clamped to their fields (BODY-05).
+    pub fn encode(&self) -> Result<Vec<u8>, BitError> {
+        let mut w = BitWriter::new();
+        w.write(u64::from(self.hardwipe_token), 8);
+        w.write(self.patch_epoch[0], 64);
+        w.write(self.patch_epoch[1], 64);
+        w.write_bool(self.bubble_block.is_some());
+        if let Some(b) = &self.bubble_block {
+            for a in b.authority {
+                w.write_bool(a);
+            }
+            w.write_bool(true); // root present
+            w.write_bool(false); // header present: no reader known
+            for e in &b.elements {
+                w.write_bool(false); // host token present
+                w.write_bool(e.grant.is_some());
+                if let Some(t) = e.grant {
+                    w.write(u64::from(t), 16);
+                }
+                w.write_bool(e.revoke);
+            }
+        }
+        w.write(self.token, 64);
+        w.write_bool(self.roster_enable);
+        w.write_bool(self.roster.is_some());
+        if let Some(d) = &self.roster {
+            let k = d.keys.len().min((1 << TOP_COUNT_BITS) - 1);
+            w.write_bool(true); // field 0 present
+            w.write_bool(true); // key array present
+            w.write(k as u64, TOP_COUNT_BITS);
+            write_keys(&mut w, &d.keys[..k]);
+            w.write_bool(true); // mask present
+            for word in d.mask {
+                w.write(u64::from(word), 32);
+            }
+            let n = d.states.len().min((1 << TOP_COUNT_BITS) - 1);
+            w.write_bool(true); // state array present
+            w.write(n as u64, TOP_COUNT_BITS);
+            write_states(&mut w, &d.states[..n]);
+            w.write_bool(d.sub_blocks.is_some());
+            if let Some(subs) = &d.sub_blocks {
+                let s = subs.len().min((1 << SUB_BLOCK_COUNT_BITS) - 1);
+                w.write(s as u64, SUB_BLOCK_COUNT_BITS);
+                for sb in &subs[..s] {
+                    w.write_bool(true);
+                    w.write_biased(i64::from(sb.bubble), SUB_BUBBLE_BIAS, 32);
+                    w.write_bool(true);
+                    w.write_bool(true);
+                    let n = sb.keys.len().min(96);
+                    w.write(n as u64, SUB_KEY_COUNT_BITS);
+                    write_keys(&mut w, &sb.keys[..n]);
+                    w.write_bool(true);
+                    for word in sb.mask {
+                        w.write(u64::from(word), 32);
+                    }
+                    w.write_bool(true);
+                    let n = sb.states.len().min(96);
+                    w.write(n as u64, SUB_KEY_COUNT_BITS);
+                    write_states(&mut w, &sb.states[..n]);
+                }
+            }
+        }
+        for g in &self.groups {
+            w.write_bool(true);
+            w.write(u64::from(g.key), 32);
+            w.write(u64::from(g.filler), 32);
+            for o in &g.objects {
+                let content = o.content()?;
+                w.write_bool(true);
+                o.slot.write(&mut w);
+                w.write(content.bit_len as u64, 32);
+                w.write_bits(&content);
+            }
+            w.write_bool(false);
+        }
+        w.write_bool(false); // end of groups
+        w.write_bool(false); // singleton gate
+        w.finish()
+    }
+}
+
+/// One object block as read: delimited by its remainder, content kept raw.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodedObject {
+    /// Bit offset of the block's presence bit in the body.
+    pub at: usize,
+    /// The slot.
+    pub slot: ClientRef,
+    /// The remainder as sent.
+    pub remainder: u32,
+    /// The `remainder` bits after the remainder field.
+    pub content: Bits,
+}
+
+/// The parts of an object block, read with the slot's schemas (AUTH-06).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockParts {
+    /// The reset bit, when the slot has an Auth schema.
+    pub reset: Option<bool>,
+    /// The root bit, when the slot has an Auth schema.
+    pub root: Option<bool>,
+    /// Bit offset, inside the content, where the Auth body starts.
+    pub body_at: usize,
+}
+
+impl DecodedObject {
+    /// Reads the reset and root bits the slot's schemas say are there.
+    pub fn parse(&self, schemas: SlotSchemas) -> Result<BlockParts, BitError> {
+        let mut r = self.content.reader();
+        let (reset, root) = if schemas.auth {
+            (Some(r.read_bool()?), Some(r.read_bool()?))
+        } else {
+            (None, None)
+        };
+        Ok(BlockParts {
+            reset,
+            root,
+            body_at: r.position(),
+        })
+    }
+}
+
+/// An entity group as read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodedGroup {
+    /// The registry key.
+    pub key: u32,
+    /// The filler word.
+    pub filler: u32,
+    /// The object blocks.
+    pub objects: Vec<DecodedObject>,
+}
+
+/// Message 5 as read, without slot knowledge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodedAuthUpdate {
+    /// The hardwipe token.
+    pub hardwipe_token: u8,
+    /// The patch epoch.
+    pub patch_epoch: [u64; 2],
+    /// The bubble-authority block.
+    pub bubble_block: Option<BubbleAuthority>,
+    /// The token.
+    pub token: u64,
+    /// The roster enable bit.
+    pub roster_enable: bool,
+    /// The roster delta.
+    pub roster: Option<RosterDelta>,
+    /// The groups.
+    pub groups: Vec<DecodedGroup>,
+    /// The singleton gate bit.
+    pub singleton_gate: bool,
+}
+
+fn read_keys(r: &mut BitReader<'_>, n: u64) -> Result<Vec<u32>, BitError> {
+    (0..n).map(|_| r.read(32).map(|k| k as u32)).collect()
+}
+
+fn read_states(r: &mut BitReader<'_>, n: u64) -> Result<Vec<i8>, BitError> {
+    (0..n)
+        .map(|_| r.read_biased(STATE_BYTE_BIAS, 8).map(|s| s as i8))
+        .collect()
+}
+
+fn read_mask<const W: usize>(r: &mut BitReader<'_>) -> Result<[u32; W], BitError> {
+    let mut m = [0u32; W];
+    for word in &mut m {
+        *word = r.read(32)? as u32;
+    }
+    Ok(m)
+}
+
+/// A structural bit that must be 1 in the layout Vex reads (facts 4.7); the client's own
+/// reader treats a 0 as an absent field, which Vex does not model.
+fn expect_one(r: &mut BitReader<'_>, what: &'static str) -> Result<(), BitError> {
+    let at = r.position();
+    if r.read_bool()? {
+        Ok(())
+    } else {
+        Err(BitError::UnknownShape { at, what })
+    }
+}
+
+impl DecodedAuthUpdate {
+    /// Reads a message-5 body. Fails only at a read past the end or at an absent delta
+    /// field whose shape is not documented.
+    pub fn decode(body: &[u8]) -> Result<Self, BitError> {
+        let mut r = BitReader::new(body);
+        let hardwipe_token = r.read(8)? as u8;
+        let patch_epoch = [r.read(64)?, r.read(64)?];
+        let bubble_block = if r.read_bool()? {
+            let mut authority = [false; AUTHORITY_BUBBLES];
+            for a in &mut authority {
+                *a = r.read_bool()?;
+            }
+            expect_one(&mut r, "an absent bubble-block root")?;
+            if r.read_bool()? {
+                r.read(32)?; // header, no reader known
+            }
+            let mut elements = [BubbleElement::default(); AUTHORITY_BUBBLES];
+            for e in &mut elements {
+                if r.read_bool()? {
+                    r.read(64)?; // host token u8[8]
+                }
+                e.grant = if r.read_bool()? {
+                    Some(r.read(16)? as u16)
+                } else {
+                    None
+                };
+                e.revoke = r.read_bool()?;
+            }
+            Some(BubbleAuthority {
+                authority,
+                elements,
+            })
+        } else {
+            None
+        };
+        let token = r.read(64)?;
+        let roster_enable = r.read_bool()?;
+        let roster = if r.read_bool()? {
+            expect_one(&mut r, "an absent roster field 0")?;
+            expect_one(&mut r, "an absent roster key array")?;
+            let k = r.read(TOP_COUNT_BITS)?;
+            let keys = read_keys(&mut r, k)?;
+            expect_one(&mut r, "an absent roster presence mask")?;
+            let mask = read_mask::<TOP_MASK_WORDS>(&mut r)?;
+            expect_one(&mut r, "an absent roster state array")?;
+            let n = r.read(TOP_COUNT_BITS)?;
+            let states = read_states(&mut r, n)?;
+            let sub_blocks = if r.read_bool()? {
+                let s = r.read(SUB_BLOCK_COUNT_BITS)?;
+                let mut subs = Vec::new();
+                for _ in 0..s {
+                    expect_one(&mut r, "an absent sub-block")?;
+                    let bubble = r.read_biased(SUB_BUBBLE_BIAS, 32)? as i32;
+                    expect_one(&mut r, "an absent sub-block field")?;
+                    expect_one(&mut r, "an absent sub-block key array")?;
+                    let n = r.read(SUB_KEY_COUNT_BITS)?;
+                    let keys = read_keys(&mut r, n)?;
+                    expect_one(&mut r, "an absent sub-block mask")?;
+                    let mask = read_mask::<SUB_MASK_WORDS>(&mut r)?;
+                    expect_one(&mut r, "an absent sub-block state array")?;
+                    let n = r.read(SUB_KEY_COUNT_BITS)?;
+                    let states = read_states(&mut r, n)?;
+                    subs.push(SubBlock {
+                        bubble,
+                        keys,
+                        mask,
+                        states,
+                    });
+                }
+                Some(subs)
+            } else {
+                None
+            };
+            Some(RosterDelta {
+                keys,
+                mask,
+                states,
+                sub_blocks,
+            })
+        } else {
+            None
+        };
+        let mut groups = Vec::new();
+        while r.read_bool()? {
+            let key = r.read(32)? as u32;
+            let filler = r.read(32)? as u32;
+            let mut objects = Vec::new();
+            loop {
+                let at = r.position();
+                if !r.read_bool()? {
+                    break;
+                }
+                let slot = ClientRef::read(&mut r)?;
+                let remainder = r.read(32)? as u32;
+                let content = r.read_bits(remainder as usize)?;
+                objects.push(DecodedObject {
+                    at,
+                    slot,
+                    remainder,
+                    content,
+                });
+            }
+            groups.push(DecodedGroup {
+                key,
+                filler,
+                objects,
+            });
+        }
+        let singleton_gate = r.read_bool()?;
+        Ok(Self {
+            hardwipe_token,
+            patch_epoch,
+            bubble_block,
+            token,
+            roster_enable,
+            roster,
+            groups,
+            singleton_gate,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::activity::auth::AuthBody;
+    use crate::activity::auth::lifetime::{LifetimeAuth, SpawnPair};
+    use crate::activity::auth::participation::ParticipationAuth;
+
+    const FULL_EXAMPLE: &str = "0001020304050607081112131415161718C00000000000000024000400000000\
+        00000000000000000000000000000000000000000000000000000001E01AAAA0\
+        0018000000080000000000000000000000000000000000000000000000000000\
+        000403030380000000C0DDDD8000C00000004000000000000000206075554000\
+        200000001AAAA00011D0000000001C7E00000001C5000000000108091A2B3C4D\
+        5E6F78030008040400000003555400024A00040000082B428000000000000000\
+        8000000006CF04946F0100000F000000010000000000E57F780680395FDE01A0\
+        0E57F7806800000001FFFFFFFC000000000C0000000000006EEEC00040000000\
+        3777600022600000000009700000000000";
+
+    fn body(b: AuthBody) -> Option<Bits> {
+        Some(b.to_bits().unwrap())
+    }
+
+    fn full_example(sync_state: u8) -> SensorAuthUpdate {
+        let mut authority = [false; AUTHORITY_BUBBLES];
+        authority[0] = true;
+        let mut elements = [BubbleElement::default(); AUTHORITY_BUBBLES];
+        elements[0].grant = Some(1);
+        let mut lifetime = LifetimeAuth::sunrise_default(3);
+        lifetime.spawn_pairs = [SpawnPair {
+            index: 0,
+            hash: 0xCAFE_F00D,
+        }; 3];
+        let participation = ParticipationAuth {
+            region: Some(0),
+            player_key: Some(0x0123_4567_89AB_CDEF),
+            sync_state,
+        };
+        let slot = |key, slot_type, index| ClientRef {
+            key,
+            slot_type,
+            index,
+        };
+        SensorAuthUpdate {
+            hardwipe_token: 0,
+            patch_epoch: [0x0102_0304_0506_0708, 0x1112_1314_1516_1718],
+            bubble_block: Some(BubbleAuthority {
+                authority,
+                elements,
+            }),
+            token: 0,
+            roster_enable: true,
+            roster: Some(RosterDelta {
+                keys: vec![0xAAAA_0001],
+                mask: RosterDelta::mask_for(1),
+                states: vec![1],
+                sub_blocks: Some(vec![SubBlock {
+                    bubble: 0,
+                    keys: vec![0xBBBB_0001],
+                    mask: RosterDelta::mask_for(1),
+                    states: vec![1],
+                }]),
+            }),
+            groups: vec![
+                EntityGroup {
+                    key: 0xAAAA_0001,
+                    filler: 0,
+                    objects: vec![
+                        ObjectBlock {
+                            slot: slot(0xAAAA_0001, 13, 0),
+                            auth: Some(AuthPart {
+                                reset: true,
+                                body: body(AuthBody::Participation(participation)),
+                            }),
+                            sense: Some(None),
+                        },
+                        ObjectBlock {
+                            slot: slot(0xAAAA_0001, 17, 1),
+                            auth: Some(AuthPart {
+                                reset: true,
+                                body: body(AuthBody::Lifetime(lifetime)),
+                            }),
+                            sense: None,
+                        },
+                    ],
+                },
+                EntityGroup {
+                    key: 0xBBBB_0001,
+                    filler: 0,
+                    objects: vec![ObjectBlock {
+                        slot: slot(0xBBBB_0001, 8, 0),
+                        auth: Some(AuthPart {
+                            reset: true,
+                            body: body(AuthBody::ConfigurationNeutral),
+                        }),
+                        sense: None,
+                    }],
+                },
+            ],
+        }
+    }
+
+    /// Facts 10.1 "msg 5, full example": 273 bytes, 2,178 meaningful bits, with the bit
+    /// walk's offsets and remainders (227, 522, 37).
+    #[test]
+    fn full_example_vector() {
+        let m = full_example(0);
+        let bytes = m.encode().unwrap();
+        assert_eq!(bytes.len(), 273);
+        assert_eq!(hex::encode_upper(&bytes), FULL_EXAMPLE);
+        let d = DecodedAuthUpdate::decode(&bytes).unwrap();
+        let walk: Vec<(usize, u32)> = d
+            .groups
+            .iter()
+            .flat_map(|g| g.objects.iter().map(|o| (o.at, o.remainder)))
+            .collect();
+        assert_eq!(walk, [(1059, 227), (1374, 522), (2050, 37)]);
+        assert_eq!(d.patch_epoch, m.patch_epoch);
+        assert!(d.roster_enable && !d.singleton_gate);
+        assert_eq!(d.roster, m.roster);
+        assert_eq!(d.bubble_block, m.bubble_block);
+    }
+
+    /// Facts 10.1 "msg 5, phase-one-only": no grant, K = 1, 66 bytes.
+    #[test]
+    fn phase_one_only_vector() {
+        let m = SensorAuthUpdate {
+            hardwipe_token: 0,
+            patch_epoch: [0x0102_0304_0506_0708, 0x1112_1314_1516_1718],
+            bubble_block: None,
+            token: 0,
+            roster_enable: true,
+            roster: Some(RosterDelta {
+                keys: vec![0xAAAA_0001],
+                mask: RosterDelta::mask_for(1),
+                states: vec![1],
+                sub_blocks: None,
+            }),
+            groups: vec![],
+        };
+        let bytes = m.encode().unwrap();
+        assert_eq!(
+            hex::encode_upper(&bytes),
+            "000102030405060708111213141516171800000000000000007806AAA80006000000020000000000000000000000000000000000000000000000000000000100C080"
+        );
+    }
+
+    #[test]
+    fn truncated_body_fails_and_trailing_bytes_are_fine() {
+        let bytes = full_example(0).encode().unwrap();
+        assert!(DecodedAuthUpdate::decode(&bytes[..200]).is_err());
+        let mut longer = bytes.clone();
+        longer.extend([0xFF; 3]);
+        assert!(DecodedAuthUpdate::decode(&longer).is_ok());
+    }
+}
