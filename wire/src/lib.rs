@@ -7,4 +7,5 @@
 pub mod activity;
 pub mod bap;
 pub mod bits;
+pub mod scenario;
 pub mod time;

@@ -5,6 +5,7 @@ pub mod envelope;
 pub mod global_state;
 pub mod ids;
 pub mod join;
+pub mod membership;
 pub mod selection;
 pub mod sensor_auth;
 pub mod slot;

@@ -91,7 +91,7 @@ impl InnerHeader {
     }
 
     /// Length on the wire.
-    pub fn len(&self) -> usize {
+    pub fn wire_len(&self) -> usize {
         if self.status.is_some() {
             RESPONSE_HEADER_LEN
         } else {
@@ -150,7 +150,7 @@ pub fn outer_frame(frame_type: FrameType, payload: &[u8]) -> Vec<u8> {
 
 /// Builds a plaintext frame: outer header, inner header, body.
 pub fn plain_frame(frame_type: FrameType, header: InnerHeader, body: &[u8]) -> Vec<u8> {
-    let mut inner = Vec::with_capacity(header.len() + body.len());
+    let mut inner = Vec::with_capacity(header.wire_len() + body.len());
     header.write(&mut inner);
     inner.extend_from_slice(body);
     outer_frame(frame_type, &inner)
