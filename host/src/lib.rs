@@ -1,1 +1,20 @@
-//! placeholder
+//! vex-host: the Vex Activity Host.
+//!
+//! A sans-IO core ([`HostCore`]) that owns every link and session, and a thin tokio server
+//! ([`server`]) around it. SR (001) describes what an Activity Host does; AH (000) the
+//! messages.
+
+mod activity;
+pub mod config;
+mod core;
+pub mod event;
+pub mod fault;
+mod link;
+pub mod roster;
+mod route;
+pub mod server;
+
+pub use crate::core::{HostCore, LinkId};
+pub use config::HostConfig;
+pub use event::{HostEvent, Transmit};
+pub use fault::{Fault, FaultPlan};

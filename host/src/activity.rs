@@ -1,0 +1,256 @@
+//! Activity messages on service 8, the join burst and the keepalive.
+//!
+//! SR "The join burst", "What each client message gets", "Timed sends that remain";
+//! AH "The activity envelope", "Hazards for a host".
+
+use crate::config::KEEPALIVE_INTERVAL_MS;
+use crate::core::{HostCore, LinkId};
+use crate::event::{HostEvent, Transmit};
+use crate::fault::Fault;
+use crate::roster;
+use vex_wire::activity::envelope::{ActivityNotification, ActivityPush};
+use vex_wire::activity::ids::{
+    BUBBLE_HOST_STATE, ENTITY_SLOTS_ALLOCATED, GLOBAL_ACTIVITY_STATE, JOIN_REQUEST, JOIN_RESULT,
+    MESSAGE_COUNT, PATCH_EPOCH, REPLICATE_MEMBERSHIP, SENSOR_AUTH_UPDATE, WORLD_GLOBALS_STATE,
+};
+use vex_wire::activity::join::{JoinRequest, JoinResult};
+use vex_wire::activity::small::{BubbleHostState, EntitySlotMask, PatchEpoch, WorldGlobals};
+use vex_wire::bap::header::{FrameType, InnerHeader};
+use vex_wire::bap::services::{ACTIVITY_PUSH, ACTIVITY_TO_HOST};
+use vex_wire::time::Instant;
+
+/// Entity slots granted on a join: the lowest slots below the server reserve of the top
+/// 256 (facts 4.3).
+pub const JOIN_GRANT: std::ops::Range<usize> = 0..7936;
+/// A service id the client drops at the header (BAP-04), for [`Fault::ServiceIdOutOfRange`].
+const OUT_OF_RANGE_SERVICE: u16 = 400;
+
+impl HostCore {
+    /// One service-8 body. A message from a link that does not own its session is recorded
+    /// and dropped; the frame itself is accepted (HOST-06).
+    pub(crate) fn handle_activity(&mut self, now: Instant, link: LinkId, body: &[u8]) {
+        let n = match ActivityNotification::decode(body) {
+            Ok(n) => n,
+            Err(e) => return self.drop_input(link, format!("service 8: {e}")),
+        };
+        self.record(link, ACTIVITY_TO_HOST, 0, Some(n.msg_type));
+        let owned = self
+            .links
+            .get(&link)
+            .and_then(|l| l.binding.as_ref())
+            .is_some_and(|b| b.session == n.handle);
+        if !owned {
+            return self.drop_input(
+                link,
+                format!("message {} names session {:#x}, which this link does not own", n.msg_type, n.handle),
+            );
+        }
+        match n.msg_type {
+            JOIN_REQUEST => self.join(now, link, &n.payload),
+            PATCH_EPOCH => self.patch_epoch(link, &n.payload),
+            _ => {} // recorded only (SR "Every other client message ... is recorded only")
+        }
+    }
+
+    /// Message 3: answers with the join burst 4, 0, 1, 2, 54, 12, all at once (JOIN-02).
+    fn join(&mut self, now: Instant, link: LinkId, payload: &[u8]) {
+        let join = match JoinRequest::decode(payload) {
+            Ok(j) => j,
+            Err(e) => return self.drop_input(link, format!("join_request: {e}")),
+        };
+        let Some(binding) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) else {
+            return;
+        };
+        if join.host_id != binding.session {
+            let reason = format!("join names session {:#x}, not this link's", join.host_id);
+            return self.drop_input(link, reason);
+        }
+        let session = binding.session;
+        binding.join = Some(join.clone());
+        binding.roster_owed = true;
+        let burst = match self.join_burst(link, &join, session) {
+            Ok(b) => b,
+            Err(e) => return self.drop_input(link, format!("join burst not built: {e}")),
+        };
+        for (msg, payload) in burst {
+            self.push_message(link, msg, payload);
+        }
+        self.after_burst_faults(link);
+        if let Some(l) = self.links.get_mut(&link) {
+            l.next_keepalive = (!self.config.faults.has(Fault::SilentAfterJoin))
+                .then_some(now + KEEPALIVE_INTERVAL_MS);
+        }
+        self.event(HostEvent::Joined { link, session });
+    }
+
+    /// Builds every message of the burst first, so none is sent unless all are built.
+    fn join_burst(
+        &mut self,
+        link: LinkId,
+        join: &JoinRequest,
+        session: u64,
+    ) -> Result<Vec<(u32, Vec<u8>)>, vex_wire::bits::BitError> {
+        let faults = &self.config.faults;
+        let scenario = &self.config.scenario;
+        let mut result = JoinResult::accept(join, session);
+        if faults.has(Fault::JoinRejected) {
+            result.result = -1;
+        }
+        if faults.has(Fault::NonceMismatch) {
+            if let Some(b) = result.request.first_mut() {
+                *b ^= 0xFF;
+            }
+        }
+        if faults.has(Fault::ZeroHostId) {
+            for b in result.request.iter_mut().skip(4).take(8) {
+                *b = 0;
+            }
+        }
+        let mut msg4 = result.encode()?;
+        if faults.has(Fault::ShortJoinResult) {
+            msg4.truncate(700);
+        }
+        let descriptor = self
+            .links
+            .get(&link)
+            .and_then(|l| l.binding.as_ref())
+            .map(|b| b.descriptor.clone())
+            .unwrap_or_default();
+        let mut msg1 = roster::global_state(scenario, &descriptor);
+        if faults.has(Fault::BubbleCountMismatch) {
+            msg1.bubble_count += 1;
+        }
+        let mut msg1 = msg1.encode()?;
+        if faults.has(Fault::ShortGlobalState) {
+            msg1.truncate(100);
+        }
+        let mut burst = vec![
+            (JOIN_RESULT, msg4),
+            (ENTITY_SLOTS_ALLOCATED, EntitySlotMask::with_range(JOIN_GRANT).0),
+            (GLOBAL_ACTIVITY_STATE, msg1),
+            (WORLD_GLOBALS_STATE, WorldGlobals::default_tick().encode()?),
+            (BUBBLE_HOST_STATE, BubbleHostState { row_count: 0 }.encode()?),
+        ];
+        if faults.has(Fault::AuthBeforeEpoch) {
+            burst.push((SENSOR_AUTH_UPDATE, roster::sensor_auth(scenario, join, [0, 0])?.encode()?));
+        }
+        if !faults.has(Fault::NoMembership) {
+            burst.push((REPLICATE_MEMBERSHIP, roster::membership(scenario, join).encode()?));
+        }
+        if faults.has(Fault::BurstOrder) {
+            burst.swap(0, 1);
+        }
+        Ok(burst)
+    }
+
+    /// Sends activity message `msg` as a service-9 push on the link's session.
+    pub(crate) fn push_message(&mut self, link: LinkId, msg: u32, payload: Vec<u8>) {
+        let faults = self.config.faults.clone();
+        let Some(l) = self.links.get_mut(&link) else {
+            return;
+        };
+        let Some(session) = l.binding.as_ref().map(|b| b.session) else {
+            return;
+        };
+        let mut push = ActivityPush::new(session, msg, payload);
+        match msg {
+            JOIN_RESULT if faults.has(Fault::JoinResultWrongSession) => push.session_id ^= 0xFFFF,
+            GLOBAL_ACTIVITY_STATE if faults.has(Fault::PushDiscriminator) => push.discriminator = 0,
+            WORLD_GLOBALS_STATE if faults.has(Fault::PayloadLenLarger) => push.payload_len += 8,
+            BUBBLE_HOST_STATE if faults.has(Fault::PayloadLenHuge) => push.payload_len = 0xFFFF_FF80,
+            _ => {}
+        }
+        if l.next_keepalive.is_some() && faults.has(Fault::WrongSessionAfterJoin) {
+            push.session_id = push.session_id.wrapping_add(1);
+        }
+        let mut t = l.push(&push);
+        if msg == JOIN_RESULT && faults.has(Fault::CorruptTag) {
+            if let Some(b) = t.bytes.get_mut(6) {
+                *b ^= 1;
+            }
+        }
+        self.send(t);
+    }
+
+    /// Faults that add a frame after the burst.
+    fn after_burst_faults(&mut self, link: LinkId) {
+        let faults = self.config.faults.clone();
+        let Some(l) = self.links.get_mut(&link) else {
+            return;
+        };
+        let mut extra = Vec::new();
+        if faults.has(Fault::ShortInnerHeader) {
+            // BAP-03: 4 bytes cannot hold a 6-byte inner header.
+            extra.push((ACTIVITY_PUSH, l.frame_inner(FrameType::Plain, &[0, 9, 0, 0])));
+        }
+        if faults.has(Fault::ServiceIdOutOfRange) {
+            let header = InnerHeader::request(OUT_OF_RANGE_SERVICE, 0);
+            extra.push((OUT_OF_RANGE_SERVICE, l.frame(FrameType::Plain, header, &[])));
+        }
+        for (service, bytes) in extra {
+            self.send(Transmit {
+                link,
+                bytes,
+                service,
+                message: None,
+            });
+        }
+        if faults.has(Fault::UnknownMessageId) {
+            self.push_message(link, MESSAGE_COUNT, vec![0]);
+        }
+    }
+
+    /// Message 52: keeps the epoch for the link; the first one answers with the first
+    /// message 5 when a roster is owed (AUTH-16, SR step 5).
+    fn patch_epoch(&mut self, link: LinkId, payload: &[u8]) {
+        let epoch = match PatchEpoch::decode(payload) {
+            Ok(e) => e,
+            Err(e) => return self.drop_input(link, format!("patch_epoch: {e}")),
+        };
+        let Some(binding) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) else {
+            return;
+        };
+        binding.epoch = Some(epoch);
+        let (Some(join), true) = (binding.join.clone(), binding.roster_owed) else {
+            return;
+        };
+        binding.roster_owed = false;
+        let faults = &self.config.faults;
+        let mut echo = epoch.0;
+        if faults.has(Fault::WrongEpochEcho) {
+            echo[1] = echo[1].wrapping_add(1);
+        }
+        let body = roster::sensor_auth(&self.config.scenario, &join, echo).and_then(|mut m| {
+            m.roster_enable = !faults.has(Fault::RosterDisabled);
+            m.encode()
+        });
+        match body {
+            Ok(body) => self.push_message(link, SENSOR_AUTH_UPDATE, body),
+            Err(e) => self.drop_input(link, format!("message 5 not built: {e}")),
+        }
+    }
+
+    /// Message 1 from the link's binding.
+    pub(crate) fn push_global_state(&mut self, link: LinkId) {
+        let Some(descriptor) = self
+            .links
+            .get(&link)
+            .and_then(|l| l.binding.as_ref())
+            .map(|b| b.descriptor.clone())
+        else {
+            return;
+        };
+        match roster::global_state(&self.config.scenario, &descriptor).encode() {
+            Ok(body) => self.push_message(link, GLOBAL_ACTIVITY_STATE, body),
+            Err(e) => self.drop_input(link, format!("message 1 not built: {e}")),
+        }
+    }
+
+    /// The 2-second keepalive: message 1 (LINK-03).
+    pub(crate) fn keepalive(&mut self, now: Instant, link: LinkId) {
+        self.push_global_state(link);
+        if let Some(l) = self.links.get_mut(&link) {
+            l.next_keepalive = Some(now + KEEPALIVE_INTERVAL_MS);
+        }
+    }
+}

@@ -1,0 +1,44 @@
+//! Host configuration.
+
+use crate::fault::FaultPlan;
+use std::net::{Ipv4Addr, SocketAddrV4};
+use vex_wire::bap::secure::SignOnKeys;
+use vex_wire::scenario::Scenario;
+
+/// The keepalive push interval after a join (SR "Timed sends that remain": every 2 s).
+pub const KEEPALIVE_INTERVAL_MS: u64 = 2000;
+/// The session-id class in bits 16-31 (ENV-09).
+pub const SESSION_CLASS: u64 = 0x0020;
+
+/// Everything a [`crate::HostCore`] needs to know before the first byte.
+#[derive(Debug, Clone)]
+pub struct HostConfig {
+    /// The address service 17 advertises: the host's own listener (BAP-12).
+    pub advertised: SocketAddrV4,
+    /// SignOn success fields 2 and 3, the keys of the service-26 envelope.
+    pub signon: SignOnKeys,
+    /// Seed for per-link key material and session ids; fixed in tests, random in service.
+    pub seed: [u8; 32],
+    /// The activity content the host serves.
+    pub scenario: Scenario,
+    /// Deliberate faults, for conformance self-tests.
+    pub faults: FaultPlan,
+}
+
+impl HostConfig {
+    /// A configuration for the built-in scenario with a fixed seed and no faults.
+    pub fn builtin(advertised: SocketAddrV4) -> Self {
+        Self {
+            advertised,
+            signon: SignOnKeys::DEVELOPMENT,
+            seed: [7; 32],
+            scenario: Scenario::builtin(),
+            faults: FaultPlan::default(),
+        }
+    }
+
+    /// The loopback address and the default BAP port of Sunrise (facts 1.1).
+    pub fn default_address() -> SocketAddrV4 {
+        SocketAddrV4::new(Ipv4Addr::LOCALHOST, 30974)
+    }
+}

@@ -1,0 +1,177 @@
+//! The sans-IO host core: bytes and time in, frames and events out (design "Sans-IO
+//! cores"). It never reads a clock, sleeps or touches a socket.
+
+use crate::config::HostConfig;
+use crate::event::{HostEvent, Transmit};
+use crate::link::Link;
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
+use std::collections::{BTreeMap, VecDeque};
+use vex_wire::bap::deframer::Frame;
+use vex_wire::bap::header::{FrameType, InnerHeader};
+use vex_wire::bap::services::ACTIVITY_TO_HOST;
+use vex_wire::time::Instant;
+
+/// A connection, as numbered by the IO layer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct LinkId(pub u64);
+
+impl std::fmt::Display for LinkId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "link{}", self.0)
+    }
+}
+
+/// The Activity Host: every link, every session.
+#[derive(Debug)]
+pub struct HostCore {
+    pub(crate) config: HostConfig,
+    pub(crate) rng: ChaCha20Rng,
+    pub(crate) links: BTreeMap<LinkId, Link>,
+    pub(crate) next_session_index: u32,
+    transmits: VecDeque<Transmit>,
+    events: VecDeque<HostEvent>,
+}
+
+impl HostCore {
+    /// A host with no links.
+    pub fn new(config: HostConfig) -> Self {
+        Self {
+            rng: ChaCha20Rng::from_seed(config.seed),
+            config,
+            links: BTreeMap::new(),
+            next_session_index: 1,
+            transmits: VecDeque::new(),
+            events: VecDeque::new(),
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &HostConfig {
+        &self.config
+    }
+
+    /// A connection opened.
+    pub fn handle_connect(&mut self, _now: Instant, link: LinkId) {
+        tracing::debug!(%link, "link opened");
+        self.links.insert(link, Link::new(link));
+    }
+
+    /// A connection closed; its state is dropped.
+    pub fn handle_close(&mut self, _now: Instant, link: LinkId) {
+        tracing::debug!(%link, "link closed");
+        self.links.remove(&link);
+    }
+
+    /// Bytes arrived on `link`, split anywhere.
+    pub fn handle_bytes(&mut self, now: Instant, link: LinkId, bytes: &[u8]) {
+        let Some(l) = self.links.get_mut(&link) else {
+            return;
+        };
+        if l.closed {
+            return;
+        }
+        l.deframer.push(bytes);
+        loop {
+            let Some(l) = self.links.get_mut(&link) else {
+                return;
+            };
+            match l.deframer.next_frame() {
+                Ok(Some(frame)) => self.handle_frame(now, link, frame),
+                Ok(None) => return,
+                Err(e) => {
+                    l.closed = true;
+                    self.close(link, format!("framing: {e}"));
+                    return;
+                }
+            }
+        }
+    }
+
+    fn handle_frame(&mut self, now: Instant, link: LinkId, frame: Frame) {
+        let Some(l) = self.links.get_mut(&link) else {
+            return;
+        };
+        let inner = match (frame.frame_type, &mut l.secure) {
+            (FrameType::Encrypted, Some(channel)) => match channel.open(&frame.payload) {
+                Ok(inner) => inner,
+                Err(e) => return self.drop_input(link, format!("encrypted frame: {e}")),
+            },
+            (FrameType::Encrypted, None) => {
+                return self.drop_input(link, "encrypted frame before the hello".into());
+            }
+            _ => frame.payload,
+        };
+        let (header, body) = match InnerHeader::read(&inner, false) {
+            Ok(h) => h,
+            Err(e) => return self.drop_input(link, format!("inner header: {e}")),
+        };
+        let plain_type = match frame.frame_type {
+            FrameType::Encrypted => FrameType::Plain,
+            t => t,
+        };
+        if header.service == ACTIVITY_TO_HOST {
+            self.handle_activity(now, link, body);
+        } else {
+            self.record(link, header.service, header.task, None);
+            self.handle_service(now, link, plain_type, header, body);
+        }
+    }
+
+    pub(crate) fn record(&mut self, link: LinkId, service: u16, task: u32, message: Option<u32>) {
+        tracing::info!(%link, service, task, message, "frame in");
+        self.events.push_back(HostEvent::Received {
+            link,
+            service,
+            task,
+            message,
+        });
+    }
+
+    pub(crate) fn drop_input(&mut self, link: LinkId, reason: String) {
+        tracing::warn!(%link, %reason, "input dropped");
+        self.events.push_back(HostEvent::Dropped { link, reason });
+    }
+
+    pub(crate) fn close(&mut self, link: LinkId, reason: String) {
+        tracing::warn!(%link, %reason, "link closed by host");
+        self.events.push_back(HostEvent::Close { link, reason });
+    }
+
+    pub(crate) fn event(&mut self, event: HostEvent) {
+        self.events.push_back(event);
+    }
+
+    pub(crate) fn send(&mut self, t: Transmit) {
+        tracing::info!(link = %t.link, service = t.service, message = t.message, len = t.bytes.len(), "frame out");
+        self.transmits.push_back(t);
+    }
+
+    /// Time passed: sends whatever is due.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        let due: Vec<LinkId> = self
+            .links
+            .values()
+            .filter(|l| l.next_keepalive.is_some_and(|t| t <= now))
+            .map(|l| l.id)
+            .collect();
+        for link in due {
+            self.keepalive(now, link);
+        }
+    }
+
+    /// The next frame to send.
+    pub fn poll_transmit(&mut self) -> Option<Transmit> {
+        self.transmits.pop_front()
+    }
+
+    /// The next event.
+    pub fn poll_event(&mut self) -> Option<HostEvent> {
+        self.events.pop_front()
+    }
+
+    /// When [`HostCore::handle_timeout`] next has work.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.links.values().filter_map(|l| l.next_keepalive).min()
+    }
+}

@@ -1,0 +1,53 @@
+//! What the host core reports, for logs, transcripts and tests.
+
+use crate::LinkId;
+
+/// A frame the core wants sent, with what it carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Transmit {
+    /// The link.
+    pub link: LinkId,
+    /// The whole frame, outer header included.
+    pub bytes: Vec<u8>,
+    /// The BAP service of the inner message.
+    pub service: u16,
+    /// The activity message id, for service 9.
+    pub message: Option<u32>,
+}
+
+/// Something that happened on a link.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HostEvent {
+    /// A frame arrived and was understood.
+    Received {
+        /// The link.
+        link: LinkId,
+        /// The BAP service.
+        service: u16,
+        /// The task id.
+        task: u32,
+        /// The activity message id, for service 8.
+        message: Option<u32>,
+    },
+    /// Input was refused or dropped; the link goes on.
+    Dropped {
+        /// The link.
+        link: LinkId,
+        /// Why.
+        reason: String,
+    },
+    /// The link cannot go on (its byte stream cannot be framed); the IO layer closes it.
+    Close {
+        /// The link.
+        link: LinkId,
+        /// Why.
+        reason: String,
+    },
+    /// A client joined an activity session.
+    Joined {
+        /// The link.
+        link: LinkId,
+        /// The session id.
+        session: u64,
+    },
+}

@@ -1,0 +1,148 @@
+//! Deliberate misbehaviour, so conformance cases can prove the emulated client catches
+//! each broken rule (design "The emulated client": a check no test can make fire is a
+//! defect). Each fault names the rule of `rules.md` it breaks.
+
+/// One way to break one client rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Fault {
+    /// BAP-01: the service-17 frame carries magic 2.
+    BadOuterMagic,
+    /// BAP-02: the join_result frame's GCM tag has a flipped bit.
+    CorruptTag,
+    /// BAP-03: after the join burst, one encrypted frame whose inner message is 4 bytes.
+    ShortInnerHeader,
+    /// BAP-04: after the join burst, one frame on service 400.
+    ServiceIdOutOfRange,
+    /// BAP-05: the service-17 response echoes the wrong task id.
+    WrongTaskEcho,
+    /// BAP-06: service 16 gets no response.
+    UnansweredLookup,
+    /// BAP-12: service 17 gives address 0.0.0.0.
+    ZeroLookupAddress,
+    /// BAP-13: service 7 carries discriminator 1.
+    Service7Discriminator,
+    /// ENV-01: message 1 of the join burst carries discriminator 0.
+    PushDiscriminator,
+    /// ENV-02: message 2 of the join burst declares 8 bytes more than follow.
+    PayloadLenLarger,
+    /// ENV-03: message 54 of the join burst declares payload_len 0xFFFFFF80.
+    PayloadLenHuge,
+    /// ENV-04: after the join burst, a push with msg_type 59.
+    UnknownMessageId,
+    /// ENV-05: message 4's envelope carries another session id.
+    JoinResultWrongSession,
+    /// ENV-06: a message 1 pushed right after service 7, before any join.
+    PushBeforeJoin,
+    /// ENV-07: keepalive pushes carry the session id plus one.
+    WrongSessionAfterJoin,
+    /// ENV-09: session ids are a bare counter (1, 2, ...).
+    BareSessionId,
+    /// JOIN-01: the burst sends message 0 before message 4.
+    BurstOrder,
+    /// JOIN-03: message 4 is cut to 700 bytes.
+    ShortJoinResult,
+    /// JOIN-04: message 4's result is -1 (wire 0).
+    JoinRejected,
+    /// JOIN-05: message 4 echoes a different nonce.
+    NonceMismatch,
+    /// JOIN-06: message 4 echoes host id 0.
+    ZeroHostId,
+    /// JOIN-09: the burst has no message 12.
+    NoMembership,
+    /// GLOBAL-01: message 1 is cut to 100 bytes.
+    ShortGlobalState,
+    /// GLOBAL-02: message 1's bubble count is one more than the scenario's.
+    BubbleCountMismatch,
+    /// AUTH-01: message 5 echoes the client's epoch plus one.
+    WrongEpochEcho,
+    /// AUTH-02: a message 5 rides in the join burst, before any message 52.
+    AuthBeforeEpoch,
+    /// AUTH-04: message 5 has roster_enable 0.
+    RosterDisabled,
+    /// LINK-01: after the join burst the host never sends again.
+    SilentAfterJoin,
+}
+
+impl Fault {
+    /// Every fault, in declaration order.
+    pub const ALL: [Fault; 28] = [
+        Fault::BadOuterMagic,
+        Fault::CorruptTag,
+        Fault::ShortInnerHeader,
+        Fault::ServiceIdOutOfRange,
+        Fault::WrongTaskEcho,
+        Fault::UnansweredLookup,
+        Fault::ZeroLookupAddress,
+        Fault::Service7Discriminator,
+        Fault::PushDiscriminator,
+        Fault::PayloadLenLarger,
+        Fault::PayloadLenHuge,
+        Fault::UnknownMessageId,
+        Fault::JoinResultWrongSession,
+        Fault::PushBeforeJoin,
+        Fault::WrongSessionAfterJoin,
+        Fault::BareSessionId,
+        Fault::BurstOrder,
+        Fault::ShortJoinResult,
+        Fault::JoinRejected,
+        Fault::NonceMismatch,
+        Fault::ZeroHostId,
+        Fault::NoMembership,
+        Fault::ShortGlobalState,
+        Fault::BubbleCountMismatch,
+        Fault::WrongEpochEcho,
+        Fault::AuthBeforeEpoch,
+        Fault::RosterDisabled,
+        Fault::SilentAfterJoin,
+    ];
+
+    /// The rule id this fault breaks.
+    pub fn rule(self) -> &'static str {
+        match self {
+            Fault::BadOuterMagic => "BAP-01",
+            Fault::CorruptTag => "BAP-02",
+            Fault::ShortInnerHeader => "BAP-03",
+            Fault::ServiceIdOutOfRange => "BAP-04",
+            Fault::WrongTaskEcho => "BAP-05",
+            Fault::UnansweredLookup => "BAP-06",
+            Fault::ZeroLookupAddress => "BAP-12",
+            Fault::Service7Discriminator => "BAP-13",
+            Fault::PushDiscriminator => "ENV-01",
+            Fault::PayloadLenLarger => "ENV-02",
+            Fault::PayloadLenHuge => "ENV-03",
+            Fault::UnknownMessageId => "ENV-04",
+            Fault::JoinResultWrongSession => "ENV-05",
+            Fault::PushBeforeJoin => "ENV-06",
+            Fault::WrongSessionAfterJoin => "ENV-07",
+            Fault::BareSessionId => "ENV-09",
+            Fault::BurstOrder => "JOIN-01",
+            Fault::ShortJoinResult => "JOIN-03",
+            Fault::JoinRejected => "JOIN-04",
+            Fault::NonceMismatch => "JOIN-05",
+            Fault::ZeroHostId => "JOIN-06",
+            Fault::NoMembership => "JOIN-09",
+            Fault::ShortGlobalState => "GLOBAL-01",
+            Fault::BubbleCountMismatch => "GLOBAL-02",
+            Fault::WrongEpochEcho => "AUTH-01",
+            Fault::AuthBeforeEpoch => "AUTH-02",
+            Fault::RosterDisabled => "AUTH-04",
+            Fault::SilentAfterJoin => "LINK-01",
+        }
+    }
+}
+
+/// The faults a host is told to commit. Empty for a well-behaved host.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FaultPlan(Vec<Fault>);
+
+impl FaultPlan {
+    /// A plan with one fault.
+    pub fn single(fault: Fault) -> Self {
+        Self(vec![fault])
+    }
+
+    /// True when the plan includes `fault`.
+    pub fn has(&self, fault: Fault) -> bool {
+        self.0.contains(&fault)
+    }
+}

@@ -1,0 +1,103 @@
+//! One BAP link as the host sees it: framing, the secure channel, and the activity
+//! binding (NS "bdLobby BAP"; facts 1.4, 7.7).
+
+use crate::event::Transmit;
+use crate::LinkId;
+use vex_wire::activity::envelope::ActivityPush;
+use vex_wire::activity::join::JoinRequest;
+use vex_wire::activity::selection::DescriptorBits;
+use vex_wire::activity::small::PatchEpoch;
+use vex_wire::bap::deframer::Deframer;
+use vex_wire::bap::header::{FrameType, InnerHeader, outer_frame};
+use vex_wire::bap::secure::SecureChannel;
+use vex_wire::bap::services::ACTIVITY_PUSH;
+use vex_wire::time::Instant;
+
+/// The activity session a link owns after service 6 (SR "Service 6 and 7").
+#[derive(Debug, Clone)]
+pub struct Binding {
+    /// The session id from service 7.
+    pub session: u64,
+    /// The client's descriptor, kept bit for bit (GLOBAL-04).
+    pub descriptor: DescriptorBits,
+    /// The join, once message 3 arrived.
+    pub join: Option<JoinRequest>,
+    /// The client's latest message 52.
+    pub epoch: Option<PatchEpoch>,
+    /// True until the first message 5 answers the first message 52 (AUTH-16).
+    pub roster_owed: bool,
+}
+
+/// Per-link state.
+#[derive(Debug)]
+pub struct Link {
+    /// The link id.
+    pub id: LinkId,
+    /// Reassembles frames.
+    pub deframer: Deframer,
+    /// Armed by the hello (service 25); type-1 frames after that.
+    pub secure: Option<SecureChannel>,
+    /// The activity binding, after service 6.
+    pub binding: Option<Binding>,
+    /// When the next keepalive push is due, after a join.
+    pub next_keepalive: Option<Instant>,
+    /// Set when a framing error ended the link.
+    pub closed: bool,
+}
+
+impl Link {
+    /// A fresh link.
+    pub fn new(id: LinkId) -> Self {
+        Self {
+            id,
+            deframer: Deframer::default(),
+            secure: None,
+            binding: None,
+            next_keepalive: None,
+            closed: false,
+        }
+    }
+
+    /// Wraps an inner message: sealed once the channel is armed, else plaintext of
+    /// `plain_type` (a plaintext answer uses its request's frame type, facts 1.5).
+    pub fn frame(&mut self, plain_type: FrameType, header: InnerHeader, body: &[u8]) -> Vec<u8> {
+        let mut inner = Vec::with_capacity(header.wire_len() + body.len());
+        header.write(&mut inner);
+        inner.extend_from_slice(body);
+        self.frame_inner(plain_type, &inner)
+    }
+
+    /// Wraps raw inner-message bytes, sealed once the channel is armed.
+    pub fn frame_inner(&mut self, plain_type: FrameType, inner: &[u8]) -> Vec<u8> {
+        match &mut self.secure {
+            Some(channel) => outer_frame(FrameType::Encrypted, &channel.seal(inner)),
+            None => outer_frame(plain_type, inner),
+        }
+    }
+
+    /// A response frame to `service`'s request with `task`.
+    pub fn response(&mut self, plain_type: FrameType, service: u16, task: u32, body: &[u8]) -> Transmit {
+        let bytes = self.frame(plain_type, InnerHeader::response(service, task), body);
+        Transmit {
+            link: self.id,
+            bytes,
+            service,
+            message: None,
+        }
+    }
+
+    /// A service-9 push of activity message `push.msg_type` (sequence 0, ENV-10).
+    pub fn push(&mut self, push: &ActivityPush) -> Transmit {
+        let bytes = self.frame(
+            FrameType::Plain,
+            InnerHeader::request(ACTIVITY_PUSH, 0),
+            &push.encode(),
+        );
+        Transmit {
+            link: self.id,
+            bytes,
+            service: ACTIVITY_PUSH,
+            message: Some(push.msg_type),
+        }
+    }
+}

@@ -1,0 +1,147 @@
+//! The host's state bodies, built from the scenario and the link's binding: message 1,
+//! message 5 (the roster of the current bubble and its Auth bodies) and message 12.
+//!
+//! AH "global_activity_state", "Message 5", "Type 17"; SR "Auth state goes out";
+//! facts 4.5, 4.7, 4.8, 4.10.
+
+use vex_wire::activity::auth::AuthBody;
+use vex_wire::activity::auth::lifetime::LifetimeAuth;
+use vex_wire::activity::auth::participation::ParticipationAuth;
+use vex_wire::activity::global_state::{
+    BUBBLE_ENABLED, BUBBLE_SKIPPED, GlobalActivityState, MAX_BUBBLES,
+};
+use vex_wire::activity::join::JoinRequest;
+use vex_wire::activity::membership::{Member, ReplicateMembership};
+use vex_wire::activity::selection::DescriptorBits;
+use vex_wire::activity::sensor_auth::{
+    AuthPart, EntityGroup, ObjectBlock, RosterDelta, SensorAuthUpdate, SubBlock,
+};
+use vex_wire::activity::slot::{ClientRef, TYPE_CONFIGURATION, TYPE_LIFETIME, TYPE_PARTICIPATION};
+use vex_wire::bits::BitError;
+use vex_wire::scenario::{PlacedObject, Scenario};
+
+/// The lifetime state the host publishes: 3, the live case (AH "Type 17").
+pub const LIVE_STATE: i8 = 3;
+/// The roster state byte's stateSequence (facts 4.7).
+pub const STATE_SEQUENCE: i8 = 1;
+/// The first membership revision (facts 4.10).
+pub const FIRST_REVISION: u32 = 1;
+
+/// Message 1: the scenario's bubbles and the client's own descriptor replayed exactly.
+pub fn global_state(scenario: &Scenario, descriptor: &DescriptorBits) -> GlobalActivityState {
+    let mut bubble_states = [BUBBLE_SKIPPED; MAX_BUBBLES];
+    for s in bubble_states.iter_mut().take(usize::from(scenario.bubble_count)) {
+        *s = BUBBLE_ENABLED;
+    }
+    GlobalActivityState {
+        arm_initial_slice_set: true,
+        bubble_count: i32::from(scenario.bubble_count),
+        bubble_states,
+        initial_slice_set: scenario.arrival_slice_set,
+        spawn_set_hash: scenario.destination.spawn_hash.unwrap_or(0),
+        descriptor: descriptor.clone(),
+    }
+}
+
+/// Message 12: the local member seeded from the join (facts 4.10 seed).
+pub fn membership(scenario: &Scenario, join: &JoinRequest) -> ReplicateMembership {
+    let member = Member::seed(
+        join.member_key,
+        scenario.player.account_soid,
+        join.character_id,
+    );
+    ReplicateMembership::for_local_member(member, FIRST_REVISION)
+}
+
+/// The Auth part of one slot: a typed body for the types Vex publishes, reset-only for the
+/// others (AUTH-09: reset-only installs the schema defaults).
+fn auth_part(scenario: &Scenario, slot: ClientRef, join: &JoinRequest, key_slot: bool) -> Result<AuthPart, BitError> {
+    let body = match slot.slot_type {
+        TYPE_LIFETIME => {
+            let mut a = LifetimeAuth::sunrise_default(LIVE_STATE);
+            a.current_bubble = i32::from(scenario.arrival_bubble());
+            Some(AuthBody::Lifetime(a))
+        }
+        TYPE_PARTICIPATION if key_slot => Some(AuthBody::Participation(ParticipationAuth {
+            region: Some(i32::from(scenario.arrival_slice_set)),
+            player_key: Some(join.character_id),
+            sync_state: 0,
+        })),
+        TYPE_CONFIGURATION => Some(AuthBody::ConfigurationNeutral),
+        _ => None,
+    };
+    Ok(AuthPart {
+        reset: true,
+        body: body.map(|b| b.to_bits()).transpose()?,
+    })
+}
+
+fn group(scenario: &Scenario, object: &PlacedObject, join: &JoinRequest, carries_key: bool) -> Result<EntityGroup, BitError> {
+    let mut key_given = !carries_key;
+    let mut objects = Vec::with_capacity(object.slots.len());
+    for decl in &object.slots {
+        let slot = ClientRef {
+            key: object.key,
+            slot_type: decl.slot_type,
+            index: decl.index,
+        };
+        let key_slot = !key_given && decl.slot_type == TYPE_PARTICIPATION;
+        key_given |= key_slot;
+        objects.push(ObjectBlock {
+            slot,
+            auth: if decl.schemas.auth {
+                Some(auth_part(scenario, slot, join, key_slot)?)
+            } else {
+                None
+            },
+            sense: decl.schemas.sense.then_some(None),
+        });
+    }
+    Ok(EntityGroup {
+        key: object.key,
+        filler: 0,
+        objects,
+    })
+}
+
+/// Message 5 for the arrival bubble: the top-level groups, the bubble's sub-block, and an
+/// object block for every slot, so the all-or-nothing apply succeeds (AUTH-08). Only the
+/// first top-level group carries the player key (facts 4.7).
+pub fn sensor_auth(scenario: &Scenario, join: &JoinRequest, epoch: [u64; 2]) -> Result<SensorAuthUpdate, BitError> {
+    let bubble = scenario.arrival_bubble();
+    let top: Vec<&PlacedObject> = scenario.objects.iter().filter(|o| o.bubble.is_none()).collect();
+    let local: Vec<&PlacedObject> = scenario
+        .objects
+        .iter()
+        .filter(|o| o.bubble == Some(bubble))
+        .collect();
+    let sub_blocks = (!local.is_empty()).then(|| {
+        vec![SubBlock {
+            bubble: i32::from(bubble),
+            keys: local.iter().map(|o| o.key).collect(),
+            mask: RosterDelta::mask_for(local.len()),
+            states: vec![STATE_SEQUENCE; local.len()],
+        }]
+    });
+    let mut groups = Vec::with_capacity(top.len() + local.len());
+    for (i, o) in top.iter().enumerate() {
+        groups.push(group(scenario, o, join, i == 0)?);
+    }
+    for o in &local {
+        groups.push(group(scenario, o, join, false)?);
+    }
+    Ok(SensorAuthUpdate {
+        hardwipe_token: 0,
+        patch_epoch: epoch,
+        bubble_block: None,
+        token: 0,
+        roster_enable: true,
+        roster: Some(RosterDelta {
+            keys: top.iter().map(|o| o.key).collect(),
+            mask: RosterDelta::mask_for(top.len()),
+            states: vec![STATE_SEQUENCE; top.len()],
+            sub_blocks,
+        }),
+        groups,
+    })
+}

@@ -1,0 +1,169 @@
+//! The BAP services of the route into an activity: channel start (30/31), the secure
+//! hello (25/26), the host lookup (16/17), the host request (6/7) and echo (250/251).
+//!
+//! SR "Loading into a destination"; NS "bdLobby BAP"; facts 1.2, 1.3, 1.5, 2.2, 5.
+
+use crate::config::SESSION_CLASS;
+use crate::core::{HostCore, LinkId};
+use crate::fault::Fault;
+use crate::link::Binding;
+use rand_core::RngCore;
+use vex_wire::activity::selection::SelectionRequest;
+use vex_wire::bap::header::{FrameType, InnerHeader, MAGIC};
+use vex_wire::bap::secure::{ChannelSecrets, Role, SecureChannel, seal_hello};
+use vex_wire::bap::services::{
+    CHANNEL_START, ECHO, HELLO, HOST_LOOKUP, HOST_REQUEST, HostLookup, HostLookupResponse,
+    HostResponse, response_for,
+};
+use vex_wire::time::Instant;
+
+impl HostCore {
+    /// Answers one BAP request (BAP-06: every request gets exactly one response).
+    pub(crate) fn handle_service(
+        &mut self,
+        now: Instant,
+        link: LinkId,
+        plain_type: FrameType,
+        header: InnerHeader,
+        body: &[u8],
+    ) {
+        match header.service {
+            CHANNEL_START => self.reply(link, plain_type, header, body.to_vec()),
+            HELLO => self.hello(link, plain_type, header),
+            HOST_LOOKUP => self.host_lookup(link, plain_type, header, body),
+            HOST_REQUEST => self.host_request(now, link, plain_type, header, body),
+            ECHO => self.reply(link, plain_type, header, Vec::new()),
+            service => match response_for(service) {
+                Some(_) => self.reply(link, plain_type, header, Vec::new()),
+                None => self.drop_input(link, format!("service {service} has no handler")),
+            },
+        }
+    }
+
+    /// Sends the response to `header`'s request.
+    fn reply(&mut self, link: LinkId, plain_type: FrameType, header: InnerHeader, body: Vec<u8>) {
+        let Some(service) = response_for(header.service) else {
+            return;
+        };
+        if let Some(l) = self.links.get_mut(&link) {
+            let t = l.response(plain_type, service, header.task, &body);
+            self.send(t);
+        }
+    }
+
+    /// Service 25: answers with the 84-byte service-26 envelope holding this link's own
+    /// session key and base nonce, then arms encryption (facts 1.3). A repeated hello is
+    /// answered again and re-arms the channel. The hello body is not enforced (facts 1.2).
+    fn hello(&mut self, link: LinkId, plain_type: FrameType, header: InnerHeader) {
+        let mut secrets = ChannelSecrets {
+            base_nonce: [0; 12],
+            session_key: [0; 16],
+        };
+        let mut iv = [0u8; 16];
+        self.rng.fill_bytes(&mut secrets.base_nonce);
+        self.rng.fill_bytes(&mut secrets.session_key);
+        self.rng.fill_bytes(&mut iv);
+        let body = seal_hello(&self.config.signon, iv, &secrets);
+        if let Some(l) = self.links.get_mut(&link) {
+            l.secure = None;
+            let t = l.response(plain_type, vex_wire::bap::services::HELLO_RESPONSE, header.task, &body);
+            self.send(t);
+            if let Some(l) = self.links.get_mut(&link) {
+                l.secure = Some(SecureChannel::new(&secrets, Role::Host));
+            }
+        }
+    }
+
+    /// Service 16: echoes the id with this host's own listener address (BAP-12).
+    fn host_lookup(&mut self, link: LinkId, plain_type: FrameType, header: InnerHeader, body: &[u8]) {
+        if self.config.faults.has(Fault::UnansweredLookup) {
+            return;
+        }
+        let body = match HostLookup::decode(body) {
+            Ok(req) => {
+                let address = if self.config.faults.has(Fault::ZeroLookupAddress) {
+                    std::net::Ipv4Addr::UNSPECIFIED
+                } else {
+                    *self.config.advertised.ip()
+                };
+                HostLookupResponse {
+                    host_id: req.host_id,
+                    address,
+                    reserved: 0,
+                    port: self.config.advertised.port(),
+                }
+                .encode()
+            }
+            Err(e) => {
+                // facts 5.3: Sunrise answers a bad size with an empty 17 so the ring moves.
+                self.drop_input(link, format!("service 16: {e}"));
+                Vec::new()
+            }
+        };
+        let task = if self.config.faults.has(Fault::WrongTaskEcho) {
+            header.task.wrapping_add(1)
+        } else {
+            header.task
+        };
+        let Some(l) = self.links.get_mut(&link) else {
+            return;
+        };
+        let mut t = l.response(plain_type, vex_wire::bap::services::HOST_LOOKUP_RESPONSE, task, &body);
+        if self.config.faults.has(Fault::BadOuterMagic) {
+            if let Some(m) = t.bytes.first_mut() {
+                *m = MAGIC + 1;
+            }
+        }
+        self.send(t);
+    }
+
+    /// A session id of the account's shape: account half, class 0x0020, index (ENV-09).
+    fn new_session_id(&mut self) -> u64 {
+        let index = u64::from(self.next_session_index);
+        self.next_session_index = self.next_session_index.wrapping_add(1).max(1);
+        if self.config.faults.has(Fault::BareSessionId) {
+            return index;
+        }
+        let account_half = self.config.scenario.player.account_soid & 0xFFFF_FFFF_0000_0000;
+        account_half | (SESSION_CLASS << 16) | (index & 0xFFFF)
+    }
+
+    /// Service 6: always answered with service 7 (BAP-14); a malformed request falls back
+    /// to the scenario's own selection. The link that asked owns the new session.
+    fn host_request(
+        &mut self,
+        _now: Instant,
+        link: LinkId,
+        plain_type: FrameType,
+        header: InnerHeader,
+        body: &[u8],
+    ) {
+        let descriptor = match SelectionRequest::decode_service6(body) {
+            Ok(req) => req.descriptor,
+            Err(e) => {
+                self.drop_input(link, format!("service 6 falls back to the default selection: {e}"));
+                self.config.scenario.destination.to_bits().unwrap_or_default()
+            }
+        };
+        let session = self.new_session_id();
+        let mut response = HostResponse::new(session);
+        if self.config.faults.has(Fault::Service7Discriminator) {
+            response.discriminator = 1;
+        }
+        let Some(l) = self.links.get_mut(&link) else {
+            return;
+        };
+        l.binding = Some(Binding {
+            session,
+            descriptor,
+            join: None,
+            epoch: None,
+            roster_owed: false,
+        });
+        let t = l.response(plain_type, vex_wire::bap::services::HOST_RESPONSE, header.task, &response.encode());
+        self.send(t);
+        if self.config.faults.has(Fault::PushBeforeJoin) {
+            self.push_global_state(link);
+        }
+    }
+}
