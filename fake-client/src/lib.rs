@@ -1,1 +1,21 @@
-//! placeholder
+//! vex-fake-client: the emulated client.
+//!
+//! A sans-IO model of the game client (build 86657) that performs the route into an
+//! activity, keeps its status line and link clock, and checks everything a host sends
+//! against the rules of `rules.md`, reporting what the real client would have done.
+
+pub mod config;
+mod core;
+pub mod link;
+mod push;
+pub mod rules;
+mod session;
+pub mod status;
+pub mod violation;
+
+pub use crate::core::{ClientCore, ClientTransmit, Outcome, Received};
+pub use config::ClientConfig;
+pub use link::LinkKind;
+pub use rules::{Effect, Rule};
+pub use status::StatusLine;
+pub use violation::Violation;

@@ -42,7 +42,10 @@ impl HostCore {
         if !owned {
             return self.drop_input(
                 link,
-                format!("message {} names session {:#x}, which this link does not own", n.msg_type, n.handle),
+                format!(
+                    "message {} names session {:#x}, which this link does not own",
+                    n.msg_type, n.handle
+                ),
             );
         }
         match n.msg_type {
@@ -126,16 +129,28 @@ impl HostCore {
         }
         let mut burst = vec![
             (JOIN_RESULT, msg4),
-            (ENTITY_SLOTS_ALLOCATED, EntitySlotMask::with_range(JOIN_GRANT).0),
+            (
+                ENTITY_SLOTS_ALLOCATED,
+                EntitySlotMask::with_range(JOIN_GRANT).0,
+            ),
             (GLOBAL_ACTIVITY_STATE, msg1),
             (WORLD_GLOBALS_STATE, WorldGlobals::default_tick().encode()?),
-            (BUBBLE_HOST_STATE, BubbleHostState { row_count: 0 }.encode()?),
+            (
+                BUBBLE_HOST_STATE,
+                BubbleHostState { row_count: 0 }.encode()?,
+            ),
         ];
         if faults.has(Fault::AuthBeforeEpoch) {
-            burst.push((SENSOR_AUTH_UPDATE, roster::sensor_auth(scenario, join, [0, 0])?.encode()?));
+            burst.push((
+                SENSOR_AUTH_UPDATE,
+                roster::sensor_auth(scenario, join, [0, 0])?.encode()?,
+            ));
         }
         if !faults.has(Fault::NoMembership) {
-            burst.push((REPLICATE_MEMBERSHIP, roster::membership(scenario, join).encode()?));
+            burst.push((
+                REPLICATE_MEMBERSHIP,
+                roster::membership(scenario, join).encode()?,
+            ));
         }
         if faults.has(Fault::BurstOrder) {
             burst.swap(0, 1);
@@ -157,7 +172,9 @@ impl HostCore {
             JOIN_RESULT if faults.has(Fault::JoinResultWrongSession) => push.session_id ^= 0xFFFF,
             GLOBAL_ACTIVITY_STATE if faults.has(Fault::PushDiscriminator) => push.discriminator = 0,
             WORLD_GLOBALS_STATE if faults.has(Fault::PayloadLenLarger) => push.payload_len += 8,
-            BUBBLE_HOST_STATE if faults.has(Fault::PayloadLenHuge) => push.payload_len = 0xFFFF_FF80,
+            BUBBLE_HOST_STATE if faults.has(Fault::PayloadLenHuge) => {
+                push.payload_len = 0xFFFF_FF80
+            }
             _ => {}
         }
         if l.next_keepalive.is_some() && faults.has(Fault::WrongSessionAfterJoin) {
@@ -181,7 +198,10 @@ impl HostCore {
         let mut extra = Vec::new();
         if faults.has(Fault::ShortInnerHeader) {
             // BAP-03: 4 bytes cannot hold a 6-byte inner header.
-            extra.push((ACTIVITY_PUSH, l.frame_inner(FrameType::Plain, &[0, 9, 0, 0])));
+            extra.push((
+                ACTIVITY_PUSH,
+                l.frame_inner(FrameType::Plain, &[0, 9, 0, 0]),
+            ));
         }
         if faults.has(Fault::ServiceIdOutOfRange) {
             let header = InnerHeader::request(OUT_OF_RANGE_SERVICE, 0);

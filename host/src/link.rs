@@ -1,8 +1,8 @@
 //! One BAP link as the host sees it: framing, the secure channel, and the activity
 //! binding (NS "bdLobby BAP"; facts 1.4, 7.7).
 
-use crate::event::Transmit;
 use crate::LinkId;
+use crate::event::Transmit;
 use vex_wire::activity::envelope::ActivityPush;
 use vex_wire::activity::join::JoinRequest;
 use vex_wire::activity::selection::DescriptorBits;
@@ -76,7 +76,13 @@ impl Link {
     }
 
     /// A response frame to `service`'s request with `task`.
-    pub fn response(&mut self, plain_type: FrameType, service: u16, task: u32, body: &[u8]) -> Transmit {
+    pub fn response(
+        &mut self,
+        plain_type: FrameType,
+        service: u16,
+        task: u32,
+        body: &[u8],
+    ) -> Transmit {
         let bytes = self.frame(plain_type, InnerHeader::response(service, task), body);
         Transmit {
             link: self.id,

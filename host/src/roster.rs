@@ -30,7 +30,10 @@ pub const FIRST_REVISION: u32 = 1;
 /// Message 1: the scenario's bubbles and the client's own descriptor replayed exactly.
 pub fn global_state(scenario: &Scenario, descriptor: &DescriptorBits) -> GlobalActivityState {
     let mut bubble_states = [BUBBLE_SKIPPED; MAX_BUBBLES];
-    for s in bubble_states.iter_mut().take(usize::from(scenario.bubble_count)) {
+    for s in bubble_states
+        .iter_mut()
+        .take(usize::from(scenario.bubble_count))
+    {
         *s = BUBBLE_ENABLED;
     }
     GlobalActivityState {
@@ -55,7 +58,12 @@ pub fn membership(scenario: &Scenario, join: &JoinRequest) -> ReplicateMembershi
 
 /// The Auth part of one slot: a typed body for the types Vex publishes, reset-only for the
 /// others (AUTH-09: reset-only installs the schema defaults).
-fn auth_part(scenario: &Scenario, slot: ClientRef, join: &JoinRequest, key_slot: bool) -> Result<AuthPart, BitError> {
+fn auth_part(
+    scenario: &Scenario,
+    slot: ClientRef,
+    join: &JoinRequest,
+    key_slot: bool,
+) -> Result<AuthPart, BitError> {
     let body = match slot.slot_type {
         TYPE_LIFETIME => {
             let mut a = LifetimeAuth::sunrise_default(LIVE_STATE);
@@ -76,7 +84,12 @@ fn auth_part(scenario: &Scenario, slot: ClientRef, join: &JoinRequest, key_slot:
     })
 }
 
-fn group(scenario: &Scenario, object: &PlacedObject, join: &JoinRequest, carries_key: bool) -> Result<EntityGroup, BitError> {
+fn group(
+    scenario: &Scenario,
+    object: &PlacedObject,
+    join: &JoinRequest,
+    carries_key: bool,
+) -> Result<EntityGroup, BitError> {
     let mut key_given = !carries_key;
     let mut objects = Vec::with_capacity(object.slots.len());
     for decl in &object.slots {
@@ -107,9 +120,17 @@ fn group(scenario: &Scenario, object: &PlacedObject, join: &JoinRequest, carries
 /// Message 5 for the arrival bubble: the top-level groups, the bubble's sub-block, and an
 /// object block for every slot, so the all-or-nothing apply succeeds (AUTH-08). Only the
 /// first top-level group carries the player key (facts 4.7).
-pub fn sensor_auth(scenario: &Scenario, join: &JoinRequest, epoch: [u64; 2]) -> Result<SensorAuthUpdate, BitError> {
+pub fn sensor_auth(
+    scenario: &Scenario,
+    join: &JoinRequest,
+    epoch: [u64; 2],
+) -> Result<SensorAuthUpdate, BitError> {
     let bubble = scenario.arrival_bubble();
-    let top: Vec<&PlacedObject> = scenario.objects.iter().filter(|o| o.bubble.is_none()).collect();
+    let top: Vec<&PlacedObject> = scenario
+        .objects
+        .iter()
+        .filter(|o| o.bubble.is_none())
+        .collect();
     let local: Vec<&PlacedObject> = scenario
         .objects
         .iter()

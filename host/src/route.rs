@@ -66,7 +66,12 @@ impl HostCore {
         let body = seal_hello(&self.config.signon, iv, &secrets);
         if let Some(l) = self.links.get_mut(&link) {
             l.secure = None;
-            let t = l.response(plain_type, vex_wire::bap::services::HELLO_RESPONSE, header.task, &body);
+            let t = l.response(
+                plain_type,
+                vex_wire::bap::services::HELLO_RESPONSE,
+                header.task,
+                &body,
+            );
             self.send(t);
             if let Some(l) = self.links.get_mut(&link) {
                 l.secure = Some(SecureChannel::new(&secrets, Role::Host));
@@ -75,7 +80,13 @@ impl HostCore {
     }
 
     /// Service 16: echoes the id with this host's own listener address (BAP-12).
-    fn host_lookup(&mut self, link: LinkId, plain_type: FrameType, header: InnerHeader, body: &[u8]) {
+    fn host_lookup(
+        &mut self,
+        link: LinkId,
+        plain_type: FrameType,
+        header: InnerHeader,
+        body: &[u8],
+    ) {
         if self.config.faults.has(Fault::UnansweredLookup) {
             return;
         }
@@ -108,7 +119,12 @@ impl HostCore {
         let Some(l) = self.links.get_mut(&link) else {
             return;
         };
-        let mut t = l.response(plain_type, vex_wire::bap::services::HOST_LOOKUP_RESPONSE, task, &body);
+        let mut t = l.response(
+            plain_type,
+            vex_wire::bap::services::HOST_LOOKUP_RESPONSE,
+            task,
+            &body,
+        );
         if self.config.faults.has(Fault::BadOuterMagic) {
             if let Some(m) = t.bytes.first_mut() {
                 *m = MAGIC + 1;
@@ -141,8 +157,15 @@ impl HostCore {
         let descriptor = match SelectionRequest::decode_service6(body) {
             Ok(req) => req.descriptor,
             Err(e) => {
-                self.drop_input(link, format!("service 6 falls back to the default selection: {e}"));
-                self.config.scenario.destination.to_bits().unwrap_or_default()
+                self.drop_input(
+                    link,
+                    format!("service 6 falls back to the default selection: {e}"),
+                );
+                self.config
+                    .scenario
+                    .destination
+                    .to_bits()
+                    .unwrap_or_default()
             }
         };
         let session = self.new_session_id();
@@ -160,7 +183,12 @@ impl HostCore {
             epoch: None,
             roster_owed: false,
         });
-        let t = l.response(plain_type, vex_wire::bap::services::HOST_RESPONSE, header.task, &response.encode());
+        let t = l.response(
+            plain_type,
+            vex_wire::bap::services::HOST_RESPONSE,
+            header.task,
+            &response.encode(),
+        );
         self.send(t);
         if self.config.faults.has(Fault::PushBeforeJoin) {
             self.push_global_state(link);

@@ -51,7 +51,9 @@ pub async fn serve(
     let mut next_link = 1u64;
     tokio::pin!(shutdown);
     loop {
-        let deadline = core.poll_timeout().map(|t| start + std::time::Duration::from_millis(t.millis()));
+        let deadline = core
+            .poll_timeout()
+            .map(|t| start + std::time::Duration::from_millis(t.millis()));
         let sleep = async {
             match deadline {
                 Some(d) => tokio::time::sleep_until(d).await,

@@ -1,0 +1,46 @@
+//! What the emulated client knows before it starts: its content, its SignOn material and
+//! its own choices (nonce, epoch).
+
+use std::net::SocketAddrV4;
+use vex_wire::bap::secure::SignOnKeys;
+use vex_wire::scenario::Scenario;
+
+/// Silence on the Activity Host link that ends the activity: 20,000 + 500 ms (LINK-01).
+pub const LINK_SILENCE_MS: u64 = 20_500;
+/// The client sends message 52 every second (LINK-02).
+pub const PATCH_EPOCH_INTERVAL_MS: u64 = 1000;
+/// Body length of service 30 (NS: 128 bytes back, not inspected).
+pub const CHANNEL_START_LEN: usize = 128;
+/// The SignOn token length Sunrise uses (facts 1.1).
+pub const TOKEN_LEN: usize = 32;
+
+/// The emulated client's configuration.
+#[derive(Debug, Clone)]
+pub struct ClientConfig {
+    /// The lobby (primary) link's address.
+    pub target: SocketAddrV4,
+    /// SignOn success fields 2 and 3.
+    pub signon: SignOnKeys,
+    /// SignOn field 4, sent in the hello.
+    pub token: [u8; TOKEN_LEN],
+    /// The content the client's packages hold.
+    pub scenario: Scenario,
+    /// The correlation nonce of join_request.
+    pub join_nonce: u32,
+    /// The patch epoch the client reports in message 52.
+    pub patch_epoch: [u64; 2],
+}
+
+impl ClientConfig {
+    /// A client of the built-in scenario aimed at `target`.
+    pub fn builtin(target: SocketAddrV4) -> Self {
+        Self {
+            target,
+            signon: SignOnKeys::DEVELOPMENT,
+            token: [0; TOKEN_LEN],
+            scenario: Scenario::builtin(),
+            join_nonce: 0x1122_3344,
+            patch_epoch: [0x0102_0304_0506_0708, 0x1112_1314_1516_1718],
+        }
+    }
+}

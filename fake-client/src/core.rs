@@ -1,0 +1,542 @@
+//! The sans-IO emulated client: the route into an activity, the join, the epoch report and
+//! the link clock, with every check of [`crate::rules`] at the point the real client
+//! applies it (design "The emulated client").
+
+use crate::config::{CHANNEL_START_LEN, ClientConfig, LINK_SILENCE_MS, PATCH_EPOCH_INTERVAL_MS};
+use crate::link::{ClientLink, LinkKind};
+use crate::rules::{Effect, Rule};
+use crate::session::ActivitySlot;
+use crate::status::StatusLine;
+use crate::violation::Violation;
+use std::collections::{BTreeMap, VecDeque};
+use std::net::SocketAddrV4;
+use vex_wire::activity::envelope::ActivityNotification;
+use vex_wire::activity::ids;
+use vex_wire::bap::deframer::Frame;
+use vex_wire::bap::header::{FrameType, InnerHeader, SERVICE_ID_LIMIT, STATUS_OK};
+use vex_wire::bap::secure::{Role, SecureChannel, open_hello};
+use vex_wire::bap::services::{
+    ACTIVITY_PUSH, ACTIVITY_TO_HOST, CHANNEL_START, CHANNEL_START_RESPONSE, ECHO, HELLO,
+    HELLO_RESPONSE, HOST_LOOKUP, HOST_LOOKUP_RESPONSE, HOST_REQUEST, HOST_RESPONSE, HeaderShape,
+    HostLookup, HostLookupResponse, HostResponse, client_inbound_shape, response_for,
+};
+use vex_wire::time::Instant;
+
+/// A frame the client wants sent, with what it carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientTransmit {
+    /// The link.
+    pub link: LinkKind,
+    /// The whole frame.
+    pub bytes: Vec<u8>,
+    /// The BAP service.
+    pub service: u16,
+    /// The activity message id, for service 8.
+    pub message: Option<u32>,
+}
+
+/// What a run came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Still going.
+    Running,
+    /// The activity ended with an error, as the real client would end it.
+    Ended {
+        /// The rule whose breach ended it.
+        rule: Rule,
+        /// The client's error, e.g. `error_host_crashed`.
+        reason: String,
+    },
+    /// The real client would have crashed.
+    Crashed {
+        /// The rule whose breach crashed it.
+        rule: Rule,
+        /// What crashed it.
+        reason: String,
+    },
+}
+
+/// A received frame, reported for transcripts and the `vex client` log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Received {
+    /// The frame index.
+    pub frame: u64,
+    /// The link.
+    pub link: LinkKind,
+    /// The BAP service, when the inner header was readable.
+    pub service: Option<u16>,
+    /// The activity message id, for service 9.
+    pub message: Option<u32>,
+}
+
+/// The emulated client.
+#[derive(Debug)]
+pub struct ClientCore {
+    pub(crate) config: ClientConfig,
+    pub(crate) links: BTreeMap<LinkKind, ClientLink>,
+    pub(crate) slot: Option<ActivitySlot>,
+    pub(crate) status: StatusLine,
+    pub(crate) outcome: Outcome,
+    violations: Vec<Violation>,
+    new_violations: usize,
+    frames_in: u64,
+    connects: VecDeque<(LinkKind, SocketAddrV4)>,
+    transmits: VecDeque<ClientTransmit>,
+    received: VecDeque<Received>,
+}
+
+impl ClientCore {
+    /// A client that will first open its primary link to `config.target`.
+    pub fn new(config: ClientConfig) -> Self {
+        let target = config.target;
+        Self {
+            config,
+            links: BTreeMap::new(),
+            slot: None,
+            status: StatusLine::default(),
+            outcome: Outcome::Running,
+            violations: Vec::new(),
+            new_violations: 0,
+            frames_in: 0,
+            connects: VecDeque::from([(LinkKind::Primary, target)]),
+            transmits: VecDeque::new(),
+            received: VecDeque::new(),
+        }
+    }
+
+    /// The status line.
+    pub fn status(&self) -> StatusLine {
+        self.status
+    }
+
+    /// What the run has come to.
+    pub fn outcome(&self) -> &Outcome {
+        &self.outcome
+    }
+
+    /// Every violation so far.
+    pub fn violations(&self) -> &[Violation] {
+        &self.violations
+    }
+
+    /// Violations recorded since the last call.
+    pub fn poll_violations(&mut self) -> Vec<Violation> {
+        let new = self.violations[self.new_violations..].to_vec();
+        self.new_violations = self.violations.len();
+        new
+    }
+
+    /// A link the IO layer should open.
+    pub fn poll_connect(&mut self) -> Option<(LinkKind, SocketAddrV4)> {
+        self.connects.pop_front()
+    }
+
+    /// The next frame to send.
+    pub fn poll_transmit(&mut self) -> Option<ClientTransmit> {
+        self.transmits.pop_front()
+    }
+
+    /// The next received frame report.
+    pub fn poll_received(&mut self) -> Option<Received> {
+        self.received.pop_front()
+    }
+
+    fn running(&self) -> bool {
+        self.outcome == Outcome::Running
+    }
+
+    /// Records a violation and does what the real client does for its effect.
+    pub(crate) fn violate(
+        &mut self,
+        rule: Rule,
+        frame: Option<u64>,
+        bit: Option<usize>,
+        reason: String,
+    ) {
+        tracing::warn!(rule = rule.id(), frame, bit, %reason, "client check failed");
+        let effect = rule.effect();
+        match effect {
+            Effect::End => {
+                if self.running() {
+                    self.outcome = Outcome::Ended {
+                        rule,
+                        reason: reason.clone(),
+                    };
+                }
+            }
+            Effect::Crash => {
+                if self.running() {
+                    self.outcome = Outcome::Crashed {
+                        rule,
+                        reason: reason.clone(),
+                    };
+                }
+            }
+            _ => {}
+        }
+        self.violations.push(Violation {
+            rule,
+            effect,
+            frame,
+            bit,
+            reason,
+        });
+    }
+
+    /// The IO layer opened `link`: start channel setup and the hello (facts 1.5).
+    pub fn handle_connected(&mut self, now: Instant, link: LinkKind) {
+        let mut l = ClientLink::new(now);
+        let start = l.request(now, CHANNEL_START, &[0; CHANNEL_START_LEN], true);
+        let mut hello_body = vec![0x0A, 0x20];
+        hello_body.extend_from_slice(&self.config.token);
+        hello_body.extend_from_slice(&[0x10, 0x01]);
+        let hello = l.request(now, HELLO, &hello_body, true);
+        self.links.insert(link, l);
+        self.queue(link, start, CHANNEL_START, None);
+        self.queue(link, hello, HELLO, None);
+    }
+
+    /// The link closed under the client.
+    pub fn handle_closed(&mut self, _now: Instant, link: LinkKind) {
+        if let Some(l) = self.links.get_mut(&link) {
+            l.dead = true;
+        }
+    }
+
+    fn queue(&mut self, link: LinkKind, bytes: Vec<u8>, service: u16, message: Option<u32>) {
+        self.transmits.push_back(ClientTransmit {
+            link,
+            bytes,
+            service,
+            message,
+        });
+    }
+
+    /// Sends a request on `link`.
+    pub(crate) fn send_request(&mut self, now: Instant, link: LinkKind, service: u16, body: &[u8]) {
+        let expects = response_for(service).is_some();
+        if let Some(l) = self.links.get_mut(&link) {
+            let bytes = l.request(now, service, body, expects);
+            self.queue(link, bytes, service, None);
+        }
+    }
+
+    /// Sends activity message `msg` on service 8 with `handle` (the session id).
+    pub(crate) fn send_activity(&mut self, now: Instant, handle: u64, msg: u32, payload: Vec<u8>) {
+        let body = ActivityNotification::new(handle, msg, 0, payload).encode();
+        if let Some(l) = self.links.get_mut(&LinkKind::Activity) {
+            let bytes = l.request(now, ACTIVITY_TO_HOST, &body, false);
+            self.queue(LinkKind::Activity, bytes, ACTIVITY_TO_HOST, Some(msg));
+        }
+    }
+
+    /// Bytes arrived on `link`.
+    pub fn handle_bytes(&mut self, now: Instant, link: LinkKind, bytes: &[u8]) {
+        let running = self.running();
+        let Some(l) = self.links.get_mut(&link) else {
+            return;
+        };
+        if l.dead || !running {
+            return;
+        }
+        l.last_rx = now;
+        l.deframer.push(bytes);
+        while self.running() {
+            let Some(l) = self.links.get_mut(&link) else {
+                return;
+            };
+            match l.deframer.next_frame() {
+                Ok(Some(frame)) => self.handle_frame(now, link, frame),
+                Ok(None) => return,
+                Err(e) => {
+                    l.dead = true;
+                    let frame = self.next_frame_index();
+                    return self.violate(
+                        Rule::Bap01,
+                        Some(frame),
+                        None,
+                        format!("{link} link: {e}"),
+                    );
+                }
+            }
+        }
+    }
+
+    fn next_frame_index(&mut self) -> u64 {
+        let i = self.frames_in;
+        self.frames_in += 1;
+        i
+    }
+
+    fn handle_frame(&mut self, now: Instant, link: LinkKind, frame: Frame) {
+        let idx = self.next_frame_index();
+        let Some(l) = self.links.get_mut(&link) else {
+            return;
+        };
+        let inner = match (frame.frame_type, &mut l.secure) {
+            (FrameType::Encrypted, Some(channel)) => match channel.open(&frame.payload) {
+                Ok(inner) => inner,
+                Err(e) => {
+                    return self.violate(Rule::Bap02, Some(idx), None, format!("{link} link: {e}"));
+                }
+            },
+            (FrameType::Encrypted, None) => {
+                let reason = format!("{link} link: encrypted frame before the hello");
+                return self.violate(Rule::Bap02, Some(idx), None, reason);
+            }
+            _ => frame.payload,
+        };
+        let Some(service) = InnerHeader::peek_service(&inner) else {
+            let reason = format!("{}-byte inner message has no service id", inner.len());
+            return self.violate(Rule::Bap03, Some(idx), None, reason);
+        };
+        if service >= SERVICE_ID_LIMIT {
+            let reason = format!("service {service} is at or above {SERVICE_ID_LIMIT}");
+            return self.violate(Rule::Bap04, Some(idx), None, reason);
+        }
+        let shape = client_inbound_shape(service);
+        let (header, body) = match InnerHeader::read(&inner, shape == HeaderShape::Response) {
+            Ok(h) => h,
+            Err(e) => {
+                return self.violate(
+                    Rule::Bap03,
+                    Some(idx),
+                    None,
+                    format!("service {service}: {e}"),
+                );
+            }
+        };
+        let message = (service == ACTIVITY_PUSH)
+            .then(|| {
+                body.get(9..13)
+                    .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+            })
+            .flatten();
+        self.received.push_back(Received {
+            frame: idx,
+            link,
+            service: Some(service),
+            message,
+        });
+        match shape {
+            HeaderShape::Request if service == ACTIVITY_PUSH => self.handle_push(now, idx, body),
+            HeaderShape::Request => {
+                tracing::info!(service, "push on a service the model does not act on")
+            }
+            HeaderShape::Response => self.handle_response(now, link, idx, header, body),
+        }
+    }
+
+    fn handle_response(
+        &mut self,
+        now: Instant,
+        link: LinkKind,
+        idx: u64,
+        header: InnerHeader,
+        body: &[u8],
+    ) {
+        let Some(l) = self.links.get_mut(&link) else {
+            return;
+        };
+        let asked = l.pending.get(&header.task).copied();
+        let Some(request) = asked.filter(|&r| response_for(r) == Some(header.service)) else {
+            let reason = format!(
+                "service {} response with task {} answers no outstanding request",
+                header.service, header.task
+            );
+            return self.violate(Rule::Bap05, Some(idx), None, reason);
+        };
+        if header.status != Some(STATUS_OK) {
+            let reason = format!(
+                "service {} response has status {:?}, not 200",
+                header.service, header.status
+            );
+            return self.violate(Rule::Bap05, Some(idx), None, reason);
+        }
+        l.pending.remove(&header.task);
+        match (request, header.service) {
+            (HELLO, HELLO_RESPONSE) => self.on_hello(now, link, idx, body),
+            (HOST_LOOKUP, HOST_LOOKUP_RESPONSE) => self.on_host_lookup(idx, body),
+            (HOST_REQUEST, HOST_RESPONSE) => self.on_host_response(now, idx, body),
+            (CHANNEL_START, CHANNEL_START_RESPONSE) | (ECHO, _) => {}
+            _ => {}
+        }
+    }
+
+    /// Service 26: arms the channel, then continues the route on that link.
+    fn on_hello(&mut self, now: Instant, link: LinkKind, idx: u64, body: &[u8]) {
+        let secrets = match open_hello(&self.config.signon, body) {
+            Ok(s) => s,
+            Err(e) => {
+                return self.violate(Rule::Bap02, Some(idx), None, format!("service 26: {e}"));
+            }
+        };
+        if let Some(l) = self.links.get_mut(&link) {
+            l.secure = Some(SecureChannel::new(&secrets, Role::Client));
+        }
+        match link {
+            LinkKind::Primary => {
+                let lookup = HostLookup {
+                    host_id: self.config.scenario.activity_host_id,
+                };
+                self.send_request(now, link, HOST_LOOKUP, &lookup.encode());
+                self.send_request(now, link, ECHO, &0u32.to_be_bytes());
+            }
+            LinkKind::Activity => match self.selection_request() {
+                Ok(body) => self.send_request(now, link, HOST_REQUEST, &body),
+                Err(e) => tracing::error!(%e, "the scenario's selection does not encode"),
+            },
+        }
+    }
+
+    /// Service 17: checks it (BAP-12) and opens the Activity Host link.
+    fn on_host_lookup(&mut self, idx: u64, body: &[u8]) {
+        let r = match HostLookupResponse::decode(body) {
+            Ok(r) => r,
+            Err(e) => return self.violate(Rule::Bap12, Some(idx), None, e.to_string()),
+        };
+        let problem = if r.address.is_unspecified() {
+            Some("IPv4 address is 0")
+        } else if r.port == 0 {
+            Some("port is 0")
+        } else if r.reserved != 0 {
+            Some("reserved field is not 0")
+        } else if r.host_id != self.config.scenario.activity_host_id {
+            Some("host id is not the one asked for")
+        } else {
+            None
+        };
+        match problem {
+            Some(p) => self.violate(Rule::Bap12, Some(idx), None, format!("service 17: {p}")),
+            None => self
+                .connects
+                .push_back((LinkKind::Activity, SocketAddrV4::new(r.address, r.port))),
+        }
+    }
+
+    /// Service 7: checks it (BAP-13, ENV-09), makes the activity client (message 10 inside
+    /// the client) and sends join_request.
+    fn on_host_response(&mut self, now: Instant, idx: u64, body: &[u8]) {
+        let r = match HostResponse::decode(body) {
+            Ok(r) => r,
+            Err(e) => return self.violate(Rule::Bap13, Some(idx), None, e.to_string()),
+        };
+        if r.discriminator != HostResponse::DISCRIMINATOR || r.session_id == 0 {
+            let reason = format!(
+                "service 7 discriminator {} session {:#x}",
+                r.discriminator, r.session_id
+            );
+            return self.violate(Rule::Bap13, Some(idx), None, reason);
+        }
+        let account_half = self.config.scenario.player.account_soid >> 32;
+        let shaped = r.session_id >> 32 == account_half && (r.session_id >> 16) & 0xFFFF == 0x0020;
+        if !shaped {
+            let reason = format!(
+                "session id {:#018x} lacks the account half {account_half:#x} and class 0x0020",
+                r.session_id
+            );
+            self.violate(Rule::Env09, Some(idx), None, reason);
+        }
+        let mut slot = ActivitySlot::new(r.session_id, !shaped);
+        slot.join_sent = true;
+        self.slot = Some(slot);
+        let join = vex_wire::activity::join::JoinRequest::new(
+            self.config.join_nonce,
+            r.session_id,
+            self.config.scenario.player.member_key,
+            self.config.scenario.player.character_id,
+        );
+        self.send_activity(now, r.session_id, ids::JOIN_REQUEST, join.encode());
+    }
+
+    fn selection_request(&self) -> Result<Vec<u8>, vex_wire::bits::BitError> {
+        vex_wire::activity::selection::SelectionRequest {
+            transaction: 1,
+            kind: 0,
+            descriptor: self.config.scenario.destination.to_bits()?,
+            trailing: true,
+        }
+        .encode_service6()
+    }
+
+    /// Time passed: the link clock (LINK-01), message 52 every second and message 16 after
+    /// a silent keepalive interval (LINK-02).
+    pub fn handle_timeout(&mut self, now: Instant) {
+        if !self.running() {
+            return;
+        }
+        if let Some(l) = self.links.get(&LinkKind::Activity) {
+            if !l.dead && now.since(l.last_rx) >= LINK_SILENCE_MS {
+                let reason = format!(
+                    "error_host_crashed: no bytes on the Activity Host link for {} ms",
+                    now.since(l.last_rx)
+                );
+                return self.violate(Rule::Link01, None, None, reason);
+            }
+        }
+        let Some(slot) = &mut self.slot else {
+            return;
+        };
+        let (handle, established) = (slot.stored_id, slot.established);
+        if !established {
+            return;
+        }
+        if slot.next_epoch.is_some_and(|t| t <= now) {
+            slot.next_epoch = Some(now + PATCH_EPOCH_INTERVAL_MS);
+            slot.last_epoch_sent = Some(self.config.patch_epoch);
+            let body = vex_wire::activity::small::PatchEpoch(self.config.patch_epoch).encode();
+            self.send_activity(now, handle, ids::PATCH_EPOCH, body);
+        }
+        if let Some(due) = self.keepalive_due() {
+            if due <= now {
+                let body = vex_wire::activity::small::KEEPALIVE_BODY.to_vec();
+                self.send_activity(now, handle, ids::KEEPALIVE_REQUEST, body);
+            }
+        }
+    }
+
+    fn keepalive_due(&self) -> Option<Instant> {
+        let slot = self.slot.as_ref().filter(|s| s.established)?;
+        let l = self.links.get(&LinkKind::Activity)?;
+        Some(l.last_tx + slot.keepalive_interval_ms)
+    }
+
+    /// When [`ClientCore::handle_timeout`] next has work.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        if !self.running() {
+            return None;
+        }
+        let silence = self
+            .links
+            .get(&LinkKind::Activity)
+            .filter(|l| !l.dead)
+            .map(|l| l.last_rx + LINK_SILENCE_MS);
+        let epoch = self.slot.as_ref().and_then(|s| s.next_epoch);
+        [silence, epoch, self.keepalive_due()]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    /// The run's deadline passed: every check whose effect is a hang is judged now.
+    pub fn finish(&mut self, _now: Instant) {
+        if !self.running() {
+            return;
+        }
+        let pending: Vec<(LinkKind, u32, u16)> = self
+            .links
+            .iter()
+            .filter(|(_, l)| !l.dead)
+            .flat_map(|(k, l)| l.pending.iter().map(move |(t, s)| (*k, *t, *s)))
+            .collect();
+        for (link, task, service) in pending {
+            let reason =
+                format!("{link} link: service {service} request (task {task}) was never answered");
+            self.violate(Rule::Bap06, None, None, reason);
+        }
+        if !self.status.in_activity() {
+            let reason = format!("the run ended at {} without E, G and M", self.status);
+            self.violate(Rule::Join09, None, None, reason);
+        }
+    }
+}

@@ -1,0 +1,86 @@
+//! One of the client's two BAP links: framing, the secure channel, and its outstanding
+//! requests (NS "bdLobby BAP").
+
+use std::collections::BTreeMap;
+use vex_wire::bap::deframer::Deframer;
+use vex_wire::bap::header::{FrameType, InnerHeader, outer_frame, plain_frame};
+use vex_wire::bap::secure::SecureChannel;
+use vex_wire::time::Instant;
+
+/// Which link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LinkKind {
+    /// The lobby link opened after SignOn.
+    Primary,
+    /// The Activity Host link, to the address service 17 gave.
+    Activity,
+}
+
+impl std::fmt::Display for LinkKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            LinkKind::Primary => "primary",
+            LinkKind::Activity => "activity",
+        })
+    }
+}
+
+/// Per-link state.
+#[derive(Debug)]
+pub struct ClientLink {
+    /// Reassembles frames.
+    pub deframer: Deframer,
+    /// Armed by service 26.
+    pub secure: Option<SecureChannel>,
+    /// Requests not yet answered: task id to service id (BAP-05, BAP-06).
+    pub pending: BTreeMap<u32, u16>,
+    /// The next task id.
+    pub next_task: u32,
+    /// When the last bytes arrived (LINK-01).
+    pub last_rx: Instant,
+    /// When the client last sent on this link (LINK-02).
+    pub last_tx: Instant,
+    /// Set once the link is refused or closed.
+    pub dead: bool,
+}
+
+impl ClientLink {
+    /// A link that just connected.
+    pub fn new(now: Instant) -> Self {
+        Self {
+            deframer: Deframer::default(),
+            secure: None,
+            pending: BTreeMap::new(),
+            next_task: 1,
+            last_rx: now,
+            last_tx: now,
+            dead: false,
+        }
+    }
+
+    /// Frames a request on `service`, recording it as pending when it expects a response.
+    pub fn request(
+        &mut self,
+        now: Instant,
+        service: u16,
+        body: &[u8],
+        expects_response: bool,
+    ) -> Vec<u8> {
+        let task = self.next_task;
+        self.next_task = self.next_task.wrapping_add(1);
+        if expects_response {
+            self.pending.insert(task, service);
+        }
+        self.last_tx = now;
+        let header = InnerHeader::request(service, task);
+        match &mut self.secure {
+            Some(channel) => {
+                let mut inner = Vec::with_capacity(header.wire_len() + body.len());
+                header.write(&mut inner);
+                inner.extend_from_slice(body);
+                outer_frame(FrameType::Encrypted, &channel.seal(&inner))
+            }
+            None => plain_frame(FrameType::Bootstrap, header, body),
+        }
+    }
+}

@@ -1,0 +1,222 @@
+//! Service-9 pushes: the envelope checks, the two routing arms, and the handlers of the
+//! messages the join and the roster use (AH "The activity envelope", "join_result",
+//! "global_activity_state", "Message 5").
+
+use crate::core::ClientCore;
+use crate::rules::Rule;
+use vex_wire::activity::envelope::{ActivityPush, CRASHING_PAYLOAD_LEN, PUSH_DISCRIMINATOR};
+use vex_wire::activity::global_state::GlobalActivityState;
+use vex_wire::activity::ids;
+use vex_wire::activity::join::JoinResult;
+use vex_wire::activity::sensor_auth::DecodedAuthUpdate;
+use vex_wire::bits::BitError;
+use vex_wire::time::Instant;
+
+/// The byte the emulated client uses for the stale buffer bytes a too-large payload_len
+/// copies (ENV-02).
+const STALE_BYTE: u8 = 0xCD;
+
+fn bit_of(e: &BitError) -> Option<usize> {
+    match e {
+        BitError::PastEnd { at, .. } | BitError::UnknownShape { at, .. } => Some(*at),
+        _ => None,
+    }
+}
+
+impl ClientCore {
+    /// A service-9 body.
+    pub(crate) fn handle_push(&mut self, now: Instant, idx: u64, body: &[u8]) {
+        let Ok(mut push) = ActivityPush::decode(body) else {
+            return tracing::warn!(len = body.len(), "service-9 body shorter than its header");
+        };
+        let f = Some(idx);
+        if push.payload_len >= CRASHING_PAYLOAD_LEN {
+            let reason = format!("payload_len {:#x} is 0xFFFFFF70 or more", push.payload_len);
+            return self.violate(Rule::Env03, f, None, reason);
+        }
+        if push.discriminator != PUSH_DISCRIMINATOR {
+            let reason = format!("discriminator {} is not 1", push.discriminator);
+            return self.violate(Rule::Env01, f, None, reason);
+        }
+        let declared = push.payload_len as usize;
+        if declared != push.payload.len() {
+            let reason = format!(
+                "payload_len {declared} but {} bytes follow; the client copies {declared}",
+                push.payload.len()
+            );
+            self.violate(Rule::Env02, f, None, reason);
+            push.payload.resize(declared, STALE_BYTE);
+        }
+        if !ids::has_inbound_handler(push.msg_type) {
+            let reason = format!("message {} has no inbound handler", push.msg_type);
+            return self.violate(Rule::Env04, f, None, reason);
+        }
+        let Some(slot) = &mut self.slot else {
+            let reason = format!("session {:#x}: no activity client", push.session_id);
+            return self.violate(Rule::Env05, f, None, reason);
+        };
+        if slot.established {
+            if push.session_id != slot.stored_id {
+                let reason = format!(
+                    "message {} carries session {:#x}, the join stored {:#x}",
+                    push.msg_type, push.session_id, slot.stored_id
+                );
+                return self.violate(Rule::Env07, f, None, reason);
+            }
+            return self.dispatch(now, idx, &push);
+        }
+        if push.session_id != slot.id {
+            let reason = format!(
+                "message {} carries session {:#x}, no activity client has it",
+                push.msg_type, push.session_id
+            );
+            return self.violate(Rule::Env05, f, None, reason);
+        }
+        if slot.badly_shaped {
+            return; // dropped in silence; ENV-09 was reported at service 7
+        }
+        if slot.join_sent && !slot.first_push_seen {
+            slot.first_push_seen = true;
+            if push.msg_type != ids::JOIN_RESULT {
+                let reason = format!("the burst starts with message {}, not 4", push.msg_type);
+                self.violate(Rule::Join01, f, None, reason);
+            }
+        }
+        let routable = self.slot.as_ref().is_some_and(|s| s.join_sent);
+        if push.msg_type != ids::JOIN_RESULT || !routable {
+            let reason = format!("message {} before the join is accepted", push.msg_type);
+            return self.violate(Rule::Env06, f, None, reason);
+        }
+        self.on_join_result(now, idx, &push.payload);
+    }
+
+    /// Message 4 on the pre-join arm (JOIN-03 to JOIN-06).
+    fn on_join_result(&mut self, now: Instant, idx: u64, payload: &[u8]) {
+        let f = Some(idx);
+        let r = match JoinResult::decode(payload) {
+            Ok(r) => r,
+            Err(e) => {
+                let reason = format!(
+                    "join_result of {} bytes does not decode: {e}",
+                    payload.len()
+                );
+                return self.violate(Rule::Join03, f, bit_of(&e), reason);
+            }
+        };
+        if r.result != 0 {
+            let reason = format!("result is {}, only 0 accepts", r.result);
+            return self.violate(Rule::Join04, f, Some(570), reason);
+        }
+        if r.echoed_nonce() != self.config.join_nonce {
+            let reason = format!(
+                "echoed nonce {:#x}, sent {:#x}",
+                r.echoed_nonce(),
+                self.config.join_nonce
+            );
+            return self.violate(Rule::Join05, f, Some(0), reason);
+        }
+        let Some(slot) = &mut self.slot else {
+            return;
+        };
+        let host_id = r.echoed_host_id();
+        if host_id != 0 && host_id != slot.id {
+            let reason = format!("echoed host id {host_id:#x}, the join named {:#x}", slot.id);
+            return self.violate(Rule::Join05, f, Some(32), reason);
+        }
+        slot.established = true;
+        slot.stored_id = host_id;
+        slot.keepalive_interval_ms = u64::from(r.keepalive_interval_ms);
+        slot.next_epoch = Some(now);
+        self.status.e = true;
+        if host_id == 0 {
+            let reason = "join_result stores host id 0: every later push is dropped".to_string();
+            self.violate(Rule::Join06, f, Some(32), reason);
+        }
+    }
+
+    /// A push on the established arm.
+    fn dispatch(&mut self, _now: Instant, idx: u64, push: &ActivityPush) {
+        let f = Some(idx);
+        match push.msg_type {
+            ids::ENTITY_SLOTS_ALLOCATED => {
+                if let Some(slot) = &mut self.slot {
+                    for (have, got) in slot.lease.0.iter_mut().zip(&push.payload) {
+                        *have |= got;
+                    }
+                }
+            }
+            ids::GLOBAL_ACTIVITY_STATE => self.on_global_state(idx, &push.payload),
+            ids::REPLICATE_MEMBERSHIP => self.status.m = true, // applied without checks
+            ids::SENSOR_AUTH_UPDATE => self.on_auth_update(idx, &push.payload),
+            ids::JOIN_RESULT => {
+                tracing::info!(frame = f, "a second join_result on an established client")
+            }
+            _ => {}
+        }
+    }
+
+    /// Message 1 (GLOBAL-01, GLOBAL-02).
+    fn on_global_state(&mut self, idx: u64, payload: &[u8]) {
+        let f = Some(idx);
+        let m = match GlobalActivityState::decode(payload) {
+            Ok(m) => m,
+            Err(e) => {
+                let reason = format!("message 1 of {} bytes does not decode: {e}", payload.len());
+                return self.violate(Rule::Global01, f, bit_of(&e), reason);
+            }
+        };
+        let want = i32::from(self.config.scenario.bubble_count);
+        if m.bubble_count != want {
+            let reason = format!("bubble count {}, the scenario has {want}", m.bubble_count);
+            self.violate(Rule::Global02, f, Some(67), reason);
+        }
+        self.status.g = true;
+    }
+
+    /// Message 5 (AUTH-01, AUTH-02, AUTH-04), then the roster apply.
+    fn on_auth_update(&mut self, idx: u64, payload: &[u8]) {
+        let f = Some(idx);
+        let Some(sent) = self.slot.as_ref().and_then(|s| s.last_epoch_sent) else {
+            let reason = "message 5 before the client's first message 52".to_string();
+            return self.violate(Rule::Auth02, f, None, reason);
+        };
+        let m = match DecodedAuthUpdate::decode(payload) {
+            Ok(m) => m,
+            Err(e) => return tracing::warn!(%e, "message 5 does not decode; dropped (BODY-04)"),
+        };
+        if m.patch_epoch != sent {
+            let reason = format!(
+                "patch epoch {:x?}, the client sent {sent:x?}",
+                m.patch_epoch
+            );
+            return self.violate(Rule::Auth01, f, Some(8), reason);
+        }
+        if !m.roster_enable {
+            return self.violate(Rule::Auth04, f, None, "roster_enable is 0".to_string());
+        }
+        let scenario = &self.config.scenario;
+        let Some(slot) = &mut self.slot else {
+            return;
+        };
+        if let Some(roster) = &m.roster {
+            slot.roster_keys = roster.keys.clone();
+        }
+        for object in m.groups.iter().flat_map(|g| &g.objects) {
+            let Some((_, decl)) = scenario.schemas_of(&object.slot) else {
+                continue;
+            };
+            if let Ok(parts) = object.parse(decl.schemas) {
+                if parts.root == Some(true) {
+                    let mut r = object.content.reader();
+                    let body = r
+                        .skip(parts.body_at)
+                        .and_then(|()| r.read_bits(r.remaining_bits()));
+                    if let Ok(body) = body {
+                        slot.last_received_auth.insert(object.slot, body);
+                    }
+                }
+            }
+        }
+        slot.rosters_applied += 1;
+    }
+}

@@ -1,0 +1,130 @@
+//! The client checks the emulated client enforces, with the stable ids of `rules.md`.
+
+use std::fmt;
+
+/// What the real client does when a rule is broken (`rules.md` "effect").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Effect {
+    /// The process crashes or corrupts memory.
+    Crash,
+    /// The activity ends with a named error.
+    End,
+    /// The client waits forever; reported when the run's deadline passes.
+    Hang,
+    /// The message is dropped silently.
+    Drop,
+    /// Message 5 is ignored for the rest of the session.
+    Sticky,
+    /// Accepted, but the client's state becomes wrong.
+    Wrong,
+}
+
+impl fmt::Display for Effect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Effect::Crash => "crash",
+            Effect::End => "end",
+            Effect::Hang => "hang",
+            Effect::Drop => "drop",
+            Effect::Sticky => "sticky",
+            Effect::Wrong => "wrong",
+        })
+    }
+}
+
+macro_rules! rules {
+    ($($variant:ident => $id:literal, $effect:ident, $source:literal, $summary:literal;)*) => {
+        /// A client check, by its `rules.md` id.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Rule {
+            $(
+                #[doc = concat!($id, ": ", $summary, " (", $source, ")")]
+                $variant,
+            )*
+        }
+
+        impl Rule {
+            /// Every rule the emulated client enforces.
+            pub const ALL: &'static [Rule] = &[$(Rule::$variant),*];
+
+            /// The stable id.
+            pub fn id(self) -> &'static str {
+                match self { $(Rule::$variant => $id),* }
+            }
+
+            /// What the real client does.
+            pub fn effect(self) -> Effect {
+                match self { $(Rule::$variant => Effect::$effect),* }
+            }
+
+            /// The page section the rule comes from.
+            pub fn source(self) -> &'static str {
+                match self { $(Rule::$variant => $source),* }
+            }
+
+            /// One line on what the rule says.
+            pub fn summary(self) -> &'static str {
+                match self { $(Rule::$variant => $summary),* }
+            }
+
+            /// The rule with id `id`.
+            pub fn from_id(id: &str) -> Option<Rule> {
+                Rule::ALL.iter().copied().find(|r| r.id() == id)
+            }
+        }
+    };
+}
+
+rules! {
+    Bap01 => "BAP-01", End, "NS The frame", "outer header: magic 1, frame type 0, 1 or 2";
+    Bap02 => "BAP-02", End, "NS The frame", "an encrypted frame's GCM tag verifies";
+    Bap03 => "BAP-03", End, "NS The frame", "the inner header is whole";
+    Bap04 => "BAP-04", Drop, "NS The service registry", "service ids 308 and above are dropped";
+    Bap05 => "BAP-05", Hang, "NS The frame", "a response echoes its request's task id with status 200";
+    Bap06 => "BAP-06", Hang, "NS The frame", "every request gets exactly one response";
+    Bap12 => "BAP-12", Hang, "NS The service registry", "service 17 is 16 bytes: id, IPv4 not 0, reserved 0, port not 0";
+    Bap13 => "BAP-13", Hang, "NS The service registry", "service 7 is 137 bytes: discriminator 2, session id not 0";
+    Env01 => "ENV-01", Drop, "AH The activity envelope", "service 9 discriminator is 1";
+    Env02 => "ENV-02", Wrong, "AH The activity envelope", "payload_len equals the bytes that follow";
+    Env03 => "ENV-03", Crash, "AH The activity envelope", "payload_len below 0xFFFFFF70";
+    Env04 => "ENV-04", Drop, "AH Message ids", "msg_type has an inbound handler";
+    Env05 => "ENV-05", Drop, "AH The activity envelope", "session_id matches an activity client";
+    Env06 => "ENV-06", Drop, "AH The activity envelope", "only message 4 routes before the join is accepted";
+    Env07 => "ENV-07", Drop, "AH The activity envelope", "after the join every push carries the stored host id";
+    Env09 => "ENV-09", Drop, "AH The activity envelope", "a session id has the account's id shape";
+    Join01 => "JOIN-01", Drop, "SR The join burst", "message 4 comes first in the burst";
+    Join03 => "JOIN-03", Drop, "AH join_result", "join_result is at least 6,053 bits";
+    Join04 => "JOIN-04", Hang, "AH join_result", "join_result result is logical 0";
+    Join05 => "JOIN-05", Hang, "AH join_result", "join_result correlates nonce and host id";
+    Join06 => "JOIN-06", Drop, "AH join_result", "join_result's host id is not zero";
+    Join09 => "JOIN-09", Hang, "AH join_result", "the status line reaches E, G and M";
+    Global01 => "GLOBAL-01", Drop, "AH global_activity_state", "message 1 is whole: 1,161 bits with the client's descriptor";
+    Global02 => "GLOBAL-02", Wrong, "AH global_activity_state", "message 1's bubble count equals the scenario's";
+    Auth01 => "AUTH-01", Drop, "AH Message 5", "message 5 echoes the latest message 52";
+    Auth02 => "AUTH-02", Drop, "AH Message 5", "no message 5 before the first message 52";
+    Auth04 => "AUTH-04", Drop, "AH Message 5", "roster_enable is 1";
+    Link01 => "LINK-01", End, "AH Hazards for a host", "no 20.5 s of silence on the Activity Host link";
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_and_round_trip() {
+        for r in Rule::ALL {
+            assert_eq!(Rule::from_id(r.id()), Some(*r));
+        }
+        let mut ids: Vec<_> = Rule::ALL.iter().map(|r| r.id()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), Rule::ALL.len());
+    }
+}

@@ -1,0 +1,60 @@
+//! One activity client of the emulated client (AH "Host to client, service 9": the client
+//! keeps up to three; the emulated client uses one per run).
+
+use std::collections::BTreeMap;
+use vex_wire::activity::slot::ClientRef;
+use vex_wire::activity::small::EntitySlotMask;
+use vex_wire::bits::Bits;
+use vex_wire::time::Instant;
+
+/// One activity client and what the host has told it.
+#[derive(Debug)]
+pub struct ActivitySlot {
+    /// The id from service 7, which the pre-join arm matches message 4 against.
+    pub id: u64,
+    /// The id failed ENV-09: pushes naming it are dropped.
+    pub badly_shaped: bool,
+    /// join_request has been sent.
+    pub join_sent: bool,
+    /// The first push after join_request has been seen (JOIN-01).
+    pub first_push_seen: bool,
+    /// A join_result was accepted.
+    pub established: bool,
+    /// The id join_result stored; every later push must carry it (ENV-07).
+    pub stored_id: u64,
+    /// join_result field 9.
+    pub keepalive_interval_ms: u64,
+    /// When message 52 is next due.
+    pub next_epoch: Option<Instant>,
+    /// The latest message 52 the client sent (AUTH-01, AUTH-02).
+    pub last_epoch_sent: Option<[u64; 2]>,
+    /// The entity slot lease, ORed from message 0.
+    pub lease: EntitySlotMask,
+    /// Roster keys registered by message 5.
+    pub roster_keys: Vec<u32>,
+    /// `m_last_received_auth_state` per slot.
+    pub last_received_auth: BTreeMap<ClientRef, Bits>,
+    /// Message 5 bodies applied.
+    pub rosters_applied: u32,
+}
+
+impl ActivitySlot {
+    /// An activity client made from service 7.
+    pub fn new(id: u64, badly_shaped: bool) -> Self {
+        Self {
+            id,
+            badly_shaped,
+            join_sent: false,
+            first_push_seen: false,
+            established: false,
+            stored_id: 0,
+            keepalive_interval_ms: 0,
+            next_epoch: None,
+            last_epoch_sent: None,
+            lease: EntitySlotMask::empty(),
+            roster_keys: Vec::new(),
+            last_received_auth: BTreeMap::new(),
+            rosters_applied: 0,
+        }
+    }
+}
