@@ -1,1 +1,9 @@
-//! placeholder
+//! vex-conformance: the case catalog, its runner and its reports. `cargo test` runs every
+//! case against our host in-process; `vex check --target` runs the same catalog over TCP.
+
+pub mod case;
+pub mod report;
+pub mod runner;
+
+pub use case::{Case, Expectation, HostUnderTest, Verdict, catalog};
+pub use runner::{CaseResult, Transport, run_case, run_in_process};

@@ -114,6 +114,11 @@ impl ClientCore {
         &self.outcome
     }
 
+    /// Message-5 bodies applied so far.
+    pub fn rosters_applied(&self) -> u32 {
+        self.slot.as_ref().map_or(0, |s| s.rosters_applied)
+    }
+
     /// Every violation so far.
     pub fn violations(&self) -> &[Violation] {
         &self.violations

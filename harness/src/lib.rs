@@ -1,1 +1,9 @@
-//! placeholder
+//! vex-harness: connects a host and the emulated client, in-process with a virtual clock
+//! or over TCP, and records every frame as a transcript.
+
+pub mod in_process;
+pub mod report;
+pub mod tcp;
+pub mod transcript;
+
+pub use report::RunReport;

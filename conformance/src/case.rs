@@ -1,0 +1,142 @@
+//! The case catalog: each case has a stable id, the rule ids it covers, a title, the host
+//! it needs and what it expects (design "The harness and the CLI").
+
+use vex_harness::RunReport;
+use vex_host::Fault;
+
+/// What a case needs from the host under test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostUnderTest {
+    /// Any host: runs in-process against ours and over TCP against anyone's.
+    Any,
+    /// Our host told to commit `Fault`: proves the emulated client catches the breach.
+    /// Runs in-process only.
+    Faulty(Fault),
+}
+
+/// One conformance case.
+#[derive(Debug, Clone)]
+pub struct Case {
+    /// Stable id, e.g. `route.join` or `catch.ENV-02`.
+    pub id: String,
+    /// One line on what it shows.
+    pub title: String,
+    /// Rule ids it covers.
+    pub rules: Vec<&'static str>,
+    /// What host it needs.
+    pub host: HostUnderTest,
+    /// How long the run lasts, in milliseconds.
+    pub run_for_ms: u64,
+    /// Judges the run.
+    pub expect: Expectation,
+}
+
+/// What a case expects of the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expectation {
+    /// In the activity (E, G and M), a roster applied, no violation, still running.
+    CleanJoin,
+    /// A violation of this rule id is reported.
+    Caught(&'static str),
+}
+
+/// A case's verdict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// The expectation held.
+    Pass,
+    /// It did not.
+    Fail {
+        /// What was expected.
+        expected: String,
+        /// What happened.
+        actual: String,
+    },
+    /// The case cannot run on this transport.
+    Skip {
+        /// Why.
+        reason: String,
+    },
+}
+
+impl Expectation {
+    /// Judges a run.
+    pub fn judge(self, run: &RunReport) -> Verdict {
+        match self {
+            Expectation::CleanJoin => {
+                let ok = run.status.in_activity()
+                    && run.violations.is_empty()
+                    && run.rosters_applied > 0
+                    && run.outcome == vex_fake_client::Outcome::Running;
+                if ok {
+                    Verdict::Pass
+                } else {
+                    Verdict::Fail {
+                        expected:
+                            "Status:??EGM, a roster applied, no violation, still in the activity"
+                                .into(),
+                        actual: format!(
+                            "{}, {} roster(s) applied, {} violation(s), outcome {:?}",
+                            run.status,
+                            run.rosters_applied,
+                            run.violations.len(),
+                            run.outcome
+                        ),
+                    }
+                }
+            }
+            Expectation::Caught(rule) => {
+                if run.has_violation(rule) {
+                    Verdict::Pass
+                } else {
+                    let seen: Vec<&str> = run.violations.iter().map(|v| v.rule.id()).collect();
+                    Verdict::Fail {
+                        expected: format!("a {rule} violation"),
+                        actual: format!("violations: {seen:?}"),
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Every case, in a stable order.
+pub fn catalog() -> Vec<Case> {
+    let mut cases = vec![
+        Case {
+            id: "route.join".into(),
+            title: "the route completes: E, G and M set, the first roster applied, no violation"
+                .into(),
+            rules: vec![
+                "JOIN-01", "JOIN-09", "AUTH-01", "AUTH-02", "AUTH-04", "ENV-07",
+            ],
+            host: HostUnderTest::Any,
+            run_for_ms: 5_000,
+            expect: Expectation::CleanJoin,
+        },
+        Case {
+            id: "link.keepalive".into(),
+            title: "the host keeps the activity link alive past 20.5 s".into(),
+            rules: vec!["LINK-01", "LINK-03"],
+            host: HostUnderTest::Any,
+            run_for_ms: 25_000,
+            expect: Expectation::CleanJoin,
+        },
+    ];
+    for fault in Fault::ALL {
+        let rule = fault.rule();
+        cases.push(Case {
+            id: format!("catch.{rule}.{fault:?}"),
+            title: format!("a host that breaks {rule} ({fault:?}) is caught"),
+            rules: vec![rule],
+            host: HostUnderTest::Faulty(fault),
+            run_for_ms: if fault == Fault::SilentAfterJoin {
+                25_000
+            } else {
+                5_000
+            },
+            expect: Expectation::Caught(rule),
+        });
+    }
+    cases
+}

@@ -1,0 +1,84 @@
+//! Runs the catalog on a transport: in-process against our host, or over TCP against any.
+
+use crate::case::{Case, HostUnderTest, Verdict};
+use std::net::SocketAddrV4;
+use std::time::{Duration, Instant};
+use vex_fake_client::{ClientConfig, Violation};
+use vex_harness::{RunReport, in_process, tcp};
+use vex_host::{FaultPlan, HostConfig};
+use vex_wire::bap::secure::SignOnKeys;
+
+/// Where the host under test is.
+#[derive(Debug, Clone, Copy)]
+pub enum Transport {
+    /// Our host, in-process, with a virtual clock.
+    InProcess,
+    /// Any host, over TCP, in real time.
+    Tcp(SocketAddrV4),
+}
+
+/// One case's result.
+#[derive(Debug, Clone)]
+pub struct CaseResult {
+    /// The case.
+    pub case: Case,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// The violations the run reported.
+    pub violations: Vec<Violation>,
+    /// Wall-clock time the case took.
+    pub duration: Duration,
+    /// The run, when the case ran.
+    pub run: Option<RunReport>,
+}
+
+/// The in-process host's listener address, as service 17 advertises it.
+const IN_PROCESS_HOST: SocketAddrV4 = SocketAddrV4::new(std::net::Ipv4Addr::LOCALHOST, 30974);
+
+/// Runs one case against our host in-process, with a virtual clock.
+pub fn run_in_process(case: &Case, keys: SignOnKeys) -> CaseResult {
+    let started = Instant::now();
+    let mut config = HostConfig::builtin(IN_PROCESS_HOST);
+    config.signon = keys;
+    if let HostUnderTest::Faulty(f) = case.host {
+        config.faults = FaultPlan::single(f);
+    }
+    let mut client = ClientConfig::builtin(IN_PROCESS_HOST);
+    client.signon = keys;
+    let run = in_process::run(config, client, case.run_for_ms);
+    result(case, Some(run), started)
+}
+
+/// Runs one case on `transport`.
+pub async fn run_case(case: &Case, transport: Transport, keys: SignOnKeys) -> CaseResult {
+    let started = Instant::now();
+    let run = match (transport, case.host) {
+        (Transport::InProcess, _) => return run_in_process(case, keys),
+        (Transport::Tcp(target), HostUnderTest::Any) => {
+            let mut client = ClientConfig::builtin(target);
+            client.signon = keys;
+            Some(tcp::run(client, Duration::from_millis(case.run_for_ms), |_| {}).await)
+        }
+        (Transport::Tcp(_), HostUnderTest::Faulty(_)) => None,
+    };
+    result(case, run, started)
+}
+
+fn result(case: &Case, run: Option<RunReport>, started: Instant) -> CaseResult {
+    let verdict = match &run {
+        Some(r) => case.expect.judge(r),
+        None => Verdict::Skip {
+            reason: "needs our in-process host told to break the rule".into(),
+        },
+    };
+    CaseResult {
+        case: case.clone(),
+        verdict,
+        violations: run
+            .as_ref()
+            .map(|r| r.violations.clone())
+            .unwrap_or_default(),
+        duration: started.elapsed(),
+        run,
+    }
+}

@@ -1,0 +1,28 @@
+//! What one run of the emulated client against a host came to.
+
+use crate::transcript::Transcript;
+use vex_fake_client::{Outcome, StatusLine, Violation};
+
+/// The result of one run.
+#[derive(Debug, Clone)]
+pub struct RunReport {
+    /// How the client's run ended.
+    pub outcome: Outcome,
+    /// The status line at the end.
+    pub status: StatusLine,
+    /// Every violation, in order.
+    pub violations: Vec<Violation>,
+    /// Message-5 bodies the client applied.
+    pub rosters_applied: u32,
+    /// Every frame.
+    pub transcript: Transcript,
+    /// How long the run lasted, in (virtual or real) milliseconds.
+    pub elapsed_ms: u64,
+}
+
+impl RunReport {
+    /// True when some violation has rule id `id`.
+    pub fn has_violation(&self, id: &str) -> bool {
+        self.violations.iter().any(|v| v.rule.id() == id)
+    }
+}

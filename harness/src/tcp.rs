@@ -1,0 +1,131 @@
+//! The emulated client against any host over TCP, in real time (`vex check --target`,
+//! `vex client`).
+
+use crate::report::RunReport;
+use crate::transcript::{Direction, Line, Transcript};
+use std::collections::BTreeMap;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::net::tcp::OwnedWriteHalf;
+use tokio::sync::mpsc;
+use vex_fake_client::{ClientConfig, ClientCore, LinkKind, Violation};
+use vex_wire::time::Instant;
+
+/// How long a connect may take before the link counts as closed.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+enum Input {
+    Connected(LinkKind, Option<OwnedWriteHalf>),
+    Bytes(LinkKind, Vec<u8>),
+    Closed(LinkKind),
+}
+
+/// Runs the emulated client against the host at `client.target` for `run_for` of real time.
+/// `on_violation` sees each violation as it happens.
+pub async fn run(
+    client: ClientConfig,
+    run_for: Duration,
+    mut on_violation: impl FnMut(&Violation),
+) -> RunReport {
+    let start = tokio::time::Instant::now();
+    let deadline = start + run_for;
+    let now = move || Instant::from_millis(start.elapsed().as_millis() as u64);
+    let mut client = ClientCore::new(client);
+    let mut transcript = Transcript::default();
+    let mut writers: BTreeMap<LinkKind, OwnedWriteHalf> = BTreeMap::new();
+    let (tx, mut rx) = mpsc::unbounded_channel::<Input>();
+    loop {
+        while let Some((kind, addr)) = client.poll_connect() {
+            let tx = tx.clone();
+            tokio::spawn(async move {
+                let stream = tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(addr)).await;
+                let Ok(Ok(stream)) = stream else {
+                    let _ = tx.send(Input::Connected(kind, None));
+                    return;
+                };
+                let _ = stream.set_nodelay(true);
+                let (mut r, w) = stream.into_split();
+                let _ = tx.send(Input::Connected(kind, Some(w)));
+                let mut buf = vec![0u8; 16 * 1024];
+                loop {
+                    match r.read(&mut buf).await {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => {
+                            if tx.send(Input::Bytes(kind, buf[..n].to_vec())).is_err() {
+                                return;
+                            }
+                        }
+                    }
+                }
+                let _ = tx.send(Input::Closed(kind));
+            });
+        }
+        while let Some(t) = client.poll_transmit() {
+            transcript.push(Line {
+                at: now(),
+                direction: Direction::ToHost,
+                link: t.link.to_string(),
+                service: t.service,
+                message: t.message,
+                bytes: t.bytes.clone(),
+            });
+            if let Some(w) = writers.get_mut(&t.link) {
+                if w.write_all(&t.bytes).await.is_err() {
+                    client.handle_closed(now(), t.link);
+                }
+            }
+        }
+        while let Some(r) = client.poll_received() {
+            transcript.push(Line {
+                at: now(),
+                direction: Direction::ToClient,
+                link: r.link.to_string(),
+                service: r.service.unwrap_or(0),
+                message: r.message,
+                bytes: Vec::new(),
+            });
+        }
+        for v in client.poll_violations() {
+            on_violation(&v);
+        }
+        let timer = client
+            .poll_timeout()
+            .map(|t| start + Duration::from_millis(t.millis()))
+            .unwrap_or(deadline)
+            .min(deadline);
+        tokio::select! {
+            input = rx.recv() => match input {
+                Some(Input::Connected(kind, Some(w))) => {
+                    writers.insert(kind, w);
+                    client.handle_connected(now(), kind);
+                }
+                Some(Input::Connected(kind, None)) | Some(Input::Closed(kind)) => {
+                    writers.remove(&kind);
+                    client.handle_closed(now(), kind);
+                }
+                Some(Input::Bytes(kind, bytes)) => client.handle_bytes(now(), kind, &bytes),
+                None => break,
+            },
+            () = tokio::time::sleep_until(timer) => {
+                if tokio::time::Instant::now() >= deadline {
+                    break;
+                }
+                client.handle_timeout(now());
+            }
+        }
+    }
+    let end = now();
+    client.finish(end);
+    for v in client.poll_violations() {
+        on_violation(&v);
+    }
+    RunReport {
+        outcome: client.outcome().clone(),
+        status: client.status(),
+        violations: client.violations().to_vec(),
+        rosters_applied: client.rosters_applied(),
+        transcript,
+        elapsed_ms: end.millis(),
+    }
+}
