@@ -1,1 +1,243 @@
-fn main() {}
+//! `vex`: the Activity Host, the conformance check and the emulated client on the command
+//! line (design "The harness and the CLI").
+
+use clap::{Parser, Subcommand};
+use std::net::SocketAddrV4;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+use vex_conformance::{Transport, catalog, report, run_case};
+use vex_fake_client::{ClientConfig, Outcome};
+use vex_host::{HostConfig, HostCore};
+use vex_wire::bap::secure::SignOnKeys;
+
+/// Vex: a test bench for Destiny 2 (build 86657) Activity Host servers.
+#[derive(Parser)]
+#[command(version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// SignOn key material shared by every subcommand.
+#[derive(clap::Args, Clone)]
+struct Keys {
+    /// SignOn success field 2, the AES-128 key of the secure hello (32 hex digits).
+    /// Default: the development key 000102...0F.
+    #[arg(long, value_parser = parse_key)]
+    signon_aes_key: Option<[u8; 16]>,
+    /// SignOn success field 3, the HMAC-SHA256 key of the secure hello (32 hex digits).
+    /// Default: the development key 101112...1F.
+    #[arg(long, value_parser = parse_key)]
+    signon_hmac_key: Option<[u8; 16]>,
+}
+
+impl Keys {
+    fn keys(&self) -> SignOnKeys {
+        SignOnKeys {
+            aes: self.signon_aes_key.unwrap_or(SignOnKeys::DEVELOPMENT.aes),
+            hmac: self.signon_hmac_key.unwrap_or(SignOnKeys::DEVELOPMENT.hmac),
+        }
+    }
+}
+
+fn parse_key(s: &str) -> Result<[u8; 16], String> {
+    let bytes = hex::decode(s).map_err(|e| format!("not hex: {e}"))?;
+    bytes
+        .try_into()
+        .map_err(|b: Vec<u8>| format!("a key is 16 bytes (32 hex digits), got {}", b.len()))
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve lobby and activity links on one TCP port until Ctrl-C.
+    Host {
+        /// Where to listen.
+        #[arg(long, default_value = "127.0.0.1:30974")]
+        listen: SocketAddrV4,
+        /// The address service 17 advertises (default: the listen address).
+        #[arg(long)]
+        advertise: Option<SocketAddrV4>,
+        #[command(flatten)]
+        keys: Keys,
+    },
+    /// Run the conformance suite: against the built-in host, or `--target` over TCP.
+    Check {
+        /// A host to check over TCP; without it, the built-in host runs in-process.
+        #[arg(long)]
+        target: Option<SocketAddrV4>,
+        /// Only cases whose id contains this.
+        #[arg(long)]
+        filter: Option<String>,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Also write a JUnit XML report here.
+        #[arg(long)]
+        junit: Option<PathBuf>,
+        /// Write each case's transcript into this folder.
+        #[arg(long)]
+        transcripts: Option<PathBuf>,
+        #[command(flatten)]
+        keys: Keys,
+    },
+    /// Run one emulated client against a host and print its status and violations.
+    Client {
+        /// The host's lobby address.
+        #[arg(long)]
+        target: SocketAddrV4,
+        /// How long to stay, in seconds.
+        #[arg(long, default_value_t = 10)]
+        seconds: u64,
+        #[command(flatten)]
+        keys: Keys,
+    },
+}
+
+fn init_logs(default: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .init();
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Host {
+            listen,
+            advertise,
+            keys,
+        } => {
+            init_logs("info");
+            host(listen, advertise.unwrap_or(listen), keys.keys()).await
+        }
+        Command::Check {
+            target,
+            filter,
+            json,
+            junit,
+            transcripts,
+            keys,
+        } => {
+            init_logs("error");
+            let transport = target.map_or(Transport::InProcess, Transport::Tcp);
+            check(transport, filter, json, junit, transcripts, keys.keys()).await
+        }
+        Command::Client {
+            target,
+            seconds,
+            keys,
+        } => {
+            init_logs("error");
+            client(target, seconds, keys.keys()).await
+        }
+    }
+}
+
+async fn host(listen: SocketAddrV4, advertise: SocketAddrV4, keys: SignOnKeys) -> ExitCode {
+    let mut config = HostConfig::builtin(advertise);
+    config.signon = keys;
+    let mut seed = [0u8; 32];
+    if let Err(e) = getrandom(&mut seed) {
+        eprintln!("vex host: no OS randomness for key material: {e}");
+        return ExitCode::FAILURE;
+    }
+    config.seed = seed;
+    let listener = match tokio::net::TcpListener::bind(listen).await {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("vex host: cannot listen on {listen}: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    tracing::info!(%listen, %advertise, "vex host serving the built-in scenario");
+    let shutdown = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    match vex_host::server::serve(listener, HostCore::new(config), shutdown).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("vex host: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Fills `buf` from the OS: per-process key material for a real server.
+fn getrandom(buf: &mut [u8]) -> std::io::Result<()> {
+    use std::io::Read;
+    std::fs::File::open("/dev/urandom")?.read_exact(buf)
+}
+
+async fn check(
+    transport: Transport,
+    filter: Option<String>,
+    json: bool,
+    junit: Option<PathBuf>,
+    transcripts: Option<PathBuf>,
+    keys: SignOnKeys,
+) -> ExitCode {
+    let cases: Vec<_> = catalog()
+        .into_iter()
+        .filter(|c| filter.as_deref().is_none_or(|f| c.id.contains(f)))
+        .collect();
+    let mut results = Vec::with_capacity(cases.len());
+    for case in &cases {
+        results.push(run_case(case, transport, keys).await);
+    }
+    if let Some(dir) = &transcripts {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            eprintln!("vex check: cannot create {}: {e}", dir.display());
+        }
+        for r in &results {
+            if let Some(run) = &r.run {
+                let path = dir.join(format!("{}.txt", r.case.id));
+                if let Err(e) = std::fs::write(&path, run.transcript.to_text()) {
+                    eprintln!("vex check: cannot write {}: {e}", path.display());
+                }
+            }
+        }
+    }
+    if json {
+        println!("{}", report::json(&results));
+    } else {
+        print!("{}", report::text(&results));
+    }
+    if let Some(path) = junit
+        && let Err(e) = std::fs::write(&path, report::junit(&results))
+    {
+        eprintln!("vex check: cannot write {}: {e}", path.display());
+        return ExitCode::FAILURE;
+    }
+    if report::totals(&results).failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+async fn client(target: SocketAddrV4, seconds: u64, keys: SignOnKeys) -> ExitCode {
+    let mut config = ClientConfig::builtin(target);
+    config.signon = keys;
+    println!("vex client -> {target} for {seconds} s");
+    let run = vex_harness::tcp::run(config, Duration::from_secs(seconds), |v| {
+        println!("VIOLATION {v}");
+    })
+    .await;
+    println!("{}", run.status);
+    match &run.outcome {
+        Outcome::Running => println!("outcome: still in the activity after {} ms", run.elapsed_ms),
+        Outcome::Ended { rule, reason } => println!("outcome: ended by {rule}: {reason}"),
+        Outcome::Crashed { rule, reason } => println!("outcome: crashed by {rule}: {reason}"),
+    }
+    if run.violations.is_empty() && run.status.in_activity() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}

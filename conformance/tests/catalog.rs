@@ -1,5 +1,6 @@
 //! Every conformance case against our host, in-process with a virtual clock: the clean
 //! cases pass, and for every enforced rule a host told to break it is caught.
+#![allow(clippy::panic, clippy::unwrap_used, clippy::expect_used)] // test code
 
 use vex_conformance::{Verdict, catalog, run_in_process};
 use vex_fake_client::Rule;

@@ -160,22 +160,19 @@ impl ClientCore {
     ) {
         tracing::warn!(rule = rule.id(), frame, bit, %reason, "client check failed");
         let effect = rule.effect();
+        let running = self.running();
         match effect {
-            Effect::End => {
-                if self.running() {
-                    self.outcome = Outcome::Ended {
-                        rule,
-                        reason: reason.clone(),
-                    };
-                }
+            Effect::End if running => {
+                self.outcome = Outcome::Ended {
+                    rule,
+                    reason: reason.clone(),
+                };
             }
-            Effect::Crash => {
-                if self.running() {
-                    self.outcome = Outcome::Crashed {
-                        rule,
-                        reason: reason.clone(),
-                    };
-                }
+            Effect::Crash if running => {
+                self.outcome = Outcome::Crashed {
+                    rule,
+                    reason: reason.clone(),
+                };
             }
             _ => {}
         }
@@ -470,14 +467,15 @@ impl ClientCore {
         if !self.running() {
             return;
         }
-        if let Some(l) = self.links.get(&LinkKind::Activity) {
-            if !l.dead && now.since(l.last_rx) >= LINK_SILENCE_MS {
-                let reason = format!(
-                    "error_host_crashed: no bytes on the Activity Host link for {} ms",
-                    now.since(l.last_rx)
-                );
-                return self.violate(Rule::Link01, None, None, reason);
-            }
+        if let Some(l) = self.links.get(&LinkKind::Activity)
+            && !l.dead
+            && now.since(l.last_rx) >= LINK_SILENCE_MS
+        {
+            let reason = format!(
+                "error_host_crashed: no bytes on the Activity Host link for {} ms",
+                now.since(l.last_rx)
+            );
+            return self.violate(Rule::Link01, None, None, reason);
         }
         let Some(slot) = &mut self.slot else {
             return;
@@ -492,11 +490,9 @@ impl ClientCore {
             let body = vex_wire::activity::small::PatchEpoch(self.config.patch_epoch).encode();
             self.send_activity(now, handle, ids::PATCH_EPOCH, body);
         }
-        if let Some(due) = self.keepalive_due() {
-            if due <= now {
-                let body = vex_wire::activity::small::KEEPALIVE_BODY.to_vec();
-                self.send_activity(now, handle, ids::KEEPALIVE_REQUEST, body);
-            }
+        if self.keepalive_due().is_some_and(|due| due <= now) {
+            let body = vex_wire::activity::small::KEEPALIVE_BODY.to_vec();
+            self.send_activity(now, handle, ids::KEEPALIVE_REQUEST, body);
         }
     }
 

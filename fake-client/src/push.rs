@@ -205,15 +205,15 @@ impl ClientCore {
             let Some((_, decl)) = scenario.schemas_of(&object.slot) else {
                 continue;
             };
-            if let Ok(parts) = object.parse(decl.schemas) {
-                if parts.root == Some(true) {
-                    let mut r = object.content.reader();
-                    let body = r
-                        .skip(parts.body_at)
-                        .and_then(|()| r.read_bits(r.remaining_bits()));
-                    if let Ok(body) = body {
-                        slot.last_received_auth.insert(object.slot, body);
-                    }
+            if let Ok(parts) = object.parse(decl.schemas)
+                && parts.root == Some(true)
+            {
+                let mut r = object.content.reader();
+                let body = r
+                    .skip(parts.body_at)
+                    .and_then(|()| r.read_bits(r.remaining_bits()));
+                if let Ok(body) = body {
+                    slot.last_received_auth.insert(object.slot, body);
                 }
             }
         }

@@ -70,10 +70,10 @@ pub async fn run(
                 message: t.message,
                 bytes: t.bytes.clone(),
             });
-            if let Some(w) = writers.get_mut(&t.link) {
-                if w.write_all(&t.bytes).await.is_err() {
-                    client.handle_closed(now(), t.link);
-                }
+            if let Some(w) = writers.get_mut(&t.link)
+                && w.write_all(&t.bytes).await.is_err()
+            {
+                client.handle_closed(now(), t.link);
             }
         }
         while let Some(r) = client.poll_received() {

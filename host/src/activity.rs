@@ -99,10 +99,10 @@ impl HostCore {
         if faults.has(Fault::JoinRejected) {
             result.result = -1;
         }
-        if faults.has(Fault::NonceMismatch) {
-            if let Some(b) = result.request.first_mut() {
-                *b ^= 0xFF;
-            }
+        if faults.has(Fault::NonceMismatch)
+            && let Some(b) = result.request.first_mut()
+        {
+            *b ^= 0xFF;
         }
         if faults.has(Fault::ZeroHostId) {
             for b in result.request.iter_mut().skip(4).take(8) {
@@ -181,10 +181,11 @@ impl HostCore {
             push.session_id = push.session_id.wrapping_add(1);
         }
         let mut t = l.push(&push);
-        if msg == JOIN_RESULT && faults.has(Fault::CorruptTag) {
-            if let Some(b) = t.bytes.get_mut(6) {
-                *b ^= 1;
-            }
+        if msg == JOIN_RESULT
+            && faults.has(Fault::CorruptTag)
+            && let Some(b) = t.bytes.get_mut(6)
+        {
+            *b ^= 1;
         }
         self.send(t);
     }

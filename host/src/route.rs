@@ -125,10 +125,10 @@ impl HostCore {
             task,
             &body,
         );
-        if self.config.faults.has(Fault::BadOuterMagic) {
-            if let Some(m) = t.bytes.first_mut() {
-                *m = MAGIC + 1;
-            }
+        if self.config.faults.has(Fault::BadOuterMagic)
+            && let Some(m) = t.bytes.first_mut()
+        {
+            *m = MAGIC + 1;
         }
         self.send(t);
     }
