@@ -439,9 +439,7 @@ impl ClientCore {
             );
             self.violate(Rule::Env09, Some(idx), None, reason);
         }
-        let mut slot = ActivitySlot::new(r.session_id, !shaped);
-        slot.join_sent = true;
-        self.slot = Some(slot);
+        self.slot = Some(ActivitySlot::new(r.session_id, !shaped));
         let join = vex_wire::activity::join::JoinRequest::new(
             self.config.join_nonce,
             r.session_id,

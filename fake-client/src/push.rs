@@ -75,15 +75,14 @@ impl ClientCore {
         if slot.badly_shaped {
             return; // dropped in silence; ENV-09 was reported at service 7
         }
-        if slot.join_sent && !slot.first_push_seen {
+        if !slot.first_push_seen {
             slot.first_push_seen = true;
             if push.msg_type != ids::JOIN_RESULT {
                 let reason = format!("the burst starts with message {}, not 4", push.msg_type);
                 self.violate(Rule::Join01, f, None, reason);
             }
         }
-        let routable = self.slot.as_ref().is_some_and(|s| s.join_sent);
-        if push.msg_type != ids::JOIN_RESULT || !routable {
+        if push.msg_type != ids::JOIN_RESULT {
             let reason = format!("message {} before the join is accepted", push.msg_type);
             return self.violate(Rule::Env06, f, None, reason);
         }

@@ -10,12 +10,11 @@ use vex_wire::time::Instant;
 /// One activity client and what the host has told it.
 #[derive(Debug)]
 pub struct ActivitySlot {
-    /// The id from service 7, which the pre-join arm matches message 4 against.
+    /// The id from service 7, which the pre-join arm matches message 4 against. The
+    /// emulated client sends join_request as soon as it makes the slot.
     pub id: u64,
     /// The id failed ENV-09: pushes naming it are dropped.
     pub badly_shaped: bool,
-    /// join_request has been sent.
-    pub join_sent: bool,
     /// The first push after join_request has been seen (JOIN-01).
     pub first_push_seen: bool,
     /// A join_result was accepted.
@@ -44,7 +43,6 @@ impl ActivitySlot {
         Self {
             id,
             badly_shaped,
-            join_sent: false,
             first_push_seen: false,
             established: false,
             stored_id: 0,

@@ -22,6 +22,8 @@ use vex_wire::time::Instant;
 /// Entity slots granted on a join: the lowest slots below the server reserve of the top
 /// 256 (facts 4.3).
 pub const JOIN_GRANT: std::ops::Range<usize> = 0..7936;
+/// The session id [`Fault::PushWithoutSession`] names.
+const UNBOUND_SESSION: u64 = 0x0BAD_5E55_0000_0001;
 /// A service id the client drops at the header (BAP-04), for [`Fault::ServiceIdOutOfRange`].
 const OUT_OF_RANGE_SERVICE: u16 = 400;
 
@@ -104,6 +106,11 @@ impl HostCore {
         {
             *b ^= 0xFF;
         }
+        if faults.has(Fault::WrongHostId)
+            && let Some(b) = result.request.get_mut(11)
+        {
+            *b ^= 1; // the last byte of the echoed host id (bits 32-95)
+        }
         if faults.has(Fault::ZeroHostId) {
             for b in result.request.iter_mut().skip(4).take(8) {
                 *b = 0;
@@ -158,6 +165,15 @@ impl HostCore {
         Ok(burst)
     }
 
+    /// Sends activity message `msg` on a link with no session, as a push naming a session
+    /// that does not exist (for [`Fault::PushWithoutSession`]).
+    pub(crate) fn push_unbound(&mut self, link: LinkId, msg: u32, payload: Vec<u8>) {
+        if let Some(l) = self.links.get_mut(&link) {
+            let t = l.push(&ActivityPush::new(UNBOUND_SESSION, msg, payload));
+            self.send(t);
+        }
+    }
+
     /// Sends activity message `msg` as a service-9 push on the link's session.
     pub(crate) fn push_message(&mut self, link: LinkId, msg: u32, payload: Vec<u8>) {
         let faults = self.config.faults.clone();
@@ -203,6 +219,10 @@ impl HostCore {
                 ACTIVITY_PUSH,
                 l.frame_inner(FrameType::Plain, &[0, 9, 0, 0]),
             ));
+        }
+        if faults.has(Fault::TinyInnerMessage) {
+            // BAP-03: 1 byte cannot even hold a service id.
+            extra.push((ACTIVITY_PUSH, l.frame_inner(FrameType::Plain, &[0])));
         }
         if faults.has(Fault::ServiceIdOutOfRange) {
             let header = InnerHeader::request(OUT_OF_RANGE_SERVICE, 0);

@@ -9,18 +9,30 @@ pub enum Fault {
     BadOuterMagic,
     /// BAP-02: the join_result frame's GCM tag has a flipped bit.
     CorruptTag,
+    /// BAP-02: the service-26 envelope's HMAC has a flipped bit.
+    HelloBadMac,
     /// BAP-03: after the join burst, one encrypted frame whose inner message is 4 bytes.
     ShortInnerHeader,
+    /// BAP-03: after the join burst, one encrypted frame whose inner message is 1 byte.
+    TinyInnerMessage,
     /// BAP-04: after the join burst, one frame on service 400.
     ServiceIdOutOfRange,
     /// BAP-05: the service-17 response echoes the wrong task id.
     WrongTaskEcho,
+    /// BAP-05: the service-17 response carries status 500.
+    ResponseStatus,
     /// BAP-06: service 16 gets no response.
     UnansweredLookup,
     /// BAP-12: service 17 gives address 0.0.0.0.
     ZeroLookupAddress,
+    /// BAP-12: service 17 gives port 0.
+    ZeroLookupPort,
+    /// BAP-12: service 17 is 15 bytes.
+    ShortLookupResponse,
     /// BAP-13: service 7 carries discriminator 1.
     Service7Discriminator,
+    /// BAP-13: service 7 carries session id 0.
+    ZeroSessionId,
     /// ENV-01: message 1 of the join burst carries discriminator 0.
     PushDiscriminator,
     /// ENV-02: message 2 of the join burst declares 8 bytes more than follow.
@@ -31,6 +43,8 @@ pub enum Fault {
     UnknownMessageId,
     /// ENV-05: message 4's envelope carries another session id.
     JoinResultWrongSession,
+    /// ENV-05: a push on the lobby link after service 17, when no activity client exists.
+    PushWithoutSession,
     /// ENV-06: a message 1 pushed right after service 7, before any join.
     PushBeforeJoin,
     /// ENV-07: keepalive pushes carry the session id plus one.
@@ -45,6 +59,8 @@ pub enum Fault {
     JoinRejected,
     /// JOIN-05: message 4 echoes a different nonce.
     NonceMismatch,
+    /// JOIN-05: message 4 echoes a host id other than the join's.
+    WrongHostId,
     /// JOIN-06: message 4 echoes host id 0.
     ZeroHostId,
     /// JOIN-09: the burst has no message 12.
@@ -65,20 +81,27 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault, in declaration order.
-    pub const ALL: [Fault; 28] = [
+    pub const ALL: [Fault; 36] = [
         Fault::BadOuterMagic,
         Fault::CorruptTag,
+        Fault::HelloBadMac,
         Fault::ShortInnerHeader,
+        Fault::TinyInnerMessage,
         Fault::ServiceIdOutOfRange,
         Fault::WrongTaskEcho,
+        Fault::ResponseStatus,
         Fault::UnansweredLookup,
         Fault::ZeroLookupAddress,
+        Fault::ZeroLookupPort,
+        Fault::ShortLookupResponse,
         Fault::Service7Discriminator,
+        Fault::ZeroSessionId,
         Fault::PushDiscriminator,
         Fault::PayloadLenLarger,
         Fault::PayloadLenHuge,
         Fault::UnknownMessageId,
         Fault::JoinResultWrongSession,
+        Fault::PushWithoutSession,
         Fault::PushBeforeJoin,
         Fault::WrongSessionAfterJoin,
         Fault::BareSessionId,
@@ -86,6 +109,7 @@ impl Fault {
         Fault::ShortJoinResult,
         Fault::JoinRejected,
         Fault::NonceMismatch,
+        Fault::WrongHostId,
         Fault::ZeroHostId,
         Fault::NoMembership,
         Fault::ShortGlobalState,
@@ -100,25 +124,27 @@ impl Fault {
     pub fn rule(self) -> &'static str {
         match self {
             Fault::BadOuterMagic => "BAP-01",
-            Fault::CorruptTag => "BAP-02",
-            Fault::ShortInnerHeader => "BAP-03",
+            Fault::CorruptTag | Fault::HelloBadMac => "BAP-02",
+            Fault::ShortInnerHeader | Fault::TinyInnerMessage => "BAP-03",
             Fault::ServiceIdOutOfRange => "BAP-04",
-            Fault::WrongTaskEcho => "BAP-05",
+            Fault::WrongTaskEcho | Fault::ResponseStatus => "BAP-05",
             Fault::UnansweredLookup => "BAP-06",
-            Fault::ZeroLookupAddress => "BAP-12",
-            Fault::Service7Discriminator => "BAP-13",
+            Fault::ZeroLookupAddress | Fault::ZeroLookupPort | Fault::ShortLookupResponse => {
+                "BAP-12"
+            }
+            Fault::Service7Discriminator | Fault::ZeroSessionId => "BAP-13",
             Fault::PushDiscriminator => "ENV-01",
             Fault::PayloadLenLarger => "ENV-02",
             Fault::PayloadLenHuge => "ENV-03",
             Fault::UnknownMessageId => "ENV-04",
-            Fault::JoinResultWrongSession => "ENV-05",
+            Fault::JoinResultWrongSession | Fault::PushWithoutSession => "ENV-05",
             Fault::PushBeforeJoin => "ENV-06",
             Fault::WrongSessionAfterJoin => "ENV-07",
             Fault::BareSessionId => "ENV-09",
             Fault::BurstOrder => "JOIN-01",
             Fault::ShortJoinResult => "JOIN-03",
             Fault::JoinRejected => "JOIN-04",
-            Fault::NonceMismatch => "JOIN-05",
+            Fault::NonceMismatch | Fault::WrongHostId => "JOIN-05",
             Fault::ZeroHostId => "JOIN-06",
             Fault::NoMembership => "JOIN-09",
             Fault::ShortGlobalState => "GLOBAL-01",

@@ -5,16 +5,22 @@
 
 use crate::config::SESSION_CLASS;
 use crate::core::{HostCore, LinkId};
+use crate::event::Transmit;
 use crate::fault::Fault;
 use crate::link::Binding;
 use rand_core::RngCore;
+use std::net::Ipv4Addr;
+use vex_wire::activity::ids::GLOBAL_ACTIVITY_STATE;
 use vex_wire::activity::selection::SelectionRequest;
 use vex_wire::bap::header::{FrameType, InnerHeader, MAGIC};
-use vex_wire::bap::secure::{ChannelSecrets, Role, SecureChannel, seal_hello};
+use vex_wire::bap::secure::{ChannelSecrets, HELLO_ENVELOPE_LEN, Role, SecureChannel, seal_hello};
 use vex_wire::bap::services::{
-    CHANNEL_START, ECHO, HELLO, HOST_LOOKUP, HOST_REQUEST, HostLookup, HostLookupResponse,
-    HostResponse, response_for,
+    CHANNEL_START, ECHO, HELLO, HELLO_RESPONSE, HOST_LOOKUP, HOST_LOOKUP_RESPONSE, HOST_REQUEST,
+    HOST_RESPONSE, HostLookup, HostLookupResponse, HostResponse, response_for,
 };
+
+/// The status [`Fault::ResponseStatus`] puts on service 17 (BAP-05 wants 200).
+const FAULT_STATUS: u16 = 500;
 use vex_wire::time::Instant;
 
 impl HostCore {
@@ -63,15 +69,13 @@ impl HostCore {
         self.rng.fill_bytes(&mut secrets.base_nonce);
         self.rng.fill_bytes(&mut secrets.session_key);
         self.rng.fill_bytes(&mut iv);
-        let body = seal_hello(&self.config.signon, iv, &secrets);
+        let mut body = seal_hello(&self.config.signon, iv, &secrets);
+        if self.config.faults.has(Fault::HelloBadMac) {
+            body[HELLO_ENVELOPE_LEN - 1] ^= 1;
+        }
         if let Some(l) = self.links.get_mut(&link) {
             l.secure = None;
-            let t = l.response(
-                plain_type,
-                vex_wire::bap::services::HELLO_RESPONSE,
-                header.task,
-                &body,
-            );
+            let t = l.response(plain_type, HELLO_RESPONSE, header.task, &body);
             self.send(t);
             if let Some(l) = self.links.get_mut(&link) {
                 l.secure = Some(SecureChannel::new(&secrets, Role::Host));
@@ -87,50 +91,58 @@ impl HostCore {
         header: InnerHeader,
         body: &[u8],
     ) {
-        if self.config.faults.has(Fault::UnansweredLookup) {
+        let faults = self.config.faults.clone();
+        if faults.has(Fault::UnansweredLookup) {
             return;
         }
-        let body = match HostLookup::decode(body) {
-            Ok(req) => {
-                let address = if self.config.faults.has(Fault::ZeroLookupAddress) {
-                    std::net::Ipv4Addr::UNSPECIFIED
-                } else {
-                    *self.config.advertised.ip()
-                };
-                HostLookupResponse {
-                    host_id: req.host_id,
-                    address,
-                    reserved: 0,
-                    port: self.config.advertised.port(),
-                }
-                .encode()
-            }
+        let mut body = match HostLookup::decode(body) {
+            Ok(req) => HostLookupResponse {
+                host_id: req.host_id,
+                address: *self.config.advertised.ip(),
+                reserved: 0,
+                port: self.config.advertised.port(),
+            },
             Err(e) => {
                 // facts 5.3: Sunrise answers a bad size with an empty 17 so the ring moves.
                 self.drop_input(link, format!("service 16: {e}"));
-                Vec::new()
+                return self.reply(link, plain_type, header, Vec::new());
             }
         };
-        let task = if self.config.faults.has(Fault::WrongTaskEcho) {
-            header.task.wrapping_add(1)
-        } else {
-            header.task
-        };
+        if faults.has(Fault::ZeroLookupAddress) {
+            body.address = Ipv4Addr::UNSPECIFIED;
+        }
+        if faults.has(Fault::ZeroLookupPort) {
+            body.port = 0;
+        }
+        let mut body = body.encode();
+        if faults.has(Fault::ShortLookupResponse) {
+            body.pop();
+        }
+        let mut response = InnerHeader::response(HOST_LOOKUP_RESPONSE, header.task);
+        if faults.has(Fault::WrongTaskEcho) {
+            response.task = response.task.wrapping_add(1);
+        }
+        if faults.has(Fault::ResponseStatus) {
+            response.status = Some(FAULT_STATUS);
+        }
         let Some(l) = self.links.get_mut(&link) else {
             return;
         };
-        let mut t = l.response(
-            plain_type,
-            vex_wire::bap::services::HOST_LOOKUP_RESPONSE,
-            task,
-            &body,
-        );
-        if self.config.faults.has(Fault::BadOuterMagic)
-            && let Some(m) = t.bytes.first_mut()
+        let mut bytes = l.frame(plain_type, response, &body);
+        if faults.has(Fault::BadOuterMagic)
+            && let Some(m) = bytes.first_mut()
         {
             *m = MAGIC + 1;
         }
-        self.send(t);
+        self.send(Transmit {
+            link,
+            bytes,
+            service: HOST_LOOKUP_RESPONSE,
+            message: None,
+        });
+        if faults.has(Fault::PushWithoutSession) {
+            self.push_unbound(link, GLOBAL_ACTIVITY_STATE, vec![0]);
+        }
     }
 
     /// A session id of the account's shape: account half, class 0x0020, index (ENV-09).
@@ -173,6 +185,9 @@ impl HostCore {
         if self.config.faults.has(Fault::Service7Discriminator) {
             response.discriminator = 1;
         }
+        if self.config.faults.has(Fault::ZeroSessionId) {
+            response.session_id = 0;
+        }
         let Some(l) = self.links.get_mut(&link) else {
             return;
         };
@@ -183,12 +198,7 @@ impl HostCore {
             epoch: None,
             roster_owed: false,
         });
-        let t = l.response(
-            plain_type,
-            vex_wire::bap::services::HOST_RESPONSE,
-            header.task,
-            &response.encode(),
-        );
+        let t = l.response(plain_type, HOST_RESPONSE, header.task, &response.encode());
         self.send(t);
         if self.config.faults.has(Fault::PushBeforeJoin) {
             self.push_global_state(link);
