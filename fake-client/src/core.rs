@@ -13,7 +13,7 @@ use std::net::SocketAddrV4;
 use vex_wire::activity::envelope::ActivityNotification;
 use vex_wire::activity::ids;
 use vex_wire::bap::deframer::Frame;
-use vex_wire::bap::header::{FrameType, InnerHeader, SERVICE_ID_LIMIT, STATUS_OK};
+use vex_wire::bap::header::{FrameType, InnerHeader, SERVICE_ID_LIMIT, STATUS_OK, outer_frame};
 use vex_wire::bap::secure::{Role, SecureChannel, open_hello};
 use vex_wire::bap::services::{
     ACTIVITY_PUSH, ACTIVITY_TO_HOST, CHANNEL_START, CHANNEL_START_RESPONSE, ECHO, HELLO,
@@ -67,6 +67,8 @@ pub struct Received {
     pub service: Option<u16>,
     /// The activity message id, for service 9.
     pub message: Option<u32>,
+    /// The whole frame as it arrived, outer header included.
+    pub bytes: Vec<u8>,
 }
 
 /// The emulated client.
@@ -272,6 +274,13 @@ impl ClientCore {
 
     fn handle_frame(&mut self, now: Instant, link: LinkKind, frame: Frame) {
         let idx = self.next_frame_index();
+        self.received.push_back(Received {
+            frame: idx,
+            link,
+            service: None,
+            message: None,
+            bytes: outer_frame(frame.frame_type, &frame.payload),
+        });
         let Some(l) = self.links.get_mut(&link) else {
             return;
         };
@@ -314,12 +323,10 @@ impl ClientCore {
                     .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
             })
             .flatten();
-        self.received.push_back(Received {
-            frame: idx,
-            link,
-            service: Some(service),
-            message,
-        });
+        if let Some(r) = self.received.back_mut() {
+            r.service = Some(service);
+            r.message = message;
+        }
         match shape {
             HeaderShape::Request if service == ACTIVITY_PUSH => self.handle_push(now, idx, body),
             HeaderShape::Request => {

@@ -83,7 +83,7 @@ pub async fn run(
                 link: r.link.to_string(),
                 service: r.service.unwrap_or(0),
                 message: r.message,
-                bytes: Vec::new(),
+                bytes: r.bytes,
             });
         }
         for v in client.poll_violations() {

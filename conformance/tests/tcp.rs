@@ -1,0 +1,45 @@
+//! The catalog over real TCP against `vex host`'s server, as `vex check --target` runs it.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code
+
+use vex_conformance::{Transport, Verdict, catalog, run_case};
+use vex_host::{HostConfig, HostCore};
+use vex_wire::bap::secure::SignOnKeys;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn route_join_over_tcp_against_the_server() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let std::net::SocketAddr::V4(addr) = listener.local_addr().unwrap() else {
+        unreachable!("bound to an IPv4 address")
+    };
+    let core = HostCore::new(HostConfig::builtin(addr));
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(vex_host::server::serve(listener, core, async {
+        let _ = stopped.await;
+    }));
+    let case = catalog()
+        .into_iter()
+        .find(|c| c.id == "route.join")
+        .unwrap();
+    let result = run_case(&case, Transport::Tcp(addr), SignOnKeys::DEVELOPMENT).await;
+    assert_eq!(result.verdict, Verdict::Pass, "{:#?}", result.violations);
+    let run = result.run.unwrap();
+    assert!(
+        run.transcript
+            .lines
+            .iter()
+            .any(|l| l.message == Some(5) && !l.bytes.is_empty())
+    );
+
+    let faulty = catalog()
+        .into_iter()
+        .find(|c| c.id.starts_with("catch."))
+        .unwrap();
+    let skipped = run_case(&faulty, Transport::Tcp(addr), SignOnKeys::DEVELOPMENT).await;
+    assert!(
+        matches!(skipped.verdict, Verdict::Skip { .. }),
+        "a fault case cannot run over TCP"
+    );
+
+    let _ = stop.send(());
+    server.await.unwrap().unwrap();
+}
