@@ -1,0 +1,155 @@
+//! Responses on the route into an activity: the hello (26), the host lookup (17) and the
+//! host response (7), each checked as the client checks it (NS "The frame", "The service
+//! registry"; AH "The route into an activity").
+
+use crate::core::ClientCore;
+use crate::link::LinkKind;
+use crate::rules::Rule;
+use crate::session::ActivitySlot;
+use std::net::SocketAddrV4;
+use vex_wire::activity::ids;
+use vex_wire::activity::join::JoinRequest;
+use vex_wire::activity::selection::SelectionRequest;
+use vex_wire::bap::header::{InnerHeader, STATUS_OK};
+use vex_wire::bap::secure::{Role, SecureChannel, open_hello};
+use vex_wire::bap::services::{
+    ECHO, HELLO, HOST_LOOKUP, HOST_REQUEST, HostLookup, HostLookupResponse, HostResponse,
+    response_for,
+};
+use vex_wire::bits::BitError;
+use vex_wire::time::Instant;
+
+/// The session-id class in bits 16-31 (ENV-09).
+const SESSION_CLASS: u64 = 0x0020;
+
+impl ClientCore {
+    pub(crate) fn handle_response(
+        &mut self,
+        now: Instant,
+        link: LinkKind,
+        idx: u64,
+        header: InnerHeader,
+        body: &[u8],
+    ) {
+        let Some(l) = self.links.get_mut(&link) else {
+            return;
+        };
+        let asked = l.pending.get(&header.task).copied();
+        let Some(request) = asked.filter(|&r| response_for(r) == Some(header.service)) else {
+            let reason = format!(
+                "service {} response with task {} answers no outstanding request",
+                header.service, header.task
+            );
+            return self.violate(Rule::Bap05, Some(idx), None, reason);
+        };
+        if header.status != Some(STATUS_OK) {
+            let reason = format!(
+                "service {} response has status {:?}, not 200",
+                header.service, header.status
+            );
+            return self.violate(Rule::Bap05, Some(idx), None, reason);
+        }
+        l.pending.remove(&header.task);
+        match request {
+            HELLO => self.on_hello(now, link, idx, body),
+            HOST_LOOKUP => self.on_host_lookup(idx, body),
+            HOST_REQUEST => self.on_host_response(now, idx, body),
+            _ => {} // 31 and 251: the client reads nothing from them
+        }
+    }
+
+    /// Service 26: arms the channel, then continues the route on that link.
+    fn on_hello(&mut self, now: Instant, link: LinkKind, idx: u64, body: &[u8]) {
+        let secrets = match open_hello(&self.config.signon, body) {
+            Ok(s) => s,
+            Err(e) => {
+                return self.violate(Rule::Bap02, Some(idx), None, format!("service 26: {e}"));
+            }
+        };
+        if let Some(l) = self.links.get_mut(&link) {
+            l.secure = Some(SecureChannel::new(&secrets, Role::Client));
+        }
+        match link {
+            LinkKind::Primary => {
+                let lookup = HostLookup {
+                    host_id: self.config.scenario.activity_host_id,
+                };
+                self.send_request(now, link, HOST_LOOKUP, &lookup.encode());
+                self.send_request(now, link, ECHO, &0u32.to_be_bytes());
+            }
+            LinkKind::Activity => match self.selection_request() {
+                Ok(body) => self.send_request(now, link, HOST_REQUEST, &body),
+                Err(e) => tracing::error!(%e, "the scenario's selection does not encode"),
+            },
+        }
+    }
+
+    /// Service 17: checks it (BAP-12) and opens the Activity Host link.
+    fn on_host_lookup(&mut self, idx: u64, body: &[u8]) {
+        let r = match HostLookupResponse::decode(body) {
+            Ok(r) => r,
+            Err(e) => return self.violate(Rule::Bap12, Some(idx), None, e.to_string()),
+        };
+        let problem = if r.address.is_unspecified() {
+            Some("IPv4 address is 0")
+        } else if r.port == 0 {
+            Some("port is 0")
+        } else if r.reserved != 0 {
+            Some("reserved field is not 0")
+        } else if r.host_id != self.config.scenario.activity_host_id {
+            Some("host id is not the one asked for")
+        } else {
+            None
+        };
+        match problem {
+            Some(p) => self.violate(Rule::Bap12, Some(idx), None, format!("service 17: {p}")),
+            None => self
+                .connects
+                .push_back((LinkKind::Activity, SocketAddrV4::new(r.address, r.port))),
+        }
+    }
+
+    /// Service 7: checks it (BAP-13, ENV-09), makes the activity client (message 10 inside
+    /// the client) and sends join_request.
+    fn on_host_response(&mut self, now: Instant, idx: u64, body: &[u8]) {
+        let r = match HostResponse::decode(body) {
+            Ok(r) => r,
+            Err(e) => return self.violate(Rule::Bap13, Some(idx), None, e.to_string()),
+        };
+        if r.discriminator != HostResponse::DISCRIMINATOR || r.session_id == 0 {
+            let reason = format!(
+                "service 7 discriminator {} session {:#x}",
+                r.discriminator, r.session_id
+            );
+            return self.violate(Rule::Bap13, Some(idx), None, reason);
+        }
+        let account_half = self.config.scenario.player.account_soid >> 32;
+        let shaped =
+            r.session_id >> 32 == account_half && (r.session_id >> 16) & 0xFFFF == SESSION_CLASS;
+        if !shaped {
+            let reason = format!(
+                "session id {:#018x} lacks the account half {account_half:#x} and class 0x0020",
+                r.session_id
+            );
+            self.violate(Rule::Env09, Some(idx), None, reason);
+        }
+        self.slot = Some(ActivitySlot::new(r.session_id, !shaped));
+        let join = JoinRequest::new(
+            self.config.join_nonce,
+            r.session_id,
+            self.config.scenario.player.member_key,
+            self.config.scenario.player.character_id,
+        );
+        self.send_activity(now, r.session_id, ids::JOIN_REQUEST, join.encode());
+    }
+
+    fn selection_request(&self) -> Result<Vec<u8>, BitError> {
+        SelectionRequest {
+            transaction: 1,
+            kind: 0,
+            descriptor: self.config.scenario.destination.to_bits()?,
+            trailing: true,
+        }
+        .encode_service6()
+    }
+}
