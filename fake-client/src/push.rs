@@ -4,7 +4,9 @@
 
 use crate::core::ClientCore;
 use crate::rules::Rule;
-use vex_wire::activity::envelope::{ActivityPush, CRASHING_PAYLOAD_LEN, PUSH_DISCRIMINATOR};
+use vex_wire::activity::envelope::{
+    ActivityPush, CRASHING_PAYLOAD_LEN, MAX_PAYLOAD_LEN, PUSH_DISCRIMINATOR,
+};
 use vex_wire::activity::global_state::GlobalActivityState;
 use vex_wire::activity::ids;
 use vex_wire::activity::join::JoinResult;
@@ -15,6 +17,16 @@ use vex_wire::time::Instant;
 /// The byte the emulated client uses for the stale buffer bytes a too-large payload_len
 /// copies (ENV-02).
 const STALE_BYTE: u8 = 0xCD;
+/// The most bytes a payload can take from the client's receive buffer: a larger
+/// payload_len copies no more than this (it is also the largest legal payload, facts 4.0).
+const RECEIVE_BUFFER: usize = MAX_PAYLOAD_LEN;
+
+/// What the client's copy of `declared` bytes gives when the frame holds `payload`: the
+/// real bytes, then stale buffer bytes, never more than the receive buffer (ENV-02).
+fn copied_payload(mut payload: Vec<u8>, declared: usize) -> Vec<u8> {
+    payload.resize(declared.min(RECEIVE_BUFFER), STALE_BYTE);
+    payload
+}
 
 fn bit_of(e: &BitError) -> Option<usize> {
     match e {
@@ -45,7 +57,8 @@ impl ClientCore {
                 push.payload.len()
             );
             self.violate(Rule::Env02, f, None, reason);
-            push.payload.resize(declared, STALE_BYTE);
+            push.payload
+                .resize(declared.min(RECEIVE_BUFFER), STALE_BYTE);
         }
         if !ids::has_inbound_handler(push.msg_type) {
             let reason = format!("message {} has no inbound handler", push.msg_type);
@@ -217,5 +230,19 @@ impl ClientCore {
             }
         }
         slot.rosters_applied += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Found by the client_core fuzz target: a payload_len of 0xFFFF0000 (below the
+    /// crashing range) made the emulated client allocate 4 GiB of stale bytes.
+    #[test]
+    fn a_huge_payload_len_copies_at_most_the_receive_buffer() {
+        assert_eq!(copied_payload(vec![1], 0xFFFF_0000).len(), RECEIVE_BUFFER);
+        assert_eq!(copied_payload(vec![1, 2, 3], 2), [1, 2]);
+        assert_eq!(copied_payload(vec![1], 3), [1, STALE_BYTE, STALE_BYTE]);
     }
 }

@@ -22,6 +22,9 @@ use vex_wire::time::Instant;
 /// Entity slots granted on a join: the lowest slots below the server reserve of the top
 /// 256 (facts 4.3).
 pub const JOIN_GRANT: std::ops::Range<usize> = 0..7936;
+/// The payload_len [`Fault::PayloadLenLarger`] declares: far more than follows, yet below
+/// the crashing range (ENV-03). A fuzz run found the emulated client allocating all of it.
+const LARGER_PAYLOAD_LEN: u32 = 0xFFFF_0000;
 /// The session id [`Fault::PushWithoutSession`] names.
 const UNBOUND_SESSION: u64 = 0x0BAD_5E55_0000_0001;
 /// A service id the client drops at the header (BAP-04), for [`Fault::ServiceIdOutOfRange`].
@@ -187,7 +190,9 @@ impl HostCore {
         match msg {
             JOIN_RESULT if faults.has(Fault::JoinResultWrongSession) => push.session_id ^= 0xFFFF,
             GLOBAL_ACTIVITY_STATE if faults.has(Fault::PushDiscriminator) => push.discriminator = 0,
-            WORLD_GLOBALS_STATE if faults.has(Fault::PayloadLenLarger) => push.payload_len += 8,
+            WORLD_GLOBALS_STATE if faults.has(Fault::PayloadLenLarger) => {
+                push.payload_len = LARGER_PAYLOAD_LEN;
+            }
             BUBBLE_HOST_STATE if faults.has(Fault::PayloadLenHuge) => {
                 push.payload_len = 0xFFFF_FF80
             }

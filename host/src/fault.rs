@@ -35,7 +35,7 @@ pub enum Fault {
     ZeroSessionId,
     /// ENV-01: message 1 of the join burst carries discriminator 0.
     PushDiscriminator,
-    /// ENV-02: message 2 of the join burst declares 8 bytes more than follow.
+    /// ENV-02: message 2 of the join burst declares 0xFFFF0000 bytes, far more than follow.
     PayloadLenLarger,
     /// ENV-03: message 54 of the join burst declares payload_len 0xFFFFFF80.
     PayloadLenHuge,
