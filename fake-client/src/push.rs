@@ -57,8 +57,7 @@ impl ClientCore {
                 push.payload.len()
             );
             self.violate(Rule::Env02, f, None, reason);
-            push.payload
-                .resize(declared.min(RECEIVE_BUFFER), STALE_BYTE);
+            push.payload = copied_payload(std::mem::take(&mut push.payload), declared);
         }
         if !ids::has_inbound_handler(push.msg_type) {
             let reason = format!("message {} has no inbound handler", push.msg_type);
