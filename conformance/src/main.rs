@@ -234,6 +234,7 @@ async fn client(target: SocketAddrV4, seconds: u64, keys: SignOnKeys) -> ExitCod
         Outcome::Running => println!("outcome: still in the activity after {} ms", run.elapsed_ms),
         Outcome::Ended { rule, reason } => println!("outcome: ended by {rule}: {reason}"),
         Outcome::Crashed { rule, reason } => println!("outcome: crashed by {rule}: {reason}"),
+        Outcome::Aborted { reason } => println!("outcome: the emulated client stopped: {reason}"),
     }
     if run.violations.is_empty() && run.status.in_activity() {
         ExitCode::SUCCESS

@@ -84,6 +84,7 @@ caught! {
     catch_auth02 => AuthBeforeEpoch,
     catch_auth04 => RosterDisabled,
     catch_link01 => SilentAfterJoin,
+    catch_link01_close => CloseAfterJoin,
 }
 
 /// Every rule the emulated client enforces has a fault that breaks it, and every fault

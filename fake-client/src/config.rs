@@ -7,6 +7,8 @@ use vex_wire::scenario::Scenario;
 
 /// Silence on the Activity Host link that ends the activity: 20,000 + 500 ms (LINK-01).
 pub const LINK_SILENCE_MS: u64 = 20_500;
+/// One client tick: about 144 a second (JOIN-07).
+pub const CLIENT_TICK_MS: u64 = 7;
 /// The client sends message 52 every second (LINK-02).
 pub const PATCH_EPOCH_INTERVAL_MS: u64 = 1000;
 /// Body length of service 30 (NS: 128 bytes back, not inspected).

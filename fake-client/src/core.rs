@@ -2,7 +2,9 @@
 //! the link clock, with every check of [`crate::rules`] at the point the real client
 //! applies it (design "The emulated client").
 
-use crate::config::{CHANNEL_START_LEN, ClientConfig, LINK_SILENCE_MS, PATCH_EPOCH_INTERVAL_MS};
+use crate::config::{
+    CHANNEL_START_LEN, CLIENT_TICK_MS, ClientConfig, LINK_SILENCE_MS, PATCH_EPOCH_INTERVAL_MS,
+};
 use crate::link::{ClientLink, LinkKind};
 use crate::rules::{Effect, Rule};
 use crate::session::ActivitySlot;
@@ -12,7 +14,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::net::SocketAddrV4;
 use vex_wire::activity::envelope::ActivityNotification;
 use vex_wire::activity::ids;
-use vex_wire::bap::deframer::Frame;
+use vex_wire::bap::deframer::{DeframeError, Frame};
 use vex_wire::bap::header::{FrameType, InnerHeader, SERVICE_ID_LIMIT, outer_frame};
 use vex_wire::bap::services::{
     ACTIVITY_PUSH, ACTIVITY_TO_HOST, CHANNEL_START, HELLO, HeaderShape, client_inbound_shape,
@@ -38,6 +40,12 @@ pub struct ClientTransmit {
 pub enum Outcome {
     /// Still going.
     Running,
+    /// The emulated client could not go on for a reason of its own (an input past its
+    /// bounded buffers); no documented rule was broken.
+    Aborted {
+        /// What stopped it.
+        reason: String,
+    },
     /// The activity ended with an error, as the real client would end it.
     Ended {
         /// The rule whose breach ended it.
@@ -198,10 +206,18 @@ impl ClientCore {
         self.queue(link, hello, HELLO, None);
     }
 
-    /// The link closed under the client.
+    /// The link closed under the client. Losing the Activity Host link of a joined activity
+    /// ends it as the link timeout does (LINK-01, `error_host_crashed`).
     pub fn handle_closed(&mut self, _now: Instant, link: LinkKind) {
-        if let Some(l) = self.links.get_mut(&link) {
-            l.dead = true;
+        let Some(l) = self.links.get_mut(&link) else {
+            return;
+        };
+        let was_open = !l.dead;
+        l.dead = true;
+        let joined = self.slot.as_ref().is_some_and(|s| s.established);
+        if was_open && joined && link == LinkKind::Activity && self.running() {
+            let reason = "error_host_crashed: the host closed the Activity Host link".to_string();
+            self.violate(Rule::Link01, None, None, reason);
         }
     }
 
@@ -241,15 +257,24 @@ impl ClientCore {
         if l.dead || !running {
             return;
         }
-        l.last_rx = now;
         l.deframer.push(bytes);
         while self.running() {
             let Some(l) = self.links.get_mut(&link) else {
                 return;
             };
             match l.deframer.next_frame() {
-                Ok(Some(frame)) => self.handle_frame(now, link, frame),
+                Ok(Some(frame)) => {
+                    l.last_rx = now; // any well-formed frame resets the clock (LINK-01)
+                    self.handle_frame(now, link, frame);
+                }
                 Ok(None) => return,
+                Err(e @ DeframeError::TooLong { .. }) => {
+                    l.dead = true;
+                    self.outcome = Outcome::Aborted {
+                        reason: format!("{link} link: {e}, past the emulated client's buffer"),
+                    };
+                    return;
+                }
                 Err(e) => {
                     l.dead = true;
                     let frame = self.next_frame_index();
@@ -369,10 +394,12 @@ impl ClientCore {
         }
     }
 
+    /// Message 16 is due a keepalive interval after the last send; at interval 0 the client
+    /// sends one every tick (JOIN-07), so never sooner than one tick.
     fn keepalive_due(&self) -> Option<Instant> {
         let slot = self.slot.as_ref().filter(|s| s.established)?;
-        let l = self.links.get(&LinkKind::Activity)?;
-        Some(l.last_tx + slot.keepalive_interval_ms)
+        let l = self.links.get(&LinkKind::Activity).filter(|l| !l.dead)?;
+        Some(l.last_tx + slot.keepalive_interval_ms.max(CLIENT_TICK_MS))
     }
 
     /// When [`ClientCore::handle_timeout`] next has work.

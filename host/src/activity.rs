@@ -66,16 +66,18 @@ impl HostCore {
             Ok(j) => j,
             Err(e) => return self.drop_input(link, format!("join_request: {e}")),
         };
-        let Some(binding) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) else {
+        let Some(session) = self
+            .links
+            .get(&link)
+            .and_then(|l| l.binding.as_ref())
+            .map(|b| b.session)
+        else {
             return;
         };
-        if join.host_id != binding.session {
+        if join.host_id != session {
             let reason = format!("join names session {:#x}, not this link's", join.host_id);
             return self.drop_input(link, reason);
         }
-        let session = binding.session;
-        binding.join = Some(join.clone());
-        binding.roster_owed = true;
         let burst = match self.join_burst(link, &join, session) {
             Ok(b) => b,
             Err(e) => return self.drop_input(link, format!("join burst not built: {e}")),
@@ -84,9 +86,13 @@ impl HostCore {
             self.push_message(link, msg, payload);
         }
         self.after_burst_faults(link);
-        if let Some(l) = self.links.get_mut(&link) {
-            l.next_keepalive = (!self.config.faults.has(Fault::SilentAfterJoin))
-                .then_some(now + KEEPALIVE_INTERVAL_MS);
+        let silent = self.config.faults.has(Fault::SilentAfterJoin);
+        if let Some(l) = self.links.get_mut(&link)
+            && let Some(binding) = l.binding.as_mut()
+        {
+            binding.join = Some(join);
+            binding.roster_owed = true;
+            l.next_keepalive = (!silent).then_some(now + KEEPALIVE_INTERVAL_MS);
         }
         self.event(HostEvent::Joined { link, session });
     }
@@ -198,7 +204,8 @@ impl HostCore {
             }
             _ => {}
         }
-        if l.next_keepalive.is_some() && faults.has(Fault::WrongSessionAfterJoin) {
+        let joined = l.binding.as_ref().is_some_and(|b| b.join.is_some());
+        if joined && faults.has(Fault::WrongSessionAfterJoin) {
             push.session_id = push.session_id.wrapping_add(1);
         }
         let mut t = l.push(&push);
@@ -273,6 +280,15 @@ impl HostCore {
         match body {
             Ok(body) => self.push_message(link, SENSOR_AUTH_UPDATE, body),
             Err(e) => self.drop_input(link, format!("message 5 not built: {e}")),
+        }
+        if self.config.faults.has(Fault::CloseAfterJoin) {
+            if let Some(l) = self.links.get_mut(&link) {
+                l.closed = true;
+            }
+            self.close(
+                link,
+                "fault plan: close the link after the first roster".into(),
+            );
         }
     }
 

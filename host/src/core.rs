@@ -28,7 +28,7 @@ pub struct HostCore {
     pub(crate) config: HostConfig,
     pub(crate) rng: ChaCha20Rng,
     pub(crate) links: BTreeMap<LinkId, Link>,
-    pub(crate) next_session_index: u32,
+    pub(crate) next_session_index: u16,
     transmits: VecDeque<Transmit>,
     events: VecDeque<HostEvent>,
 }

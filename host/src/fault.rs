@@ -77,11 +77,13 @@ pub enum Fault {
     RosterDisabled,
     /// LINK-01: after the join burst the host never sends again.
     SilentAfterJoin,
+    /// LINK-01: the host closes the activity link after the first message 5.
+    CloseAfterJoin,
 }
 
 impl Fault {
     /// Every fault, in declaration order.
-    pub const ALL: [Fault; 36] = [
+    pub const ALL: [Fault; 37] = [
         Fault::BadOuterMagic,
         Fault::CorruptTag,
         Fault::HelloBadMac,
@@ -118,6 +120,7 @@ impl Fault {
         Fault::AuthBeforeEpoch,
         Fault::RosterDisabled,
         Fault::SilentAfterJoin,
+        Fault::CloseAfterJoin,
     ];
 
     /// The rule id this fault breaks.
@@ -152,7 +155,7 @@ impl Fault {
             Fault::WrongEpochEcho => "AUTH-01",
             Fault::AuthBeforeEpoch => "AUTH-02",
             Fault::RosterDisabled => "AUTH-04",
-            Fault::SilentAfterJoin => "LINK-01",
+            Fault::SilentAfterJoin | Fault::CloseAfterJoin => "LINK-01",
         }
     }
 }

@@ -146,14 +146,28 @@ impl HostCore {
     }
 
     /// A session id of the account's shape: account half, class 0x0020, index (ENV-09).
+    /// The 16-bit index skips 0 and any index still bound to a live link, so ids stay
+    /// unique however many sessions come and go (ENV-08).
     fn new_session_id(&mut self) -> u64 {
-        let index = u64::from(self.next_session_index);
-        self.next_session_index = self.next_session_index.wrapping_add(1).max(1);
-        if self.config.faults.has(Fault::BareSessionId) {
-            return index;
-        }
         let account_half = self.config.scenario.player.account_soid & 0xFFFF_FFFF_0000_0000;
-        account_half | (SESSION_CLASS << 16) | (index & 0xFFFF)
+        let shape = |index: u16| account_half | (SESSION_CLASS << 16) | u64::from(index);
+        let mut index = self.next_session_index;
+        for _ in 0..u16::MAX {
+            let in_use = self
+                .links
+                .values()
+                .filter_map(|l| l.binding.as_ref())
+                .any(|b| b.session == shape(index));
+            if !in_use {
+                break;
+            }
+            index = index.checked_add(1).unwrap_or(1);
+        }
+        self.next_session_index = index.checked_add(1).unwrap_or(1);
+        if self.config.faults.has(Fault::BareSessionId) {
+            return u64::from(index);
+        }
+        shape(index)
     }
 
     /// Service 6: always answered with service 7 (BAP-14); a malformed request falls back
@@ -191,6 +205,7 @@ impl HostCore {
         let Some(l) = self.links.get_mut(&link) else {
             return;
         };
+        l.next_keepalive = None; // a new session has no accepted join yet
         l.binding = Some(Binding {
             session,
             descriptor,
@@ -203,5 +218,36 @@ impl HostCore {
         if self.config.faults.has(Fault::PushBeforeJoin) {
             self.push_global_state(link);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::HostConfig;
+
+    #[test]
+    fn session_index_wraps_past_zero_and_skips_live_ids() {
+        let mut h = HostCore::new(HostConfig::builtin(HostConfig::default_address()));
+        h.next_session_index = u16::MAX;
+        let last = h.new_session_id();
+        assert_eq!(last & 0xFFFF, 0xFFFF);
+        h.handle_connect(Instant::default(), LinkId(1));
+        let taken = (last & !0xFFFF) | 1;
+        if let Some(l) = h.links.get_mut(&LinkId(1)) {
+            l.binding = Some(Binding {
+                session: taken,
+                descriptor: Default::default(),
+                join: None,
+                epoch: None,
+                roster_owed: false,
+            });
+        }
+        let next = h.new_session_id();
+        assert_eq!(
+            next & 0xFFFF,
+            2,
+            "index 0 is skipped, and 1 is bound to a live link"
+        );
     }
 }
