@@ -12,6 +12,8 @@ use tokio::sync::mpsc;
 use vex_fake_client::{ClientConfig, ClientCore, LinkKind, Violation};
 use vex_wire::time::Instant;
 
+/// Reads waiting for the client core: the host waits when the client is behind.
+const INPUT_QUEUE: usize = 256;
 /// How long a connect may take before the link counts as closed.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -34,31 +36,32 @@ pub async fn run(
     let mut client = ClientCore::new(client);
     let mut transcript = Transcript::default();
     let mut writers: BTreeMap<LinkKind, OwnedWriteHalf> = BTreeMap::new();
-    let (tx, mut rx) = mpsc::unbounded_channel::<Input>();
+    let (tx, mut rx) = mpsc::channel::<Input>(INPUT_QUEUE);
     loop {
         while let Some((kind, addr)) = client.poll_connect() {
             let tx = tx.clone();
             tokio::spawn(async move {
                 let stream = tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(addr)).await;
                 let Ok(Ok(stream)) = stream else {
-                    let _ = tx.send(Input::Connected(kind, None));
+                    let _ = tx.send(Input::Connected(kind, None)).await;
                     return;
                 };
                 let _ = stream.set_nodelay(true);
                 let (mut r, w) = stream.into_split();
-                let _ = tx.send(Input::Connected(kind, Some(w)));
+                let _ = tx.send(Input::Connected(kind, Some(w))).await;
                 let mut buf = vec![0u8; 16 * 1024];
                 loop {
                     match r.read(&mut buf).await {
                         Ok(0) | Err(_) => break,
                         Ok(n) => {
-                            if tx.send(Input::Bytes(kind, buf[..n].to_vec())).is_err() {
+                            let chunk = buf.get(..n).unwrap_or_default().to_vec();
+                            if tx.send(Input::Bytes(kind, chunk)).await.is_err() {
                                 return;
                             }
                         }
                     }
                 }
-                let _ = tx.send(Input::Closed(kind));
+                let _ = tx.send(Input::Closed(kind)).await;
             });
         }
         while let Some(t) = client.poll_transmit() {

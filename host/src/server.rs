@@ -1,19 +1,29 @@
 //! The tokio TCP server: a thin loop that feeds sockets and timers into [`HostCore`]
 //! (design "Sans-IO cores"). Lobby and activity links share one listener (SR "Loading into
 //! a destination").
+//!
+//! Every queue is bounded: readers wait when the core is behind, and a link whose peer
+//! does not read its frames is closed once its backlog is full.
 
 use crate::core::{HostCore, LinkId};
 use crate::event::HostEvent;
 use std::collections::BTreeMap;
 use std::future::Future;
+use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
-use tokio::net::tcp::OwnedWriteHalf;
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 use vex_wire::time::Instant;
 
 /// Bytes read per socket read.
 const READ_CHUNK: usize = 16 * 1024;
+/// Reads waiting for the core, across all links.
+const INPUT_QUEUE: usize = 256;
+/// Frames waiting to be written on one link before the link is closed.
+const OUTPUT_QUEUE: usize = 4096;
+/// Pause after a failed accept (for example when out of file descriptors).
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
 
 enum Input {
     Bytes(LinkId, Vec<u8>),
@@ -21,12 +31,12 @@ enum Input {
 }
 
 struct Conn {
-    out: mpsc::UnboundedSender<Vec<u8>>,
+    out: mpsc::Sender<Vec<u8>>,
     reader: tokio::task::JoinHandle<()>,
 }
 
-fn spawn_writer(mut w: OwnedWriteHalf) -> mpsc::UnboundedSender<Vec<u8>> {
-    let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
+fn spawn_writer(mut w: OwnedWriteHalf) -> mpsc::Sender<Vec<u8>> {
+    let (tx, mut rx) = mpsc::channel::<Vec<u8>>(OUTPUT_QUEUE);
     tokio::spawn(async move {
         while let Some(frame) = rx.recv().await {
             if w.write_all(&frame).await.is_err() {
@@ -38,6 +48,37 @@ fn spawn_writer(mut w: OwnedWriteHalf) -> mpsc::UnboundedSender<Vec<u8>> {
     tx
 }
 
+fn spawn_reader(
+    link: LinkId,
+    mut r: OwnedReadHalf,
+    tx: mpsc::Sender<Input>,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut buf = vec![0u8; READ_CHUNK];
+        loop {
+            match r.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    let chunk = buf.get(..n).unwrap_or_default().to_vec();
+                    if tx.send(Input::Bytes(link, chunk)).await.is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+        let _ = tx.send(Input::Closed(link)).await;
+    })
+}
+
+fn connect(stream: TcpStream, link: LinkId, tx: mpsc::Sender<Input>) -> Conn {
+    let _ = stream.set_nodelay(true);
+    let (r, w) = stream.into_split();
+    Conn {
+        out: spawn_writer(w),
+        reader: spawn_reader(link, r, tx),
+    }
+}
+
 /// Serves `listener` with `core` until `shutdown` completes.
 pub async fn serve(
     listener: TcpListener,
@@ -46,14 +87,14 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let start = tokio::time::Instant::now();
     let now = move || Instant::from_millis(start.elapsed().as_millis() as u64);
-    let (in_tx, mut in_rx) = mpsc::unbounded_channel::<Input>();
+    let (in_tx, mut in_rx) = mpsc::channel::<Input>(INPUT_QUEUE);
     let mut conns: BTreeMap<LinkId, Conn> = BTreeMap::new();
     let mut next_link = 1u64;
     tokio::pin!(shutdown);
     loop {
         let deadline = core
             .poll_timeout()
-            .map(|t| start + std::time::Duration::from_millis(t.millis()));
+            .map(|t| start + Duration::from_millis(t.millis()));
         let sleep = async {
             match deadline {
                 Some(d) => tokio::time::sleep_until(d).await,
@@ -62,31 +103,19 @@ pub async fn serve(
         };
         tokio::select! {
             () = &mut shutdown => break,
-            accepted = listener.accept() => {
-                let (stream, peer) = accepted?;
-                let _ = stream.set_nodelay(true);
-                let link = LinkId(next_link);
-                next_link += 1;
-                tracing::info!(%link, %peer, "accepted");
-                let (mut r, w) = stream.into_split();
-                let tx = in_tx.clone();
-                let reader = tokio::spawn(async move {
-                    let mut buf = vec![0u8; READ_CHUNK];
-                    loop {
-                        match r.read(&mut buf).await {
-                            Ok(0) | Err(_) => break,
-                            Ok(n) => {
-                                if tx.send(Input::Bytes(link, buf[..n].to_vec())).is_err() {
-                                    return;
-                                }
-                            }
-                        }
-                    }
-                    let _ = tx.send(Input::Closed(link));
-                });
-                conns.insert(link, Conn { out: spawn_writer(w), reader });
-                core.handle_connect(now(), link);
-            }
+            accepted = listener.accept() => match accepted {
+                Ok((stream, peer)) => {
+                    let link = LinkId(next_link);
+                    next_link += 1;
+                    tracing::info!(%link, %peer, "accepted");
+                    conns.insert(link, connect(stream, link, in_tx.clone()));
+                    core.handle_connect(now(), link);
+                }
+                Err(e) => {
+                    tracing::warn!(%e, "accept failed; retrying");
+                    tokio::time::sleep(ACCEPT_BACKOFF).await;
+                }
+            },
             Some(input) = in_rx.recv() => match input {
                 Input::Bytes(link, bytes) => core.handle_bytes(now(), link, &bytes),
                 Input::Closed(link) => {
@@ -96,18 +125,29 @@ pub async fn serve(
             },
             () = sleep => core.handle_timeout(now()),
         }
+        let mut backlogged = Vec::new();
         while let Some(t) = core.poll_transmit() {
-            if let Some(c) = conns.get(&t.link) {
-                let _ = c.out.send(t.bytes);
+            if let Some(c) = conns.get(&t.link)
+                && c.out.try_send(t.bytes).is_err()
+            {
+                backlogged.push(t.link);
             }
         }
+        let mut closing: Vec<LinkId> = Vec::new();
         while let Some(event) = core.poll_event() {
             if let HostEvent::Close { link, .. } = event {
-                if let Some(c) = conns.remove(&link) {
-                    c.reader.abort();
-                }
-                core.handle_close(now(), link);
+                closing.push(link);
             }
+        }
+        for link in backlogged {
+            tracing::warn!(%link, "the peer does not read its frames; closing the link");
+            closing.push(link);
+        }
+        for link in closing {
+            if let Some(c) = conns.remove(&link) {
+                c.reader.abort();
+            }
+            core.handle_close(now(), link);
         }
     }
     for (_, c) in conns {
