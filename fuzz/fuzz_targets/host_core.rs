@@ -1,21 +1,30 @@
 #![no_main]
-//! The host core driven by arbitrary links, bytes, plaintext frames and time: no input
-//! may panic it. Plaintext frames reach every handler, since the host answers them too.
+//! The host core driven by arbitrary bytes, plaintext frames, sealed frames and time on
+//! four links that have done the hello: no input may panic it.
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use std::net::{Ipv4Addr, SocketAddrV4};
 use vex_host::{HostConfig, HostCore, LinkId};
 use vex_wire::activity::envelope::ActivityNotification;
-use vex_wire::bap::header::{FrameType, InnerHeader, plain_frame};
+use vex_wire::bap::deframer::Deframer;
+use vex_wire::bap::header::{FrameType, InnerHeader, outer_frame, plain_frame};
+use vex_wire::bap::secure::{Role, SecureChannel, SignOnKeys, open_hello};
 use vex_wire::time::Instant;
+
+const LINKS: u8 = 4;
 
 #[derive(Arbitrary, Debug)]
 enum Op {
-    Connect(u8),
     Close(u8),
     Bytes(u8, Vec<u8>),
-    Frame {
+    Plain {
+        link: u8,
+        service: u16,
+        task: u32,
+        body: Vec<u8>,
+    },
+    Sealed {
         link: u8,
         service: u16,
         task: u32,
@@ -30,25 +39,64 @@ enum Op {
     Wait(u16),
 }
 
+/// The client's end of the channel, from the host's service-26 answer.
+fn channel_from(bytes: &[u8]) -> Option<SecureChannel> {
+    let mut d = Deframer::default();
+    d.push(bytes);
+    let f = d.next_frame().ok()??;
+    let (_, body) = InnerHeader::read(&f.payload, true).ok()?;
+    let secrets = open_hello(&SignOnKeys::DEVELOPMENT, body).ok()?;
+    Some(SecureChannel::new(&secrets, Role::Client))
+}
+
+fn sealed(c: &mut SecureChannel, service: u16, task: u32, body: &[u8]) -> Vec<u8> {
+    let mut inner = Vec::new();
+    InnerHeader::request(service, task).write(&mut inner);
+    inner.extend_from_slice(body);
+    outer_frame(FrameType::Encrypted, &c.seal(&inner))
+}
+
 fuzz_target!(|ops: Vec<Op>| {
     let mut host = HostCore::new(HostConfig::builtin(SocketAddrV4::new(
         Ipv4Addr::LOCALHOST,
         1,
     )));
     let mut now = Instant::default();
+    let mut channels = Vec::new();
+    for l in 0..LINKS {
+        let link = LinkId(u64::from(l));
+        host.handle_connect(now, link);
+        host.handle_bytes(
+            now,
+            link,
+            &plain_frame(FrameType::Bootstrap, InnerHeader::request(25, 1), &[]),
+        );
+        let t = host.poll_transmit().map(|t| t.bytes).unwrap_or_default();
+        channels.push(channel_from(&t));
+    }
     for op in ops {
         match op {
-            Op::Connect(l) => host.handle_connect(now, LinkId(u64::from(l % 4))),
-            Op::Close(l) => host.handle_close(now, LinkId(u64::from(l % 4))),
-            Op::Bytes(l, b) => host.handle_bytes(now, LinkId(u64::from(l % 4)), &b),
-            Op::Frame {
+            Op::Close(l) => host.handle_close(now, LinkId(u64::from(l % LINKS))),
+            Op::Bytes(l, b) => host.handle_bytes(now, LinkId(u64::from(l % LINKS)), &b),
+            Op::Plain {
                 link,
                 service,
                 task,
                 body,
             } => {
                 let f = plain_frame(FrameType::Plain, InnerHeader::request(service, task), &body);
-                host.handle_bytes(now, LinkId(u64::from(link % 4)), &f);
+                host.handle_bytes(now, LinkId(u64::from(link % LINKS)), &f);
+            }
+            Op::Sealed {
+                link,
+                service,
+                task,
+                body,
+            } => {
+                if let Some(Some(c)) = channels.get_mut(usize::from(link % LINKS)) {
+                    let f = sealed(c, service, task, &body);
+                    host.handle_bytes(now, LinkId(u64::from(link % LINKS)), &f);
+                }
             }
             Op::Activity {
                 link,
@@ -59,8 +107,10 @@ fuzz_target!(|ops: Vec<Op>| {
                 let session = 0x9EAA_3001_0020_0000 | u64::from(session_index % 4);
                 let body =
                     ActivityNotification::new(session, u32::from(msg % 64), 0, payload).encode();
-                let f = plain_frame(FrameType::Plain, InnerHeader::request(8, 0), &body);
-                host.handle_bytes(now, LinkId(u64::from(link % 4)), &f);
+                if let Some(Some(c)) = channels.get_mut(usize::from(link % LINKS)) {
+                    let f = sealed(c, 8, 0, &body);
+                    host.handle_bytes(now, LinkId(u64::from(link % LINKS)), &f);
+                }
             }
             Op::Wait(ms) => {
                 now = now + u64::from(ms);

@@ -15,7 +15,7 @@ use vex_wire::activity::ids::{
 };
 use vex_wire::activity::join::{JoinRequest, JoinResult};
 use vex_wire::activity::small::{BubbleHostState, EntitySlotMask, PatchEpoch, WorldGlobals};
-use vex_wire::bap::header::{FrameType, InnerHeader};
+use vex_wire::bap::header::InnerHeader;
 use vex_wire::bap::services::{ACTIVITY_PUSH, ACTIVITY_TO_HOST};
 use vex_wire::time::Instant;
 
@@ -227,18 +227,15 @@ impl HostCore {
         let mut extra = Vec::new();
         if faults.has(Fault::ShortInnerHeader) {
             // BAP-03: 4 bytes cannot hold a 6-byte inner header.
-            extra.push((
-                ACTIVITY_PUSH,
-                l.frame_inner(FrameType::Plain, &[0, 9, 0, 0]),
-            ));
+            extra.push((ACTIVITY_PUSH, l.frame_inner(l.push_type(), &[0, 9, 0, 0])));
         }
         if faults.has(Fault::TinyInnerMessage) {
             // BAP-03: 1 byte cannot even hold a service id.
-            extra.push((ACTIVITY_PUSH, l.frame_inner(FrameType::Plain, &[0])));
+            extra.push((ACTIVITY_PUSH, l.frame_inner(l.push_type(), &[0])));
         }
         if faults.has(Fault::ServiceIdOutOfRange) {
             let header = InnerHeader::request(OUT_OF_RANGE_SERVICE, 0);
-            extra.push((OUT_OF_RANGE_SERVICE, l.frame(FrameType::Plain, header, &[])));
+            extra.push((OUT_OF_RANGE_SERVICE, l.frame(l.push_type(), header, &[])));
         }
         for (service, bytes) in extra {
             self.send(Transmit {

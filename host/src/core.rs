@@ -106,15 +106,21 @@ impl HostCore {
             Ok(h) => h,
             Err(e) => return self.drop_input(link, format!("inner header: {e}")),
         };
-        let plain_type = match frame.frame_type {
-            FrameType::Encrypted => FrameType::Plain,
-            t => t,
-        };
+        // facts 1.5: an answer goes in its request's frame type, so a plaintext request
+        // gets a plaintext answer even on an armed link.
+        let reply_type = frame.frame_type;
         if header.service == ACTIVITY_TO_HOST {
-            self.handle_activity(now, link, body);
+            if reply_type == FrameType::Encrypted {
+                self.handle_activity(now, link, body);
+            } else {
+                self.drop_input(
+                    link,
+                    "plaintext service 8: activity messages need the secure channel".into(),
+                );
+            }
         } else {
             self.record(link, header.service, header.task, None);
-            self.handle_service(now, link, plain_type, header, body);
+            self.handle_service(now, link, reply_type, header, body);
         }
     }
 

@@ -58,32 +58,44 @@ impl Link {
         }
     }
 
-    /// Wraps an inner message: sealed once the channel is armed, else plaintext of
-    /// `plain_type` (a plaintext answer uses its request's frame type, facts 1.5).
-    pub fn frame(&mut self, plain_type: FrameType, header: InnerHeader, body: &[u8]) -> Vec<u8> {
+    /// Wraps an inner message in a frame of `reply_type`: sealed for
+    /// [`FrameType::Encrypted`] (once the channel is armed), else plaintext.
+    pub fn frame(&mut self, reply_type: FrameType, header: InnerHeader, body: &[u8]) -> Vec<u8> {
         let mut inner = Vec::with_capacity(header.wire_len() + body.len());
         header.write(&mut inner);
         inner.extend_from_slice(body);
-        self.frame_inner(plain_type, &inner)
+        self.frame_inner(reply_type, &inner)
     }
 
-    /// Wraps raw inner-message bytes, sealed once the channel is armed.
-    pub fn frame_inner(&mut self, plain_type: FrameType, inner: &[u8]) -> Vec<u8> {
-        match &mut self.secure {
-            Some(channel) => outer_frame(FrameType::Encrypted, &channel.seal(inner)),
-            None => outer_frame(plain_type, inner),
+    /// Wraps raw inner-message bytes in a frame of `reply_type`.
+    pub fn frame_inner(&mut self, reply_type: FrameType, inner: &[u8]) -> Vec<u8> {
+        match (reply_type, &mut self.secure) {
+            (FrameType::Encrypted, Some(channel)) => {
+                outer_frame(FrameType::Encrypted, &channel.seal(inner))
+            }
+            (FrameType::Encrypted, None) => outer_frame(FrameType::Plain, inner),
+            (t, _) => outer_frame(t, inner),
+        }
+    }
+
+    /// The frame type of the host's own pushes: sealed once the channel is armed.
+    pub fn push_type(&self) -> FrameType {
+        if self.secure.is_some() {
+            FrameType::Encrypted
+        } else {
+            FrameType::Plain
         }
     }
 
     /// A response frame to `service`'s request with `task`.
     pub fn response(
         &mut self,
-        plain_type: FrameType,
+        reply_type: FrameType,
         service: u16,
         task: u32,
         body: &[u8],
     ) -> Transmit {
-        let bytes = self.frame(plain_type, InnerHeader::response(service, task), body);
+        let bytes = self.frame(reply_type, InnerHeader::response(service, task), body);
         Transmit {
             link: self.id,
             bytes,
@@ -95,7 +107,7 @@ impl Link {
     /// A service-9 push of activity message `push.msg_type` (sequence 0, ENV-10).
     pub fn push(&mut self, push: &ActivityPush) -> Transmit {
         let bytes = self.frame(
-            FrameType::Plain,
+            self.push_type(),
             InnerHeader::request(ACTIVITY_PUSH, 0),
             &push.encode(),
         );

@@ -29,30 +29,30 @@ impl HostCore {
         &mut self,
         now: Instant,
         link: LinkId,
-        plain_type: FrameType,
+        reply_type: FrameType,
         header: InnerHeader,
         body: &[u8],
     ) {
         match header.service {
-            CHANNEL_START => self.reply(link, plain_type, header, body.to_vec()),
-            HELLO => self.hello(link, plain_type, header),
-            HOST_LOOKUP => self.host_lookup(link, plain_type, header, body),
-            HOST_REQUEST => self.host_request(now, link, plain_type, header, body),
-            ECHO => self.reply(link, plain_type, header, Vec::new()),
+            CHANNEL_START => self.reply(link, reply_type, header, body.to_vec()),
+            HELLO => self.hello(link, reply_type, header),
+            HOST_LOOKUP => self.host_lookup(link, reply_type, header, body),
+            HOST_REQUEST => self.host_request(now, link, reply_type, header, body),
+            ECHO => self.reply(link, reply_type, header, Vec::new()),
             service => match response_for(service) {
-                Some(_) => self.reply(link, plain_type, header, Vec::new()),
+                Some(_) => self.reply(link, reply_type, header, Vec::new()),
                 None => self.drop_input(link, format!("service {service} has no handler")),
             },
         }
     }
 
     /// Sends the response to `header`'s request.
-    fn reply(&mut self, link: LinkId, plain_type: FrameType, header: InnerHeader, body: Vec<u8>) {
+    fn reply(&mut self, link: LinkId, reply_type: FrameType, header: InnerHeader, body: Vec<u8>) {
         let Some(service) = response_for(header.service) else {
             return;
         };
         if let Some(l) = self.links.get_mut(&link) {
-            let t = l.response(plain_type, service, header.task, &body);
+            let t = l.response(reply_type, service, header.task, &body);
             self.send(t);
         }
     }
@@ -60,7 +60,7 @@ impl HostCore {
     /// Service 25: answers with the 84-byte service-26 envelope holding this link's own
     /// session key and base nonce, then arms encryption (facts 1.3). A repeated hello is
     /// answered again and re-arms the channel. The hello body is not enforced (facts 1.2).
-    fn hello(&mut self, link: LinkId, plain_type: FrameType, header: InnerHeader) {
+    fn hello(&mut self, link: LinkId, reply_type: FrameType, header: InnerHeader) {
         let mut secrets = ChannelSecrets {
             base_nonce: [0; 12],
             session_key: [0; 16],
@@ -74,8 +74,7 @@ impl HostCore {
             body[HELLO_ENVELOPE_LEN - 1] ^= 1;
         }
         if let Some(l) = self.links.get_mut(&link) {
-            l.secure = None;
-            let t = l.response(plain_type, HELLO_RESPONSE, header.task, &body);
+            let t = l.response(reply_type, HELLO_RESPONSE, header.task, &body);
             self.send(t);
             if let Some(l) = self.links.get_mut(&link) {
                 l.secure = Some(SecureChannel::new(&secrets, Role::Host));
@@ -87,7 +86,7 @@ impl HostCore {
     fn host_lookup(
         &mut self,
         link: LinkId,
-        plain_type: FrameType,
+        reply_type: FrameType,
         header: InnerHeader,
         body: &[u8],
     ) {
@@ -105,7 +104,7 @@ impl HostCore {
             Err(e) => {
                 // facts 5.3: Sunrise answers a bad size with an empty 17 so the ring moves.
                 self.drop_input(link, format!("service 16: {e}"));
-                return self.reply(link, plain_type, header, Vec::new());
+                return self.reply(link, reply_type, header, Vec::new());
             }
         };
         if faults.has(Fault::ZeroLookupAddress) {
@@ -128,7 +127,7 @@ impl HostCore {
         let Some(l) = self.links.get_mut(&link) else {
             return;
         };
-        let mut bytes = l.frame(plain_type, response, &body);
+        let mut bytes = l.frame(reply_type, response, &body);
         if faults.has(Fault::BadOuterMagic)
             && let Some(m) = bytes.first_mut()
         {
@@ -171,12 +170,13 @@ impl HostCore {
     }
 
     /// Service 6: always answered with service 7 (BAP-14); a malformed request falls back
-    /// to the scenario's own selection. The link that asked owns the new session.
+    /// to the scenario's own selection. The link that asked owns the new session, unless
+    /// it asked in plaintext: that is answered with no side effect (facts 1.5).
     fn host_request(
         &mut self,
         _now: Instant,
         link: LinkId,
-        plain_type: FrameType,
+        reply_type: FrameType,
         header: InnerHeader,
         body: &[u8],
     ) {
@@ -202,9 +202,17 @@ impl HostCore {
         if self.config.faults.has(Fault::ZeroSessionId) {
             response.session_id = 0;
         }
+        if reply_type != FrameType::Encrypted {
+            let reason = "plaintext service 6: answered, no session committed".to_string();
+            self.drop_input(link, reason);
+        }
         let Some(l) = self.links.get_mut(&link) else {
             return;
         };
+        let t = l.response(reply_type, HOST_RESPONSE, header.task, &response.encode());
+        if reply_type != FrameType::Encrypted {
+            return self.send(t);
+        }
         l.next_keepalive = None; // a new session has no accepted join yet
         l.binding = Some(Binding {
             session,
@@ -213,7 +221,6 @@ impl HostCore {
             epoch: None,
             roster_owed: false,
         });
-        let t = l.response(plain_type, HOST_RESPONSE, header.task, &response.encode());
         self.send(t);
         if self.config.faults.has(Fault::PushBeforeJoin) {
             self.push_global_state(link);

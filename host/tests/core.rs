@@ -5,8 +5,10 @@
 use std::net::{Ipv4Addr, SocketAddrV4};
 use vex_host::{HostConfig, HostCore, HostEvent, LinkId, Transmit};
 use vex_wire::activity::envelope::ActivityNotification;
+use vex_wire::activity::join::JoinRequest;
 use vex_wire::bap::deframer::Deframer;
-use vex_wire::bap::header::{FrameType, InnerHeader, plain_frame};
+use vex_wire::bap::header::{FrameType, InnerHeader, outer_frame, plain_frame};
+use vex_wire::bap::secure::{Role, SecureChannel, SignOnKeys, open_hello};
 use vex_wire::bap::services::{HOST_REQUEST, HostResponse};
 use vex_wire::time::Instant;
 
@@ -26,6 +28,17 @@ fn send(h: &mut HostCore, service: u16, task: u32, body: &[u8]) {
     h.handle_bytes(Instant::default(), L, &f);
 }
 
+fn send_sealed(h: &mut HostCore, c: &mut SecureChannel, service: u16, task: u32, body: &[u8]) {
+    let mut inner = Vec::new();
+    InnerHeader::request(service, task).write(&mut inner);
+    inner.extend_from_slice(body);
+    h.handle_bytes(
+        Instant::default(),
+        L,
+        &outer_frame(FrameType::Encrypted, &c.seal(&inner)),
+    );
+}
+
 fn transmits(h: &mut HostCore) -> Vec<Transmit> {
     std::iter::from_fn(|| h.poll_transmit()).collect()
 }
@@ -34,21 +47,50 @@ fn events(h: &mut HostCore) -> Vec<HostEvent> {
     std::iter::from_fn(|| h.poll_event()).collect()
 }
 
-/// The body of a plaintext response frame.
-fn response_body(t: &Transmit) -> Vec<u8> {
+fn dropped_with(events: &[HostEvent], words: &str) -> bool {
+    events
+        .iter()
+        .any(|e| matches!(e, HostEvent::Dropped { reason, .. } if reason.contains(words)))
+}
+
+/// The frame type and inner message of a frame the host sent, opened with `channel`.
+fn open(t: &Transmit, channel: Option<&mut SecureChannel>) -> (FrameType, Vec<u8>) {
     let mut d = Deframer::default();
     d.push(&t.bytes);
     let f = d.next_frame().unwrap().unwrap();
-    InnerHeader::read(&f.payload, true).unwrap().1.to_vec()
+    let inner = match (f.frame_type, channel) {
+        (FrameType::Encrypted, Some(c)) => c.open(&f.payload).unwrap(),
+        _ => f.payload,
+    };
+    (f.frame_type, inner)
 }
 
-fn session_of(h: &mut HostCore, task: u32) -> u64 {
+/// The body of a response frame.
+fn response_body(t: &Transmit, channel: Option<&mut SecureChannel>) -> Vec<u8> {
+    let (_, inner) = open(t, channel);
+    InnerHeader::read(&inner, true).unwrap().1.to_vec()
+}
+
+/// Performs the hello on `link` and returns the client's end of the channel.
+fn hello(h: &mut HostCore, link: LinkId) -> SecureChannel {
+    let f = plain_frame(FrameType::Bootstrap, InnerHeader::request(25, 100), &[]);
+    h.handle_bytes(Instant::default(), link, &f);
+    let t = transmits(h);
+    let secrets = open_hello(&SignOnKeys::DEVELOPMENT, &response_body(&t[0], None)).unwrap();
+    SecureChannel::new(&secrets, Role::Client)
+}
+
+fn service6() -> Vec<u8> {
     let mut body = vec![3u8];
     body.extend_from_slice(&[0; 7718]);
-    send(h, HOST_REQUEST, task, &body);
+    body
+}
+
+fn session_of(h: &mut HostCore, c: &mut SecureChannel, task: u32) -> u64 {
+    send_sealed(h, c, HOST_REQUEST, task, &service6());
     let t = transmits(h);
     assert_eq!(t.len(), 1);
-    HostResponse::decode(&response_body(&t[0]))
+    HostResponse::decode(&response_body(&t[0], Some(c)))
         .unwrap()
         .session_id
 }
@@ -58,26 +100,24 @@ fn session_of(h: &mut HostCore, task: u32) -> u64 {
 #[test]
 fn malformed_service6_is_answered_with_a_default_selection() {
     let mut h = host();
-    send(&mut h, HOST_REQUEST, 9, &[1, 2, 3]);
+    let mut c = hello(&mut h, L);
+    send_sealed(&mut h, &mut c, HOST_REQUEST, 9, &[1, 2, 3]);
     let t = transmits(&mut h);
     assert_eq!(t.len(), 1);
     assert_eq!(t[0].service, 7);
-    let r = HostResponse::decode(&response_body(&t[0])).unwrap();
+    let r = HostResponse::decode(&response_body(&t[0], Some(&mut c))).unwrap();
     assert_eq!(r.discriminator, 2);
     assert_ne!(r.session_id, 0);
-    let e = events(&mut h);
-    assert!(
-        e.iter()
-            .any(|e| matches!(e, HostEvent::Dropped { reason, .. } if reason.contains("7719")))
-    );
+    assert!(dropped_with(&events(&mut h), "7719"));
 }
 
 /// ENV-08 and ENV-09: every session has its own id of the account's shape.
 #[test]
 fn session_ids_are_unique_and_shaped() {
     let mut h = host();
-    let a = session_of(&mut h, 1);
-    let b = session_of(&mut h, 2);
+    let mut c = hello(&mut h, L);
+    let a = session_of(&mut h, &mut c, 1);
+    let b = session_of(&mut h, &mut c, 2);
     assert_ne!(a, b);
     for id in [a, b] {
         assert_eq!(id >> 32, 0x9EAA_3001);
@@ -90,15 +130,13 @@ fn session_ids_are_unique_and_shaped() {
 #[test]
 fn unowned_session_is_dropped_and_the_link_goes_on() {
     let mut h = host();
-    let session = session_of(&mut h, 1);
+    let mut c = hello(&mut h, L);
+    let session = session_of(&mut h, &mut c, 1);
     let n = ActivityNotification::new(session ^ 1, 52, 0, vec![0; 16]);
-    send(&mut h, 8, 2, &n.encode());
+    send_sealed(&mut h, &mut c, 8, 2, &n.encode());
     assert!(transmits(&mut h).is_empty());
-    let e = events(&mut h);
-    assert!(e.iter().any(
-        |e| matches!(e, HostEvent::Dropped { reason, .. } if reason.contains("does not own"))
-    ));
-    send(&mut h, 250, 3, &[0; 4]);
+    assert!(dropped_with(&events(&mut h), "does not own"));
+    send_sealed(&mut h, &mut c, 250, 3, &[0; 4]);
     assert_eq!(transmits(&mut h).len(), 1, "the link still answers");
 }
 
@@ -124,19 +162,16 @@ fn bad_magic_closes_the_link() {
 #[test]
 fn bad_tag_is_dropped_and_the_link_stays() {
     let mut h = host();
-    send(&mut h, 25, 1, &[0; 36]);
-    assert_eq!(transmits(&mut h).len(), 1);
+    let mut c = hello(&mut h, L);
     h.handle_bytes(
         Instant::default(),
         L,
-        &vex_wire::bap::header::outer_frame(FrameType::Encrypted, &[0; 30]),
+        &outer_frame(FrameType::Encrypted, &[0; 30]),
     );
     assert!(transmits(&mut h).is_empty());
-    let e = events(&mut h);
-    assert!(
-        e.iter()
-            .any(|e| matches!(e, HostEvent::Dropped { reason, .. } if reason.contains("GCM")))
-    );
+    assert!(dropped_with(&events(&mut h), "GCM"));
+    send_sealed(&mut h, &mut c, 250, 3, &[0; 4]);
+    assert_eq!(transmits(&mut h).len(), 1, "the nonce was not consumed");
 }
 
 /// Each link gets its own session key and nonce: two hellos, two different envelopes.
@@ -149,5 +184,36 @@ fn every_link_gets_its_own_key_material() {
     h.handle_bytes(Instant::default(), LinkId(2), &f);
     let t = transmits(&mut h);
     assert_eq!(t.len(), 2);
-    assert_ne!(response_body(&t[0]), response_body(&t[1]));
+    assert_ne!(response_body(&t[0], None), response_body(&t[1], None));
+}
+
+/// Facts 1.5: on an armed link a plaintext request still gets a plaintext answer, and a
+/// plaintext service 6 or service 8 changes nothing.
+#[test]
+fn plaintext_after_the_hello_is_answered_in_plaintext_without_side_effects() {
+    let mut h = host();
+    let mut c = hello(&mut h, L);
+    send(&mut h, 250, 7, &[0; 4]);
+    let t = transmits(&mut h);
+    assert_eq!(open(&t[0], None).0, FrameType::Plain);
+    send(&mut h, HOST_REQUEST, 8, &service6());
+    let t = transmits(&mut h);
+    assert_eq!(
+        open(&t[0], None).0,
+        FrameType::Plain,
+        "answered, in plaintext"
+    );
+    let session = HostResponse::decode(&response_body(&t[0], None))
+        .unwrap()
+        .session_id;
+    let join = JoinRequest::new(1, session, 2, 3);
+    let n = ActivityNotification::new(session, 3, 0, join.encode());
+    send_sealed(&mut h, &mut c, 8, 9, &n.encode());
+    assert!(
+        transmits(&mut h).is_empty(),
+        "no session was committed, so no join burst"
+    );
+    send(&mut h, 8, 10, &n.encode());
+    assert!(transmits(&mut h).is_empty());
+    assert!(dropped_with(&events(&mut h), "secure channel"));
 }
