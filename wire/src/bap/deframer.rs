@@ -38,10 +38,13 @@ pub struct Frame {
     pub payload: Vec<u8>,
 }
 
-/// Reassembles frames from a byte stream split anywhere.
+/// Reassembles frames from a byte stream split anywhere. Whole frames are read from a
+/// cursor, and the consumed bytes are dropped once per [`Deframer::push`], so many small
+/// frames in one read cost linear time.
 #[derive(Debug)]
 pub struct Deframer {
     buf: Vec<u8>,
+    start: usize,
     max_frame_len: usize,
     error: Option<DeframeError>,
 }
@@ -57,6 +60,7 @@ impl Deframer {
     pub fn new(max_frame_len: usize) -> Self {
         Self {
             buf: Vec::new(),
+            start: 0,
             max_frame_len,
             error: None,
         }
@@ -65,13 +69,15 @@ impl Deframer {
     /// Appends received bytes. Bytes after an error are ignored.
     pub fn push(&mut self, bytes: &[u8]) {
         if self.error.is_none() {
+            self.buf.drain(..self.start);
+            self.start = 0;
             self.buf.extend_from_slice(bytes);
         }
     }
 
     /// Bytes held that do not yet make a whole frame.
     pub fn buffered(&self) -> usize {
-        self.buf.len()
+        self.buf.len() - self.start
     }
 
     /// The next whole frame, `Ok(None)` when more bytes are needed, or the sticky error.
@@ -79,7 +85,8 @@ impl Deframer {
         if let Some(e) = self.error {
             return Err(e);
         }
-        let Some(head) = self.buf.get(..OUTER_HEADER_LEN) else {
+        let rest = self.buf.get(self.start..).unwrap_or_default();
+        let Some(head) = rest.get(..OUTER_HEADER_LEN) else {
             return Ok(None);
         };
         let (magic, type_byte) = (head[0], head[1]);
@@ -99,15 +106,15 @@ impl Deframer {
             Err(e) => {
                 self.error = Some(e);
                 self.buf = Vec::new();
+                self.start = 0;
                 return Err(e);
             }
         };
-        let total = OUTER_HEADER_LEN + len;
-        if self.buf.len() < total {
+        let Some(payload) = rest.get(OUTER_HEADER_LEN..OUTER_HEADER_LEN + len) else {
             return Ok(None);
-        }
-        let payload = self.buf[OUTER_HEADER_LEN..total].to_vec();
-        self.buf.drain(..total);
+        };
+        let payload = payload.to_vec();
+        self.start += OUTER_HEADER_LEN + len;
         Ok(Some(Frame {
             frame_type,
             payload,
@@ -160,6 +167,20 @@ mod tests {
         let mut d = Deframer::default();
         d.push(&[1, 3, 0, 0, 0, 0]);
         assert_eq!(d.next_frame(), Err(DeframeError::BadFrameType(3)));
+    }
+
+    #[test]
+    fn many_frames_in_one_read_all_come_out() {
+        let mut d = Deframer::default();
+        let stream: Vec<u8> = (0..10_000).flat_map(|_| [1u8, 0, 0, 0, 0, 0]).collect();
+        d.push(&stream);
+        let mut n = 0;
+        while let Some(f) = d.next_frame().unwrap() {
+            assert!(f.payload.is_empty());
+            n += 1;
+        }
+        assert_eq!(n, 10_000);
+        assert_eq!(d.buffered(), 0);
     }
 
     proptest! {
