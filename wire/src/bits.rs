@@ -35,6 +35,15 @@ pub enum BitError {
         /// Length of the body in bits.
         len: usize,
     },
+    /// A value the client cannot take safely: the encoder refuses it rather than crash
+    /// the client (BODY-05 and the crash table of AH "Values that crash the client").
+    #[error("{what} is {value}, outside what the client takes safely")]
+    Unsafe {
+        /// The field.
+        what: &'static str,
+        /// The value refused.
+        value: i64,
+    },
     /// A value whose wire shape the pages do not document, so it cannot be sized.
     #[error("at bit {at}: {what} has no documented wire shape")]
     UnknownShape {
@@ -118,7 +127,8 @@ impl BitWriter {
         self.error
     }
 
-    fn fail(&mut self, e: BitError) {
+    /// Fails the writer with `e` (an encoder refusing a value); the first error sticks.
+    pub fn fail(&mut self, e: BitError) {
         if self.error.is_none() {
             self.error = Some(e);
         }

@@ -247,6 +247,12 @@ impl SensorAuthUpdate {
         }
         w.write_bool(false); // end of groups
         w.write_bool(false); // singleton gate
+        if w.bit_len().div_ceil(8) > BODY_BUDGET {
+            w.fail(BitError::Unsafe {
+                what: "message 5 length in bytes",
+                value: w.bit_len().div_ceil(8) as i64,
+            });
+        }
         w.finish()
     }
 }
@@ -618,6 +624,18 @@ mod tests {
             hex::encode_upper(&bytes),
             "000102030405060708111213141516171800000000000000007806AAA80006000000020000000000000000000000000000000000000000000000000000000100C080"
         );
+    }
+
+    /// AUTH-10: a body over the per-tick budget is refused by the encoder.
+    #[test]
+    fn body_over_the_budget_is_refused() {
+        let mut m = full_example(0);
+        let block = m.groups[0].objects[1].clone(); // the 522-bit type-17 block
+        let blocks = BODY_BUDGET * 8 / (88 + 522) + 1;
+        m.groups[0].objects = vec![block; blocks];
+        assert!(matches!(m.encode(), Err(BitError::Unsafe { .. })));
+        m.groups[0].objects.truncate(blocks - 10);
+        assert!(m.encode().is_ok());
     }
 
     #[test]

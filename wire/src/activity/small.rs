@@ -150,9 +150,16 @@ pub struct BubbleHostState {
 pub const BUBBLE_HOST_MAX_ROWS: u8 = 32;
 
 impl BubbleHostState {
-    /// The body: the 6-bit count and padding (`00` for the empty table).
+    /// The body: the 6-bit count and padding (`00` for the empty table). A count above 32
+    /// is refused (BHS-01).
     pub fn encode(&self) -> Result<Vec<u8>, BitError> {
         let mut w = BitWriter::new();
+        if self.row_count > BUBBLE_HOST_MAX_ROWS {
+            w.fail(BitError::Unsafe {
+                what: "message 54 row count",
+                value: i64::from(self.row_count),
+            });
+        }
         w.write(u64::from(self.row_count), 6);
         w.finish()
     }
@@ -190,6 +197,11 @@ mod tests {
     #[test]
     fn small_bodies() {
         assert_eq!(BubbleHostState { row_count: 0 }.encode().unwrap(), [0]);
+        assert!(BubbleHostState { row_count: 32 }.encode().is_ok());
+        assert!(
+            BubbleHostState { row_count: 33 }.encode().is_err(),
+            "BHS-01: 33 rows write past the table"
+        );
         let e = PatchEpoch([1, 2]);
         assert_eq!(PatchEpoch::decode(&e.encode()).unwrap(), e);
         let a = AdvanceEpoch {

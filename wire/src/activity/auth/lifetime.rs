@@ -84,9 +84,11 @@ pub struct LifetimeAuth {
     pub selection_target: ClientRef,
     /// u32 argument.
     pub selection_arg: u32,
-    /// 3-bit count of definition refs; the entry layout is not documented, so Vex writes 0.
-    pub definition_ref_count: u8,
 }
+
+/// The 3-bit definition-ref count that ends the body. The entry layout is not documented,
+/// so Vex writes 0 and refuses to read a body with entries.
+const DEFINITION_REF_COUNT_BITS: u32 = 3;
 
 impl LifetimeAuth {
     /// The body Sunrise sends, with `state`: one "waiting" switch forced to 0, no spawn
@@ -114,12 +116,18 @@ impl LifetimeAuth {
                 index: 0,
             },
             selection_arg: 0,
-            definition_ref_count: 0,
         }
     }
 
-    /// Writes the body; the switch list is clamped to 50 (BODY-05, T17-03).
+    /// Writes the body; the switch list is clamped to 50 (BODY-05, T17-03), and a state
+    /// outside -1 to 10 is refused (T17-01).
     pub fn write(&self, w: &mut BitWriter) {
+        if !(STATE_MIN..=STATE_MAX).contains(&self.state) {
+            w.fail(BitError::Unsafe {
+                what: "type-17 lifetime state",
+                value: i64::from(self.state),
+            });
+        }
         w.write_biased(i64::from(self.state), STATE_BIAS, 4);
         w.write_biased(i64::from(self.quality_bypass), 1, 3);
         w.write_bool(self.join_flag_inverted);
@@ -146,7 +154,7 @@ impl LifetimeAuth {
         w.write_biased(i64::from(self.selection_id), I32_BIAS, 32);
         self.selection_target.write(w);
         w.write(u64::from(self.selection_arg), 32);
-        w.write(u64::from(self.definition_ref_count.min(7)), 3);
+        w.write(0, DEFINITION_REF_COUNT_BITS);
     }
 
     /// Reads the body. A switch value of a class other than i32 cannot be sized, so it
@@ -182,7 +190,7 @@ impl LifetimeAuth {
             p.index = r.read_biased(1, 10)? as i16;
             p.hash = r.read(32)? as u32;
         }
-        Ok(Self {
+        let body = Self {
             state,
             quality_bypass,
             join_flag_inverted,
@@ -197,8 +205,15 @@ impl LifetimeAuth {
             selection_id: r.read_biased(I32_BIAS, 32)? as i32,
             selection_target: ClientRef::read(r)?,
             selection_arg: r.read(32)? as u32,
-            definition_ref_count: r.read(3)? as u8,
-        })
+        };
+        let at = r.position();
+        match r.read(DEFINITION_REF_COUNT_BITS)? {
+            0 => Ok(body),
+            _ => Err(BitError::UnknownShape {
+                at,
+                what: "type-17 definition refs",
+            }),
+        }
     }
 }
 
@@ -237,6 +252,35 @@ mod tests {
         let back = LifetimeAuth::read(&mut BitReader::new(&bytes)).unwrap();
         assert_eq!(back.switches.len(), 50);
         assert_eq!(back.state, 10);
+    }
+
+    /// T17-01: states 11 to 14 crash the client, so the encoder refuses them.
+    #[test]
+    fn crashing_states_are_refused() {
+        for state in [-1, 10] {
+            let mut w = BitWriter::new();
+            LifetimeAuth::sunrise_default(state).write(&mut w);
+            assert!(w.finish().is_ok(), "state {state}");
+        }
+        let mut w = BitWriter::new();
+        LifetimeAuth::sunrise_default(11).write(&mut w);
+        assert!(matches!(
+            w.finish(),
+            Err(BitError::Unsafe { value: 11, .. })
+        ));
+    }
+
+    #[test]
+    fn definition_refs_cannot_be_read() {
+        let mut w = BitWriter::new();
+        LifetimeAuth::sunrise_default(3).write(&mut w);
+        let mut bits = w.finish_bits().unwrap();
+        let last = bits.bit_len - 1; // the low bit of the 3-bit count
+        bits.bytes[last / 8] |= 0x80 >> (last % 8);
+        assert!(matches!(
+            LifetimeAuth::read(&mut bits.reader()),
+            Err(BitError::UnknownShape { .. })
+        ));
     }
 
     #[test]
