@@ -10,8 +10,8 @@ use vex_wire::activity::envelope::{
 use vex_wire::activity::global_state::GlobalActivityState;
 use vex_wire::activity::ids;
 use vex_wire::activity::join::JoinResult;
-use vex_wire::activity::sensor_auth::DecodedAuthUpdate;
-use vex_wire::bits::BitError;
+use vex_wire::activity::sensor_auth::{AuthPrefix, DecodedAuthUpdate};
+use vex_wire::bits::{BitError, BitReader};
 use vex_wire::time::Instant;
 
 /// The byte the emulated client uses for the stale buffer bytes a too-large payload_len
@@ -149,13 +149,6 @@ impl ClientCore {
     fn dispatch(&mut self, _now: Instant, idx: u64, push: &ActivityPush) {
         let f = Some(idx);
         match push.msg_type {
-            ids::ENTITY_SLOTS_ALLOCATED => {
-                if let Some(slot) = &mut self.slot {
-                    for (have, got) in slot.lease.0.iter_mut().zip(&push.payload) {
-                        *have |= got;
-                    }
-                }
-            }
             ids::GLOBAL_ACTIVITY_STATE => self.on_global_state(idx, &push.payload),
             ids::REPLICATE_MEMBERSHIP => self.status.m = true, // applied without checks
             ids::SENSOR_AUTH_UPDATE => self.on_auth_update(idx, &push.payload),
@@ -184,51 +177,38 @@ impl ClientCore {
         self.status.g = true;
     }
 
-    /// Message 5 (AUTH-01, AUTH-02, AUTH-04), then the roster apply.
+    /// Message 5: the prefix is judged first (AUTH-02, AUTH-01, AUTH-04), as the client
+    /// reads it whole before it looks at the epoch; then the roster is read.
     fn on_auth_update(&mut self, idx: u64, payload: &[u8]) {
         let f = Some(idx);
         let Some(sent) = self.slot.as_ref().and_then(|s| s.last_epoch_sent) else {
             let reason = "message 5 before the client's first message 52".to_string();
             return self.violate(Rule::Auth02, f, None, reason);
         };
-        let m = match DecodedAuthUpdate::decode(payload) {
-            Ok(m) => m,
-            Err(e) => return tracing::warn!(%e, "message 5 does not decode; dropped (BODY-04)"),
+        let prefix = match AuthPrefix::read(&mut BitReader::new(payload)) {
+            Ok(p) => p,
+            Err(e) => {
+                return tracing::warn!(%e, "message 5 prefix does not decode; dropped (BODY-04)");
+            }
         };
-        if m.patch_epoch != sent {
+        if prefix.patch_epoch != sent {
             let reason = format!(
                 "patch epoch {:x?}, the client sent {sent:x?}",
-                m.patch_epoch
+                prefix.patch_epoch
             );
             return self.violate(Rule::Auth01, f, Some(8), reason);
         }
-        if !m.roster_enable {
+        if !prefix.roster_enable {
             return self.violate(Rule::Auth04, f, None, "roster_enable is 0".to_string());
         }
-        let scenario = &self.config.scenario;
-        let Some(slot) = &mut self.slot else {
-            return;
-        };
-        if let Some(roster) = &m.roster {
-            slot.roster_keys = roster.keys.clone();
-        }
-        for object in m.groups.iter().flat_map(|g| &g.objects) {
-            let Some((_, decl)) = scenario.schemas_of(&object.slot) else {
-                continue;
-            };
-            if let Ok(parts) = object.parse(decl.schemas)
-                && parts.root == Some(true)
-            {
-                let mut r = object.content.reader();
-                let body = r
-                    .skip(parts.body_at)
-                    .and_then(|()| r.read_bits(r.remaining_bits()));
-                if let Ok(body) = body {
-                    slot.last_received_auth.insert(object.slot, body);
+        match DecodedAuthUpdate::decode(payload) {
+            Ok(_) => {
+                if let Some(slot) = &mut self.slot {
+                    slot.rosters_applied += 1;
                 }
             }
+            Err(e) => tracing::warn!(%e, "message 5 roster not read by the emulated client"),
         }
-        slot.rosters_applied += 1;
     }
 }
 

@@ -1,10 +1,6 @@
 //! One activity client of the emulated client (AH "Host to client, service 9": the client
 //! keeps up to three; the emulated client uses one per run).
 
-use std::collections::BTreeMap;
-use vex_wire::activity::slot::ClientRef;
-use vex_wire::activity::small::EntitySlotMask;
-use vex_wire::bits::Bits;
 use vex_wire::time::Instant;
 
 /// One activity client and what the host has told it.
@@ -27,12 +23,6 @@ pub struct ActivitySlot {
     pub next_epoch: Option<Instant>,
     /// The latest message 52 the client sent (AUTH-01, AUTH-02).
     pub last_epoch_sent: Option<[u64; 2]>,
-    /// The entity slot lease, ORed from message 0.
-    pub lease: EntitySlotMask,
-    /// Roster keys registered by message 5.
-    pub roster_keys: Vec<u32>,
-    /// `m_last_received_auth_state` per slot.
-    pub last_received_auth: BTreeMap<ClientRef, Bits>,
     /// Message 5 bodies applied.
     pub rosters_applied: u32,
 }
@@ -49,9 +39,6 @@ impl ActivitySlot {
             keepalive_interval_ms: 0,
             next_epoch: None,
             last_epoch_sent: None,
-            lease: EntitySlotMask::empty(),
-            roster_keys: Vec::new(),
-            last_received_auth: BTreeMap::new(),
             rosters_applied: 0,
         }
     }

@@ -33,12 +33,12 @@ const OUT_OF_RANGE_SERVICE: u16 = 400;
 impl HostCore {
     /// One service-8 body. A message from a link that does not own its session is recorded
     /// and dropped; the frame itself is accepted (HOST-06).
-    pub(crate) fn handle_activity(&mut self, now: Instant, link: LinkId, body: &[u8]) {
+    pub(crate) fn handle_activity(&mut self, now: Instant, link: LinkId, task: u32, body: &[u8]) {
         let n = match ActivityNotification::decode(body) {
             Ok(n) => n,
             Err(e) => return self.drop_input(link, format!("service 8: {e}")),
         };
-        self.record(link, ACTIVITY_TO_HOST, 0, Some(n.msg_type));
+        self.record(link, ACTIVITY_TO_HOST, task, Some(n.msg_type));
         let owned = self
             .links
             .get(&link)

@@ -111,7 +111,7 @@ impl HostCore {
         let reply_type = frame.frame_type;
         if header.service == ACTIVITY_TO_HOST {
             if reply_type == FrameType::Encrypted {
-                self.handle_activity(now, link, body);
+                self.handle_activity(now, link, header.task, body);
             } else {
                 self.drop_input(
                     link,

@@ -5,8 +5,7 @@
 //!
 //! Encoding takes typed blocks and computes each block's 32-bit remainder. Decoding needs
 //! no slot knowledge: each object block is delimited by its remainder and returned raw, so
-//! a reader that knows the slot's schemas (the emulated client) can parse it with
-//! [`ObjectBlock::parse`] and check the remainder against what it parsed (AUTH-05).
+//! a reader that knows the slot's schemas can split it with [`DecodedObject::parse`].
 
 use super::slot::{ClientRef, SlotSchemas};
 use crate::bits::{BitError, BitReader, BitWriter, Bits};
@@ -309,9 +308,10 @@ pub struct DecodedGroup {
     pub objects: Vec<DecodedObject>,
 }
 
-/// Message 5 as read, without slot knowledge.
+/// The fixed prefix of message 5: everything before the roster delta (AH "Message 5").
+/// The client reads it whole before it judges the epoch (AUTH-01) and the enable bit.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DecodedAuthUpdate {
+pub struct AuthPrefix {
     /// The hardwipe token.
     pub hardwipe_token: u8,
     /// The patch epoch.
@@ -322,6 +322,13 @@ pub struct DecodedAuthUpdate {
     pub token: u64,
     /// The roster enable bit.
     pub roster_enable: bool,
+}
+
+/// Message 5 as read, without slot knowledge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodedAuthUpdate {
+    /// The prefix.
+    pub prefix: AuthPrefix,
     /// The roster delta.
     pub roster: Option<RosterDelta>,
     /// The groups.
@@ -359,11 +366,9 @@ fn expect_one(r: &mut BitReader<'_>, what: &'static str) -> Result<(), BitError>
     }
 }
 
-impl DecodedAuthUpdate {
-    /// Reads a message-5 body. Fails only at a read past the end or at an absent delta
-    /// field whose shape is not documented.
-    pub fn decode(body: &[u8]) -> Result<Self, BitError> {
-        let mut r = BitReader::new(body);
+impl AuthPrefix {
+    /// Reads the prefix at the start of a message-5 body.
+    pub fn read(r: &mut BitReader<'_>) -> Result<Self, BitError> {
         let hardwipe_token = r.read(8)? as u8;
         let patch_epoch = [r.read(64)?, r.read(64)?];
         let bubble_block = if r.read_bool()? {
@@ -371,7 +376,7 @@ impl DecodedAuthUpdate {
             for a in &mut authority {
                 *a = r.read_bool()?;
             }
-            expect_one(&mut r, "an absent bubble-block root")?;
+            expect_one(r, "an absent bubble-block root")?;
             if r.read_bool()? {
                 r.read(32)?; // header, no reader known
             }
@@ -394,8 +399,22 @@ impl DecodedAuthUpdate {
         } else {
             None
         };
-        let token = r.read(64)?;
-        let roster_enable = r.read_bool()?;
+        Ok(Self {
+            hardwipe_token,
+            patch_epoch,
+            bubble_block,
+            token: r.read(64)?,
+            roster_enable: r.read_bool()?,
+        })
+    }
+}
+
+impl DecodedAuthUpdate {
+    /// Reads a message-5 body. Fails only at a read past the end or at an absent delta
+    /// field whose shape is not documented.
+    pub fn decode(body: &[u8]) -> Result<Self, BitError> {
+        let mut r = BitReader::new(body);
+        let prefix = AuthPrefix::read(&mut r)?;
         let roster = if r.read_bool()? {
             expect_one(&mut r, "an absent roster field 0")?;
             expect_one(&mut r, "an absent roster key array")?;
@@ -469,11 +488,7 @@ impl DecodedAuthUpdate {
         }
         let singleton_gate = r.read_bool()?;
         Ok(Self {
-            hardwipe_token,
-            patch_epoch,
-            bubble_block,
-            token,
-            roster_enable,
+            prefix,
             roster,
             groups,
             singleton_gate,
@@ -596,10 +611,10 @@ mod tests {
             .flat_map(|g| g.objects.iter().map(|o| (o.at, o.remainder)))
             .collect();
         assert_eq!(walk, [(1059, 227), (1374, 522), (2050, 37)]);
-        assert_eq!(d.patch_epoch, m.patch_epoch);
-        assert!(d.roster_enable && !d.singleton_gate);
+        assert_eq!(d.prefix.patch_epoch, m.patch_epoch);
+        assert!(d.prefix.roster_enable && !d.singleton_gate);
         assert_eq!(d.roster, m.roster);
-        assert_eq!(d.bubble_block, m.bubble_block);
+        assert_eq!(d.prefix.bubble_block, m.bubble_block);
     }
 
     /// Facts 10.1 "msg 5, phase-one-only": no grant, K = 1, 66 bytes.

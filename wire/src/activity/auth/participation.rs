@@ -14,7 +14,7 @@ pub const REGION_BITS: usize = 32;
 /// Field 20's value while the client is syncing (`awaiting_client_sync`).
 pub const AWAITING_CLIENT_SYNC: u8 = 2;
 
-/// Fields 3 to 12c: (width, raw value written), facts 4.8.
+/// Fields 3 to 12a: (width, raw value written), facts 4.8.
 const BEFORE_KEY: [(u32, u64); 10] = [
     (1, 0),
     (1, 1),
