@@ -34,6 +34,8 @@ pub struct ClientLink {
     pub secure: Option<SecureChannel>,
     /// Requests not yet answered: task id to service id (BAP-05, BAP-06).
     pub pending: BTreeMap<u32, u16>,
+    /// Requests answered once: task id to service id (BAP-06: exactly one response).
+    pub answered: BTreeMap<u32, u16>,
     /// The next task id.
     pub next_task: u32,
     /// When the last bytes arrived (LINK-01).
@@ -51,6 +53,7 @@ impl ClientLink {
             deframer: Deframer::default(),
             secure: None,
             pending: BTreeMap::new(),
+            answered: BTreeMap::new(),
             next_task: 1,
             last_rx: now,
             last_tx: now,

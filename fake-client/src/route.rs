@@ -34,8 +34,16 @@ impl ClientCore {
         let Some(l) = self.links.get_mut(&link) else {
             return;
         };
+        let answers = |r: &u16| response_for(*r) == Some(header.service);
+        if l.answered.get(&header.task).is_some_and(answers) {
+            let reason = format!(
+                "a second service {} response to task {}",
+                header.service, header.task
+            );
+            return self.violate(Rule::Bap06, Some(idx), None, reason);
+        }
         let asked = l.pending.get(&header.task).copied();
-        let Some(request) = asked.filter(|&r| response_for(r) == Some(header.service)) else {
+        let Some(request) = asked.filter(answers) else {
             let reason = format!(
                 "service {} response with task {} answers no outstanding request",
                 header.service, header.task
@@ -50,6 +58,7 @@ impl ClientCore {
             return self.violate(Rule::Bap05, Some(idx), None, reason);
         }
         l.pending.remove(&header.task);
+        l.answered.insert(header.task, request);
         match request {
             HELLO => self.on_hello(now, link, idx, body),
             HOST_LOOKUP => self.on_host_lookup(idx, body),
@@ -63,7 +72,8 @@ impl ClientCore {
         let secrets = match open_hello(&self.config.signon, body) {
             Ok(s) => s,
             Err(e) => {
-                return self.violate(Rule::Bap02, Some(idx), None, format!("service 26: {e}"));
+                let reason = format!("service 26 body its decoder refuses: {e}");
+                return self.violate(Rule::Bap06, Some(idx), None, reason);
             }
         };
         if let Some(l) = self.links.get_mut(&link) {

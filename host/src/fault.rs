@@ -9,8 +9,10 @@ pub enum Fault {
     BadOuterMagic,
     /// BAP-02: the join_result frame's GCM tag has a flipped bit.
     CorruptTag,
-    /// BAP-02: the service-26 envelope's HMAC has a flipped bit.
-    HelloBadMac,
+    /// BAP-02: the channel-start answer comes as an encrypted frame, before the hello.
+    EncryptedBeforeHello,
+    /// BAP-01: the channel-start answer has frame type 3.
+    BadFrameType,
     /// BAP-03: after the join burst, one encrypted frame whose inner message is 4 bytes.
     ShortInnerHeader,
     /// BAP-03: after the join burst, one encrypted frame whose inner message is 1 byte.
@@ -23,16 +25,26 @@ pub enum Fault {
     ResponseStatus,
     /// BAP-06: service 16 gets no response.
     UnansweredLookup,
+    /// BAP-06: service 250 gets two responses.
+    DuplicateEcho,
+    /// BAP-06: the service-26 envelope's HMAC has a flipped bit, so its decoder refuses it.
+    HelloBadMac,
     /// BAP-12: service 17 gives address 0.0.0.0.
     ZeroLookupAddress,
     /// BAP-12: service 17 gives port 0.
     ZeroLookupPort,
     /// BAP-12: service 17 is 15 bytes.
     ShortLookupResponse,
+    /// BAP-12: service 17's reserved field is 1.
+    LookupReserved,
+    /// BAP-12: service 17 echoes another host id.
+    LookupWrongId,
     /// BAP-13: service 7 carries discriminator 1.
     Service7Discriminator,
     /// BAP-13: service 7 carries session id 0.
     ZeroSessionId,
+    /// BAP-13: service 7 is 136 bytes.
+    ShortService7,
     /// ENV-01: message 1 of the join burst carries discriminator 0.
     PushDiscriminator,
     /// ENV-02: message 2 of the join burst declares 0xFFFF0000 bytes, far more than follow.
@@ -83,21 +95,27 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault, in declaration order.
-    pub const ALL: [Fault; 37] = [
+    pub const ALL: [Fault; 43] = [
         Fault::BadOuterMagic,
+        Fault::BadFrameType,
         Fault::CorruptTag,
-        Fault::HelloBadMac,
+        Fault::EncryptedBeforeHello,
         Fault::ShortInnerHeader,
         Fault::TinyInnerMessage,
         Fault::ServiceIdOutOfRange,
         Fault::WrongTaskEcho,
         Fault::ResponseStatus,
         Fault::UnansweredLookup,
+        Fault::DuplicateEcho,
+        Fault::HelloBadMac,
         Fault::ZeroLookupAddress,
         Fault::ZeroLookupPort,
         Fault::ShortLookupResponse,
+        Fault::LookupReserved,
+        Fault::LookupWrongId,
         Fault::Service7Discriminator,
         Fault::ZeroSessionId,
+        Fault::ShortService7,
         Fault::PushDiscriminator,
         Fault::PayloadLenLarger,
         Fault::PayloadLenHuge,
@@ -126,16 +144,18 @@ impl Fault {
     /// The rule id this fault breaks.
     pub fn rule(self) -> &'static str {
         match self {
-            Fault::BadOuterMagic => "BAP-01",
-            Fault::CorruptTag | Fault::HelloBadMac => "BAP-02",
+            Fault::BadOuterMagic | Fault::BadFrameType => "BAP-01",
+            Fault::CorruptTag | Fault::EncryptedBeforeHello => "BAP-02",
             Fault::ShortInnerHeader | Fault::TinyInnerMessage => "BAP-03",
             Fault::ServiceIdOutOfRange => "BAP-04",
             Fault::WrongTaskEcho | Fault::ResponseStatus => "BAP-05",
-            Fault::UnansweredLookup => "BAP-06",
-            Fault::ZeroLookupAddress | Fault::ZeroLookupPort | Fault::ShortLookupResponse => {
-                "BAP-12"
-            }
-            Fault::Service7Discriminator | Fault::ZeroSessionId => "BAP-13",
+            Fault::UnansweredLookup | Fault::DuplicateEcho | Fault::HelloBadMac => "BAP-06",
+            Fault::ZeroLookupAddress
+            | Fault::ZeroLookupPort
+            | Fault::ShortLookupResponse
+            | Fault::LookupReserved
+            | Fault::LookupWrongId => "BAP-12",
+            Fault::Service7Discriminator | Fault::ZeroSessionId | Fault::ShortService7 => "BAP-13",
             Fault::PushDiscriminator => "ENV-01",
             Fault::PayloadLenLarger => "ENV-02",
             Fault::PayloadLenHuge => "ENV-03",

@@ -12,13 +12,18 @@ use rand_core::RngCore;
 use std::net::Ipv4Addr;
 use vex_wire::activity::ids::GLOBAL_ACTIVITY_STATE;
 use vex_wire::activity::selection::SelectionRequest;
-use vex_wire::bap::header::{FrameType, InnerHeader, MAGIC};
-use vex_wire::bap::secure::{ChannelSecrets, HELLO_ENVELOPE_LEN, Role, SecureChannel, seal_hello};
+use vex_wire::bap::header::{FrameType, InnerHeader, MAGIC, outer_frame};
+use vex_wire::bap::secure::{
+    ChannelSecrets, HELLO_ENVELOPE_LEN, Role, SecureChannel, TAG_LEN, seal_hello,
+};
 use vex_wire::bap::services::{
-    CHANNEL_START, ECHO, HELLO, HELLO_RESPONSE, HOST_LOOKUP, HOST_LOOKUP_RESPONSE, HOST_REQUEST,
-    HOST_RESPONSE, HostLookup, HostLookupResponse, HostResponse, response_for,
+    CHANNEL_START, CHANNEL_START_RESPONSE, ECHO, HELLO, HELLO_RESPONSE, HOST_LOOKUP,
+    HOST_LOOKUP_RESPONSE, HOST_REQUEST, HOST_RESPONSE, HostLookup, HostLookupResponse,
+    HostResponse, response_for,
 };
 
+/// The frame type [`Fault::BadFrameType`] uses (BAP-01 allows 0, 1 and 2).
+const BAD_FRAME_TYPE: u8 = 3;
 /// The status [`Fault::ResponseStatus`] puts on service 17 (BAP-05 wants 200).
 const FAULT_STATUS: u16 = 500;
 use vex_wire::time::Instant;
@@ -34,11 +39,16 @@ impl HostCore {
         body: &[u8],
     ) {
         match header.service {
-            CHANNEL_START => self.reply(link, reply_type, header, body.to_vec()),
+            CHANNEL_START => self.channel_start(link, reply_type, header, body),
             HELLO => self.hello(link, reply_type, header),
             HOST_LOOKUP => self.host_lookup(link, reply_type, header, body),
             HOST_REQUEST => self.host_request(now, link, reply_type, header, body),
-            ECHO => self.reply(link, reply_type, header, Vec::new()),
+            ECHO => {
+                self.reply(link, reply_type, header, Vec::new());
+                if self.config.faults.has(Fault::DuplicateEcho) {
+                    self.reply(link, reply_type, header, Vec::new());
+                }
+            }
             service => match response_for(service) {
                 Some(_) => self.reply(link, reply_type, header, Vec::new()),
                 None => self.drop_input(link, format!("service {service} has no handler")),
@@ -55,6 +65,49 @@ impl HostCore {
             let t = l.response(reply_type, service, header.task, &body);
             self.send(t);
         }
+    }
+
+    /// Service 30: echoes the body in service 31 (facts 1.5: the client checks only its
+    /// length).
+    fn channel_start(
+        &mut self,
+        link: LinkId,
+        reply_type: FrameType,
+        header: InnerHeader,
+        body: &[u8],
+    ) {
+        let faults = &self.config.faults;
+        let reply_type = if faults.has(Fault::BadFrameType) {
+            return self.send_raw(
+                link,
+                CHANNEL_START_RESPONSE,
+                vec![MAGIC, BAD_FRAME_TYPE, 0, 0, 0, 0],
+            );
+        } else if faults.has(Fault::EncryptedBeforeHello) {
+            let mut inner = Vec::new();
+            InnerHeader::response(CHANNEL_START_RESPONSE, header.task).write(&mut inner);
+            inner.extend_from_slice(body);
+            let mut payload = vec![0u8; TAG_LEN];
+            payload.extend_from_slice(&inner);
+            return self.send_raw(
+                link,
+                CHANNEL_START_RESPONSE,
+                outer_frame(FrameType::Encrypted, &payload),
+            );
+        } else {
+            reply_type
+        };
+        self.reply(link, reply_type, header, body.to_vec());
+    }
+
+    /// Sends bytes that are not a frame the link would build (fault injection).
+    fn send_raw(&mut self, link: LinkId, service: u16, bytes: Vec<u8>) {
+        self.send(Transmit {
+            link,
+            bytes,
+            service,
+            message: None,
+        });
     }
 
     /// Service 25: answers with the 84-byte service-26 envelope holding this link's own
@@ -112,6 +165,12 @@ impl HostCore {
         }
         if faults.has(Fault::ZeroLookupPort) {
             body.port = 0;
+        }
+        if faults.has(Fault::LookupReserved) {
+            body.reserved = 1;
+        }
+        if faults.has(Fault::LookupWrongId) {
+            body.host_id ^= 1;
         }
         let mut body = body.encode();
         if faults.has(Fault::ShortLookupResponse) {
@@ -209,7 +268,11 @@ impl HostCore {
         let Some(l) = self.links.get_mut(&link) else {
             return;
         };
-        let t = l.response(reply_type, HOST_RESPONSE, header.task, &response.encode());
+        let mut body = response.encode();
+        if self.config.faults.has(Fault::ShortService7) {
+            body.pop();
+        }
+        let t = l.response(reply_type, HOST_RESPONSE, header.task, &body);
         if reply_type != FrameType::Encrypted {
             return self.send(t);
         }
