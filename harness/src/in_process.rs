@@ -62,6 +62,7 @@ pub fn run(host: HostConfig, client: ClientConfig, run_for_ms: u64) -> RunReport
             client.handle_bytes(now, kind, &t.bytes);
             progress = true;
         }
+        while client.poll_received().is_some() {} // the transcript has the host's side
         while let Some(e) = host.poll_event() {
             if let HostEvent::Close { link, .. } = e {
                 host.handle_close(now, link);

@@ -38,7 +38,10 @@ pub enum HeaderShape {
     Response,
 }
 
-/// The response id for a request id the host answers, if it answers it (facts 2.2).
+/// The response id for a request id the host answers, if it answers it. Besides the route's
+/// own services these are the ones whose reply NS gives the empty-body codec (13, 15,
+/// 122, 303; 251 is echo). Sunrise also answers 44 and 306 with empty bodies (facts 2.2),
+/// but the pages do not list 45 or 307 as empty-body replies, so Vex leaves them out.
 pub fn response_for(request: u16) -> Option<u16> {
     match request {
         HOST_REQUEST => Some(HOST_RESPONSE),
@@ -46,7 +49,9 @@ pub fn response_for(request: u16) -> Option<u16> {
         HELLO => Some(HELLO_RESPONSE),
         CHANNEL_START => Some(CHANNEL_START_RESPONSE),
         ECHO => Some(ECHO_RESPONSE),
-        12 | 14 | 44 | 121 | 302 | 306 => Some(request + 1),
+        12 | 14 => Some(request + 1),
+        121 => Some(122),
+        302 => Some(303),
         _ => None,
     }
 }
