@@ -1,0 +1,40 @@
+//! The built-in route's transcript is fixed: the cores are deterministic, so any change
+//! to what goes on the wire shows up here. After an intended change, regenerate with
+//! `VEX_BLESS=1 cargo test -p vex-conformance --test golden` and review the diff.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
+
+use std::path::PathBuf;
+use vex_conformance::{catalog, run_in_process};
+use vex_wire::bap::secure::SignOnKeys;
+
+#[test]
+fn route_join_transcript_is_unchanged() {
+    let case = catalog()
+        .into_iter()
+        .find(|c| c.id == "route.join")
+        .unwrap();
+    let text = run_in_process(&case, SignOnKeys::DEVELOPMENT)
+        .run
+        .unwrap()
+        .transcript
+        .to_text();
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/transcripts/route.join.txt");
+    if std::env::var_os("VEX_BLESS").is_some() {
+        std::fs::write(&path, &text).unwrap();
+    }
+    let golden = std::fs::read_to_string(&path).expect("corpus/transcripts/route.join.txt");
+    if golden != text {
+        let first = golden
+            .lines()
+            .zip(text.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(golden.lines().count().min(text.lines().count()));
+        panic!(
+            "the route.join transcript changed at line {}:\n  golden: {}\n  now:    {}\n(VEX_BLESS=1 to accept)",
+            first + 1,
+            golden.lines().nth(first).unwrap_or("<end>"),
+            text.lines().nth(first).unwrap_or("<end>")
+        );
+    }
+}
