@@ -8,4 +8,5 @@ pub mod activity;
 pub mod bap;
 pub mod bits;
 pub mod scenario;
+pub mod tag;
 pub mod time;
