@@ -8,5 +8,6 @@ pub mod activity;
 pub mod bap;
 pub mod bits;
 pub mod scenario;
+pub mod schema;
 pub mod tag;
 pub mod time;

@@ -66,9 +66,9 @@ mod tests {
     #[test]
     fn fnv1_not_fnv1a() {
         assert_eq!(fnv1(b""), FNV1_EMPTY);
-        let fnv1a = b"zavala_start"
-            .iter()
-            .fold(FNV1_EMPTY, |h, &b| (h ^ u32::from(b)).wrapping_mul(FNV1_PRIME));
+        let fnv1a = b"zavala_start".iter().fold(FNV1_EMPTY, |h, &b| {
+            (h ^ u32::from(b)).wrapping_mul(FNV1_PRIME)
+        });
         assert_ne!(fnv1(b"zavala_start"), fnv1a);
         // Reference value of 32-bit FNV-1 for "a".
         assert_eq!(fnv1(b"a"), 0x050C_5D7E);

@@ -1,0 +1,45 @@
+//! Values the schema walker writes and reads.
+
+/// A field's value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Value {
+    /// A field whose presence bit is 0, or a null nullable value.
+    Absent,
+    /// A bool.
+    Bool(bool),
+    /// An integer, the logical value (the bias is not included); wide enough for a u64.
+    Int(i128),
+    /// Raw bits of a real, a quantized real or a keyed-lane body, with their width.
+    Raw {
+        /// The bits, right-aligned.
+        bits: u128,
+        /// How many.
+        width: u32,
+    },
+    /// A position: three raw float32.
+    Position([u32; 3]),
+    /// A tag reference: the tag, or -1 / -2 for the two empties.
+    Tag(i64),
+    /// A keyed lane: the two selectors and the raw body bits of each.
+    Lane {
+        /// Index into the 10-entry table.
+        first: u8,
+        /// Index into the 3-entry table.
+        second: u8,
+        /// The first body's bits.
+        first_body: Vec<u8>,
+        /// The second body's bits.
+        second_body: Vec<u8>,
+    },
+    /// A dynamic value: its schema handle and, for a runtime i32, the value.
+    Dynamic {
+        /// The schema handle.
+        handle: u32,
+        /// The i32 value.
+        value: i32,
+    },
+    /// A record's field values, in order.
+    Record(Vec<Value>),
+    /// An array's elements.
+    Array(Vec<Value>),
+}

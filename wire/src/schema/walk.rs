@@ -1,0 +1,402 @@
+//! The one walker: encode and decode any schema (TD "Walking a definition", "The
+//! bit-packed codec"). Decoding accepts unread bits and trailing bytes (BODY-04); encoding
+//! clamps dynamic counts to capacity (BODY-05).
+
+use super::kind::{
+    Field, KEYED_LANE_FIRST, KEYED_LANE_SECOND, KEYED_LANE_SELECTOR_BITS, Kind, MAX_DEPTH,
+    RUNTIME_I32, Schema, TagMode,
+};
+use super::value::Value;
+use crate::bits::{BitError, BitReader, BitWriter};
+use thiserror::Error;
+
+/// Why a value does not fit its schema, or a body its schema.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SchemaError {
+    /// The bit codec failed (a read past the end, a value too wide).
+    #[error("{path}: {source}")]
+    Bits {
+        /// The field path.
+        path: String,
+        /// The codec error.
+        source: BitError,
+    },
+    /// The value's shape is not the field's.
+    #[error("{path}: expected {expected}")]
+    Shape {
+        /// The field path.
+        path: String,
+        /// What the field takes.
+        expected: &'static str,
+    },
+    /// Records nest deeper than the walker's 32 frames.
+    #[error("{path}: nesting deeper than 32")]
+    TooDeep {
+        /// The field path.
+        path: String,
+    },
+}
+
+fn bits(path: &str, source: BitError) -> SchemaError {
+    SchemaError::Bits {
+        path: path.to_string(),
+        source,
+    }
+}
+
+fn shape(path: &str, expected: &'static str) -> SchemaError {
+    SchemaError::Shape {
+        path: path.to_string(),
+        expected,
+    }
+}
+
+fn join(path: &str, name: &str) -> String {
+    if path.is_empty() {
+        name.to_string()
+    } else {
+        format!("{path}.{name}")
+    }
+}
+
+/// Writes `value` (a [`Value::Record`]) with `schema`.
+pub fn encode(schema: &Schema, value: &Value, w: &mut BitWriter) -> Result<(), SchemaError> {
+    encode_record(schema, value, w, "", 0)
+}
+
+fn encode_record(
+    schema: &Schema,
+    value: &Value,
+    w: &mut BitWriter,
+    path: &str,
+    depth: usize,
+) -> Result<(), SchemaError> {
+    if depth >= MAX_DEPTH {
+        return Err(SchemaError::TooDeep {
+            path: path.to_string(),
+        });
+    }
+    let Value::Record(values) = value else {
+        return Err(shape(path, "a record"));
+    };
+    if values.len() != schema.fields.len() {
+        return Err(shape(path, "one value per field"));
+    }
+    for (field, v) in schema.fields.iter().zip(values) {
+        encode_field(field, v, w, &join(path, field.name), depth)?;
+    }
+    Ok(())
+}
+
+fn encode_field(
+    field: &Field,
+    v: &Value,
+    w: &mut BitWriter,
+    path: &str,
+    depth: usize,
+) -> Result<(), SchemaError> {
+    if field.presence {
+        w.write_bool(*v != Value::Absent);
+        if *v == Value::Absent {
+            return Ok(());
+        }
+    }
+    encode_kind(&field.kind, v, w, path, depth)
+}
+
+fn encode_kind(
+    kind: &Kind,
+    v: &Value,
+    w: &mut BitWriter,
+    path: &str,
+    depth: usize,
+) -> Result<(), SchemaError> {
+    match (kind, v) {
+        (Kind::Record(s), _) => return encode_record(s, v, w, path, depth + 1),
+        (Kind::Bool, Value::Bool(b)) => w.write_bool(*b),
+        (
+            Kind::Int {
+                width,
+                bias,
+                signed,
+            },
+            Value::Int(i),
+        ) => {
+            let (lo, hi) = int_range(*width, *signed);
+            if !(lo..=hi).contains(i) {
+                return Err(shape(path, "an integer in the field's range"));
+            }
+            w.write_wrapping(*i as i64, *bias, *width);
+        }
+        (Kind::QuantizedReal { width, .. }, Value::Raw { bits, width: vw }) if vw == width => {
+            w.write(*bits as u64, *width);
+        }
+        (Kind::Real, Value::Raw { bits, width: 32 }) => w.write(*bits as u64, 32),
+        (Kind::Position, Value::Position(xyz)) => {
+            for c in xyz {
+                w.write(u64::from(*c), 32);
+            }
+        }
+        (Kind::NullableU32, Value::Absent) => w.write_bool(false),
+        (Kind::NullableU32, Value::Int(i)) if (0..=i128::from(u32::MAX)).contains(i) => {
+            w.write_bool(true);
+            w.write(*i as u64, 32);
+        }
+        (Kind::TagRef(TagMode::Investment), Value::Tag(t)) => match *t {
+            -1 | -2 => {
+                w.write_bool(false);
+                w.write_bool(*t == -2);
+            }
+            t => {
+                w.write_bool(true);
+                w.write((t as u64) & 0x1FFF, 13);
+                w.write(((t as u64) >> 16) & 0xF, 4);
+            }
+        },
+        (Kind::TagRef(TagMode::Simulation), Value::Tag(t)) => match *t {
+            t if t < 0 => w.write_bool(false),
+            t => {
+                w.write_bool(true);
+                w.write_wrapping(t, 0, 32);
+            }
+        },
+        (Kind::FixedArray { element, len }, Value::Array(items)) => {
+            if items.len() != usize::from(*len) {
+                return Err(shape(path, "exactly the fixed array's length"));
+            }
+            for (i, item) in items.iter().enumerate() {
+                encode_kind(element, item, w, &format!("{path}[{i}]"), depth)?;
+            }
+        }
+        (
+            Kind::Array {
+                element,
+                count_width,
+                capacity,
+            },
+            Value::Array(items),
+        ) => {
+            let n = items.len().min(usize::from(*capacity));
+            w.write(n as u64, *count_width);
+            for (i, item) in items.iter().take(n).enumerate() {
+                encode_kind(element, item, w, &format!("{path}[{i}]"), depth)?;
+            }
+        }
+        (
+            Kind::KeyedLane,
+            Value::Lane {
+                first,
+                second,
+                first_body,
+                second_body,
+            },
+        ) => {
+            let (Some(&a), Some(&b)) = (
+                KEYED_LANE_FIRST.get(usize::from(*first)),
+                KEYED_LANE_SECOND.get(usize::from(*second)),
+            ) else {
+                return Err(shape(path, "selectors below 10 and 3"));
+            };
+            w.write(u64::from(*first), KEYED_LANE_SELECTOR_BITS);
+            w.write(u64::from(*second), KEYED_LANE_SELECTOR_BITS);
+            w.write_stream(first_body, a as usize);
+            w.write_stream(second_body, b as usize);
+        }
+        (Kind::DynamicValue, Value::Absent) => w.write_bool(false),
+        (Kind::DynamicValue, Value::Dynamic { handle, value }) if *handle == RUNTIME_I32 => {
+            w.write_bool(true);
+            w.write(u64::from(*handle), 32);
+            w.write_wrapping(i64::from(*value), 0x8000_0000, 32);
+        }
+        (Kind::PredicateUnion, Value::Absent) => w.write_bool(false),
+        (Kind::PredicateUnion, _) => {
+            return Err(shape(
+                path,
+                "absent (the predicate bodies are not documented)",
+            ));
+        }
+        _ => return Err(shape(path, kind_name(kind))),
+    }
+    match w.error() {
+        Some(e) => Err(bits(path, e)),
+        None => Ok(()),
+    }
+}
+
+/// The logical range of an integer field.
+pub fn int_range(width: u32, signed: bool) -> (i128, i128) {
+    let w = width.clamp(1, 64);
+    if signed {
+        (-(1i128 << (w - 1)), (1i128 << (w - 1)) - 1)
+    } else {
+        (0, (1i128 << w) - 1)
+    }
+}
+
+/// Reads an integer: `stored - bias` modulo 2^width, sign-extended when signed.
+fn read_int(r: &mut BitReader<'_>, width: u32, bias: i64, signed: bool) -> Result<i128, BitError> {
+    let stored = r.read(width)?;
+    let modulus = 1i128 << width;
+    let v = (i128::from(stored) - i128::from(bias)).rem_euclid(modulus);
+    Ok(if signed && v >= modulus / 2 {
+        v - modulus
+    } else {
+        v
+    })
+}
+
+fn kind_name(kind: &Kind) -> &'static str {
+    match kind {
+        Kind::Record(_) => "a record",
+        Kind::Bool => "a bool",
+        Kind::Int { .. } => "an integer",
+        Kind::QuantizedReal { .. } => "raw bits of the real's width",
+        Kind::Real => "32 raw bits",
+        Kind::Position => "a position",
+        Kind::NullableU32 => "an integer or absent",
+        Kind::TagRef(_) => "a tag",
+        Kind::FixedArray { .. } | Kind::Array { .. } => "an array",
+        Kind::KeyedLane => "a keyed lane",
+        Kind::DynamicValue => "absent or a runtime i32",
+        Kind::PredicateUnion => "absent",
+    }
+}
+
+/// Reads a record of `schema` at the reader's cursor.
+pub fn decode(schema: &Schema, r: &mut BitReader<'_>) -> Result<Value, SchemaError> {
+    decode_record(schema, r, "", 0)
+}
+
+fn decode_record(
+    schema: &Schema,
+    r: &mut BitReader<'_>,
+    path: &str,
+    depth: usize,
+) -> Result<Value, SchemaError> {
+    if depth >= MAX_DEPTH {
+        return Err(SchemaError::TooDeep {
+            path: path.to_string(),
+        });
+    }
+    let mut values = Vec::with_capacity(schema.fields.len());
+    for field in schema.fields {
+        let p = join(path, field.name);
+        if field.presence && !r.read_bool().map_err(|e| bits(&p, e))? {
+            values.push(Value::Absent);
+            continue;
+        }
+        values.push(decode_kind(&field.kind, r, &p, depth)?);
+    }
+    Ok(Value::Record(values))
+}
+
+fn decode_kind(
+    kind: &Kind,
+    r: &mut BitReader<'_>,
+    path: &str,
+    depth: usize,
+) -> Result<Value, SchemaError> {
+    let e = |err| bits(path, err);
+    Ok(match kind {
+        Kind::Record(s) => decode_record(s, r, path, depth + 1)?,
+        Kind::Bool => Value::Bool(r.read_bool().map_err(e)?),
+        Kind::Int {
+            width,
+            bias,
+            signed,
+        } => Value::Int(read_int(r, *width, *bias, *signed).map_err(e)?),
+        Kind::QuantizedReal { width, .. } => Value::Raw {
+            bits: u128::from(r.read(*width).map_err(e)?),
+            width: *width,
+        },
+        Kind::Real => Value::Raw {
+            bits: u128::from(r.read(32).map_err(e)?),
+            width: 32,
+        },
+        Kind::Position => {
+            let mut xyz = [0u32; 3];
+            for c in &mut xyz {
+                *c = r.read(32).map_err(e)? as u32;
+            }
+            Value::Position(xyz)
+        }
+        Kind::NullableU32 => match r.read_bool().map_err(e)? {
+            true => Value::Int(i128::from(r.read(32).map_err(e)?)),
+            false => Value::Absent,
+        },
+        Kind::TagRef(TagMode::Investment) => match r.read_bool().map_err(e)? {
+            true => {
+                let low = r.read(13).map_err(e)?;
+                let high = r.read(4).map_err(e)?;
+                Value::Tag((low | (high << 16)) as i64)
+            }
+            false => Value::Tag(if r.read_bool().map_err(e)? { -2 } else { -1 }),
+        },
+        Kind::TagRef(TagMode::Simulation) => match r.read_bool().map_err(e)? {
+            true => Value::Tag(r.read(32).map_err(e)? as i64),
+            false => Value::Tag(-1),
+        },
+        Kind::FixedArray { element, len } => Value::Array(
+            (0..*len)
+                .map(|i| decode_kind(element, r, &format!("{path}[{i}]"), depth))
+                .collect::<Result<_, _>>()?,
+        ),
+        Kind::Array {
+            element,
+            count_width,
+            ..
+        } => {
+            let n = r.read(*count_width).map_err(e)?;
+            Value::Array(
+                (0..n)
+                    .map(|i| decode_kind(element, r, &format!("{path}[{i}]"), depth))
+                    .collect::<Result<_, _>>()?,
+            )
+        }
+        Kind::KeyedLane => {
+            let at = r.position();
+            let first = r.read(KEYED_LANE_SELECTOR_BITS).map_err(e)? as usize;
+            let second = r.read(KEYED_LANE_SELECTOR_BITS).map_err(e)? as usize;
+            let (Some(&a), Some(&b)) = (KEYED_LANE_FIRST.get(first), KEYED_LANE_SECOND.get(second))
+            else {
+                return Err(e(BitError::UnknownShape {
+                    at,
+                    what: "a keyed-lane selector past its table",
+                }));
+            };
+            Value::Lane {
+                first: first as u8,
+                second: second as u8,
+                first_body: r.read_stream(a as usize).map_err(e)?,
+                second_body: r.read_stream(b as usize).map_err(e)?,
+            }
+        }
+        Kind::DynamicValue => {
+            if !r.read_bool().map_err(e)? {
+                return Ok(Value::Absent);
+            }
+            let at = r.position();
+            let handle = r.read(32).map_err(e)? as u32;
+            if handle != RUNTIME_I32 {
+                return Err(e(BitError::UnknownShape {
+                    at,
+                    what: "a dynamic value of a schema other than the runtime i32",
+                }));
+            }
+            let value = read_int(r, 32, 0x8000_0000, true).map_err(e)? as i32;
+            Value::Dynamic { handle, value }
+        }
+        Kind::PredicateUnion => {
+            let at = r.position();
+            match r.read_bool().map_err(e)? {
+                false => Value::Absent,
+                true => {
+                    return Err(e(BitError::UnknownShape {
+                        at,
+                        what: "a code-34 predicate body",
+                    }));
+                }
+            }
+        }
+    })
+}
