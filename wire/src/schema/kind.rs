@@ -18,6 +18,11 @@ pub enum TagMode {
 /// How one field goes on the wire.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Kind {
+    /// A run of `width` bits whose fields the pages do not describe, kept raw.
+    Bits {
+        /// Bits in the run.
+        width: u32,
+    },
     /// Code 1: a nested record, its fields in order.
     Record(&'static Schema),
     /// A 1-bit bool.

@@ -30,6 +30,7 @@ pub fn max_bits(schema: &Schema) -> usize {
 fn kind_min(kind: &Kind) -> usize {
     match kind {
         Kind::Record(s) => min_bits(s),
+        Kind::Bits { width } => *width as usize,
         Kind::Bool | Kind::NullableU32 | Kind::DynamicValue | Kind::PredicateUnion => 1,
         Kind::Int { width, .. } | Kind::QuantizedReal { width, .. } => *width as usize,
         Kind::Real => 32,
@@ -45,6 +46,7 @@ fn kind_min(kind: &Kind) -> usize {
 fn kind_max(kind: &Kind) -> usize {
     match kind {
         Kind::Record(s) => max_bits(s),
+        Kind::Bits { width } => *width as usize,
         Kind::Bool | Kind::DynamicValue => 1,
         Kind::NullableU32 => 33,
         Kind::Int { width, .. } | Kind::QuantizedReal { width, .. } => *width as usize,

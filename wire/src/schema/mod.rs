@@ -1,12 +1,14 @@
 //! The definition-driven codec of TD: field descriptors as data, and one walker that
 //! encodes, decodes, measures and prints every documented body.
 
+pub mod catalog;
 pub mod kind;
 pub mod measure;
+pub mod messages;
 pub mod tables;
 pub mod value;
 pub mod walk;
 
 pub use kind::{Field, Kind, Schema, TagMode};
 pub use value::Value;
-pub use walk::{SchemaError, decode, encode};
+pub use walk::{SchemaError, TraceLine, decode, decode_traced, encode};

@@ -268,6 +268,7 @@ mod round_trip {
         fn kind(&mut self, k: &Kind) -> Value {
             match k {
                 Kind::Record(s) => self.record(s),
+                Kind::Bits { width } => Value::Bits(self.bytes(*width)),
                 Kind::Bool => Value::Bool(self.below(2) == 1),
                 Kind::Int { width, signed, .. } => {
                     let (lo, hi) = int_range(*width, *signed);

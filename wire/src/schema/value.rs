@@ -16,6 +16,8 @@ pub enum Value {
         /// How many.
         width: u32,
     },
+    /// A raw run of bits ([`super::Kind::Bits`]), zero-padded to a byte.
+    Bits(Vec<u8>),
     /// A position: three raw float32.
     Position([u32; 3]),
     /// A tag reference: the tag, or -1 / -2 for the two empties.

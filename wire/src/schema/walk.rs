@@ -113,6 +113,9 @@ fn encode_kind(
 ) -> Result<(), SchemaError> {
     match (kind, v) {
         (Kind::Record(s), _) => return encode_record(s, v, w, path, depth + 1),
+        (Kind::Bits { width }, Value::Bits(b)) if b.len() == (*width as usize).div_ceil(8) => {
+            w.write_stream(b, *width as usize);
+        }
         (Kind::Bool, Value::Bool(b)) => w.write_bool(*b),
         (
             Kind::Int {
@@ -248,6 +251,7 @@ fn read_int(r: &mut BitReader<'_>, width: u32, bias: i64, signed: bool) -> Resul
 fn kind_name(kind: &Kind) -> &'static str {
     match kind {
         Kind::Record(_) => "a record",
+        Kind::Bits { .. } => "bits of the run's width",
         Kind::Bool => "a bool",
         Kind::Int { .. } => "an integer",
         Kind::QuantizedReal { .. } => "raw bits of the real's width",
@@ -262,9 +266,86 @@ fn kind_name(kind: &Kind) -> &'static str {
     }
 }
 
+/// One field as read, for printing: where it sat, its bits and its logical value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TraceLine {
+    /// Bit offset from the start of the body.
+    pub at: usize,
+    /// Bits it took.
+    pub width: usize,
+    /// The field path, e.g. `rows[2].revision`; a presence bit ends in `?`.
+    pub path: String,
+    /// The bits as read, in hex (MSB first, zero-padded on the right to a byte).
+    pub raw: String,
+    /// The logical value.
+    pub value: String,
+}
+
 /// Reads a record of `schema` at the reader's cursor.
 pub fn decode(schema: &Schema, r: &mut BitReader<'_>) -> Result<Value, SchemaError> {
-    decode_record(schema, r, "", 0)
+    decode_record(schema, r, "", 0, None)
+}
+
+/// Reads a record of `schema` and lists every field with its bit offset (TD: a pretty
+/// printer with bit offsets). On a failure the lines read so far are kept in `lines`.
+pub fn decode_traced(
+    schema: &Schema,
+    r: &mut BitReader<'_>,
+    lines: &mut Vec<TraceLine>,
+) -> Result<Value, SchemaError> {
+    decode_record(schema, r, "", 0, Some(lines))
+}
+
+fn trace(
+    lines: Option<&mut Vec<TraceLine>>,
+    before: &BitReader<'_>,
+    r: &BitReader<'_>,
+    path: &str,
+    value: String,
+) {
+    if let Some(lines) = lines {
+        let at = before.position();
+        let width = r.position() - at;
+        let raw = before
+            .clone()
+            .read_stream(width)
+            .map(|b| b.iter().map(|x| format!("{x:02X}")).collect())
+            .unwrap_or_default();
+        lines.push(TraceLine {
+            at,
+            width,
+            path: path.to_string(),
+            raw,
+            value,
+        });
+    }
+}
+
+/// The logical value of a leaf, as printed.
+pub fn describe(v: &Value) -> String {
+    match v {
+        Value::Absent => "absent".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Int(i) if *i >= 0x10000 => format!("{i} ({i:#x})"),
+        Value::Int(i) => i.to_string(),
+        Value::Raw { bits, width: 32 } => {
+            format!("{} (raw {bits:#010x})", f32::from_bits(*bits as u32))
+        }
+        Value::Raw { bits, width } => format!("raw {bits:#x} ({width} bits)"),
+        Value::Bits(b) => format!("{} bytes of unnamed bits", b.len()),
+        Value::Position(p) => format!(
+            "({}, {}, {})",
+            f32::from_bits(p[0]),
+            f32::from_bits(p[1]),
+            f32::from_bits(p[2])
+        ),
+        Value::Tag(-1) => "none (-1)".into(),
+        Value::Tag(-2) => "none (-2)".into(),
+        Value::Tag(t) => format!("{t:#x}"),
+        Value::Lane { first, second, .. } => format!("lane {first}/{second}"),
+        Value::Dynamic { handle, value } => format!("{value} (schema {handle:#x})"),
+        Value::Record(_) | Value::Array(_) => String::new(),
+    }
 }
 
 fn decode_record(
@@ -272,6 +353,7 @@ fn decode_record(
     r: &mut BitReader<'_>,
     path: &str,
     depth: usize,
+    mut lines: Option<&mut Vec<TraceLine>>,
 ) -> Result<Value, SchemaError> {
     if depth >= MAX_DEPTH {
         return Err(SchemaError::TooDeep {
@@ -281,11 +363,29 @@ fn decode_record(
     let mut values = Vec::with_capacity(schema.fields.len());
     for field in schema.fields {
         let p = join(path, field.name);
-        if field.presence && !r.read_bool().map_err(|e| bits(&p, e))? {
-            values.push(Value::Absent);
-            continue;
+        if field.presence {
+            let before = r.clone();
+            let present = r.read_bool().map_err(|e| bits(&p, e))?;
+            let word = if present { "present" } else { "absent" };
+            trace(
+                lines.as_deref_mut(),
+                &before,
+                r,
+                &format!("{p}?"),
+                word.into(),
+            );
+            if !present {
+                values.push(Value::Absent);
+                continue;
+            }
         }
-        values.push(decode_kind(&field.kind, r, &p, depth)?);
+        values.push(decode_kind(
+            &field.kind,
+            r,
+            &p,
+            depth,
+            lines.as_deref_mut(),
+        )?);
     }
     Ok(Value::Record(values))
 }
@@ -295,10 +395,41 @@ fn decode_kind(
     r: &mut BitReader<'_>,
     path: &str,
     depth: usize,
+    mut lines: Option<&mut Vec<TraceLine>>,
 ) -> Result<Value, SchemaError> {
     let e = |err| bits(path, err);
-    Ok(match kind {
-        Kind::Record(s) => decode_record(s, r, path, depth + 1)?,
+    let before = r.clone();
+    let leaf = match kind {
+        Kind::Record(s) => return decode_record(s, r, path, depth + 1, lines),
+        Kind::FixedArray { element, len } => {
+            let mut items = Vec::with_capacity(usize::from(*len));
+            for i in 0..*len {
+                let p = format!("{path}[{i}]");
+                items.push(decode_kind(element, r, &p, depth, lines.as_deref_mut())?);
+            }
+            return Ok(Value::Array(items));
+        }
+        Kind::Array {
+            element,
+            count_width,
+            ..
+        } => {
+            let n = r.read(*count_width).map_err(e)?;
+            trace(
+                lines.as_deref_mut(),
+                &before,
+                r,
+                &format!("{path}.count"),
+                n.to_string(),
+            );
+            let mut items = Vec::new();
+            for i in 0..n {
+                let p = format!("{path}[{i}]");
+                items.push(decode_kind(element, r, &p, depth, lines.as_deref_mut())?);
+            }
+            return Ok(Value::Array(items));
+        }
+        Kind::Bits { width } => Value::Bits(r.read_stream(*width as usize).map_err(e)?),
         Kind::Bool => Value::Bool(r.read_bool().map_err(e)?),
         Kind::Int {
             width,
@@ -336,23 +467,6 @@ fn decode_kind(
             true => Value::Tag(r.read(32).map_err(e)? as i64),
             false => Value::Tag(-1),
         },
-        Kind::FixedArray { element, len } => Value::Array(
-            (0..*len)
-                .map(|i| decode_kind(element, r, &format!("{path}[{i}]"), depth))
-                .collect::<Result<_, _>>()?,
-        ),
-        Kind::Array {
-            element,
-            count_width,
-            ..
-        } => {
-            let n = r.read(*count_width).map_err(e)?;
-            Value::Array(
-                (0..n)
-                    .map(|i| decode_kind(element, r, &format!("{path}[{i}]"), depth))
-                    .collect::<Result<_, _>>()?,
-            )
-        }
         Kind::KeyedLane => {
             let at = r.position();
             let first = r.read(KEYED_LANE_SELECTOR_BITS).map_err(e)? as usize;
@@ -373,6 +487,7 @@ fn decode_kind(
         }
         Kind::DynamicValue => {
             if !r.read_bool().map_err(e)? {
+                trace(lines, &before, r, path, "absent".into());
                 return Ok(Value::Absent);
             }
             let at = r.position();
@@ -398,5 +513,7 @@ fn decode_kind(
                 }
             }
         }
-    })
+    };
+    trace(lines, &before, r, path, describe(&leaf));
+    Ok(leaf)
 }

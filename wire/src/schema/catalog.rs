@@ -1,0 +1,87 @@
+//! Every body `vex decode` and `vex encode` know, by the game's name, by message id, or as
+//! `auth:TYPE` for a slot type's Auth body.
+
+use super::kind::Schema;
+use super::{messages as m, tables as t};
+use crate::activity::ids;
+
+/// Message id, then its body's schema.
+const MESSAGES: [(u32, &Schema); 14] = [
+    (ids::ENTITY_SLOTS_ALLOCATED, &m::ENTITY_SLOTS_ALLOCATED),
+    (ids::GLOBAL_ACTIVITY_STATE, &m::GLOBAL_ACTIVITY_STATE),
+    (ids::WORLD_GLOBALS_STATE, &m::WORLD_GLOBALS_STATE),
+    (ids::JOIN_REQUEST, &m::JOIN_REQUEST),
+    (ids::JOIN_RESULT, &m::JOIN_RESULT),
+    (ids::PEER_LEAVE_REQUEST, &m::PEER_LEAVE_REQUEST),
+    (ids::KEEPALIVE_REQUEST, &m::KEEPALIVE_REQUEST),
+    (18, &m::STATE_REFRESH),
+    (ids::INCIDENT, &m::INCIDENT),
+    (20, &m::ALLOCATE_ENTITY_INDICES),
+    (38, &m::MEMBERSHIP_ACKNOWLEDGEMENT),
+    (
+        ids::ADVANCE_REPLICATION_EPOCH,
+        &m::ADVANCE_REPLICATION_EPOCH,
+    ),
+    (ids::PATCH_EPOCH, &m::PATCH_EPOCH),
+    (ids::BUBBLE_HOST_STATE, &m::BUBBLE_HOST_STATE),
+];
+
+/// Slot type, then its Auth body's schema (AH "Key slot types").
+const AUTH: [(i8, &Schema); 5] = [
+    (3, &t::OBJECTIVE),
+    (17, &t::LIFETIME),
+    (24, &t::CHANNEL),
+    (65, &t::GHOST_LINK),
+    (67, &t::TEAM_SIDE),
+];
+
+/// Bodies that are not messages or slot bodies but have names of their own.
+const OTHERS: [&Schema; 3] = [&t::CLIENT_REF, &t::CLOCK_WINDOW, &m::SELECTION_DESCRIPTOR];
+
+/// The schema for `name`: a message name or id, `auth:TYPE`, or another body's name.
+pub fn lookup(name: &str) -> Option<&'static Schema> {
+    if let Some(ty) = name.strip_prefix("auth:") {
+        let ty: i8 = ty.parse().ok()?;
+        return AUTH.iter().find(|(t, _)| *t == ty).map(|(_, s)| *s);
+    }
+    if let Ok(id) = name.parse::<u32>() {
+        return MESSAGES.iter().find(|(i, _)| *i == id).map(|(_, s)| *s);
+    }
+    MESSAGES
+        .iter()
+        .map(|(_, s)| *s)
+        .chain(AUTH.iter().map(|(_, s)| *s))
+        .chain(OTHERS)
+        .find(|s| s.name == name)
+}
+
+/// Every name [`lookup`] takes, one line each, for help text.
+pub fn names() -> Vec<String> {
+    let messages = MESSAGES
+        .iter()
+        .map(|(id, s)| format!("{id:>2}  {}", s.name));
+    let auth = AUTH.iter().map(|(ty, s)| format!("auth:{ty}  {}", s.name));
+    let others = OTHERS.iter().map(|s| format!("    {}", s.name));
+    messages.chain(auth).chain(others).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lookup_by_name_id_and_slot_type() {
+        assert_eq!(lookup("join_result").map(|s| s.name), Some("join_result"));
+        assert_eq!(lookup("4").map(|s| s.name), Some("join_result"));
+        assert_eq!(
+            lookup("auth:17").map(|s| s.name),
+            Some("activity_lifetime_sensor")
+        );
+        assert_eq!(lookup("client_ref").map(|s| s.name), Some("client_ref"));
+        assert!(lookup("auth:99").is_none());
+        assert!(lookup("nope").is_none());
+        for (id, s) in MESSAGES {
+            assert_eq!(ids::name(id).unwrap_or(s.name), s.name, "message {id}");
+        }
+    }
+}

@@ -1,0 +1,340 @@
+//! Activity message bodies declared as schemas, so `vex decode` and `vex encode` cover them
+//! field by field. The host and the emulated client use the typed codecs of
+//! [`crate::activity`]; tests check that both agree bit for bit.
+//!
+//! Sources: AH "join_result", "global_activity_state", "world_globals_state", "incident",
+//! "peer_leave_request"; facts 4.1, 4.5, 4.6, 4.13, 4.14, 5.2.
+
+use super::kind::{Field, I32, Kind, Schema, U32, U64, int, uint};
+
+const BYTE: Kind = uint(8, 0);
+const CHAR: Kind = int(8, 128);
+
+const SKULL: Schema = Schema {
+    name: "skull",
+    fields: &[
+        Field::always("group", int(2, 1)),
+        Field::always("value", int(7, 1)),
+    ],
+};
+
+/// The activity-selection descriptor (facts 5.2): 372 to 1,814 bits.
+pub const SELECTION_DESCRIPTOR: Schema = Schema {
+    name: "selection_descriptor",
+    fields: &[
+        Field::always("reason", int(4, 1)),
+        Field::always("source_activity", int(12, 1)),
+        Field::always("destination_activity", int(12, 1)),
+        Field::optional("element_index", int(9, 1)),
+        Field::optional("id_0", U64),
+        Field::optional("id_1", U64),
+        Field::always(
+            "skulls",
+            Kind::Array {
+                element: &Kind::Record(&SKULL),
+                count_width: 5,
+                capacity: 31,
+            },
+        ),
+        Field::always("fixed_byte", BYTE),
+        Field::optional("optional_byte", BYTE),
+        Field::optional("arrival_hash", U32),
+        Field::optional("spawn_hash", U32),
+        Field::optional(
+            "package_name",
+            Kind::FixedArray {
+                element: &CHAR,
+                len: 40,
+            },
+        ),
+        Field::optional("optional_hash", U32),
+        Field::always("flag", Kind::Bool),
+        Field::optional(
+            "refs",
+            Kind::Array {
+                element: &Kind::Bits { width: 96 },
+                count_width: 1,
+                capacity: 1,
+            },
+        ),
+        Field::optional(
+            "pairs",
+            Kind::Array {
+                element: &uint(13, 0),
+                count_width: 6,
+                capacity: 63,
+            },
+        ),
+    ],
+};
+
+/// Message 1, global_activity_state (facts 4.5): 1,161 bits with the minimal descriptor.
+pub const GLOBAL_ACTIVITY_STATE: Schema = Schema {
+    name: "global_activity_state",
+    fields: &[
+        Field::always("arm_initial_slice_set", Kind::Bool),
+        Field::always("unnamed_1", Kind::Bits { width: 66 }),
+        Field::always("bubble_count", I32),
+        Field::always(
+            "bubble_states",
+            Kind::FixedArray {
+                element: &BYTE,
+                len: 64,
+            },
+        ),
+        Field::always("initial_slice_set", int(10, 1)),
+        Field::always("spawn_set_hash", U32),
+        Field::always("unnamed_653", Kind::Bits { width: 33 }),
+        Field::always("descriptor", Kind::Record(&SELECTION_DESCRIPTOR)),
+        Field::always("tail", Kind::Bits { width: 103 }),
+    ],
+};
+
+/// Message 3, join_request: the 570-bit record (facts 4.1). Only the nonce, the host id,
+/// the member key (8 bytes, low byte first) and the character id are named.
+pub const JOIN_REQUEST: Schema = Schema {
+    name: "join_request",
+    fields: &[
+        Field::always("nonce", U32),
+        Field::always("host_id", U64),
+        Field::always(
+            "member_key_le",
+            Kind::FixedArray {
+                element: &BYTE,
+                len: 8,
+            },
+        ),
+        Field::always("unnamed_160", Kind::Bits { width: 170 }),
+        Field::always("character_id", U64),
+        Field::always("unnamed_394", Kind::Bits { width: 176 }),
+    ],
+};
+
+/// Message 4, join_result: 18 fields, no presence bits, 6,053 bits (AH "join_result").
+pub const JOIN_RESULT: Schema = Schema {
+    name: "join_result",
+    fields: &[
+        Field::always("request", Kind::Record(&JOIN_REQUEST)),
+        Field::always("result", int(3, 1)),
+        Field::always(
+            "session_name",
+            Kind::FixedArray {
+                element: &CHAR,
+                len: 128,
+            },
+        ),
+        Field::always("process_id", U32),
+        Field::always("return_code", I32),
+        Field::always("handoff_nonce", U32),
+        Field::always("clock_base", U64),
+        Field::always("initial_epoch", BYTE),
+        Field::always("peer_heard_window_ms", uint(16, 0)),
+        Field::always("keepalive_interval_ms", uint(16, 0)),
+        Field::always("fields_10_to_16", Kind::Bits { width: 2208 }),
+        Field::always(
+            "workspace_name",
+            Kind::FixedArray {
+                element: &CHAR,
+                len: 256,
+            },
+        ),
+    ],
+};
+
+/// Message 2, world_globals_state: a bool and the raw float32 tick period; 33 bits.
+pub const WORLD_GLOBALS_STATE: Schema = Schema {
+    name: "world_globals_state",
+    fields: &[
+        Field::always("flag", Kind::Bool),
+        Field::always("tick_ms", Kind::Real),
+    ],
+};
+
+const EXTRA_PAIR: Schema = Schema {
+    name: "unread_words",
+    fields: &[Field::always("word_0", U32), Field::always("word_1", U32)],
+};
+
+/// Message 19, incident: five fields, no biases, at least 29 bits (AH "incident"; the
+/// selector as facts 4.13 reads it: a 9-bit byte length, at most 260, and the bytes).
+pub const INCIDENT: Schema = Schema {
+    name: "incident",
+    fields: &[
+        Field::always("definition_index", uint(13, 0)),
+        Field::always(
+            "extra_targets",
+            Kind::Array {
+                element: &uint(13, 0),
+                count_width: 5,
+                capacity: 25,
+            },
+        ),
+        Field::optional(
+            "compressed_selector",
+            Kind::Array {
+                element: &BYTE,
+                count_width: 9,
+                capacity: 260,
+            },
+        ),
+        Field::optional("unread", Kind::Record(&EXTRA_PAIR)),
+        Field::always(
+            "payload",
+            Kind::Array {
+                element: &BYTE,
+                count_width: 9,
+                capacity: 500,
+            },
+        ),
+    ],
+};
+
+/// Message 52, patch_epoch: two u64 (facts 4.14).
+pub const PATCH_EPOCH: Schema = Schema {
+    name: "patch_epoch",
+    fields: &[Field::always("word_0", U64), Field::always("word_1", U64)],
+};
+
+/// Message 44, advance_replication_epoch: an 8-bit epoch and the abort bit.
+pub const ADVANCE_REPLICATION_EPOCH: Schema = Schema {
+    name: "advance_replication_epoch",
+    fields: &[
+        Field::always("epoch", BYTE),
+        Field::always("abort", Kind::Bool),
+    ],
+};
+
+/// Message 54, bubble host state update: the 6-bit row count (rows are not documented).
+pub const BUBBLE_HOST_STATE: Schema = Schema {
+    name: "bubble_host_state_update",
+    fields: &[Field::always("row_count", uint(6, 0))],
+};
+
+/// Message 0, entity_slots_allocated: 1,024 raw bytes (SLOTS-01).
+pub const ENTITY_SLOTS_ALLOCATED: Schema = Schema {
+    name: "entity_slots_allocated",
+    fields: &[Field::always(
+        "mask",
+        Kind::FixedArray {
+            element: &BYTE,
+            len: 1024,
+        },
+    )],
+};
+
+/// Message 15, peer_leave_request: 20 bytes (facts 4.14; AH: the reason hash at +16).
+pub const PEER_LEAVE_REQUEST: Schema = Schema {
+    name: "peer_leave_request",
+    fields: &[
+        Field::always("word_0", U32),
+        Field::always("word_4", U32),
+        Field::always(
+            "peer_key_le",
+            Kind::FixedArray {
+                element: &BYTE,
+                len: 8,
+            },
+        ),
+        Field::always("reason_hash", U32),
+    ],
+};
+
+/// Message 16, activity_client_keepalive_request: one byte, no schema.
+pub const KEEPALIVE_REQUEST: Schema = Schema {
+    name: "activity_client_keepalive_request",
+    fields: &[Field::always("byte", BYTE)],
+};
+
+/// Message 18, state refresh: the membership revision and the bubble (facts 4.14).
+pub const STATE_REFRESH: Schema = Schema {
+    name: "state_refresh",
+    fields: &[
+        Field::always("membership_revision", U32),
+        Field::always("bubble", I32),
+    ],
+};
+
+/// Message 20, allocate_entity_indices: a signed count, bias 2^31 (facts 4.4).
+pub const ALLOCATE_ENTITY_INDICES: Schema = Schema {
+    name: "allocate_entity_indices",
+    fields: &[Field::always("count", I32)],
+};
+
+/// Message 38, membership_acknowledgement: the revision (facts 4.14).
+pub const MEMBERSHIP_ACKNOWLEDGEMENT: Schema = Schema {
+    name: "membership_acknowledgement",
+    fields: &[Field::always("revision", U32)],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bits::{BitReader, BitWriter};
+    use crate::schema::measure::{max_bits, min_bits};
+    use crate::schema::{decode, encode};
+
+    fn re_encode(schema: &Schema, bytes: &[u8]) -> Vec<u8> {
+        let v = decode(schema, &mut BitReader::new(bytes)).unwrap();
+        let mut w = BitWriter::new();
+        encode(schema, &v, &mut w).unwrap();
+        w.finish().unwrap()
+    }
+
+    #[test]
+    fn documented_sizes() {
+        // facts 5.2: the 372-bit minimal descriptor carries a 320-bit name
+        assert_eq!(min_bits(&SELECTION_DESCRIPTOR), 372 - 320);
+        assert_eq!(max_bits(&SELECTION_DESCRIPTOR), 1814);
+        assert_eq!(min_bits(&JOIN_REQUEST), 570);
+        assert_eq!(min_bits(&JOIN_RESULT), 6053);
+        assert_eq!(min_bits(&WORLD_GLOBALS_STATE), 33);
+        assert_eq!(min_bits(&INCIDENT), 29);
+        assert_eq!(min_bits(&ENTITY_SLOTS_ALLOCATED), 8192);
+        assert_eq!(min_bits(&PEER_LEAVE_REQUEST), 160);
+    }
+
+    /// Facts 10.1: incident with target 100, extra [200], payload AB CD is 58 bits.
+    #[test]
+    fn incident_vector() {
+        let bytes = [0x03, 0x20, 0x41, 0x90, 0x00, 0xAA, 0xF3, 0x40];
+        let mut lines = Vec::new();
+        let v =
+            crate::schema::walk::decode_traced(&INCIDENT, &mut BitReader::new(&bytes), &mut lines)
+                .unwrap();
+        let crate::schema::Value::Record(fields) = &v else {
+            panic!("a record")
+        };
+        assert_eq!(fields[0], crate::schema::Value::Int(100));
+        assert_eq!(lines.last().map(|l| l.at + l.width), Some(58));
+        assert_eq!(re_encode(&INCIDENT, &bytes), bytes);
+    }
+
+    /// The schemas read the typed encoders' output (facts 10.1 vectors) and write it back.
+    #[test]
+    fn schemas_agree_with_the_typed_codecs() {
+        use crate::activity::global_state::GLOBAL_STATE_LEN;
+        use crate::activity::join::{JoinRequest, JoinResult};
+        let req = JoinRequest::new(0x1122_3344, 0x9EAA_3001_0020_0001, 7, 9);
+        let msg4 = JoinResult::accept(&req, 0x9EAA_3001_0020_0001)
+            .encode()
+            .unwrap();
+        assert_eq!(re_encode(&JOIN_RESULT, &msg4), msg4);
+        let descriptor = crate::activity::selection::SelectionDescriptor {
+            destination_activity: 5,
+            name: Some("abc".into()),
+            ..Default::default()
+        };
+        let msg1 = crate::activity::global_state::GlobalActivityState {
+            arm_initial_slice_set: true,
+            bubble_count: 2,
+            bubble_states: [0x7F; 64],
+            initial_slice_set: 8,
+            spawn_set_hash: 0xDEAD_BEEF,
+            descriptor: descriptor.to_bits().unwrap(),
+        }
+        .encode()
+        .unwrap();
+        assert_eq!(msg1.len(), GLOBAL_STATE_LEN);
+        assert_eq!(re_encode(&GLOBAL_ACTIVITY_STATE, &msg1), msg1);
+    }
+}
