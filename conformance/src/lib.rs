@@ -2,6 +2,7 @@
 //! case against our host in-process; `vex check --target` runs the same catalog over TCP.
 
 pub mod case;
+pub mod codec;
 pub mod report;
 pub mod runner;
 

@@ -6,7 +6,7 @@ use std::net::SocketAddrV4;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
-use vex_conformance::{Transport, catalog, report, run_case};
+use vex_conformance::{Transport, catalog, codec, report, run_case};
 use vex_fake_client::{ClientConfig, Outcome};
 use vex_host::{HostConfig, HostCore};
 use vex_wire::bap::secure::SignOnKeys;
@@ -81,6 +81,30 @@ enum Command {
         #[command(flatten)]
         keys: Keys,
     },
+    /// Print one body field by field, with bit offsets: a message name or id, `auth:TYPE`,
+    /// or another body's name (`--list` shows them).
+    Decode {
+        /// What the body is.
+        #[arg(required_unless_present = "list")]
+        name: Option<String>,
+        /// The body in hex.
+        #[arg(required_unless_present = "list")]
+        hex: Option<String>,
+        /// Print JSON (the form `vex encode` reads) instead of the field list.
+        #[arg(long)]
+        json: bool,
+        /// List the names `decode` and `encode` take.
+        #[arg(long)]
+        list: bool,
+    },
+    /// Read a body as JSON (the form `vex decode --json` prints) and print its hex.
+    Encode {
+        /// What the body is.
+        name: String,
+        /// Read the JSON from this file instead of standard input.
+        #[arg(long)]
+        file: Option<PathBuf>,
+    },
     /// Run one emulated client against a host and print its status and violations.
     Client {
         /// The host's lobby address.
@@ -128,6 +152,13 @@ async fn main() -> ExitCode {
             let transport = target.map_or(Transport::InProcess, Transport::Tcp);
             check(transport, filter, json, junit, transcripts, keys.keys()).await
         }
+        Command::Decode {
+            name,
+            hex,
+            json,
+            list,
+        } => decode(name, hex, json, list),
+        Command::Encode { name, file } => encode(&name, file),
         Command::Client {
             target,
             seconds,
@@ -218,6 +249,72 @@ async fn check(
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
+    }
+}
+
+fn schema_for(name: &str) -> Option<&'static vex_wire::schema::Schema> {
+    let found = vex_wire::schema::catalog::lookup(name);
+    if found.is_none() {
+        eprintln!("vex: no body named {name:?}; `vex decode --list` shows the names");
+    }
+    found
+}
+
+fn decode(name: Option<String>, hex_text: Option<String>, json: bool, list: bool) -> ExitCode {
+    if list {
+        for n in vex_wire::schema::catalog::names() {
+            println!("{n}");
+        }
+        return ExitCode::SUCCESS;
+    }
+    let (Some(name), Some(hex_text)) = (name, hex_text) else {
+        return ExitCode::FAILURE;
+    };
+    let Some(schema) = schema_for(&name) else {
+        return ExitCode::FAILURE;
+    };
+    let decoded = match codec::decode_hex(schema, &hex_text) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("vex decode: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match (&decoded.value, json) {
+        (Ok(v), true) => println!("{:#}", codec::to_json(schema, v)),
+        _ => print!("{}", codec::text(schema, &decoded)),
+    }
+    if decoded.value.is_ok() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+fn encode(name: &str, file: Option<PathBuf>) -> ExitCode {
+    let Some(schema) = schema_for(name) else {
+        return ExitCode::FAILURE;
+    };
+    let text = match file {
+        Some(path) => std::fs::read_to_string(&path),
+        None => std::io::read_to_string(std::io::stdin()),
+    };
+    let text = match text {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("vex encode: cannot read the JSON: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match codec::encode_json(schema, &text) {
+        Ok(hex_text) => {
+            println!("{hex_text}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("vex encode: {e}");
+            ExitCode::FAILURE
+        }
     }
 }
 
