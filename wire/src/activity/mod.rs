@@ -9,4 +9,5 @@ pub mod membership;
 pub mod selection;
 pub mod sensor_auth;
 pub mod slot;
+pub mod slot_types;
 pub mod small;

@@ -27,9 +27,10 @@ const MESSAGES: [(u32, &Schema); 14] = [
 ];
 
 /// Slot type, then its Auth body's schema (AH "Key slot types").
-const AUTH: [(i8, &Schema); 5] = [
+const AUTH: [(i8, &Schema); 6] = [
     (3, &t::OBJECTIVE),
     (17, &t::LIFETIME),
+    (18, &t::ACTIVITY_TIMER),
     (24, &t::CHANNEL),
     (65, &t::GHOST_LINK),
     (67, &t::TEAM_SIDE),

@@ -31,6 +31,17 @@ pub const CLOCK_WINDOW: Schema = Schema {
     ],
 };
 
+/// Type 18 activity_timer_sensor: the clock window, then a bool and an int32 whose use
+/// is an open question of AH; 386 bits.
+pub const ACTIVITY_TIMER: Schema = Schema {
+    name: "activity_timer_sensor",
+    fields: &[
+        Field::always("clock", Kind::Record(&CLOCK_WINDOW)),
+        Field::always("tail_flag", Kind::Bool),
+        Field::always("tail_value", I32),
+    ],
+};
+
 const OBJECTIVE_ENTRY: Schema = Schema {
     name: "objective_entry",
     // 7 bits with a presence bit; AH gives no bias, so 0.
@@ -165,9 +176,10 @@ pub const LIFETIME: Schema = Schema {
 };
 
 /// Every schema declared here, for tools and tests.
-pub const ALL: [&Schema; 7] = [
+pub const ALL: [&Schema; 8] = [
     &CLIENT_REF,
     &CLOCK_WINDOW,
+    &ACTIVITY_TIMER,
     &OBJECTIVE,
     &CHANNEL,
     &TEAM_SIDE,
