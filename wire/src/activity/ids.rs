@@ -48,6 +48,7 @@ pub fn name(id: u32) -> Option<&'static str> {
         7 => "sensor_message",
         8 => "request_activity_host",
         10 => "start_activity_host_response",
+        11 => "start_new_activity",
         12 => "replicate_membership",
         15 => "peer_leave_request",
         16 => "activity_client_keepalive_request",
@@ -92,6 +93,19 @@ pub const INBOUND_HANDLERS: [u32; 20] = [
     0, 1, 2, 4, 5, 7, 12, 19, 24, 25, 28, 30, 37, 40, 41, 44, 45, 54, 56, 57,
 ];
 
+/// Ids the client sends (AH "Message ids": the client sender set). The pages mark the
+/// direction of each named message; facts 4.14 and 4.15 give the client messages Sunrise
+/// parses or records (11, 13, 14, 18, 26, 27, 31, 32, 34, 39, 43, 46 to 50). 19 and 37
+/// go both ways.
+pub const CLIENT_SENDERS: [u32; 30] = [
+    3, 6, 11, 13, 14, 15, 16, 18, 19, 20, 21, 22, 23, 26, 27, 29, 31, 32, 33, 34, 37, 38, 39,
+    43, 46, 47, 48, 49, 50, 52,
+];
+
+/// Ids that never cross the wire: 8 becomes service 6, and service 7 becomes 10 inside
+/// the client (AH "The main messages").
+pub const LOCAL: [u32; 2] = [8, 10];
+
 /// True when the client has an inbound handler for `id`.
 pub fn has_inbound_handler(id: u32) -> bool {
     INBOUND_HANDLERS.contains(&id)
@@ -111,6 +125,20 @@ mod tests {
             assert!(!has_inbound_handler(id), "client-sent id {id}");
         }
         assert_eq!(label(5), "sensor_auth_update");
-        assert_eq!(label(11), "message_11");
+        let mut all: Vec<u32> = INBOUND_HANDLERS
+            .iter()
+            .chain(&NAME_ONLY)
+            .chain(&CLIENT_SENDERS)
+            .chain(&LOCAL)
+            .copied()
+            .collect();
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(all, (0..MESSAGE_COUNT).collect::<Vec<_>>(), "every id is in a set");
+        for id in NAME_ONLY {
+            assert!(!CLIENT_SENDERS.contains(&id));
+        }
+        assert_eq!(label(11), "start_new_activity");
+        assert_eq!(label(13), "message_13");
     }
 }
