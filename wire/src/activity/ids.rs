@@ -98,8 +98,8 @@ pub const INBOUND_HANDLERS: [u32; 20] = [
 /// parses or records (11, 13, 14, 18, 26, 27, 31, 32, 34, 39, 43, 46 to 50). 19 and 37
 /// go both ways.
 pub const CLIENT_SENDERS: [u32; 30] = [
-    3, 6, 11, 13, 14, 15, 16, 18, 19, 20, 21, 22, 23, 26, 27, 29, 31, 32, 33, 34, 37, 38, 39,
-    43, 46, 47, 48, 49, 50, 52,
+    3, 6, 11, 13, 14, 15, 16, 18, 19, 20, 21, 22, 23, 26, 27, 29, 31, 32, 33, 34, 37, 38, 39, 43,
+    46, 47, 48, 49, 50, 52,
 ];
 
 /// Ids that never cross the wire: 8 becomes service 6, and service 7 becomes 10 inside
@@ -134,7 +134,11 @@ mod tests {
             .collect();
         all.sort_unstable();
         all.dedup();
-        assert_eq!(all, (0..MESSAGE_COUNT).collect::<Vec<_>>(), "every id is in a set");
+        assert_eq!(
+            all,
+            (0..MESSAGE_COUNT).collect::<Vec<_>>(),
+            "every id is in a set"
+        );
         for id in NAME_ONLY {
             assert!(!CLIENT_SENDERS.contains(&id));
         }

@@ -6,18 +6,33 @@ use super::{messages as m, tables as t};
 use crate::activity::ids;
 
 /// Message id, then its body's schema.
-const MESSAGES: [(u32, &Schema); 14] = [
+const MESSAGES: [(u32, &Schema); 29] = [
     (ids::ENTITY_SLOTS_ALLOCATED, &m::ENTITY_SLOTS_ALLOCATED),
     (ids::GLOBAL_ACTIVITY_STATE, &m::GLOBAL_ACTIVITY_STATE),
     (ids::WORLD_GLOBALS_STATE, &m::WORLD_GLOBALS_STATE),
     (ids::JOIN_REQUEST, &m::JOIN_REQUEST),
     (ids::JOIN_RESULT, &m::JOIN_RESULT),
+    (11, &m::START_NEW_ACTIVITY),
+    (14, &m::RELEASE_RESERVATION),
     (ids::PEER_LEAVE_REQUEST, &m::PEER_LEAVE_REQUEST),
     (ids::KEEPALIVE_REQUEST, &m::KEEPALIVE_REQUEST),
     (18, &m::STATE_REFRESH),
     (ids::INCIDENT, &m::INCIDENT),
     (20, &m::ALLOCATE_ENTITY_INDICES),
+    (21, &m::FREE_ENTITY_INDICES),
+    (23, &m::CLIENT_IDENTITY_UPDATE),
+    (26, &m::ABANDON),
+    (27, &m::PURGE_REQUEST),
+    (28, &m::RESET_ENTITY_SLOT_AUTHORITY_MASK),
+    (29, &m::RESET_ACKNOWLEDGEMENT),
+    (30, &m::QUERY_ENTITY_SLOT_AUTHORITY_MASK),
+    (31, &m::AUTHORITY_BUBBLE_MASK),
+    (32, &m::AUTHORITY_FULL_MASK),
+    (33, &m::ABDICATE_AUTHORITY),
+    (37, &m::CONNECTIVITY_FAILURE),
     (38, &m::MEMBERSHIP_ACKNOWLEDGEMENT),
+    (48, &m::SPECULATIVE_MIGRATION),
+    (49, &m::HIGH_WATER),
     (
         ids::ADVANCE_REPLICATION_EPOCH,
         &m::ADVANCE_REPLICATION_EPOCH,

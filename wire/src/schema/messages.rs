@@ -210,16 +210,167 @@ pub const BUBBLE_HOST_STATE: Schema = Schema {
     fields: &[Field::always("row_count", uint(6, 0))],
 };
 
-/// Message 0, entity_slots_allocated: 1,024 raw bytes (SLOTS-01).
+/// A 1,024-byte entity-slot mask: slot i at byte i/8, bit 1 << (i % 8) (SLOTS-01).
+const SLOT_MASK: Kind = Kind::Bits { width: 8192 };
+
+/// Message 0, entity_slots_allocated: the mask (SLOTS-01).
 pub const ENTITY_SLOTS_ALLOCATED: Schema = Schema {
     name: "entity_slots_allocated",
-    fields: &[Field::always(
-        "mask",
-        Kind::FixedArray {
-            element: &BYTE,
-            len: 1024,
-        },
-    )],
+    fields: &[Field::always("mask", SLOT_MASK)],
+};
+
+/// Message 21, free_entity_indices: the returned slots (facts 4.3).
+pub const FREE_ENTITY_INDICES: Schema = Schema {
+    name: "free_entity_indices",
+    fields: &[Field::always("mask", SLOT_MASK)],
+};
+
+/// Message 11, start_new_activity: the selection's head; the rest is opaque (facts 4.14).
+pub const START_NEW_ACTIVITY: Schema = Schema {
+    name: "start_new_activity",
+    fields: &[
+        Field::always("selector", int(4, 1)),
+        Field::always("source_activity", int(12, 1)),
+        Field::always("destination_activity", int(12, 1)),
+        Field::optional("element_index", int(9, 1)),
+        Field::optional("id_0", U64),
+        Field::optional("id_1", U64),
+    ],
+};
+
+/// Message 14, release reservation: the first 16 bytes of message 15 (facts 4.14).
+pub const RELEASE_RESERVATION: Schema = Schema {
+    name: "release_reservation",
+    fields: &[
+        Field::always("word_0", U32),
+        Field::always("word_4", U32),
+        Field::always("peer_key_le", PEER_KEY),
+    ],
+};
+
+/// An 8-byte little-endian key, as bytes in memory order.
+const PEER_KEY: Kind = Kind::FixedArray {
+    element: &BYTE,
+    len: 8,
+};
+
+/// Message 23, client_identity_update: 362 bits and 6 of padding, 46 bytes (facts 4.12).
+pub const CLIENT_IDENTITY_UPDATE: Schema = Schema {
+    name: "client_identity_update",
+    fields: &[
+        Field::always("member_key_le", PEER_KEY),
+        Field::always("field_1", int(10, 1)),
+        Field::always("field_2", I32),
+        Field::always("join_identity", U64),
+        Field::always("account_soid", U64),
+        Field::always("character_soid", U64),
+        Field::always("field_6", U64),
+        Field::always("padding", Kind::Bits { width: 6 }),
+    ],
+};
+
+/// Message 26, abandon: a selector, the mask and a reason (facts 4.14).
+pub const ABANDON: Schema = Schema {
+    name: "abandon_entity_slots",
+    fields: &[
+        Field::always("selector", BYTE),
+        Field::always("mask", SLOT_MASK),
+        Field::always("reason", int(3, 1)),
+    ],
+};
+
+/// Message 27, purge request: a field and an unaligned mask (facts 4.14).
+pub const PURGE_REQUEST: Schema = Schema {
+    name: "purge_request",
+    fields: &[
+        Field::always("field", int(3, 1)),
+        Field::always("mask", SLOT_MASK),
+    ],
+};
+
+/// Message 28, reset_entity_slot_authority_mask: a 32-bit token the client echoes.
+pub const RESET_ENTITY_SLOT_AUTHORITY_MASK: Schema = Schema {
+    name: "reset_entity_slot_authority_mask",
+    fields: &[Field::always("token", U32)],
+};
+
+/// Message 30, query_entity_slot_authority_mask: a 32-bit token the answers carry.
+pub const QUERY_ENTITY_SLOT_AUTHORITY_MASK: Schema = Schema {
+    name: "query_entity_slot_authority_mask",
+    fields: &[Field::always("token", U32)],
+};
+
+/// Message 29, reset_entity_slot_authority_mask_acknowledgement: the echoed token.
+pub const RESET_ACKNOWLEDGEMENT: Schema = Schema {
+    name: "reset_entity_slot_authority_mask_acknowledgement",
+    fields: &[Field::always("token", U32)],
+};
+
+/// Message 31: the query's token, a bubble selector and that bubble's mask (facts 4.14).
+pub const AUTHORITY_BUBBLE_MASK: Schema = Schema {
+    name: "authority_bubble_mask",
+    fields: &[
+        Field::always("token", U32),
+        Field::always("selector", BYTE),
+        Field::always("mask", SLOT_MASK),
+    ],
+};
+
+/// Message 32: the query's token and the full mask (facts 4.14).
+pub const AUTHORITY_FULL_MASK: Schema = Schema {
+    name: "authority_full_mask",
+    fields: &[
+        Field::always("token", U32),
+        Field::always("mask", SLOT_MASK),
+    ],
+};
+
+/// Message 33, abdicate_authority: a selector and the mask (facts 4.14).
+pub const ABDICATE_AUTHORITY: Schema = Schema {
+    name: "abdicate_authority",
+    fields: &[
+        Field::always("selector", BYTE),
+        Field::always("mask", SLOT_MASK),
+    ],
+};
+
+/// Message 37, connectivity_failure: one peer key and a 2-bit reason; 66 bits.
+pub const CONNECTIVITY_FAILURE: Schema = Schema {
+    name: "connectivity_failure",
+    fields: &[
+        Field::always("peer_key", U64),
+        Field::always("reason", uint(2, 0)),
+    ],
+};
+
+/// Message 48, speculative migration: a signed value and a peer key, 12 bytes.
+pub const SPECULATIVE_MIGRATION: Schema = Schema {
+    name: "speculative_migration",
+    fields: &[
+        Field::always("value", I32),
+        Field::always("peer_key_le", PEER_KEY),
+    ],
+};
+
+/// Message 49, high water: nine u32 and two u64, exactly 52 bytes (facts 4.14).
+pub const HIGH_WATER: Schema = Schema {
+    name: "high_water",
+    fields: &[
+        Field::always(
+            "words",
+            Kind::FixedArray {
+                element: &U32,
+                len: 9,
+            },
+        ),
+        Field::always(
+            "wide",
+            Kind::FixedArray {
+                element: &U64,
+                len: 2,
+            },
+        ),
+    ],
 };
 
 /// Message 15, peer_leave_request: 20 bytes (facts 4.14; AH: the reason hash at +16).
@@ -291,6 +442,12 @@ mod tests {
         assert_eq!(min_bits(&INCIDENT), 29);
         assert_eq!(min_bits(&ENTITY_SLOTS_ALLOCATED), 8192);
         assert_eq!(min_bits(&PEER_LEAVE_REQUEST), 160);
+        assert_eq!(min_bits(&RELEASE_RESERVATION), 128);
+        assert_eq!(min_bits(&CLIENT_IDENTITY_UPDATE), 46 * 8);
+        assert_eq!(min_bits(&CONNECTIVITY_FAILURE), 66);
+        assert_eq!(min_bits(&SPECULATIVE_MIGRATION), 96);
+        assert_eq!(min_bits(&HIGH_WATER), 52 * 8);
+        assert_eq!(min_bits(&AUTHORITY_FULL_MASK), 32 + 8192);
     }
 
     /// Facts 10.1: incident with target 100, extra [200], payload AB CD is 58 bits.
