@@ -87,9 +87,15 @@ impl Bits {
 }
 
 /// An MSB-first bit writer with sticky errors and a measuring mode (facts section 3).
+///
+/// Bits gather in a 64-bit accumulator and leave it 32 at a time, so a field costs a shift
+/// and an OR rather than a loop over bytes.
 #[derive(Debug, Clone, Default)]
 pub struct BitWriter {
     bytes: Vec<u8>,
+    /// Pending bits, right-aligned; only the low `pending` bits count.
+    acc: u64,
+    pending: u32,
     bits: usize,
     measuring: bool,
     error: Option<BitError>,
@@ -135,7 +141,21 @@ impl BitWriter {
     }
 
     /// Writes the low `width` bits of `value`, MSB first. The value must fit the width.
+    #[inline]
     pub fn write(&mut self, value: u64, width: u32) {
+        let fits = (1..=32).contains(&width) && value >> width == 0;
+        if fits && self.error.is_none() {
+            self.bits += width as usize;
+            if !self.measuring {
+                self.push_chunk(value, width);
+            }
+        } else {
+            self.write_checked(value, width);
+        }
+    }
+
+    /// [`BitWriter::write`] for widths above 32, and every error.
+    fn write_checked(&mut self, value: u64, width: u32) {
         if self.error.is_some() {
             return;
         }
@@ -152,6 +172,7 @@ impl BitWriter {
     }
 
     /// Writes one bit.
+    #[inline]
     pub fn write_bool(&mut self, bit: bool) {
         self.write(u64::from(bit), 1);
     }
@@ -214,34 +235,44 @@ impl BitWriter {
         }
     }
 
+    /// Appends the low `width` bits of `value` (which fit): at most 32 at a time into the
+    /// accumulator, whose top 32 bits go out once it holds 32 or more.
     fn push_bits(&mut self, value: u64, width: u32) {
-        if !self.measuring {
-            let mut left = width;
-            while left > 0 {
-                let used = (self.bits % 8) as u32;
-                if used == 0 {
-                    self.bytes.push(0);
-                }
-                let room = 8 - used;
-                let take = room.min(left);
-                let chunk = ((value >> (left - take)) & low_mask(take)) as u8;
-                if let Some(last) = self.bytes.last_mut() {
-                    *last |= chunk << (room - take);
-                }
-                left -= take;
-                self.bits += take as usize;
-            }
+        self.bits += width as usize;
+        if self.measuring {
+            return;
+        }
+        if width > 32 {
+            self.push_chunk(value >> 32, width - 32);
+            self.push_chunk(value & 0xFFFF_FFFF, 32);
         } else {
-            self.bits += width as usize;
+            self.push_chunk(value, width);
+        }
+    }
+
+    #[inline]
+    fn push_chunk(&mut self, value: u64, width: u32) {
+        // pending < 32 and width <= 32, so the shift keeps every pending bit
+        self.acc = (self.acc << width) | value;
+        self.pending += width;
+        if self.pending >= 32 {
+            self.pending -= 32;
+            let word = (self.acc >> self.pending) as u32;
+            self.bytes.extend_from_slice(&word.to_be_bytes());
         }
     }
 
     /// The bytes written, zero-padded to a whole byte, or the first error.
-    pub fn finish(self) -> Result<Vec<u8>, BitError> {
-        match self.error {
-            Some(e) => Err(e),
-            None => Ok(self.bytes),
+    pub fn finish(mut self) -> Result<Vec<u8>, BitError> {
+        if let Some(e) = self.error {
+            return Err(e);
         }
+        if self.pending > 0 {
+            let word = ((self.acc << (32 - self.pending)) as u32).to_be_bytes();
+            let tail = self.pending.div_ceil(8) as usize;
+            self.bytes.extend_from_slice(word.get(..tail).unwrap_or_default());
+        }
+        Ok(self.bytes)
     }
 
     /// The bytes and the exact bit length, or the first error.
@@ -301,28 +332,45 @@ impl<'a> BitReader<'a> {
     }
 
     /// Reads `width` bits (1 to 64) as a zero-extended unsigned value.
+    #[inline]
     pub fn read(&mut self, width: u32) -> Result<u64, BitError> {
+        if !(1..=56).contains(&width) {
+            return self.read_wide(width);
+        }
+        if self.failed || self.remaining_bits() < width as usize {
+            return Err(self.past_end(width));
+        }
+        Ok(self.read_window(width))
+    }
+
+    /// A read of 57 to 64 bits in two windows, or a width error.
+    fn read_wide(&mut self, width: u32) -> Result<u64, BitError> {
         check_width(width)?;
         if self.failed || self.remaining_bits() < width as usize {
             return Err(self.past_end(width));
         }
-        let mut value = 0u64;
-        let mut left = width;
-        while left > 0 {
-            let byte = self.bytes.get(self.pos / 8).copied().unwrap_or(0);
-            let used = (self.pos % 8) as u32;
-            let room = 8 - used;
-            let take = room.min(left);
-            let chunk = (u64::from(byte) >> (room - take)) & low_mask(take);
-            value = if take == 64 {
-                chunk
-            } else {
-                (value << take) | chunk
-            };
-            left -= take;
-            self.pos += take as usize;
-        }
-        Ok(value)
+        let high = self.read_window(width - 32);
+        let low = self.read_window(32);
+        Ok((high << 32) | low)
+    }
+
+    /// Reads `width` (1 to 56) bits known to be there: one big-endian load of the 8 bytes
+    /// at the cursor (zero past the end) and two shifts.
+    fn read_window(&mut self, width: u32) -> u64 {
+        let at = self.pos / 8;
+        let word = match self.bytes.get(at..at + 8).and_then(|w| <[u8; 8]>::try_from(w).ok()) {
+            Some(w) => w,
+            None => {
+                let mut w = [0u8; 8];
+                for (d, s) in w.iter_mut().zip(self.bytes.get(at..).unwrap_or_default()) {
+                    *d = *s;
+                }
+                w
+            }
+        };
+        let shift = (self.pos % 8) as u32;
+        self.pos += width as usize;
+        (u64::from_be_bytes(word) << shift) >> (64 - width)
     }
 
     /// Reads one bit.
