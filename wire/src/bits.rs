@@ -143,18 +143,15 @@ impl BitWriter {
     /// Writes the low `width` bits of `value`, MSB first. The value must fit the width.
     #[inline]
     pub fn write(&mut self, value: u64, width: u32) {
-        let fits = (1..=32).contains(&width) && value >> width == 0;
+        let fits = (1..=64).contains(&width) && value.checked_shr(width).unwrap_or(0) == 0;
         if fits && self.error.is_none() {
-            self.bits += width as usize;
-            if !self.measuring {
-                self.push_chunk(value, width);
-            }
+            self.push_bits(value, width);
         } else {
             self.write_checked(value, width);
         }
     }
 
-    /// [`BitWriter::write`] for widths above 32, and every error.
+    /// [`BitWriter::write`]'s error cases.
     fn write_checked(&mut self, value: u64, width: u32) {
         if self.error.is_some() {
             return;
@@ -226,7 +223,7 @@ impl BitWriter {
         let mut reader = BitReader::with_bit_len(bytes, bit_len);
         let mut left = bit_len.min(bytes.len() * 8);
         while left > 0 {
-            let w = left.min(64) as u32;
+            let w = left.min(32) as u32;
             match reader.read(w) {
                 Ok(v) => self.write(v, w),
                 Err(e) => return self.fail(e),
@@ -237,6 +234,7 @@ impl BitWriter {
 
     /// Appends the low `width` bits of `value` (which fit): at most 32 at a time into the
     /// accumulator, whose top 32 bits go out once it holds 32 or more.
+    #[inline]
     fn push_bits(&mut self, value: u64, width: u32) {
         self.bits += width as usize;
         if self.measuring {
@@ -270,7 +268,8 @@ impl BitWriter {
         if self.pending > 0 {
             let word = ((self.acc << (32 - self.pending)) as u32).to_be_bytes();
             let tail = self.pending.div_ceil(8) as usize;
-            self.bytes.extend_from_slice(word.get(..tail).unwrap_or_default());
+            self.bytes
+                .extend_from_slice(word.get(..tail).unwrap_or_default());
         }
         Ok(self.bytes)
     }
@@ -358,7 +357,11 @@ impl<'a> BitReader<'a> {
     /// at the cursor (zero past the end) and two shifts.
     fn read_window(&mut self, width: u32) -> u64 {
         let at = self.pos / 8;
-        let word = match self.bytes.get(at..at + 8).and_then(|w| <[u8; 8]>::try_from(w).ok()) {
+        let word = match self
+            .bytes
+            .get(at..at + 8)
+            .and_then(|w| <[u8; 8]>::try_from(w).ok())
+        {
             Some(w) => w,
             None => {
                 let mut w = [0u8; 8];

@@ -137,10 +137,16 @@ pub fn text_field(text: &str, chars: usize) -> Vec<i8> {
     v
 }
 
+/// Writes `count` characters with bias 128, four to a 32-bit write (every i8 plus 128
+/// fits a byte); missing characters are logical zeros.
 fn write_chars(w: &mut BitWriter, chars: &[i8], count: usize) {
-    for i in 0..count {
-        let c = chars.get(i).copied().unwrap_or(0);
-        w.write_biased(i64::from(c), CHAR_BIAS, 8);
+    let stored = |i: usize| u64::from((chars.get(i).copied().unwrap_or(0) as u8) ^ 0x80);
+    let mut i = 0;
+    while i < count {
+        let n = (count - i).min(4);
+        let word = (i..i + n).fold(0u64, |acc, j| (acc << 8) | stored(j));
+        w.write(word, 8 * n as u32);
+        i += n;
     }
 }
 

@@ -106,9 +106,22 @@ pub struct ObjectBlock {
 }
 
 impl ObjectBlock {
-    /// The bits after the remainder field.
-    pub fn content(&self) -> Result<Bits, BitError> {
-        let mut w = BitWriter::new();
+    /// The length of [`ObjectBlock::content`]: the block's remainder (AUTH-05).
+    pub fn content_bits(&self) -> usize {
+        let flags = |present: bool| usize::from(present);
+        let auth = self
+            .auth
+            .as_ref()
+            .map_or(0, |a| 2 + a.body.as_ref().map_or(0, |b| b.bit_len));
+        let sense = self
+            .sense
+            .as_ref()
+            .map_or(0, |s| flags(true) + s.as_ref().map_or(0, |b| b.bit_len));
+        auth + sense
+    }
+
+    /// Writes the bits after the remainder field.
+    pub fn write_content(&self, w: &mut BitWriter) {
         if let Some(auth) = &self.auth {
             w.write_bool(auth.reset);
             w.write_bool(auth.body.is_some());
@@ -122,7 +135,6 @@ impl ObjectBlock {
                 w.write_bits(body);
             }
         }
-        w.finish_bits()
     }
 }
 
@@ -169,26 +181,53 @@ fn write_states(w: &mut BitWriter, states: &[i8]) {
 }
 
 impl SensorAuthUpdate {
+    /// A close upper estimate of the body's bits, to size the buffer once: the prefix
+    /// with a full bubble block, a full roster delta, and every object block.
+    fn estimated_bits(&self) -> usize {
+        const PREFIX_AND_BLOCK: usize = 8 + 128 + 1 + 65 + 2 + 65 * 19 + 64 + 1;
+        const OBJECT_HEAD: usize = 1 + 55 + 32;
+        let delta = self.roster.as_ref().map_or(1, |d| {
+            let subs = d.sub_blocks.as_ref().map_or(0, |s| {
+                7 + s.iter().map(|b| 147 + 40 * b.keys.len()).sum::<usize>()
+            });
+            12 + 40 * d.keys.len() + 268 + subs
+        });
+        let objects: usize = self
+            .groups
+            .iter()
+            .map(|g| {
+                66 + g
+                    .objects
+                    .iter()
+                    .map(|o| OBJECT_HEAD + o.content_bits())
+                    .sum::<usize>()
+            })
+            .sum();
+        PREFIX_AND_BLOCK + delta + objects + 2
+    }
+
     /// The body on the wire. Counts are clamped to their fields (BODY-05).
     pub fn encode(&self) -> Result<Vec<u8>, BitError> {
-        let mut w = BitWriter::new();
+        let mut w = BitWriter::with_capacity(self.estimated_bits());
         w.write(u64::from(self.hardwipe_token), 8);
         w.write(self.patch_epoch[0], 64);
         w.write(self.patch_epoch[1], 64);
         w.write_bool(self.bubble_block.is_some());
         if let Some(b) = &self.bubble_block {
-            for a in b.authority {
-                w.write_bool(a);
+            let (low, high) = b.authority.split_at(32);
+            for chunk in [low, high] {
+                let word = chunk.iter().fold(0u64, |acc, &a| (acc << 1) | u64::from(a));
+                w.write(word, chunk.len() as u32);
             }
             w.write_bool(true); // root present
             w.write_bool(false); // header present: no reader known
             for e in &b.elements {
-                w.write_bool(false); // host token present
-                w.write_bool(e.grant.is_some());
-                if let Some(t) = e.grant {
-                    w.write(u64::from(t), 16);
+                // host-token-present 0, grant-present, [16-bit token], revoke: one write
+                let revoke = u64::from(e.revoke);
+                match e.grant {
+                    Some(t) => w.write((1 << 17) | (u64::from(t) << 1) | revoke, 19),
+                    None => w.write(revoke, 3),
                 }
-                w.write_bool(e.revoke);
             }
         }
         w.write(self.token, 64);
@@ -236,11 +275,10 @@ impl SensorAuthUpdate {
             w.write(u64::from(g.key), 32);
             w.write(u64::from(g.filler), 32);
             for o in &g.objects {
-                let content = o.content()?;
                 w.write_bool(true);
                 o.slot.write(&mut w);
-                w.write(content.bit_len as u64, 32);
-                w.write_bits(&content);
+                w.write(o.content_bits() as u64, 32);
+                o.write_content(&mut w);
             }
             w.write_bool(false);
         }
@@ -603,6 +641,10 @@ mod tests {
         let m = full_example(0);
         let bytes = m.encode().unwrap();
         assert_eq!(bytes.len(), 273);
+        assert!(
+            m.estimated_bits() >= 2178,
+            "the capacity estimate is an upper bound"
+        );
         assert_eq!(hex::encode_upper(&bytes), FULL_EXAMPLE);
         let d = DecodedAuthUpdate::decode(&bytes).unwrap();
         let walk: Vec<(usize, u32)> = d
