@@ -170,7 +170,7 @@ fn big_roster() -> SensorAuthUpdate {
                     };
                     ObjectBlock {
                         slot: slot(0xC000_0000 + g, ty, i as i16),
-                        auth: auth.then(|| AuthPart {
+                        auth: auth.then_some(AuthPart {
                             reset: true,
                             body: b,
                         }),
