@@ -415,5 +415,10 @@ mod round_trip {
         assert_eq!(w.bit_len(), 387);
         let bytes = w.finish().unwrap();
         assert_eq!(bytes[0] >> 5, 4, "the count says 4");
+        let over = [0b1010_0000u8, 0, 0, 0];
+        assert!(matches!(
+            decode(&CHANNEL, &mut BitReader::new(&over)),
+            Err(crate::schema::SchemaError::OverCapacity { count: 5, .. })
+        ));
     }
 }

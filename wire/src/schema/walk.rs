@@ -29,6 +29,17 @@ pub enum SchemaError {
         /// What the field takes.
         expected: &'static str,
     },
+    /// A dynamic count above the array's capacity: the client does not clamp it and
+    /// writes past the end (BODY-05).
+    #[error("{path}: count {count} is above the capacity {capacity} (BODY-05)")]
+    OverCapacity {
+        /// The field path.
+        path: String,
+        /// The count on the wire.
+        count: u64,
+        /// The array's capacity.
+        capacity: u16,
+    },
     /// Records nest deeper than the walker's 32 frames.
     #[error("{path}: nesting deeper than 32")]
     TooDeep {
@@ -412,7 +423,7 @@ fn decode_kind(
         Kind::Array {
             element,
             count_width,
-            ..
+            capacity,
         } => {
             let n = r.read(*count_width).map_err(e)?;
             trace(
@@ -422,6 +433,13 @@ fn decode_kind(
                 &format!("{path}.count"),
                 n.to_string(),
             );
+            if n > u64::from(*capacity) {
+                return Err(SchemaError::OverCapacity {
+                    path: path.to_string(),
+                    count: n,
+                    capacity: *capacity,
+                });
+            }
             let mut items = Vec::new();
             for i in 0..n {
                 let p = format!("{path}[{i}]");
