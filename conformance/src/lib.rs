@@ -1,6 +1,7 @@
 //! vex-conformance: the case catalog, its runner and its reports. `cargo test` runs every
 //! case against our host in-process; `vex check --target` runs the same catalog over TCP.
 
+pub mod auth_update;
 pub mod case;
 pub mod codec;
 pub mod report;

@@ -270,6 +270,25 @@ fn decode(name: Option<String>, hex_text: Option<String>, json: bool, list: bool
     let (Some(name), Some(hex_text)) = (name, hex_text) else {
         return ExitCode::FAILURE;
     };
+    if name == "sensor_auth_update" || name == "5" {
+        let body = match hex::decode(hex_text.trim()) {
+            Ok(b) => b,
+            Err(e) => {
+                eprintln!("vex decode: not hex: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        return match vex_conformance::auth_update::text(&body) {
+            Ok(t) => {
+                print!("{t}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("vex decode: message 5 does not parse: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let Some(schema) = schema_for(&name) else {
         return ExitCode::FAILURE;
     };

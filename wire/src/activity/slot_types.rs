@@ -88,7 +88,7 @@ pub const SLOT_TYPES: [SlotTypeInfo; 39] = [
         760,
         Some((128, 4800)),
         None,
-        UNKNOWN,
+        "possibly 13: facts 4.8's type-13 layout has a 128-bit minimum, this schema's",
     ),
     row(
         "scoreboard_sensor",

@@ -42,8 +42,9 @@ const MESSAGES: [(u32, &Schema); 29] = [
 ];
 
 /// Slot type, then its Auth body's schema (AH "Key slot types").
-const AUTH: [(i8, &Schema); 6] = [
+const AUTH: [(i8, &Schema); 7] = [
     (3, &t::OBJECTIVE),
+    (13, &t::PARTICIPATION),
     (17, &t::LIFETIME),
     (18, &t::ACTIVITY_TIMER),
     (24, &t::CHANNEL),

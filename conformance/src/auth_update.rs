@@ -1,0 +1,147 @@
+//! `vex decode sensor_auth_update HEX`: message 5 printed block by block. The wire does
+//! not say which schemas a slot has (AUTH-06), so each block's content is shown raw, and
+//! for a slot type with a known Auth schema it is also read as reset, root and that body,
+//! which holds when the slot has an Auth schema, as roster slots do.
+
+use std::fmt::Write;
+use vex_wire::activity::sensor_auth::DecodedAuthUpdate;
+use vex_wire::bits::BitError;
+use vex_wire::schema::{catalog, decode_traced};
+
+/// Bits before an object block's content: presence, ClientRef, remainder.
+const BLOCK_HEAD_BITS: usize = 1 + 55 + 32;
+
+/// The text form of a message-5 body.
+pub fn text(body: &[u8]) -> Result<String, BitError> {
+    let m = DecodedAuthUpdate::decode(body)?;
+    let p = &m.prefix;
+    let mut out = format!("sensor_auth_update ({} bits)\n", body.len() * 8);
+    let _ = writeln!(out, "hardwipe_token {}", p.hardwipe_token);
+    let _ = writeln!(
+        out,
+        "patch_epoch    {:#018x} {:#018x}",
+        p.patch_epoch[0], p.patch_epoch[1]
+    );
+    match &p.bubble_block {
+        None => out.push_str("bubble_block   absent\n"),
+        Some(b) => {
+            let held: Vec<usize> = (0..b.authority.len()).filter(|&i| b.authority[i]).collect();
+            let grants: Vec<String> = b
+                .elements
+                .iter()
+                .enumerate()
+                .filter_map(|(i, e)| e.grant.map(|t| format!("{i}:{t}")))
+                .collect();
+            let _ = writeln!(
+                out,
+                "bubble_block   authority {held:?}, grants (bubble:token) {grants:?}"
+            );
+        }
+    }
+    let _ = writeln!(out, "token          {:#x}", p.token);
+    let _ = writeln!(out, "roster_enable  {}", p.roster_enable);
+    if let Some(d) = &m.roster {
+        let keys: Vec<String> = d.keys.iter().map(|k| format!("{k:#010x}")).collect();
+        let _ = writeln!(out, "roster keys    {keys:?} states {:?}", d.states);
+        for s in d.sub_blocks.iter().flatten() {
+            let keys: Vec<String> = s.keys.iter().map(|k| format!("{k:#010x}")).collect();
+            let _ = writeln!(
+                out,
+                "  bubble {:>3}   keys {keys:?} states {:?}",
+                s.bubble, s.states
+            );
+        }
+    }
+    for g in &m.groups {
+        let _ = writeln!(out, "group {:#010x} (filler {:#x})", g.key, g.filler);
+        for o in &g.objects {
+            let s = o.slot;
+            let _ = writeln!(
+                out,
+                "  @{:<6} slot {:#010x}/{}/{} remainder {} content {}",
+                o.at,
+                s.key,
+                s.slot_type,
+                s.index,
+                o.remainder,
+                hex::encode_upper(&o.content.bytes)
+            );
+            let Some(schema) = catalog::lookup(&format!("auth:{}", s.slot_type)) else {
+                continue;
+            };
+            let mut r = o.content.reader();
+            let (Ok(reset), Ok(root)) = (r.read_bool(), r.read_bool()) else {
+                continue;
+            };
+            let _ = writeln!(
+                out,
+                "           reset {reset} root {root} ({} body)",
+                schema.name
+            );
+            if !root {
+                continue;
+            }
+            let base = o.at + BLOCK_HEAD_BITS;
+            let mut lines = Vec::new();
+            let result = decode_traced(schema, &mut r, &mut lines);
+            for l in &lines {
+                let _ = writeln!(
+                    out,
+                    "    {:>6} {:>4}  {:<32} {}",
+                    base + l.at,
+                    l.width,
+                    l.path,
+                    l.value
+                );
+            }
+            match result {
+                Err(e) => {
+                    let _ = writeln!(out, "           body does not parse: {e}");
+                }
+                Ok(_) if r.remaining_bits() != 0 => {
+                    let _ = writeln!(
+                        out,
+                        "           {} bits after the body: a Sense bit or override, or a wrong remainder",
+                        r.remaining_bits()
+                    );
+                }
+                Ok(_) => {}
+            }
+        }
+    }
+    let _ = writeln!(out, "singleton_gate {}", m.singleton_gate);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Facts 10.1's full message-5 example, printed block by block.
+    const FULL_EXAMPLE: &str = "0001020304050607081112131415161718C00000000000000024000400000000\
+        00000000000000000000000000000000000000000000000000000001E01AAAA0\
+        0018000000080000000000000000000000000000000000000000000000000000\
+        000403030380000000C0DDDD8000C00000004000000000000000206075554000\
+        200000001AAAA00011D0000000001C7E00000001C5000000000108091A2B3C4D\
+        5E6F78030008040400000003555400024A00040000082B428000000000000000\
+        8000000006CF04946F0100000F000000010000000000E57F780680395FDE01A0\
+        0E57F7806800000001FFFFFFFC000000000C0000000000006EEEC00040000000\
+        3777600022600000000009700000000000";
+
+    #[test]
+    fn the_full_example_prints_its_blocks_and_bodies() {
+        let out = text(&hex::decode(FULL_EXAMPLE).unwrap()).unwrap();
+        for want in [
+            "@1059   slot 0xaaaa0001/13/0 remainder 227",
+            "@1374   slot 0xaaaa0001/17/1 remainder 522",
+            "slot 0xbbbb0001/8/0 remainder 37",
+            "(participation body)",
+            "1237   64  player_key",
+            "(activity_lifetime_sensor body)",
+            "grants (bubble:token) [\"0:1\"]",
+        ] {
+            assert!(out.contains(want), "missing {want:?} in\n{out}");
+        }
+        assert!(text(&[0; 10]).is_err());
+    }
+}
