@@ -27,14 +27,15 @@ pub enum Kind {
     Record(&'static Schema),
     /// A 1-bit bool.
     Bool,
-    /// Codes 3 to 10: `width` bits holding `value + bias`, modulo 2^width as the client
-    /// narrows it (facts section 3).
+    /// Codes 3 to 10: `width` bits holding `value + bias`. The reader subtracts the bias
+    /// and narrows to the field's type (facts section 3), taken to be the smallest of 8,
+    /// 16, 32 and 64 bits that holds the width.
     Int {
         /// Bits on the wire.
         width: u32,
         /// Added before writing, subtracted after reading (BODY-02).
         bias: i64,
-        /// Codes 3 to 6 are signed, 7 to 10 unsigned: the logical range.
+        /// Codes 3 to 6 are signed, 7 to 10 unsigned: how the value narrows.
         signed: bool,
     },
     /// A real32 quantized to `width` bits over [`min`, `max`]; TD does not say how the

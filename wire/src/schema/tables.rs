@@ -253,7 +253,7 @@ mod round_trip {
     use crate::bits::{BitReader, BitWriter};
     use crate::schema::kind::{KEYED_LANE_FIRST, KEYED_LANE_SECOND, RUNTIME_I32};
     use crate::schema::measure::{max_bits, min_bits};
-    use crate::schema::walk::int_range;
+    use crate::schema::walk::int_from_stored;
     use crate::schema::{TagMode, Value, decode, encode};
     use proptest::prelude::*;
 
@@ -315,11 +315,13 @@ mod round_trip {
                 Kind::Record(s) => self.record(s),
                 Kind::Bits { width } => Value::Bits(self.bytes(*width)),
                 Kind::Bool => Value::Bool(self.below(2) == 1),
-                Kind::Int { width, signed, .. } => {
-                    let (lo, hi) = int_range(*width, *signed);
-                    let span = (hi - lo) as u128;
-                    let pick = u128::from(self.next()) | (u128::from(self.next()) << 64);
-                    Value::Int(lo + (pick % (span + 1)) as i128)
+                Kind::Int {
+                    width,
+                    bias,
+                    signed,
+                } => {
+                    let stored = self.next() & (u64::MAX >> (64 - width));
+                    Value::Int(int_from_stored(stored, *width, *bias, *signed))
                 }
                 Kind::QuantizedReal { width, .. } => Value::Raw {
                     bits: u128::from(self.next() & ((1u64 << width) - 1)),
@@ -450,6 +452,27 @@ mod round_trip {
             max_bits(&TAG_FIELDS),
             18 + 33 + 97 + 33 + (12 + 162 + 11) + 96
         );
+    }
+
+    /// Signed fields subtract the bias and narrow to their type; they are not sign-extended
+    /// from the wire width: state 10 (wire 11 in 4 bits) and slot type 65 (wire 66 in 7).
+    #[test]
+    fn biased_signed_fields_keep_their_whole_range() {
+        let r = Value::Record(vec![Value::Int(7), Value::Int(65), Value::Int(-1)]);
+        let mut w = BitWriter::new();
+        encode(&CLIENT_REF, &r, &mut w).unwrap();
+        let bytes = w.finish().unwrap();
+        assert_eq!(decode(&CLIENT_REF, &mut BitReader::new(&bytes)).unwrap(), r);
+        let mut lifetime = BitWriter::new();
+        crate::activity::auth::lifetime::LifetimeAuth::sunrise_default(10).write(&mut lifetime);
+        let bits = lifetime.finish_bits().unwrap();
+        let Value::Record(f) = decode(&LIFETIME, &mut bits.reader()).unwrap() else {
+            panic!("a record")
+        };
+        assert_eq!(f[0], Value::Int(10));
+        assert_eq!(f[1], Value::Int(0), "quality_bypass");
+        let bad = Value::Record(vec![Value::Int(7), Value::Int(-5), Value::Int(0)]);
+        assert!(encode(&CLIENT_REF, &bad, &mut BitWriter::new()).is_err(), "-5 + 1 is negative");
     }
 
     /// BODY-05: a count above capacity is clamped on encode.

@@ -136,16 +136,17 @@ fn encode_kind(
             },
             Value::Int(i),
         ) => {
-            let (lo, hi) = int_range(*width, *signed);
-            if !(lo..=hi).contains(i) {
-                return Err(shape(path, "an integer in the field's range"));
-            }
-            w.write_wrapping(*i as i64, *bias, *width);
+            let Some(stored) = int_to_stored(*i, *width, *bias, *signed) else {
+                return Err(shape(path, "an integer the field's width and bias can hold"));
+            };
+            w.write(stored, *width);
         }
-        (Kind::QuantizedReal { width, .. }, Value::Raw { bits, width: vw }) if vw == width => {
+        (Kind::QuantizedReal { width, .. }, Value::Raw { bits, width: vw })
+            if vw == width && bits >> width == 0 =>
+        {
             w.write(*bits as u64, *width);
         }
-        (Kind::Real, Value::Raw { bits, width: 32 }) => w.write(*bits as u64, 32),
+        (Kind::Real, Value::Raw { bits, width: 32 }) if bits >> 32 == 0 => w.write(*bits as u64, 32),
         (Kind::Position, Value::Position(xyz)) => {
             for c in xyz {
                 w.write(u64::from(*c), 32);
@@ -237,26 +238,49 @@ fn encode_kind(
     }
 }
 
-/// The logical range of an integer field.
-pub fn int_range(width: u32, signed: bool) -> (i128, i128) {
-    let w = width.clamp(1, 64);
-    if signed {
-        (-(1i128 << (w - 1)), (1i128 << (w - 1)) - 1)
-    } else {
-        (0, (1i128 << w) - 1)
+/// Bits of the in-memory type an integer field narrows to: the smallest of 8, 16, 32 and
+/// 64 that holds its wire width (an int8 state in 4 bits, an int16 index in 16).
+fn type_bits(width: u32) -> u32 {
+    match width {
+        0..=8 => 8,
+        9..=16 => 16,
+        17..=32 => 32,
+        _ => 64,
     }
 }
 
-/// Reads an integer: `stored - bias` modulo 2^width, sign-extended when signed.
-fn read_int(r: &mut BitReader<'_>, width: u32, bias: i64, signed: bool) -> Result<i128, BitError> {
-    let stored = r.read(width)?;
-    let modulus = 1i128 << width;
-    let v = (i128::from(stored) - i128::from(bias)).rem_euclid(modulus);
-    Ok(if signed && v >= modulus / 2 {
+/// Wraps `v` into the range of the field's in-memory type, as the client narrows it.
+fn narrow(v: i128, width: u32, signed: bool) -> i128 {
+    let bits = type_bits(width);
+    let modulus = 1i128 << bits;
+    let v = v.rem_euclid(modulus);
+    if signed && v >= modulus / 2 {
         v - modulus
     } else {
         v
-    })
+    }
+}
+
+/// The logical value of `stored` bits: `stored - bias`, narrowed to the field's type
+/// (TD "The bit-packed codec"; facts 3: the reader subtracts the bias, then narrows).
+pub fn int_from_stored(stored: u64, width: u32, bias: i64, signed: bool) -> i128 {
+    narrow(i128::from(stored) - i128::from(bias), width, signed)
+}
+
+/// The stored bits of logical `v`, or `None` when the field cannot hold it: `v` must be a
+/// value of the field's type, and `v + bias` (in that type's arithmetic) must fit `width`.
+pub fn int_to_stored(v: i128, width: u32, bias: i64, signed: bool) -> Option<u64> {
+    if narrow(v, width, signed) != v {
+        return None;
+    }
+    let modulus = 1i128 << type_bits(width);
+    let stored = (v + i128::from(bias)).rem_euclid(modulus);
+    let fits = width >= 64 || stored < (1i128 << width);
+    (fits && int_from_stored(stored as u64, width, bias, signed) == v).then_some(stored as u64)
+}
+
+fn read_int(r: &mut BitReader<'_>, width: u32, bias: i64, signed: bool) -> Result<i128, BitError> {
+    Ok(int_from_stored(r.read(width)?, width, bias, signed))
 }
 
 fn kind_name(kind: &Kind) -> &'static str {
