@@ -103,6 +103,33 @@ pub const RUNTIME_I32: u32 = 0x8080_0007;
 /// The walker's own stack: nesting is at most 32 deep (TD "The walker's view").
 pub const MAX_DEPTH: usize = 32;
 
+/// A value the client cannot take safely, which the encoder refuses (AH "Values that crash
+/// the client"). The decoder reads such values as they are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Guard {
+    /// The integer must lie in `min..=max`.
+    Range {
+        /// The rule that says so.
+        rule: &'static str,
+        /// The smallest safe value.
+        min: i128,
+        /// The largest safe value.
+        max: i128,
+    },
+    /// The integer must not be one of these.
+    Refused {
+        /// The rule that says so.
+        rule: &'static str,
+        /// The values that crash the client.
+        values: &'static [i128],
+    },
+    /// The field must be absent (its presence bit clear).
+    Absent {
+        /// The rule that says so.
+        rule: &'static str,
+    },
+}
+
 /// One field descriptor.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Field {
@@ -112,6 +139,8 @@ pub struct Field {
     pub presence: bool,
     /// The wire form.
     pub kind: Kind,
+    /// What the encoder refuses.
+    pub guards: &'static [Guard],
 }
 
 /// A definition: a named list of fields, walked in order.
@@ -130,6 +159,7 @@ impl Field {
             name,
             presence: false,
             kind,
+            guards: &[],
         }
     }
 
@@ -139,7 +169,13 @@ impl Field {
             name,
             presence: true,
             kind,
+            guards: &[],
         }
+    }
+
+    /// The same field with values the encoder refuses.
+    pub const fn guarded(self, guards: &'static [Guard]) -> Self {
+        Self { guards, ..self }
     }
 }
 

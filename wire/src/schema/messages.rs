@@ -5,7 +5,7 @@
 //! Sources: AH "join_result", "global_activity_state", "world_globals_state", "incident",
 //! "peer_leave_request"; facts 4.1, 4.5, 4.6, 4.13, 4.14, 5.2.
 
-use super::kind::{Field, I32, Kind, Schema, U32, U64, int, uint};
+use super::kind::{Field, Guard, I32, Kind, Schema, U32, U64, int, uint};
 
 const BYTE: Kind = uint(8, 0);
 const CHAR: Kind = int(8, 128);
@@ -160,7 +160,17 @@ const EXTRA_PAIR: Schema = Schema {
 pub const INCIDENT: Schema = Schema {
     name: "incident",
     fields: &[
-        Field::always("definition_index", uint(13, 0)),
+        Field::always("definition_index", uint(13, 0)).guarded(&[
+            Guard::Range {
+                rule: "INCIDENT-01",
+                min: 0,
+                max: 7762,
+            },
+            Guard::Refused {
+                rule: "INCIDENT-02",
+                values: &[795, 4690, 5375],
+            },
+        ]),
         Field::always(
             "extra_targets",
             Kind::Array {
@@ -176,7 +186,10 @@ pub const INCIDENT: Schema = Schema {
                 count_width: 9,
                 capacity: 260,
             },
-        ),
+        )
+        .guarded(&[Guard::Absent {
+            rule: "INCIDENT-04",
+        }]),
         Field::optional("unread", Kind::Record(&EXTRA_PAIR)),
         Field::always(
             "payload",
@@ -207,7 +220,13 @@ pub const ADVANCE_REPLICATION_EPOCH: Schema = Schema {
 /// Message 54, bubble host state update: the 6-bit row count (rows are not documented).
 pub const BUBBLE_HOST_STATE: Schema = Schema {
     name: "bubble_host_state_update",
-    fields: &[Field::always("row_count", uint(6, 0))],
+    fields: &[
+        Field::always("row_count", uint(6, 0)).guarded(&[Guard::Range {
+            rule: "BHS-01",
+            min: 0,
+            max: 32,
+        }]),
+    ],
 };
 
 /// A 1,024-byte entity-slot mask: slot i at byte i/8, bit 1 << (i % 8) (SLOTS-01).
@@ -429,6 +448,49 @@ mod tests {
         let mut w = BitWriter::new();
         encode(schema, &v, &mut w).unwrap();
         w.finish().unwrap()
+    }
+
+    /// The encoder refuses what AH's crash table names; the decoder still reads it.
+    #[test]
+    fn crashing_values_are_refused() {
+        use crate::schema::{SchemaError, Value};
+        let incident = |index: i128, selector: Value| {
+            Value::Record(vec![
+                Value::Int(index),
+                Value::Array(vec![]),
+                selector,
+                Value::Absent,
+                Value::Array(vec![]),
+            ])
+        };
+        let refuses = |schema: &Schema, v: &Value, rule: &str| {
+            let e = encode(schema, v, &mut BitWriter::new()).unwrap_err();
+            assert!(
+                matches!(e, SchemaError::Unsafe { rule: r, .. } if r == rule),
+                "{e}"
+            );
+        };
+        assert!(
+            encode(
+                &INCIDENT,
+                &incident(7762, Value::Absent),
+                &mut BitWriter::new()
+            )
+            .is_ok()
+        );
+        refuses(&INCIDENT, &incident(7763, Value::Absent), "INCIDENT-01");
+        refuses(&INCIDENT, &incident(4690, Value::Absent), "INCIDENT-02");
+        refuses(&INCIDENT, &incident(1, Value::Array(vec![])), "INCIDENT-04");
+        refuses(
+            &BUBBLE_HOST_STATE,
+            &Value::Record(vec![Value::Int(33)]),
+            "BHS-01",
+        );
+        let mut w = BitWriter::new();
+        encode(&INCIDENT, &incident(1, Value::Absent), &mut w).unwrap();
+        let mut bytes = w.finish().unwrap();
+        bytes[0] = 0xFF; // index 8191 and up: read as sent
+        assert!(decode(&INCIDENT, &mut BitReader::new(&bytes)).is_ok());
     }
 
     #[test]

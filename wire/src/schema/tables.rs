@@ -4,7 +4,7 @@
 //! Where the pages give a width but not a bias, the field is unsigned with bias 0, and
 //! the comment says so.
 
-use super::kind::{Field, I32, Kind, Schema, U32, U64, int, uint};
+use super::kind::{Field, Guard, I32, Kind, Schema, U32, U64, int, uint};
 
 /// ClientRef: key (32, bias 0), type (7, bias 1), index (16, bias 32768); 55 bits
 /// (AH "Slots", SLOT-01).
@@ -137,7 +137,11 @@ const SPAWN_PAIR: Schema = Schema {
 pub const LIFETIME: Schema = Schema {
     name: "activity_lifetime_sensor",
     fields: &[
-        Field::always("state", int(4, 1)),
+        Field::always("state", int(4, 1)).guarded(&[Guard::Range {
+            rule: "T17-01",
+            min: -1,
+            max: 10,
+        }]),
         Field::always("quality_bypass", int(3, 1)),
         Field::always("join_flag_inverted", Kind::Bool),
         Field::always("marker_revision", I32),
@@ -290,10 +294,20 @@ mod round_trip {
                 s.fields
                     .iter()
                     .map(|f| {
-                        if f.presence && self.below(3) == 0 {
-                            Value::Absent
-                        } else {
-                            self.kind(&f.kind)
+                        loop {
+                            let v = if f.presence && self.below(3) == 0 {
+                                Value::Absent
+                            } else {
+                                self.kind(&f.kind)
+                            };
+                            if f.presence
+                                && f.guards.iter().any(|g| matches!(g, Guard::Absent { .. }))
+                            {
+                                break Value::Absent;
+                            }
+                            if crate::schema::walk::check_guards(f, &v, "").is_ok() {
+                                break v;
+                            }
                         }
                     })
                     .collect(),
@@ -471,8 +485,21 @@ mod round_trip {
         };
         assert_eq!(f[0], Value::Int(10));
         assert_eq!(f[1], Value::Int(0), "quality_bypass");
+        let mut eleven = match decode(&LIFETIME, &mut bits.reader()).unwrap() {
+            Value::Record(f) => f,
+            _ => unreachable!(),
+        };
+        eleven[0] = Value::Int(11);
+        let refused = encode(&LIFETIME, &Value::Record(eleven), &mut BitWriter::new());
+        assert!(matches!(
+            refused,
+            Err(crate::schema::SchemaError::Unsafe { rule: "T17-01", .. })
+        ));
         let bad = Value::Record(vec![Value::Int(7), Value::Int(-5), Value::Int(0)]);
-        assert!(encode(&CLIENT_REF, &bad, &mut BitWriter::new()).is_err(), "-5 + 1 is negative");
+        assert!(
+            encode(&CLIENT_REF, &bad, &mut BitWriter::new()).is_err(),
+            "-5 + 1 is negative"
+        );
     }
 
     /// BODY-05: a count above capacity is clamped on encode.

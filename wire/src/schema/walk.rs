@@ -3,7 +3,7 @@
 //! clamps dynamic counts to capacity (BODY-05).
 
 use super::kind::{
-    Field, KEYED_LANE_FIRST, KEYED_LANE_SECOND, KEYED_LANE_SELECTOR_BITS, Kind, MAX_DEPTH,
+    Field, Guard, KEYED_LANE_FIRST, KEYED_LANE_SECOND, KEYED_LANE_SELECTOR_BITS, Kind, MAX_DEPTH,
     RUNTIME_I32, Schema, TagMode,
 };
 use super::value::Value;
@@ -39,6 +39,16 @@ pub enum SchemaError {
         count: u64,
         /// The array's capacity.
         capacity: u16,
+    },
+    /// A value the client cannot take safely (AH "Values that crash the client").
+    #[error("{path}: {value} breaks {rule}")]
+    Unsafe {
+        /// The field path.
+        path: String,
+        /// The rule.
+        rule: &'static str,
+        /// The value refused.
+        value: String,
     },
     /// Records nest deeper than the walker's 32 frames.
     #[error("{path}: nesting deeper than 32")]
@@ -99,6 +109,28 @@ fn encode_record(
     Ok(())
 }
 
+/// Refuses `v` when a guard of `field` forbids it.
+pub fn check_guards(field: &Field, v: &Value, path: &str) -> Result<(), SchemaError> {
+    for guard in field.guards {
+        let broken = match (guard, v) {
+            (Guard::Range { rule, min, max }, Value::Int(i)) if !(min..=max).contains(&i) => {
+                Some(*rule)
+            }
+            (Guard::Refused { rule, values }, Value::Int(i)) if values.contains(i) => Some(*rule),
+            (Guard::Absent { rule }, v) if *v != Value::Absent => Some(*rule),
+            _ => None,
+        };
+        if let Some(rule) = broken {
+            return Err(SchemaError::Unsafe {
+                path: path.to_string(),
+                rule,
+                value: describe(v),
+            });
+        }
+    }
+    Ok(())
+}
+
 fn encode_field(
     field: &Field,
     v: &Value,
@@ -106,6 +138,7 @@ fn encode_field(
     path: &str,
     depth: usize,
 ) -> Result<(), SchemaError> {
+    check_guards(field, v, path)?;
     if field.presence {
         w.write_bool(*v != Value::Absent);
         if *v == Value::Absent {
@@ -137,7 +170,10 @@ fn encode_kind(
             Value::Int(i),
         ) => {
             let Some(stored) = int_to_stored(*i, *width, *bias, *signed) else {
-                return Err(shape(path, "an integer the field's width and bias can hold"));
+                return Err(shape(
+                    path,
+                    "an integer the field's width and bias can hold",
+                ));
             };
             w.write(stored, *width);
         }
@@ -146,7 +182,9 @@ fn encode_kind(
         {
             w.write(*bits as u64, *width);
         }
-        (Kind::Real, Value::Raw { bits, width: 32 }) if bits >> 32 == 0 => w.write(*bits as u64, 32),
+        (Kind::Real, Value::Raw { bits, width: 32 }) if bits >> 32 == 0 => {
+            w.write(*bits as u64, 32)
+        }
         (Kind::Position, Value::Position(xyz)) => {
             for c in xyz {
                 w.write(u64::from(*c), 32);
