@@ -4,12 +4,17 @@
 //! which holds when the slot has an Auth schema, as roster slots do.
 
 use std::fmt::Write;
-use vex_wire::activity::sensor_auth::DecodedAuthUpdate;
+use vex_wire::activity::sensor_auth::{DecodedAuthUpdate, OBJECT_HEAD_BITS};
+use vex_wire::activity::slot::SlotSchemas;
+use vex_wire::activity::slot_types;
 use vex_wire::bits::BitError;
 use vex_wire::schema::{catalog, decode_traced};
 
-/// Bits before an object block's content: presence, ClientRef, remainder.
-const BLOCK_HEAD_BITS: usize = 1 + 55 + 32;
+/// How a roster slot is read here: with an Auth schema; the Sense bit is left unread.
+const ASSUMED: SlotSchemas = SlotSchemas {
+    auth: true,
+    sense: false,
+};
 
 /// The text form of a message-5 body.
 pub fn text(body: &[u8]) -> Result<String, BitError> {
@@ -56,9 +61,10 @@ pub fn text(body: &[u8]) -> Result<String, BitError> {
         let _ = writeln!(out, "group {:#010x} (filler {:#x})", g.key, g.filler);
         for o in &g.objects {
             let s = o.slot;
+            let type_name = slot_types::by_number(s.slot_type).map_or("", |t| t.name);
             let _ = writeln!(
                 out,
-                "  @{:<6} slot {:#010x}/{}/{} remainder {} content {}",
+                "  @{:<6} slot {:#010x}/{}/{} {type_name} remainder {} content {}",
                 o.at,
                 s.key,
                 s.slot_type,
@@ -69,19 +75,20 @@ pub fn text(body: &[u8]) -> Result<String, BitError> {
             let Some(schema) = catalog::lookup(&format!("auth:{}", s.slot_type)) else {
                 continue;
             };
-            let mut r = o.content.reader();
-            let (Ok(reset), Ok(root)) = (r.read_bool(), r.read_bool()) else {
+            let Ok(parts) = o.parse(ASSUMED) else {
                 continue;
             };
+            let (reset, root) = (parts.reset == Some(true), parts.root == Some(true));
             let _ = writeln!(
                 out,
                 "           reset {reset} root {root} ({} body)",
                 schema.name
             );
-            if !root {
+            let mut r = o.content.reader();
+            if !root || r.skip(parts.body_at).is_err() {
                 continue;
             }
-            let base = o.at + BLOCK_HEAD_BITS;
+            let base = o.at + OBJECT_HEAD_BITS;
             let mut lines = Vec::new();
             let result = decode_traced(schema, &mut r, &mut lines);
             for l in &lines {
@@ -132,9 +139,9 @@ mod tests {
     fn the_full_example_prints_its_blocks_and_bodies() {
         let out = text(&hex::decode(FULL_EXAMPLE).unwrap()).unwrap();
         for want in [
-            "@1059   slot 0xaaaa0001/13/0 remainder 227",
-            "@1374   slot 0xaaaa0001/17/1 remainder 522",
-            "slot 0xbbbb0001/8/0 remainder 37",
+            "@1059   slot 0xaaaa0001/13/0  remainder 227",
+            "@1374   slot 0xaaaa0001/17/1 activity_lifetime_sensor remainder 522",
+            "slot 0xbbbb0001/8/0 hud_sensor remainder 37",
             "(participation body)",
             "1237   64  player_key",
             "(activity_lifetime_sensor body)",

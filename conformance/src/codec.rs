@@ -41,9 +41,15 @@ pub struct Decoded {
     pub body_bits: usize,
 }
 
+/// Bytes from hex text, ignoring any whitespace (so multi-line vectors paste as they are).
+pub fn parse_hex(text: &str) -> Result<Vec<u8>, hex::FromHexError> {
+    let digits: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    hex::decode(digits)
+}
+
 /// Decodes `hex` with `schema`.
 pub fn decode_hex(schema: &Schema, hex_text: &str) -> Result<Decoded, CodecError> {
-    let bytes = hex::decode(hex_text.trim().replace([' ', '\n'], ""))?;
+    let bytes = parse_hex(hex_text)?;
     let mut lines = Vec::new();
     let value = decode_traced(schema, &mut BitReader::new(&bytes), &mut lines);
     Ok(Decoded {
@@ -160,7 +166,9 @@ fn int_of(path: &str, j: &Json) -> Result<i128, CodecError> {
         return Ok(i128::from(u));
     }
     match j.as_str() {
-        Some(s) if s.starts_with("0x") => hex_u128(path, j).map(|u| u as i128),
+        Some(s) if s.starts_with("0x") => {
+            i128::try_from(hex_u128(path, j)?).map_err(|_| shape(path, "an integer"))
+        }
         Some(s) => s.parse().map_err(|_| shape(path, "an integer")),
         None => Err(shape(path, "an integer")),
     }
@@ -173,6 +181,15 @@ pub fn from_json(schema: &Schema, j: &Json) -> Result<Value, CodecError> {
 
 fn record_value(schema: &Schema, j: &Json, path: &str) -> Result<Value, CodecError> {
     let map = j.as_object().ok_or_else(|| shape(path, "an object"))?;
+    if let Some(unknown) = map
+        .keys()
+        .find(|k| !schema.fields.iter().any(|f| f.name == *k))
+    {
+        return Err(shape(
+            path,
+            format!("{unknown:?} is not a field of {}", schema.name),
+        ));
+    }
     let mut values = Vec::with_capacity(schema.fields.len());
     for f in schema.fields {
         let p = if path.is_empty() {
@@ -217,12 +234,13 @@ fn kind_value(kind: &Kind, j: &Json, path: &str) -> Result<Value, CodecError> {
                 .ok_or_else(|| shape(path, "three hex strings"))?;
             let mut xyz = [0u32; 3];
             for (c, x) in xyz.iter_mut().zip(a) {
-                *c = hex_u128(path, x)? as u32;
+                *c = u32::try_from(hex_u128(path, x)?)
+                    .map_err(|_| shape(path, "32-bit components"))?;
             }
             Value::Position(xyz)
         }
         Kind::TagRef(TagMode::Investment | TagMode::Simulation) => {
-            Value::Tag(int_of(path, j)? as i64)
+            Value::Tag(i64::try_from(int_of(path, j)?).map_err(|_| shape(path, "a tag"))?)
         }
         Kind::FixedArray { element, .. } | Kind::Array { element, .. } => {
             let a = j.as_array().ok_or_else(|| shape(path, "an array"))?;
@@ -252,8 +270,10 @@ fn kind_value(kind: &Kind, j: &Json, path: &str) -> Result<Value, CodecError> {
             }
         }
         Kind::DynamicValue => Value::Dynamic {
-            handle: int_of(path, &j["handle"])? as u32,
-            value: int_of(path, &j["value"])? as i32,
+            handle: u32::try_from(int_of(path, &j["handle"])?)
+                .map_err(|_| shape(path, "a 32-bit handle"))?,
+            value: i32::try_from(int_of(path, &j["value"])?)
+                .map_err(|_| shape(path, "an i32 value"))?,
         },
         Kind::PredicateUnion => {
             return Err(shape(path, "null (predicate bodies are not documented)"));
@@ -315,5 +335,11 @@ mod tests {
         assert!(matches!(encode_json(schema, "{"), Err(CodecError::Json(_))));
         let e = encode_json(schema, r#"{"definition_index": true}"#).unwrap_err();
         assert!(e.to_string().contains("definition_index"), "{e}");
+        let e = encode_json(schema, r#"{"definition_indx": 1}"#).unwrap_err();
+        assert!(
+            e.to_string().contains("not a field"),
+            "a misspelt key is refused: {e}"
+        );
+        assert_eq!(parse_hex("01 02\n\t03\r\n").unwrap(), [1, 2, 3]);
     }
 }

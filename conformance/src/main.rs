@@ -262,6 +262,7 @@ fn schema_for(name: &str) -> Option<&'static vex_wire::schema::Schema> {
 
 fn decode(name: Option<String>, hex_text: Option<String>, json: bool, list: bool) -> ExitCode {
     if list {
+        println!(" 5  sensor_auth_update (decode only, block by block)");
         for n in vex_wire::schema::catalog::names() {
             println!("{n}");
         }
@@ -271,7 +272,13 @@ fn decode(name: Option<String>, hex_text: Option<String>, json: bool, list: bool
         return ExitCode::FAILURE;
     };
     if name == "sensor_auth_update" || name == "5" {
-        let body = match hex::decode(hex_text.trim()) {
+        if json {
+            eprintln!(
+                "vex decode: message 5 prints as text only (its slots' schemas are not on the wire)"
+            );
+            return ExitCode::FAILURE;
+        }
+        let body = match codec::parse_hex(&hex_text) {
             Ok(b) => b,
             Err(e) => {
                 eprintln!("vex decode: not hex: {e}");

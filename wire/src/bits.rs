@@ -25,7 +25,8 @@ pub enum BitError {
         /// The field width.
         width: u32,
     },
-    /// A read needs more bits than the body has (BODY-04: the only way a decode fails).
+    /// A read needs more bits than the body has (BODY-04: the way the client's decoder
+    /// fails).
     #[error("read of {width} bits at bit {at} passes the end ({len} bits)")]
     PastEnd {
         /// Bit offset of the read.
@@ -218,10 +219,17 @@ impl BitWriter {
         self.write_stream(&bits.bytes, bits.bit_len);
     }
 
-    /// Appends the first `bit_len` bits of `bytes` in order.
+    /// Appends the first `bit_len` bits of `bytes` in order; fails when `bytes` holds fewer.
     pub fn write_stream(&mut self, bytes: &[u8], bit_len: usize) {
+        if bit_len > bytes.len() * 8 {
+            return self.fail(BitError::PastEnd {
+                at: 0,
+                width: bit_len.min(u32::MAX as usize) as u32,
+                len: bytes.len() * 8,
+            });
+        }
         let mut reader = BitReader::with_bit_len(bytes, bit_len);
-        let mut left = bit_len.min(bytes.len() * 8);
+        let mut left = bit_len;
         while left > 0 {
             let w = left.min(32) as u32;
             match reader.read(w) {
@@ -344,7 +352,10 @@ impl<'a> BitReader<'a> {
 
     /// A read of 57 to 64 bits in two windows, or a width error.
     fn read_wide(&mut self, width: u32) -> Result<u64, BitError> {
-        check_width(width)?;
+        if let Err(e) = check_width(width) {
+            self.failed = true;
+            return Err(e);
+        }
         if self.failed || self.remaining_bits() < width as usize {
             return Err(self.past_end(width));
         }

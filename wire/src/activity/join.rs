@@ -178,13 +178,9 @@ impl JoinResult {
     /// The 757-byte body.
     pub fn encode(&self) -> Result<Vec<u8>, BitError> {
         let mut w = BitWriter::with_capacity(JOIN_RESULT_BITS);
-        let mut req = BitReader::with_bit_len(&self.request, JOIN_REQUEST_BITS);
-        let mut left = JOIN_REQUEST_BITS;
-        while left > 0 {
-            let take = left.min(64) as u32;
-            w.write(req.read(take).unwrap_or(0), take);
-            left -= take as usize;
-        }
+        let echoed = JOIN_REQUEST_BITS.min(self.request.len() * 8);
+        w.write_stream(&self.request, echoed);
+        w.write_zeros(JOIN_REQUEST_BITS - echoed);
         w.write_biased(i64::from(self.result), RESULT_BIAS, 3);
         write_chars(&mut w, &self.session_name, SESSION_NAME_CHARS);
         w.write(u64::from(self.process_id), 32);

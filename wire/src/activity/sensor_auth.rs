@@ -7,7 +7,7 @@
 //! no slot knowledge: each object block is delimited by its remainder and returned raw, so
 //! a reader that knows the slot's schemas can split it with [`DecodedObject::parse`].
 
-use super::slot::{ClientRef, SlotSchemas};
+use super::slot::{CLIENT_REF_BITS, ClientRef, SlotSchemas};
 use crate::bits::{BitError, BitReader, BitWriter, Bits};
 
 /// Bubbles in the authority block: 0 to 64.
@@ -18,6 +18,14 @@ pub const BODY_BUDGET: usize = 471_859;
 pub const TOP_COUNT_BITS: u32 = 9;
 /// Words in the top-level presence mask.
 pub const TOP_MASK_WORDS: usize = 8;
+/// Top-level keys the presence mask can cover: the encoder clamps to it (BODY-05).
+pub const MAX_TOP_KEYS: usize = TOP_MASK_WORDS * 32;
+/// Sub-blocks in one body (facts 4.7).
+pub const MAX_SUB_BLOCKS: usize = 64;
+/// Keys in one sub-block (facts 4.7).
+pub const MAX_SUB_KEYS: usize = 96;
+/// Bits of an object block before its content: presence, ClientRef, remainder.
+pub const OBJECT_HEAD_BITS: usize = 1 + CLIENT_REF_BITS + 32;
 /// Bits of the sub-block count.
 pub const SUB_BLOCK_COUNT_BITS: u32 = 7;
 /// Bits of a sub-block's key count.
@@ -185,12 +193,14 @@ impl SensorAuthUpdate {
     /// with a full bubble block, a full roster delta, and every object block.
     fn estimated_bits(&self) -> usize {
         const PREFIX_AND_BLOCK: usize = 8 + 128 + 1 + 65 + 2 + 65 * 19 + 64 + 1;
-        const OBJECT_HEAD: usize = 1 + 55 + 32;
         let delta = self.roster.as_ref().map_or(1, |d| {
             let subs = d.sub_blocks.as_ref().map_or(0, |s| {
-                7 + s.iter().map(|b| 147 + 40 * b.keys.len()).sum::<usize>()
+                7 + s
+                    .iter()
+                    .map(|b| 147 + 32 * b.keys.len() + 8 * b.states.len())
+                    .sum::<usize>()
             });
-            12 + 40 * d.keys.len() + 268 + subs
+            12 + 32 * d.keys.len() + 8 * d.states.len() + 268 + subs
         });
         let objects: usize = self
             .groups
@@ -199,7 +209,7 @@ impl SensorAuthUpdate {
                 66 + g
                     .objects
                     .iter()
-                    .map(|o| OBJECT_HEAD + o.content_bits())
+                    .map(|o| OBJECT_HEAD_BITS + o.content_bits())
                     .sum::<usize>()
             })
             .sum();
@@ -234,7 +244,7 @@ impl SensorAuthUpdate {
         w.write_bool(self.roster_enable);
         w.write_bool(self.roster.is_some());
         if let Some(d) = &self.roster {
-            let k = d.keys.len().min((1 << TOP_COUNT_BITS) - 1);
+            let k = d.keys.len().min(MAX_TOP_KEYS);
             w.write_bool(true); // field 0 present
             w.write_bool(true); // key array present
             w.write(k as u64, TOP_COUNT_BITS);
@@ -243,20 +253,20 @@ impl SensorAuthUpdate {
             for word in d.mask {
                 w.write(u64::from(word), 32);
             }
-            let n = d.states.len().min((1 << TOP_COUNT_BITS) - 1);
+            let n = d.states.len().min(MAX_TOP_KEYS);
             w.write_bool(true); // state array present
             w.write(n as u64, TOP_COUNT_BITS);
             write_states(&mut w, &d.states[..n]);
             w.write_bool(d.sub_blocks.is_some());
             if let Some(subs) = &d.sub_blocks {
-                let s = subs.len().min((1 << SUB_BLOCK_COUNT_BITS) - 1);
+                let s = subs.len().min(MAX_SUB_BLOCKS);
                 w.write(s as u64, SUB_BLOCK_COUNT_BITS);
                 for sb in &subs[..s] {
                     w.write_bool(true);
                     w.write_biased(i64::from(sb.bubble), SUB_BUBBLE_BIAS, 32);
                     w.write_bool(true);
                     w.write_bool(true);
-                    let n = sb.keys.len().min(96);
+                    let n = sb.keys.len().min(MAX_SUB_KEYS);
                     w.write(n as u64, SUB_KEY_COUNT_BITS);
                     write_keys(&mut w, &sb.keys[..n]);
                     w.write_bool(true);
@@ -264,7 +274,7 @@ impl SensorAuthUpdate {
                         w.write(u64::from(word), 32);
                     }
                     w.write_bool(true);
-                    let n = sb.states.len().min(96);
+                    let n = sb.states.len().min(MAX_SUB_KEYS);
                     w.write(n as u64, SUB_KEY_COUNT_BITS);
                     write_states(&mut w, &sb.states[..n]);
                 }

@@ -10,6 +10,9 @@ use super::value::Value;
 use crate::bits::{BitError, BitReader, BitWriter};
 use thiserror::Error;
 
+/// The bits of a tag the investment walker mode keeps: 0-12 and 16-19 (TD).
+const INVESTMENT_TAG_BITS: i64 = 0xF_1FFF;
+
 /// Why a value does not fit its schema, or a body its schema.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum SchemaError {
@@ -200,18 +203,26 @@ fn encode_kind(
                 w.write_bool(false);
                 w.write_bool(*t == -2);
             }
-            t => {
+            // only the low 13 bits and bits 16-19 go on the wire (TD)
+            t if t >= 0 && t & !INVESTMENT_TAG_BITS == 0 => {
                 w.write_bool(true);
                 w.write((t as u64) & 0x1FFF, 13);
                 w.write(((t as u64) >> 16) & 0xF, 4);
             }
-        },
-        (Kind::TagRef(TagMode::Simulation), Value::Tag(t)) => match *t {
-            t if t < 0 => w.write_bool(false),
-            t => {
-                w.write_bool(true);
-                w.write_wrapping(t, 0, 32);
+            _ => {
+                return Err(shape(
+                    path,
+                    "-1, -2 or a tag with only bits 0-12 and 16-19 set",
+                ));
             }
+        },
+        (Kind::TagRef(TagMode::Simulation), Value::Tag(t)) => match u32::try_from(*t) {
+            _ if *t == -1 => w.write_bool(false),
+            Ok(t) => {
+                w.write_bool(true);
+                w.write(u64::from(t), 32);
+            }
+            Err(_) => return Err(shape(path, "-1 or a 32-bit tag")),
         },
         (Kind::FixedArray { element, len }, Value::Array(items)) => {
             if items.len() != usize::from(*len) {
@@ -250,6 +261,10 @@ fn encode_kind(
             ) else {
                 return Err(shape(path, "selectors below 10 and 3"));
             };
+            let whole = |body: &[u8], bits: u32| body.len() == (bits as usize).div_ceil(8);
+            if !whole(first_body, a) || !whole(second_body, b) {
+                return Err(shape(path, "lane bodies of their tables' widths"));
+            }
             w.write(u64::from(*first), KEYED_LANE_SELECTOR_BITS);
             w.write(u64::from(*second), KEYED_LANE_SELECTOR_BITS);
             w.write_stream(first_body, a as usize);
