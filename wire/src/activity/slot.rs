@@ -10,7 +10,7 @@ pub const SLOT_TYPE_BIAS: i64 = 1;
 /// Bias of the 16-bit slot index.
 pub const SLOT_INDEX_BIAS: i64 = 32768;
 /// The empty registry key: the FNV-1 offset basis.
-pub const EMPTY_KEY: u32 = 0x811C_9DC5;
+pub const EMPTY_KEY: u32 = crate::tag::FNV1_EMPTY;
 
 /// Slot type 8, configuration (facts 4.8; AH's hud_sensor has the same 35-bit minimum).
 pub const TYPE_CONFIGURATION: i8 = 8;

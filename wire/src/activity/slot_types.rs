@@ -240,6 +240,13 @@ mod tests {
         assert!(numbers.iter().all(|x| !NEVER_DESCRIBED.contains(x)));
     }
 
+    /// AH's rows run in type order: every known number is above the one before it.
+    #[test]
+    fn known_numbers_rise_in_table_order() {
+        let numbers: Vec<i8> = SLOT_TYPES.iter().filter_map(|t| t.number).collect();
+        assert!(numbers.windows(2).all(|w| w[0] < w[1]), "{numbers:?}");
+    }
+
     /// Each schema Vex declares in full measures as AH's table says.
     #[test]
     fn declared_schemas_match_the_table() {

@@ -94,12 +94,10 @@ pub const KEYED_LANE_FIRST: [u32; 10] = [63, 32, 32, 64, 0, 6, 33, 64, 63, 162];
 pub const KEYED_LANE_SECOND: [u32; 3] = [0, 0, 11];
 /// Bits of each keyed-lane selector.
 pub const KEYED_LANE_SELECTOR_BITS: u32 = 6;
-/// The first predicate schema id of code 34.
-pub const PREDICATE_FIRST: u32 = 0x8080_9571;
 /// The largest predicate body: a biased i8 mode plus at most a ClientRef (AH).
 pub const PREDICATE_MAX_BODY_BITS: usize = 8 + 55;
 /// The schema handle of a runtime i32 value (facts 4.8).
-pub const RUNTIME_I32: u32 = 0x8080_0007;
+pub const RUNTIME_I32: u32 = crate::activity::auth::lifetime::SWITCH_CLASS_I32;
 /// The walker's own stack: nesting is at most 32 deep (TD "The walker's view").
 pub const MAX_DEPTH: usize = 32;
 

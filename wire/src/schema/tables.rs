@@ -459,6 +459,32 @@ mod round_trip {
         assert!(encode(&CLIENT_REF, &v, &mut BitWriter::new()).is_err());
     }
 
+    /// A presence bit in front of a kind with its own null would read "1 0" as absent and
+    /// write it back as "0": no declared schema may have one.
+    #[test]
+    fn no_optional_field_has_a_nullable_kind() {
+        let nullable = |k: &Kind| {
+            matches!(
+                k,
+                Kind::NullableU32 | Kind::DynamicValue | Kind::PredicateUnion
+            )
+        };
+        let mut stack: Vec<&Schema> = ALL.to_vec();
+        stack.extend(crate::schema::catalog::names().iter().filter_map(|n| {
+            n.split_whitespace()
+                .last()
+                .and_then(crate::schema::catalog::lookup)
+        }));
+        while let Some(s) = stack.pop() {
+            for f in s.fields {
+                assert!(!(f.presence && nullable(&f.kind)), "{}.{}", s.name, f.name);
+                if let Kind::Record(inner) = f.kind {
+                    stack.push(inner);
+                }
+            }
+        }
+    }
+
     #[test]
     fn tag_and_lane_sizes() {
         assert_eq!(min_bits(&TAG_FIELDS), 2 + 1 + 1 + 1 + 12 + 1);
