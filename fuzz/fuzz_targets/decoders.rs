@@ -8,6 +8,7 @@ use vex_wire::activity::global_state::GlobalActivityState;
 use vex_wire::activity::join::{JoinRequest, JoinResult};
 use vex_wire::activity::membership::ReplicateMembership;
 use vex_wire::activity::selection::SelectionRequest;
+use vex_wire::activity::sense_update::DecodedSenseUpdate;
 use vex_wire::activity::sensor_auth::DecodedAuthUpdate;
 use vex_wire::activity::small::{AdvanceEpoch, BubbleHostState, PatchEpoch, WorldGlobals};
 use vex_wire::bap::secure::{SignOnKeys, open_hello};
@@ -21,6 +22,11 @@ fuzz_target!(|data: &[u8]| {
     let _ = JoinResult::decode(data);
     let _ = GlobalActivityState::decode(data);
     let _ = ReplicateMembership::decode(data);
+    if let Ok(m) = DecodedSenseUpdate::decode(data) {
+        for g in &m.groups {
+            let _ = g.objects(|_, r| r.read_bits(usize::from(data.first().copied().unwrap_or(0))));
+        }
+    }
     let _ = SelectionRequest::decode_service6(data);
     let _ = WorldGlobals::decode(data);
     let _ = PatchEpoch::decode(data);

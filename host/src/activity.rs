@@ -11,9 +11,11 @@ use crate::roster;
 use vex_wire::activity::envelope::{ActivityNotification, ActivityPush};
 use vex_wire::activity::ids::{
     BUBBLE_HOST_STATE, ENTITY_SLOTS_ALLOCATED, GLOBAL_ACTIVITY_STATE, JOIN_REQUEST, JOIN_RESULT,
-    MESSAGE_COUNT, PATCH_EPOCH, REPLICATE_MEMBERSHIP, SENSOR_AUTH_UPDATE, WORLD_GLOBALS_STATE,
+    MESSAGE_COUNT, PATCH_EPOCH, REPLICATE_MEMBERSHIP, SENSOR_AUTH_UPDATE, SENSOR_SENSE_UPDATE,
+    WORLD_GLOBALS_STATE,
 };
 use vex_wire::activity::join::{JoinRequest, JoinResult};
+use vex_wire::activity::sense_update::DecodedSenseUpdate;
 use vex_wire::activity::small::{BubbleHostState, EntitySlotMask, PatchEpoch, WorldGlobals};
 use vex_wire::bap::header::InnerHeader;
 use vex_wire::bap::services::{ACTIVITY_PUSH, ACTIVITY_TO_HOST};
@@ -56,6 +58,7 @@ impl HostCore {
         match n.msg_type {
             JOIN_REQUEST => self.join(now, link, &n.payload),
             PATCH_EPOCH => self.patch_epoch(link, &n.payload),
+            SENSOR_SENSE_UPDATE => self.sense_update(link, &n.payload),
             _ => {} // recorded only (SR "Every other client message ... is recorded only")
         }
     }
@@ -286,6 +289,22 @@ impl HostCore {
                 link,
                 "fault plan: close the link after the first roster".into(),
             );
+        }
+    }
+
+    /// Message 6: read group by group and logged; the mission runtime that acts on Sense
+    /// is a later step (SR "Client reports come in").
+    fn sense_update(&mut self, link: LinkId, payload: &[u8]) {
+        match DecodedSenseUpdate::decode(payload) {
+            Ok(m) => {
+                let keys: Vec<String> = m
+                    .groups
+                    .iter()
+                    .map(|g| format!("{:#010x}", g.key))
+                    .collect();
+                tracing::info!(%link, groups = ?keys, "sense update");
+            }
+            Err(e) => self.drop_input(link, format!("sensor_sense_update: {e}")),
         }
     }
 

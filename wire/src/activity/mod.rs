@@ -7,6 +7,7 @@ pub mod ids;
 pub mod join;
 pub mod membership;
 pub mod selection;
+pub mod sense_update;
 pub mod sensor_auth;
 pub mod slot;
 pub mod slot_types;
