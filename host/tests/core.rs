@@ -217,3 +217,26 @@ fn plaintext_after_the_hello_is_answered_in_plaintext_without_side_effects() {
     assert!(transmits(&mut h).is_empty());
     assert!(dropped_with(&events(&mut h), "secure channel"));
 }
+
+/// Message 6 is read; a body of another shape is dropped with its reason.
+#[test]
+fn sense_update_is_read_and_a_wrong_shape_is_dropped() {
+    use vex_wire::activity::sense_update::SenseUpdate;
+    let mut h = host();
+    let mut c = hello(&mut h, L);
+    let session = session_of(&mut h, &mut c, 1);
+    let good = SenseUpdate {
+        patch_epoch: [1, 2],
+        groups: vec![],
+    }
+    .encode()
+    .unwrap();
+    let n = ActivityNotification::new(session, 6, 0, good.clone());
+    send_sealed(&mut h, &mut c, 8, 2, &n.encode());
+    assert!(!dropped_with(&events(&mut h), "sensor_sense_update"));
+    let mut bad = good;
+    bad[16] |= 0x80; // the literal bit
+    let n = ActivityNotification::new(session, 6, 0, bad);
+    send_sealed(&mut h, &mut c, 8, 3, &n.encode());
+    assert!(dropped_with(&events(&mut h), "sensor_sense_update"));
+}
