@@ -105,6 +105,9 @@ enum Command {
         #[arg(long)]
         file: Option<PathBuf>,
     },
+    /// List the client checks the emulated client enforces, with the conformance cases
+    /// that prove each one fires.
+    Rules,
     /// Run one emulated client against a host and print its status and violations.
     Client {
         /// The host's lobby address.
@@ -159,6 +162,7 @@ async fn main() -> ExitCode {
             list,
         } => decode(name, hex, json, list),
         Command::Encode { name, file } => encode(&name, file),
+        Command::Rules => rules(),
         Command::Client {
             target,
             seconds,
@@ -250,6 +254,26 @@ async fn check(
     } else {
         ExitCode::FAILURE
     }
+}
+
+fn rules() -> ExitCode {
+    let cases = catalog();
+    for rule in vex_fake_client::Rule::ALL {
+        let covering: Vec<&str> = cases
+            .iter()
+            .filter(|c| c.rules.contains(&rule.id()))
+            .map(|c| c.id.as_str())
+            .collect();
+        println!(
+            "{:<10} {:<6} {:<28} {}",
+            rule.id(),
+            rule.effect(),
+            rule.source(),
+            rule.summary()
+        );
+        println!("{:<10} cases: {}", "", covering.join(", "));
+    }
+    ExitCode::SUCCESS
 }
 
 fn schema_for(name: &str) -> Option<&'static vex_wire::schema::Schema> {
