@@ -1,6 +1,22 @@
 //! `vex`: the Activity Host, the conformance check and the emulated client on the command
 //! line (design "The harness and the CLI").
 
+/// Prints a line to standard output; a closed pipe (`vex rules | head`) is not an error.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
+/// Prints to standard output without a newline, ignoring a closed pipe.
+macro_rules! out_raw {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 use clap::{Parser, Subcommand};
 use std::net::SocketAddrV4;
 use std::path::PathBuf;
@@ -239,9 +255,9 @@ async fn check(
         }
     }
     if json {
-        println!("{}", report::json(&results));
+        out!("{}", report::json(&results));
     } else {
-        print!("{}", report::text(&results));
+        out_raw!("{}", report::text(&results));
     }
     if let Some(path) = junit
         && let Err(e) = std::fs::write(&path, report::junit(&results))
@@ -264,14 +280,14 @@ fn rules() -> ExitCode {
             .filter(|c| c.rules.contains(&rule.id()))
             .map(|c| c.id.as_str())
             .collect();
-        println!(
+        out!(
             "{:<10} {:<6} {:<28} {}",
             rule.id(),
             rule.effect(),
             rule.source(),
             rule.summary()
         );
-        println!("{:<10} cases: {}", "", covering.join(", "));
+        out!("{:<10} cases: {}", "", covering.join(", "));
     }
     ExitCode::SUCCESS
 }
@@ -286,9 +302,9 @@ fn schema_for(name: &str) -> Option<&'static vex_wire::schema::Schema> {
 
 fn decode(name: Option<String>, hex_text: Option<String>, json: bool, list: bool) -> ExitCode {
     if list {
-        println!(" 5  sensor_auth_update (decode only, block by block)");
+        out!(" 5  sensor_auth_update (decode only, block by block)");
         for n in vex_wire::schema::catalog::names() {
-            println!("{n}");
+            out!("{n}");
         }
         return ExitCode::SUCCESS;
     }
@@ -311,7 +327,7 @@ fn decode(name: Option<String>, hex_text: Option<String>, json: bool, list: bool
         };
         return match vex_conformance::auth_update::text(&body) {
             Ok(t) => {
-                print!("{t}");
+                out_raw!("{t}");
                 ExitCode::SUCCESS
             }
             Err(e) => {
@@ -331,8 +347,8 @@ fn decode(name: Option<String>, hex_text: Option<String>, json: bool, list: bool
         }
     };
     match (&decoded.value, json) {
-        (Ok(v), true) => println!("{:#}", codec::to_json(schema, v)),
-        _ => print!("{}", codec::text(schema, &decoded)),
+        (Ok(v), true) => out!("{:#}", codec::to_json(schema, v)),
+        _ => out_raw!("{}", codec::text(schema, &decoded)),
     }
     if decoded.value.is_ok() {
         ExitCode::SUCCESS
@@ -358,7 +374,7 @@ fn encode(name: &str, file: Option<PathBuf>) -> ExitCode {
     };
     match codec::encode_json(schema, &text) {
         Ok(hex_text) => {
-            println!("{hex_text}");
+            out!("{hex_text}");
             ExitCode::SUCCESS
         }
         Err(e) => {
@@ -371,17 +387,17 @@ fn encode(name: &str, file: Option<PathBuf>) -> ExitCode {
 async fn client(target: SocketAddrV4, seconds: u64, keys: SignOnKeys) -> ExitCode {
     let mut config = ClientConfig::builtin(target);
     config.signon = keys;
-    println!("vex client -> {target} for {seconds} s");
+    out!("vex client -> {target} for {seconds} s");
     let run = vex_harness::tcp::run(config, Duration::from_secs(seconds), |v| {
-        println!("VIOLATION {v}");
+        out!("VIOLATION {v}");
     })
     .await;
-    println!("{}", run.status);
+    out!("{}", run.status);
     match &run.outcome {
-        Outcome::Running => println!("outcome: still in the activity after {} ms", run.elapsed_ms),
-        Outcome::Ended { rule, reason } => println!("outcome: ended by {rule}: {reason}"),
-        Outcome::Crashed { rule, reason } => println!("outcome: crashed by {rule}: {reason}"),
-        Outcome::Aborted { reason } => println!("outcome: the emulated client stopped: {reason}"),
+        Outcome::Running => out!("outcome: still in the activity after {} ms", run.elapsed_ms),
+        Outcome::Ended { rule, reason } => out!("outcome: ended by {rule}: {reason}"),
+        Outcome::Crashed { rule, reason } => out!("outcome: crashed by {rule}: {reason}"),
+        Outcome::Aborted { reason } => out!("outcome: the emulated client stopped: {reason}"),
     }
     if run.violations.is_empty() && run.status.in_activity() {
         ExitCode::SUCCESS
