@@ -8,6 +8,7 @@ pub mod config;
 mod core;
 pub mod link;
 mod push;
+mod roster;
 mod route;
 pub mod rules;
 mod session;

@@ -2,7 +2,7 @@
 //! messages the join and the roster use (AH "The activity envelope", "join_result",
 //! "global_activity_state", "Message 5").
 
-use crate::core::ClientCore;
+use crate::core::{ClientCore, Outcome};
 use crate::rules::Rule;
 use vex_wire::activity::envelope::{
     ActivityPush, CRASHING_PAYLOAD_LEN, MAX_PAYLOAD_LEN, PUSH_DISCRIMINATOR,
@@ -10,7 +10,7 @@ use vex_wire::activity::envelope::{
 use vex_wire::activity::global_state::GlobalActivityState;
 use vex_wire::activity::ids;
 use vex_wire::activity::join::JoinResult;
-use vex_wire::activity::sensor_auth::{AuthPrefix, DecodedAuthUpdate};
+use vex_wire::activity::sensor_auth::AuthPrefix;
 use vex_wire::bits::{BitError, BitReader};
 use vex_wire::time::Instant;
 
@@ -201,13 +201,11 @@ impl ClientCore {
         if !prefix.roster_enable {
             return self.violate(Rule::Auth04, f, None, "roster_enable is 0".to_string());
         }
-        match DecodedAuthUpdate::decode(payload) {
-            Ok(_) => {
-                if let Some(slot) = &mut self.slot {
-                    slot.rosters_applied += 1;
-                }
+        if self.read_roster(idx, payload) {
+            let crashed = matches!(self.outcome, Outcome::Crashed { .. });
+            if let Some(slot) = self.slot.as_mut().filter(|_| !crashed) {
+                slot.rosters_applied += 1;
             }
-            Err(e) => tracing::warn!(%e, "message 5 roster not read by the emulated client"),
         }
     }
 }

@@ -104,6 +104,8 @@ rules! {
     Auth01 => "AUTH-01", Drop, "AH Message 5", "message 5 echoes the latest message 52";
     Auth02 => "AUTH-02", Drop, "AH Message 5", "no message 5 before the first message 52";
     Auth04 => "AUTH-04", Drop, "AH Message 5", "roster_enable is 1";
+    Auth05 => "AUTH-05", Wrong, "AH Message 5", "an object block's remainder is the exact length of the rest of the block";
+    T1701 => "T17-01", Crash, "AH Type 17", "the type-17 lifetime state is -1 to 10";
     Link01 => "LINK-01", End, "AH Hazards for a host", "no 20.5 s of silence on the Activity Host link";
 }
 

@@ -275,7 +275,9 @@ impl HostCore {
         }
         let body = roster::sensor_auth(&self.config.scenario, &join, echo).and_then(|mut m| {
             m.roster_enable = !faults.has(Fault::RosterDisabled);
-            m.encode()
+            let mut body = m.encode()?;
+            crate::corrupt::sensor_auth(faults, &mut body);
+            Ok(body)
         });
         match body {
             Ok(body) => self.push_message(link, SENSOR_AUTH_UPDATE, body),

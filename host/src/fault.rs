@@ -87,6 +87,10 @@ pub enum Fault {
     AuthBeforeEpoch,
     /// AUTH-04: message 5 has roster_enable 0.
     RosterDisabled,
+    /// AUTH-05: message 5's first object block declares one bit more than it holds.
+    WrongRemainder,
+    /// T17-01: message 5's type-17 body carries lifetime state 11.
+    LifetimeStateEleven,
     /// LINK-01: after the join burst the host never sends again.
     SilentAfterJoin,
     /// LINK-01: the host closes the activity link after the first message 5.
@@ -95,7 +99,7 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault, in declaration order.
-    pub const ALL: [Fault; 43] = [
+    pub const ALL: [Fault; 45] = [
         Fault::BadOuterMagic,
         Fault::BadFrameType,
         Fault::CorruptTag,
@@ -137,6 +141,8 @@ impl Fault {
         Fault::WrongEpochEcho,
         Fault::AuthBeforeEpoch,
         Fault::RosterDisabled,
+        Fault::WrongRemainder,
+        Fault::LifetimeStateEleven,
         Fault::SilentAfterJoin,
         Fault::CloseAfterJoin,
     ];
@@ -175,6 +181,8 @@ impl Fault {
             Fault::WrongEpochEcho => "AUTH-01",
             Fault::AuthBeforeEpoch => "AUTH-02",
             Fault::RosterDisabled => "AUTH-04",
+            Fault::WrongRemainder => "AUTH-05",
+            Fault::LifetimeStateEleven => "T17-01",
             Fault::SilentAfterJoin | Fault::CloseAfterJoin => "LINK-01",
         }
     }

@@ -7,6 +7,7 @@
 mod activity;
 pub mod config;
 mod core;
+mod corrupt;
 pub mod event;
 pub mod fault;
 mod link;

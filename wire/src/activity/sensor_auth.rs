@@ -313,7 +313,8 @@ pub struct DecodedObject {
     pub slot: ClientRef,
     /// The remainder as sent.
     pub remainder: u32,
-    /// The `remainder` bits after the remainder field.
+    /// The block's bits after the remainder field: as long as the reader measured it
+    /// (see [`DecodedAuthUpdate::decode_with`]), else `remainder` bits.
     pub content: Bits,
 }
 
@@ -458,9 +459,21 @@ impl AuthPrefix {
 }
 
 impl DecodedAuthUpdate {
-    /// Reads a message-5 body. Fails only at a read past the end or at an absent delta
-    /// field whose shape is not documented.
+    /// Reads a message-5 body, delimiting every block by its remainder. Fails only at a
+    /// read past the end or at an absent delta field whose shape is not documented.
     pub fn decode(body: &[u8]) -> Result<Self, BitError> {
+        Self::decode_with(body, |_, _| None)
+    }
+
+    /// Reads a message-5 body the way the client does: `block_bits` gets each block's
+    /// slot and a reader at its content, and returns how many bits the client reads there
+    /// by the slot's own schemas, or `None` when the client skips the block by its
+    /// remainder (AH "How the client applies an Auth body"). A block whose measured length
+    /// differs from its remainder is kept at the measured length (AUTH-05).
+    pub fn decode_with(
+        body: &[u8],
+        mut block_bits: impl FnMut(&ClientRef, BitReader<'_>) -> Option<usize>,
+    ) -> Result<Self, BitError> {
         let mut r = BitReader::new(body);
         let prefix = AuthPrefix::read(&mut r)?;
         let roster = if r.read_bool()? {
@@ -520,7 +533,8 @@ impl DecodedAuthUpdate {
                 }
                 let slot = ClientRef::read(&mut r)?;
                 let remainder = r.read(32)? as u32;
-                let content = r.read_bits(remainder as usize)?;
+                let len = block_bits(&slot, r.clone()).unwrap_or(remainder as usize);
+                let content = r.read_bits(len)?;
                 objects.push(DecodedObject {
                     at,
                     slot,

@@ -1,0 +1,85 @@
+//! Message 5's object blocks, read the way the client reads them: a block whose slot
+//! resolves is read by the slot's own schemas, and only the others are skipped by their
+//! remainder (AH "How the client applies an Auth body").
+
+use crate::core::ClientCore;
+use crate::rules::Rule;
+use vex_wire::activity::sensor_auth::DecodedAuthUpdate;
+use vex_wire::activity::slot::{ClientRef, TYPE_LIFETIME};
+use vex_wire::bits::BitReader;
+use vex_wire::scenario::{Scenario, SlotDecl};
+use vex_wire::schema::{Value, catalog, decode};
+
+/// The safe type-17 states (T17-01).
+const LIFETIME_STATES: std::ops::RangeInclusive<i128> = -1..=10;
+
+/// The bits a block takes when read by the slot's schemas: reset and root when it has an
+/// Auth schema (AUTH-06), the body, and the Sense bit when it has a Sense schema; with the
+/// body's value. `None` when a body or a Sense override has no schema Vex knows, so only
+/// the remainder can delimit it.
+fn read_block(decl: &SlotDecl, mut r: BitReader<'_>) -> Option<(usize, Option<Value>)> {
+    let start = r.position();
+    let mut body = None;
+    if decl.schemas.auth {
+        let _reset = r.read_bool().ok()?;
+        if r.read_bool().ok()? {
+            let schema = catalog::lookup(&format!("auth:{}", decl.slot_type))?;
+            body = Some(decode(schema, &mut r).ok()?);
+        }
+    }
+    if decl.schemas.sense && r.read_bool().ok()? {
+        return None; // a Sense override: no Sense schema is known yet
+    }
+    Some((r.position() - start, body))
+}
+
+/// The length the client reads for `slot`'s block, when the slot resolves.
+fn block_bits(scenario: &Scenario, slot: &ClientRef, r: BitReader<'_>) -> Option<usize> {
+    let (_, decl) = scenario.schemas_of(slot)?;
+    read_block(&decl, r).map(|(bits, _)| bits)
+}
+
+impl ClientCore {
+    /// Reads message 5's blocks as the client does and checks each the client resolves:
+    /// the remainder is the exact length of the block (AUTH-05), and a type-17 state is
+    /// one the client survives (T17-01). True when the roster was read.
+    pub(crate) fn read_roster(&mut self, idx: u64, body: &[u8]) -> bool {
+        let scenario = &self.config.scenario;
+        let m = match DecodedAuthUpdate::decode_with(body, |slot, r| block_bits(scenario, slot, r))
+        {
+            Ok(m) => m,
+            Err(e) => {
+                tracing::warn!(%e, "message 5 roster not read by the emulated client");
+                return false;
+            }
+        };
+        let f = Some(idx);
+        for object in m.groups.iter().flat_map(|g| &g.objects) {
+            let Some((_, decl)) = self.config.scenario.schemas_of(&object.slot) else {
+                continue; // skipped by its remainder
+            };
+            let Some((bits, body)) = read_block(&decl, object.content.reader()) else {
+                continue;
+            };
+            if bits != object.remainder as usize {
+                let s = object.slot;
+                let reason = format!(
+                    "slot {:#x}/{}/{}: remainder {} but the block holds {bits} bits; a client that skips it lands elsewhere",
+                    s.key, s.slot_type, s.index, object.remainder
+                );
+                self.violate(Rule::Auth05, f, Some(object.at), reason);
+            }
+            if decl.slot_type == TYPE_LIFETIME
+                && let Some(Value::Record(fields)) = &body
+                && let Some(Value::Int(state)) = fields.first()
+                && !LIFETIME_STATES.contains(state)
+            {
+                let reason = format!(
+                    "type-17 lifetime state {state}: states 11 to 14 jump through a 12-entry table"
+                );
+                self.violate(Rule::T1701, f, Some(object.at), reason);
+            }
+        }
+        true
+    }
+}
