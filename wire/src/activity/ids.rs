@@ -28,6 +28,8 @@ pub const PEER_LEAVE_REQUEST: u32 = 15;
 pub const KEEPALIVE_REQUEST: u32 = 16;
 /// Message 19, incident (both).
 pub const INCIDENT: u32 = 19;
+/// Message 22, client_authoritative_data_update (C->H).
+pub const CLIENT_AUTHORITATIVE_DATA_UPDATE: u32 = 22;
 /// Message 44, advance_replication_epoch (H->C).
 pub const ADVANCE_REPLICATION_EPOCH: u32 = 44;
 /// Message 52, patch_epoch (C->H).

@@ -6,7 +6,7 @@ use super::{messages as m, tables as t};
 use crate::activity::ids;
 
 /// Message id, then its body's schema.
-const MESSAGES: [(u32, &Schema); 29] = [
+const MESSAGES: [(u32, &Schema); 30] = [
     (ids::ENTITY_SLOTS_ALLOCATED, &m::ENTITY_SLOTS_ALLOCATED),
     (ids::GLOBAL_ACTIVITY_STATE, &m::GLOBAL_ACTIVITY_STATE),
     (ids::WORLD_GLOBALS_STATE, &m::WORLD_GLOBALS_STATE),
@@ -20,6 +20,10 @@ const MESSAGES: [(u32, &Schema); 29] = [
     (ids::INCIDENT, &m::INCIDENT),
     (20, &m::ALLOCATE_ENTITY_INDICES),
     (21, &m::FREE_ENTITY_INDICES),
+    (
+        ids::CLIENT_AUTHORITATIVE_DATA_UPDATE,
+        &m::CLIENT_AUTHORITATIVE_DATA_UPDATE,
+    ),
     (23, &m::CLIENT_IDENTITY_UPDATE),
     (26, &m::ABANDON),
     (27, &m::PURGE_REQUEST),

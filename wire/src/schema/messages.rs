@@ -141,6 +141,115 @@ pub const JOIN_RESULT: Schema = Schema {
     ],
 };
 
+const OPAQUE_B2: Schema = Schema {
+    name: "opaque_branch",
+    fields: &[
+        Field::optional("w6", Kind::Bits { width: 6 }),
+        Field::optional("w1024", Kind::Bits { width: 1024 }),
+        Field::optional("w64_a", Kind::Bits { width: 64 }),
+        Field::optional("w64_b", Kind::Bits { width: 64 }),
+        Field::optional("w64_c", Kind::Bits { width: 64 }),
+        Field::optional("w64_d", Kind::Bits { width: 64 }),
+        Field::optional("w32_a", Kind::Bits { width: 32 }),
+        Field::optional("w32_b", Kind::Bits { width: 32 }),
+        Field::optional("w64_e", Kind::Bits { width: 64 }),
+        Field::optional("w32_c", Kind::Bits { width: 32 }),
+        Field::optional("w688_a", Kind::Bits { width: 688 }),
+        Field::optional("w688_b", Kind::Bits { width: 688 }),
+        Field::optional("w688_c", Kind::Bits { width: 688 }),
+        Field::optional("w512", Kind::Bits { width: 512 }),
+        Field::optional(
+            "bytes",
+            Kind::Array {
+                element: &BYTE,
+                count_width: 14,
+                capacity: 10_000,
+            },
+        ),
+        Field::always("flag", Kind::Bool),
+    ],
+};
+
+const REGION_EXTRA: Schema = Schema {
+    name: "region_extra",
+    fields: &[
+        Field::always("a", BYTE),
+        Field::always("b", uint(2, 0)),
+        Field::always(
+            "bytes",
+            Kind::Array {
+                element: &BYTE,
+                count_width: 8,
+                capacity: 128,
+            },
+        ),
+        Field::always("tail", U64),
+    ],
+};
+
+const REGION_LEG: Schema = Schema {
+    name: "region_leg",
+    fields: &[
+        Field::always("region_index", int(10, 1)),
+        Field::always("region_hash", U32),
+        Field::always("skipped_32", Kind::Bits { width: 32 }),
+        Field::always("skipped_2a", Kind::Bits { width: 2 }),
+        Field::always("skipped_2b", Kind::Bits { width: 2 }),
+        Field::optional("byte", BYTE),
+        Field::optional("extra", Kind::Record(&REGION_EXTRA)),
+    ],
+};
+
+const REGIONS: Schema = Schema {
+    name: "regions",
+    fields: &[
+        Field::optional("leg_1", Kind::Record(&REGION_LEG)),
+        // leg 2 carries the player's current region (facts 4.11)
+        Field::optional("current", Kind::Record(&REGION_LEG)),
+        Field::optional("transition_token", BYTE),
+        Field::optional("byte", BYTE),
+        Field::optional("three_bits", uint(3, 0)),
+    ],
+};
+
+const SPAWN: Schema = Schema {
+    name: "spawn",
+    fields: &[
+        Field::always("state", int(3, 1)),
+        Field::always("opaque_8", BYTE),
+        Field::always("opaque_64", U64),
+    ],
+};
+
+const TELEPORT: Schema = Schema {
+    name: "teleport",
+    fields: &[
+        Field::always("state", int(3, 1)),
+        Field::always("token", BYTE),
+        Field::always("slice_set", int(10, 1)),
+        Field::always("slice_hash", U32),
+        Field::always("skipped_64", Kind::Bits { width: 64 }),
+    ],
+};
+
+const CLIENT_STATE_DELTA: Schema = Schema {
+    name: "client_state_delta",
+    fields: &[
+        Field::optional("opaque", Kind::Record(&OPAQUE_B2)),
+        Field::optional("regions", Kind::Record(&REGIONS)),
+        Field::optional("spawn", Kind::Record(&SPAWN)),
+        Field::optional("teleport", Kind::Record(&TELEPORT)),
+    ],
+};
+
+/// Message 22, client_authoritative_data_update: a sparse delta behind a root bit
+/// (facts 4.11): an opaque branch, two region legs (the second is the player's current
+/// region; -1 on the way out), spawn and teleport state.
+pub const CLIENT_AUTHORITATIVE_DATA_UPDATE: Schema = Schema {
+    name: "client_authoritative_data_update",
+    fields: &[Field::optional("delta", Kind::Record(&CLIENT_STATE_DELTA))],
+};
+
 /// Message 2, world_globals_state: a bool and the raw float32 tick period; 33 bits.
 pub const WORLD_GLOBALS_STATE: Schema = Schema {
     name: "world_globals_state",
@@ -504,6 +613,12 @@ mod tests {
         assert_eq!(min_bits(&INCIDENT), 29);
         assert_eq!(min_bits(&ENTITY_SLOTS_ALLOCATED), 8192);
         assert_eq!(min_bits(&PEER_LEAVE_REQUEST), 160);
+        // facts 4.11: the body is 1 to 10,833 bytes
+        assert_eq!(min_bits(&CLIENT_AUTHORITATIVE_DATA_UPDATE), 1);
+        assert_eq!(
+            max_bits(&CLIENT_AUTHORITATIVE_DATA_UPDATE).div_ceil(8),
+            10_833
+        );
         assert_eq!(min_bits(&RELEASE_RESERVATION), 128);
         assert_eq!(min_bits(&CLIENT_IDENTITY_UPDATE), 46 * 8);
         assert_eq!(min_bits(&CONNECTIVITY_FAILURE), 66);
