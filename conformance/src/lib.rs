@@ -4,6 +4,7 @@
 pub mod auth_update;
 pub mod case;
 pub mod codec;
+pub mod membership;
 pub mod report;
 pub mod runner;
 

@@ -292,6 +292,9 @@ fn rules() -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// A body printed by its own decoder rather than a schema.
+type Printer = fn(&[u8]) -> Result<String, vex_wire::bits::BitError>;
+
 fn schema_for(name: &str) -> Option<&'static vex_wire::schema::Schema> {
     let found = vex_wire::schema::catalog::lookup(name);
     if found.is_none() {
@@ -303,6 +306,7 @@ fn schema_for(name: &str) -> Option<&'static vex_wire::schema::Schema> {
 fn decode(name: Option<String>, hex_text: Option<String>, json: bool, list: bool) -> ExitCode {
     if list {
         out!(" 5  sensor_auth_update (decode only, block by block)");
+        out!("12  replicate_membership (decode only)");
         for n in vex_wire::schema::catalog::names() {
             out!("{n}");
         }
@@ -311,11 +315,14 @@ fn decode(name: Option<String>, hex_text: Option<String>, json: bool, list: bool
     let (Some(name), Some(hex_text)) = (name, hex_text) else {
         return ExitCode::FAILURE;
     };
-    if name == "sensor_auth_update" || name == "5" {
+    let printer: Option<Printer> = match name.as_str() {
+        "sensor_auth_update" | "5" => Some(vex_conformance::auth_update::text),
+        "replicate_membership" | "12" => Some(vex_conformance::membership::text),
+        _ => None,
+    };
+    if let Some(print) = printer {
         if json {
-            eprintln!(
-                "vex decode: message 5 prints as text only (its slots' schemas are not on the wire)"
-            );
+            eprintln!("vex decode: {name} prints as text only");
             return ExitCode::FAILURE;
         }
         let body = match codec::parse_hex(&hex_text) {
@@ -325,13 +332,13 @@ fn decode(name: Option<String>, hex_text: Option<String>, json: bool, list: bool
                 return ExitCode::FAILURE;
             }
         };
-        return match vex_conformance::auth_update::text(&body) {
+        return match print(&body) {
             Ok(t) => {
                 out_raw!("{t}");
                 ExitCode::SUCCESS
             }
             Err(e) => {
-                eprintln!("vex decode: message 5 does not parse: {e}");
+                eprintln!("vex decode: {name} does not parse: {e}");
                 ExitCode::FAILURE
             }
         };
