@@ -12,7 +12,7 @@ use crate::status::StatusLine;
 use crate::violation::Violation;
 use std::collections::{BTreeMap, VecDeque};
 use std::net::SocketAddrV4;
-use vex_wire::activity::envelope::ActivityNotification;
+use vex_wire::activity::envelope::{ActivityNotification, ActivityPush};
 use vex_wire::activity::ids;
 use vex_wire::bap::deframer::{DeframeError, Frame};
 use vex_wire::bap::header::{FrameType, InnerHeader, SERVICE_ID_LIMIT, outer_frame};
@@ -33,6 +33,8 @@ pub struct ClientTransmit {
     pub service: u16,
     /// The activity message id, for service 8.
     pub message: Option<u32>,
+    /// The activity message body, for service 8.
+    pub payload: Option<Vec<u8>>,
 }
 
 /// What a run came to.
@@ -73,6 +75,8 @@ pub struct Received {
     pub service: Option<u16>,
     /// The activity message id, for service 9.
     pub message: Option<u32>,
+    /// The activity message body, for service 9.
+    pub payload: Option<Vec<u8>>,
     /// The whole frame as it arrived, outer header included.
     pub bytes: Vec<u8>,
 }
@@ -202,8 +206,8 @@ impl ClientCore {
         hello_body.extend_from_slice(&[0x10, 0x01]);
         let hello = l.request(now, HELLO, &hello_body, true);
         self.links.insert(link, l);
-        self.queue(link, start, CHANNEL_START, None);
-        self.queue(link, hello, HELLO, None);
+        self.queue(link, start, CHANNEL_START);
+        self.queue(link, hello, HELLO);
     }
 
     /// The link closed under the client. Losing the Activity Host link of a joined activity
@@ -221,12 +225,13 @@ impl ClientCore {
         }
     }
 
-    fn queue(&mut self, link: LinkKind, bytes: Vec<u8>, service: u16, message: Option<u32>) {
+    fn queue(&mut self, link: LinkKind, bytes: Vec<u8>, service: u16) {
         self.transmits.push_back(ClientTransmit {
             link,
             bytes,
             service,
-            message,
+            message: None,
+            payload: None,
         });
     }
 
@@ -235,16 +240,22 @@ impl ClientCore {
         let expects = response_for(service).is_some();
         if let Some(l) = self.links.get_mut(&link) {
             let bytes = l.request(now, service, body, expects);
-            self.queue(link, bytes, service, None);
+            self.queue(link, bytes, service);
         }
     }
 
     /// Sends activity message `msg` on service 8 with `handle` (the session id).
     pub(crate) fn send_activity(&mut self, now: Instant, handle: u64, msg: u32, payload: Vec<u8>) {
-        let body = ActivityNotification::new(handle, msg, 0, payload).encode();
+        let body = ActivityNotification::new(handle, msg, 0, payload.clone()).encode();
         if let Some(l) = self.links.get_mut(&LinkKind::Activity) {
             let bytes = l.request(now, ACTIVITY_TO_HOST, &body, false);
-            self.queue(LinkKind::Activity, bytes, ACTIVITY_TO_HOST, Some(msg));
+            self.transmits.push_back(ClientTransmit {
+                link: LinkKind::Activity,
+                bytes,
+                service: ACTIVITY_TO_HOST,
+                message: Some(msg),
+                payload: Some(payload),
+            });
         }
     }
 
@@ -302,6 +313,7 @@ impl ClientCore {
             link,
             service: None,
             message: None,
+            payload: None,
             bytes: outer_frame(frame.frame_type, &frame.payload),
         });
         let Some(l) = self.links.get_mut(&link) else {
@@ -340,15 +352,13 @@ impl ClientCore {
                 );
             }
         };
-        let message = (service == ACTIVITY_PUSH)
-            .then(|| {
-                body.get(9..13)
-                    .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
-            })
+        let push = (service == ACTIVITY_PUSH)
+            .then(|| ActivityPush::decode(body).ok())
             .flatten();
         if let Some(r) = self.received.back_mut() {
             r.service = Some(service);
-            r.message = message;
+            r.message = push.as_ref().map(|p| p.msg_type);
+            r.payload = push.map(|p| p.payload);
         }
         match shape {
             HeaderShape::Request if service == ACTIVITY_PUSH => self.handle_push(now, idx, body),

@@ -45,6 +45,7 @@ pub fn run(host: HostConfig, client: ClientConfig, run_for_ms: u64) -> RunReport
                 service: t.service,
                 message: t.message,
                 bytes: t.bytes.clone(),
+                payload: t.payload.clone(),
             });
             host.handle_bytes(now, link_id(t.link), &t.bytes);
             progress = true;
@@ -58,6 +59,7 @@ pub fn run(host: HostConfig, client: ClientConfig, run_for_ms: u64) -> RunReport
                 service: t.service,
                 message: t.message,
                 bytes: t.bytes.clone(),
+                payload: t.payload.clone(),
             });
             client.handle_bytes(now, kind, &t.bytes);
             progress = true;

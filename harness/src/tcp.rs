@@ -72,6 +72,7 @@ pub async fn run(
                 service: t.service,
                 message: t.message,
                 bytes: t.bytes.clone(),
+                payload: t.payload.clone(),
             });
             if let Some(w) = writers.get_mut(&t.link)
                 && w.write_all(&t.bytes).await.is_err()
@@ -87,6 +88,7 @@ pub async fn run(
                 service: r.service.unwrap_or(0),
                 message: r.message,
                 bytes: r.bytes,
+                payload: r.payload,
             });
         }
         for v in client.poll_violations() {

@@ -29,6 +29,8 @@ pub struct Line {
     pub message: Option<u32>,
     /// The whole frame as sent on the wire.
     pub bytes: Vec<u8>,
+    /// The activity message body, for services 8 and 9: what `vex decode` reads.
+    pub payload: Option<Vec<u8>>,
 }
 
 /// Every frame of a run, in order.
@@ -45,10 +47,11 @@ impl Transcript {
     }
 
     /// The text form: `# comment` lines, then
-    /// `TIME_MS DIR LINK svc=N [msg=N name] HEX` per frame.
+    /// `TIME_MS DIR LINK svc=N [msg=N:name] WIRE_HEX [payload=HEX]` per frame.
     pub fn to_text(&self) -> String {
-        let mut out =
-            String::from("# vex transcript v1: ms direction link service [message] wire-hex\n");
+        let mut out = String::from(
+            "# vex transcript v1: ms direction link service [message] wire-hex [payload=hex]\n",
+        );
         for l in &self.lines {
             let dir = match l.direction {
                 Direction::ToHost => "C>H",
@@ -64,7 +67,11 @@ impl Transcript {
             if let Some(m) = l.message {
                 let _ = write!(out, " msg={m}:{}", ids::label(m));
             }
-            let _ = writeln!(out, " {}", hex::encode(&l.bytes));
+            let _ = write!(out, " {}", hex::encode(&l.bytes));
+            if let Some(p) = &l.payload {
+                let _ = write!(out, " payload={}", hex::encode(p));
+            }
+            out.push('\n');
         }
         out
     }

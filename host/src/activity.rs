@@ -246,6 +246,7 @@ impl HostCore {
                 bytes,
                 service,
                 message: None,
+                payload: None,
             });
         }
         if faults.has(Fault::UnknownMessageId) {

@@ -101,6 +101,7 @@ impl Link {
             bytes,
             service,
             message: None,
+            payload: None,
         }
     }
 
@@ -116,6 +117,7 @@ impl Link {
             bytes,
             service: ACTIVITY_PUSH,
             message: Some(push.msg_type),
+            payload: Some(push.payload.clone()),
         }
     }
 }

@@ -107,6 +107,7 @@ impl HostCore {
             bytes,
             service,
             message: None,
+            payload: None,
         });
     }
 
@@ -197,6 +198,7 @@ impl HostCore {
             bytes,
             service: HOST_LOOKUP_RESPONSE,
             message: None,
+            payload: None,
         });
         if faults.has(Fault::PushWithoutSession) {
             self.push_unbound(link, GLOBAL_ACTIVITY_STATE, vec![0]);
