@@ -5,7 +5,7 @@
 
 use crate::config::KEEPALIVE_INTERVAL_MS;
 use crate::core::{HostCore, LinkId};
-use crate::event::{HostEvent, Transmit};
+use crate::event::HostEvent;
 use crate::fault::Fault;
 use crate::roster;
 use vex_wire::activity::envelope::{ActivityNotification, ActivityPush};
@@ -241,13 +241,7 @@ impl HostCore {
             extra.push((OUT_OF_RANGE_SERVICE, l.frame(l.push_type(), header, &[])));
         }
         for (service, bytes) in extra {
-            self.send(Transmit {
-                link,
-                bytes,
-                service,
-                message: None,
-                payload: None,
-            });
+            self.send_raw(link, service, bytes);
         }
         if faults.has(Fault::UnknownMessageId) {
             self.push_message(link, MESSAGE_COUNT, vec![0]);
@@ -275,7 +269,7 @@ impl HostCore {
             echo[1] = echo[1].wrapping_add(1);
         }
         let body = roster::sensor_auth(&self.config.scenario, &join, echo).and_then(|mut m| {
-            m.roster_enable = !faults.has(Fault::RosterDisabled);
+            m.prefix.roster_enable = !faults.has(Fault::RosterDisabled);
             let mut body = m.encode()?;
             crate::corrupt::sensor_auth(faults, &mut body);
             Ok(body)

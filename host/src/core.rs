@@ -153,6 +153,17 @@ impl HostCore {
         self.transmits.push_back(t);
     }
 
+    /// Sends bytes that are not a frame the link would build (fault injection).
+    pub(crate) fn send_raw(&mut self, link: LinkId, service: u16, bytes: Vec<u8>) {
+        self.send(Transmit {
+            link,
+            bytes,
+            service,
+            message: None,
+            payload: None,
+        });
+    }
+
     /// Time passed: sends whatever is due.
     pub fn handle_timeout(&mut self, now: Instant) {
         let due: Vec<LinkId> = self

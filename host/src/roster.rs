@@ -14,7 +14,7 @@ use vex_wire::activity::join::JoinRequest;
 use vex_wire::activity::membership::{Member, ReplicateMembership};
 use vex_wire::activity::selection::DescriptorBits;
 use vex_wire::activity::sensor_auth::{
-    AuthPart, EntityGroup, ObjectBlock, RosterDelta, SensorAuthUpdate, SubBlock,
+    AuthPart, AuthPrefix, EntityGroup, ObjectBlock, RosterDelta, SensorAuthUpdate, SubBlock,
 };
 use vex_wire::activity::slot::{ClientRef, TYPE_CONFIGURATION, TYPE_LIFETIME, TYPE_PARTICIPATION};
 use vex_wire::bits::BitError;
@@ -152,11 +152,13 @@ pub fn sensor_auth(
         groups.push(group(scenario, o, join, false)?);
     }
     Ok(SensorAuthUpdate {
-        hardwipe_token: 0,
-        patch_epoch: epoch,
-        bubble_block: None,
-        token: 0,
-        roster_enable: true,
+        prefix: AuthPrefix {
+            hardwipe_token: 0,
+            patch_epoch: epoch,
+            bubble_block: None,
+            token: 0,
+            roster_enable: true,
+        },
         roster: Some(RosterDelta {
             keys: top.iter().map(|o| o.key).collect(),
             mask: RosterDelta::mask_for(top.len()),

@@ -100,17 +100,6 @@ impl HostCore {
         self.reply(link, reply_type, header, body.to_vec());
     }
 
-    /// Sends bytes that are not a frame the link would build (fault injection).
-    fn send_raw(&mut self, link: LinkId, service: u16, bytes: Vec<u8>) {
-        self.send(Transmit {
-            link,
-            bytes,
-            service,
-            message: None,
-            payload: None,
-        });
-    }
-
     /// Service 25: answers with the 84-byte service-26 envelope holding this link's own
     /// session key and base nonce, then arms encryption (facts 1.3). A repeated hello is
     /// answered again and re-arms the channel. The hello body is not enforced (facts 1.2).

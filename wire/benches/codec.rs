@@ -6,17 +6,13 @@
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use vex_wire::activity::auth::AuthBody;
-use vex_wire::activity::auth::lifetime::{LifetimeAuth, SpawnPair};
+use vex_wire::activity::auth::lifetime::LifetimeAuth;
 use vex_wire::activity::auth::participation::ParticipationAuth;
-use vex_wire::activity::global_state::GlobalActivityState;
 use vex_wire::activity::join::{JoinRequest, JoinResult};
-use vex_wire::activity::selection::SelectionDescriptor;
-use vex_wire::activity::sensor_auth::{
-    AUTHORITY_BUBBLES, AuthPart, BubbleAuthority, BubbleElement, EntityGroup, ObjectBlock,
-    RosterDelta, SensorAuthUpdate, SubBlock,
-};
+use vex_wire::activity::sensor_auth::{AuthPart, EntityGroup, ObjectBlock, SensorAuthUpdate};
 use vex_wire::activity::slot::ClientRef;
 use vex_wire::bits::{BitReader, BitWriter};
+use vex_wire::vectors::{global_state_example, sensor_auth_full_example};
 
 const FIELDS: usize = 1_000_000;
 
@@ -68,81 +64,6 @@ fn body(b: AuthBody) -> Option<vex_wire::bits::Bits> {
     Some(b.to_bits().unwrap())
 }
 
-/// Facts 10.1's full message-5 example.
-fn example() -> SensorAuthUpdate {
-    let mut authority = [false; AUTHORITY_BUBBLES];
-    authority[0] = true;
-    let mut elements = [BubbleElement::default(); AUTHORITY_BUBBLES];
-    elements[0].grant = Some(1);
-    let mut lifetime = LifetimeAuth::sunrise_default(3);
-    lifetime.spawn_pairs = [SpawnPair {
-        index: 0,
-        hash: 0xCAFE_F00D,
-    }; 3];
-    let participation = ParticipationAuth {
-        region: Some(0),
-        player_key: Some(0x0123_4567_89AB_CDEF),
-        sync_state: 0,
-    };
-    SensorAuthUpdate {
-        hardwipe_token: 0,
-        patch_epoch: [0x0102_0304_0506_0708, 0x1112_1314_1516_1718],
-        bubble_block: Some(BubbleAuthority {
-            authority,
-            elements,
-        }),
-        token: 0,
-        roster_enable: true,
-        roster: Some(RosterDelta {
-            keys: vec![0xAAAA_0001],
-            mask: RosterDelta::mask_for(1),
-            states: vec![1],
-            sub_blocks: Some(vec![SubBlock {
-                bubble: 0,
-                keys: vec![0xBBBB_0001],
-                mask: RosterDelta::mask_for(1),
-                states: vec![1],
-            }]),
-        }),
-        groups: vec![
-            EntityGroup {
-                key: 0xAAAA_0001,
-                filler: 0,
-                objects: vec![
-                    ObjectBlock {
-                        slot: slot(0xAAAA_0001, 13, 0),
-                        auth: Some(AuthPart {
-                            reset: true,
-                            body: body(AuthBody::Participation(participation)),
-                        }),
-                        sense: Some(None),
-                    },
-                    ObjectBlock {
-                        slot: slot(0xAAAA_0001, 17, 1),
-                        auth: Some(AuthPart {
-                            reset: true,
-                            body: body(AuthBody::Lifetime(lifetime)),
-                        }),
-                        sense: None,
-                    },
-                ],
-            },
-            EntityGroup {
-                key: 0xBBBB_0001,
-                filler: 0,
-                objects: vec![ObjectBlock {
-                    slot: slot(0xBBBB_0001, 8, 0),
-                    auth: Some(AuthPart {
-                        reset: true,
-                        body: body(AuthBody::ConfigurationNeutral),
-                    }),
-                    sense: None,
-                }],
-            },
-        ],
-    }
-}
-
 /// 8 groups x 1,280 slots, types cycling 13, 17, 8, 16, 41, 67, 21, Auth and Sense flags
 /// cycling; bodies for 17, 13 and 8, reset-only otherwise.
 fn big_roster() -> SensorAuthUpdate {
@@ -180,7 +101,7 @@ fn big_roster() -> SensorAuthUpdate {
                 .collect(),
         })
         .collect();
-    let mut m = example();
+    let mut m = sensor_auth_full_example();
     m.groups = groups;
     m
 }
@@ -188,7 +109,7 @@ fn big_roster() -> SensorAuthUpdate {
 fn messages(c: &mut Criterion) {
     let mut g = c.benchmark_group("messages");
     g.throughput(Throughput::Elements(1));
-    let m5 = example();
+    let m5 = sensor_auth_full_example();
     g.bench_function("message 5, facts 10.1 example", |b| {
         b.iter(|| black_box(m5.encode().unwrap()))
     });
@@ -199,19 +120,7 @@ fn messages(c: &mut Criterion) {
     let req = JoinRequest::new(1, 0x9EAA_3001_0020_0001, 2, 3);
     let m4 = JoinResult::accept(&req, 0x9EAA_3001_0020_0001);
     g.bench_function("message 4", |b| b.iter(|| black_box(m4.encode().unwrap())));
-    let descriptor = SelectionDescriptor {
-        destination_activity: 5,
-        name: Some("abc".into()),
-        ..Default::default()
-    };
-    let m1 = GlobalActivityState {
-        arm_initial_slice_set: true,
-        bubble_count: 2,
-        bubble_states: [0x7F; 64],
-        initial_slice_set: 8,
-        spawn_set_hash: 0xDEAD_BEEF,
-        descriptor: descriptor.to_bits().unwrap(),
-    };
+    let m1 = global_state_example();
     g.bench_function("message 1", |b| b.iter(|| black_box(m1.encode().unwrap())));
     g.finish();
 }

@@ -11,3 +11,4 @@ pub mod scenario;
 pub mod schema;
 pub mod tag;
 pub mod time;
+pub mod vectors;

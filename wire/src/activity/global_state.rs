@@ -95,47 +95,21 @@ impl GlobalActivityState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::activity::selection::SelectionDescriptor;
-
-    const VECTOR: &str = "800000000000000010000000500FEFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEF\
-        EFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEFEF\
-        EFEFEFEFEFEFEFEFEFEFEFEFE04EF56DF77800000000000001800007878B8E02\
-        0202020202020202020202020202020202020202020202020202020202020202\
-        020202000000000000000000000000000000";
-
-    fn vector_state() -> GlobalActivityState {
-        let descriptor = SelectionDescriptor {
-            reason: -1,
-            source_activity: -1,
-            destination_activity: 5,
-            name: Some("abc".into()),
-            ..SelectionDescriptor::default()
-        };
-        let mut states = [BUBBLE_SKIPPED; MAX_BUBBLES];
-        states[0] = BUBBLE_ENABLED;
-        GlobalActivityState {
-            arm_initial_slice_set: true,
-            bubble_count: 2,
-            bubble_states: states,
-            initial_slice_set: 8,
-            spawn_set_hash: 0xDEAD_BEEF,
-            descriptor: descriptor.to_bits().unwrap(),
-        }
-    }
+    use crate::vectors::{GLOBAL_STATE_EXAMPLE, global_state_example};
 
     /// Facts 10.1: name "abc", bubbles [0x80, 0x7F], slice 8, spawn 0xDEADBEEF.
     #[test]
     fn global_state_vector() {
-        let m = vector_state();
+        let m = global_state_example();
         let body = m.encode().unwrap();
         assert_eq!(body.len(), GLOBAL_STATE_LEN);
-        assert_eq!(hex::encode_upper(&body), VECTOR);
+        assert_eq!(hex::encode_upper(&body), GLOBAL_STATE_EXAMPLE);
         assert_eq!(GlobalActivityState::decode(&body).unwrap(), m);
     }
 
     #[test]
     fn short_body_fails_to_decode() {
-        let body = vector_state().encode().unwrap();
+        let body = global_state_example().encode().unwrap();
         assert!(GlobalActivityState::decode(&body[..140]).is_err());
     }
 }

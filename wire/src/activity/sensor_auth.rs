@@ -160,16 +160,8 @@ pub struct EntityGroup {
 /// Message 5 to encode.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SensorAuthUpdate {
-    /// Checked only when SignOn named use_hardwipe_tokens (AUTH-03).
-    pub hardwipe_token: u8,
-    /// Echo of the client's latest message 52 (AUTH-01).
-    pub patch_epoch: [u64; 2],
-    /// The bubble-authority block.
-    pub bubble_block: Option<BubbleAuthority>,
-    /// Stored, not validated.
-    pub token: u64,
-    /// Must be 1 (AUTH-04).
-    pub roster_enable: bool,
+    /// Everything before the roster delta.
+    pub prefix: AuthPrefix,
     /// The roster delta, when the delta root bit is 1.
     pub roster: Option<RosterDelta>,
     /// The entity groups with their object blocks.
@@ -219,29 +211,7 @@ impl SensorAuthUpdate {
     /// The body on the wire. Counts are clamped to their fields (BODY-05).
     pub fn encode(&self) -> Result<Vec<u8>, BitError> {
         let mut w = BitWriter::with_capacity(self.estimated_bits());
-        w.write(u64::from(self.hardwipe_token), 8);
-        w.write(self.patch_epoch[0], 64);
-        w.write(self.patch_epoch[1], 64);
-        w.write_bool(self.bubble_block.is_some());
-        if let Some(b) = &self.bubble_block {
-            let (low, high) = b.authority.split_at(32);
-            for chunk in [low, high] {
-                let word = chunk.iter().fold(0u64, |acc, &a| (acc << 1) | u64::from(a));
-                w.write(word, chunk.len() as u32);
-            }
-            w.write_bool(true); // root present
-            w.write_bool(false); // header present: no reader known
-            for e in &b.elements {
-                // host-token-present 0, grant-present, [16-bit token], revoke: one write
-                let revoke = u64::from(e.revoke);
-                match e.grant {
-                    Some(t) => w.write((1 << 17) | (u64::from(t) << 1) | revoke, 19),
-                    None => w.write(revoke, 3),
-                }
-            }
-        }
-        w.write(self.token, 64);
-        w.write_bool(self.roster_enable);
+        self.prefix.write(&mut w);
         w.write_bool(self.roster.is_some());
         if let Some(d) = &self.roster {
             let k = d.keys.len().min(MAX_TOP_KEYS);
@@ -361,15 +331,15 @@ pub struct DecodedGroup {
 /// The client reads it whole before it judges the epoch (AUTH-01) and the enable bit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AuthPrefix {
-    /// The hardwipe token.
+    /// Checked only when SignOn named use_hardwipe_tokens (AUTH-03).
     pub hardwipe_token: u8,
-    /// The patch epoch.
+    /// Echo of the client's latest message 52 (AUTH-01).
     pub patch_epoch: [u64; 2],
     /// The bubble-authority block.
     pub bubble_block: Option<BubbleAuthority>,
-    /// The token.
+    /// Stored, not validated.
     pub token: u64,
-    /// The roster enable bit.
+    /// Must be 1 (AUTH-04).
     pub roster_enable: bool,
 }
 
@@ -416,6 +386,33 @@ fn expect_one(r: &mut BitReader<'_>, what: &'static str) -> Result<(), BitError>
 }
 
 impl AuthPrefix {
+    /// Writes the prefix.
+    pub fn write(&self, w: &mut BitWriter) {
+        w.write(u64::from(self.hardwipe_token), 8);
+        w.write(self.patch_epoch[0], 64);
+        w.write(self.patch_epoch[1], 64);
+        w.write_bool(self.bubble_block.is_some());
+        if let Some(b) = &self.bubble_block {
+            let (low, high) = b.authority.split_at(32);
+            for chunk in [low, high] {
+                let word = chunk.iter().fold(0u64, |acc, &a| (acc << 1) | u64::from(a));
+                w.write(word, chunk.len() as u32);
+            }
+            w.write_bool(true); // root present
+            w.write_bool(false); // header present: no reader known
+            for e in &b.elements {
+                // host-token-present 0, grant-present, [16-bit token], revoke: one write
+                let revoke = u64::from(e.revoke);
+                match e.grant {
+                    Some(t) => w.write((1 << 17) | (u64::from(t) << 1) | revoke, 19),
+                    None => w.write(revoke, 3),
+                }
+            }
+        }
+        w.write(self.token, 64);
+        w.write_bool(self.roster_enable);
+    }
+
     /// Reads the prefix at the start of a message-5 body.
     pub fn read(r: &mut BitReader<'_>) -> Result<Self, BitError> {
         let hardwipe_token = r.read(8)? as u8;
@@ -561,115 +558,20 @@ impl DecodedAuthUpdate {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::activity::auth::AuthBody;
-    use crate::activity::auth::lifetime::{LifetimeAuth, SpawnPair};
-    use crate::activity::auth::participation::ParticipationAuth;
-
-    const FULL_EXAMPLE: &str = "0001020304050607081112131415161718C00000000000000024000400000000\
-        00000000000000000000000000000000000000000000000000000001E01AAAA0\
-        0018000000080000000000000000000000000000000000000000000000000000\
-        000403030380000000C0DDDD8000C00000004000000000000000206075554000\
-        200000001AAAA00011D0000000001C7E00000001C5000000000108091A2B3C4D\
-        5E6F78030008040400000003555400024A00040000082B428000000000000000\
-        8000000006CF04946F0100000F000000010000000000E57F780680395FDE01A0\
-        0E57F7806800000001FFFFFFFC000000000C0000000000006EEEC00040000000\
-        3777600022600000000009700000000000";
-
-    fn body(b: AuthBody) -> Option<Bits> {
-        Some(b.to_bits().unwrap())
-    }
-
-    fn full_example(sync_state: u8) -> SensorAuthUpdate {
-        let mut authority = [false; AUTHORITY_BUBBLES];
-        authority[0] = true;
-        let mut elements = [BubbleElement::default(); AUTHORITY_BUBBLES];
-        elements[0].grant = Some(1);
-        let mut lifetime = LifetimeAuth::sunrise_default(3);
-        lifetime.spawn_pairs = [SpawnPair {
-            index: 0,
-            hash: 0xCAFE_F00D,
-        }; 3];
-        let participation = ParticipationAuth {
-            region: Some(0),
-            player_key: Some(0x0123_4567_89AB_CDEF),
-            sync_state,
-        };
-        let slot = |key, slot_type, index| ClientRef {
-            key,
-            slot_type,
-            index,
-        };
-        SensorAuthUpdate {
-            hardwipe_token: 0,
-            patch_epoch: [0x0102_0304_0506_0708, 0x1112_1314_1516_1718],
-            bubble_block: Some(BubbleAuthority {
-                authority,
-                elements,
-            }),
-            token: 0,
-            roster_enable: true,
-            roster: Some(RosterDelta {
-                keys: vec![0xAAAA_0001],
-                mask: RosterDelta::mask_for(1),
-                states: vec![1],
-                sub_blocks: Some(vec![SubBlock {
-                    bubble: 0,
-                    keys: vec![0xBBBB_0001],
-                    mask: RosterDelta::mask_for(1),
-                    states: vec![1],
-                }]),
-            }),
-            groups: vec![
-                EntityGroup {
-                    key: 0xAAAA_0001,
-                    filler: 0,
-                    objects: vec![
-                        ObjectBlock {
-                            slot: slot(0xAAAA_0001, 13, 0),
-                            auth: Some(AuthPart {
-                                reset: true,
-                                body: body(AuthBody::Participation(participation)),
-                            }),
-                            sense: Some(None),
-                        },
-                        ObjectBlock {
-                            slot: slot(0xAAAA_0001, 17, 1),
-                            auth: Some(AuthPart {
-                                reset: true,
-                                body: body(AuthBody::Lifetime(lifetime)),
-                            }),
-                            sense: None,
-                        },
-                    ],
-                },
-                EntityGroup {
-                    key: 0xBBBB_0001,
-                    filler: 0,
-                    objects: vec![ObjectBlock {
-                        slot: slot(0xBBBB_0001, 8, 0),
-                        auth: Some(AuthPart {
-                            reset: true,
-                            body: body(AuthBody::ConfigurationNeutral),
-                        }),
-                        sense: None,
-                    }],
-                },
-            ],
-        }
-    }
+    use crate::vectors::{SENSOR_AUTH_FULL_EXAMPLE, sensor_auth_full_example};
 
     /// Facts 10.1 "msg 5, full example": 273 bytes, 2,178 meaningful bits, with the bit
     /// walk's offsets and remainders (227, 522, 37).
     #[test]
     fn full_example_vector() {
-        let m = full_example(0);
+        let m = sensor_auth_full_example();
         let bytes = m.encode().unwrap();
         assert_eq!(bytes.len(), 273);
         assert!(
             m.estimated_bits() >= 2178,
             "the capacity estimate is an upper bound"
         );
-        assert_eq!(hex::encode_upper(&bytes), FULL_EXAMPLE);
+        assert_eq!(hex::encode_upper(&bytes), SENSOR_AUTH_FULL_EXAMPLE);
         let d = DecodedAuthUpdate::decode(&bytes).unwrap();
         let walk: Vec<(usize, u32)> = d
             .groups
@@ -677,21 +579,22 @@ mod tests {
             .flat_map(|g| g.objects.iter().map(|o| (o.at, o.remainder)))
             .collect();
         assert_eq!(walk, [(1059, 227), (1374, 522), (2050, 37)]);
-        assert_eq!(d.prefix.patch_epoch, m.patch_epoch);
+        assert_eq!(d.prefix, m.prefix);
         assert!(d.prefix.roster_enable && !d.singleton_gate);
         assert_eq!(d.roster, m.roster);
-        assert_eq!(d.prefix.bubble_block, m.bubble_block);
     }
 
     /// Facts 10.1 "msg 5, phase-one-only": no grant, K = 1, 66 bytes.
     #[test]
     fn phase_one_only_vector() {
         let m = SensorAuthUpdate {
-            hardwipe_token: 0,
-            patch_epoch: [0x0102_0304_0506_0708, 0x1112_1314_1516_1718],
-            bubble_block: None,
-            token: 0,
-            roster_enable: true,
+            prefix: AuthPrefix {
+                hardwipe_token: 0,
+                patch_epoch: [0x0102_0304_0506_0708, 0x1112_1314_1516_1718],
+                bubble_block: None,
+                token: 0,
+                roster_enable: true,
+            },
             roster: Some(RosterDelta {
                 keys: vec![0xAAAA_0001],
                 mask: RosterDelta::mask_for(1),
@@ -710,7 +613,7 @@ mod tests {
     /// AUTH-10: a body over the per-tick budget is refused by the encoder.
     #[test]
     fn body_over_the_budget_is_refused() {
-        let mut m = full_example(0);
+        let mut m = sensor_auth_full_example();
         let block = m.groups[0].objects[1].clone(); // the 522-bit type-17 block
         let blocks = BODY_BUDGET * 8 / (88 + 522) + 1;
         m.groups[0].objects = vec![block; blocks];
@@ -721,7 +624,7 @@ mod tests {
 
     #[test]
     fn truncated_body_fails_and_trailing_bytes_are_fine() {
-        let bytes = full_example(0).encode().unwrap();
+        let bytes = sensor_auth_full_example().encode().unwrap();
         assert!(DecodedAuthUpdate::decode(&bytes[..200]).is_err());
         let mut longer = bytes.clone();
         longer.extend([0xFF; 3]);

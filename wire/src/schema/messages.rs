@@ -653,21 +653,7 @@ mod tests {
             .encode()
             .unwrap();
         assert_eq!(re_encode(&JOIN_RESULT, &msg4), msg4);
-        let descriptor = crate::activity::selection::SelectionDescriptor {
-            destination_activity: 5,
-            name: Some("abc".into()),
-            ..Default::default()
-        };
-        let msg1 = crate::activity::global_state::GlobalActivityState {
-            arm_initial_slice_set: true,
-            bubble_count: 2,
-            bubble_states: [0x7F; 64],
-            initial_slice_set: 8,
-            spawn_set_hash: 0xDEAD_BEEF,
-            descriptor: descriptor.to_bits().unwrap(),
-        }
-        .encode()
-        .unwrap();
+        let msg1 = crate::vectors::global_state_example().encode().unwrap();
         assert_eq!(msg1.len(), GLOBAL_STATE_LEN);
         assert_eq!(re_encode(&GLOBAL_ACTIVITY_STATE, &msg1), msg1);
     }
