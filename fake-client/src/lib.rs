@@ -12,6 +12,7 @@ mod roster;
 mod route;
 pub mod rules;
 mod session;
+mod state;
 pub mod status;
 pub mod violation;
 

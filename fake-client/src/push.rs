@@ -7,7 +7,7 @@ use crate::rules::Rule;
 use vex_wire::activity::envelope::{
     ActivityPush, CRASHING_PAYLOAD_LEN, MAX_PAYLOAD_LEN, PUSH_DISCRIMINATOR,
 };
-use vex_wire::activity::global_state::GlobalActivityState;
+use vex_wire::activity::global_state::{DESCRIPTOR_BIT, GlobalActivityState};
 use vex_wire::activity::ids;
 use vex_wire::activity::join::JoinResult;
 use vex_wire::activity::sensor_auth::AuthPrefix;
@@ -150,7 +150,9 @@ impl ClientCore {
         let f = Some(idx);
         match push.msg_type {
             ids::GLOBAL_ACTIVITY_STATE => self.on_global_state(idx, &push.payload),
-            ids::REPLICATE_MEMBERSHIP => self.status.m = true, // applied without checks
+            ids::WORLD_GLOBALS_STATE => self.on_world_globals(idx, &push.payload),
+            ids::REPLICATE_MEMBERSHIP => self.on_membership(idx, &push.payload),
+            ids::BUBBLE_HOST_STATE => self.on_bubble_host_state(idx, &push.payload),
             ids::SENSOR_AUTH_UPDATE => self.on_auth_update(idx, &push.payload),
             ids::JOIN_RESULT => {
                 tracing::info!(frame = f, "a second join_result on an established client")
@@ -173,6 +175,11 @@ impl ClientCore {
         if m.bubble_count != want {
             let reason = format!("bubble count {}, the scenario has {want}", m.bubble_count);
             self.violate(Rule::Global02, f, Some(67), reason);
+        }
+        let own = self.config.scenario.destination.to_bits().ok();
+        if own.as_ref() != Some(&m.descriptor) {
+            let reason = "the selection descriptor is not the client's own, bit for bit: \"Waiting for Other Players\" stays up".to_string();
+            self.violate(Rule::Global04, f, Some(DESCRIPTOR_BIT), reason);
         }
         self.status.g = true;
     }

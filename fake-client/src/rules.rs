@@ -101,6 +101,11 @@ rules! {
     Join09 => "JOIN-09", Hang, "AH join_result", "the status line reaches E, G and M";
     Global01 => "GLOBAL-01", Drop, "AH global_activity_state", "message 1 is whole: 1,161 bits with the client's descriptor";
     Global02 => "GLOBAL-02", Wrong, "AH global_activity_state", "message 1's bubble count equals the scenario's";
+    Global04 => "GLOBAL-04", Wrong, "AH global_activity_state", "message 1 replays the client's own selection descriptor exactly";
+    World01 => "WORLD-01", Wrong, "AH world_globals_state", "the tick period is positive";
+    World02 => "WORLD-02", Wrong, "AH world_globals_state", "the tick period is never NaN";
+    Member02 => "MEMBER-02", End, "AH The main messages", "the membership table holds the local player";
+    Bhs01 => "BHS-01", Crash, "AH Values that crash the client", "message 54 has at most 32 rows";
     Auth01 => "AUTH-01", Drop, "AH Message 5", "message 5 echoes the latest message 52";
     Auth02 => "AUTH-02", Drop, "AH Message 5", "no message 5 before the first message 52";
     Auth04 => "AUTH-04", Drop, "AH Message 5", "roster_enable is 1";

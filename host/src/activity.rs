@@ -6,7 +6,7 @@
 use crate::config::KEEPALIVE_INTERVAL_MS;
 use crate::core::{HostCore, LinkId};
 use crate::event::HostEvent;
-use crate::fault::Fault;
+use crate::fault::{Fault, FaultPlan};
 use crate::roster;
 use vex_wire::activity::envelope::{ActivityNotification, ActivityPush};
 use vex_wire::activity::ids::{
@@ -15,11 +15,35 @@ use vex_wire::activity::ids::{
     WORLD_GLOBALS_STATE,
 };
 use vex_wire::activity::join::{JoinRequest, JoinResult};
+use vex_wire::activity::selection::SelectionDescriptor;
 use vex_wire::activity::sense_update::DecodedSenseUpdate;
 use vex_wire::activity::small::{BubbleHostState, EntitySlotMask, PatchEpoch, WorldGlobals};
 use vex_wire::bap::header::InnerHeader;
 use vex_wire::bap::services::{ACTIVITY_PUSH, ACTIVITY_TO_HOST};
 use vex_wire::time::Instant;
+
+/// Message 2: the client's own tick period, unless a fault says otherwise.
+fn world_globals(faults: &FaultPlan) -> WorldGlobals {
+    let mut m = WorldGlobals::default_tick();
+    if faults.has(Fault::ZeroTickPeriod) {
+        m.tick_ms = 0.0;
+    }
+    if faults.has(Fault::NanTickPeriod) {
+        m.tick_ms = f32::NAN;
+    }
+    m
+}
+
+/// Message 54: the empty table, or (a fault the encoder refuses) 40 rows, raw.
+fn bubble_host_state(faults: &FaultPlan) -> Result<Vec<u8>, vex_wire::bits::BitError> {
+    if faults.has(Fault::TooManyHostRows) {
+        return Ok(vec![TOO_MANY_ROWS << 2]); // 6-bit count, MSB first
+    }
+    BubbleHostState { row_count: 0 }.encode()
+}
+
+/// Rows [`Fault::TooManyHostRows`] declares (BHS-01 allows 32).
+const TOO_MANY_ROWS: u8 = 40;
 
 /// Entity slots granted on a join: the lowest slots below the server reserve of the top
 /// 256 (facts 4.3).
@@ -142,6 +166,11 @@ impl HostCore {
         if faults.has(Fault::BubbleCountMismatch) {
             msg1.bubble_count += 1;
         }
+        if faults.has(Fault::RebuiltDescriptor) {
+            let mut rebuilt = SelectionDescriptor::from_bits(&descriptor)?;
+            rebuilt.flag = !rebuilt.flag;
+            msg1.descriptor = rebuilt.to_bits()?;
+        }
         let mut msg1 = msg1.encode()?;
         if faults.has(Fault::ShortGlobalState) {
             msg1.truncate(100);
@@ -153,11 +182,8 @@ impl HostCore {
                 EntitySlotMask::with_range(JOIN_GRANT).0,
             ),
             (GLOBAL_ACTIVITY_STATE, msg1),
-            (WORLD_GLOBALS_STATE, WorldGlobals::default_tick().encode()?),
-            (
-                BUBBLE_HOST_STATE,
-                BubbleHostState { row_count: 0 }.encode()?,
-            ),
+            (WORLD_GLOBALS_STATE, world_globals(faults).encode()?),
+            (BUBBLE_HOST_STATE, bubble_host_state(faults)?),
         ];
         if faults.has(Fault::AuthBeforeEpoch) {
             burst.push((
@@ -166,10 +192,13 @@ impl HostCore {
             ));
         }
         if !faults.has(Fault::NoMembership) {
-            burst.push((
-                REPLICATE_MEMBERSHIP,
-                roster::membership(scenario, join).encode()?,
-            ));
+            let mut table = roster::membership(scenario, join);
+            if faults.has(Fault::ForeignMembership) {
+                for m in table.members.iter_mut().flatten() {
+                    m.member_key ^= 1;
+                }
+            }
+            burst.push((REPLICATE_MEMBERSHIP, table.encode()?));
         }
         if faults.has(Fault::BurstOrder) {
             burst.swap(0, 1);

@@ -81,6 +81,16 @@ pub enum Fault {
     ShortGlobalState,
     /// GLOBAL-02: message 1's bubble count is one more than the scenario's.
     BubbleCountMismatch,
+    /// GLOBAL-04: message 1 of the burst carries a rebuilt descriptor (one bit differs).
+    RebuiltDescriptor,
+    /// WORLD-01: message 2's tick period is 0.
+    ZeroTickPeriod,
+    /// WORLD-02: message 2's tick period is NaN.
+    NanTickPeriod,
+    /// MEMBER-02: message 12's table holds another member, not the local player.
+    ForeignMembership,
+    /// BHS-01: message 54 declares 40 rows.
+    TooManyHostRows,
     /// AUTH-01: message 5 echoes the client's epoch plus one.
     WrongEpochEcho,
     /// AUTH-02: a message 5 rides in the join burst, before any message 52.
@@ -99,7 +109,7 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault, in declaration order.
-    pub const ALL: [Fault; 45] = [
+    pub const ALL: [Fault; 50] = [
         Fault::BadOuterMagic,
         Fault::BadFrameType,
         Fault::CorruptTag,
@@ -138,6 +148,11 @@ impl Fault {
         Fault::NoMembership,
         Fault::ShortGlobalState,
         Fault::BubbleCountMismatch,
+        Fault::RebuiltDescriptor,
+        Fault::ZeroTickPeriod,
+        Fault::NanTickPeriod,
+        Fault::ForeignMembership,
+        Fault::TooManyHostRows,
         Fault::WrongEpochEcho,
         Fault::AuthBeforeEpoch,
         Fault::RosterDisabled,
@@ -178,6 +193,11 @@ impl Fault {
             Fault::NoMembership => "JOIN-09",
             Fault::ShortGlobalState => "GLOBAL-01",
             Fault::BubbleCountMismatch => "GLOBAL-02",
+            Fault::RebuiltDescriptor => "GLOBAL-04",
+            Fault::ZeroTickPeriod => "WORLD-01",
+            Fault::NanTickPeriod => "WORLD-02",
+            Fault::ForeignMembership => "MEMBER-02",
+            Fault::TooManyHostRows => "BHS-01",
             Fault::WrongEpochEcho => "AUTH-01",
             Fault::AuthBeforeEpoch => "AUTH-02",
             Fault::RosterDisabled => "AUTH-04",

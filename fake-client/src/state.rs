@@ -1,0 +1,52 @@
+//! Messages 2, 12 and 54, checked as the client applies them (AH "world_globals_state",
+//! "The main messages", "Values that crash the client"; WORLD-01, WORLD-02, MEMBER-02,
+//! BHS-01).
+
+use crate::core::ClientCore;
+use crate::rules::Rule;
+use vex_wire::activity::membership::ReplicateMembership;
+use vex_wire::activity::small::{BUBBLE_HOST_MAX_ROWS, BubbleHostState, WorldGlobals};
+
+impl ClientCore {
+    /// Message 2: the tick period runs the activity clock only when positive (WORLD-01),
+    /// and NaN splits the two readers (WORLD-02).
+    pub(crate) fn on_world_globals(&mut self, idx: u64, payload: &[u8]) {
+        let Ok(m) = WorldGlobals::decode(payload) else {
+            return tracing::warn!(frame = idx, "message 2 does not decode; dropped (BODY-04)");
+        };
+        let f = Some(idx);
+        if m.tick_ms.is_nan() {
+            let reason =
+                "tick period is NaN: one reader runs the clock, the other freezes it".into();
+            self.violate(Rule::World02, f, Some(1), reason);
+        } else if m.tick_ms <= 0.0 {
+            let reason = format!("tick period {} ms freezes the activity clock", m.tick_ms);
+            self.violate(Rule::World01, f, Some(1), reason);
+        }
+    }
+
+    /// Message 12, applied without checks (MEMBER-01): a table without the local player
+    /// removes the local player from the activity (MEMBER-02).
+    pub(crate) fn on_membership(&mut self, idx: u64, payload: &[u8]) {
+        self.status.m = true;
+        let me = self.config.scenario.player.member_key;
+        if let Ok(m) = ReplicateMembership::decode(payload)
+            && !m.has_member(me)
+        {
+            let reason = format!(
+                "the membership table has no member {me:#018x}: the local player is removed"
+            );
+            self.violate(Rule::Member02, Some(idx), None, reason);
+        }
+    }
+
+    /// Message 54: more than 32 rows write past the client's table (BHS-01).
+    pub(crate) fn on_bubble_host_state(&mut self, idx: u64, payload: &[u8]) {
+        if let Ok(m) = BubbleHostState::decode(payload)
+            && m.row_count > BUBBLE_HOST_MAX_ROWS
+        {
+            let reason = format!("{} rows in a 32-row table", m.row_count);
+            self.violate(Rule::Bhs01, Some(idx), Some(0), reason);
+        }
+    }
+}
