@@ -228,15 +228,18 @@ impl BitWriter {
                 len: bytes.len() * 8,
             });
         }
-        let mut reader = BitReader::with_bit_len(bytes, bit_len);
-        let mut left = bit_len;
-        while left > 0 {
-            let w = left.min(32) as u32;
-            match reader.read(w) {
-                Ok(v) => self.write(v, w),
-                Err(e) => return self.fail(e),
+        let words = bit_len / 32;
+        for word in bytes.chunks_exact(4).take(words) {
+            let word = u32::from_be_bytes([word[0], word[1], word[2], word[3]]);
+            self.write(u64::from(word), 32);
+        }
+        let rest = (bit_len % 32) as u32;
+        if rest > 0 {
+            let mut tail = [0u8; 4];
+            for (t, b) in tail.iter_mut().zip(bytes.iter().skip(words * 4)) {
+                *t = *b;
             }
-            left -= w as usize;
+            self.write(u64::from(u32::from_be_bytes(tail) >> (32 - rest)), rest);
         }
     }
 
