@@ -50,7 +50,8 @@ pub enum Expectation {
 /// a route that stalls never reaches E, G and M (JOIN-09) and leaves its request
 /// unanswered (BAP-06); a refused join_result leaves the rest of the burst before the
 /// join (ENV-06, and JOIN-01 when the burst no longer starts with an accepted message 4);
-/// a zero host id drops every later push (ENV-07).
+/// a zero host id drops every later push (ENV-07); a skipped group leaves its registered
+/// slots without blocks (AUTH-08).
 fn consequences(fault: Fault) -> &'static [&'static str] {
     use Fault::*;
     match fault {
@@ -72,6 +73,7 @@ fn consequences(fault: Fault) -> &'static [&'static str] {
         BurstOrder => &["ENV-06"],
         ShortJoinResult | JoinRejected | NonceMismatch | WrongHostId => &["ENV-06", "JOIN-09"],
         ZeroHostId => &["ENV-07", "JOIN-09"],
+        EmptyGroupKey => &["AUTH-08"],
         _ => &[],
     }
 }

@@ -95,6 +95,8 @@ caught! {
     catch_auth02 => AuthBeforeEpoch,
     catch_auth04 => RosterDisabled,
     catch_auth05 => WrongRemainder,
+    catch_auth07 => EmptyGroupKey,
+    catch_auth08 => MissingBlock,
     catch_t17_01 => LifetimeStateEleven,
     catch_link01 => SilentAfterJoin,
     catch_link01_close => CloseAfterJoin,

@@ -4,8 +4,9 @@
 
 use crate::core::ClientCore;
 use crate::rules::Rule;
+use std::collections::BTreeSet;
 use vex_wire::activity::sensor_auth::DecodedAuthUpdate;
-use vex_wire::activity::slot::{ClientRef, TYPE_LIFETIME};
+use vex_wire::activity::slot::{ClientRef, EMPTY_KEY, TYPE_LIFETIME};
 use vex_wire::bits::BitReader;
 use vex_wire::scenario::{Scenario, SlotDecl};
 use vex_wire::schema::{Value, catalog, decode};
@@ -80,6 +81,68 @@ impl ClientCore {
                 self.violate(Rule::T1701, f, Some(object.at), reason);
             }
         }
+        self.check_apply(idx, &m);
         true
+    }
+
+    /// The apply is all or nothing per bubble: every slot of every registered object needs
+    /// a block (AUTH-08), and a group keyed 0x811C9DC5 is skipped whole (AUTH-07).
+    fn check_apply(&mut self, idx: u64, m: &DecodedAuthUpdate) {
+        let f = Some(idx);
+        let Some(roster) = &m.roster else {
+            return;
+        };
+        for g in m.groups.iter().filter(|g| g.key == EMPTY_KEY) {
+            let reason = format!(
+                "a group keyed {EMPTY_KEY:#x}: the client skips its {} blocks",
+                g.objects.len()
+            );
+            self.violate(Rule::Auth07, f, None, reason);
+        }
+        let present = |keys: &[u32], mask: &[u32]| -> Vec<u32> {
+            keys.iter()
+                .enumerate()
+                .filter(|(i, _)| mask.get(i / 32).is_some_and(|w| w >> (i % 32) & 1 == 1))
+                .map(|(_, k)| *k)
+                .collect()
+        };
+        let bubble = i32::from(self.config.scenario.arrival_bubble());
+        let mut registered = present(&roster.keys, &roster.mask);
+        for s in roster
+            .sub_blocks
+            .iter()
+            .flatten()
+            .filter(|s| s.bubble == bubble)
+        {
+            registered.extend(present(&s.keys, &s.mask));
+        }
+        let sent: BTreeSet<ClientRef> = m
+            .groups
+            .iter()
+            .filter(|g| g.key != EMPTY_KEY)
+            .flat_map(|g| g.objects.iter().map(|o| o.slot))
+            .collect();
+        let missing: Vec<String> = self
+            .config
+            .scenario
+            .objects
+            .iter()
+            .filter(|o| registered.contains(&o.key))
+            .flat_map(|o| o.slots.iter().map(move |d| (o.key, d)))
+            .map(|(key, d)| ClientRef {
+                key,
+                slot_type: d.slot_type,
+                index: d.index,
+            })
+            .filter(|r| !sent.contains(r))
+            .map(|r| format!("{:#x}/{}/{}", r.key, r.slot_type, r.index))
+            .collect();
+        if !missing.is_empty() {
+            let reason = format!(
+                "registered slots with no block: {}; no Auth body in the bubble applies",
+                missing.join(", ")
+            );
+            self.violate(Rule::Auth08, f, None, reason);
+        }
     }
 }

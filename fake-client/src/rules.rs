@@ -110,6 +110,8 @@ rules! {
     Auth02 => "AUTH-02", Drop, "AH Message 5", "no message 5 before the first message 52";
     Auth04 => "AUTH-04", Drop, "AH Message 5", "roster_enable is 1";
     Auth05 => "AUTH-05", Wrong, "AH Message 5", "an object block's remainder is the exact length of the rest of the block";
+    Auth07 => "AUTH-07", Drop, "AH Message 5", "a group keyed 0x811C9DC5 is skipped whole";
+    Auth08 => "AUTH-08", Wrong, "AH How the client applies an Auth body", "every slot of every registered object has a block, or nothing in the bubble applies";
     T1701 => "T17-01", Crash, "AH Type 17", "the type-17 lifetime state is -1 to 10";
     Link01 => "LINK-01", End, "AH Hazards for a host", "no 20.5 s of silence on the Activity Host link";
 }

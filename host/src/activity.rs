@@ -17,6 +17,7 @@ use vex_wire::activity::ids::{
 use vex_wire::activity::join::{JoinRequest, JoinResult};
 use vex_wire::activity::selection::SelectionDescriptor;
 use vex_wire::activity::sense_update::DecodedSenseUpdate;
+use vex_wire::activity::slot::EMPTY_KEY;
 use vex_wire::activity::small::{BubbleHostState, EntitySlotMask, PatchEpoch, WorldGlobals};
 use vex_wire::bap::header::InnerHeader;
 use vex_wire::bap::services::{ACTIVITY_PUSH, ACTIVITY_TO_HOST};
@@ -299,6 +300,16 @@ impl HostCore {
         }
         let body = roster::sensor_auth(&self.config.scenario, &join, echo).and_then(|mut m| {
             m.prefix.roster_enable = !faults.has(Fault::RosterDisabled);
+            if faults.has(Fault::MissingBlock)
+                && let Some(g) = m.groups.last_mut()
+            {
+                g.objects.pop();
+            }
+            if faults.has(Fault::EmptyGroupKey)
+                && let Some(g) = m.groups.first_mut()
+            {
+                g.key = EMPTY_KEY;
+            }
             let mut body = m.encode()?;
             crate::corrupt::sensor_auth(faults, &mut body);
             Ok(body)

@@ -99,6 +99,10 @@ pub enum Fault {
     RosterDisabled,
     /// AUTH-05: message 5's first object block declares one bit more than it holds.
     WrongRemainder,
+    /// AUTH-07: message 5's first group is keyed 0x811C9DC5.
+    EmptyGroupKey,
+    /// AUTH-08: message 5 leaves out the block of one registered slot.
+    MissingBlock,
     /// T17-01: message 5's type-17 body carries lifetime state 11.
     LifetimeStateEleven,
     /// LINK-01: after the join burst the host never sends again.
@@ -109,7 +113,7 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault, in declaration order.
-    pub const ALL: [Fault; 50] = [
+    pub const ALL: [Fault; 52] = [
         Fault::BadOuterMagic,
         Fault::BadFrameType,
         Fault::CorruptTag,
@@ -157,6 +161,8 @@ impl Fault {
         Fault::AuthBeforeEpoch,
         Fault::RosterDisabled,
         Fault::WrongRemainder,
+        Fault::EmptyGroupKey,
+        Fault::MissingBlock,
         Fault::LifetimeStateEleven,
         Fault::SilentAfterJoin,
         Fault::CloseAfterJoin,
@@ -202,6 +208,8 @@ impl Fault {
             Fault::AuthBeforeEpoch => "AUTH-02",
             Fault::RosterDisabled => "AUTH-04",
             Fault::WrongRemainder => "AUTH-05",
+            Fault::EmptyGroupKey => "AUTH-07",
+            Fault::MissingBlock => "AUTH-08",
             Fault::LifetimeStateEleven => "T17-01",
             Fault::SilentAfterJoin | Fault::CloseAfterJoin => "LINK-01",
         }
