@@ -147,8 +147,8 @@ pub fn catalog() -> Vec<Case> {
             title: "the route completes: E, G and M set, the first roster applied, no violation"
                 .into(),
             rules: vec![
-                "JOIN-01", "JOIN-09", "AUTH-01", "AUTH-02", "AUTH-04", "AUTH-05", "ENV-07",
-                "T17-01",
+                "JOIN-01", "JOIN-09", "AUTH-01", "AUTH-02", "AUTH-04", "AUTH-05", "AUTH-07",
+                "AUTH-08", "ENV-07", "T17-01",
             ],
             host: HostUnderTest::Any,
             run_for_ms: 5_000,
