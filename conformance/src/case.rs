@@ -73,7 +73,7 @@ fn consequences(fault: Fault) -> &'static [&'static str] {
         BurstOrder => &["ENV-06"],
         ShortJoinResult | JoinRejected | NonceMismatch | WrongHostId => &["ENV-06", "JOIN-09"],
         ZeroHostId => &["ENV-07", "JOIN-09"],
-        EmptyGroupKey => &["AUTH-08"],
+        EmptyGroupKey | UnresolvableRef => &["AUTH-08"],
         _ => &[],
     }
 }

@@ -6,11 +6,13 @@ use crate::core::ClientCore;
 use crate::rules::Rule;
 use std::collections::BTreeSet;
 use vex_wire::activity::sensor_auth::DecodedAuthUpdate;
-use vex_wire::activity::slot::{ClientRef, EMPTY_KEY, TYPE_LIFETIME};
+use vex_wire::activity::slot::{ClientRef, EMPTY_KEY, NEVER_DESCRIBED, TYPE_LIFETIME};
 use vex_wire::bits::BitReader;
 use vex_wire::scenario::{Scenario, SlotDecl};
 use vex_wire::schema::{Value, catalog, decode};
 
+/// Bit offset of the bubble-authority block in message 5 (after the token and epoch).
+const AUTH_PREFIX_BLOCK_BIT: usize = 136;
 /// The safe type-17 states (T17-01).
 const LIFETIME_STATES: std::ops::RangeInclusive<i128> = -1..=10;
 
@@ -55,7 +57,20 @@ impl ClientCore {
             }
         };
         let f = Some(idx);
+        self.check_grants(idx, &m);
         for object in m.groups.iter().flat_map(|g| &g.objects) {
+            let s = object.slot;
+            if !s.is_resolvable() {
+                let reason = format!(
+                    "slot {:#x}/{}/{}: a type or index of -1 makes the resolver refuse it",
+                    s.key, s.slot_type, s.index
+                );
+                self.violate(Rule::Slot01, f, Some(object.at), reason);
+            }
+            if NEVER_DESCRIBED.contains(&s.slot_type) {
+                let reason = format!("slot type {} never has a descriptor", s.slot_type);
+                self.violate(Rule::Slot02, f, Some(object.at), reason);
+            }
             let Some((_, decl)) = self.config.scenario.schemas_of(&object.slot) else {
                 continue; // skipped by its remainder
             };
@@ -83,6 +98,23 @@ impl ClientCore {
         }
         self.check_apply(idx, &m);
         true
+    }
+
+    /// Grants for bubbles 0 to 63 pass through an arm this build leaves off; only bubble 64
+    /// is applied (AUTH-12).
+    fn check_grants(&mut self, idx: u64, m: &DecodedAuthUpdate) {
+        let Some(block) = &m.prefix.bubble_block else {
+            return;
+        };
+        let gated: Vec<usize> = (0..64)
+            .filter(|&b| block.elements.get(b).is_some_and(|e| e.grant.is_some()))
+            .collect();
+        if !gated.is_empty() {
+            let reason = format!(
+                "grants for bubbles {gated:?}: the per-bubble arm for bubbles 0 to 63 is off in this build, so they do not apply"
+            );
+            self.violate(Rule::Auth12, Some(idx), Some(AUTH_PREFIX_BLOCK_BIT), reason);
+        }
     }
 
     /// The apply is all or nothing per bubble: every slot of every registered object needs

@@ -310,6 +310,7 @@ impl HostCore {
             {
                 g.key = EMPTY_KEY;
             }
+            crate::corrupt::roster_faults(faults, &mut m);
             let mut body = m.encode()?;
             crate::corrupt::sensor_auth(faults, &mut body);
             Ok(body)

@@ -1,9 +1,13 @@
-//! Bit surgery on encoded bodies, for faults the encoders refuse to commit (a type-17
-//! state of 11, a remainder one bit long). Used only by the [`crate::FaultPlan`].
+//! Faults in message 5: edits of the typed body, and bit surgery on the encoded body for
+//! what the encoders refuse to commit (a type-17 state of 11, a remainder one bit long).
+//! Used only by the [`crate::FaultPlan`].
 
 use crate::fault::{Fault, FaultPlan};
-use vex_wire::activity::sensor_auth::{DecodedAuthUpdate, OBJECT_HEAD_BITS};
-use vex_wire::activity::slot::{CLIENT_REF_BITS, TYPE_LIFETIME};
+use vex_wire::activity::sensor_auth::{
+    AUTHORITY_BUBBLES, AuthPart, BubbleAuthority, BubbleElement, DecodedAuthUpdate,
+    OBJECT_HEAD_BITS, ObjectBlock, SensorAuthUpdate,
+};
+use vex_wire::activity::slot::{CLIENT_REF_BITS, ClientRef, NEVER_DESCRIBED, TYPE_LIFETIME};
 
 /// Overwrites `width` bits at bit `at` of `bytes` with the low bits of `value`.
 fn patch(bytes: &mut [u8], at: usize, width: usize, value: u64) {
@@ -18,6 +22,42 @@ fn patch(bytes: &mut [u8], at: usize, width: usize, value: u64) {
                 *b &= !mask;
             }
         }
+    }
+}
+
+/// Applies the message-5 faults of `plan` that the typed body can express.
+pub fn roster_faults(plan: &FaultPlan, m: &mut SensorAuthUpdate) {
+    if plan.has(Fault::UnresolvableRef)
+        && let Some(o) = m.groups.first_mut().and_then(|g| g.objects.first_mut())
+    {
+        o.slot.index = -1; // SLOT-01
+    }
+    if plan.has(Fault::DescriptorlessType)
+        && let Some(g) = m.groups.first_mut()
+    {
+        // SLOT-02: type 12 never has a descriptor
+        g.objects.push(ObjectBlock {
+            slot: ClientRef {
+                key: g.key,
+                slot_type: NEVER_DESCRIBED[0],
+                index: 9,
+            },
+            auth: Some(AuthPart {
+                reset: true,
+                body: None,
+            }),
+            sense: None,
+        });
+    }
+    if plan.has(Fault::GrantBubbleZero) {
+        // AUTH-12: a grant the per-bubble arm of this build never applies
+        let mut block = BubbleAuthority {
+            authority: [false; AUTHORITY_BUBBLES],
+            elements: [BubbleElement::default(); AUTHORITY_BUBBLES],
+        };
+        block.authority[0] = true;
+        block.elements[0].grant = Some(1);
+        m.prefix.bubble_block = Some(block);
     }
 }
 

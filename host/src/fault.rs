@@ -103,6 +103,12 @@ pub enum Fault {
     EmptyGroupKey,
     /// AUTH-08: message 5 leaves out the block of one registered slot.
     MissingBlock,
+    /// AUTH-12: message 5 grants bubble 0, which this build never applies.
+    GrantBubbleZero,
+    /// SLOT-01: message 5's first block names slot index -1.
+    UnresolvableRef,
+    /// SLOT-02: message 5 carries a block of type 12, which has no descriptor.
+    DescriptorlessType,
     /// T17-01: message 5's type-17 body carries lifetime state 11.
     LifetimeStateEleven,
     /// LINK-01: after the join burst the host never sends again.
@@ -113,7 +119,7 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault, in declaration order.
-    pub const ALL: [Fault; 52] = [
+    pub const ALL: [Fault; 55] = [
         Fault::BadOuterMagic,
         Fault::BadFrameType,
         Fault::CorruptTag,
@@ -163,6 +169,9 @@ impl Fault {
         Fault::WrongRemainder,
         Fault::EmptyGroupKey,
         Fault::MissingBlock,
+        Fault::GrantBubbleZero,
+        Fault::UnresolvableRef,
+        Fault::DescriptorlessType,
         Fault::LifetimeStateEleven,
         Fault::SilentAfterJoin,
         Fault::CloseAfterJoin,
@@ -210,6 +219,9 @@ impl Fault {
             Fault::WrongRemainder => "AUTH-05",
             Fault::EmptyGroupKey => "AUTH-07",
             Fault::MissingBlock => "AUTH-08",
+            Fault::GrantBubbleZero => "AUTH-12",
+            Fault::UnresolvableRef => "SLOT-01",
+            Fault::DescriptorlessType => "SLOT-02",
             Fault::LifetimeStateEleven => "T17-01",
             Fault::SilentAfterJoin | Fault::CloseAfterJoin => "LINK-01",
         }
