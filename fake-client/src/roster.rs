@@ -1,6 +1,7 @@
-//! Message 5's object blocks, read the way the client reads them: a block whose slot
-//! resolves is read by the slot's own schemas, and only the others are skipped by their
-//! remainder (AH "How the client applies an Auth body").
+//! Message 5's roster and object blocks, read the way the client reads them: a block whose
+//! slot resolves is read by the slot's own schemas, and only the others are skipped by
+//! their remainder (AH "How the client applies an Auth body"). Checked here: AUTH-05,
+//! AUTH-07, AUTH-08, AUTH-12, SLOT-01, SLOT-02 and T17-01.
 
 use crate::core::ClientCore;
 use crate::rules::Rule;
