@@ -9,4 +9,4 @@ pub mod report;
 pub mod runner;
 
 pub use case::{Case, Expectation, HostUnderTest, Verdict, catalog};
-pub use runner::{CaseResult, Transport, run_case, run_in_process};
+pub use runner::{CaseResult, CheckOptions, Transport, run_case, run_in_process};

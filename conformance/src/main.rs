@@ -22,7 +22,7 @@ use std::net::SocketAddrV4;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
-use vex_conformance::{Transport, catalog, codec, report, run_case};
+use vex_conformance::{CheckOptions, Transport, catalog, codec, report, run_case};
 use vex_fake_client::{ClientConfig, Outcome};
 use vex_host::{HostConfig, HostCore};
 use vex_wire::bap::secure::SignOnKeys;
@@ -94,6 +94,9 @@ enum Command {
         /// Write each case's transcript into this folder.
         #[arg(long)]
         transcripts: Option<PathBuf>,
+        /// Fail a clean run on host duties too (ENV-10, JOIN-02, SLOTS-02, LINK-03).
+        #[arg(long)]
+        strict: bool,
         #[command(flatten)]
         keys: Keys,
     },
@@ -165,11 +168,16 @@ async fn main() -> ExitCode {
             json,
             junit,
             transcripts,
+            strict,
             keys,
         } => {
             init_logs("error");
             let transport = target.map_or(Transport::InProcess, Transport::Tcp);
-            check(transport, filter, json, junit, transcripts, keys.keys()).await
+            let options = CheckOptions {
+                keys: keys.keys(),
+                strict,
+            };
+            check(transport, filter, json, junit, transcripts, options).await
         }
         Command::Decode {
             name,
@@ -231,7 +239,7 @@ async fn check(
     json: bool,
     junit: Option<PathBuf>,
     transcripts: Option<PathBuf>,
-    keys: SignOnKeys,
+    options: CheckOptions,
 ) -> ExitCode {
     let cases: Vec<_> = catalog()
         .into_iter()
@@ -239,7 +247,7 @@ async fn check(
         .collect();
     let mut results = Vec::with_capacity(cases.len());
     for case in &cases {
-        results.push(run_case(case, transport, keys).await);
+        results.push(run_case(case, transport, options).await);
     }
     if let Some(dir) = &transcripts {
         if let Err(e) = std::fs::create_dir_all(dir) {

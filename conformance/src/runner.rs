@@ -35,8 +35,26 @@ pub struct CaseResult {
 /// The in-process host's listener address, as service 17 advertises it.
 const IN_PROCESS_HOST: SocketAddrV4 = SocketAddrV4::new(std::net::Ipv4Addr::LOCALHOST, 30974);
 
+/// How a catalog runs.
+#[derive(Debug, Clone, Copy)]
+pub struct CheckOptions {
+    /// SignOn success fields 2 and 3, for the hello.
+    pub keys: SignOnKeys,
+    /// Host duties fail a clean run too (`vex check --strict`).
+    pub strict: bool,
+}
+
+impl CheckOptions {
+    /// The development keys, strict: what the tests use against our own host.
+    pub const STRICT_DEVELOPMENT: CheckOptions = CheckOptions {
+        keys: SignOnKeys::DEVELOPMENT,
+        strict: true,
+    };
+}
+
 /// Runs one case against our host in-process, with a virtual clock.
-pub fn run_in_process(case: &Case, keys: SignOnKeys) -> CaseResult {
+pub fn run_in_process(case: &Case, options: CheckOptions) -> CaseResult {
+    let keys = options.keys;
     let started = Instant::now();
     let mut config = HostConfig::builtin(IN_PROCESS_HOST);
     config.signon = keys;
@@ -46,14 +64,15 @@ pub fn run_in_process(case: &Case, keys: SignOnKeys) -> CaseResult {
     let mut client = ClientConfig::builtin(IN_PROCESS_HOST);
     client.signon = keys;
     let run = in_process::run(config, client, case.run_for_ms);
-    result(case, Some(run), started)
+    result(case, Some(run), started, options.strict)
 }
 
 /// Runs one case on `transport`.
-pub async fn run_case(case: &Case, transport: Transport, keys: SignOnKeys) -> CaseResult {
+pub async fn run_case(case: &Case, transport: Transport, options: CheckOptions) -> CaseResult {
     let started = Instant::now();
+    let keys = options.keys;
     let run = match (transport, case.host) {
-        (Transport::InProcess, _) => return run_in_process(case, keys),
+        (Transport::InProcess, _) => return run_in_process(case, options),
         (Transport::Tcp(target), HostUnderTest::Any) => {
             let mut client = ClientConfig::builtin(target);
             client.signon = keys;
@@ -61,12 +80,12 @@ pub async fn run_case(case: &Case, transport: Transport, keys: SignOnKeys) -> Ca
         }
         (Transport::Tcp(_), HostUnderTest::Faulty(_)) => None,
     };
-    result(case, run, started)
+    result(case, run, started, options.strict)
 }
 
-fn result(case: &Case, run: Option<RunReport>, started: Instant) -> CaseResult {
+fn result(case: &Case, run: Option<RunReport>, started: Instant, strict: bool) -> CaseResult {
     let verdict = match &run {
-        Some(r) => case.expect.judge(r),
+        Some(r) => case.expect.judge(r, strict),
         None => Verdict::Skip {
             reason: "needs our in-process host told to break the rule".into(),
         },

@@ -2,17 +2,16 @@
 //! cases pass, and for every enforced rule a host told to break it is caught.
 #![allow(clippy::panic, clippy::unwrap_used, clippy::expect_used)] // test code
 
-use vex_conformance::{Verdict, catalog, run_in_process};
+use vex_conformance::{CheckOptions, Verdict, catalog, run_in_process};
 use vex_fake_client::Rule;
 use vex_host::Fault;
-use vex_wire::bap::secure::SignOnKeys;
 
 fn assert_case(id: &str) {
     let case = catalog()
         .into_iter()
         .find(|c| c.id == id)
         .unwrap_or_else(|| panic!("no case {id}"));
-    let r = run_in_process(&case, SignOnKeys::DEVELOPMENT);
+    let r = run_in_process(&case, CheckOptions::STRICT_DEVELOPMENT);
     if r.verdict != Verdict::Pass {
         let transcript = r
             .run
@@ -77,6 +76,10 @@ caught! {
     catch_env06 => PushBeforeJoin,
     catch_env07 => WrongSessionAfterJoin,
     catch_env09 => BareSessionId,
+    catch_env10 => PushSequence,
+    catch_join02 => BurstWithoutWorldGlobals,
+    catch_slots02 => SlotsOnTimer,
+    catch_link03 => SlowKeepalive,
     catch_join01 => BurstOrder,
     catch_join03 => ShortJoinResult,
     catch_join04 => JoinRejected,
@@ -132,7 +135,11 @@ fn runs_are_deterministic() {
         .into_iter()
         .find(|c| c.id == "route.join")
         .unwrap();
-    let a = run_in_process(&case, SignOnKeys::DEVELOPMENT).run.unwrap();
-    let b = run_in_process(&case, SignOnKeys::DEVELOPMENT).run.unwrap();
+    let a = run_in_process(&case, CheckOptions::STRICT_DEVELOPMENT)
+        .run
+        .unwrap();
+    let b = run_in_process(&case, CheckOptions::STRICT_DEVELOPMENT)
+        .run
+        .unwrap();
     assert_eq!(a.transcript.to_text(), b.transcript.to_text());
 }

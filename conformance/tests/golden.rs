@@ -4,8 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 
 use std::path::PathBuf;
-use vex_conformance::{catalog, run_in_process};
-use vex_wire::bap::secure::SignOnKeys;
+use vex_conformance::{CheckOptions, catalog, run_in_process};
 
 #[test]
 fn route_join_transcript_is_unchanged() {
@@ -13,7 +12,7 @@ fn route_join_transcript_is_unchanged() {
         .into_iter()
         .find(|c| c.id == "route.join")
         .unwrap();
-    let text = run_in_process(&case, SignOnKeys::DEVELOPMENT)
+    let text = run_in_process(&case, CheckOptions::STRICT_DEVELOPMENT)
         .run
         .unwrap()
         .transcript

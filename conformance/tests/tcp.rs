@@ -1,9 +1,8 @@
 //! The catalog over real TCP against `vex host`'s server, as `vex check --target` runs it.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code
 
-use vex_conformance::{Transport, Verdict, catalog, run_case};
+use vex_conformance::{CheckOptions, Transport, Verdict, catalog, run_case};
 use vex_host::{HostConfig, HostCore};
-use vex_wire::bap::secure::SignOnKeys;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn route_join_over_tcp_against_the_server() {
@@ -20,7 +19,12 @@ async fn route_join_over_tcp_against_the_server() {
         .into_iter()
         .find(|c| c.id == "route.join")
         .unwrap();
-    let result = run_case(&case, Transport::Tcp(addr), SignOnKeys::DEVELOPMENT).await;
+    let result = run_case(
+        &case,
+        Transport::Tcp(addr),
+        CheckOptions::STRICT_DEVELOPMENT,
+    )
+    .await;
     assert_eq!(result.verdict, Verdict::Pass, "{:#?}", result.violations);
     let run = result.run.unwrap();
     assert!(
@@ -34,7 +38,12 @@ async fn route_join_over_tcp_against_the_server() {
         .into_iter()
         .find(|c| c.id.starts_with("catch."))
         .unwrap();
-    let skipped = run_case(&faulty, Transport::Tcp(addr), SignOnKeys::DEVELOPMENT).await;
+    let skipped = run_case(
+        &faulty,
+        Transport::Tcp(addr),
+        CheckOptions::STRICT_DEVELOPMENT,
+    )
+    .await;
     assert!(
         matches!(skipped.verdict, Verdict::Skip { .. }),
         "a fault case cannot run over TCP"

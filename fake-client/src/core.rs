@@ -361,7 +361,10 @@ impl ClientCore {
             r.payload = push.map(|p| p.payload);
         }
         match shape {
-            HeaderShape::Request if service == ACTIVITY_PUSH => self.handle_push(now, idx, body),
+            HeaderShape::Request if service == ACTIVITY_PUSH => {
+                self.check_push_sequence(idx, header.task);
+                self.handle_push(now, idx, body);
+            }
             HeaderShape::Request => {
                 tracing::info!(service, "push on a service the model does not act on")
             }
@@ -385,6 +388,7 @@ impl ClientCore {
             );
             return self.violate(Rule::Link01, None, None, reason);
         }
+        self.check_keepalive(now);
         let Some(slot) = &mut self.slot else {
             return;
         };
@@ -423,10 +427,15 @@ impl ClientCore {
             .filter(|l| !l.dead)
             .map(|l| l.last_rx + LINK_SILENCE_MS);
         let epoch = self.slot.as_ref().and_then(|s| s.next_epoch);
-        [silence, epoch, self.keepalive_due()]
-            .into_iter()
-            .flatten()
-            .min()
+        [
+            silence,
+            epoch,
+            self.keepalive_due(),
+            self.keepalive_deadline(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     /// The run's deadline passed: every check whose effect is a hang is judged now.
@@ -445,6 +454,7 @@ impl ClientCore {
                 format!("{link} link: service {service} request (task {task}) was never answered");
             self.violate(Rule::Bap06, None, None, reason);
         }
+        self.check_burst_owed();
         if !self.status.in_activity() {
             let reason = format!("the run ended at {} without E, G and M", self.status);
             self.violate(Rule::Join09, None, None, reason);

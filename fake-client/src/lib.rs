@@ -6,6 +6,7 @@
 
 pub mod config;
 mod core;
+mod duties;
 pub mod link;
 mod push;
 mod roster;

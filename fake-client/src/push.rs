@@ -138,6 +138,7 @@ impl ClientCore {
         slot.stored_id = host_id;
         slot.keepalive_interval_ms = u64::from(r.keepalive_interval_ms);
         slot.next_epoch = Some(now);
+        slot.burst_owed = crate::duties::BURST_AFTER_JOIN.into_iter().collect();
         self.status.e = true;
         if host_id == 0 {
             let reason = "join_result stores host id 0: every later push is dropped".to_string();
@@ -146,8 +147,9 @@ impl ClientCore {
     }
 
     /// A push on the established arm.
-    fn dispatch(&mut self, _now: Instant, idx: u64, push: &ActivityPush) {
+    fn dispatch(&mut self, now: Instant, idx: u64, push: &ActivityPush) {
         let f = Some(idx);
+        self.observe_push(now, idx, push.msg_type);
         match push.msg_type {
             ids::GLOBAL_ACTIVITY_STATE => self.on_global_state(idx, &push.payload),
             ids::WORLD_GLOBALS_STATE => self.on_world_globals(idx, &push.payload),

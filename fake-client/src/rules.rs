@@ -18,6 +18,8 @@ pub enum Effect {
     Sticky,
     /// Accepted, but the client's state becomes wrong.
     Wrong,
+    /// A host duty with no immediate client effect; fails a run only in strict mode.
+    Duty,
 }
 
 impl fmt::Display for Effect {
@@ -29,6 +31,7 @@ impl fmt::Display for Effect {
             Effect::Drop => "drop",
             Effect::Sticky => "sticky",
             Effect::Wrong => "wrong",
+            Effect::Duty => "duty",
         })
     }
 }
@@ -93,7 +96,10 @@ rules! {
     Env06 => "ENV-06", Drop, "AH The activity envelope", "only message 4 routes before the join is accepted";
     Env07 => "ENV-07", Drop, "AH The activity envelope", "after the join every push carries the stored host id";
     Env09 => "ENV-09", Drop, "AH The activity envelope", "a session id has the account's id shape";
+    Env10 => "ENV-10", Duty, "AH The activity envelope", "service 9's sequence is zero";
     Join01 => "JOIN-01", Drop, "SR The join burst", "message 4 comes first in the burst";
+    Join02 => "JOIN-02", Duty, "SR The join burst", "the burst is 4, 0, 1, 2, 54 (then 12), all together";
+    Slots02 => "SLOTS-02", Duty, "AH Hazards for a host", "message 0 answers a join or a message 20, never a timer";
     Join03 => "JOIN-03", Drop, "AH join_result", "join_result is at least 6,053 bits";
     Join04 => "JOIN-04", Hang, "AH join_result", "join_result result is logical 0";
     Join05 => "JOIN-05", Hang, "AH join_result", "join_result correlates nonce and host id";
@@ -117,6 +123,7 @@ rules! {
     Slot02 => "SLOT-02", Wrong, "AH Slot types", "the twelve types without a descriptor never appear in message 5";
     T1701 => "T17-01", Crash, "AH Type 17", "the type-17 lifetime state is -1 to 10";
     Link01 => "LINK-01", End, "AH Hazards for a host", "no 20.5 s of silence on the Activity Host link";
+    Link03 => "LINK-03", Duty, "SR Timed sends that remain", "the host keepalive carries message 1 every 2 s";
 }
 
 impl fmt::Display for Rule {

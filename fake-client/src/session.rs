@@ -1,6 +1,7 @@
 //! One activity client of the emulated client (AH "Host to client, service 9": the client
 //! keeps up to three; the emulated client uses one per run).
 
+use std::collections::VecDeque;
 use vex_wire::time::Instant;
 
 /// One activity client and what the host has told it.
@@ -25,6 +26,12 @@ pub struct ActivitySlot {
     pub last_epoch_sent: Option<[u64; 2]>,
     /// Message 5 bodies applied.
     pub rosters_applied: u32,
+    /// The burst messages still owed after message 4, in order (JOIN-02).
+    pub burst_owed: VecDeque<u32>,
+    /// When the last message 1 arrived after the join (LINK-03).
+    pub last_global_state: Option<Instant>,
+    /// LINK-03 was reported once already.
+    pub keepalive_reported: bool,
 }
 
 impl ActivitySlot {
@@ -40,6 +47,9 @@ impl ActivitySlot {
             next_epoch: None,
             last_epoch_sent: None,
             rosters_applied: 0,
+            burst_owed: VecDeque::new(),
+            last_global_state: None,
+            keepalive_reported: false,
         }
     }
 }

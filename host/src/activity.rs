@@ -43,6 +43,8 @@ fn bubble_host_state(faults: &FaultPlan) -> Result<Vec<u8>, vex_wire::bits::BitE
     BubbleHostState { row_count: 0 }.encode()
 }
 
+/// The service-9 sequence [`Fault::PushSequence`] puts on pushes (ENV-10 wants 0).
+const FAULT_SEQUENCE: u32 = 5;
 /// Rows [`Fault::TooManyHostRows`] declares (BHS-01 allows 32).
 const TOO_MANY_ROWS: u8 = 40;
 
@@ -115,12 +117,13 @@ impl HostCore {
         }
         self.after_burst_faults(link);
         let silent = self.config.faults.has(Fault::SilentAfterJoin);
+        let interval = self.keepalive_interval();
         if let Some(l) = self.links.get_mut(&link)
             && let Some(binding) = l.binding.as_mut()
         {
             binding.join = Some(join);
             binding.roster_owed = true;
-            l.next_keepalive = (!silent).then_some(now + KEEPALIVE_INTERVAL_MS);
+            l.next_keepalive = (!silent).then_some(now + interval);
         }
         self.event(HostEvent::Joined { link, session });
     }
@@ -186,6 +189,9 @@ impl HostCore {
             (WORLD_GLOBALS_STATE, world_globals(faults).encode()?),
             (BUBBLE_HOST_STATE, bubble_host_state(faults)?),
         ];
+        if faults.has(Fault::BurstWithoutWorldGlobals) {
+            burst.retain(|(msg, _)| *msg != WORLD_GLOBALS_STATE);
+        }
         if faults.has(Fault::AuthBeforeEpoch) {
             burst.push((
                 SENSOR_AUTH_UPDATE,
@@ -211,7 +217,7 @@ impl HostCore {
     /// that does not exist (for [`Fault::PushWithoutSession`]).
     pub(crate) fn push_unbound(&mut self, link: LinkId, msg: u32, payload: Vec<u8>) {
         if let Some(l) = self.links.get_mut(&link) {
-            let t = l.push(&ActivityPush::new(UNBOUND_SESSION, msg, payload));
+            let t = l.push(&ActivityPush::new(UNBOUND_SESSION, msg, payload), 0);
             self.send(t);
         }
     }
@@ -241,7 +247,12 @@ impl HostCore {
         if joined && faults.has(Fault::WrongSessionAfterJoin) {
             push.session_id = push.session_id.wrapping_add(1);
         }
-        let mut t = l.push(&push);
+        let sequence = if faults.has(Fault::PushSequence) {
+            FAULT_SEQUENCE
+        } else {
+            0
+        };
+        let mut t = l.push(&push, sequence);
         if msg == JOIN_RESULT
             && faults.has(Fault::CorruptTag)
             && let Some(b) = t.bytes.get_mut(6)
@@ -365,8 +376,22 @@ impl HostCore {
     /// The 2-second keepalive: message 1 (LINK-03).
     pub(crate) fn keepalive(&mut self, now: Instant, link: LinkId) {
         self.push_global_state(link);
+        if self.config.faults.has(Fault::SlotsOnTimer) {
+            let mask = EntitySlotMask::with_range(JOIN_GRANT).0;
+            self.push_message(link, ENTITY_SLOTS_ALLOCATED, mask);
+        }
+        let interval = self.keepalive_interval();
         if let Some(l) = self.links.get_mut(&link) {
-            l.next_keepalive = Some(now + KEEPALIVE_INTERVAL_MS);
+            l.next_keepalive = Some(now + interval);
+        }
+    }
+
+    /// The keepalive interval: 2 s (LINK-03), or 4 s under [`Fault::SlowKeepalive`].
+    fn keepalive_interval(&self) -> u64 {
+        if self.config.faults.has(Fault::SlowKeepalive) {
+            2 * KEEPALIVE_INTERVAL_MS
+        } else {
+            KEEPALIVE_INTERVAL_MS
         }
     }
 }

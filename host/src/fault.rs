@@ -63,6 +63,14 @@ pub enum Fault {
     WrongSessionAfterJoin,
     /// ENV-09: session ids are a bare counter (1, 2, ...).
     BareSessionId,
+    /// ENV-10 (duty): service-9 pushes carry sequence 5.
+    PushSequence,
+    /// JOIN-02 (duty): the burst has no message 2.
+    BurstWithoutWorldGlobals,
+    /// SLOTS-02 (duty): every keepalive also sends message 0.
+    SlotsOnTimer,
+    /// LINK-03 (duty): the keepalive runs every 4 s.
+    SlowKeepalive,
     /// JOIN-01: the burst sends message 0 before message 4.
     BurstOrder,
     /// JOIN-03: message 4 is cut to 700 bytes.
@@ -119,7 +127,7 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault, in declaration order.
-    pub const ALL: [Fault; 55] = [
+    pub const ALL: [Fault; 59] = [
         Fault::BadOuterMagic,
         Fault::BadFrameType,
         Fault::CorruptTag,
@@ -149,6 +157,10 @@ impl Fault {
         Fault::PushBeforeJoin,
         Fault::WrongSessionAfterJoin,
         Fault::BareSessionId,
+        Fault::PushSequence,
+        Fault::BurstWithoutWorldGlobals,
+        Fault::SlotsOnTimer,
+        Fault::SlowKeepalive,
         Fault::BurstOrder,
         Fault::ShortJoinResult,
         Fault::JoinRejected,
@@ -200,6 +212,10 @@ impl Fault {
             Fault::PushBeforeJoin => "ENV-06",
             Fault::WrongSessionAfterJoin => "ENV-07",
             Fault::BareSessionId => "ENV-09",
+            Fault::PushSequence => "ENV-10",
+            Fault::BurstWithoutWorldGlobals => "JOIN-02",
+            Fault::SlotsOnTimer => "SLOTS-02",
+            Fault::SlowKeepalive => "LINK-03",
             Fault::BurstOrder => "JOIN-01",
             Fault::ShortJoinResult => "JOIN-03",
             Fault::JoinRejected => "JOIN-04",

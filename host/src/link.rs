@@ -105,11 +105,12 @@ impl Link {
         }
     }
 
-    /// A service-9 push of activity message `push.msg_type` (sequence 0, ENV-10).
-    pub fn push(&mut self, push: &ActivityPush) -> Transmit {
+    /// A service-9 push of activity message `push.msg_type`; `sequence` is 0 (ENV-10)
+    /// unless a fault says otherwise.
+    pub fn push(&mut self, push: &ActivityPush, sequence: u32) -> Transmit {
         let bytes = self.frame(
             self.push_type(),
-            InnerHeader::request(ACTIVITY_PUSH, 0),
+            InnerHeader::request(ACTIVITY_PUSH, sequence),
             &push.encode(),
         );
         Transmit {
