@@ -216,8 +216,14 @@ mod tests {
             elapsed_ms: 0,
         };
         assert_eq!(Expectation::CleanJoin.judge(&run, false), Verdict::Pass);
-        assert!(matches!(Expectation::CleanJoin.judge(&run, true), Verdict::Fail { .. }));
+        assert!(matches!(
+            Expectation::CleanJoin.judge(&run, true),
+            Verdict::Fail { .. }
+        ));
         run.violations[0].effect = Effect::Drop;
-        assert!(matches!(Expectation::CleanJoin.judge(&run, false), Verdict::Fail { .. }));
+        assert!(matches!(
+            Expectation::CleanJoin.judge(&run, false),
+            Verdict::Fail { .. }
+        ));
     }
 }
