@@ -89,12 +89,5 @@ pub fn run(host: HostConfig, client: ClientConfig, run_for_ms: u64) -> RunReport
     }
     let end = now.max(deadline);
     client.finish(end);
-    RunReport {
-        outcome: client.outcome().clone(),
-        status: client.status(),
-        violations: client.violations().to_vec(),
-        rosters_applied: client.rosters_applied(),
-        transcript,
-        elapsed_ms: end.millis(),
-    }
+    RunReport::of(&client, transcript, end)
 }

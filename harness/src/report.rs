@@ -1,7 +1,8 @@
 //! What one run of the emulated client against a host came to.
 
 use crate::transcript::Transcript;
-use vex_fake_client::{Outcome, StatusLine, Violation};
+use vex_fake_client::{ClientCore, Outcome, StatusLine, Violation};
+use vex_wire::time::Instant;
 
 /// The result of one run.
 #[derive(Debug, Clone)]
@@ -21,6 +22,18 @@ pub struct RunReport {
 }
 
 impl RunReport {
+    /// The report of a client whose run ended at `end`, with the frames it exchanged.
+    pub fn of(client: &ClientCore, transcript: Transcript, end: Instant) -> Self {
+        Self {
+            outcome: client.outcome().clone(),
+            status: client.status(),
+            violations: client.violations().to_vec(),
+            rosters_applied: client.rosters_applied(),
+            transcript,
+            elapsed_ms: end.millis(),
+        }
+    }
+
     /// True when some violation has rule id `id`.
     pub fn has_violation(&self, id: &str) -> bool {
         self.violations.iter().any(|v| v.rule.id() == id)

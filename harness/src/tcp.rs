@@ -125,12 +125,5 @@ pub async fn run(
     for v in client.poll_violations() {
         on_violation(&v);
     }
-    RunReport {
-        outcome: client.outcome().clone(),
-        status: client.status(),
-        violations: client.violations().to_vec(),
-        rosters_applied: client.rosters_applied(),
-        transcript,
-        elapsed_ms: end.millis(),
-    }
+    RunReport::of(&client, transcript, end)
 }
