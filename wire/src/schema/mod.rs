@@ -5,6 +5,8 @@ pub mod catalog;
 pub mod kind;
 pub mod measure;
 pub mod messages;
+#[cfg(test)]
+mod round_trip;
 pub mod tables;
 pub mod value;
 pub mod walk;
