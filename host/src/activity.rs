@@ -15,6 +15,7 @@ use vex_wire::activity::ids::{
     WORLD_GLOBALS_STATE,
 };
 use vex_wire::activity::join::{JoinRequest, JoinResult};
+use vex_wire::activity::join_template::JoinResultTemplate;
 use vex_wire::activity::selection::SelectionDescriptor;
 use vex_wire::activity::sense_update::DecodedSenseUpdate;
 use vex_wire::activity::slot::EMPTY_KEY;
@@ -137,26 +138,34 @@ impl HostCore {
     ) -> Result<Vec<(u32, Vec<u8>)>, vex_wire::bits::BitError> {
         let faults = &self.config.faults;
         let scenario = &self.config.scenario;
-        let mut result = JoinResult::accept(join, session);
-        if faults.has(Fault::JoinRejected) {
-            result.result = -1;
-        }
+        let template = match self.join_template.take() {
+            Some(template) => template,
+            None => {
+                let mut base = JoinResult::accept(join, session);
+                if faults.has(Fault::JoinRejected) {
+                    base.result = -1;
+                }
+                JoinResultTemplate::new(&base)?
+            }
+        };
+        let mut echo = join.record.clone();
         if faults.has(Fault::NonceMismatch)
-            && let Some(b) = result.request.first_mut()
+            && let Some(b) = echo.first_mut()
         {
             *b ^= 0xFF;
         }
         if faults.has(Fault::WrongHostId)
-            && let Some(b) = result.request.get_mut(11)
+            && let Some(b) = echo.get_mut(11)
         {
             *b ^= 1; // the last byte of the echoed host id (bits 32-95)
         }
         if faults.has(Fault::ZeroHostId) {
-            for b in result.request.iter_mut().skip(4).take(8) {
+            for b in echo.iter_mut().skip(4).take(8) {
                 *b = 0;
             }
         }
-        let mut msg4 = result.encode()?;
+        let mut msg4 = template.encode(&echo, session);
+        self.join_template = Some(template);
         if faults.has(Fault::ShortJoinResult) {
             msg4.truncate(700);
         }

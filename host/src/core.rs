@@ -7,6 +7,7 @@ use crate::link::Link;
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use std::collections::{BTreeMap, VecDeque};
+use vex_wire::activity::join_template::JoinResultTemplate;
 use vex_wire::bap::deframer::Frame;
 use vex_wire::bap::header::{FrameType, InnerHeader};
 use vex_wire::bap::services::ACTIVITY_TO_HOST;
@@ -29,6 +30,8 @@ pub struct HostCore {
     pub(crate) rng: ChaCha20Rng,
     pub(crate) links: BTreeMap<LinkId, Link>,
     pub(crate) next_session_index: u16,
+    /// Message 4, encoded at the first join and patched for each one after.
+    pub(crate) join_template: Option<JoinResultTemplate>,
     transmits: VecDeque<Transmit>,
     events: VecDeque<HostEvent>,
 }
@@ -41,6 +44,7 @@ impl HostCore {
             config,
             links: BTreeMap::new(),
             next_session_index: 1,
+            join_template: None,
             transmits: VecDeque::new(),
             events: VecDeque::new(),
         }

@@ -28,13 +28,20 @@ fn send(h: &mut HostCore, service: u16, task: u32, body: &[u8]) {
     h.handle_bytes(Instant::default(), L, &f);
 }
 
-fn send_sealed(h: &mut HostCore, c: &mut SecureChannel, service: u16, task: u32, body: &[u8]) {
+fn send_sealed(
+    h: &mut HostCore,
+    link: LinkId,
+    c: &mut SecureChannel,
+    service: u16,
+    task: u32,
+    body: &[u8],
+) {
     let mut inner = Vec::new();
     InnerHeader::request(service, task).write(&mut inner);
     inner.extend_from_slice(body);
     h.handle_bytes(
         Instant::default(),
-        L,
+        link,
         &outer_frame(FrameType::Encrypted, &c.seal(&inner)),
     );
 }
@@ -86,8 +93,8 @@ fn service6() -> Vec<u8> {
     body
 }
 
-fn session_of(h: &mut HostCore, c: &mut SecureChannel, task: u32) -> u64 {
-    send_sealed(h, c, HOST_REQUEST, task, &service6());
+fn session_of(h: &mut HostCore, link: LinkId, c: &mut SecureChannel, task: u32) -> u64 {
+    send_sealed(h, link, c, HOST_REQUEST, task, &service6());
     let t = transmits(h);
     assert_eq!(t.len(), 1);
     HostResponse::decode(&response_body(&t[0], Some(c)))
@@ -101,7 +108,7 @@ fn session_of(h: &mut HostCore, c: &mut SecureChannel, task: u32) -> u64 {
 fn malformed_service6_is_answered_with_a_default_selection() {
     let mut h = host();
     let mut c = hello(&mut h, L);
-    send_sealed(&mut h, &mut c, HOST_REQUEST, 9, &[1, 2, 3]);
+    send_sealed(&mut h, L, &mut c, HOST_REQUEST, 9, &[1, 2, 3]);
     let t = transmits(&mut h);
     assert_eq!(t.len(), 1);
     assert_eq!(t[0].service, 7);
@@ -116,8 +123,8 @@ fn malformed_service6_is_answered_with_a_default_selection() {
 fn session_ids_are_unique_and_shaped() {
     let mut h = host();
     let mut c = hello(&mut h, L);
-    let a = session_of(&mut h, &mut c, 1);
-    let b = session_of(&mut h, &mut c, 2);
+    let a = session_of(&mut h, L, &mut c, 1);
+    let b = session_of(&mut h, L, &mut c, 2);
     assert_ne!(a, b);
     for id in [a, b] {
         assert_eq!(id >> 32, 0x9EAA_3001);
@@ -131,12 +138,12 @@ fn session_ids_are_unique_and_shaped() {
 fn unowned_session_is_dropped_and_the_link_goes_on() {
     let mut h = host();
     let mut c = hello(&mut h, L);
-    let session = session_of(&mut h, &mut c, 1);
+    let session = session_of(&mut h, L, &mut c, 1);
     let n = ActivityNotification::new(session ^ 1, 52, 0, vec![0; 16]);
-    send_sealed(&mut h, &mut c, 8, 2, &n.encode());
+    send_sealed(&mut h, L, &mut c, 8, 2, &n.encode());
     assert!(transmits(&mut h).is_empty());
     assert!(dropped_with(&events(&mut h), "does not own"));
-    send_sealed(&mut h, &mut c, 250, 3, &[0; 4]);
+    send_sealed(&mut h, L, &mut c, 250, 3, &[0; 4]);
     assert_eq!(transmits(&mut h).len(), 1, "the link still answers");
 }
 
@@ -170,7 +177,7 @@ fn bad_tag_is_dropped_and_the_link_stays() {
     );
     assert!(transmits(&mut h).is_empty());
     assert!(dropped_with(&events(&mut h), "GCM"));
-    send_sealed(&mut h, &mut c, 250, 3, &[0; 4]);
+    send_sealed(&mut h, L, &mut c, 250, 3, &[0; 4]);
     assert_eq!(transmits(&mut h).len(), 1, "the nonce was not consumed");
 }
 
@@ -208,7 +215,7 @@ fn plaintext_after_the_hello_is_answered_in_plaintext_without_side_effects() {
         .session_id;
     let join = JoinRequest::new(1, session, 2, 3);
     let n = ActivityNotification::new(session, 3, 0, join.encode());
-    send_sealed(&mut h, &mut c, 8, 9, &n.encode());
+    send_sealed(&mut h, L, &mut c, 8, 9, &n.encode());
     assert!(
         transmits(&mut h).is_empty(),
         "no session was committed, so no join burst"
@@ -224,7 +231,7 @@ fn sense_update_is_read_and_a_wrong_shape_is_dropped() {
     use vex_wire::activity::sense_update::SenseUpdate;
     let mut h = host();
     let mut c = hello(&mut h, L);
-    let session = session_of(&mut h, &mut c, 1);
+    let session = session_of(&mut h, L, &mut c, 1);
     let good = SenseUpdate {
         patch_epoch: [1, 2],
         groups: vec![],
@@ -232,11 +239,38 @@ fn sense_update_is_read_and_a_wrong_shape_is_dropped() {
     .encode()
     .unwrap();
     let n = ActivityNotification::new(session, 6, 0, good.clone());
-    send_sealed(&mut h, &mut c, 8, 2, &n.encode());
+    send_sealed(&mut h, L, &mut c, 8, 2, &n.encode());
     assert!(!dropped_with(&events(&mut h), "sensor_sense_update"));
     let mut bad = good;
     bad[16] |= 0x80; // the literal bit
     let n = ActivityNotification::new(session, 6, 0, bad);
-    send_sealed(&mut h, &mut c, 8, 3, &n.encode());
+    send_sealed(&mut h, L, &mut c, 8, 3, &n.encode());
     assert!(dropped_with(&events(&mut h), "sensor_sense_update"));
+}
+
+/// Message 4 is encoded once per host; every join still gets its own echo and session name.
+#[test]
+fn each_join_result_echoes_its_own_request_and_session() {
+    use vex_wire::activity::join::JoinResult;
+    let mut h = host();
+    let second = LinkId(2);
+    h.handle_connect(Instant::default(), second);
+    for (link, nonce) in [(L, 0x1111_1111), (second, 0x2222_2222)] {
+        let mut c = hello(&mut h, link);
+        let session = session_of(&mut h, link, &mut c, 1);
+        let join = JoinRequest::new(nonce, session, 5, 6);
+        let n = ActivityNotification::new(session, 3, 0, join.encode());
+        send_sealed(&mut h, link, &mut c, 8, 2, &n.encode());
+        let first = transmits(&mut h).into_iter().next().unwrap();
+        let (_, inner) = open(&first, Some(&mut c));
+        let push = vex_wire::activity::envelope::ActivityPush::decode(
+            InnerHeader::read(&inner, false).unwrap().1,
+        )
+        .unwrap();
+        assert_eq!(push.msg_type, 4);
+        let result = JoinResult::decode(&push.payload).unwrap();
+        assert_eq!(result.echoed_nonce(), nonce);
+        assert_eq!(result.echoed_host_id(), session);
+        assert_eq!(result, JoinResult::accept(&join, session));
+    }
 }

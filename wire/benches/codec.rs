@@ -9,6 +9,7 @@ use vex_wire::activity::auth::AuthBody;
 use vex_wire::activity::auth::lifetime::LifetimeAuth;
 use vex_wire::activity::auth::participation::ParticipationAuth;
 use vex_wire::activity::join::{JoinRequest, JoinResult};
+use vex_wire::activity::join_template::JoinResultTemplate;
 use vex_wire::activity::sensor_auth::{AuthPart, EntityGroup, ObjectBlock, SensorAuthUpdate};
 use vex_wire::activity::slot::ClientRef;
 use vex_wire::bits::{BitReader, BitWriter};
@@ -119,7 +120,21 @@ fn messages(c: &mut Criterion) {
     });
     let req = JoinRequest::new(1, 0x9EAA_3001_0020_0001, 2, 3);
     let m4 = JoinResult::accept(&req, 0x9EAA_3001_0020_0001);
-    g.bench_function("message 4", |b| b.iter(|| black_box(m4.encode().unwrap())));
+    g.bench_function("message 4, field by field", |b| {
+        b.iter(|| black_box(m4.encode().unwrap()))
+    });
+    let template = JoinResultTemplate::new(&m4).unwrap();
+    let requests: Vec<Vec<u8>> = (0..4u32)
+        .map(|i| JoinRequest::new(i, 0x9EAA_3001_0020_0001 + u64::from(i), 2, 3).record)
+        .collect();
+    let mut session = 0x9EAA_3001_0020_0001u64;
+    g.bench_function("message 4, host template", |b| {
+        b.iter(|| {
+            session = session.wrapping_add(1);
+            let request = &requests[(session & 3) as usize];
+            black_box(template.encode(black_box(request), session))
+        })
+    });
     let m1 = global_state_example();
     g.bench_function("message 1", |b| b.iter(|| black_box(m1.encode().unwrap())));
     g.finish();

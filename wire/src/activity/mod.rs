@@ -5,6 +5,7 @@ pub mod envelope;
 pub mod global_state;
 pub mod ids;
 pub mod join;
+pub mod join_template;
 pub mod membership;
 pub mod selection;
 pub mod sense_update;
