@@ -278,6 +278,12 @@ fn kind_value(kind: &Kind, j: &Json, path: &str) -> Result<Value, CodecError> {
         Kind::PredicateUnion => {
             return Err(shape(path, "null (predicate bodies are not documented)"));
         }
+        Kind::Undocumented { .. } => {
+            return Err(shape(
+                path,
+                "null (the pages do not give this body's layout)",
+            ));
+        }
     })
 }
 
@@ -327,6 +333,27 @@ mod tests {
         let out = text(schema, &d);
         assert!(out.contains("does not parse"), "{out}");
         assert!(out.contains("request.nonce"), "{out}");
+    }
+
+    /// A type-2 body decodes as far as the pages lay it out: the head fields print, and a
+    /// present undocumented field stops the decode and says what it is.
+    #[test]
+    fn an_undocumented_field_stops_the_decode_and_names_itself() {
+        let schema = lookup("auth:2").unwrap();
+        let whole = decode_hex(schema, "C0000002C600").unwrap();
+        assert!(whole.value.is_ok(), "every undocumented field absent");
+        let j = to_json(schema, whole.value.as_ref().unwrap());
+        assert_eq!(j["spawn_revision"], 5);
+        assert_eq!(j["active"], 1);
+        assert_eq!(j["ownership"], 0);
+        assert_eq!(encode_json(schema, &j.to_string()).unwrap(), "C0000002C600");
+        let stopped = decode_hex(schema, "C0000002C7").unwrap();
+        let out = text(schema, &stopped);
+        assert!(out.contains("master_enable"), "{out}");
+        assert!(out.contains("keyed result lanes"), "{out}");
+        assert!(out.contains("does not parse"), "{out}");
+        let present = r#"{"active": 1, "ownership": 0, "master_enable": true, "keyed_lanes": 1}"#;
+        assert!(encode_json(schema, present).is_err());
     }
 
     #[test]

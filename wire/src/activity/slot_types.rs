@@ -259,8 +259,23 @@ mod tests {
         ] {
             let row = by_number(number).unwrap();
             assert_eq!(row.name, schema.name);
-            let bits = (min_bits(schema) as u32, max_bits(schema) as u32);
+            let bits = (
+                min_bits(schema) as u32,
+                max_bits(schema).unwrap_or(0) as u32,
+            );
             assert_eq!(Some(bits), row.wire_bits, "type {number}");
         }
+    }
+
+    /// A schema declared only as far as the pages go has AH's minimum, and no maximum.
+    #[test]
+    fn partial_schemas_have_the_table_minimum() {
+        let row = by_number(2).unwrap();
+        assert_eq!(row.name, tables::COMBATANT.name);
+        assert_eq!(
+            row.wire_bits.map(|(min, _)| min),
+            Some(min_bits(&tables::COMBATANT) as u32)
+        );
+        assert_eq!(max_bits(&tables::COMBATANT), None);
     }
 }

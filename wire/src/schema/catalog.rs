@@ -46,7 +46,8 @@ const MESSAGES: [(u32, &Schema); 30] = [
 ];
 
 /// Slot type, then its Auth body's schema (AH "Key slot types").
-const AUTH: [(i8, &Schema); 7] = [
+const AUTH: [(i8, &Schema); 8] = [
+    (2, &t::COMBATANT),
     (3, &t::OBJECTIVE),
     (13, &t::PARTICIPATION),
     (17, &t::LIFETIME),

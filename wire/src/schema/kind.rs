@@ -86,6 +86,13 @@ pub enum Kind {
     /// absent, 33 with the schema id. The bodies are not documented, so only the absent
     /// form can be read or written.
     PredicateUnion,
+    /// A body the pages name but do not lay out on the wire, with what is known of it. It
+    /// sits behind a presence bit: absent it costs that bit; present it cannot be read,
+    /// and a decode stops there with a typed error that says what the field is.
+    Undocumented {
+        /// What the pages say of it.
+        what: &'static str,
+    },
 }
 
 /// Body widths of a keyed lane's first selector (AH "How an Auth table is encoded").

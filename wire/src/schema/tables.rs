@@ -115,6 +115,46 @@ pub const GHOST_LINK: Schema = Schema {
     ],
 };
 
+/// Type 2 combatant_sensor, as far as the pages lay it out (AH "Type 2"): the spawn-edge
+/// revision, the active and ownership fields and the master enable, which are the fields
+/// message 5 applies with the keyed lanes. Fields .4 to .7 are given only as memory
+/// records, so they can be sent absent and nothing else. AH's 11-bit minimum is these
+/// seven bits plus four presence bits, so .4 too has a presence bit. The revision is an
+/// i32 with the -2^31 bias every i32 of the documented bodies carries.
+pub const COMBATANT: Schema = Schema {
+    name: "combatant_sensor",
+    fields: &[
+        Field::optional("spawn_revision", I32),
+        Field::always("active", int(2, 1)),
+        Field::always("ownership", int(3, 1)),
+        Field::always("master_enable", Kind::Bool),
+        Field::optional(
+            "keyed_lanes",
+            Kind::Undocumented {
+                what: "type 2 field .4: eight keyed result lanes {key, generation} and a result mask (68 bytes in memory)",
+            },
+        ),
+        Field::optional(
+            "actor_control",
+            Kind::Undocumented {
+                what: "type 2 field .5: actor control (180 bytes in memory)",
+            },
+        ),
+        Field::optional(
+            "action_program",
+            Kind::Undocumented {
+                what: "type 2 field .6: a 32-step action program (2,064 bytes in memory)",
+            },
+        ),
+        Field::optional(
+            "referenced_slots",
+            Kind::Undocumented {
+                what: "type 2 field .7: eight referenced slots and a registration generation (72 bytes in memory)",
+            },
+        ),
+    ],
+};
+
 const SWITCH: Schema = Schema {
     name: "switch",
     fields: &[
@@ -212,8 +252,9 @@ pub const PARTICIPATION: Schema = Schema {
 };
 
 /// Every schema declared here, for tools and tests.
-pub const ALL: [&Schema; 9] = [
+pub const ALL: [&Schema; 10] = [
     &CLIENT_REF,
+    &COMBATANT,
     &PARTICIPATION,
     &CLOCK_WINDOW,
     &ACTIVITY_TIMER,
@@ -243,7 +284,7 @@ mod tests {
         for (schema, min, max) in sizes {
             assert_eq!(
                 (min_bits(schema), max_bits(schema)),
-                (min, max),
+                (min, Some(max)),
                 "{}",
                 schema.name
             );

@@ -283,6 +283,12 @@ fn encode_kind(
                 "absent (the predicate bodies are not documented)",
             ));
         }
+        (Kind::Undocumented { .. }, _) => {
+            return Err(shape(
+                path,
+                "absent (the pages do not give this body's layout)",
+            ));
+        }
         _ => return Err(shape(path, kind_name(kind))),
     }
     match w.error() {
@@ -350,7 +356,7 @@ fn kind_name(kind: &Kind) -> &'static str {
         Kind::FixedArray { .. } | Kind::Array { .. } => "an array",
         Kind::KeyedLane => "a keyed lane",
         Kind::DynamicValue => "absent or a runtime i32",
-        Kind::PredicateUnion => "absent",
+        Kind::PredicateUnion | Kind::Undocumented { .. } => "absent",
     }
 }
 
@@ -607,6 +613,12 @@ fn decode_kind(
                     }));
                 }
             }
+        }
+        Kind::Undocumented { what } => {
+            return Err(e(BitError::UnknownShape {
+                at: r.position(),
+                what,
+            }));
         }
     };
     trace(lines, &before, r, path, describe(&leaf));
