@@ -7,6 +7,7 @@ pub mod codec;
 pub mod membership;
 pub mod report;
 pub mod runner;
+pub mod sense_update;
 
 pub use case::{Case, Expectation, HostUnderTest, Verdict, catalog};
 pub use runner::{CaseResult, CheckOptions, Transport, run_case, run_in_process};

@@ -314,6 +314,7 @@ fn schema_for(name: &str) -> Option<&'static vex_wire::schema::Schema> {
 fn decode(name: Option<String>, hex_text: Option<String>, json: bool, list: bool) -> ExitCode {
     if list {
         out!(" 5  sensor_auth_update (decode only, block by block)");
+        out!(" 6  sensor_sense_update (decode only, group by group)");
         out!("12  replicate_membership (decode only)");
         for n in vex_wire::schema::catalog::names() {
             out!("{n}");
@@ -325,6 +326,7 @@ fn decode(name: Option<String>, hex_text: Option<String>, json: bool, list: bool
     };
     let printer: Option<Printer> = match name.as_str() {
         "sensor_auth_update" | "5" => Some(vex_conformance::auth_update::text),
+        "sensor_sense_update" | "6" => Some(vex_conformance::sense_update::text),
         "replicate_membership" | "12" => Some(vex_conformance::membership::text),
         _ => None,
     };

@@ -1,0 +1,116 @@
+//! `vex decode sensor_sense_update HEX`: message 6 printed group by group (AH "Message 6:
+//! Sense"; facts 4.9).
+//!
+//! A Sense body has no length of its own, and the pages give no slot type's Sense schema
+//! field by field, so a group's objects cannot be told apart with certainty. Each group
+//! prints its key, its length and its bits, and the slot of its first object, which sits
+//! at a fixed place.
+
+use std::fmt::Write;
+use vex_wire::activity::sense_update::DecodedSenseUpdate;
+use vex_wire::activity::slot::ClientRef;
+use vex_wire::activity::slot_types;
+use vex_wire::bits::BitError;
+
+/// Bits before a group's substream: its present bit, key and length.
+const GROUP_HEAD_BITS: usize = 1 + 32 + 32;
+
+/// The text form of a message-6 body.
+pub fn text(body: &[u8]) -> Result<String, BitError> {
+    let m = DecodedSenseUpdate::decode(body)?;
+    let mut out = format!("sensor_sense_update ({} bits)\n", body.len() * 8);
+    let _ = writeln!(
+        out,
+        "patch_epoch    {:#018x} {:#018x}",
+        m.patch_epoch[0], m.patch_epoch[1]
+    );
+    let _ = writeln!(out, "groups         {}", m.groups.len());
+    for g in &m.groups {
+        let _ = writeln!(
+            out,
+            "group {:#010x} @{} ({} bits of objects) {}",
+            g.key,
+            g.at,
+            g.substream.bit_len,
+            hex::encode_upper(&g.substream.bytes)
+        );
+        let mut r = g.substream.reader();
+        match r.read_bool() {
+            Ok(false) => {
+                let _ = writeln!(out, "  no objects");
+            }
+            Ok(true) => match ClientRef::read(&mut r) {
+                Ok(s) => {
+                    let type_name = slot_types::by_number(s.slot_type).map_or("", |t| t.name);
+                    let _ = writeln!(
+                        out,
+                        "  @{:<6} first slot {:#010x}/{}/{} {type_name}; its Sense body and the objects after it need the type's Sense schema",
+                        g.at + GROUP_HEAD_BITS + 1,
+                        s.key,
+                        s.slot_type,
+                        s.index
+                    );
+                }
+                Err(e) => {
+                    let _ = writeln!(out, "  the first object does not parse: {e}");
+                }
+            },
+            Err(e) => {
+                let _ = writeln!(out, "  empty substream: {e}");
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vex_wire::activity::sense_update::{SenseGroup, SenseObject, SenseUpdate};
+    use vex_wire::bits::Bits;
+
+    #[test]
+    fn groups_print_with_their_first_slot() {
+        let slot = ClientRef {
+            key: 0xAAAA_0001,
+            slot_type: 30,
+            index: 4,
+        };
+        let body = SenseUpdate {
+            patch_epoch: [1, 2],
+            groups: vec![
+                SenseGroup {
+                    key: 0xAAAA_0001,
+                    objects: vec![SenseObject {
+                        slot,
+                        sense: Bits {
+                            bytes: vec![0xA0],
+                            bit_len: 3,
+                        },
+                        counter: 9,
+                    }],
+                },
+                SenseGroup {
+                    key: 0xBBBB_0002,
+                    objects: vec![],
+                },
+            ],
+        }
+        .encode()
+        .unwrap();
+        let out = text(&body).unwrap();
+        assert!(out.contains("groups         2"), "{out}");
+        assert!(
+            out.contains("first slot 0xaaaa0001/30/4 player_monitor_sensor"),
+            "{out}"
+        );
+        assert!(out.contains("group 0xbbbb0002"), "{out}");
+        assert!(out.contains("no objects"), "{out}");
+        let mut literal = body;
+        literal[16] |= 0x80;
+        assert!(
+            text(&literal).is_err(),
+            "a literal bit of 1 is not message 6"
+        );
+    }
+}
