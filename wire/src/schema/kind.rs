@@ -81,6 +81,8 @@ pub enum Kind {
     KeyedLane,
     /// A dynamic schema value: a presence bit, a 32-bit schema handle, then a body of that
     /// handle's schema. Only the runtime-i32 handle 0x80800007 has a documented body.
+    /// AH's "schema id, then body" code has the same wire form (a nullable 32-bit schema
+    /// id, then a body of the schema it names), so this kind reads both.
     DynamicValue,
     /// Code 34: a union of 13 compact predicate schemas, 0x80809571 to 0x8080957D: 1 bit
     /// absent, 33 with the schema id. The bodies are not documented, so only the absent
