@@ -1,7 +1,7 @@
 //! Message 5's roster and object blocks, read the way the client reads them: a block whose
 //! slot resolves is read by the slot's own schemas, and only the others are skipped by
 //! their remainder (AH "How the client applies an Auth body"). Checked here: AUTH-05,
-//! AUTH-07, AUTH-08, AUTH-12, SLOT-01, SLOT-02 and T17-01.
+//! AUTH-07, AUTH-08, AUTH-12, BODY-05, SLOT-01, SLOT-02, T17-01 and T17-03.
 
 use crate::core::ClientCore;
 use crate::rules::Rule;
@@ -10,43 +10,79 @@ use vex_wire::activity::sensor_auth::DecodedAuthUpdate;
 use vex_wire::activity::slot::{ClientRef, EMPTY_KEY, NEVER_DESCRIBED, TYPE_LIFETIME};
 use vex_wire::bits::BitReader;
 use vex_wire::scenario::{Scenario, SlotDecl};
-use vex_wire::schema::{Value, catalog, decode};
+use vex_wire::schema::{SchemaError, Value, catalog, decode};
 
 /// Bit offset of the bubble-authority block in message 5 (after the token and epoch).
 const AUTH_PREFIX_BLOCK_BIT: usize = 136;
 /// The safe type-17 states (T17-01).
 const LIFETIME_STATES: std::ops::RangeInclusive<i128> = -1..=10;
 
-/// The bits a block takes when read by the slot's schemas: reset and root when it has an
-/// Auth schema (AUTH-06), the body, and the Sense bit when it has a Sense schema; with the
-/// body's value. `None` when a body or a Sense override has no schema Vex knows, so only
-/// the remainder can delimit it.
-fn read_block(decl: &SlotDecl, mut r: BitReader<'_>) -> Option<(usize, Option<Value>)> {
+/// One block as the client reads it by the slot's schemas.
+enum Block {
+    /// Reset and root when the slot has an Auth schema (AUTH-06), the body, and the Sense
+    /// bit when it has a Sense schema: the bits they take, and the body's value.
+    Read { bits: usize, body: Option<Value> },
+    /// A body or a Sense override with no schema Vex knows: only the remainder delimits it.
+    Unknown,
+    /// A count above its array's capacity: the client writes past the array (BODY-05).
+    OverCapacity {
+        path: String,
+        count: u64,
+        capacity: u16,
+    },
+}
+
+fn read_block(decl: &SlotDecl, mut r: BitReader<'_>) -> Block {
     let start = r.position();
     let mut body = None;
     if decl.schemas.auth {
-        let _reset = r.read_bool().ok()?;
-        if r.read_bool().ok()? {
-            let schema = catalog::lookup(&format!("auth:{}", decl.slot_type))?;
-            body = Some(decode(schema, &mut r).ok()?);
+        let (Ok(_reset), Ok(root)) = (r.read_bool(), r.read_bool()) else {
+            return Block::Unknown;
+        };
+        if root {
+            let Some(schema) = catalog::lookup(&format!("auth:{}", decl.slot_type)) else {
+                return Block::Unknown;
+            };
+            match decode(schema, &mut r) {
+                Ok(v) => body = Some(v),
+                Err(SchemaError::OverCapacity {
+                    path,
+                    count,
+                    capacity,
+                }) => {
+                    return Block::OverCapacity {
+                        path,
+                        count,
+                        capacity,
+                    };
+                }
+                Err(_) => return Block::Unknown,
+            }
         }
     }
-    if decl.schemas.sense && r.read_bool().ok()? {
-        return None; // a Sense override: no Sense schema is known yet
+    if decl.schemas.sense && r.read_bool().unwrap_or(true) {
+        return Block::Unknown; // a Sense override: no Sense schema is known yet
     }
-    Some((r.position() - start, body))
+    Block::Read {
+        bits: r.position() - start,
+        body,
+    }
 }
 
 /// The length the client reads for `slot`'s block, when the slot resolves.
 fn block_bits(scenario: &Scenario, slot: &ClientRef, r: BitReader<'_>) -> Option<usize> {
     let (_, decl) = scenario.schemas_of(slot)?;
-    read_block(&decl, r).map(|(bits, _)| bits)
+    match read_block(&decl, r) {
+        Block::Read { bits, .. } => Some(bits),
+        Block::Unknown | Block::OverCapacity { .. } => None,
+    }
 }
 
 impl ClientCore {
     /// Reads message 5's blocks as the client does and checks each the client resolves:
-    /// the remainder is the exact length of the block (AUTH-05), and a type-17 state is
-    /// one the client survives (T17-01). True when the roster was read.
+    /// the remainder is the exact length of the block (AUTH-05), every array count fits
+    /// its array (BODY-05, T17-03), and a type-17 state is one the client survives
+    /// (T17-01). True when the roster was read.
     pub(crate) fn read_roster(&mut self, idx: u64, body: &[u8]) -> bool {
         let scenario = &self.config.scenario;
         let m = match DecodedAuthUpdate::decode_with(body, |slot, r| block_bits(scenario, slot, r))
@@ -75,8 +111,23 @@ impl ClientCore {
             let Some((_, decl)) = self.config.scenario.schemas_of(&object.slot) else {
                 continue; // skipped by its remainder
             };
-            let Some((bits, body)) = read_block(&decl, object.content.reader()) else {
-                continue;
+            let (bits, body) = match read_block(&decl, object.content.reader()) {
+                Block::Read { bits, body } => (bits, body),
+                Block::Unknown => continue,
+                Block::OverCapacity {
+                    path,
+                    count,
+                    capacity,
+                } => {
+                    let switches = decl.slot_type == TYPE_LIFETIME && path == "switches";
+                    let rule = if switches { Rule::T1703 } else { Rule::Body05 };
+                    let reason = format!(
+                        "slot {:#x}/{}/{}: {path} count {count} is above its capacity {capacity}; the client does not clamp it and writes past the array",
+                        s.key, s.slot_type, s.index
+                    );
+                    self.violate(rule, f, Some(object.at), reason);
+                    continue;
+                }
             };
             if bits != object.remainder as usize {
                 let s = object.slot;

@@ -122,6 +122,8 @@ rules! {
     Slot01 => "SLOT-01", Drop, "AH Slots", "a ClientRef's type and index are not -1";
     Slot02 => "SLOT-02", Wrong, "AH Slot types", "the twelve types without a descriptor never appear in message 5";
     T1701 => "T17-01", Crash, "AH Type 17", "the type-17 lifetime state is -1 to 10";
+    T1703 => "T17-03", Crash, "AH Type 17", "the type-17 switch list holds at most 50 entries";
+    Body05 => "BODY-05", Crash, "AH How an Auth table is encoded", "an array count is at most the array's capacity: the client does not clamp it";
     Link01 => "LINK-01", End, "AH Hazards for a host", "no 20.5 s of silence on the Activity Host link";
     Link03 => "LINK-03", Duty, "SR Timed sends that remain", "the host keepalive carries message 1 every 2 s";
 }

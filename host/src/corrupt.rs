@@ -3,11 +3,14 @@
 //! Used only by the [`crate::FaultPlan`].
 
 use crate::fault::{Fault, FaultPlan};
+use vex_wire::activity::auth::lifetime::{MAX_SWITCHES, SWITCH_COUNT_BIT};
 use vex_wire::activity::sensor_auth::{
     AUTHORITY_BUBBLES, AuthPart, BubbleAuthority, BubbleElement, DecodedAuthUpdate,
     OBJECT_HEAD_BITS, ObjectBlock, SensorAuthUpdate,
 };
 use vex_wire::activity::slot::{CLIENT_REF_BITS, ClientRef, NEVER_DESCRIBED, TYPE_LIFETIME};
+use vex_wire::schema::decode;
+use vex_wire::schema::tables::LIFETIME;
 
 /// Overwrites `width` bits at bit `at` of `bytes` with the low bits of `value`.
 fn patch(bytes: &mut [u8], at: usize, width: usize, value: u64) {
@@ -74,11 +77,24 @@ pub fn sensor_auth(plan: &FaultPlan, body: &mut [u8]) {
         let at = first.at + 1 + CLIENT_REF_BITS;
         patch(body, at, 32, u64::from(first.remainder) + 1);
     }
-    if plan.has(Fault::LifetimeStateEleven)
-        && let Some(lifetime) = objects.find(|o| o.slot.slot_type == TYPE_LIFETIME)
-    {
-        // T17-01: state 11 (wire 12) after the reset and root bits
-        patch(body, lifetime.at + OBJECT_HEAD_BITS + 2, 4, 12);
+    let Some(lifetime) = objects.find(|o| o.slot.slot_type == TYPE_LIFETIME) else {
+        return;
+    };
+    let body_at = lifetime.at + OBJECT_HEAD_BITS + 2; // after the reset and root bits
+    if plan.has(Fault::LifetimeStateEleven) {
+        patch(body, body_at, 4, 12); // T17-01: state 11 is wire 12
+    }
+    if plan.has(Fault::SwitchListOverflow) {
+        patch(body, body_at + SWITCH_COUNT_BIT, 6, MAX_SWITCHES as u64 + 1); // T17-03
+    }
+    if plan.has(Fault::DefinitionRefsOverflow) {
+        // BODY-05: the 3-bit count at the end of the body says 7; the array holds 6
+        let mut r = lifetime.content.reader();
+        let end = r.skip(2).ok().and_then(|()| decode(&LIFETIME, &mut r).ok());
+        if end.is_some() {
+            let count_at = lifetime.at + OBJECT_HEAD_BITS + r.position() - 3;
+            patch(body, count_at, 3, 7);
+        }
     }
 }
 

@@ -119,6 +119,10 @@ pub enum Fault {
     DescriptorlessType,
     /// T17-01: message 5's type-17 body carries lifetime state 11.
     LifetimeStateEleven,
+    /// T17-03: message 5's type-17 switch count says 51, one above the list.
+    SwitchListOverflow,
+    /// BODY-05: message 5's type-17 definition-ref count says 7, one above the array.
+    DefinitionRefsOverflow,
     /// LINK-01: after the join burst the host never sends again.
     SilentAfterJoin,
     /// LINK-01: the host closes the activity link after the first message 5.
@@ -127,7 +131,7 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault, in declaration order.
-    pub const ALL: [Fault; 59] = [
+    pub const ALL: [Fault; 61] = [
         Fault::BadOuterMagic,
         Fault::BadFrameType,
         Fault::CorruptTag,
@@ -185,6 +189,8 @@ impl Fault {
         Fault::UnresolvableRef,
         Fault::DescriptorlessType,
         Fault::LifetimeStateEleven,
+        Fault::SwitchListOverflow,
+        Fault::DefinitionRefsOverflow,
         Fault::SilentAfterJoin,
         Fault::CloseAfterJoin,
     ];
@@ -239,6 +245,8 @@ impl Fault {
             Fault::UnresolvableRef => "SLOT-01",
             Fault::DescriptorlessType => "SLOT-02",
             Fault::LifetimeStateEleven => "T17-01",
+            Fault::SwitchListOverflow => "T17-03",
+            Fault::DefinitionRefsOverflow => "BODY-05",
             Fault::SilentAfterJoin | Fault::CloseAfterJoin => "LINK-01",
         }
     }

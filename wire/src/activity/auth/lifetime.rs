@@ -16,6 +16,8 @@ pub const STATE_MIN: i8 = -1;
 pub const STATE_MAX: i8 = 10;
 /// At most 50 switches (T17-03); the count field is 6 bits.
 pub const MAX_SWITCHES: usize = 50;
+/// The switch list's 6-bit count starts at this bit of the body (AH "Type 17").
+pub const SWITCH_COUNT_BIT: usize = 104;
 /// Bias of the i32 fields.
 pub const I32_BIAS: i64 = 0x8000_0000;
 /// The value-class handle of a runtime i32 switch value (facts 4.8).
