@@ -105,6 +105,8 @@ caught! {
     catch_slot02 => DescriptorlessType,
     catch_t17_01 => LifetimeStateEleven,
     catch_t17_03 => SwitchListOverflow,
+    catch_auth10 => OverBudgetAuthUpdate,
+    catch_global03 => UnbiasedBubbleStates,
     catch_body05 => DefinitionRefsOverflow,
     catch_link01 => SilentAfterJoin,
     catch_link01_close => CloseAfterJoin,

@@ -7,10 +7,12 @@ use crate::rules::Rule;
 use vex_wire::activity::envelope::{
     ActivityPush, CRASHING_PAYLOAD_LEN, MAX_PAYLOAD_LEN, PUSH_DISCRIMINATOR,
 };
-use vex_wire::activity::global_state::{DESCRIPTOR_BIT, GlobalActivityState};
+use vex_wire::activity::global_state::{
+    BUBBLE_SKIPPED, BUBBLE_STATES_BIT, DESCRIPTOR_BIT, GlobalActivityState,
+};
 use vex_wire::activity::ids;
 use vex_wire::activity::join::JoinResult;
-use vex_wire::activity::sensor_auth::AuthPrefix;
+use vex_wire::activity::sensor_auth::{AuthPrefix, BODY_BUDGET};
 use vex_wire::bits::{BitError, BitReader};
 use vex_wire::time::Instant;
 
@@ -163,7 +165,7 @@ impl ClientCore {
         }
     }
 
-    /// Message 1 (GLOBAL-01, GLOBAL-02).
+    /// Message 1 (GLOBAL-01, GLOBAL-02, GLOBAL-03, GLOBAL-04).
     fn on_global_state(&mut self, idx: u64, payload: &[u8]) {
         let f = Some(idx);
         let m = match GlobalActivityState::decode(payload) {
@@ -178,6 +180,20 @@ impl ClientCore {
             let reason = format!("bubble count {}, the scenario has {want}", m.bubble_count);
             self.violate(Rule::Global02, f, Some(67), reason);
         }
+        let unbiased: Vec<usize> = (0..m.bubble_states.len())
+            .filter(|&b| m.bubble_states[b] < BUBBLE_SKIPPED)
+            .collect();
+        if let Some(&first) = unbiased.first() {
+            let reason = format!(
+                "slice-set state bytes below 0x7F for bubbles {unbiased:?}: 0x80 adds a bubble and 0x7F skips it (bias 128), so these bubbles are neither"
+            );
+            self.violate(
+                Rule::Global03,
+                f,
+                Some(BUBBLE_STATES_BIT + 8 * first),
+                reason,
+            );
+        }
         let own = self.config.scenario.destination.to_bits().ok();
         if own.as_ref() != Some(&m.descriptor) {
             let reason = "the selection descriptor is not the client's own, bit for bit: \"Waiting for Other Players\" stays up".to_string();
@@ -186,10 +202,18 @@ impl ClientCore {
         self.status.g = true;
     }
 
-    /// Message 5: the prefix is judged first (AUTH-02, AUTH-01, AUTH-04), as the client
-    /// reads it whole before it looks at the epoch; then the roster is read.
+    /// Message 5: a body over the per-tick budget is refused (AUTH-10); then the prefix is
+    /// judged (AUTH-02, AUTH-01, AUTH-04), as the client reads it whole before it looks at
+    /// the epoch; then the roster is read.
     fn on_auth_update(&mut self, idx: u64, payload: &[u8]) {
         let f = Some(idx);
+        if payload.len() > BODY_BUDGET {
+            let reason = format!(
+                "message 5 of {} bytes is over the per-tick budget of {BODY_BUDGET}: it is refused, and message 5 is ignored for the rest of the session",
+                payload.len()
+            );
+            return self.violate(Rule::Auth10, f, None, reason);
+        }
         let Some(sent) = self.slot.as_ref().and_then(|s| s.last_epoch_sent) else {
             let reason = "message 5 before the client's first message 52".to_string();
             return self.violate(Rule::Auth02, f, None, reason);

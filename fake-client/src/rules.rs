@@ -107,6 +107,7 @@ rules! {
     Join09 => "JOIN-09", Hang, "AH join_result", "the status line reaches E, G and M";
     Global01 => "GLOBAL-01", Drop, "AH global_activity_state", "message 1 is whole: 1,161 bits with the client's descriptor";
     Global02 => "GLOBAL-02", Wrong, "AH global_activity_state", "message 1's bubble count equals the scenario's";
+    Global03 => "GLOBAL-03", Wrong, "AH global_activity_state", "each bubble's slice-set state byte carries its bias of 128: 0x80 adds the bubble, 0x7F skips it";
     Global04 => "GLOBAL-04", Wrong, "AH global_activity_state", "message 1 replays the client's own selection descriptor exactly";
     World01 => "WORLD-01", Wrong, "AH world_globals_state", "the tick period is positive";
     World02 => "WORLD-02", Wrong, "AH world_globals_state", "the tick period is never NaN";
@@ -118,6 +119,7 @@ rules! {
     Auth05 => "AUTH-05", Wrong, "AH Message 5", "an object block's remainder is the exact length of the rest of the block";
     Auth07 => "AUTH-07", Drop, "AH Message 5", "a group keyed 0x811C9DC5 is skipped whole";
     Auth08 => "AUTH-08", Wrong, "AH How the client applies an Auth body", "every slot of every registered object has a block, or nothing in the bubble applies";
+    Auth10 => "AUTH-10", Sticky, "AH The activity envelope", "a message 5 body fits the per-tick budget of 471,859 bytes, or message 5 is ignored for the session";
     Auth12 => "AUTH-12", Wrong, "AH The bubble-authority block", "grants for bubbles 0 to 63 do not apply in this build; bubble 64 does";
     Slot01 => "SLOT-01", Drop, "AH Slots", "a ClientRef's type and index are not -1";
     Slot02 => "SLOT-02", Wrong, "AH Slot types", "the twelve types without a descriptor never appear in message 5";

@@ -9,6 +9,7 @@ use crate::event::HostEvent;
 use crate::fault::{Fault, FaultPlan};
 use crate::roster;
 use vex_wire::activity::envelope::{ActivityNotification, ActivityPush};
+use vex_wire::activity::global_state::BUBBLE_STATE_BIAS;
 use vex_wire::activity::ids::{
     BUBBLE_HOST_STATE, ENTITY_SLOTS_ALLOCATED, GLOBAL_ACTIVITY_STATE, JOIN_REQUEST, JOIN_RESULT,
     MESSAGE_COUNT, PATCH_EPOCH, REPLICATE_MEMBERSHIP, SENSOR_AUTH_UPDATE, SENSOR_SENSE_UPDATE,
@@ -18,6 +19,7 @@ use vex_wire::activity::join::{JoinRequest, JoinResult};
 use vex_wire::activity::join_template::JoinResultTemplate;
 use vex_wire::activity::selection::SelectionDescriptor;
 use vex_wire::activity::sense_update::DecodedSenseUpdate;
+use vex_wire::activity::sensor_auth::BODY_BUDGET;
 use vex_wire::activity::slot::EMPTY_KEY;
 use vex_wire::activity::small::{BubbleHostState, EntitySlotMask, PatchEpoch, WorldGlobals};
 use vex_wire::bap::header::InnerHeader;
@@ -179,6 +181,11 @@ impl HostCore {
         if faults.has(Fault::BubbleCountMismatch) {
             msg1.bubble_count += 1;
         }
+        if faults.has(Fault::UnbiasedBubbleStates) {
+            for s in &mut msg1.bubble_states {
+                *s = s.wrapping_sub(BUBBLE_STATE_BIAS); // 0x80 becomes 0, 0x7F becomes 0xFF
+            }
+        }
         if faults.has(Fault::RebuiltDescriptor) {
             let mut rebuilt = SelectionDescriptor::from_bits(&descriptor)?;
             rebuilt.flag = !rebuilt.flag;
@@ -333,6 +340,9 @@ impl HostCore {
             crate::corrupt::roster_faults(faults, &mut m);
             let mut body = m.encode()?;
             crate::corrupt::sensor_auth(faults, &mut body);
+            if faults.has(Fault::OverBudgetAuthUpdate) {
+                body.resize(BODY_BUDGET + 1, 0); // AUTH-10: trailing zeros the budget counts
+            }
             Ok(body)
         });
         match body {

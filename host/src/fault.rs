@@ -89,6 +89,8 @@ pub enum Fault {
     ShortGlobalState,
     /// GLOBAL-02: message 1's bubble count is one more than the scenario's.
     BubbleCountMismatch,
+    /// GLOBAL-03: message 1's slice-set states are written without their bias of 128.
+    UnbiasedBubbleStates,
     /// GLOBAL-04: message 1 of the burst carries a rebuilt descriptor (one bit differs).
     RebuiltDescriptor,
     /// WORLD-01: message 2's tick period is 0.
@@ -119,6 +121,8 @@ pub enum Fault {
     DescriptorlessType,
     /// T17-01: message 5's type-17 body carries lifetime state 11.
     LifetimeStateEleven,
+    /// AUTH-10: message 5 is padded past the per-tick budget of 471,859 bytes.
+    OverBudgetAuthUpdate,
     /// T17-03: message 5's type-17 switch count says 51, one above the list.
     SwitchListOverflow,
     /// BODY-05: message 5's type-17 definition-ref count says 7, one above the array.
@@ -131,7 +135,7 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault, in declaration order.
-    pub const ALL: [Fault; 61] = [
+    pub const ALL: [Fault; 63] = [
         Fault::BadOuterMagic,
         Fault::BadFrameType,
         Fault::CorruptTag,
@@ -174,6 +178,7 @@ impl Fault {
         Fault::NoMembership,
         Fault::ShortGlobalState,
         Fault::BubbleCountMismatch,
+        Fault::UnbiasedBubbleStates,
         Fault::RebuiltDescriptor,
         Fault::ZeroTickPeriod,
         Fault::NanTickPeriod,
@@ -189,6 +194,7 @@ impl Fault {
         Fault::UnresolvableRef,
         Fault::DescriptorlessType,
         Fault::LifetimeStateEleven,
+        Fault::OverBudgetAuthUpdate,
         Fault::SwitchListOverflow,
         Fault::DefinitionRefsOverflow,
         Fault::SilentAfterJoin,
@@ -230,6 +236,7 @@ impl Fault {
             Fault::NoMembership => "JOIN-09",
             Fault::ShortGlobalState => "GLOBAL-01",
             Fault::BubbleCountMismatch => "GLOBAL-02",
+            Fault::UnbiasedBubbleStates => "GLOBAL-03",
             Fault::RebuiltDescriptor => "GLOBAL-04",
             Fault::ZeroTickPeriod => "WORLD-01",
             Fault::NanTickPeriod => "WORLD-02",
@@ -245,6 +252,7 @@ impl Fault {
             Fault::UnresolvableRef => "SLOT-01",
             Fault::DescriptorlessType => "SLOT-02",
             Fault::LifetimeStateEleven => "T17-01",
+            Fault::OverBudgetAuthUpdate => "AUTH-10",
             Fault::SwitchListOverflow => "T17-03",
             Fault::DefinitionRefsOverflow => "BODY-05",
             Fault::SilentAfterJoin | Fault::CloseAfterJoin => "LINK-01",
