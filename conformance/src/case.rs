@@ -75,7 +75,9 @@ fn consequences(fault: Fault) -> &'static [&'static str] {
         ShortJoinResult | JoinRejected | NonceMismatch | WrongHostId => &["ENV-06", "JOIN-09"],
         ZeroHostId => &["ENV-07", "JOIN-02", "JOIN-09"],
         WrongSessionAfterJoin | SilentAfterJoin => &["LINK-03"],
-        EmptyGroupKey | UnresolvableRef => &["AUTH-08"],
+        // a block the client skips, or a bit shift that ends the groups early, leaves a
+        // registered slot without its block
+        EmptyGroupKey | UnresolvableRef | SenseBitWithoutSchema => &["AUTH-08"],
         _ => &[],
     }
 }

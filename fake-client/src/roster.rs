@@ -1,13 +1,13 @@
 //! Message 5's roster and object blocks, read the way the client reads them: a block whose
 //! slot resolves is read by the slot's own schemas, and only the others are skipped by
 //! their remainder (AH "How the client applies an Auth body"). Checked here: AUTH-05,
-//! AUTH-07, AUTH-08, AUTH-12, BODY-05, SLOT-01, SLOT-02, T17-01 and T17-03.
+//! AUTH-06, AUTH-07, AUTH-08, AUTH-12, BODY-05, SLOT-01, SLOT-02, T17-01 and T17-03.
 
 use crate::core::ClientCore;
 use crate::rules::Rule;
 use std::collections::BTreeSet;
-use vex_wire::activity::sensor_auth::DecodedAuthUpdate;
-use vex_wire::activity::slot::{ClientRef, EMPTY_KEY, NEVER_DESCRIBED, TYPE_LIFETIME};
+use vex_wire::activity::sensor_auth::{DecodedAuthUpdate, DecodedObject, OBJECT_HEAD_BITS};
+use vex_wire::activity::slot::{ClientRef, EMPTY_KEY, NEVER_DESCRIBED, SlotSchemas, TYPE_LIFETIME};
 use vex_wire::bits::BitReader;
 use vex_wire::scenario::{Scenario, SlotDecl};
 use vex_wire::schema::{SchemaError, Value, catalog, decode};
@@ -69,6 +69,35 @@ fn read_block(decl: &SlotDecl, mut r: BitReader<'_>) -> Block {
     }
 }
 
+/// The schemas a block whose length is not the slot's was written for: another guess at
+/// which schemas the slot has that reads exactly the block's remainder (AUTH-06).
+fn written_for(decl: &SlotDecl, body: &[u8], object: &DecodedObject) -> Option<SlotSchemas> {
+    let start = object.at + OBJECT_HEAD_BITS;
+    let mut r = BitReader::with_bit_len(body, start + object.remainder as usize);
+    r.skip(start).ok()?;
+    [(true, true), (true, false), (false, true), (false, false)]
+        .into_iter()
+        .map(|(auth, sense)| SlotSchemas { auth, sense })
+        .filter(|guess| *guess != decl.schemas)
+        .find(|guess| {
+            let other = SlotDecl {
+                schemas: *guess,
+                ..*decl
+            };
+            matches!(read_block(&other, r.clone()), Block::Read { bits, .. } if bits == object.remainder as usize)
+        })
+}
+
+/// Which schemas a slot has, in words.
+fn describe(schemas: SlotSchemas) -> &'static str {
+    match (schemas.auth, schemas.sense) {
+        (true, true) => "an Auth and a Sense schema",
+        (true, false) => "an Auth schema and no Sense schema",
+        (false, true) => "a Sense schema and no Auth schema",
+        (false, false) => "neither an Auth nor a Sense schema",
+    }
+}
+
 /// The length the client reads for `slot`'s block, when the slot resolves.
 fn block_bits(scenario: &Scenario, slot: &ClientRef, r: BitReader<'_>) -> Option<usize> {
     let (_, decl) = scenario.schemas_of(slot)?;
@@ -83,10 +112,11 @@ impl ClientCore {
     /// the remainder is the exact length of the block (AUTH-05), every array count fits
     /// its array (BODY-05, T17-03), and a type-17 state is one the client survives
     /// (T17-01). True when the roster was read.
-    pub(crate) fn read_roster(&mut self, idx: u64, body: &[u8]) -> bool {
+    pub(crate) fn read_roster(&mut self, idx: u64, message: &[u8]) -> bool {
         let scenario = &self.config.scenario;
-        let m = match DecodedAuthUpdate::decode_with(body, |slot, r| block_bits(scenario, slot, r))
-        {
+        let m = match DecodedAuthUpdate::decode_with(message, |slot, r| {
+            block_bits(scenario, slot, r)
+        }) {
             Ok(m) => m,
             Err(e) => {
                 tracing::warn!(%e, "message 5 roster not read by the emulated client");
@@ -130,12 +160,24 @@ impl ClientCore {
                 }
             };
             if bits != object.remainder as usize {
-                let s = object.slot;
-                let reason = format!(
-                    "slot {:#x}/{}/{}: remainder {} but the block holds {bits} bits; a client that skips it lands elsewhere",
-                    s.key, s.slot_type, s.index, object.remainder
-                );
-                self.violate(Rule::Auth05, f, Some(object.at), reason);
+                let slot = format!("slot {:#x}/{}/{}", s.key, s.slot_type, s.index);
+                match written_for(&decl, message, object) {
+                    Some(guess) => {
+                        let reason = format!(
+                            "{slot}: the block is written for a slot with {} but the slot has {}; every later bit shifts",
+                            describe(guess),
+                            describe(decl.schemas)
+                        );
+                        self.violate(Rule::Auth06, f, Some(object.at), reason);
+                    }
+                    None => {
+                        let reason = format!(
+                            "{slot}: remainder {} but the block holds {bits} bits; a client that skips it lands elsewhere",
+                            object.remainder
+                        );
+                        self.violate(Rule::Auth05, f, Some(object.at), reason);
+                    }
+                }
             }
             if decl.slot_type == TYPE_LIFETIME
                 && let Some(Value::Record(fields)) = &body

@@ -117,6 +117,7 @@ rules! {
     Auth02 => "AUTH-02", Drop, "AH Message 5", "no message 5 before the first message 52";
     Auth04 => "AUTH-04", Drop, "AH Message 5", "roster_enable is 1";
     Auth05 => "AUTH-05", Wrong, "AH Message 5", "an object block's remainder is the exact length of the rest of the block";
+    Auth06 => "AUTH-06", Wrong, "AH Message 5", "reset and root appear only when the slot has an Auth schema, the Sense bit only when it has a Sense schema";
     Auth07 => "AUTH-07", Drop, "AH Message 5", "a group keyed 0x811C9DC5 is skipped whole";
     Auth08 => "AUTH-08", Wrong, "AH How the client applies an Auth body", "every slot of every registered object has a block, or nothing in the bubble applies";
     Auth10 => "AUTH-10", Sticky, "AH The activity envelope", "a message 5 body fits the per-tick budget of 471,859 bytes, or message 5 is ignored for the session";

@@ -52,6 +52,15 @@ pub fn roster_faults(plan: &FaultPlan, m: &mut SensorAuthUpdate) {
             sense: None,
         });
     }
+    if plan.has(Fault::SenseBitWithoutSchema)
+        && let Some(o) = m
+            .groups
+            .iter_mut()
+            .flat_map(|g| &mut g.objects)
+            .find(|o| o.slot.slot_type == TYPE_LIFETIME)
+    {
+        o.sense = Some(None); // AUTH-06: a Sense-present bit the client does not read
+    }
     if plan.has(Fault::GrantBubbleZero) {
         // AUTH-12: a grant the per-bubble arm of this build never applies
         let mut block = BubbleAuthority {

@@ -109,6 +109,9 @@ pub enum Fault {
     RosterDisabled,
     /// AUTH-05: message 5's first object block declares one bit more than it holds.
     WrongRemainder,
+    /// AUTH-06: message 5 writes a Sense bit in the type-17 block; that slot has no Sense
+    /// schema.
+    SenseBitWithoutSchema,
     /// AUTH-07: message 5's first group is keyed 0x811C9DC5.
     EmptyGroupKey,
     /// AUTH-08: message 5 leaves out the block of one registered slot.
@@ -135,7 +138,7 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault, in declaration order.
-    pub const ALL: [Fault; 63] = [
+    pub const ALL: [Fault; 64] = [
         Fault::BadOuterMagic,
         Fault::BadFrameType,
         Fault::CorruptTag,
@@ -188,6 +191,7 @@ impl Fault {
         Fault::AuthBeforeEpoch,
         Fault::RosterDisabled,
         Fault::WrongRemainder,
+        Fault::SenseBitWithoutSchema,
         Fault::EmptyGroupKey,
         Fault::MissingBlock,
         Fault::GrantBubbleZero,
@@ -246,6 +250,7 @@ impl Fault {
             Fault::AuthBeforeEpoch => "AUTH-02",
             Fault::RosterDisabled => "AUTH-04",
             Fault::WrongRemainder => "AUTH-05",
+            Fault::SenseBitWithoutSchema => "AUTH-06",
             Fault::EmptyGroupKey => "AUTH-07",
             Fault::MissingBlock => "AUTH-08",
             Fault::GrantBubbleZero => "AUTH-12",
