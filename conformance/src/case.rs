@@ -155,7 +155,7 @@ pub fn catalog() -> Vec<Case> {
                 .into(),
             rules: vec![
                 "JOIN-01", "JOIN-09", "AUTH-01", "AUTH-02", "AUTH-04", "AUTH-05", "AUTH-07",
-                "AUTH-08", "ENV-07", "T17-01",
+                "AUTH-08", "ENV-07", "T17-01", "EPOCH-01", "EPOCH-02",
             ],
             host: HostUnderTest::Any,
             run_for_ms: 5_000,

@@ -109,6 +109,9 @@ caught! {
     catch_auth10 => OverBudgetAuthUpdate,
     catch_global03 => UnbiasedBubbleStates,
     catch_body05 => DefinitionRefsOverflow,
+    catch_epoch01_repeat => RepeatedEpoch,
+    catch_epoch01_skip => SkippedEpoch,
+    catch_epoch02 => AbortEpoch,
     catch_link01 => SilentAfterJoin,
     catch_link01_close => CloseAfterJoin,
 }

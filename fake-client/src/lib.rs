@@ -7,6 +7,7 @@
 pub mod config;
 mod core;
 mod duties;
+mod epoch;
 pub mod link;
 mod push;
 mod roster;

@@ -139,6 +139,7 @@ impl ClientCore {
         slot.established = true;
         slot.stored_id = host_id;
         slot.keepalive_interval_ms = u64::from(r.keepalive_interval_ms);
+        slot.replication_epoch = r.initial_epoch;
         slot.next_epoch = Some(now);
         slot.burst_owed = crate::duties::BURST_AFTER_JOIN.into_iter().collect();
         self.status.e = true;
@@ -158,6 +159,7 @@ impl ClientCore {
             ids::REPLICATE_MEMBERSHIP => self.on_membership(idx, &push.payload),
             ids::BUBBLE_HOST_STATE => self.on_bubble_host_state(idx, &push.payload),
             ids::SENSOR_AUTH_UPDATE => self.on_auth_update(idx, &push.payload),
+            ids::ADVANCE_REPLICATION_EPOCH => self.on_advance_epoch(idx, &push.payload),
             ids::JOIN_RESULT => {
                 tracing::info!(frame = f, "a second join_result on an established client")
             }

@@ -127,6 +127,8 @@ rules! {
     T1701 => "T17-01", Crash, "AH Type 17", "the type-17 lifetime state is -1 to 10";
     T1703 => "T17-03", Crash, "AH Type 17", "the type-17 switch list holds at most 50 entries";
     Body05 => "BODY-05", Crash, "AH How an Auth table is encoded", "an array count is at most the array's capacity: the client does not clamp it";
+    Epoch01 => "EPOCH-01", End, "AH Hazards for a host", "message 44's epoch is the previous epoch plus one; a repeat or a skip ends the client";
+    Epoch02 => "EPOCH-02", Sticky, "AH Hazards for a host", "message 44's abort bit is permanent: it sets the give-up flag";
     Link01 => "LINK-01", End, "AH Hazards for a host", "no 20.5 s of silence on the Activity Host link";
     Link03 => "LINK-03", Duty, "SR Timed sends that remain", "the host keepalive carries message 1 every 2 s";
 }

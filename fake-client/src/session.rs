@@ -20,6 +20,8 @@ pub struct ActivitySlot {
     pub stored_id: u64,
     /// join_result field 9.
     pub keepalive_interval_ms: u64,
+    /// The replication epoch: join_result field 7, then each message 44's (EPOCH-01).
+    pub replication_epoch: u8,
     /// When message 52 is next due.
     pub next_epoch: Option<Instant>,
     /// The latest message 52 the client sent (AUTH-01, AUTH-02).
@@ -44,6 +46,7 @@ impl ActivitySlot {
             established: false,
             stored_id: 0,
             keepalive_interval_ms: 0,
+            replication_epoch: 0,
             next_epoch: None,
             last_epoch_sent: None,
             rosters_applied: 0,

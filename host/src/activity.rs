@@ -3,7 +3,7 @@
 //! SR "The join burst", "What each client message gets", "Timed sends that remain";
 //! AH "The activity envelope", "Hazards for a host".
 
-use crate::config::KEEPALIVE_INTERVAL_MS;
+use crate::config::{EPOCH_ADVANCE_AFTER_MS, KEEPALIVE_INTERVAL_MS};
 use crate::core::{HostCore, LinkId};
 use crate::event::HostEvent;
 use crate::fault::{Fault, FaultPlan};
@@ -11,9 +11,9 @@ use crate::roster;
 use vex_wire::activity::envelope::{ActivityNotification, ActivityPush};
 use vex_wire::activity::global_state::BUBBLE_STATE_BIAS;
 use vex_wire::activity::ids::{
-    BUBBLE_HOST_STATE, ENTITY_SLOTS_ALLOCATED, GLOBAL_ACTIVITY_STATE, JOIN_REQUEST, JOIN_RESULT,
-    MESSAGE_COUNT, PATCH_EPOCH, REPLICATE_MEMBERSHIP, SENSOR_AUTH_UPDATE, SENSOR_SENSE_UPDATE,
-    WORLD_GLOBALS_STATE,
+    ADVANCE_REPLICATION_EPOCH, BUBBLE_HOST_STATE, ENTITY_SLOTS_ALLOCATED, GLOBAL_ACTIVITY_STATE,
+    JOIN_REQUEST, JOIN_RESULT, MESSAGE_COUNT, PATCH_EPOCH, REPLICATE_MEMBERSHIP,
+    SENSOR_AUTH_UPDATE, SENSOR_SENSE_UPDATE, WORLD_GLOBALS_STATE,
 };
 use vex_wire::activity::join::{JoinRequest, JoinResult};
 use vex_wire::activity::join_template::JoinResultTemplate;
@@ -21,7 +21,9 @@ use vex_wire::activity::selection::SelectionDescriptor;
 use vex_wire::activity::sense_update::DecodedSenseUpdate;
 use vex_wire::activity::sensor_auth::BODY_BUDGET;
 use vex_wire::activity::slot::EMPTY_KEY;
-use vex_wire::activity::small::{BubbleHostState, EntitySlotMask, PatchEpoch, WorldGlobals};
+use vex_wire::activity::small::{
+    AdvanceEpoch, BubbleHostState, EntitySlotMask, PatchEpoch, WorldGlobals,
+};
 use vex_wire::bap::header::InnerHeader;
 use vex_wire::bap::services::{ACTIVITY_PUSH, ACTIVITY_TO_HOST};
 use vex_wire::time::Instant;
@@ -126,6 +128,7 @@ impl HostCore {
         {
             binding.join = Some(join);
             binding.roster_owed = true;
+            binding.epoch_waiting_at = Some(now + EPOCH_ADVANCE_AFTER_MS);
             l.next_keepalive = (!silent).then_some(now + interval);
         }
         self.event(HostEvent::Joined { link, session });
@@ -392,9 +395,11 @@ impl HostCore {
         }
     }
 
-    /// The 2-second keepalive: message 1 (LINK-03).
+    /// The 2-second keepalive: message 1 (LINK-03), and message 44 when a replication
+    /// epoch is waiting.
     pub(crate) fn keepalive(&mut self, now: Instant, link: LinkId) {
         self.push_global_state(link);
+        self.advance_epoch_if_waiting(now, link);
         if self.config.faults.has(Fault::SlotsOnTimer) {
             let mask = EntitySlotMask::with_range(JOIN_GRANT).0;
             self.push_message(link, ENTITY_SLOTS_ALLOCATED, mask);
@@ -403,6 +408,33 @@ impl HostCore {
         if let Some(l) = self.links.get_mut(&link) {
             l.next_keepalive = Some(now + interval);
         }
+    }
+
+    /// Message 44: the epoch after the one the client holds, sent once and never retried
+    /// (EPOCH-01), with the abort bit clear, since it is permanent (EPOCH-02).
+    fn advance_epoch_if_waiting(&mut self, now: Instant, link: LinkId) {
+        let faults = &self.config.faults;
+        let Some(binding) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) else {
+            return;
+        };
+        if binding.epoch_waiting_at.is_none_or(|t| t > now) {
+            return;
+        }
+        binding.epoch_waiting_at = None;
+        let step = if faults.has(Fault::RepeatedEpoch) {
+            0
+        } else if faults.has(Fault::SkippedEpoch) {
+            2
+        } else {
+            1
+        };
+        binding.replication_epoch = binding.replication_epoch.wrapping_add(step);
+        let body = AdvanceEpoch {
+            epoch: binding.replication_epoch,
+            abort: faults.has(Fault::AbortEpoch),
+        }
+        .encode();
+        self.push_message(link, ADVANCE_REPLICATION_EPOCH, body);
     }
 
     /// The keepalive interval: 2 s (LINK-03), or 4 s under [`Fault::SlowKeepalive`].

@@ -130,6 +130,12 @@ pub enum Fault {
     SwitchListOverflow,
     /// BODY-05: message 5's type-17 definition-ref count says 7, one above the array.
     DefinitionRefsOverflow,
+    /// EPOCH-01: message 44 repeats the epoch the client holds.
+    RepeatedEpoch,
+    /// EPOCH-01: message 44 skips an epoch.
+    SkippedEpoch,
+    /// EPOCH-02: message 44 sets the abort bit.
+    AbortEpoch,
     /// LINK-01: after the join burst the host never sends again.
     SilentAfterJoin,
     /// LINK-01: the host closes the activity link after the first message 5.
@@ -138,7 +144,7 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault, in declaration order.
-    pub const ALL: [Fault; 64] = [
+    pub const ALL: [Fault; 67] = [
         Fault::BadOuterMagic,
         Fault::BadFrameType,
         Fault::CorruptTag,
@@ -201,6 +207,9 @@ impl Fault {
         Fault::OverBudgetAuthUpdate,
         Fault::SwitchListOverflow,
         Fault::DefinitionRefsOverflow,
+        Fault::RepeatedEpoch,
+        Fault::SkippedEpoch,
+        Fault::AbortEpoch,
         Fault::SilentAfterJoin,
         Fault::CloseAfterJoin,
     ];
@@ -260,6 +269,8 @@ impl Fault {
             Fault::OverBudgetAuthUpdate => "AUTH-10",
             Fault::SwitchListOverflow => "T17-03",
             Fault::DefinitionRefsOverflow => "BODY-05",
+            Fault::RepeatedEpoch | Fault::SkippedEpoch => "EPOCH-01",
+            Fault::AbortEpoch => "EPOCH-02",
             Fault::SilentAfterJoin | Fault::CloseAfterJoin => "LINK-01",
         }
     }

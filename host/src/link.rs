@@ -4,7 +4,7 @@
 use crate::LinkId;
 use crate::event::Transmit;
 use vex_wire::activity::envelope::ActivityPush;
-use vex_wire::activity::join::JoinRequest;
+use vex_wire::activity::join::{INITIAL_REPLICATION_EPOCH, JoinRequest};
 use vex_wire::activity::selection::DescriptorBits;
 use vex_wire::activity::small::PatchEpoch;
 use vex_wire::bap::deframer::Deframer;
@@ -26,6 +26,26 @@ pub struct Binding {
     pub epoch: Option<PatchEpoch>,
     /// True until the first message 5 answers the first message 52 (AUTH-16).
     pub roster_owed: bool,
+    /// The replication epoch the client holds: join_result's initial epoch, then each
+    /// message 44's (EPOCH-01).
+    pub replication_epoch: u8,
+    /// When the next replication epoch is waiting for a keepalive to carry it.
+    pub epoch_waiting_at: Option<Instant>,
+}
+
+impl Binding {
+    /// The binding service 7 makes: no join yet, at the initial replication epoch.
+    pub fn new(session: u64, descriptor: DescriptorBits) -> Self {
+        Self {
+            session,
+            descriptor,
+            join: None,
+            epoch: None,
+            roster_owed: false,
+            replication_epoch: INITIAL_REPLICATION_EPOCH,
+            epoch_waiting_at: None,
+        }
+    }
 }
 
 /// Per-link state.

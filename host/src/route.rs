@@ -268,13 +268,7 @@ impl HostCore {
             return self.send(t);
         }
         l.next_keepalive = None; // a new session has no accepted join yet
-        l.binding = Some(Binding {
-            session,
-            descriptor,
-            join: None,
-            epoch: None,
-            roster_owed: false,
-        });
+        l.binding = Some(Binding::new(session, descriptor));
         self.send(t);
         if self.config.faults.has(Fault::PushBeforeJoin) {
             self.push_global_state(link);
@@ -296,13 +290,7 @@ mod tests {
         h.handle_connect(Instant::default(), LinkId(1));
         let taken = (last & !0xFFFF) | 1;
         if let Some(l) = h.links.get_mut(&LinkId(1)) {
-            l.binding = Some(Binding {
-                session: taken,
-                descriptor: Default::default(),
-                join: None,
-                epoch: None,
-                roster_owed: false,
-            });
+            l.binding = Some(Binding::new(taken, Default::default()));
         }
         let next = h.new_session_id();
         assert_eq!(

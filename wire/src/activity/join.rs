@@ -19,6 +19,9 @@ pub const RETURN_CODE_BIAS: i64 = 0x8000_0000;
 /// Bits of join_result fields 10 to 16, between the keepalive and the workspace name.
 /// Their meaning is an open question of AH; Vex writes zeros as Sunrise does.
 pub const UNNAMED_FIELDS_BITS: usize = 4005 - 1797;
+/// The replication epoch Vex's join_result starts the client at; each message 44 then
+/// carries the one after (EPOCH-01).
+pub const INITIAL_REPLICATION_EPOCH: u8 = 0;
 /// Clock base ticks per second (JOIN-08).
 pub const CLOCK_TICKS_PER_SECOND: u64 = 673_200;
 
@@ -168,7 +171,7 @@ impl JoinResult {
             return_code: 0,
             handoff_nonce: 0,
             clock_base: 0,
-            initial_epoch: 0,
+            initial_epoch: INITIAL_REPLICATION_EPOCH,
             peer_heard_window_ms: 5000,
             keepalive_interval_ms: 2000,
             workspace_name: text_field("", WORKSPACE_NAME_CHARS),
