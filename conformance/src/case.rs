@@ -27,6 +27,8 @@ pub struct Case {
     pub host: HostUnderTest,
     /// How long the run lasts, in milliseconds.
     pub run_for_ms: u64,
+    /// The emulated client leaves this long after the join (message 15), or stays.
+    pub leave_after_ms: Option<u64>,
     /// Judges the run.
     pub expect: Expectation,
 }
@@ -146,6 +148,9 @@ impl Expectation {
     }
 }
 
+/// When the leaving cases' client sends message 15: after its first roster.
+const LEAVE_AFTER_MS: u64 = 3_000;
+
 /// Every case, in a stable order.
 pub fn catalog() -> Vec<Case> {
     let mut cases = vec![
@@ -159,6 +164,7 @@ pub fn catalog() -> Vec<Case> {
             ],
             host: HostUnderTest::Any,
             run_for_ms: 5_000,
+            leave_after_ms: None,
             expect: Expectation::CleanJoin,
         },
         Case {
@@ -167,6 +173,17 @@ pub fn catalog() -> Vec<Case> {
             rules: vec!["LINK-01"],
             host: HostUnderTest::Any,
             run_for_ms: 25_000,
+            leave_after_ms: None,
+            expect: Expectation::CleanJoin,
+        },
+        Case {
+            id: "route.leave".into(),
+            title: "the client leaves: one leave delta retires its keys, and no roster follows"
+                .into(),
+            rules: vec!["LEAVE-01", "LEAVE-02"],
+            host: HostUnderTest::Any,
+            run_for_ms: 5_000,
+            leave_after_ms: Some(LEAVE_AFTER_MS),
             expect: Expectation::CleanJoin,
         },
     ];
@@ -182,6 +199,7 @@ pub fn catalog() -> Vec<Case> {
             } else {
                 5_000
             },
+            leave_after_ms: rule.starts_with("LEAVE-").then_some(LEAVE_AFTER_MS),
             expect: Expectation::Caught {
                 rule,
                 also: consequences(fault),

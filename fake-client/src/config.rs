@@ -31,6 +31,9 @@ pub struct ClientConfig {
     pub join_nonce: u32,
     /// The patch epoch the client reports in message 52.
     pub patch_epoch: [u64; 2],
+    /// Releases the activity slot this long after the join with message 15, and judges
+    /// the host's answer (LEAVE-01, LEAVE-02); `None` stays to the end of the run.
+    pub leave_after_ms: Option<u64>,
 }
 
 impl ClientConfig {
@@ -43,6 +46,7 @@ impl ClientConfig {
             scenario: Scenario::builtin(),
             join_nonce: 0x1122_3344,
             patch_epoch: [0x0102_0304_0506_0708, 0x1112_1314_1516_1718],
+            leave_after_ms: None,
         }
     }
 }

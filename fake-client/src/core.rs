@@ -406,6 +406,7 @@ impl ClientCore {
             let body = vex_wire::activity::small::KEEPALIVE_BODY.to_vec();
             self.send_activity(now, handle, ids::KEEPALIVE_REQUEST, body);
         }
+        self.leave_if_due(now);
     }
 
     /// Message 16 is due a keepalive interval after the last send; at interval 0 the client
@@ -427,9 +428,11 @@ impl ClientCore {
             .filter(|l| !l.dead)
             .map(|l| l.last_rx + LINK_SILENCE_MS);
         let epoch = self.slot.as_ref().and_then(|s| s.next_epoch);
+        let leave = self.slot.as_ref().and_then(|s| s.leave_at);
         [
             silence,
             epoch,
+            leave,
             self.keepalive_due(),
             self.keepalive_deadline(),
         ]
@@ -455,6 +458,7 @@ impl ClientCore {
             self.violate(Rule::Bap06, None, None, reason);
         }
         self.check_burst_owed();
+        self.check_leave_answered();
         if !self.status.in_activity() {
             let reason = format!("the run ended at {} without E, G and M", self.status);
             self.violate(Rule::Join09, None, None, reason);

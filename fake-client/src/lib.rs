@@ -8,6 +8,7 @@ pub mod config;
 mod core;
 mod duties;
 mod epoch;
+mod leave;
 pub mod link;
 mod push;
 mod roster;

@@ -140,6 +140,7 @@ impl ClientCore {
         slot.stored_id = host_id;
         slot.keepalive_interval_ms = u64::from(r.keepalive_interval_ms);
         slot.replication_epoch = r.initial_epoch;
+        slot.leave_at = self.config.leave_after_ms.map(|ms| now + ms);
         slot.next_epoch = Some(now);
         slot.burst_owed = crate::duties::BURST_AFTER_JOIN.into_iter().collect();
         self.status.e = true;
@@ -232,6 +233,9 @@ impl ClientCore {
                 prefix.patch_epoch
             );
             return self.violate(Rule::Auth01, f, Some(8), reason);
+        }
+        if self.slot.as_ref().is_some_and(|s| s.departure.is_some()) {
+            return self.on_auth_after_leave(idx, payload);
         }
         if !prefix.roster_enable {
             return self.violate(Rule::Auth04, f, None, "roster_enable is 0".to_string());

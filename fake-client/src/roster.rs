@@ -6,7 +6,9 @@
 use crate::core::ClientCore;
 use crate::rules::Rule;
 use std::collections::BTreeSet;
-use vex_wire::activity::sensor_auth::{DecodedAuthUpdate, DecodedObject, OBJECT_HEAD_BITS};
+use vex_wire::activity::sensor_auth::{
+    DecodedAuthUpdate, DecodedObject, OBJECT_HEAD_BITS, RosterDelta,
+};
 use vex_wire::activity::slot::{ClientRef, EMPTY_KEY, NEVER_DESCRIBED, SlotSchemas, TYPE_LIFETIME};
 use vex_wire::bits::BitReader;
 use vex_wire::scenario::{Scenario, SlotDecl};
@@ -96,6 +98,28 @@ fn describe(schemas: SlotSchemas) -> &'static str {
         (false, true) => "a Sense schema and no Auth schema",
         (false, false) => "neither an Auth nor a Sense schema",
     }
+}
+
+/// The keys `roster` registers while `bubble` is current: the top-level keys whose
+/// presence bit is set, and those of that bubble's sub-blocks.
+pub(crate) fn registered_keys(roster: &RosterDelta, bubble: u8) -> Vec<u32> {
+    let present = |keys: &[u32], mask: &[u32]| -> Vec<u32> {
+        keys.iter()
+            .enumerate()
+            .filter(|(i, _)| mask.get(i / 32).is_some_and(|w| w >> (i % 32) & 1 == 1))
+            .map(|(_, k)| *k)
+            .collect()
+    };
+    let mut registered = present(&roster.keys, &roster.mask);
+    for s in roster
+        .sub_blocks
+        .iter()
+        .flatten()
+        .filter(|s| s.bubble == i32::from(bubble))
+    {
+        registered.extend(present(&s.keys, &s.mask));
+    }
+    registered
 }
 
 /// The length the client reads for `slot`'s block, when the slot resolves.
@@ -191,6 +215,9 @@ impl ClientCore {
             }
         }
         self.check_apply(idx, &m);
+        if let Some(slot) = self.slot.as_mut() {
+            slot.roster = m.roster;
+        }
         true
     }
 
@@ -225,23 +252,7 @@ impl ClientCore {
             );
             self.violate(Rule::Auth07, f, None, reason);
         }
-        let present = |keys: &[u32], mask: &[u32]| -> Vec<u32> {
-            keys.iter()
-                .enumerate()
-                .filter(|(i, _)| mask.get(i / 32).is_some_and(|w| w >> (i % 32) & 1 == 1))
-                .map(|(_, k)| *k)
-                .collect()
-        };
-        let bubble = i32::from(self.config.scenario.arrival_bubble());
-        let mut registered = present(&roster.keys, &roster.mask);
-        for s in roster
-            .sub_blocks
-            .iter()
-            .flatten()
-            .filter(|s| s.bubble == bubble)
-        {
-            registered.extend(present(&s.keys, &s.mask));
-        }
+        let registered = registered_keys(roster, self.config.scenario.arrival_bubble());
         let sent: BTreeSet<ClientRef> = m
             .groups
             .iter()

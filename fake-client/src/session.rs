@@ -1,7 +1,9 @@
 //! One activity client of the emulated client (AH "Host to client, service 9": the client
 //! keeps up to three; the emulated client uses one per run).
 
+use crate::leave::Departure;
 use std::collections::VecDeque;
+use vex_wire::activity::sensor_auth::RosterDelta;
 use vex_wire::time::Instant;
 
 /// One activity client and what the host has told it.
@@ -28,6 +30,12 @@ pub struct ActivitySlot {
     pub last_epoch_sent: Option<[u64; 2]>,
     /// Message 5 bodies applied.
     pub rosters_applied: u32,
+    /// The roster of the last message 5 applied.
+    pub roster: Option<RosterDelta>,
+    /// When the client sends message 15 (LEAVE-01).
+    pub leave_at: Option<Instant>,
+    /// The client left: what it held then, to judge the host's answer by.
+    pub departure: Option<Departure>,
     /// The burst messages still owed after message 4, in order (JOIN-02).
     pub burst_owed: VecDeque<u32>,
     /// When the last message 1 arrived after the join (LINK-03).
@@ -50,6 +58,9 @@ impl ActivitySlot {
             next_epoch: None,
             last_epoch_sent: None,
             rosters_applied: 0,
+            roster: None,
+            leave_at: None,
+            departure: None,
             burst_owed: VecDeque::new(),
             last_global_state: None,
             keepalive_reported: false,

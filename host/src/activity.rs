@@ -12,8 +12,8 @@ use vex_wire::activity::envelope::{ActivityNotification, ActivityPush};
 use vex_wire::activity::global_state::BUBBLE_STATE_BIAS;
 use vex_wire::activity::ids::{
     ADVANCE_REPLICATION_EPOCH, BUBBLE_HOST_STATE, ENTITY_SLOTS_ALLOCATED, GLOBAL_ACTIVITY_STATE,
-    JOIN_REQUEST, JOIN_RESULT, MESSAGE_COUNT, PATCH_EPOCH, REPLICATE_MEMBERSHIP,
-    SENSOR_AUTH_UPDATE, SENSOR_SENSE_UPDATE, WORLD_GLOBALS_STATE,
+    JOIN_REQUEST, JOIN_RESULT, MESSAGE_COUNT, PATCH_EPOCH, PEER_LEAVE_REQUEST,
+    REPLICATE_MEMBERSHIP, SENSOR_AUTH_UPDATE, SENSOR_SENSE_UPDATE, WORLD_GLOBALS_STATE,
 };
 use vex_wire::activity::join::{JoinRequest, JoinResult};
 use vex_wire::activity::join_template::JoinResultTemplate;
@@ -90,6 +90,7 @@ impl HostCore {
         match n.msg_type {
             JOIN_REQUEST => self.join(now, link, &n.payload),
             PATCH_EPOCH => self.patch_epoch(link, &n.payload),
+            PEER_LEAVE_REQUEST => self.peer_leave(link, &n.payload),
             SENSOR_SENSE_UPDATE => self.sense_update(link, &n.payload),
             _ => {} // recorded only (SR "Every other client message ... is recorded only")
         }

@@ -136,6 +136,12 @@ pub enum Fault {
     SkippedEpoch,
     /// EPOCH-02: message 44 sets the abort bit.
     AbortEpoch,
+    /// LEAVE-01: message 15 gets no answer.
+    LeaveIgnored,
+    /// LEAVE-01: the message 5 answering message 15 keeps every key present.
+    LeaveKeepsPresence,
+    /// LEAVE-02: the leave delta is followed by the whole roster again.
+    RosterAfterLeave,
     /// LINK-01: after the join burst the host never sends again.
     SilentAfterJoin,
     /// LINK-01: the host closes the activity link after the first message 5.
@@ -144,7 +150,7 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault, in declaration order.
-    pub const ALL: [Fault; 67] = [
+    pub const ALL: [Fault; 70] = [
         Fault::BadOuterMagic,
         Fault::BadFrameType,
         Fault::CorruptTag,
@@ -210,6 +216,9 @@ impl Fault {
         Fault::RepeatedEpoch,
         Fault::SkippedEpoch,
         Fault::AbortEpoch,
+        Fault::LeaveIgnored,
+        Fault::LeaveKeepsPresence,
+        Fault::RosterAfterLeave,
         Fault::SilentAfterJoin,
         Fault::CloseAfterJoin,
     ];
@@ -271,6 +280,8 @@ impl Fault {
             Fault::DefinitionRefsOverflow => "BODY-05",
             Fault::RepeatedEpoch | Fault::SkippedEpoch => "EPOCH-01",
             Fault::AbortEpoch => "EPOCH-02",
+            Fault::LeaveIgnored | Fault::LeaveKeepsPresence => "LEAVE-01",
+            Fault::RosterAfterLeave => "LEAVE-02",
             Fault::SilentAfterJoin | Fault::CloseAfterJoin => "LINK-01",
         }
     }

@@ -10,6 +10,7 @@ mod core;
 mod corrupt;
 pub mod event;
 pub mod fault;
+mod leave;
 mod link;
 pub mod roster;
 mod route;

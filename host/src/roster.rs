@@ -14,7 +14,8 @@ use vex_wire::activity::join::JoinRequest;
 use vex_wire::activity::membership::{Member, ReplicateMembership};
 use vex_wire::activity::selection::DescriptorBits;
 use vex_wire::activity::sensor_auth::{
-    AuthPart, AuthPrefix, EntityGroup, ObjectBlock, RosterDelta, SensorAuthUpdate, SubBlock,
+    AuthPart, AuthPrefix, EntityGroup, ObjectBlock, RosterDelta, SUB_MASK_WORDS, SensorAuthUpdate,
+    SubBlock, TOP_MASK_WORDS,
 };
 use vex_wire::activity::slot::{ClientRef, TYPE_CONFIGURATION, TYPE_LIFETIME, TYPE_PARTICIPATION};
 use vex_wire::bits::BitError;
@@ -125,25 +126,7 @@ pub fn sensor_auth(
     join: &JoinRequest,
     epoch: [u64; 2],
 ) -> Result<SensorAuthUpdate, BitError> {
-    let bubble = scenario.arrival_bubble();
-    let top: Vec<&PlacedObject> = scenario
-        .objects
-        .iter()
-        .filter(|o| o.bubble.is_none())
-        .collect();
-    let local: Vec<&PlacedObject> = scenario
-        .objects
-        .iter()
-        .filter(|o| o.bubble == Some(bubble))
-        .collect();
-    let sub_blocks = (!local.is_empty()).then(|| {
-        vec![SubBlock {
-            bubble: i32::from(bubble),
-            keys: local.iter().map(|o| o.key).collect(),
-            mask: RosterDelta::mask_for(local.len()),
-            states: vec![STATE_SEQUENCE; local.len()],
-        }]
-    });
+    let (top, local) = placed(scenario);
     let mut groups = Vec::with_capacity(top.len() + local.len());
     for (i, o) in top.iter().enumerate() {
         groups.push(group(scenario, o, join, i == 0)?);
@@ -152,19 +135,68 @@ pub fn sensor_auth(
         groups.push(group(scenario, o, join, false)?);
     }
     Ok(SensorAuthUpdate {
-        prefix: AuthPrefix {
-            hardwipe_token: 0,
-            patch_epoch: epoch,
-            bubble_block: None,
-            token: 0,
-            roster_enable: true,
-        },
-        roster: Some(RosterDelta {
-            keys: top.iter().map(|o| o.key).collect(),
-            mask: RosterDelta::mask_for(top.len()),
-            states: vec![STATE_SEQUENCE; top.len()],
-            sub_blocks,
-        }),
+        prefix: prefix(epoch),
+        roster: Some(roster_delta(scenario)),
         groups,
     })
+}
+
+/// Message 5 answering a leave (AH "peer_leave_request, message 15"; LEAVE-01): every
+/// key and state byte of the roster kept, every presence bit clear, roster enable set, no
+/// Auth body and no grant.
+pub fn leave_delta(scenario: &Scenario, epoch: [u64; 2]) -> SensorAuthUpdate {
+    let mut roster = roster_delta(scenario);
+    roster.mask = [0; TOP_MASK_WORDS];
+    for s in roster.sub_blocks.iter_mut().flatten() {
+        s.mask = [0; SUB_MASK_WORDS];
+    }
+    SensorAuthUpdate {
+        prefix: prefix(epoch),
+        roster: Some(roster),
+        groups: Vec::new(),
+    }
+}
+
+/// The objects message 5 registers: the top-level ones, then the arrival bubble's.
+fn placed(scenario: &Scenario) -> (Vec<&PlacedObject>, Vec<&PlacedObject>) {
+    let bubble = scenario.arrival_bubble();
+    let of_bubble = |b: Option<u8>| {
+        scenario
+            .objects
+            .iter()
+            .filter(move |o| o.bubble == b)
+            .collect()
+    };
+    (of_bubble(None), of_bubble(Some(bubble)))
+}
+
+/// The roster delta registering [`placed`]: the top-level keys, and a sub-block of the
+/// arrival bubble's keys.
+fn roster_delta(scenario: &Scenario) -> RosterDelta {
+    let (top, local) = placed(scenario);
+    let sub_blocks = (!local.is_empty()).then(|| {
+        vec![SubBlock {
+            bubble: i32::from(scenario.arrival_bubble()),
+            keys: local.iter().map(|o| o.key).collect(),
+            mask: RosterDelta::mask_for(local.len()),
+            states: vec![STATE_SEQUENCE; local.len()],
+        }]
+    });
+    RosterDelta {
+        keys: top.iter().map(|o| o.key).collect(),
+        mask: RosterDelta::mask_for(top.len()),
+        states: vec![STATE_SEQUENCE; top.len()],
+        sub_blocks,
+    }
+}
+
+/// Message 5's prefix: `epoch` echoed, no bubble block, roster enable set.
+fn prefix(epoch: [u64; 2]) -> AuthPrefix {
+    AuthPrefix {
+        hardwipe_token: 0,
+        patch_epoch: epoch,
+        bubble_block: None,
+        token: 0,
+        roster_enable: true,
+    }
 }

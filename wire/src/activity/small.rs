@@ -110,6 +110,53 @@ impl PatchEpoch {
     }
 }
 
+/// Message 15, peer_leave_request: the client releases a joined, linked activity slot
+/// (AH "peer_leave_request, message 15"; facts 4.14). 20 bytes: two words whose meaning
+/// is unknown, the peer key low byte first, and the reason hash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PeerLeave {
+    /// Bytes 0-3, big-endian; meaning unknown.
+    pub word_0: u32,
+    /// Bytes 4-7, big-endian; meaning unknown.
+    pub word_4: u32,
+    /// Bytes 8-15, low byte first.
+    pub peer_key: u64,
+    /// Bytes 16-19: a bootflow reason hash; reason 0 is [`LEAVE_REASON_NONE`].
+    pub reason_hash: u32,
+}
+
+/// Length of message 15.
+pub const PEER_LEAVE_LEN: usize = 20;
+/// The reason hash of bootflow reason 0 (AH).
+pub const LEAVE_REASON_NONE: u32 = 0x03CF_BB27;
+
+impl PeerLeave {
+    /// The 20-byte body.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(PEER_LEAVE_LEN);
+        out.extend_from_slice(&self.word_0.to_be_bytes());
+        out.extend_from_slice(&self.word_4.to_be_bytes());
+        out.extend_from_slice(&self.peer_key.to_le_bytes());
+        out.extend_from_slice(&self.reason_hash.to_be_bytes());
+        out
+    }
+
+    /// Reads the first 20 bytes; trailing bytes are fine (BODY-07).
+    pub fn decode(body: &[u8]) -> Result<Self, BitError> {
+        let mut r = BitReader::new(body);
+        let word_0 = r.read(32)? as u32;
+        let word_4 = r.read(32)? as u32;
+        let peer_key = r.read(64)?.swap_bytes();
+        let reason_hash = r.read(32)? as u32;
+        Ok(Self {
+            word_0,
+            word_4,
+            peer_key,
+            reason_hash,
+        })
+    }
+}
+
 /// Message 16: one byte with no schema (facts 4.14).
 pub const KEEPALIVE_BODY: [u8; 1] = [0];
 
@@ -209,5 +256,29 @@ mod tests {
             abort: true,
         };
         assert_eq!(AdvanceEpoch::decode(&a.encode()).unwrap(), a);
+    }
+
+    /// Facts 4.14: u32 BE, u32 BE, the peer key low byte first, the reason hash BE.
+    #[test]
+    fn peer_leave_layout() {
+        let m = PeerLeave {
+            word_0: 1,
+            word_4: 2,
+            peer_key: 0x0102_0304_0506_0708,
+            reason_hash: LEAVE_REASON_NONE,
+        };
+        let b = m.encode();
+        assert_eq!(
+            hex::encode(&b),
+            "00000001000000020807060504030201".to_owned() + "03cfbb27"
+        );
+        assert_eq!(PeerLeave::decode(&b).unwrap(), m);
+        assert!(PeerLeave::decode(&b[..19]).is_err());
+        let schema = crate::schema::catalog::lookup("peer_leave_request").unwrap();
+        let v = crate::schema::decode(schema, &mut BitReader::new(&b)).unwrap();
+        let crate::schema::Value::Record(f) = v else {
+            panic!("a record")
+        };
+        assert_eq!(f[3], crate::schema::Value::Int(0x03CF_BB27));
     }
 }

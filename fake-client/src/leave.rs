@@ -1,0 +1,153 @@
+//! Message 15, peer_leave_request: the client releases its activity slot, and the host's
+//! answer is judged (AH "peer_leave_request, message 15"; LEAVE-01, LEAVE-02).
+//!
+//! The host answers with one message 5 that removes the client's roster: every key and
+//! state byte kept, the presence bit of every key the client registered cleared, roster
+//! enable set, no Auth body and no grant. No roster follows it on that link.
+
+use crate::core::ClientCore;
+use crate::roster::registered_keys;
+use crate::rules::Rule;
+use vex_wire::activity::ids;
+use vex_wire::activity::sensor_auth::{DecodedAuthUpdate, RosterDelta};
+use vex_wire::activity::small::{LEAVE_REASON_NONE, PeerLeave};
+use vex_wire::scenario::Scenario;
+use vex_wire::time::Instant;
+
+/// What the client held when it left.
+#[derive(Debug)]
+pub struct Departure {
+    /// The roster it had applied, if any.
+    pub roster: Option<RosterDelta>,
+    /// The keys that roster registered; none means no answer is owed.
+    pub registered: Vec<u32>,
+    /// The host's answer has arrived.
+    pub answered: bool,
+}
+
+impl ClientCore {
+    /// Sends message 15 once its time has come (see `ClientConfig::leave_after_ms`).
+    pub(crate) fn leave_if_due(&mut self, now: Instant) {
+        let bubble = self.config.scenario.arrival_bubble();
+        let peer_key = self.config.scenario.player.member_key;
+        let Some(slot) = self.slot.as_mut() else {
+            return;
+        };
+        if slot.leave_at.is_none_or(|t| t > now) {
+            return;
+        }
+        slot.leave_at = None;
+        let roster = slot.roster.clone();
+        let registered = roster
+            .as_ref()
+            .map(|r| registered_keys(r, bubble))
+            .unwrap_or_default();
+        slot.departure = Some(Departure {
+            roster,
+            registered,
+            answered: false,
+        });
+        let handle = slot.stored_id;
+        let body = PeerLeave {
+            word_0: 0,
+            word_4: 0,
+            peer_key,
+            reason_hash: LEAVE_REASON_NONE,
+        }
+        .encode();
+        self.send_activity(now, handle, ids::PEER_LEAVE_REQUEST, body);
+    }
+
+    /// A message 5 after the leave: the first is the leave delta (LEAVE-01); none may
+    /// follow it, and none is owed when the client had registered nothing (LEAVE-02).
+    pub(crate) fn on_auth_after_leave(&mut self, idx: u64, payload: &[u8]) {
+        let f = Some(idx);
+        let Some(departure) = self.slot.as_mut().and_then(|s| s.departure.as_mut()) else {
+            return;
+        };
+        if departure.answered || departure.registered.is_empty() {
+            let reason = "a message 5 after the leave delta: the client has retired its keys, and no roster may follow on this link".to_string();
+            return self.violate(Rule::Leave02, f, None, reason);
+        }
+        departure.answered = true;
+        let problems = match DecodedAuthUpdate::decode(payload) {
+            Ok(m) => leave_delta_problems(departure, &m, &self.config.scenario),
+            Err(e) => vec![format!("it does not parse: {e}")],
+        };
+        if !problems.is_empty() {
+            let reason = format!(
+                "the message 5 answering the leave is not the leave delta: {}",
+                problems.join("; ")
+            );
+            self.violate(Rule::Leave01, f, None, reason);
+        }
+    }
+
+    /// At the deadline: a client that left with keys registered got no leave delta
+    /// (LEAVE-01).
+    pub(crate) fn check_leave_answered(&mut self) {
+        let owed = self
+            .slot
+            .as_ref()
+            .and_then(|s| s.departure.as_ref())
+            .is_some_and(|d| !d.answered && !d.registered.is_empty());
+        if owed {
+            let reason =
+                "no message 5 answered the leave: the client's keys were never retired".to_string();
+            self.violate(Rule::Leave01, None, None, reason);
+        }
+    }
+}
+
+/// How `m` falls short of the leave delta for `departure`.
+fn leave_delta_problems(
+    departure: &Departure,
+    m: &DecodedAuthUpdate,
+    scenario: &Scenario,
+) -> Vec<String> {
+    let bubble = scenario.arrival_bubble();
+    let mut problems = Vec::new();
+    match (&m.roster, &departure.roster) {
+        (None, _) => problems.push("it has no roster delta".to_string()),
+        (Some(now), Some(held)) => {
+            if now.keys != held.keys || now.states != held.states {
+                problems.push("the roster array's keys or state bytes changed".to_string());
+            }
+            let still: Vec<String> = registered_keys(now, bubble)
+                .iter()
+                .filter(|k| departure.registered.contains(k))
+                .map(|k| format!("{k:#x}"))
+                .collect();
+            if !still.is_empty() {
+                problems.push(format!("keys {} stay present", still.join(", ")));
+            }
+        }
+        (Some(_), None) => {}
+    }
+    if !m.prefix.roster_enable {
+        problems.push("roster enable is 0".to_string());
+    }
+    let grants = m
+        .prefix
+        .bubble_block
+        .as_ref()
+        .is_some_and(|b| b.elements.iter().any(|e| e.grant.is_some()));
+    if grants {
+        problems.push("it carries a grant".to_string());
+    }
+    let bodies: Vec<String> = m
+        .groups
+        .iter()
+        .flat_map(|g| &g.objects)
+        .filter(|o| {
+            scenario
+                .schemas_of(&o.slot)
+                .is_some_and(|(_, decl)| o.parse(decl.schemas).is_ok_and(|p| p.root == Some(true)))
+        })
+        .map(|o| format!("{:#x}/{}/{}", o.slot.key, o.slot.slot_type, o.slot.index))
+        .collect();
+    if !bodies.is_empty() {
+        problems.push(format!("it carries Auth bodies for {}", bodies.join(", ")));
+    }
+    problems
+}

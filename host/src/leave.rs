@@ -1,0 +1,55 @@
+//! Message 15, peer_leave_request: the client releases its activity slot, and the host
+//! answers with the state change that implies (AH "peer_leave_request, message 15"; SR
+//! "Client reports come in": 15 "sends the message 5 leave delta"; LEAVE-01, LEAVE-02).
+
+use crate::core::{HostCore, LinkId};
+use crate::fault::Fault;
+use crate::roster;
+use vex_wire::activity::ids::SENSOR_AUTH_UPDATE;
+use vex_wire::activity::small::PeerLeave;
+
+impl HostCore {
+    /// One message 5 on the link removes the client's roster, and no roster follows it.
+    /// A client that leaves before its first roster registered nothing, so nothing is
+    /// sent; either way no roster is owed any more.
+    pub(crate) fn peer_leave(&mut self, link: LinkId, payload: &[u8]) {
+        let leave = match PeerLeave::decode(payload) {
+            Ok(l) => l,
+            Err(e) => return self.drop_input(link, format!("peer_leave_request: {e}")),
+        };
+        tracing::info!(%link, reason = format_args!("{:#010x}", leave.reason_hash), "peer leave");
+        let faults = &self.config.faults;
+        let scenario = &self.config.scenario;
+        let Some(binding) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) else {
+            return;
+        };
+        let registered = binding.join.is_some() && !binding.roster_owed;
+        binding.roster_owed = false;
+        let (Some(epoch), Some(join), true) = (binding.epoch, binding.join.clone(), registered)
+        else {
+            return;
+        };
+        if faults.has(Fault::LeaveIgnored) {
+            return;
+        }
+        let mut bodies = Vec::new();
+        let delta = if faults.has(Fault::LeaveKeepsPresence) {
+            roster::sensor_auth(scenario, &join, epoch.0).map(|mut m| {
+                m.groups.clear();
+                m
+            })
+        } else {
+            Ok(roster::leave_delta(scenario, epoch.0))
+        };
+        bodies.push(delta.and_then(|m| m.encode()));
+        if faults.has(Fault::RosterAfterLeave) {
+            bodies.push(roster::sensor_auth(scenario, &join, epoch.0).and_then(|m| m.encode()));
+        }
+        for body in bodies {
+            match body {
+                Ok(body) => self.push_message(link, SENSOR_AUTH_UPDATE, body),
+                Err(e) => self.drop_input(link, format!("leave delta not built: {e}")),
+            }
+        }
+    }
+}
