@@ -157,7 +157,7 @@ impl ClientCore {
         match push.msg_type {
             ids::GLOBAL_ACTIVITY_STATE => self.on_global_state(idx, &push.payload),
             ids::WORLD_GLOBALS_STATE => self.on_world_globals(idx, &push.payload),
-            ids::REPLICATE_MEMBERSHIP => self.on_membership(idx, &push.payload),
+            ids::REPLICATE_MEMBERSHIP => self.on_membership(now, idx, &push.payload),
             ids::BUBBLE_HOST_STATE => self.on_bubble_host_state(idx, &push.payload),
             ids::SENSOR_AUTH_UPDATE => self.on_auth_update(idx, &push.payload),
             ids::ADVANCE_REPLICATION_EPOCH => self.on_advance_epoch(idx, &push.payload),

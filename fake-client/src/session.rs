@@ -30,6 +30,10 @@ pub struct ActivitySlot {
     pub last_epoch_sent: Option<[u64; 2]>,
     /// Message 5 bodies applied.
     pub rosters_applied: u32,
+    /// The last message 12 applied, whole.
+    pub membership: Option<Vec<u8>>,
+    /// The membership revision the client acknowledged with message 38.
+    pub membership_acknowledged: Option<u32>,
     /// The roster of the last message 5 applied.
     pub roster: Option<RosterDelta>,
     /// When the client sends message 15 (LEAVE-01).
@@ -58,6 +62,8 @@ impl ActivitySlot {
             next_epoch: None,
             last_epoch_sent: None,
             rosters_applied: 0,
+            membership: None,
+            membership_acknowledged: None,
             roster: None,
             leave_at: None,
             departure: None,

@@ -1,11 +1,13 @@
 //! Messages 2, 12 and 54, checked as the client applies them (AH "world_globals_state",
 //! "The main messages", "Values that crash the client"; WORLD-01, WORLD-02, MEMBER-02,
-//! BHS-01).
+//! MEMBER-03, BHS-01).
 
 use crate::core::ClientCore;
 use crate::rules::Rule;
+use vex_wire::activity::ids;
 use vex_wire::activity::membership::ReplicateMembership;
 use vex_wire::activity::small::{BUBBLE_HOST_MAX_ROWS, BubbleHostState, WorldGlobals};
+use vex_wire::time::Instant;
 
 impl ClientCore {
     /// Message 2: the tick period runs the activity clock only when positive (WORLD-01),
@@ -26,17 +28,39 @@ impl ClientCore {
     }
 
     /// Message 12, applied without checks (MEMBER-01): a table without the local player
-    /// removes the local player from the activity (MEMBER-02).
-    pub(crate) fn on_membership(&mut self, idx: u64, payload: &[u8]) {
+    /// removes the local player from the activity (MEMBER-02). The client acknowledges
+    /// each new revision with message 38, so a repeat of an acknowledged revision with
+    /// nothing changed is a push the host does not owe (MEMBER-03).
+    pub(crate) fn on_membership(&mut self, now: Instant, idx: u64, payload: &[u8]) {
         self.status.m = true;
         let me = self.config.scenario.player.member_key;
-        if let Ok(m) = ReplicateMembership::decode(payload)
-            && !m.has_member(me)
-        {
+        let Ok(m) = ReplicateMembership::decode(payload) else {
+            return tracing::warn!(frame = idx, "message 12 does not decode");
+        };
+        if !m.has_member(me) {
             let reason = format!(
                 "the membership table has no member {me:#018x}: the local player is removed"
             );
             self.violate(Rule::Member02, Some(idx), None, reason);
+        }
+        let Some(slot) = self.slot.as_mut() else {
+            return;
+        };
+        let acknowledged = slot.membership_acknowledged == Some(m.revision);
+        let unchanged = slot.membership.as_deref() == Some(payload);
+        slot.membership = Some(payload.to_vec());
+        if acknowledged && unchanged {
+            let reason = format!(
+                "message 12 repeats revision {}, which the client acknowledged, with nothing changed",
+                m.revision
+            );
+            return self.violate(Rule::Member03, Some(idx), None, reason);
+        }
+        if !acknowledged {
+            slot.membership_acknowledged = Some(m.revision);
+            let handle = slot.stored_id;
+            let body = m.revision.to_be_bytes().to_vec();
+            self.send_activity(now, handle, ids::MEMBERSHIP_ACKNOWLEDGEMENT, body);
         }
     }
 

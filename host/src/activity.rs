@@ -12,8 +12,9 @@ use vex_wire::activity::envelope::{ActivityNotification, ActivityPush};
 use vex_wire::activity::global_state::BUBBLE_STATE_BIAS;
 use vex_wire::activity::ids::{
     ADVANCE_REPLICATION_EPOCH, BUBBLE_HOST_STATE, ENTITY_SLOTS_ALLOCATED, GLOBAL_ACTIVITY_STATE,
-    JOIN_REQUEST, JOIN_RESULT, MESSAGE_COUNT, PATCH_EPOCH, PEER_LEAVE_REQUEST,
-    REPLICATE_MEMBERSHIP, SENSOR_AUTH_UPDATE, SENSOR_SENSE_UPDATE, WORLD_GLOBALS_STATE,
+    JOIN_REQUEST, JOIN_RESULT, MEMBERSHIP_ACKNOWLEDGEMENT, MESSAGE_COUNT, PATCH_EPOCH,
+    PEER_LEAVE_REQUEST, REPLICATE_MEMBERSHIP, SENSOR_AUTH_UPDATE, SENSOR_SENSE_UPDATE,
+    WORLD_GLOBALS_STATE,
 };
 use vex_wire::activity::join::{JoinRequest, JoinResult};
 use vex_wire::activity::join_template::JoinResultTemplate;
@@ -91,6 +92,7 @@ impl HostCore {
             JOIN_REQUEST => self.join(now, link, &n.payload),
             PATCH_EPOCH => self.patch_epoch(link, &n.payload),
             PEER_LEAVE_REQUEST => self.peer_leave(link, &n.payload),
+            MEMBERSHIP_ACKNOWLEDGEMENT => self.membership_acknowledged(link, &n.payload),
             SENSOR_SENSE_UPDATE => self.sense_update(link, &n.payload),
             _ => {} // recorded only (SR "Every other client message ... is recorded only")
         }
@@ -118,6 +120,7 @@ impl HostCore {
             Ok(b) => b,
             Err(e) => return self.drop_input(link, format!("join burst not built: {e}")),
         };
+        let membership = burst.iter().any(|(msg, _)| *msg == REPLICATE_MEMBERSHIP);
         for (msg, payload) in burst {
             self.push_message(link, msg, payload);
         }
@@ -130,6 +133,7 @@ impl HostCore {
             binding.join = Some(join);
             binding.roster_owed = true;
             binding.epoch_waiting_at = Some(now + EPOCH_ADVANCE_AFTER_MS);
+            binding.membership_revision = membership.then_some(roster::FIRST_REVISION);
             l.next_keepalive = (!silent).then_some(now + interval);
         }
         self.event(HostEvent::Joined { link, session });
@@ -219,13 +223,7 @@ impl HostCore {
             ));
         }
         if !faults.has(Fault::NoMembership) {
-            let mut table = roster::membership(scenario, join);
-            if faults.has(Fault::ForeignMembership) {
-                for m in table.members.iter_mut().flatten() {
-                    m.member_key ^= 1;
-                }
-            }
-            burst.push((REPLICATE_MEMBERSHIP, table.encode()?));
+            burst.push((REPLICATE_MEMBERSHIP, self.membership_table(join).encode()?));
         }
         if faults.has(Fault::BurstOrder) {
             burst.swap(0, 1);
@@ -396,11 +394,12 @@ impl HostCore {
         }
     }
 
-    /// The 2-second keepalive: message 1 (LINK-03), and message 44 when a replication
-    /// epoch is waiting.
+    /// The 2-second keepalive: message 1 (LINK-03), message 44 when a replication epoch
+    /// is waiting, and message 12 while its revision is unacknowledged (MEMBER-03).
     pub(crate) fn keepalive(&mut self, now: Instant, link: LinkId) {
         self.push_global_state(link);
         self.advance_epoch_if_waiting(now, link);
+        self.resend_membership_if_owed(link);
         if self.config.faults.has(Fault::SlotsOnTimer) {
             let mask = EntitySlotMask::with_range(JOIN_GRANT).0;
             self.push_message(link, ENTITY_SLOTS_ALLOCATED, mask);

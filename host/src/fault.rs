@@ -136,6 +136,8 @@ pub enum Fault {
     SkippedEpoch,
     /// EPOCH-02: message 44 sets the abort bit.
     AbortEpoch,
+    /// MEMBER-03: every keepalive carries message 12 again, acknowledged or not.
+    MembershipOnTimer,
     /// LEAVE-01: message 15 gets no answer.
     LeaveIgnored,
     /// LEAVE-01: the message 5 answering message 15 keeps every key present.
@@ -150,7 +152,7 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault, in declaration order.
-    pub const ALL: [Fault; 70] = [
+    pub const ALL: [Fault; 71] = [
         Fault::BadOuterMagic,
         Fault::BadFrameType,
         Fault::CorruptTag,
@@ -216,6 +218,7 @@ impl Fault {
         Fault::RepeatedEpoch,
         Fault::SkippedEpoch,
         Fault::AbortEpoch,
+        Fault::MembershipOnTimer,
         Fault::LeaveIgnored,
         Fault::LeaveKeepsPresence,
         Fault::RosterAfterLeave,
@@ -280,6 +283,7 @@ impl Fault {
             Fault::DefinitionRefsOverflow => "BODY-05",
             Fault::RepeatedEpoch | Fault::SkippedEpoch => "EPOCH-01",
             Fault::AbortEpoch => "EPOCH-02",
+            Fault::MembershipOnTimer => "MEMBER-03",
             Fault::LeaveIgnored | Fault::LeaveKeepsPresence => "LEAVE-01",
             Fault::RosterAfterLeave => "LEAVE-02",
             Fault::SilentAfterJoin | Fault::CloseAfterJoin => "LINK-01",

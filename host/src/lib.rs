@@ -12,6 +12,7 @@ pub mod event;
 pub mod fault;
 mod leave;
 mod link;
+mod membership;
 pub mod roster;
 mod route;
 pub mod server;

@@ -31,6 +31,10 @@ pub struct Binding {
     pub replication_epoch: u8,
     /// When the next replication epoch is waiting for a keepalive to carry it.
     pub epoch_waiting_at: Option<Instant>,
+    /// The membership revision sent, once message 12 has gone out.
+    pub membership_revision: Option<u32>,
+    /// The revision the client acknowledged with message 38.
+    pub membership_acknowledged: Option<u32>,
 }
 
 impl Binding {
@@ -44,6 +48,8 @@ impl Binding {
             roster_owed: false,
             replication_epoch: INITIAL_REPLICATION_EPOCH,
             epoch_waiting_at: None,
+            membership_revision: None,
+            membership_acknowledged: None,
         }
     }
 }

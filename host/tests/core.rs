@@ -248,6 +248,45 @@ fn sense_update_is_read_and_a_wrong_shape_is_dropped() {
     assert!(dropped_with(&events(&mut h), "sensor_sense_update"));
 }
 
+/// The activity message ids of the pushes in `t`, opened with `c`.
+fn pushed(t: &[Transmit], c: &mut SecureChannel) -> Vec<u32> {
+    t.iter()
+        .map(|t| {
+            let (_, inner) = open(t, Some(c));
+            let body = InnerHeader::read(&inner, false).unwrap().1;
+            vex_wire::activity::envelope::ActivityPush::decode(body)
+                .unwrap()
+                .msg_type
+        })
+        .collect()
+}
+
+/// The keepalive carries message 12 again until the client acknowledges its revision with
+/// message 38, and not after (MEMBER-03).
+#[test]
+fn membership_is_resent_until_acknowledged() {
+    let mut h = host();
+    let mut c = hello(&mut h, L);
+    let session = session_of(&mut h, L, &mut c, 1);
+    let join = JoinRequest::new(1, session, 5, 6);
+    let n = ActivityNotification::new(session, 3, 0, join.encode());
+    send_sealed(&mut h, L, &mut c, 8, 2, &n.encode());
+    assert!(
+        pushed(&transmits(&mut h), &mut c).contains(&12),
+        "the burst"
+    );
+    h.handle_timeout(Instant::from_millis(2000));
+    assert!(
+        pushed(&transmits(&mut h), &mut c).contains(&12),
+        "unacknowledged"
+    );
+    let ack = ActivityNotification::new(session, 38, 0, 1u32.to_be_bytes().to_vec());
+    send_sealed(&mut h, L, &mut c, 8, 3, &ack.encode());
+    h.handle_timeout(Instant::from_millis(4000));
+    let later = pushed(&transmits(&mut h), &mut c);
+    assert!(later.contains(&1) && !later.contains(&12), "{later:?}");
+}
+
 /// Message 4 is encoded once per host; every join still gets its own echo and session name.
 #[test]
 fn each_join_result_echoes_its_own_request_and_session() {

@@ -26,10 +26,18 @@ pub const REPLICATE_MEMBERSHIP: u32 = 12;
 pub const PEER_LEAVE_REQUEST: u32 = 15;
 /// Message 16, activity_client_keepalive_request (C->H).
 pub const KEEPALIVE_REQUEST: u32 = 16;
+/// Message 18, state_refresh (C->H): the client asks for the whole snapshot.
+pub const STATE_REFRESH: u32 = 18;
 /// Message 19, incident (both).
 pub const INCIDENT: u32 = 19;
+/// Message 20, allocate_entity_indices (C->H): asks for more entity slots.
+pub const ALLOCATE_ENTITY_INDICES: u32 = 20;
+/// Message 21, free_entity_indices (C->H): returns entity slots.
+pub const FREE_ENTITY_INDICES: u32 = 21;
 /// Message 22, client_authoritative_data_update (C->H).
 pub const CLIENT_AUTHORITATIVE_DATA_UPDATE: u32 = 22;
+/// Message 38, membership_acknowledgement (C->H): the membership revision applied.
+pub const MEMBERSHIP_ACKNOWLEDGEMENT: u32 = 38;
 /// Message 44, advance_replication_epoch (H->C).
 pub const ADVANCE_REPLICATION_EPOCH: u32 = 44;
 /// Message 52, patch_epoch (C->H).
