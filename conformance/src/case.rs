@@ -1,6 +1,7 @@
 //! The case catalog: each case has a stable id, the rule ids it covers, a title, the host
 //! it needs and what it expects (design "The harness and the CLI").
 
+use vex_fake_client::ClientConfig;
 use vex_harness::RunReport;
 use vex_host::Fault;
 
@@ -27,10 +28,46 @@ pub struct Case {
     pub host: HostUnderTest,
     /// How long the run lasts, in milliseconds.
     pub run_for_ms: u64,
-    /// The emulated client leaves this long after the join (message 15), or stays.
-    pub leave_after_ms: Option<u64>,
+    /// What the emulated client does after the join.
+    pub script: ClientScript,
     /// Judges the run.
     pub expect: Expectation,
+}
+
+/// What the emulated client does after the join, beyond the route.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClientScript {
+    /// Stays to the end of the run.
+    Stay,
+    /// Leaves with message 15 (LEAVE-01, LEAVE-02).
+    Leave,
+    /// Returns slots with message 21 and asks for more with message 20 (HOST-04).
+    RequestSlots,
+}
+
+/// When a scripted client acts: after its first roster.
+const SCRIPT_AFTER_MS: u64 = 3_000;
+
+impl ClientScript {
+    /// The script that lets the host break `rule`.
+    pub fn for_rule(rule: &str) -> Self {
+        if rule.starts_with("LEAVE-") {
+            Self::Leave
+        } else if rule == "HOST-04" {
+            Self::RequestSlots
+        } else {
+            Self::Stay
+        }
+    }
+
+    /// Sets the client up to follow the script.
+    pub fn apply(self, client: &mut ClientConfig) {
+        match self {
+            Self::Stay => {}
+            Self::Leave => client.leave_after_ms = Some(SCRIPT_AFTER_MS),
+            Self::RequestSlots => client.slot_request_after_ms = Some(SCRIPT_AFTER_MS),
+        }
+    }
 }
 
 /// What a case expects of the run.
@@ -148,9 +185,6 @@ impl Expectation {
     }
 }
 
-/// When the leaving cases' client sends message 15: after its first roster.
-const LEAVE_AFTER_MS: u64 = 3_000;
-
 /// Every case, in a stable order.
 pub fn catalog() -> Vec<Case> {
     let mut cases = vec![
@@ -164,7 +198,7 @@ pub fn catalog() -> Vec<Case> {
             ],
             host: HostUnderTest::Any,
             run_for_ms: 5_000,
-            leave_after_ms: None,
+            script: ClientScript::Stay,
             expect: Expectation::CleanJoin,
         },
         Case {
@@ -173,7 +207,16 @@ pub fn catalog() -> Vec<Case> {
             rules: vec!["LINK-01"],
             host: HostUnderTest::Any,
             run_for_ms: 25_000,
-            leave_after_ms: None,
+            script: ClientScript::Stay,
+            expect: Expectation::CleanJoin,
+        },
+        Case {
+            id: "slots.request".into(),
+            title: "the client returns slots and asks for more: message 20 gets a message 0".into(),
+            rules: vec!["HOST-04", "SLOTS-02"],
+            host: HostUnderTest::Any,
+            run_for_ms: 5_000,
+            script: ClientScript::RequestSlots,
             expect: Expectation::CleanJoin,
         },
         Case {
@@ -183,7 +226,7 @@ pub fn catalog() -> Vec<Case> {
             rules: vec!["LEAVE-01", "LEAVE-02"],
             host: HostUnderTest::Any,
             run_for_ms: 5_000,
-            leave_after_ms: Some(LEAVE_AFTER_MS),
+            script: ClientScript::Leave,
             expect: Expectation::CleanJoin,
         },
     ];
@@ -199,7 +242,7 @@ pub fn catalog() -> Vec<Case> {
             } else {
                 5_000
             },
-            leave_after_ms: rule.starts_with("LEAVE-").then_some(LEAVE_AFTER_MS),
+            script: ClientScript::for_rule(rule),
             expect: Expectation::Caught {
                 rule,
                 also: consequences(fault),

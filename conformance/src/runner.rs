@@ -63,7 +63,7 @@ pub fn run_in_process(case: &Case, options: CheckOptions) -> CaseResult {
     }
     let mut client = ClientConfig::builtin(IN_PROCESS_HOST);
     client.signon = keys;
-    client.leave_after_ms = case.leave_after_ms;
+    case.script.apply(&mut client);
     let run = in_process::run(config, client, case.run_for_ms);
     result(case, Some(run), started, options.strict)
 }
@@ -77,7 +77,7 @@ pub async fn run_case(case: &Case, transport: Transport, options: CheckOptions) 
         (Transport::Tcp(target), HostUnderTest::Any) => {
             let mut client = ClientConfig::builtin(target);
             client.signon = keys;
-            client.leave_after_ms = case.leave_after_ms;
+            case.script.apply(&mut client);
             Some(tcp::run(client, Duration::from_millis(case.run_for_ms), |_| {}).await)
         }
         (Transport::Tcp(_), HostUnderTest::Faulty(_)) => None,

@@ -113,6 +113,7 @@ caught! {
     catch_epoch01_skip => SkippedEpoch,
     catch_epoch02 => AbortEpoch,
     catch_member03 => MembershipOnTimer,
+    catch_host04 => SlotRequestIgnored,
     catch_leave01_ignored => LeaveIgnored,
     catch_leave01_presence => LeaveKeepsPresence,
     catch_leave02 => RosterAfterLeave,

@@ -34,6 +34,9 @@ pub struct ClientConfig {
     /// Releases the activity slot this long after the join with message 15, and judges
     /// the host's answer (LEAVE-01, LEAVE-02); `None` stays to the end of the run.
     pub leave_after_ms: Option<u64>,
+    /// Returns some entity slots with message 21 and asks for more with message 20 this
+    /// long after the join (HOST-04); `None` never does.
+    pub slot_request_after_ms: Option<u64>,
 }
 
 impl ClientConfig {
@@ -47,6 +50,7 @@ impl ClientConfig {
             join_nonce: 0x1122_3344,
             patch_epoch: [0x0102_0304_0506_0708, 0x1112_1314_1516_1718],
             leave_after_ms: None,
+            slot_request_after_ms: None,
         }
     }
 }

@@ -406,6 +406,7 @@ impl ClientCore {
             let body = vex_wire::activity::small::KEEPALIVE_BODY.to_vec();
             self.send_activity(now, handle, ids::KEEPALIVE_REQUEST, body);
         }
+        self.request_slots_if_due(now);
         self.leave_if_due(now);
     }
 
@@ -429,10 +430,12 @@ impl ClientCore {
             .map(|l| l.last_rx + LINK_SILENCE_MS);
         let epoch = self.slot.as_ref().and_then(|s| s.next_epoch);
         let leave = self.slot.as_ref().and_then(|s| s.leave_at);
+        let slot_request = self.slot.as_ref().and_then(|s| s.slot_request_at);
         [
             silence,
             epoch,
             leave,
+            slot_request,
             self.keepalive_due(),
             self.keepalive_deadline(),
         ]
@@ -459,6 +462,7 @@ impl ClientCore {
         }
         self.check_burst_owed();
         self.check_leave_answered();
+        self.check_slot_request_answered();
         if !self.status.in_activity() {
             let reason = format!("the run ended at {} without E, G and M", self.status);
             self.violate(Rule::Join09, None, None, reason);

@@ -7,6 +7,7 @@
 pub mod config;
 mod core;
 mod duties;
+mod entity_slots;
 mod epoch;
 mod leave;
 pub mod link;

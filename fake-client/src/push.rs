@@ -141,6 +141,7 @@ impl ClientCore {
         slot.keepalive_interval_ms = u64::from(r.keepalive_interval_ms);
         slot.replication_epoch = r.initial_epoch;
         slot.leave_at = self.config.leave_after_ms.map(|ms| now + ms);
+        slot.slot_request_at = self.config.slot_request_after_ms.map(|ms| now + ms);
         slot.next_epoch = Some(now);
         slot.burst_owed = crate::duties::BURST_AFTER_JOIN.into_iter().collect();
         self.status.e = true;
@@ -161,6 +162,7 @@ impl ClientCore {
             ids::BUBBLE_HOST_STATE => self.on_bubble_host_state(idx, &push.payload),
             ids::SENSOR_AUTH_UPDATE => self.on_auth_update(idx, &push.payload),
             ids::ADVANCE_REPLICATION_EPOCH => self.on_advance_epoch(idx, &push.payload),
+            ids::ENTITY_SLOTS_ALLOCATED => self.on_slots_allocated(&push.payload),
             ids::JOIN_RESULT => {
                 tracing::info!(frame = f, "a second join_result on an established client")
             }

@@ -4,6 +4,7 @@
 use crate::leave::Departure;
 use std::collections::VecDeque;
 use vex_wire::activity::sensor_auth::RosterDelta;
+use vex_wire::activity::small::EntitySlotMask;
 use vex_wire::time::Instant;
 
 /// One activity client and what the host has told it.
@@ -36,6 +37,12 @@ pub struct ActivitySlot {
     pub membership_acknowledged: Option<u32>,
     /// The roster of the last message 5 applied.
     pub roster: Option<RosterDelta>,
+    /// The entity slots the client holds: every message 0 ORed, less what it returned.
+    pub lease: EntitySlotMask,
+    /// When the client returns slots and asks for more (HOST-04).
+    pub slot_request_at: Option<Instant>,
+    /// A message 20 waits for its message 0.
+    pub awaiting_slots: bool,
     /// When the client sends message 15 (LEAVE-01).
     pub leave_at: Option<Instant>,
     /// The client left: what it held then, to judge the host's answer by.
@@ -65,6 +72,9 @@ impl ActivitySlot {
             membership: None,
             membership_acknowledged: None,
             roster: None,
+            lease: EntitySlotMask::empty(),
+            slot_request_at: None,
+            awaiting_slots: false,
             leave_at: None,
             departure: None,
             burst_owed: VecDeque::new(),

@@ -5,16 +5,17 @@
 
 use crate::config::{EPOCH_ADVANCE_AFTER_MS, KEEPALIVE_INTERVAL_MS};
 use crate::core::{HostCore, LinkId};
+use crate::entity_slots::JOIN_GRANT;
 use crate::event::HostEvent;
 use crate::fault::{Fault, FaultPlan};
 use crate::roster;
 use vex_wire::activity::envelope::{ActivityNotification, ActivityPush};
 use vex_wire::activity::global_state::BUBBLE_STATE_BIAS;
 use vex_wire::activity::ids::{
-    ADVANCE_REPLICATION_EPOCH, BUBBLE_HOST_STATE, ENTITY_SLOTS_ALLOCATED, GLOBAL_ACTIVITY_STATE,
-    JOIN_REQUEST, JOIN_RESULT, MEMBERSHIP_ACKNOWLEDGEMENT, MESSAGE_COUNT, PATCH_EPOCH,
-    PEER_LEAVE_REQUEST, REPLICATE_MEMBERSHIP, SENSOR_AUTH_UPDATE, SENSOR_SENSE_UPDATE,
-    WORLD_GLOBALS_STATE,
+    ADVANCE_REPLICATION_EPOCH, ALLOCATE_ENTITY_INDICES, BUBBLE_HOST_STATE, ENTITY_SLOTS_ALLOCATED,
+    FREE_ENTITY_INDICES, GLOBAL_ACTIVITY_STATE, JOIN_REQUEST, JOIN_RESULT,
+    MEMBERSHIP_ACKNOWLEDGEMENT, MESSAGE_COUNT, PATCH_EPOCH, PEER_LEAVE_REQUEST,
+    REPLICATE_MEMBERSHIP, SENSOR_AUTH_UPDATE, SENSOR_SENSE_UPDATE, WORLD_GLOBALS_STATE,
 };
 use vex_wire::activity::join::{JoinRequest, JoinResult};
 use vex_wire::activity::join_template::JoinResultTemplate;
@@ -54,9 +55,6 @@ const FAULT_SEQUENCE: u32 = 5;
 /// Rows [`Fault::TooManyHostRows`] declares (BHS-01 allows 32).
 const TOO_MANY_ROWS: u8 = 40;
 
-/// Entity slots granted on a join: the lowest slots below the server reserve of the top
-/// 256 (facts 4.3).
-pub const JOIN_GRANT: std::ops::Range<usize> = 0..7936;
 /// The payload_len [`Fault::PayloadLenLarger`] declares: far more than follows, yet below
 /// the crashing range (ENV-03). A fuzz run found the emulated client allocating all of it.
 const LARGER_PAYLOAD_LEN: u32 = 0xFFFF_0000;
@@ -93,6 +91,8 @@ impl HostCore {
             PATCH_EPOCH => self.patch_epoch(link, &n.payload),
             PEER_LEAVE_REQUEST => self.peer_leave(link, &n.payload),
             MEMBERSHIP_ACKNOWLEDGEMENT => self.membership_acknowledged(link, &n.payload),
+            ALLOCATE_ENTITY_INDICES => self.allocate_entity_slots(link, &n.payload),
+            FREE_ENTITY_INDICES => self.free_entity_slots(link, &n.payload),
             SENSOR_SENSE_UPDATE => self.sense_update(link, &n.payload),
             _ => {} // recorded only (SR "Every other client message ... is recorded only")
         }
@@ -121,6 +121,10 @@ impl HostCore {
             Err(e) => return self.drop_input(link, format!("join burst not built: {e}")),
         };
         let membership = burst.iter().any(|(msg, _)| *msg == REPLICATE_MEMBERSHIP);
+        let grant = burst
+            .iter()
+            .find(|(msg, _)| *msg == ENTITY_SLOTS_ALLOCATED)
+            .map(|(_, mask)| EntitySlotMask(mask.clone()));
         for (msg, payload) in burst {
             self.push_message(link, msg, payload);
         }
@@ -134,6 +138,7 @@ impl HostCore {
             binding.roster_owed = true;
             binding.epoch_waiting_at = Some(now + EPOCH_ADVANCE_AFTER_MS);
             binding.membership_revision = membership.then_some(roster::FIRST_REVISION);
+            binding.lease = grant.unwrap_or_else(EntitySlotMask::empty);
             l.next_keepalive = (!silent).then_some(now + interval);
         }
         self.event(HostEvent::Joined { link, session });
@@ -205,10 +210,7 @@ impl HostCore {
         }
         let mut burst = vec![
             (JOIN_RESULT, msg4),
-            (
-                ENTITY_SLOTS_ALLOCATED,
-                EntitySlotMask::with_range(JOIN_GRANT).0,
-            ),
+            (ENTITY_SLOTS_ALLOCATED, self.free_slots(JOIN_GRANT.len()).0),
             (GLOBAL_ACTIVITY_STATE, msg1),
             (WORLD_GLOBALS_STATE, world_globals(faults).encode()?),
             (BUBBLE_HOST_STATE, bubble_host_state(faults)?),

@@ -136,6 +136,8 @@ pub enum Fault {
     SkippedEpoch,
     /// EPOCH-02: message 44 sets the abort bit.
     AbortEpoch,
+    /// HOST-04 (duty): message 20 gets no message 0.
+    SlotRequestIgnored,
     /// MEMBER-03: every keepalive carries message 12 again, acknowledged or not.
     MembershipOnTimer,
     /// LEAVE-01: message 15 gets no answer.
@@ -152,7 +154,7 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault, in declaration order.
-    pub const ALL: [Fault; 71] = [
+    pub const ALL: [Fault; 72] = [
         Fault::BadOuterMagic,
         Fault::BadFrameType,
         Fault::CorruptTag,
@@ -218,6 +220,7 @@ impl Fault {
         Fault::RepeatedEpoch,
         Fault::SkippedEpoch,
         Fault::AbortEpoch,
+        Fault::SlotRequestIgnored,
         Fault::MembershipOnTimer,
         Fault::LeaveIgnored,
         Fault::LeaveKeepsPresence,
@@ -283,6 +286,7 @@ impl Fault {
             Fault::DefinitionRefsOverflow => "BODY-05",
             Fault::RepeatedEpoch | Fault::SkippedEpoch => "EPOCH-01",
             Fault::AbortEpoch => "EPOCH-02",
+            Fault::SlotRequestIgnored => "HOST-04",
             Fault::MembershipOnTimer => "MEMBER-03",
             Fault::LeaveIgnored | Fault::LeaveKeepsPresence => "LEAVE-01",
             Fault::RosterAfterLeave => "LEAVE-02",

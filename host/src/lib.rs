@@ -8,6 +8,7 @@ mod activity;
 pub mod config;
 mod core;
 mod corrupt;
+mod entity_slots;
 pub mod event;
 pub mod fault;
 mod leave;

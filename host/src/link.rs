@@ -6,7 +6,7 @@ use crate::event::Transmit;
 use vex_wire::activity::envelope::ActivityPush;
 use vex_wire::activity::join::{INITIAL_REPLICATION_EPOCH, JoinRequest};
 use vex_wire::activity::selection::DescriptorBits;
-use vex_wire::activity::small::PatchEpoch;
+use vex_wire::activity::small::{EntitySlotMask, PatchEpoch};
 use vex_wire::bap::deframer::Deframer;
 use vex_wire::bap::header::{FrameType, InnerHeader, outer_frame};
 use vex_wire::bap::secure::SecureChannel;
@@ -35,6 +35,9 @@ pub struct Binding {
     pub membership_revision: Option<u32>,
     /// The revision the client acknowledged with message 38.
     pub membership_acknowledged: Option<u32>,
+    /// The entity slots the link holds: the join grant, message 20's grants, less what
+    /// message 21 returned.
+    pub lease: EntitySlotMask,
 }
 
 impl Binding {
@@ -50,6 +53,7 @@ impl Binding {
             epoch_waiting_at: None,
             membership_revision: None,
             membership_acknowledged: None,
+            lease: EntitySlotMask::empty(),
         }
     }
 }

@@ -287,6 +287,48 @@ fn membership_is_resent_until_acknowledged() {
     assert!(later.contains(&1) && !later.contains(&12), "{later:?}");
 }
 
+/// Message 20 gets the lowest slots no link holds (none while the join grant holds them
+/// all), a count of 0 is refused, and message 21 frees slots with no reply (HOST-04).
+#[test]
+fn slot_requests_grant_the_lowest_free_slots() {
+    use vex_wire::activity::small::EntitySlotMask;
+    let mut h = host();
+    let mut c = hello(&mut h, L);
+    let session = session_of(&mut h, L, &mut c, 1);
+    let join = JoinRequest::new(1, session, 5, 6);
+    let n = ActivityNotification::new(session, 3, 0, join.encode());
+    send_sealed(&mut h, L, &mut c, 8, 2, &n.encode());
+    pushed(&transmits(&mut h), &mut c); // the burst
+    let request = |count: i32| {
+        let body = (i64::from(count) + 0x8000_0000) as u32;
+        ActivityNotification::new(session, 20, 0, body.to_be_bytes().to_vec()).encode()
+    };
+    let grant = |h: &mut HostCore, c: &mut SecureChannel| {
+        let t = transmits(h);
+        assert_eq!(t.len(), 1);
+        let (_, inner) = open(&t[0], Some(c));
+        let body = InnerHeader::read(&inner, false).unwrap().1;
+        let push = vex_wire::activity::envelope::ActivityPush::decode(body).unwrap();
+        assert_eq!(push.msg_type, 0);
+        EntitySlotMask(push.payload)
+    };
+    send_sealed(&mut h, L, &mut c, 8, 3, &request(8));
+    assert_eq!(
+        grant(&mut h, &mut c).count(),
+        0,
+        "the join grant holds every free slot"
+    );
+    send_sealed(&mut h, L, &mut c, 8, 4, &request(0));
+    assert!(transmits(&mut h).is_empty());
+    assert!(dropped_with(&events(&mut h), "refused"));
+    let freed = EntitySlotMask::with_range(100..110);
+    let n = ActivityNotification::new(session, 21, 0, freed.0.clone());
+    send_sealed(&mut h, L, &mut c, 8, 5, &n.encode());
+    assert!(transmits(&mut h).is_empty(), "message 21 has no reply");
+    send_sealed(&mut h, L, &mut c, 8, 6, &request(4));
+    assert_eq!(grant(&mut h, &mut c), EntitySlotMask::with_range(100..104));
+}
+
 /// Message 4 is encoded once per host; every join still gets its own echo and session name.
 #[test]
 fn each_join_result_echoes_its_own_request_and_session() {

@@ -46,6 +46,20 @@ impl EntitySlotMask {
     pub fn count(&self) -> usize {
         self.0.iter().map(|b| b.count_ones() as usize).sum()
     }
+
+    /// Sets every slot `other` sets: message 0 is ORed into the lease (SLOTS-01).
+    pub fn add(&mut self, other: &EntitySlotMask) {
+        for (a, b) in self.0.iter_mut().zip(&other.0) {
+            *a |= b;
+        }
+    }
+
+    /// Clears every slot `other` sets: message 21 releases held ∩ returned (facts 4.3).
+    pub fn remove(&mut self, other: &EntitySlotMask) {
+        for (a, b) in self.0.iter_mut().zip(&other.0) {
+            *a &= !b;
+        }
+    }
 }
 
 /// Message 2, world_globals_state: a bool, then the tick period as a raw float32 (33 bits).
