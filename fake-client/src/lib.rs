@@ -9,6 +9,7 @@ mod core;
 mod duties;
 mod entity_slots;
 mod epoch;
+mod incident;
 mod leave;
 pub mod link;
 mod push;

@@ -163,6 +163,7 @@ impl ClientCore {
             ids::SENSOR_AUTH_UPDATE => self.on_auth_update(idx, &push.payload),
             ids::ADVANCE_REPLICATION_EPOCH => self.on_advance_epoch(idx, &push.payload),
             ids::ENTITY_SLOTS_ALLOCATED => self.on_slots_allocated(&push.payload),
+            ids::INCIDENT => self.on_incident(idx, &push.payload),
             ids::JOIN_RESULT => {
                 tracing::info!(frame = f, "a second join_result on an established client")
             }

@@ -129,6 +129,11 @@ rules! {
     Body05 => "BODY-05", Crash, "AH How an Auth table is encoded", "an array count is at most the array's capacity: the client does not clamp it";
     Epoch01 => "EPOCH-01", End, "AH Hazards for a host", "message 44's epoch is the previous epoch plus one; a repeat or a skip ends the client";
     Epoch02 => "EPOCH-02", Sticky, "AH Hazards for a host", "message 44's abort bit is permanent: it sets the give-up flag";
+    Incident01 => "INCIDENT-01", Crash, "AH incident, message 19", "the definition index is below 7,763: the client does not bound-check it";
+    Incident02 => "INCIDENT-02", Crash, "AH incident, message 19", "rows 795, 4690 and 5375 have type code -1 and are never named";
+    Incident03 => "INCIDENT-03", Crash, "AH Values that crash the client", "at most 25 extra targets";
+    Incident04 => "INCIDENT-04", Crash, "AH Values that crash the client", "the compressed target selector bit stays clear";
+    Incident05 => "INCIDENT-05", Drop, "AH incident, message 19", "the payload is at most 500 bytes";
     Host04 => "HOST-04", Duty, "SR The Activity Host", "message 20 gets a message 0 grant of free slots; message 21 gets no reply";
     Member03 => "MEMBER-03", Duty, "SR Timed sends that remain", "message 12 goes out only when the table changed, the client moved region, or the client has not acknowledged the revision";
     Leave01 => "LEAVE-01", Duty, "AH peer_leave_request, message 15", "message 15 gets one message 5 that keeps every key and state byte, clears every registered key's presence bit, sets roster enable, and carries no Auth body and no grant";

@@ -353,6 +353,7 @@ impl HostCore {
             Ok(body) => self.push_message(link, SENSOR_AUTH_UPDATE, body),
             Err(e) => self.drop_input(link, format!("message 5 not built: {e}")),
         }
+        self.incident_faults(link);
         if self.config.faults.has(Fault::CloseAfterJoin) {
             if let Some(l) = self.links.get_mut(&link) {
                 l.closed = true;

@@ -136,6 +136,16 @@ pub enum Fault {
     SkippedEpoch,
     /// EPOCH-02: message 44 sets the abort bit.
     AbortEpoch,
+    /// INCIDENT-01: an incident names row 7,763, past the table.
+    IncidentPastTable,
+    /// INCIDENT-02: an incident names row 4690, whose type code is -1.
+    IncidentCrashingRow,
+    /// INCIDENT-03: an incident carries 26 extra targets.
+    IncidentTooManyTargets,
+    /// INCIDENT-04: an incident sets the compressed target selector bit.
+    IncidentCompressedSelector,
+    /// INCIDENT-05: an incident carries a 501-byte payload.
+    IncidentPayloadTooLong,
     /// HOST-04 (duty): message 20 gets no message 0.
     SlotRequestIgnored,
     /// MEMBER-03: every keepalive carries message 12 again, acknowledged or not.
@@ -154,7 +164,7 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault, in declaration order.
-    pub const ALL: [Fault; 72] = [
+    pub const ALL: [Fault; 77] = [
         Fault::BadOuterMagic,
         Fault::BadFrameType,
         Fault::CorruptTag,
@@ -220,6 +230,11 @@ impl Fault {
         Fault::RepeatedEpoch,
         Fault::SkippedEpoch,
         Fault::AbortEpoch,
+        Fault::IncidentPastTable,
+        Fault::IncidentCrashingRow,
+        Fault::IncidentTooManyTargets,
+        Fault::IncidentCompressedSelector,
+        Fault::IncidentPayloadTooLong,
         Fault::SlotRequestIgnored,
         Fault::MembershipOnTimer,
         Fault::LeaveIgnored,
@@ -286,6 +301,11 @@ impl Fault {
             Fault::DefinitionRefsOverflow => "BODY-05",
             Fault::RepeatedEpoch | Fault::SkippedEpoch => "EPOCH-01",
             Fault::AbortEpoch => "EPOCH-02",
+            Fault::IncidentPastTable => "INCIDENT-01",
+            Fault::IncidentCrashingRow => "INCIDENT-02",
+            Fault::IncidentTooManyTargets => "INCIDENT-03",
+            Fault::IncidentCompressedSelector => "INCIDENT-04",
+            Fault::IncidentPayloadTooLong => "INCIDENT-05",
             Fault::SlotRequestIgnored => "HOST-04",
             Fault::MembershipOnTimer => "MEMBER-03",
             Fault::LeaveIgnored | Fault::LeaveKeepsPresence => "LEAVE-01",

@@ -11,6 +11,7 @@ mod corrupt;
 mod entity_slots;
 pub mod event;
 pub mod fault;
+mod incident_faults;
 mod leave;
 mod link;
 mod membership;

@@ -1,0 +1,107 @@
+//! Message 19 from the host, incident: checked as the client decodes it (AH "incident,
+//! message 19", "Values that crash the client"; INCIDENT-01 to INCIDENT-05).
+
+use crate::core::ClientCore;
+use crate::rules::Rule;
+use vex_wire::bits::BitReader;
+use vex_wire::schema::messages::INCIDENT;
+use vex_wire::schema::walk::check_guards;
+use vex_wire::schema::{SchemaError, Value, decode};
+
+impl ClientCore {
+    /// The definition index stays inside the 7,763-row table (INCIDENT-01) and off its
+    /// three crashing rows (INCIDENT-02), at most 25 extra targets (INCIDENT-03), the
+    /// compressed target selector stays clear (INCIDENT-04), and the payload is at most
+    /// 500 bytes (INCIDENT-05). The field guards of the incident schema are the checks.
+    /// INCIDENT-05's other half, a payload in the schema of the row's type code, needs
+    /// the definition table, which is package content Vex does not have.
+    pub(crate) fn on_incident(&mut self, idx: u64, payload: &[u8]) {
+        let f = Some(idx);
+        let fields = match decode(&INCIDENT, &mut BitReader::new(payload)) {
+            Ok(Value::Record(fields)) => fields,
+            Ok(_) => return,
+            Err(SchemaError::OverCapacity {
+                path,
+                count,
+                capacity,
+            }) => {
+                let rule = if path == "extra_targets" {
+                    Rule::Incident03
+                } else {
+                    Rule::Incident05
+                };
+                let reason = format!("{path}: {count} where the client holds {capacity}");
+                return self.violate(rule, f, None, reason);
+            }
+            Err(e) => {
+                return tracing::warn!(frame = idx, %e, "message 19 does not decode; dropped (BODY-04)");
+            }
+        };
+        for (field, value) in INCIDENT.fields.iter().zip(&fields) {
+            if let Err(SchemaError::Unsafe { path, rule, value }) =
+                check_guards(field, value, field.name)
+                && let Some(rule) = Rule::from_id(rule)
+            {
+                let shown = if value.is_empty() { "present" } else { &value };
+                let reason = format!("{path} {shown}, but {}", rule.summary());
+                self.violate(rule, f, None, reason);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ClientConfig;
+    use std::net::{Ipv4Addr, SocketAddrV4};
+    use vex_wire::bits::BitWriter;
+    use vex_wire::schema::encode;
+
+    fn incident(index: i128, targets: usize, payload: usize) -> Vec<u8> {
+        let v = Value::Record(vec![
+            Value::Int(index),
+            Value::Array(vec![Value::Int(1); targets]),
+            Value::Absent,
+            Value::Absent,
+            Value::Array(vec![Value::Int(0); payload]),
+        ]);
+        let mut w = BitWriter::new();
+        encode(&INCIDENT, &v, &mut w).unwrap();
+        w.finish().unwrap()
+    }
+
+    fn rules_for(body: &[u8]) -> Vec<Rule> {
+        let target = SocketAddrV4::new(Ipv4Addr::LOCALHOST, 1);
+        let mut c = ClientCore::new(ClientConfig::builtin(target));
+        c.on_incident(1, body);
+        c.violations().iter().map(|v| v.rule).collect()
+    }
+
+    /// The largest safe incident passes: the last row, 25 targets, a 500-byte payload.
+    #[test]
+    fn a_safe_incident_passes() {
+        assert!(rules_for(&incident(7762, 25, 500)).is_empty());
+        assert!(rules_for(&incident(0, 0, 0)).is_empty());
+    }
+
+    /// `body` with its 13-bit definition index set to `index`, which the encoder refuses.
+    fn with_index(mut body: Vec<u8>, index: u16) -> Vec<u8> {
+        body[0] = (index >> 5) as u8;
+        body[1] = (body[1] & 0x07) | ((index & 0x1F) << 3) as u8;
+        body
+    }
+
+    #[test]
+    fn rows_past_the_table_and_crashing_rows_are_caught() {
+        assert_eq!(
+            rules_for(&with_index(incident(0, 0, 0), 7763)),
+            [Rule::Incident01]
+        );
+        assert_eq!(
+            rules_for(&with_index(incident(0, 0, 0), 4690)),
+            [Rule::Incident02]
+        );
+        assert!(rules_for(&with_index(incident(0, 0, 0), 4689)).is_empty());
+    }
+}

@@ -1,0 +1,58 @@
+//! Incidents the host can be told to break (AH "incident, message 19", "Values that crash
+//! the client"). The built-in mission posts no incident; under these faults the host
+//! sends one right after the first message 5, written bit by bit, since the schema's
+//! encoder refuses each of them.
+
+use crate::core::{HostCore, LinkId};
+use crate::fault::Fault;
+use vex_wire::activity::ids::INCIDENT;
+use vex_wire::bits::BitWriter;
+
+/// The first index past the 7,763-row definition table (INCIDENT-01).
+const PAST_THE_TABLE: u64 = 7763;
+/// A row with type code -1 (INCIDENT-02).
+const CRASHING_ROW: u64 = 4690;
+/// One more extra target than the client holds (INCIDENT-03).
+const TOO_MANY_TARGETS: usize = 26;
+/// One more payload byte than the client takes (INCIDENT-05).
+const TOO_LONG_PAYLOAD: usize = 501;
+
+/// An incident body in facts 4.13's layout: index, extra targets, the compressed-selector
+/// presence bit (with an empty selector when set), the unread pair absent, the payload.
+fn incident(index: u64, targets: usize, selector: bool, payload: usize) -> Vec<u8> {
+    let mut w = BitWriter::new();
+    w.write(index, 13);
+    w.write(targets as u64, 5);
+    for t in 0..targets {
+        w.write(t as u64, 13);
+    }
+    w.write_bool(selector);
+    if selector {
+        w.write(0, 9);
+    }
+    w.write_bool(false);
+    w.write(payload as u64, 9);
+    w.write_zeros(payload * 8);
+    w.finish().unwrap_or_default()
+}
+
+impl HostCore {
+    /// Sends the incident the fault plan asks for, if any.
+    pub(crate) fn incident_faults(&mut self, link: LinkId) {
+        let faults = &self.config.faults;
+        let body = if faults.has(Fault::IncidentPastTable) {
+            incident(PAST_THE_TABLE, 0, false, 0)
+        } else if faults.has(Fault::IncidentCrashingRow) {
+            incident(CRASHING_ROW, 0, false, 0)
+        } else if faults.has(Fault::IncidentTooManyTargets) {
+            incident(1, TOO_MANY_TARGETS, false, 0)
+        } else if faults.has(Fault::IncidentCompressedSelector) {
+            incident(1, 0, true, 0)
+        } else if faults.has(Fault::IncidentPayloadTooLong) {
+            incident(1, 0, false, TOO_LONG_PAYLOAD)
+        } else {
+            return;
+        };
+        self.push_message(link, INCIDENT, body);
+    }
+}
