@@ -43,6 +43,8 @@ pub enum ClientScript {
     Leave,
     /// Returns slots with message 21 and asks for more with message 20 (HOST-04).
     RequestSlots,
+    /// Asks for the whole snapshot with message 18 (HOST-03).
+    Refresh,
 }
 
 /// When a scripted client acts: after its first roster.
@@ -55,6 +57,8 @@ impl ClientScript {
             Self::Leave
         } else if rule == "HOST-04" {
             Self::RequestSlots
+        } else if rule == "HOST-03" {
+            Self::Refresh
         } else {
             Self::Stay
         }
@@ -66,6 +70,7 @@ impl ClientScript {
             Self::Stay => {}
             Self::Leave => client.leave_after_ms = Some(SCRIPT_AFTER_MS),
             Self::RequestSlots => client.slot_request_after_ms = Some(SCRIPT_AFTER_MS),
+            Self::Refresh => client.refresh_after_ms = Some(SCRIPT_AFTER_MS),
         }
     }
 }
@@ -217,6 +222,15 @@ pub fn catalog() -> Vec<Case> {
             host: HostUnderTest::Any,
             run_for_ms: 5_000,
             script: ClientScript::RequestSlots,
+            expect: Expectation::CleanJoin,
+        },
+        Case {
+            id: "route.refresh".into(),
+            title: "the client asks for a refresh: messages 1, 2, 12, then 5".into(),
+            rules: vec!["HOST-03", "MEMBER-03"],
+            host: HostUnderTest::Any,
+            run_for_ms: 5_000,
+            script: ClientScript::Refresh,
             expect: Expectation::CleanJoin,
         },
         Case {

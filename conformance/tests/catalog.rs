@@ -113,6 +113,8 @@ caught! {
     catch_epoch01_skip => SkippedEpoch,
     catch_epoch02 => AbortEpoch,
     catch_member03 => MembershipOnTimer,
+    catch_host03_ignored => RefreshIgnored,
+    catch_host03_no_roster => RefreshWithoutRoster,
     catch_host04 => SlotRequestIgnored,
     catch_incident01 => IncidentPastTable,
     catch_incident02 => IncidentCrashingRow,

@@ -37,6 +37,9 @@ pub struct ClientConfig {
     /// Returns some entity slots with message 21 and asks for more with message 20 this
     /// long after the join (HOST-04); `None` never does.
     pub slot_request_after_ms: Option<u64>,
+    /// Asks for the whole snapshot with message 18 this long after the join (HOST-03);
+    /// `None` never does.
+    pub refresh_after_ms: Option<u64>,
 }
 
 impl ClientConfig {
@@ -51,6 +54,7 @@ impl ClientConfig {
             patch_epoch: [0x0102_0304_0506_0708, 0x1112_1314_1516_1718],
             leave_after_ms: None,
             slot_request_after_ms: None,
+            refresh_after_ms: None,
         }
     }
 }

@@ -407,6 +407,7 @@ impl ClientCore {
             self.send_activity(now, handle, ids::KEEPALIVE_REQUEST, body);
         }
         self.request_slots_if_due(now);
+        self.refresh_if_due(now);
         self.leave_if_due(now);
     }
 
@@ -431,11 +432,13 @@ impl ClientCore {
         let epoch = self.slot.as_ref().and_then(|s| s.next_epoch);
         let leave = self.slot.as_ref().and_then(|s| s.leave_at);
         let slot_request = self.slot.as_ref().and_then(|s| s.slot_request_at);
+        let refresh = self.slot.as_ref().and_then(|s| s.refresh_at);
         [
             silence,
             epoch,
             leave,
             slot_request,
+            refresh,
             self.keepalive_due(),
             self.keepalive_deadline(),
         ]
@@ -463,6 +466,7 @@ impl ClientCore {
         self.check_burst_owed();
         self.check_leave_answered();
         self.check_slot_request_answered();
+        self.check_refresh_answered();
         if !self.status.in_activity() {
             let reason = format!("the run ended at {} without E, G and M", self.status);
             self.violate(Rule::Join09, None, None, reason);

@@ -13,6 +13,7 @@ mod incident;
 mod leave;
 pub mod link;
 mod push;
+mod refresh;
 mod roster;
 mod route;
 pub mod rules;

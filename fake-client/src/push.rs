@@ -142,6 +142,7 @@ impl ClientCore {
         slot.replication_epoch = r.initial_epoch;
         slot.leave_at = self.config.leave_after_ms.map(|ms| now + ms);
         slot.slot_request_at = self.config.slot_request_after_ms.map(|ms| now + ms);
+        slot.refresh_at = self.config.refresh_after_ms.map(|ms| now + ms);
         slot.next_epoch = Some(now);
         slot.burst_owed = crate::duties::BURST_AFTER_JOIN.into_iter().collect();
         self.status.e = true;
@@ -169,6 +170,7 @@ impl ClientCore {
             }
             _ => {}
         }
+        self.track_refresh(push.msg_type);
     }
 
     /// Message 1 (GLOBAL-01, GLOBAL-02, GLOBAL-03, GLOBAL-04).

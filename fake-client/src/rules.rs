@@ -134,6 +134,7 @@ rules! {
     Incident03 => "INCIDENT-03", Crash, "AH Values that crash the client", "at most 25 extra targets";
     Incident04 => "INCIDENT-04", Crash, "AH Values that crash the client", "the compressed target selector bit stays clear";
     Incident05 => "INCIDENT-05", Drop, "AH incident, message 19", "the payload is at most 500 bytes";
+    Host03 => "HOST-03", Duty, "SR What each client message gets", "message 18 gets the whole snapshot: messages 1, 2 and 12, then 5";
     Host04 => "HOST-04", Duty, "SR The Activity Host", "message 20 gets a message 0 grant of free slots; message 21 gets no reply";
     Member03 => "MEMBER-03", Duty, "SR Timed sends that remain", "message 12 goes out only when the table changed, the client moved region, or the client has not acknowledged the revision";
     Leave01 => "LEAVE-01", Duty, "AH peer_leave_request, message 15", "message 15 gets one message 5 that keeps every key and state byte, clears every registered key's presence bit, sets roster enable, and carries no Auth body and no grant";

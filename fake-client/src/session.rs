@@ -43,6 +43,10 @@ pub struct ActivitySlot {
     pub slot_request_at: Option<Instant>,
     /// A message 20 waits for its message 0.
     pub awaiting_slots: bool,
+    /// When the client sends message 18 (HOST-03).
+    pub refresh_at: Option<Instant>,
+    /// The parts of the snapshot message 18 is still owed, in order.
+    pub refresh_owed: VecDeque<u32>,
     /// When the client sends message 15 (LEAVE-01).
     pub leave_at: Option<Instant>,
     /// The client left: what it held then, to judge the host's answer by.
@@ -75,6 +79,8 @@ impl ActivitySlot {
             lease: EntitySlotMask::empty(),
             slot_request_at: None,
             awaiting_slots: false,
+            refresh_at: None,
+            refresh_owed: VecDeque::new(),
             leave_at: None,
             departure: None,
             burst_owed: VecDeque::new(),

@@ -30,7 +30,8 @@ impl ClientCore {
     /// Message 12, applied without checks (MEMBER-01): a table without the local player
     /// removes the local player from the activity (MEMBER-02). The client acknowledges
     /// each new revision with message 38, so a repeat of an acknowledged revision with
-    /// nothing changed is a push the host does not owe (MEMBER-03).
+    /// nothing changed is a push the host does not owe (MEMBER-03), unless it is part of
+    /// the snapshot message 18 asked for (HOST-03).
     pub(crate) fn on_membership(&mut self, now: Instant, idx: u64, payload: &[u8]) {
         self.status.m = true;
         let me = self.config.scenario.player.member_key;
@@ -43,13 +44,14 @@ impl ClientCore {
             );
             self.violate(Rule::Member02, Some(idx), None, reason);
         }
+        let in_snapshot = self.answers_refresh(ids::REPLICATE_MEMBERSHIP);
         let Some(slot) = self.slot.as_mut() else {
             return;
         };
         let acknowledged = slot.membership_acknowledged == Some(m.revision);
         let unchanged = slot.membership.as_deref() == Some(payload);
         slot.membership = Some(payload.to_vec());
-        if acknowledged && unchanged {
+        if acknowledged && unchanged && !in_snapshot {
             let reason = format!(
                 "message 12 repeats revision {}, which the client acknowledged, with nothing changed",
                 m.revision

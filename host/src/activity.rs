@@ -15,7 +15,8 @@ use vex_wire::activity::ids::{
     ADVANCE_REPLICATION_EPOCH, ALLOCATE_ENTITY_INDICES, BUBBLE_HOST_STATE, ENTITY_SLOTS_ALLOCATED,
     FREE_ENTITY_INDICES, GLOBAL_ACTIVITY_STATE, JOIN_REQUEST, JOIN_RESULT,
     MEMBERSHIP_ACKNOWLEDGEMENT, MESSAGE_COUNT, PATCH_EPOCH, PEER_LEAVE_REQUEST,
-    REPLICATE_MEMBERSHIP, SENSOR_AUTH_UPDATE, SENSOR_SENSE_UPDATE, WORLD_GLOBALS_STATE,
+    REPLICATE_MEMBERSHIP, SENSOR_AUTH_UPDATE, SENSOR_SENSE_UPDATE, STATE_REFRESH,
+    WORLD_GLOBALS_STATE,
 };
 use vex_wire::activity::join::{JoinRequest, JoinResult};
 use vex_wire::activity::join_template::JoinResultTemplate;
@@ -31,7 +32,7 @@ use vex_wire::bap::services::{ACTIVITY_PUSH, ACTIVITY_TO_HOST};
 use vex_wire::time::Instant;
 
 /// Message 2: the client's own tick period, unless a fault says otherwise.
-fn world_globals(faults: &FaultPlan) -> WorldGlobals {
+pub(crate) fn world_globals(faults: &FaultPlan) -> WorldGlobals {
     let mut m = WorldGlobals::default_tick();
     if faults.has(Fault::ZeroTickPeriod) {
         m.tick_ms = 0.0;
@@ -91,6 +92,7 @@ impl HostCore {
             PATCH_EPOCH => self.patch_epoch(link, &n.payload),
             PEER_LEAVE_REQUEST => self.peer_leave(link, &n.payload),
             MEMBERSHIP_ACKNOWLEDGEMENT => self.membership_acknowledged(link, &n.payload),
+            STATE_REFRESH => self.state_refresh(link, &n.payload),
             ALLOCATE_ENTITY_INDICES => self.allocate_entity_slots(link, &n.payload),
             FREE_ENTITY_INDICES => self.free_entity_slots(link, &n.payload),
             SENSOR_SENSE_UPDATE => self.sense_update(link, &n.payload),
@@ -324,12 +326,28 @@ impl HostCore {
             return;
         };
         binding.roster_owed = false;
+        self.push_roster(link, &join, epoch);
+        self.incident_faults(link);
+        if self.config.faults.has(Fault::CloseAfterJoin) {
+            if let Some(l) = self.links.get_mut(&link) {
+                l.closed = true;
+            }
+            self.close(
+                link,
+                "fault plan: close the link after the first roster".into(),
+            );
+        }
+    }
+
+    /// Message 5 with the whole roster and every Auth body the host holds, echoing the
+    /// client's `epoch` (AUTH-01, AUTH-09).
+    pub(crate) fn push_roster(&mut self, link: LinkId, join: &JoinRequest, epoch: PatchEpoch) {
         let faults = &self.config.faults;
         let mut echo = epoch.0;
         if faults.has(Fault::WrongEpochEcho) {
             echo[1] = echo[1].wrapping_add(1);
         }
-        let body = roster::sensor_auth(&self.config.scenario, &join, echo).and_then(|mut m| {
+        let body = roster::sensor_auth(&self.config.scenario, join, echo).and_then(|mut m| {
             m.prefix.roster_enable = !faults.has(Fault::RosterDisabled);
             if faults.has(Fault::MissingBlock)
                 && let Some(g) = m.groups.last_mut()
@@ -352,16 +370,6 @@ impl HostCore {
         match body {
             Ok(body) => self.push_message(link, SENSOR_AUTH_UPDATE, body),
             Err(e) => self.drop_input(link, format!("message 5 not built: {e}")),
-        }
-        self.incident_faults(link);
-        if self.config.faults.has(Fault::CloseAfterJoin) {
-            if let Some(l) = self.links.get_mut(&link) {
-                l.closed = true;
-            }
-            self.close(
-                link,
-                "fault plan: close the link after the first roster".into(),
-            );
         }
     }
 

@@ -146,6 +146,10 @@ pub enum Fault {
     IncidentCompressedSelector,
     /// INCIDENT-05: an incident carries a 501-byte payload.
     IncidentPayloadTooLong,
+    /// HOST-03 (duty): message 18 gets no answer.
+    RefreshIgnored,
+    /// HOST-03 (duty): message 18 gets messages 1, 2 and 12 but no message 5.
+    RefreshWithoutRoster,
     /// HOST-04 (duty): message 20 gets no message 0.
     SlotRequestIgnored,
     /// MEMBER-03: every keepalive carries message 12 again, acknowledged or not.
@@ -164,7 +168,7 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault, in declaration order.
-    pub const ALL: [Fault; 77] = [
+    pub const ALL: [Fault; 79] = [
         Fault::BadOuterMagic,
         Fault::BadFrameType,
         Fault::CorruptTag,
@@ -235,6 +239,8 @@ impl Fault {
         Fault::IncidentTooManyTargets,
         Fault::IncidentCompressedSelector,
         Fault::IncidentPayloadTooLong,
+        Fault::RefreshIgnored,
+        Fault::RefreshWithoutRoster,
         Fault::SlotRequestIgnored,
         Fault::MembershipOnTimer,
         Fault::LeaveIgnored,
@@ -306,6 +312,7 @@ impl Fault {
             Fault::IncidentTooManyTargets => "INCIDENT-03",
             Fault::IncidentCompressedSelector => "INCIDENT-04",
             Fault::IncidentPayloadTooLong => "INCIDENT-05",
+            Fault::RefreshIgnored | Fault::RefreshWithoutRoster => "HOST-03",
             Fault::SlotRequestIgnored => "HOST-04",
             Fault::MembershipOnTimer => "MEMBER-03",
             Fault::LeaveIgnored | Fault::LeaveKeepsPresence => "LEAVE-01",

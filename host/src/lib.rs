@@ -15,6 +15,7 @@ mod incident_faults;
 mod leave;
 mod link;
 mod membership;
+mod refresh;
 pub mod roster;
 mod route;
 pub mod server;

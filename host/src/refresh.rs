@@ -1,0 +1,50 @@
+//! Message 18, state refresh: a request for the whole snapshot, messages 1, 2 and 12,
+//! then 5 (SR "What each client message gets"; HOST-03). An earlier send is not an
+//! answer: the client may have dropped what it held.
+
+use crate::activity::world_globals;
+use crate::core::{HostCore, LinkId};
+use crate::fault::Fault;
+use vex_wire::activity::ids::{REPLICATE_MEMBERSHIP, WORLD_GLOBALS_STATE};
+use vex_wire::bits::BitReader;
+
+impl HostCore {
+    /// The snapshot in order. Message 5 needs the client's patch epoch; before the first
+    /// message 52 it is owed, and the epoch's arrival sends it.
+    pub(crate) fn state_refresh(&mut self, link: LinkId, payload: &[u8]) {
+        let mut r = BitReader::new(payload);
+        if let Err(e) = r.read(32).and_then(|_revision| r.read(32)) {
+            return self.drop_input(link, format!("state_refresh: {e}"));
+        }
+        let faults = self.config.faults.clone();
+        if faults.has(Fault::RefreshIgnored) {
+            return;
+        }
+        let Some(binding) = self.links.get(&link).and_then(|l| l.binding.as_ref()) else {
+            return;
+        };
+        let (Some(join), epoch) = (binding.join.clone(), binding.epoch) else {
+            return self.drop_input(link, "state_refresh before the join".into());
+        };
+        self.push_global_state(link);
+        match world_globals(&faults).encode() {
+            Ok(body) => self.push_message(link, WORLD_GLOBALS_STATE, body),
+            Err(e) => return self.drop_input(link, format!("message 2 not built: {e}")),
+        }
+        match self.membership_table(&join).encode() {
+            Ok(body) => self.push_message(link, REPLICATE_MEMBERSHIP, body),
+            Err(e) => return self.drop_input(link, format!("message 12 not built: {e}")),
+        }
+        if faults.has(Fault::RefreshWithoutRoster) {
+            return;
+        }
+        match epoch {
+            Some(epoch) => self.push_roster(link, &join, epoch),
+            None => {
+                if let Some(b) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) {
+                    b.roster_owed = true;
+                }
+            }
+        }
+    }
+}
