@@ -116,6 +116,8 @@ caught! {
     catch_host03_ignored => RefreshIgnored,
     catch_host03_no_roster => RefreshWithoutRoster,
     catch_host04 => SlotRequestIgnored,
+    catch_host04_empty => SlotGrantEmpty,
+    catch_host04_held => SlotGrantHeld,
     catch_incident01 => IncidentPastTable,
     catch_incident02 => IncidentCrashingRow,
     catch_incident03 => IncidentTooManyTargets,

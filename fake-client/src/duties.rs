@@ -28,11 +28,11 @@ impl ClientCore {
     }
 
     /// Every push on the established arm: the burst arrives whole and in order (JOIN-02),
-    /// message 0 only in the burst or answering a message 20 (SLOTS-02, HOST-04), message 1
-    /// restarts the keepalive clock (LINK-03).
-    pub(crate) fn observe_push(&mut self, now: Instant, idx: u64, msg: u32) {
+    /// and message 1 restarts the keepalive clock (LINK-03). True when `msg` is the next
+    /// message of the burst.
+    pub(crate) fn observe_push(&mut self, now: Instant, idx: u64, msg: u32) -> bool {
         let Some(slot) = &mut self.slot else {
-            return;
+            return false;
         };
         let in_burst = slot.burst_owed.front() == Some(&msg);
         let broken_burst = !slot.burst_owed.is_empty() && !in_burst;
@@ -45,18 +45,11 @@ impl ClientCore {
         if msg == ids::GLOBAL_ACTIVITY_STATE {
             slot.last_global_state = Some(now);
         }
-        let unasked_grant = msg == ids::ENTITY_SLOTS_ALLOCATED && !in_burst && !slot.awaiting_slots;
-        if msg == ids::ENTITY_SLOTS_ALLOCATED && !in_burst {
-            slot.awaiting_slots = false; // the answer to message 20
-        }
         if let (true, Some(want)) = (broken_burst, expected) {
             let reason = format!("message {msg} where the burst owes message {want}");
             self.violate(Rule::Join02, Some(idx), None, reason);
         }
-        if unasked_grant {
-            let reason = "message 0 outside the join burst, with no message 20 to answer".into();
-            self.violate(Rule::Slots02, Some(idx), None, reason);
-        }
+        in_burst
     }
 
     /// When the host keepalive is overdue (LINK-03).

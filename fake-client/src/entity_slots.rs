@@ -5,21 +5,49 @@
 use crate::core::ClientCore;
 use crate::rules::Rule;
 use vex_wire::activity::ids;
-use vex_wire::activity::small::{ENTITY_SLOTS, EntitySlotMask, SLOT_MASK_LEN};
+use vex_wire::activity::small::{ENTITY_SLOTS, EntitySlotMask, SLOT_MASK_LEN, SlotRequest};
 use vex_wire::time::Instant;
 
 /// Slots the client returns with message 21: the highest it holds.
 pub const RETURNED_SLOTS: usize = 32;
 /// Slots the client then asks for with message 20.
-pub const REQUESTED_SLOTS: i64 = 8;
-/// Message 20's count is an i32 with bias 2^31 (facts 4.4).
-const COUNT_BIAS: i64 = 0x8000_0000;
+pub const REQUESTED_SLOTS: i32 = 8;
 
 impl ClientCore {
-    /// Message 0: the grant is ORed into the lease (SLOTS-01).
-    pub(crate) fn on_slots_allocated(&mut self, payload: &[u8]) {
-        if let (Some(slot), Some(mask)) = (self.slot.as_mut(), payload.get(..SLOT_MASK_LEN)) {
-            slot.lease.add(&EntitySlotMask(mask.to_vec()));
+    /// Message 0, ORed into the lease (SLOTS-01): in the join burst, or as the answer to
+    /// a message 20, which grants free slots, so none the client holds and at least one
+    /// after the client returned some (HOST-04); any other is a push the host does not
+    /// owe (SLOTS-02).
+    pub(crate) fn on_slots_allocated(&mut self, idx: u64, payload: &[u8], in_burst: bool) {
+        let f = Some(idx);
+        let Some(slot) = self.slot.as_mut() else {
+            return;
+        };
+        let grant = EntitySlotMask(payload.get(..SLOT_MASK_LEN).unwrap_or_default().to_vec());
+        let answer = !in_burst && slot.awaiting_slots;
+        let held_before = slot.lease.clone();
+        if answer {
+            slot.awaiting_slots = false;
+        }
+        slot.lease.add(&grant);
+        if !in_burst && !answer {
+            let reason = "message 0 outside the join burst, with no message 20 to answer";
+            return self.violate(Rule::Slots02, f, None, reason.into());
+        }
+        if !answer {
+            return;
+        }
+        let regranted = (0..ENTITY_SLOTS)
+            .filter(|&i| grant.get(i) && held_before.get(i))
+            .count();
+        if grant.count() == 0 {
+            let reason = format!(
+                "message 20's answer grants no slot, though the client had just returned {RETURNED_SLOTS}"
+            );
+            self.violate(Rule::Host04, f, None, reason);
+        } else if regranted > 0 {
+            let reason = format!("message 20's answer grants {regranted} slots the client holds");
+            self.violate(Rule::Host04, f, None, reason);
         }
     }
 
@@ -45,8 +73,10 @@ impl ClientCore {
         slot.awaiting_slots = true;
         let handle = slot.stored_id;
         self.send_activity(now, handle, ids::FREE_ENTITY_INDICES, returned.0);
-        let count = (REQUESTED_SLOTS + COUNT_BIAS) as u32;
-        let body = count.to_be_bytes().to_vec();
+        let body = SlotRequest {
+            count: REQUESTED_SLOTS,
+        }
+        .encode();
         self.send_activity(now, handle, ids::ALLOCATE_ENTITY_INDICES, body);
     }
 

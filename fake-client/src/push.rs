@@ -155,7 +155,7 @@ impl ClientCore {
     /// A push on the established arm.
     fn dispatch(&mut self, now: Instant, idx: u64, push: &ActivityPush) {
         let f = Some(idx);
-        self.observe_push(now, idx, push.msg_type);
+        let in_burst = self.observe_push(now, idx, push.msg_type);
         match push.msg_type {
             ids::GLOBAL_ACTIVITY_STATE => self.on_global_state(idx, &push.payload),
             ids::WORLD_GLOBALS_STATE => self.on_world_globals(idx, &push.payload),
@@ -163,7 +163,7 @@ impl ClientCore {
             ids::BUBBLE_HOST_STATE => self.on_bubble_host_state(idx, &push.payload),
             ids::SENSOR_AUTH_UPDATE => self.on_auth_update(idx, &push.payload),
             ids::ADVANCE_REPLICATION_EPOCH => self.on_advance_epoch(idx, &push.payload),
-            ids::ENTITY_SLOTS_ALLOCATED => self.on_slots_allocated(&push.payload),
+            ids::ENTITY_SLOTS_ALLOCATED => self.on_slots_allocated(idx, &push.payload, in_burst),
             ids::INCIDENT => self.on_incident(idx, &push.payload),
             ids::JOIN_RESULT => {
                 tracing::info!(frame = f, "a second join_result on an established client")

@@ -10,7 +10,7 @@ use crate::event::HostEvent;
 use crate::fault::{Fault, FaultPlan};
 use crate::roster;
 use vex_wire::activity::envelope::{ActivityNotification, ActivityPush};
-use vex_wire::activity::global_state::BUBBLE_STATE_BIAS;
+use vex_wire::activity::global_state::BUBBLE_ENABLED;
 use vex_wire::activity::ids::{
     ADVANCE_REPLICATION_EPOCH, ALLOCATE_ENTITY_INDICES, BUBBLE_HOST_STATE, ENTITY_SLOTS_ALLOCATED,
     FREE_ENTITY_INDICES, GLOBAL_ACTIVITY_STATE, JOIN_REQUEST, JOIN_RESULT,
@@ -18,7 +18,7 @@ use vex_wire::activity::ids::{
     REPLICATE_MEMBERSHIP, SENSOR_AUTH_UPDATE, SENSOR_SENSE_UPDATE, STATE_REFRESH,
     WORLD_GLOBALS_STATE,
 };
-use vex_wire::activity::join::{JoinRequest, JoinResult};
+use vex_wire::activity::join::{INITIAL_REPLICATION_EPOCH, JoinRequest, JoinResult};
 use vex_wire::activity::join_template::JoinResultTemplate;
 use vex_wire::activity::selection::SelectionDescriptor;
 use vex_wire::activity::sense_update::DecodedSenseUpdate;
@@ -140,7 +140,10 @@ impl HostCore {
             binding.roster_owed = true;
             binding.epoch_waiting_at = Some(now + EPOCH_ADVANCE_AFTER_MS);
             binding.membership_revision = membership.then_some(roster::FIRST_REVISION);
-            binding.lease = grant.unwrap_or_else(EntitySlotMask::empty);
+            if let Some(grant) = grant {
+                binding.lease.add(&grant);
+            }
+            binding.replication_epoch = INITIAL_REPLICATION_EPOCH;
             l.next_keepalive = (!silent).then_some(now + interval);
         }
         self.event(HostEvent::Joined { link, session });
@@ -198,7 +201,7 @@ impl HostCore {
         }
         if faults.has(Fault::UnbiasedBubbleStates) {
             for s in &mut msg1.bubble_states {
-                *s = s.wrapping_sub(BUBBLE_STATE_BIAS); // 0x80 becomes 0, 0x7F becomes 0xFF
+                *s = s.wrapping_sub(BUBBLE_ENABLED); // the bias left out: 0x80 is 0, 0x7F is 0xFF
             }
         }
         if faults.has(Fault::RebuiltDescriptor) {
@@ -212,7 +215,10 @@ impl HostCore {
         }
         let mut burst = vec![
             (JOIN_RESULT, msg4),
-            (ENTITY_SLOTS_ALLOCATED, self.free_slots(JOIN_GRANT.len()).0),
+            (
+                ENTITY_SLOTS_ALLOCATED,
+                self.free_slots(JOIN_GRANT.len(), Some(link)).0,
+            ),
             (GLOBAL_ACTIVITY_STATE, msg1),
             (WORLD_GLOBALS_STATE, world_globals(faults).encode()?),
             (BUBBLE_HOST_STATE, bubble_host_state(faults)?),

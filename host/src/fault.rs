@@ -152,6 +152,10 @@ pub enum Fault {
     RefreshWithoutRoster,
     /// HOST-04 (duty): message 20 gets no message 0.
     SlotRequestIgnored,
+    /// HOST-04 (duty): message 20 gets an empty message 0 while slots are free.
+    SlotGrantEmpty,
+    /// HOST-04 (duty): message 20 gets a message 0 of slots the client holds.
+    SlotGrantHeld,
     /// MEMBER-03: every keepalive carries message 12 again, acknowledged or not.
     MembershipOnTimer,
     /// LEAVE-01: message 15 gets no answer.
@@ -168,7 +172,7 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault, in declaration order.
-    pub const ALL: [Fault; 79] = [
+    pub const ALL: [Fault; 81] = [
         Fault::BadOuterMagic,
         Fault::BadFrameType,
         Fault::CorruptTag,
@@ -242,6 +246,8 @@ impl Fault {
         Fault::RefreshIgnored,
         Fault::RefreshWithoutRoster,
         Fault::SlotRequestIgnored,
+        Fault::SlotGrantEmpty,
+        Fault::SlotGrantHeld,
         Fault::MembershipOnTimer,
         Fault::LeaveIgnored,
         Fault::LeaveKeepsPresence,
@@ -313,7 +319,7 @@ impl Fault {
             Fault::IncidentCompressedSelector => "INCIDENT-04",
             Fault::IncidentPayloadTooLong => "INCIDENT-05",
             Fault::RefreshIgnored | Fault::RefreshWithoutRoster => "HOST-03",
-            Fault::SlotRequestIgnored => "HOST-04",
+            Fault::SlotRequestIgnored | Fault::SlotGrantEmpty | Fault::SlotGrantHeld => "HOST-04",
             Fault::MembershipOnTimer => "MEMBER-03",
             Fault::LeaveIgnored | Fault::LeaveKeepsPresence => "LEAVE-01",
             Fault::RosterAfterLeave => "LEAVE-02",

@@ -300,8 +300,8 @@ fn slot_requests_grant_the_lowest_free_slots() {
     send_sealed(&mut h, L, &mut c, 8, 2, &n.encode());
     pushed(&transmits(&mut h), &mut c); // the burst
     let request = |count: i32| {
-        let body = (i64::from(count) + 0x8000_0000) as u32;
-        ActivityNotification::new(session, 20, 0, body.to_be_bytes().to_vec()).encode()
+        let body = vex_wire::activity::small::SlotRequest { count }.encode();
+        ActivityNotification::new(session, 20, 0, body).encode()
     };
     let grant = |h: &mut HostCore, c: &mut SecureChannel| {
         let t = transmits(h);

@@ -15,9 +15,7 @@ pub const BUBBLE_COUNT_BIAS: i64 = 0x8000_0000;
 pub const BUBBLE_STATES_BIT: usize = 99;
 /// Bubbles in the state table.
 pub const MAX_BUBBLES: usize = 64;
-/// The slice-set state bytes carry a bias of 128 (GLOBAL-03).
-pub const BUBBLE_STATE_BIAS: u8 = 0x80;
-/// Raw state byte that adds a bubble.
+/// Raw state byte that adds a bubble: logical 0 plus the bias of 128 (GLOBAL-03).
 pub const BUBBLE_ENABLED: u8 = 0x80;
 /// Raw state byte that skips a bubble.
 pub const BUBBLE_SKIPPED: u8 = 0x7F;

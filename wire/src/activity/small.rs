@@ -62,6 +62,32 @@ impl EntitySlotMask {
     }
 }
 
+/// Message 20, allocate_entity_indices: a signed count of slots wanted, an i32 with bias
+/// 2^31; the host refuses a count of 0 or less (facts 4.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SlotRequest {
+    /// Slots wanted.
+    pub count: i32,
+}
+
+/// Bias of message 20's count.
+const SLOT_REQUEST_BIAS: i64 = 0x8000_0000;
+
+impl SlotRequest {
+    /// The 4-byte body.
+    pub fn encode(&self) -> Vec<u8> {
+        ((i64::from(self.count) + SLOT_REQUEST_BIAS) as u32)
+            .to_be_bytes()
+            .to_vec()
+    }
+
+    /// Reads the first 4 bytes; trailing bytes are fine (BODY-07).
+    pub fn decode(body: &[u8]) -> Result<Self, BitError> {
+        let count = BitReader::new(body).read_biased(SLOT_REQUEST_BIAS, 32)? as i32;
+        Ok(Self { count })
+    }
+}
+
 /// Message 2, world_globals_state: a bool, then the tick period as a raw float32 (33 bits).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct WorldGlobals {
@@ -263,6 +289,11 @@ mod tests {
             BubbleHostState { row_count: 33 }.encode().is_err(),
             "BHS-01: 33 rows write past the table"
         );
+        for count in [i32::MIN, -1, 0, 8, i32::MAX] {
+            let r = SlotRequest { count };
+            assert_eq!(SlotRequest::decode(&r.encode()).unwrap(), r);
+        }
+        assert_eq!(SlotRequest { count: 0 }.encode(), [0x80, 0, 0, 0]);
         let e = PatchEpoch([1, 2]);
         assert_eq!(PatchEpoch::decode(&e.encode()).unwrap(), e);
         let a = AdvanceEpoch {

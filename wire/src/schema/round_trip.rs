@@ -266,10 +266,21 @@ fn check_round_trip(schema: &Schema, value: &Value) -> Result<(), TestCaseError>
     prop_assert_eq!(traced.as_ref().ok(), Some(value), "{} traced", schema.name);
     let mut end = 0;
     for line in &lines {
-        prop_assert!(line.at >= end, "{}: {} overlaps", schema.name, line.path);
+        prop_assert_eq!(
+            line.at,
+            end,
+            "{}: a gap or overlap at {}",
+            schema.name,
+            &line.path
+        );
         end = line.at + line.width;
     }
-    prop_assert!(end <= bits, "{}: the trace runs past the body", schema.name);
+    prop_assert_eq!(
+        end,
+        bits,
+        "{}: the trace ends where the body ends",
+        schema.name
+    );
     if bits > 0 {
         let cut = BitReader::with_bit_len(&bytes, bits - 1);
         prop_assert!(
