@@ -95,8 +95,9 @@ pub enum Expectation {
 /// unanswered (BAP-06); a refused join_result leaves the rest of the burst before the
 /// join (ENV-06, and JOIN-01 when the burst no longer starts with an accepted message 4);
 /// a zero host id drops every later push (ENV-07); a skipped group leaves its registered
-/// slots without blocks (AUTH-08); a dropped burst message breaks the burst (JOIN-02), and
-/// a dropped or missing keepalive leaves message 1 overdue (LINK-03).
+/// slots without blocks (AUTH-08); a dropped burst message breaks the burst (JOIN-02); a
+/// dropped or missing keepalive leaves message 1 overdue (LINK-03), and a roster ignored
+/// under the give-up flag follows the abort bit that set it (EPOCH-02).
 fn consequences(fault: Fault) -> &'static [&'static str] {
     use Fault::*;
     match fault {
@@ -122,6 +123,7 @@ fn consequences(fault: Fault) -> &'static [&'static str] {
         // a block the client skips, or a bit shift that ends the groups early, leaves a
         // registered slot without its block
         EmptyGroupKey | UnresolvableRef | SenseBitWithoutSchema => &["AUTH-08"],
+        RosterAfterAbort => &["EPOCH-02"],
         _ => &[],
     }
 }

@@ -112,6 +112,7 @@ caught! {
     catch_epoch01_repeat => RepeatedEpoch,
     catch_epoch01_skip => SkippedEpoch,
     catch_epoch02 => AbortEpoch,
+    catch_sticky02 => RosterAfterAbort,
     catch_member03 => MembershipOnTimer,
     catch_host03_ignored => RefreshIgnored,
     catch_host03_no_roster => RefreshWithoutRoster,

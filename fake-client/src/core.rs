@@ -91,6 +91,9 @@ pub struct ClientCore {
     pub(crate) outcome: Outcome,
     violations: Vec<Violation>,
     new_violations: usize,
+    /// The give-up flag and the rule that set it: message 5 is ignored from then on
+    /// (STICKY-02).
+    pub(crate) gave_up: Option<Rule>,
     frames_in: u64,
     pub(crate) connects: VecDeque<(LinkKind, SocketAddrV4)>,
     transmits: VecDeque<ClientTransmit>,
@@ -109,6 +112,7 @@ impl ClientCore {
             outcome: Outcome::Running,
             violations: Vec::new(),
             new_violations: 0,
+            gave_up: None,
             frames_in: 0,
             connects: VecDeque::from([(LinkKind::Primary, target)]),
             transmits: VecDeque::new(),
@@ -186,6 +190,7 @@ impl ClientCore {
                     reason: reason.clone(),
                 };
             }
+            Effect::Sticky if self.gave_up.is_none() => self.gave_up = Some(rule),
             _ => {}
         }
         self.violations.push(Violation {

@@ -71,13 +71,15 @@ mod tests {
         assert!(matches!(c.outcome(), Outcome::Ended { .. }));
     }
 
-    /// The abort bit is reported even with the right epoch, and the epoch still advances.
+    /// The abort bit is reported and sets the give-up flag even with the right epoch,
+    /// and the epoch still advances.
     #[test]
-    fn the_abort_bit_is_sticky_but_the_epoch_advances() {
+    fn the_abort_bit_sets_the_give_up_flag_and_the_epoch_advances() {
         let mut c = client_at(7);
         c.on_advance_epoch(1, &body(8, true));
         let rules: Vec<Rule> = c.violations().iter().map(|v| v.rule).collect();
         assert_eq!(rules, [Rule::Epoch02]);
+        assert_eq!(c.gave_up, Some(Rule::Epoch02));
         c.on_advance_epoch(2, &body(9, false));
         assert_eq!(c.violations().len(), 1);
     }

@@ -8,6 +8,9 @@ use vex_wire::schema::messages::INCIDENT;
 use vex_wire::schema::walk::check_guards;
 use vex_wire::schema::{SchemaError, Value, decode};
 
+/// Bits of the definition index, the incident's first field (facts 4.13).
+const DEFINITION_INDEX_BITS: u32 = 13;
+
 impl ClientCore {
     /// The definition index stays inside the 7,763-row table (INCIDENT-01) and off its
     /// three crashing rows (INCIDENT-02), at most 25 extra targets (INCIDENT-03), the
@@ -17,21 +20,18 @@ impl ClientCore {
     /// the definition table, which is package content Vex does not have.
     pub(crate) fn on_incident(&mut self, idx: u64, payload: &[u8]) {
         let f = Some(idx);
-        let fields = match decode(&INCIDENT, &mut BitReader::new(payload)) {
-            Ok(Value::Record(fields)) => fields,
+        let (fields, over) = match decode(&INCIDENT, &mut BitReader::new(payload)) {
+            Ok(Value::Record(fields)) => (fields, None),
             Ok(_) => return,
             Err(SchemaError::OverCapacity {
                 path,
                 count,
                 capacity,
             }) => {
-                let rule = if path == "extra_targets" {
-                    Rule::Incident03
-                } else {
-                    Rule::Incident05
-                };
-                let reason = format!("{path}: {count} where the client holds {capacity}");
-                return self.violate(rule, f, None, reason);
+                // the count is read after the index, which the client has used by then
+                let index = BitReader::new(payload).read(DEFINITION_INDEX_BITS);
+                let fields = index.map(|i| vec![Value::Int(i128::from(i))]);
+                (fields.unwrap_or_default(), Some((path, count, capacity)))
             }
             Err(e) => {
                 return tracing::warn!(frame = idx, %e, "message 19 does not decode; dropped (BODY-04)");
@@ -46,6 +46,15 @@ impl ClientCore {
                 let reason = format!("{path} {shown}, but {}", rule.summary());
                 self.violate(rule, f, None, reason);
             }
+        }
+        if let Some((path, count, capacity)) = over {
+            let rule = match path.as_str() {
+                "extra_targets" => Rule::Incident03,
+                "compressed_selector" => Rule::Incident04,
+                _ => Rule::Incident05,
+            };
+            let reason = format!("{path}: {count} where the client holds {capacity}");
+            self.violate(rule, f, None, reason);
         }
     }
 }
@@ -90,6 +99,26 @@ mod tests {
         body[0] = (index >> 5) as u8;
         body[1] = (body[1] & 0x07) | ((index & 0x1F) << 3) as u8;
         body
+    }
+
+    /// A count past its array is judged by its array, after the index the client has
+    /// already used.
+    #[test]
+    fn counts_past_their_arrays_name_their_own_rules() {
+        let mut targets = incident(0, 0, 0);
+        targets[1] |= 0x06; // the 5-bit target count (bits 13-17) says 26: 11010
+        targets[2] |= 0x80;
+        assert_eq!(
+            rules_for(&with_index(targets.clone(), 795)),
+            [Rule::Incident02, Rule::Incident03]
+        );
+        assert_eq!(rules_for(&targets), [Rule::Incident03]);
+        let mut w = BitWriter::new();
+        w.write(0, 13);
+        w.write(0, 5);
+        w.write_bool(true); // a compressed selector of 261 bytes
+        w.write(261, 9);
+        assert_eq!(rules_for(&w.finish().unwrap()), [Rule::Incident04]);
     }
 
     #[test]

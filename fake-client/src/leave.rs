@@ -65,8 +65,12 @@ impl ClientCore {
         let Some(departure) = self.slot.as_mut().and_then(|s| s.departure.as_mut()) else {
             return;
         };
-        if departure.answered || departure.registered.is_empty() {
+        if departure.answered {
             let reason = "a message 5 after the leave delta: the client has retired its keys, and no roster may follow on this link".to_string();
+            return self.violate(Rule::Leave02, f, None, reason);
+        }
+        if departure.registered.is_empty() {
+            let reason = "a message 5 after the leave, which registered nothing to retire: no roster may follow on this link".to_string();
             return self.violate(Rule::Leave02, f, None, reason);
         }
         departure.answered = true;
@@ -99,6 +103,18 @@ impl ClientCore {
     }
 }
 
+/// The same keys and state bytes, top-level and per bubble; presence bits aside.
+fn same_array(a: &RosterDelta, b: &RosterDelta) -> bool {
+    let subs = |r: &RosterDelta| -> Vec<(i32, Vec<u32>, Vec<i8>)> {
+        r.sub_blocks
+            .iter()
+            .flatten()
+            .map(|s| (s.bubble, s.keys.clone(), s.states.clone()))
+            .collect()
+    };
+    a.keys == b.keys && a.states == b.states && subs(a) == subs(b)
+}
+
 /// How `m` falls short of the leave delta for `departure`.
 fn leave_delta_problems(
     departure: &Departure,
@@ -107,10 +123,14 @@ fn leave_delta_problems(
 ) -> Vec<String> {
     let bubble = scenario.arrival_bubble();
     let mut problems = Vec::new();
-    match (&m.roster, &departure.roster) {
-        (None, _) => problems.push("it has no roster delta".to_string()),
-        (Some(now), Some(held)) => {
-            if now.keys != held.keys || now.states != held.states {
+    match &m.roster {
+        None => problems.push("it has no roster delta".to_string()),
+        Some(now) => {
+            if departure
+                .roster
+                .as_ref()
+                .is_some_and(|held| !same_array(held, now))
+            {
                 problems.push("the roster array's keys or state bytes changed".to_string());
             }
             let still: Vec<String> = registered_keys(now, bubble)
@@ -122,7 +142,6 @@ fn leave_delta_problems(
                 problems.push(format!("keys {} stay present", still.join(", ")));
             }
         }
-        (Some(_), None) => {}
     }
     if !m.prefix.roster_enable {
         problems.push("roster enable is 0".to_string());

@@ -8,7 +8,7 @@ use vex_wire::activity::envelope::{
     ActivityPush, CRASHING_PAYLOAD_LEN, MAX_PAYLOAD_LEN, PUSH_DISCRIMINATOR,
 };
 use vex_wire::activity::global_state::{
-    BUBBLE_SKIPPED, BUBBLE_STATES_BIT, DESCRIPTOR_BIT, GlobalActivityState,
+    BUBBLE_ENABLED, BUBBLE_SKIPPED, BUBBLE_STATES_BIT, DESCRIPTOR_BIT, GlobalActivityState,
 };
 use vex_wire::activity::ids;
 use vex_wire::activity::join::JoinResult;
@@ -188,12 +188,12 @@ impl ClientCore {
             let reason = format!("bubble count {}, the scenario has {want}", m.bubble_count);
             self.violate(Rule::Global02, f, Some(67), reason);
         }
-        let unbiased: Vec<usize> = (0..m.bubble_states.len())
-            .filter(|&b| m.bubble_states[b] < BUBBLE_SKIPPED)
+        let undefined: Vec<usize> = (0..m.bubble_states.len())
+            .filter(|&b| ![BUBBLE_ENABLED, BUBBLE_SKIPPED].contains(&m.bubble_states[b]))
             .collect();
-        if let Some(&first) = unbiased.first() {
+        if let Some(&first) = undefined.first() {
             let reason = format!(
-                "slice-set state bytes below 0x7F for bubbles {unbiased:?}: 0x80 adds a bubble and 0x7F skips it (bias 128), so these bubbles are neither"
+                "slice-set state bytes for bubbles {undefined:?} are neither 0x80 (adds the bubble) nor 0x7F (skips it); the bytes carry a bias of 128"
             );
             self.violate(
                 Rule::Global03,
@@ -210,11 +210,19 @@ impl ClientCore {
         self.status.g = true;
     }
 
-    /// Message 5: a body over the per-tick budget is refused (AUTH-10); then the prefix is
+    /// Message 5: ignored once the give-up flag is set (STICKY-02); a body over the
+    /// per-tick budget is refused and sets it (AUTH-10); then the prefix is
     /// judged (AUTH-02, AUTH-01, AUTH-04), as the client reads it whole before it looks at
     /// the epoch; then the roster is read.
     fn on_auth_update(&mut self, idx: u64, payload: &[u8]) {
         let f = Some(idx);
+        if let Some(rule) = self.gave_up {
+            let reason = format!(
+                "message 5 ignored: the give-up flag has been set since {}",
+                rule.id()
+            );
+            return self.violate(Rule::Sticky02, f, None, reason);
+        }
         if payload.len() > BODY_BUDGET {
             let reason = format!(
                 "message 5 of {} bytes is over the per-tick budget of {BODY_BUDGET}: it is refused, and message 5 is ignored for the rest of the session",

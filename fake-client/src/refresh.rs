@@ -30,11 +30,8 @@ impl ClientCore {
         }
         slot.refresh_at = None;
         slot.refresh_owed = SNAPSHOT.into_iter().collect();
-        let mut body = slot
-            .membership_acknowledged
-            .unwrap_or(0)
-            .to_be_bytes()
-            .to_vec();
+        let revision = slot.membership_acknowledged.map_or(0, |(r, _)| r);
+        let mut body = revision.to_be_bytes().to_vec();
         body.extend_from_slice(&((bubble + BUBBLE_BIAS) as u32).to_be_bytes());
         let handle = slot.stored_id;
         self.send_activity(now, handle, ids::STATE_REFRESH, body);

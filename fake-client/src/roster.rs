@@ -72,7 +72,9 @@ fn read_block(decl: &SlotDecl, mut r: BitReader<'_>) -> Block {
 }
 
 /// The schemas a block whose length is not the slot's was written for: another guess at
-/// which schemas the slot has that reads exactly the block's remainder (AUTH-06).
+/// which schemas the slot has that reads exactly the block's remainder (AUTH-06). A
+/// remainder off by just the bits that guess adds reads the same on the wire; the report
+/// then names the schema guess and says it could be the remainder (AUTH-05).
 fn written_for(decl: &SlotDecl, body: &[u8], object: &DecodedObject) -> Option<SlotSchemas> {
     let start = object.at + OBJECT_HEAD_BITS;
     let mut r = BitReader::with_bit_len(body, start + object.remainder as usize);
@@ -188,7 +190,7 @@ impl ClientCore {
                 match written_for(&decl, message, object) {
                     Some(guess) => {
                         let reason = format!(
-                            "{slot}: the block is written for a slot with {} but the slot has {}; every later bit shifts",
+                            "{slot}: the block is written for a slot with {} but the slot has {}, and every later bit shifts (or its remainder is off by as many bits)",
                             describe(guess),
                             describe(decl.schemas)
                         );

@@ -107,7 +107,7 @@ rules! {
     Join09 => "JOIN-09", Hang, "AH join_result", "the status line reaches E, G and M";
     Global01 => "GLOBAL-01", Drop, "AH global_activity_state", "message 1 is whole: 1,161 bits with the client's descriptor";
     Global02 => "GLOBAL-02", Wrong, "AH global_activity_state", "message 1's bubble count equals the scenario's";
-    Global03 => "GLOBAL-03", Wrong, "AH global_activity_state", "each bubble's slice-set state byte carries its bias of 128: 0x80 adds the bubble, 0x7F skips it";
+    Global03 => "GLOBAL-03", Wrong, "AH global_activity_state", "each bubble's slice-set state byte is 0x80, which adds the bubble, or 0x7F, which skips it (bias 128)";
     Global04 => "GLOBAL-04", Wrong, "AH global_activity_state", "message 1 replays the client's own selection descriptor exactly";
     World01 => "WORLD-01", Wrong, "AH world_globals_state", "the tick period is positive";
     World02 => "WORLD-02", Wrong, "AH world_globals_state", "the tick period is never NaN";
@@ -128,6 +128,7 @@ rules! {
     T1703 => "T17-03", Crash, "AH Type 17", "the type-17 switch list holds at most 50 entries";
     Body05 => "BODY-05", Crash, "AH How an Auth table is encoded", "an array count is at most the array's capacity: the client does not clamp it";
     Epoch01 => "EPOCH-01", End, "AH Hazards for a host", "message 44's epoch is the previous epoch plus one; a repeat or a skip ends the client";
+    Sticky02 => "STICKY-02", Sticky, "AH Hazards for a host", "while the give-up flag is set, every message 5 is ignored";
     Epoch02 => "EPOCH-02", Sticky, "AH Hazards for a host", "message 44's abort bit is permanent: it sets the give-up flag";
     Incident01 => "INCIDENT-01", Crash, "AH incident, message 19", "the definition index is below 7,763: the client does not bound-check it";
     Incident02 => "INCIDENT-02", Crash, "AH incident, message 19", "rows 795, 4690 and 5375 have type code -1 and are never named";

@@ -33,8 +33,8 @@ pub struct ActivitySlot {
     pub rosters_applied: u32,
     /// The last message 12 applied, whole.
     pub membership: Option<Vec<u8>>,
-    /// The membership revision the client acknowledged with message 38.
-    pub membership_acknowledged: Option<u32>,
+    /// The membership revision the client acknowledged with message 38, and when.
+    pub membership_acknowledged: Option<(u32, Instant)>,
     /// The roster of the last message 5 applied.
     pub roster: Option<RosterDelta>,
     /// The entity slots the client holds: every message 0 ORed, less what it returned.

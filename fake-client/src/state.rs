@@ -3,6 +3,7 @@
 //! MEMBER-03, BHS-01).
 
 use crate::core::ClientCore;
+use crate::duties::{HOST_KEEPALIVE_MS, KEEPALIVE_SLACK_MS};
 use crate::rules::Rule;
 use vex_wire::activity::ids;
 use vex_wire::activity::membership::ReplicateMembership;
@@ -31,7 +32,8 @@ impl ClientCore {
     /// removes the local player from the activity (MEMBER-02). The client acknowledges
     /// each new revision with message 38, so a repeat of an acknowledged revision with
     /// nothing changed is a push the host does not owe (MEMBER-03), unless it is part of
-    /// the snapshot message 18 asked for (HOST-03).
+    /// the snapshot message 18 asked for (HOST-03) or left the host before the
+    /// acknowledgement arrived (a keepalive interval and its slack after it).
     pub(crate) fn on_membership(&mut self, now: Instant, idx: u64, payload: &[u8]) {
         self.status.m = true;
         let me = self.config.scenario.player.member_key;
@@ -48,18 +50,23 @@ impl ClientCore {
         let Some(slot) = self.slot.as_mut() else {
             return;
         };
-        let acknowledged = slot.membership_acknowledged == Some(m.revision);
+        let acknowledged = slot
+            .membership_acknowledged
+            .filter(|(r, _)| *r == m.revision);
+        // a host resend that crossed the acknowledgement on the wire is not a repeat
+        let settled = acknowledged
+            .is_some_and(|(_, at)| now.since(at) > HOST_KEEPALIVE_MS + KEEPALIVE_SLACK_MS);
         let unchanged = slot.membership.as_deref() == Some(payload);
         slot.membership = Some(payload.to_vec());
-        if acknowledged && unchanged && !in_snapshot {
+        if settled && unchanged && !in_snapshot {
             let reason = format!(
                 "message 12 repeats revision {}, which the client acknowledged, with nothing changed",
                 m.revision
             );
             return self.violate(Rule::Member03, Some(idx), None, reason);
         }
-        if !acknowledged {
-            slot.membership_acknowledged = Some(m.revision);
+        if acknowledged.is_none() {
+            slot.membership_acknowledged = Some((m.revision, now));
             let handle = slot.stored_id;
             let body = m.revision.to_be_bytes().to_vec();
             self.send_activity(now, handle, ids::MEMBERSHIP_ACKNOWLEDGEMENT, body);

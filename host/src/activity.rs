@@ -446,12 +446,17 @@ impl HostCore {
             1
         };
         binding.replication_epoch = binding.replication_epoch.wrapping_add(step);
+        let roster_after = faults.has(Fault::RosterAfterAbort);
         let body = AdvanceEpoch {
             epoch: binding.replication_epoch,
-            abort: faults.has(Fault::AbortEpoch),
+            abort: faults.has(Fault::AbortEpoch) || roster_after,
         }
         .encode();
+        let resend = (binding.join.clone(), binding.epoch);
         self.push_message(link, ADVANCE_REPLICATION_EPOCH, body);
+        if let (true, (Some(join), Some(epoch))) = (roster_after, resend) {
+            self.push_roster(link, &join, epoch);
+        }
     }
 
     /// The keepalive interval: 2 s (LINK-03), or 4 s under [`Fault::SlowKeepalive`].

@@ -97,7 +97,8 @@ pub fn sensor_auth(plan: &FaultPlan, body: &mut [u8]) {
         patch(body, body_at + SWITCH_COUNT_BIT, 6, MAX_SWITCHES as u64 + 1); // T17-03
     }
     if plan.has(Fault::DefinitionRefsOverflow) {
-        // BODY-05: the 3-bit count at the end of the body says 7; the array holds 6
+        // BODY-05: the 3-bit count at the end of the body says 7; the array holds 6. The
+        // count is the body's last field only because the host sends no definition refs.
         let mut r = lifetime.content.reader();
         let end = r.skip(2).ok().and_then(|()| decode(&LIFETIME, &mut r).ok());
         if end.is_some() {

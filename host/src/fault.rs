@@ -136,6 +136,8 @@ pub enum Fault {
     SkippedEpoch,
     /// EPOCH-02: message 44 sets the abort bit.
     AbortEpoch,
+    /// STICKY-02: message 44 sets the abort bit, and the whole roster follows it.
+    RosterAfterAbort,
     /// INCIDENT-01: an incident names row 7,763, past the table.
     IncidentPastTable,
     /// INCIDENT-02: an incident names row 4690, whose type code is -1.
@@ -172,7 +174,7 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault, in declaration order.
-    pub const ALL: [Fault; 81] = [
+    pub const ALL: [Fault; 82] = [
         Fault::BadOuterMagic,
         Fault::BadFrameType,
         Fault::CorruptTag,
@@ -238,6 +240,7 @@ impl Fault {
         Fault::RepeatedEpoch,
         Fault::SkippedEpoch,
         Fault::AbortEpoch,
+        Fault::RosterAfterAbort,
         Fault::IncidentPastTable,
         Fault::IncidentCrashingRow,
         Fault::IncidentTooManyTargets,
@@ -313,6 +316,7 @@ impl Fault {
             Fault::DefinitionRefsOverflow => "BODY-05",
             Fault::RepeatedEpoch | Fault::SkippedEpoch => "EPOCH-01",
             Fault::AbortEpoch => "EPOCH-02",
+            Fault::RosterAfterAbort => "STICKY-02",
             Fault::IncidentPastTable => "INCIDENT-01",
             Fault::IncidentCrashingRow => "INCIDENT-02",
             Fault::IncidentTooManyTargets => "INCIDENT-03",
