@@ -17,8 +17,8 @@ use vex_wire::activity::ids;
 use vex_wire::bap::deframer::{DeframeError, Frame};
 use vex_wire::bap::header::{FrameType, InnerHeader, SERVICE_ID_LIMIT, outer_frame};
 use vex_wire::bap::services::{
-    ACTIVITY_PUSH, ACTIVITY_TO_HOST, CHANNEL_START, HELLO, HeaderShape, client_inbound_shape,
-    response_for,
+    ACTIVITY_PUSH, ACTIVITY_TO_HOST, CHANNEL_START, HELLO, HeaderShape, SEND_ONLY,
+    client_inbound_shape, response_for,
 };
 use vex_wire::time::Instant;
 
@@ -346,6 +346,10 @@ impl ClientCore {
             return self.violate(Rule::Bap04, Some(idx), None, reason);
         }
         let shape = client_inbound_shape(service);
+        if SEND_ONLY.contains(&service) {
+            let reason = format!("a reply on service {service}, which is send-only");
+            return self.violate(Rule::Bap07, Some(idx), None, reason);
+        }
         let (header, body) = match InnerHeader::read(&inner, shape == HeaderShape::Response) {
             Ok(h) => h,
             Err(e) => {

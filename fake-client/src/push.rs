@@ -11,7 +11,7 @@ use vex_wire::activity::global_state::{
     BUBBLE_ENABLED, BUBBLE_SKIPPED, BUBBLE_STATES_BIT, DESCRIPTOR_BIT, GlobalActivityState,
 };
 use vex_wire::activity::ids;
-use vex_wire::activity::join::JoinResult;
+use vex_wire::activity::join::{JoinResult, KEEPALIVE_INTERVAL_BIT};
 use vex_wire::activity::sensor_auth::{AuthPrefix, BODY_BUDGET};
 use vex_wire::bits::{BitError, BitReader};
 use vex_wire::time::Instant;
@@ -61,8 +61,17 @@ impl ClientCore {
             self.violate(Rule::Env02, f, None, reason);
             push.payload = copied_payload(std::mem::take(&mut push.payload), declared);
         }
-        if !ids::has_inbound_handler(push.msg_type) {
-            let reason = format!("message {} has no inbound handler", push.msg_type);
+        let id = push.msg_type;
+        let outbound = ids::NAME_ONLY.contains(&id) || ids::CLIENT_SENDERS.contains(&id);
+        if !ids::has_inbound_handler(id) && outbound {
+            let reason = format!(
+                "message {id} ({}) is one the client only names or only sends: it has no inbound handler",
+                ids::label(id)
+            );
+            return self.violate(Rule::Env11, f, None, reason);
+        }
+        if !ids::has_inbound_handler(id) {
+            let reason = format!("message {id} has no inbound handler");
             return self.violate(Rule::Env04, f, None, reason);
         }
         let Some(slot) = &mut self.slot else {
@@ -136,6 +145,15 @@ impl ClientCore {
             let reason = format!("echoed host id {host_id:#x}, the join named {:#x}", slot.id);
             return self.violate(Rule::Join05, f, Some(32), reason);
         }
+        if r.keepalive_interval_ms == 0 {
+            let reason =
+                "keepalive interval 0: the client sends message 16 every tick, about 144 a second"
+                    .to_string();
+            self.violate(Rule::Join07, f, Some(KEEPALIVE_INTERVAL_BIT), reason);
+        }
+        let Some(slot) = &mut self.slot else {
+            return;
+        };
         slot.established = true;
         slot.stored_id = host_id;
         slot.keepalive_interval_ms = u64::from(r.keepalive_interval_ms);

@@ -86,12 +86,14 @@ rules! {
     Bap04 => "BAP-04", Drop, "NS The service registry", "service ids 308 and above are dropped";
     Bap05 => "BAP-05", Hang, "NS The frame", "a response echoes its request's task id with status 200";
     Bap06 => "BAP-06", Hang, "NS The frame", "every request gets exactly one response";
+    Bap07 => "BAP-07", Crash, "NS The body codec", "send-only services (18, 21, 23, 32, 34, 36, 38, 40, 46, 171) never get a reply";
     Bap12 => "BAP-12", Hang, "NS The service registry", "service 17 is 16 bytes: id, IPv4 not 0, reserved 0, port not 0";
     Bap13 => "BAP-13", Hang, "NS The service registry", "service 7 is 137 bytes: discriminator 2, session id not 0";
     Env01 => "ENV-01", Drop, "AH The activity envelope", "service 9 discriminator is 1";
     Env02 => "ENV-02", Wrong, "AH The activity envelope", "payload_len equals the bytes that follow";
     Env03 => "ENV-03", Crash, "AH The activity envelope", "payload_len below 0xFFFFFF70";
     Env04 => "ENV-04", Drop, "AH Message ids", "msg_type has an inbound handler";
+    Env11 => "ENV-11", Drop, "AH Message ids", "the host sends no name-only id and no id the client only sends";
     Env05 => "ENV-05", Drop, "AH The activity envelope", "session_id matches an activity client";
     Env06 => "ENV-06", Drop, "AH The activity envelope", "only message 4 routes before the join is accepted";
     Env07 => "ENV-07", Drop, "AH The activity envelope", "after the join every push carries the stored host id";
@@ -104,6 +106,7 @@ rules! {
     Join04 => "JOIN-04", Hang, "AH join_result", "join_result result is logical 0";
     Join05 => "JOIN-05", Hang, "AH join_result", "join_result correlates nonce and host id";
     Join06 => "JOIN-06", Drop, "AH join_result", "join_result's host id is not zero";
+    Join07 => "JOIN-07", Duty, "AH join_result", "the keepalive interval is not 0, or the client sends message 16 every tick";
     Join09 => "JOIN-09", Hang, "AH join_result", "the status line reaches E, G and M";
     Global01 => "GLOBAL-01", Drop, "AH global_activity_state", "message 1 is whole: 1,161 bits with the client's descriptor";
     Global02 => "GLOBAL-02", Wrong, "AH global_activity_state", "message 1's bubble count equals the scenario's";

@@ -61,6 +61,11 @@ const TOO_MANY_ROWS: u8 = 40;
 const LARGER_PAYLOAD_LEN: u32 = 0xFFFF_0000;
 /// The session id [`Fault::PushWithoutSession`] names.
 const UNBOUND_SESSION: u64 = 0x0BAD_5E55_0000_0001;
+/// A send-only service (BAP-07), for [`Fault::ReplyOnSendOnly`].
+const SEND_ONLY_SERVICE: u16 = 18;
+/// Message 17, named activity_client_keepalive_response but without a handler (ENV-11),
+/// for [`Fault::KeepaliveResponse`].
+const KEEPALIVE_RESPONSE: u32 = 17;
 /// A service id the client drops at the header (BAP-04), for [`Fault::ServiceIdOutOfRange`].
 const OUT_OF_RANGE_SERVICE: u16 = 400;
 
@@ -164,6 +169,9 @@ impl HostCore {
                 let mut base = JoinResult::accept(join, session);
                 if faults.has(Fault::JoinRejected) {
                     base.result = -1;
+                }
+                if faults.has(Fault::ZeroKeepaliveInterval) {
+                    base.keepalive_interval_ms = 0;
                 }
                 JoinResultTemplate::new(&base)?
             }
@@ -309,6 +317,10 @@ impl HostCore {
             let header = InnerHeader::request(OUT_OF_RANGE_SERVICE, 0);
             extra.push((OUT_OF_RANGE_SERVICE, l.frame(l.push_type(), header, &[])));
         }
+        if faults.has(Fault::ReplyOnSendOnly) {
+            let header = InnerHeader::response(SEND_ONLY_SERVICE, 0);
+            extra.push((SEND_ONLY_SERVICE, l.frame(l.push_type(), header, &[])));
+        }
         for (service, bytes) in extra {
             self.send_raw(link, service, bytes);
         }
@@ -417,6 +429,9 @@ impl HostCore {
         self.push_global_state(link);
         self.advance_epoch_if_waiting(now, link);
         self.resend_membership_if_owed(link);
+        if self.config.faults.has(Fault::KeepaliveResponse) {
+            self.push_message(link, KEEPALIVE_RESPONSE, Vec::new());
+        }
         if self.config.faults.has(Fault::SlotsOnTimer) {
             let mask = EntitySlotMask::with_range(JOIN_GRANT).0;
             self.push_message(link, ENTITY_SLOTS_ALLOCATED, mask);

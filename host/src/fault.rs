@@ -160,6 +160,13 @@ pub enum Fault {
     SlotGrantHeld,
     /// MEMBER-03: every keepalive carries message 12 again, acknowledged or not.
     MembershipOnTimer,
+    /// BAP-07: after the burst the host replies on service 18, which is send-only.
+    ReplyOnSendOnly,
+    /// ENV-11: the keepalive also sends message 17, activity_client_keepalive_response, a
+    /// name-only id.
+    KeepaliveResponse,
+    /// JOIN-07 (duty): join_result's keepalive interval is 0.
+    ZeroKeepaliveInterval,
     /// LEAVE-01: message 15 gets no answer.
     LeaveIgnored,
     /// LEAVE-01: the message 5 answering message 15 keeps every key present.
@@ -174,7 +181,7 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault, in declaration order.
-    pub const ALL: [Fault; 82] = [
+    pub const ALL: [Fault; 85] = [
         Fault::BadOuterMagic,
         Fault::BadFrameType,
         Fault::CorruptTag,
@@ -252,6 +259,9 @@ impl Fault {
         Fault::SlotGrantEmpty,
         Fault::SlotGrantHeld,
         Fault::MembershipOnTimer,
+        Fault::ReplyOnSendOnly,
+        Fault::KeepaliveResponse,
+        Fault::ZeroKeepaliveInterval,
         Fault::LeaveIgnored,
         Fault::LeaveKeepsPresence,
         Fault::RosterAfterLeave,
@@ -325,6 +335,9 @@ impl Fault {
             Fault::RefreshIgnored | Fault::RefreshWithoutRoster => "HOST-03",
             Fault::SlotRequestIgnored | Fault::SlotGrantEmpty | Fault::SlotGrantHeld => "HOST-04",
             Fault::MembershipOnTimer => "MEMBER-03",
+            Fault::ReplyOnSendOnly => "BAP-07",
+            Fault::KeepaliveResponse => "ENV-11",
+            Fault::ZeroKeepaliveInterval => "JOIN-07",
             Fault::LeaveIgnored | Fault::LeaveKeepsPresence => "LEAVE-01",
             Fault::RosterAfterLeave => "LEAVE-02",
             Fault::SilentAfterJoin | Fault::CloseAfterJoin => "LINK-01",

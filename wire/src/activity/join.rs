@@ -22,6 +22,8 @@ pub const UNNAMED_FIELDS_BITS: usize = 4005 - 1797;
 /// The replication epoch Vex's join_result starts the client at; each message 44 then
 /// carries the one after (EPOCH-01).
 pub const INITIAL_REPLICATION_EPOCH: u8 = 0;
+/// Bit offset of join_result field 9, the keepalive interval (JOIN-07).
+pub const KEEPALIVE_INTERVAL_BIT: usize = 1781;
 /// Clock base ticks per second (JOIN-08).
 pub const CLOCK_TICKS_PER_SECOND: u64 = 673_200;
 

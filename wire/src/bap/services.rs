@@ -56,6 +56,10 @@ pub fn response_for(request: u16) -> Option<u16> {
     }
 }
 
+/// The send-only services: the client cannot parse a reply on these ids (NS "The body
+/// codec", BAP-07).
+pub const SEND_ONLY: [u16; 10] = [18, 21, 23, 32, 34, 36, 38, 40, 46, 171];
+
 /// The header shape of a frame arriving at the client on `service`.
 pub fn client_inbound_shape(service: u16) -> HeaderShape {
     match service {
