@@ -57,7 +57,7 @@ impl ClientScript {
             Self::Leave
         } else if rule == "HOST-04" {
             Self::RequestSlots
-        } else if rule == "HOST-03" {
+        } else if rule == "HOST-03" || rule == "AUTH-09" {
             Self::Refresh
         } else {
             Self::Stay
@@ -229,7 +229,7 @@ pub fn catalog() -> Vec<Case> {
         Case {
             id: "route.refresh".into(),
             title: "the client asks for a refresh: messages 1, 2, 12, then 5".into(),
-            rules: vec!["HOST-03", "MEMBER-03"],
+            rules: vec!["HOST-03", "MEMBER-03", "AUTH-09"],
             host: HostUnderTest::Any,
             run_for_ms: 5_000,
             script: ClientScript::Refresh,

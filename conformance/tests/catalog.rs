@@ -106,6 +106,7 @@ caught! {
     catch_slot02 => DescriptorlessType,
     catch_t17_01 => LifetimeStateEleven,
     catch_t17_03 => SwitchListOverflow,
+    catch_auth09 => RosterWithoutBodies,
     catch_auth10 => OverBudgetAuthUpdate,
     catch_global03 => UnbiasedBubbleStates,
     catch_body05 => DefinitionRefsOverflow,

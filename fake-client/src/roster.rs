@@ -167,6 +167,7 @@ impl ClientCore {
             let Some((_, decl)) = self.config.scenario.schemas_of(&object.slot) else {
                 continue; // skipped by its remainder
             };
+            self.check_body_kept(idx, object, &decl);
             let (bits, body) = match read_block(&decl, object.content.reader()) {
                 Block::Read { bits, body } => (bits, body),
                 Block::Unknown => continue,
@@ -221,6 +222,29 @@ impl ClientCore {
             slot.roster = m.roster;
         }
         true
+    }
+
+    /// A reset-only block installs the schema's defaults over the body the slot got
+    /// before, so a host that still holds that body repeats it (AUTH-09).
+    fn check_body_kept(&mut self, idx: u64, object: &DecodedObject, decl: &SlotDecl) {
+        let Ok(parts) = object.parse(decl.schemas) else {
+            return;
+        };
+        let Some(slot) = self.slot.as_mut() else {
+            return;
+        };
+        let s = object.slot;
+        let had_body = match parts.root {
+            Some(true) => !slot.auth_bodies.insert(s),
+            _ => slot.auth_bodies.remove(&s),
+        };
+        if parts.reset == Some(true) && parts.root == Some(false) && had_body {
+            let reason = format!(
+                "slot {:#x}/{}/{}: reset-only installs the schema's defaults over the body it got before; a host that still holds that body sends it again",
+                s.key, s.slot_type, s.index
+            );
+            self.violate(Rule::Auth09, Some(idx), Some(object.at), reason);
+        }
     }
 
     /// Grants for bubbles 0 to 63 pass through an arm this build leaves off; only bubble 64

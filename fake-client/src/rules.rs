@@ -123,6 +123,7 @@ rules! {
     Auth06 => "AUTH-06", Wrong, "AH Message 5", "reset and root appear only when the slot has an Auth schema, the Sense bit only when it has a Sense schema";
     Auth07 => "AUTH-07", Drop, "AH Message 5", "a group keyed 0x811C9DC5 is skipped whole";
     Auth08 => "AUTH-08", Wrong, "AH How the client applies an Auth body", "every slot of every registered object has a block, or nothing in the bubble applies";
+    Auth09 => "AUTH-09", Duty, "AH How the client applies an Auth body", "every message 5 repeats every Auth body the host still holds: reset-only installs the defaults";
     Auth10 => "AUTH-10", Sticky, "AH The activity envelope", "a message 5 body fits the per-tick budget of 471,859 bytes, or message 5 is ignored for the session";
     Auth12 => "AUTH-12", Wrong, "AH The bubble-authority block", "grants for bubbles 0 to 63 do not apply in this build; bubble 64 does";
     Slot01 => "SLOT-01", Drop, "AH Slots", "a ClientRef's type and index are not -1";

@@ -2,8 +2,9 @@
 //! keeps up to three; the emulated client uses one per run).
 
 use crate::leave::Departure;
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 use vex_wire::activity::sensor_auth::RosterDelta;
+use vex_wire::activity::slot::ClientRef;
 use vex_wire::activity::small::EntitySlotMask;
 use vex_wire::time::Instant;
 
@@ -35,6 +36,8 @@ pub struct ActivitySlot {
     pub membership: Option<Vec<u8>>,
     /// The membership revision the client acknowledged with message 38, and when.
     pub membership_acknowledged: Option<(u32, Instant)>,
+    /// The slots whose last Auth state came with a body (AUTH-09).
+    pub auth_bodies: BTreeSet<ClientRef>,
     /// The roster of the last message 5 applied.
     pub roster: Option<RosterDelta>,
     /// The entity slots the client holds: every message 0 ORed, less what it returned.
@@ -75,6 +78,7 @@ impl ActivitySlot {
             rosters_applied: 0,
             membership: None,
             membership_acknowledged: None,
+            auth_bodies: BTreeSet::new(),
             roster: None,
             lease: EntitySlotMask::empty(),
             slot_request_at: None,

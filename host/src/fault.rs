@@ -148,6 +148,9 @@ pub enum Fault {
     IncidentCompressedSelector,
     /// INCIDENT-05: an incident carries a 501-byte payload.
     IncidentPayloadTooLong,
+    /// AUTH-09 (duty): message 18's roster sends every block reset-only, dropping the
+    /// bodies the first roster sent.
+    RosterWithoutBodies,
     /// HOST-03 (duty): message 18 gets no answer.
     RefreshIgnored,
     /// HOST-03 (duty): message 18 gets messages 1, 2 and 12 but no message 5.
@@ -181,7 +184,7 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault, in declaration order.
-    pub const ALL: [Fault; 85] = [
+    pub const ALL: [Fault; 86] = [
         Fault::BadOuterMagic,
         Fault::BadFrameType,
         Fault::CorruptTag,
@@ -253,6 +256,7 @@ impl Fault {
         Fault::IncidentTooManyTargets,
         Fault::IncidentCompressedSelector,
         Fault::IncidentPayloadTooLong,
+        Fault::RosterWithoutBodies,
         Fault::RefreshIgnored,
         Fault::RefreshWithoutRoster,
         Fault::SlotRequestIgnored,
@@ -332,6 +336,7 @@ impl Fault {
             Fault::IncidentTooManyTargets => "INCIDENT-03",
             Fault::IncidentCompressedSelector => "INCIDENT-04",
             Fault::IncidentPayloadTooLong => "INCIDENT-05",
+            Fault::RosterWithoutBodies => "AUTH-09",
             Fault::RefreshIgnored | Fault::RefreshWithoutRoster => "HOST-03",
             Fault::SlotRequestIgnored | Fault::SlotGrantEmpty | Fault::SlotGrantHeld => "HOST-04",
             Fault::MembershipOnTimer => "MEMBER-03",
