@@ -10,7 +10,9 @@ use vex_wire::activity::membership::ReplicateMembership;
 use vex_wire::activity::selection::SelectionRequest;
 use vex_wire::activity::sense_update::DecodedSenseUpdate;
 use vex_wire::activity::sensor_auth::DecodedAuthUpdate;
-use vex_wire::activity::small::{AdvanceEpoch, BubbleHostState, PatchEpoch, WorldGlobals};
+use vex_wire::activity::small::{
+    AdvanceEpoch, BubbleHostState, PatchEpoch, PeerLeave, SlotRequest, WorldGlobals,
+};
 use vex_wire::bap::secure::{SignOnKeys, open_hello};
 use vex_wire::bap::services::{HostLookup, HostLookupResponse, HostResponse};
 use vex_wire::bits::BitReader;
@@ -31,6 +33,8 @@ fuzz_target!(|data: &[u8]| {
     let _ = WorldGlobals::decode(data);
     let _ = PatchEpoch::decode(data);
     let _ = AdvanceEpoch::decode(data);
+    let _ = PeerLeave::decode(data);
+    let _ = SlotRequest::decode(data);
     let _ = BubbleHostState::decode(data);
     let _ = HostLookup::decode(data);
     let _ = HostLookupResponse::decode(data);
