@@ -136,8 +136,24 @@ enum Command {
         #[arg(long, default_value_t = 10)]
         seconds: u64,
         #[command(flatten)]
+        script: Script,
+        #[command(flatten)]
         keys: Keys,
     },
+}
+
+/// What the emulated client does after the join, each this many milliseconds after it.
+#[derive(clap::Args)]
+struct Script {
+    /// Ask for the whole snapshot with message 18.
+    #[arg(long, value_name = "MS")]
+    refresh_after: Option<u64>,
+    /// Return 32 entity slots with message 21 and ask for 8 with message 20.
+    #[arg(long, value_name = "MS")]
+    request_slots_after: Option<u64>,
+    /// Leave with message 15.
+    #[arg(long, value_name = "MS")]
+    leave_after: Option<u64>,
 }
 
 fn init_logs(default: &str) {
@@ -190,10 +206,16 @@ async fn main() -> ExitCode {
         Command::Client {
             target,
             seconds,
+            script,
             keys,
         } => {
             init_logs("error");
-            client(target, seconds, keys.keys()).await
+            let mut config = ClientConfig::builtin(target);
+            config.signon = keys.keys();
+            config.refresh_after_ms = script.refresh_after;
+            config.slot_request_after_ms = script.request_slots_after;
+            config.leave_after_ms = script.leave_after;
+            client(config, seconds).await
         }
     }
 }
@@ -401,10 +423,8 @@ fn encode(name: &str, file: Option<PathBuf>) -> ExitCode {
     }
 }
 
-async fn client(target: SocketAddrV4, seconds: u64, keys: SignOnKeys) -> ExitCode {
-    let mut config = ClientConfig::builtin(target);
-    config.signon = keys;
-    out!("vex client -> {target} for {seconds} s");
+async fn client(config: ClientConfig, seconds: u64) -> ExitCode {
+    out!("vex client -> {} for {seconds} s", config.target);
     let run = vex_harness::tcp::run(config, Duration::from_secs(seconds), |v| {
         out!("VIOLATION {v}");
     })
