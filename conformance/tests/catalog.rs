@@ -34,6 +34,33 @@ fn link_keepalive() {
     assert_case("link.keepalive");
 }
 
+#[test]
+fn route_refresh() {
+    assert_case("route.refresh");
+}
+
+#[test]
+fn slots_request() {
+    assert_case("slots.request");
+}
+
+#[test]
+fn route_leave() {
+    assert_case("route.leave");
+}
+
+/// Every case of the catalog passes, the ones added without a test of their own too.
+#[test]
+fn every_case_passes() {
+    let failed: Vec<String> = catalog()
+        .iter()
+        .map(|case| run_in_process(case, CheckOptions::STRICT_DEVELOPMENT))
+        .filter(|r| r.verdict != Verdict::Pass)
+        .map(|r| format!("{}: {:?}", r.case.id, r.verdict))
+        .collect();
+    assert!(failed.is_empty(), "{failed:#?}");
+}
+
 macro_rules! caught {
     ($($test:ident => $fault:ident),* $(,)?) => {
         $(

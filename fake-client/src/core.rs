@@ -457,7 +457,7 @@ impl ClientCore {
     }
 
     /// The run's deadline passed: every check whose effect is a hang is judged now.
-    pub fn finish(&mut self, _now: Instant) {
+    pub fn finish(&mut self, now: Instant) {
         if !self.running() {
             return;
         }
@@ -473,9 +473,9 @@ impl ClientCore {
             self.violate(Rule::Bap06, None, None, reason);
         }
         self.check_burst_owed();
-        self.check_leave_answered();
-        self.check_slot_request_answered();
-        self.check_refresh_answered();
+        self.check_leave_answered(now);
+        self.check_slot_request_answered(now);
+        self.check_refresh_answered(now);
         if !self.status.in_activity() {
             let reason = format!("the run ended at {} without E, G and M", self.status);
             self.violate(Rule::Join09, None, None, reason);

@@ -17,6 +17,12 @@ pub const BURST_AFTER_JOIN: [u32; 4] = [
 pub const HOST_KEEPALIVE_MS: u64 = 2000;
 /// Slack on the keepalive for scheduling and the network.
 pub const KEEPALIVE_SLACK_MS: u64 = 500;
+/// How long a host push can still cross an acknowledgement the client sent: a round trip
+/// on any link Vex expects to test over.
+pub const ACK_CROSSING_MS: u64 = 1000;
+/// A request the client made in a run's last second is not judged at its end: its
+/// answer may still be on the wire.
+pub const ANSWER_GRACE_MS: u64 = 1000;
 
 impl ClientCore {
     /// Service 9's sequence has no reader; a host sends zero (ENV-10).

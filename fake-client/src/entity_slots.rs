@@ -3,6 +3,7 @@
 //! entity indices"; facts 4.3, 4.4; HOST-04, SLOTS-02).
 
 use crate::core::ClientCore;
+use crate::duties::ANSWER_GRACE_MS;
 use crate::rules::Rule;
 use vex_wire::activity::ids;
 use vex_wire::activity::small::{ENTITY_SLOTS, EntitySlotMask, SLOT_MASK_LEN, SlotRequest};
@@ -12,6 +13,15 @@ use vex_wire::time::Instant;
 pub const RETURNED_SLOTS: usize = 32;
 /// Slots the client then asks for with message 20.
 pub const REQUESTED_SLOTS: i32 = 8;
+
+/// A message 20 waiting for its message 0.
+#[derive(Debug, Clone, Copy)]
+pub struct SlotAsk {
+    /// When it was sent.
+    pub at: Instant,
+    /// Slots the client returned with message 21 just before.
+    pub returned: usize,
+}
 
 impl ClientCore {
     /// Message 0, ORed into the lease (SLOTS-01): in the join burst, or as the answer to
@@ -23,26 +33,31 @@ impl ClientCore {
         let Some(slot) = self.slot.as_mut() else {
             return;
         };
-        let grant = EntitySlotMask(payload.get(..SLOT_MASK_LEN).unwrap_or_default().to_vec());
-        let answer = !in_burst && slot.awaiting_slots;
+        let Some(mask) = payload.get(..SLOT_MASK_LEN) else {
+            return tracing::warn!(
+                frame = idx,
+                "message 0 of {} bytes, not 1,024: dropped",
+                payload.len()
+            );
+        };
+        let grant = EntitySlotMask(mask.to_vec());
+        let ask = if in_burst { None } else { slot.slot_ask.take() };
         let held_before = slot.lease.clone();
-        if answer {
-            slot.awaiting_slots = false;
-        }
         slot.lease.add(&grant);
-        if !in_burst && !answer {
+        if !in_burst && ask.is_none() {
             let reason = "message 0 outside the join burst, with no message 20 to answer";
             return self.violate(Rule::Slots02, f, None, reason.into());
         }
-        if !answer {
+        let Some(ask) = ask else {
             return;
-        }
+        };
         let regranted = (0..ENTITY_SLOTS)
             .filter(|&i| grant.get(i) && held_before.get(i))
             .count();
-        if grant.count() == 0 {
+        if grant.count() == 0 && ask.returned > 0 {
             let reason = format!(
-                "message 20's answer grants no slot, though the client had just returned {RETURNED_SLOTS}"
+                "message 20's answer grants no slot, though the client had just returned {}",
+                ask.returned
             );
             self.violate(Rule::Host04, f, None, reason);
         } else if regranted > 0 {
@@ -70,7 +85,10 @@ impl ClientCore {
             returned.set(i);
         }
         slot.lease.remove(&returned);
-        slot.awaiting_slots = true;
+        slot.slot_ask = Some(SlotAsk {
+            at: now,
+            returned: returned.count(),
+        });
         let handle = slot.stored_id;
         self.send_activity(now, handle, ids::FREE_ENTITY_INDICES, returned.0);
         let body = SlotRequest {
@@ -80,9 +98,10 @@ impl ClientCore {
         self.send_activity(now, handle, ids::ALLOCATE_ENTITY_INDICES, body);
     }
 
-    /// At the deadline: a message 20 the host never answered (HOST-04).
-    pub(crate) fn check_slot_request_answered(&mut self) {
-        if self.slot.as_ref().is_some_and(|s| s.awaiting_slots) {
+    /// At the deadline: a message 20 the host had time to answer and did not (HOST-04).
+    pub(crate) fn check_slot_request_answered(&mut self, now: Instant) {
+        let ask = self.slot.as_ref().and_then(|s| s.slot_ask);
+        if ask.is_some_and(|a| now.since(a.at) >= ANSWER_GRACE_MS) {
             let reason = "message 20 got no message 0 grant".to_string();
             self.violate(Rule::Host04, None, None, reason);
         }

@@ -10,6 +10,10 @@ use vex_wire::schema::{SchemaError, Value, decode};
 
 /// Bits of the definition index, the incident's first field (facts 4.13).
 const DEFINITION_INDEX_BITS: u32 = 13;
+/// Bits of the extra-target count (facts 4.13).
+const TARGET_COUNT_BITS: u32 = 5;
+/// Bits of one extra target (facts 4.13).
+const TARGET_BITS: usize = 13;
 
 impl ClientCore {
     /// The definition index stays inside the 7,763-row table (INCIDENT-01) and off its
@@ -20,43 +24,59 @@ impl ClientCore {
     /// the definition table, which is package content Vex does not have.
     pub(crate) fn on_incident(&mut self, idx: u64, payload: &[u8]) {
         let f = Some(idx);
-        let (fields, over) = match decode(&INCIDENT, &mut BitReader::new(payload)) {
-            Ok(Value::Record(fields)) => (fields, None),
-            Ok(_) => return,
+        // the index and the selector bit come before any count the client can trip on
+        let (index, selector) = head(payload);
+        if let Some(index) = index {
+            let fields = INCIDENT.fields.iter();
+            let values = [Value::Int(i128::from(index)), Value::Absent, selector];
+            for (field, value) in fields.zip(&values) {
+                if let Err(SchemaError::Unsafe { path, rule, value }) =
+                    check_guards(field, value, field.name)
+                    && let Some(rule) = Rule::from_id(rule)
+                {
+                    let shown = if value.is_empty() { "present" } else { &value };
+                    let reason = format!("{path} {shown}, but {}", rule.summary());
+                    self.violate(rule, f, None, reason);
+                }
+            }
+        }
+        match decode(&INCIDENT, &mut BitReader::new(payload)) {
+            Ok(_) => {}
             Err(SchemaError::OverCapacity {
                 path,
                 count,
                 capacity,
             }) => {
-                // the count is read after the index, which the client has used by then
-                let index = BitReader::new(payload).read(DEFINITION_INDEX_BITS);
-                let fields = index.map(|i| vec![Value::Int(i128::from(i))]);
-                (fields.unwrap_or_default(), Some((path, count, capacity)))
-            }
-            Err(e) => {
-                return tracing::warn!(frame = idx, %e, "message 19 does not decode; dropped (BODY-04)");
-            }
-        };
-        for (field, value) in INCIDENT.fields.iter().zip(&fields) {
-            if let Err(SchemaError::Unsafe { path, rule, value }) =
-                check_guards(field, value, field.name)
-                && let Some(rule) = Rule::from_id(rule)
-            {
-                let shown = if value.is_empty() { "present" } else { &value };
-                let reason = format!("{path} {shown}, but {}", rule.summary());
+                let rule = match path.as_str() {
+                    "extra_targets" => Rule::Incident03,
+                    "compressed_selector" => return, // its presence is INCIDENT-04 already
+                    _ => Rule::Incident05,
+                };
+                let reason = format!("{path}: {count} where the client holds {capacity}");
                 self.violate(rule, f, None, reason);
             }
-        }
-        if let Some((path, count, capacity)) = over {
-            let rule = match path.as_str() {
-                "extra_targets" => Rule::Incident03,
-                "compressed_selector" => Rule::Incident04,
-                _ => Rule::Incident05,
-            };
-            let reason = format!("{path}: {count} where the client holds {capacity}");
-            self.violate(rule, f, None, reason);
+            Err(e) => {
+                tracing::warn!(frame = idx, %e, "message 19 does not decode; dropped (BODY-04)")
+            }
         }
     }
+}
+
+/// The definition index of an incident body, and its compressed-selector presence as a
+/// value (absent, or a present empty selector), read past the extra targets whatever
+/// their count; each as far as the body goes (facts 4.13).
+fn head(payload: &[u8]) -> (Option<u64>, Value) {
+    let mut r = BitReader::new(payload);
+    let index = r.read(DEFINITION_INDEX_BITS).ok();
+    let present = r.read(TARGET_COUNT_BITS).ok().and_then(|targets| {
+        r.skip(targets as usize * TARGET_BITS).ok()?;
+        r.read_bool().ok()
+    });
+    let selector = match present {
+        Some(true) => Value::Array(Vec::new()),
+        _ => Value::Absent,
+    };
+    (index, selector)
 }
 
 #[cfg(test)]
@@ -119,6 +139,18 @@ mod tests {
         w.write_bool(true); // a compressed selector of 261 bytes
         w.write(261, 9);
         assert_eq!(rules_for(&w.finish().unwrap()), [Rule::Incident04]);
+        let mut w = BitWriter::new();
+        w.write(0, 13);
+        w.write(0, 5);
+        w.write_bool(true); // an empty selector, then a 501-byte payload
+        w.write(0, 9);
+        w.write_bool(false);
+        w.write(501, 9);
+        w.write_zeros(501 * 8);
+        assert_eq!(
+            rules_for(&w.finish().unwrap()),
+            [Rule::Incident04, Rule::Incident05]
+        );
     }
 
     #[test]

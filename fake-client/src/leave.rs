@@ -6,6 +6,7 @@
 //! enable set, no Auth body and no grant. No roster follows it on that link.
 
 use crate::core::ClientCore;
+use crate::duties::ANSWER_GRACE_MS;
 use crate::roster::registered_keys;
 use crate::rules::Rule;
 use vex_wire::activity::ids;
@@ -17,6 +18,8 @@ use vex_wire::time::Instant;
 /// What the client held when it left.
 #[derive(Debug)]
 pub struct Departure {
+    /// When it left.
+    pub at: Instant,
     /// The roster it had applied, if any.
     pub roster: Option<RosterDelta>,
     /// The keys that roster registered; none means no answer is owed.
@@ -43,6 +46,7 @@ impl ClientCore {
             .map(|r| registered_keys(r, bubble))
             .unwrap_or_default();
         slot.departure = Some(Departure {
+            at: now,
             roster,
             registered,
             answered: false,
@@ -58,8 +62,8 @@ impl ClientCore {
         self.send_activity(now, handle, ids::PEER_LEAVE_REQUEST, body);
     }
 
-    /// A message 5 after the leave: the first is the leave delta (LEAVE-01); none may
-    /// follow it, and none is owed when the client had registered nothing (LEAVE-02).
+    /// A message 5 after the leave: the first is the leave delta (LEAVE-01), which is owed
+    /// only when the client had registered keys; none may follow it (LEAVE-02).
     pub(crate) fn on_auth_after_leave(&mut self, idx: u64, payload: &[u8]) {
         let f = Some(idx);
         let Some(departure) = self.slot.as_mut().and_then(|s| s.departure.as_mut()) else {
@@ -67,10 +71,6 @@ impl ClientCore {
         };
         if departure.answered {
             let reason = "a message 5 after the leave delta: the client has retired its keys, and no roster may follow on this link".to_string();
-            return self.violate(Rule::Leave02, f, None, reason);
-        }
-        if departure.registered.is_empty() {
-            let reason = "a message 5 after the leave, which registered nothing to retire: no roster may follow on this link".to_string();
             return self.violate(Rule::Leave02, f, None, reason);
         }
         departure.answered = true;
@@ -87,14 +87,16 @@ impl ClientCore {
         }
     }
 
-    /// At the deadline: a client that left with keys registered got no leave delta
-    /// (LEAVE-01).
-    pub(crate) fn check_leave_answered(&mut self) {
+    /// At the deadline: a client that left with keys registered got no leave delta in
+    /// the time the host had (LEAVE-01).
+    pub(crate) fn check_leave_answered(&mut self, now: Instant) {
         let owed = self
             .slot
             .as_ref()
             .and_then(|s| s.departure.as_ref())
-            .is_some_and(|d| !d.answered && !d.registered.is_empty());
+            .is_some_and(|d| {
+                !d.answered && !d.registered.is_empty() && now.since(d.at) >= ANSWER_GRACE_MS
+            });
         if owed {
             let reason =
                 "no message 5 answered the leave: the client's keys were never retired".to_string();

@@ -145,15 +145,6 @@ impl ClientCore {
             let reason = format!("echoed host id {host_id:#x}, the join named {:#x}", slot.id);
             return self.violate(Rule::Join05, f, Some(32), reason);
         }
-        if r.keepalive_interval_ms == 0 {
-            let reason =
-                "keepalive interval 0: the client sends message 16 every tick, about 144 a second"
-                    .to_string();
-            self.violate(Rule::Join07, f, Some(KEEPALIVE_INTERVAL_BIT), reason);
-        }
-        let Some(slot) = &mut self.slot else {
-            return;
-        };
         slot.established = true;
         slot.stored_id = host_id;
         slot.keepalive_interval_ms = u64::from(r.keepalive_interval_ms);
@@ -167,6 +158,12 @@ impl ClientCore {
         if host_id == 0 {
             let reason = "join_result stores host id 0: every later push is dropped".to_string();
             self.violate(Rule::Join06, f, Some(32), reason);
+        }
+        if r.keepalive_interval_ms == 0 {
+            let reason =
+                "keepalive interval 0: the client sends message 16 every tick, about 144 a second"
+                    .to_string();
+            self.violate(Rule::Join07, f, Some(KEEPALIVE_INTERVAL_BIT), reason);
         }
     }
 

@@ -3,6 +3,7 @@
 //! HOST-03).
 
 use crate::core::ClientCore;
+use crate::duties::ANSWER_GRACE_MS;
 use crate::rules::Rule;
 use vex_wire::activity::ids;
 use vex_wire::time::Instant;
@@ -29,6 +30,7 @@ impl ClientCore {
             return;
         }
         slot.refresh_at = None;
+        slot.refresh_asked_at = Some(now);
         slot.refresh_owed = SNAPSHOT.into_iter().collect();
         let revision = slot.membership_acknowledged.map_or(0, |(r, _)| r);
         let mut body = revision.to_be_bytes().to_vec();
@@ -53,11 +55,15 @@ impl ClientCore {
         }
     }
 
-    /// At the deadline: a snapshot the host never finished (HOST-03).
-    pub(crate) fn check_refresh_answered(&mut self) {
+    /// At the deadline: a snapshot the host had time to finish and did not (HOST-03).
+    pub(crate) fn check_refresh_answered(&mut self, now: Instant) {
         let owed: Vec<u32> = self
             .slot
             .as_ref()
+            .filter(|s| {
+                s.refresh_asked_at
+                    .is_some_and(|t| now.since(t) >= ANSWER_GRACE_MS)
+            })
             .map(|s| s.refresh_owed.iter().copied().collect())
             .unwrap_or_default();
         if !owed.is_empty() {

@@ -234,13 +234,19 @@ impl ClientCore {
             return;
         };
         let s = object.slot;
-        let had_body = match parts.root {
-            Some(true) => !slot.auth_bodies.insert(s),
-            _ => slot.auth_bodies.remove(&s),
+        // as the client applies it: a body is kept, reset-only installs the defaults, and
+        // reset 0 with root 0 leaves the last body in place
+        let reset_only = match (parts.reset, parts.root) {
+            (_, Some(true)) => {
+                slot.auth_bodies.insert(s);
+                false
+            }
+            (Some(true), Some(false)) => slot.auth_bodies.remove(&s),
+            _ => false,
         };
-        if parts.reset == Some(true) && parts.root == Some(false) && had_body {
+        if reset_only {
             let reason = format!(
-                "slot {:#x}/{}/{}: reset-only installs the schema's defaults over the body it got before; a host that still holds that body sends it again",
+                "slot {:#x}/{}/{}: reset-only installs the schema's defaults over the body it got before; unless the host meant to clear that state, it sends the body it still holds",
                 s.key, s.slot_type, s.index
             );
             self.violate(Rule::Auth09, Some(idx), Some(object.at), reason);

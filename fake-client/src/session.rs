@@ -1,6 +1,7 @@
 //! One activity client of the emulated client (AH "Host to client, service 9": the client
 //! keeps up to three; the emulated client uses one per run).
 
+use crate::entity_slots::SlotAsk;
 use crate::leave::Departure;
 use std::collections::{BTreeSet, VecDeque};
 use vex_wire::activity::sensor_auth::RosterDelta;
@@ -44,10 +45,12 @@ pub struct ActivitySlot {
     pub lease: EntitySlotMask,
     /// When the client returns slots and asks for more (HOST-04).
     pub slot_request_at: Option<Instant>,
-    /// A message 20 waits for its message 0.
-    pub awaiting_slots: bool,
+    /// A message 20 waiting for its message 0.
+    pub slot_ask: Option<SlotAsk>,
     /// When the client sends message 18 (HOST-03).
     pub refresh_at: Option<Instant>,
+    /// When the client sent message 18.
+    pub refresh_asked_at: Option<Instant>,
     /// The parts of the snapshot message 18 is still owed, in order.
     pub refresh_owed: VecDeque<u32>,
     /// When the client sends message 15 (LEAVE-01).
@@ -82,8 +85,9 @@ impl ActivitySlot {
             roster: None,
             lease: EntitySlotMask::empty(),
             slot_request_at: None,
-            awaiting_slots: false,
+            slot_ask: None,
             refresh_at: None,
+            refresh_asked_at: None,
             refresh_owed: VecDeque::new(),
             leave_at: None,
             departure: None,

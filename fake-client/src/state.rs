@@ -3,7 +3,7 @@
 //! MEMBER-03, BHS-01).
 
 use crate::core::ClientCore;
-use crate::duties::{HOST_KEEPALIVE_MS, KEEPALIVE_SLACK_MS};
+use crate::duties::ACK_CROSSING_MS;
 use crate::rules::Rule;
 use vex_wire::activity::ids;
 use vex_wire::activity::membership::ReplicateMembership;
@@ -33,7 +33,7 @@ impl ClientCore {
     /// each new revision with message 38, so a repeat of an acknowledged revision with
     /// nothing changed is a push the host does not owe (MEMBER-03), unless it is part of
     /// the snapshot message 18 asked for (HOST-03) or left the host before the
-    /// acknowledgement arrived (a keepalive interval and its slack after it).
+    /// acknowledgement reached it.
     pub(crate) fn on_membership(&mut self, now: Instant, idx: u64, payload: &[u8]) {
         self.status.m = true;
         let me = self.config.scenario.player.member_key;
@@ -54,8 +54,7 @@ impl ClientCore {
             .membership_acknowledged
             .filter(|(r, _)| *r == m.revision);
         // a host resend that crossed the acknowledgement on the wire is not a repeat
-        let settled = acknowledged
-            .is_some_and(|(_, at)| now.since(at) > HOST_KEEPALIVE_MS + KEEPALIVE_SLACK_MS);
+        let settled = acknowledged.is_some_and(|(_, at)| now.since(at) > ACK_CROSSING_MS);
         let unchanged = slot.membership.as_deref() == Some(payload);
         slot.membership = Some(payload.to_vec());
         if settled && unchanged && !in_snapshot {

@@ -13,7 +13,7 @@ use vex_wire::activity::envelope::{ActivityNotification, ActivityPush};
 use vex_wire::activity::global_state::BUBBLE_ENABLED;
 use vex_wire::activity::ids::{
     ADVANCE_REPLICATION_EPOCH, ALLOCATE_ENTITY_INDICES, BUBBLE_HOST_STATE, ENTITY_SLOTS_ALLOCATED,
-    FREE_ENTITY_INDICES, GLOBAL_ACTIVITY_STATE, JOIN_REQUEST, JOIN_RESULT,
+    FREE_ENTITY_INDICES, GLOBAL_ACTIVITY_STATE, JOIN_REQUEST, JOIN_RESULT, KEEPALIVE_RESPONSE,
     MEMBERSHIP_ACKNOWLEDGEMENT, MESSAGE_COUNT, PATCH_EPOCH, PEER_LEAVE_REQUEST,
     REPLICATE_MEMBERSHIP, SENSOR_AUTH_UPDATE, SENSOR_SENSE_UPDATE, STATE_REFRESH,
     WORLD_GLOBALS_STATE,
@@ -22,13 +22,13 @@ use vex_wire::activity::join::{INITIAL_REPLICATION_EPOCH, JoinRequest, JoinResul
 use vex_wire::activity::join_template::JoinResultTemplate;
 use vex_wire::activity::selection::SelectionDescriptor;
 use vex_wire::activity::sense_update::DecodedSenseUpdate;
-use vex_wire::activity::sensor_auth::BODY_BUDGET;
+use vex_wire::activity::sensor_auth::{AuthPart, BODY_BUDGET};
 use vex_wire::activity::slot::EMPTY_KEY;
 use vex_wire::activity::small::{
     AdvanceEpoch, BubbleHostState, EntitySlotMask, PatchEpoch, WorldGlobals,
 };
 use vex_wire::bap::header::InnerHeader;
-use vex_wire::bap::services::{ACTIVITY_PUSH, ACTIVITY_TO_HOST};
+use vex_wire::bap::services::{ACTIVITY_PUSH, ACTIVITY_TO_HOST, SEND_ONLY};
 use vex_wire::time::Instant;
 
 /// Message 2: the client's own tick period, unless a fault says otherwise.
@@ -61,11 +61,6 @@ const TOO_MANY_ROWS: u8 = 40;
 const LARGER_PAYLOAD_LEN: u32 = 0xFFFF_0000;
 /// The session id [`Fault::PushWithoutSession`] names.
 const UNBOUND_SESSION: u64 = 0x0BAD_5E55_0000_0001;
-/// A send-only service (BAP-07), for [`Fault::ReplyOnSendOnly`].
-const SEND_ONLY_SERVICE: u16 = 18;
-/// Message 17, named activity_client_keepalive_response but without a handler (ENV-11),
-/// for [`Fault::KeepaliveResponse`].
-const KEEPALIVE_RESPONSE: u32 = 17;
 /// A service id the client drops at the header (BAP-04), for [`Fault::ServiceIdOutOfRange`].
 const OUT_OF_RANGE_SERVICE: u16 = 400;
 
@@ -149,6 +144,7 @@ impl HostCore {
                 binding.lease.add(&grant);
             }
             binding.replication_epoch = INITIAL_REPLICATION_EPOCH;
+            binding.membership_acknowledged = None;
             l.next_keepalive = (!silent).then_some(now + interval);
         }
         self.event(HostEvent::Joined { link, session });
@@ -318,8 +314,9 @@ impl HostCore {
             extra.push((OUT_OF_RANGE_SERVICE, l.frame(l.push_type(), header, &[])));
         }
         if faults.has(Fault::ReplyOnSendOnly) {
-            let header = InnerHeader::response(SEND_ONLY_SERVICE, 0);
-            extra.push((SEND_ONLY_SERVICE, l.frame(l.push_type(), header, &[])));
+            let service = SEND_ONLY[0]; // BAP-07: the client cannot parse a reply on it
+            let header = InnerHeader::response(service, 0);
+            extra.push((service, l.frame(l.push_type(), header, &[])));
         }
         for (service, bytes) in extra {
             self.send_raw(link, service, bytes);
@@ -360,6 +357,11 @@ impl HostCore {
     /// Message 5 with the whole roster and every Auth body the host holds, echoing the
     /// client's `epoch` (AUTH-01, AUTH-09).
     pub(crate) fn push_roster(&mut self, link: LinkId, join: &JoinRequest, epoch: PatchEpoch) {
+        let Some(binding) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) else {
+            return;
+        };
+        let first = binding.rosters_sent == 0;
+        binding.rosters_sent += 1;
         let faults = &self.config.faults;
         let mut echo = epoch.0;
         if faults.has(Fault::WrongEpochEcho) {
@@ -378,6 +380,14 @@ impl HostCore {
                 g.key = EMPTY_KEY;
             }
             crate::corrupt::roster_faults(faults, &mut m);
+            if faults.has(Fault::RosterWithoutBodies) && !first {
+                for o in m.groups.iter_mut().flat_map(|g| &mut g.objects) {
+                    o.auth = o.auth.take().map(|_| AuthPart {
+                        reset: true,
+                        body: None,
+                    }); // AUTH-09: every block reset-only
+                }
+            }
             let mut body = m.encode()?;
             crate::corrupt::sensor_auth(faults, &mut body);
             if faults.has(Fault::OverBudgetAuthUpdate) {

@@ -6,12 +6,12 @@ use crate::core::{HostCore, LinkId};
 use crate::fault::Fault;
 use crate::roster;
 use vex_wire::activity::ids::SENSOR_AUTH_UPDATE;
-use vex_wire::activity::small::PeerLeave;
+use vex_wire::activity::small::{EntitySlotMask, PeerLeave};
 
 impl HostCore {
     /// One message 5 on the link removes the client's roster, and no roster follows it.
     /// A client that leaves before its first roster registered nothing, so nothing is
-    /// sent; either way no roster is owed any more.
+    /// sent; either way no roster is owed any more, and the link has no joined client.
     pub(crate) fn peer_leave(&mut self, link: LinkId, payload: &[u8]) {
         let leave = match PeerLeave::decode(payload) {
             Ok(l) => l,
@@ -25,8 +25,10 @@ impl HostCore {
         };
         let registered = binding.join.is_some() && !binding.roster_owed;
         binding.roster_owed = false;
-        let (Some(epoch), Some(join), true) = (binding.epoch, binding.join.clone(), registered)
-        else {
+        // the client is gone: no request of its is answered, and its slots are free again
+        let join = binding.join.take();
+        binding.lease = EntitySlotMask::empty();
+        let (Some(epoch), Some(join), true) = (binding.epoch, join, registered) else {
             return;
         };
         if faults.has(Fault::LeaveIgnored) {

@@ -26,6 +26,8 @@ pub struct Binding {
     pub epoch: Option<PatchEpoch>,
     /// True until the first message 5 answers the first message 52 (AUTH-16).
     pub roster_owed: bool,
+    /// Message 5 bodies sent with the whole roster.
+    pub rosters_sent: u32,
     /// The replication epoch the client holds: join_result's initial epoch, then each
     /// message 44's (EPOCH-01).
     pub replication_epoch: u8,
@@ -49,6 +51,7 @@ impl Binding {
             join: None,
             epoch: None,
             roster_owed: false,
+            rosters_sent: 0,
             replication_epoch: INITIAL_REPLICATION_EPOCH,
             epoch_waiting_at: None,
             membership_revision: None,

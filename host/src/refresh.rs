@@ -5,35 +5,14 @@
 use crate::activity::world_globals;
 use crate::core::{HostCore, LinkId};
 use crate::fault::Fault;
-use crate::roster;
-use vex_wire::activity::ids::{REPLICATE_MEMBERSHIP, SENSOR_AUTH_UPDATE, WORLD_GLOBALS_STATE};
-use vex_wire::activity::join::JoinRequest;
-use vex_wire::activity::small::PatchEpoch;
+use vex_wire::activity::ids::{REPLICATE_MEMBERSHIP, WORLD_GLOBALS_STATE};
 use vex_wire::bits::BitReader;
 
 impl HostCore {
-    /// [`Fault::RosterWithoutBodies`]: the roster again with every block reset-only.
-    fn push_roster_without_bodies(&mut self, link: LinkId, join: &JoinRequest, epoch: PatchEpoch) {
-        let roster = roster::sensor_auth(&self.config.scenario, join, epoch.0).and_then(|mut m| {
-            for auth in m
-                .groups
-                .iter_mut()
-                .flat_map(|g| &mut g.objects)
-                .filter_map(|o| o.auth.as_mut())
-            {
-                auth.reset = true;
-                auth.body = None;
-            }
-            m.encode()
-        });
-        match roster {
-            Ok(body) => self.push_message(link, SENSOR_AUTH_UPDATE, body),
-            Err(e) => self.drop_input(link, format!("message 5 not built: {e}")),
-        }
-    }
-
-    /// The snapshot in order. Message 5 needs the client's patch epoch; before the first
-    /// message 52 it is owed, and the epoch's arrival sends it.
+    /// The snapshot in order. The request's membership revision and bubble are read and
+    /// not used: the host answers with its whole state whatever the client holds. Message
+    /// 5 needs the client's patch epoch; before the first message 52 it is owed, and the
+    /// epoch's arrival sends it. A client that left or never joined gets nothing.
     pub(crate) fn state_refresh(&mut self, link: LinkId, payload: &[u8]) {
         let mut r = BitReader::new(payload);
         if let Err(e) = r.read(32).and_then(|_revision| r.read(32)) {
@@ -47,7 +26,7 @@ impl HostCore {
             return;
         };
         let (Some(join), epoch) = (binding.join.clone(), binding.epoch) else {
-            return self.drop_input(link, "state_refresh before the join".into());
+            return self.drop_input(link, "state_refresh with no joined client".into());
         };
         self.push_global_state(link);
         match world_globals(&faults).encode() {
@@ -61,16 +40,11 @@ impl HostCore {
         if faults.has(Fault::RefreshWithoutRoster) {
             return;
         }
-        match epoch {
-            Some(epoch) if faults.has(Fault::RosterWithoutBodies) => {
-                self.push_roster_without_bodies(link, &join, epoch);
-            }
-            Some(epoch) => self.push_roster(link, &join, epoch),
-            None => {
-                if let Some(b) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) {
-                    b.roster_owed = true;
-                }
-            }
+        if let Some(binding) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) {
+            binding.roster_owed = epoch.is_none();
+        }
+        if let Some(epoch) = epoch {
+            self.push_roster(link, &join, epoch);
         }
     }
 }

@@ -26,6 +26,8 @@ pub const REPLICATE_MEMBERSHIP: u32 = 12;
 pub const PEER_LEAVE_REQUEST: u32 = 15;
 /// Message 16, activity_client_keepalive_request (C->H).
 pub const KEEPALIVE_REQUEST: u32 = 16;
+/// Message 17, activity_client_keepalive_response: named, with no handler (ENV-11).
+pub const KEEPALIVE_RESPONSE: u32 = 17;
 /// Message 18, state_refresh (C->H): the client asks for the whole snapshot.
 pub const STATE_REFRESH: u32 = 18;
 /// Message 19, incident (both).
