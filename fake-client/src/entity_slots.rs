@@ -107,3 +107,50 @@ impl ClientCore {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_client::{joined, rules};
+
+    fn asked(returned: usize) -> ClientCore {
+        let mut c = joined();
+        if let Some(slot) = c.slot.as_mut() {
+            slot.lease = EntitySlotMask::with_range(0..100);
+            slot.slot_ask = Some(SlotAsk {
+                at: Instant::default(),
+                returned,
+            });
+        }
+        c
+    }
+
+    /// A zero mask is allowed when every slot is held (facts 4.4): after returning none,
+    /// an empty grant is an answer; after returning some, it is not a grant of free slots.
+    #[test]
+    fn an_empty_grant_is_wrong_only_after_slots_were_returned() {
+        let empty = EntitySlotMask::empty().0;
+        let mut c = asked(0);
+        c.on_slots_allocated(1, &empty, false);
+        assert!(rules(&c).is_empty());
+        let mut c = asked(32);
+        c.on_slots_allocated(1, &empty, false);
+        assert_eq!(rules(&c), [Rule::Host04]);
+    }
+
+    /// A grant of free slots passes; one of held slots does not; an unasked one is SLOTS-02;
+    /// a short message 0 is dropped and the request still waits.
+    #[test]
+    fn grants_are_judged_against_the_lease() {
+        let mut c = asked(32);
+        c.on_slots_allocated(1, &[0; 10], false);
+        assert!(rules(&c).is_empty());
+        c.on_slots_allocated(2, &EntitySlotMask::with_range(200..208).0, false);
+        assert!(rules(&c).is_empty(), "free slots");
+        c.on_slots_allocated(3, &EntitySlotMask::with_range(200..208).0, false);
+        assert_eq!(rules(&c), [Rule::Slots02], "no request outstanding");
+        let mut c = asked(32);
+        c.on_slots_allocated(1, &EntitySlotMask::with_range(0..8).0, false);
+        assert_eq!(rules(&c), [Rule::Host04], "held slots");
+    }
+}

@@ -42,17 +42,14 @@ impl ClientCore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::ClientConfig;
     use crate::core::Outcome;
-    use crate::session::ActivitySlot;
-    use std::net::{Ipv4Addr, SocketAddrV4};
+    use crate::test_client::joined;
 
     fn client_at(epoch: u8) -> ClientCore {
-        let target = SocketAddrV4::new(Ipv4Addr::LOCALHOST, 1);
-        let mut c = ClientCore::new(ClientConfig::builtin(target));
-        let mut slot = ActivitySlot::new(1, false);
-        slot.replication_epoch = epoch;
-        c.slot = Some(slot);
+        let mut c = joined();
+        if let Some(slot) = c.slot.as_mut() {
+            slot.replication_epoch = epoch;
+        }
         c
     }
 

@@ -172,3 +172,73 @@ fn leave_delta_problems(
     }
     problems
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_client::{joined, rules};
+    use vex_wire::activity::sensor_auth::{AuthPrefix, SensorAuthUpdate};
+
+    fn left(registered: Vec<u32>, roster: Option<RosterDelta>) -> ClientCore {
+        let mut c = joined();
+        if let Some(slot) = c.slot.as_mut() {
+            slot.departure = Some(Departure {
+                at: Instant::default(),
+                roster,
+                registered,
+                answered: false,
+            });
+        }
+        c
+    }
+
+    fn delta(keys: Vec<u32>, present: usize) -> SensorAuthUpdate {
+        SensorAuthUpdate {
+            prefix: AuthPrefix {
+                hardwipe_token: 0,
+                patch_epoch: [1, 2],
+                bubble_block: None,
+                token: 0,
+                roster_enable: true,
+            },
+            roster: Some(RosterDelta {
+                states: vec![1; keys.len()],
+                keys,
+                mask: RosterDelta::mask_for(present),
+                sub_blocks: None,
+            }),
+            groups: Vec::new(),
+        }
+    }
+
+    /// The delta with every presence bit clear answers the leave; a second message 5
+    /// does not follow it (LEAVE-02).
+    #[test]
+    fn the_leave_delta_passes_and_nothing_follows_it() {
+        let held = delta(vec![0xA], 1).roster;
+        let mut c = left(vec![0xA], held);
+        c.on_auth_after_leave(1, &delta(vec![0xA], 0).encode().unwrap());
+        assert!(rules(&c).is_empty());
+        c.on_auth_after_leave(2, &delta(vec![0xA], 0).encode().unwrap());
+        assert_eq!(rules(&c), [Rule::Leave02]);
+    }
+
+    /// A delta that keeps the key present does not retire it (LEAVE-01).
+    #[test]
+    fn a_key_left_present_is_caught() {
+        let held = delta(vec![0xA], 1).roster;
+        let mut c = left(vec![0xA], held);
+        c.on_auth_after_leave(1, &delta(vec![0xA], 1).encode().unwrap());
+        assert_eq!(rules(&c), [Rule::Leave01]);
+    }
+
+    /// A client that registered nothing is owed no answer, and may still get one.
+    #[test]
+    fn an_answer_to_a_leave_with_nothing_registered_is_fine() {
+        let mut c = left(Vec::new(), None);
+        c.check_leave_answered(Instant::from_millis(ANSWER_GRACE_MS));
+        assert!(rules(&c).is_empty(), "no answer owed");
+        c.on_auth_after_leave(1, &delta(Vec::new(), 0).encode().unwrap());
+        assert!(rules(&c).is_empty(), "an answer accepted");
+    }
+}

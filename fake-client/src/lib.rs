@@ -20,6 +20,8 @@ pub mod rules;
 mod session;
 mod state;
 pub mod status;
+#[cfg(test)]
+mod test_client;
 pub mod violation;
 
 pub use crate::core::{ClientCore, ClientTransmit, Outcome, Received};

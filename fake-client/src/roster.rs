@@ -315,3 +315,49 @@ impl ClientCore {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_client::{joined, rules};
+    use vex_wire::bits::Bits;
+
+    /// The built-in scenario's type-17 block with `reset` and `root` (and no body bits:
+    /// the check reads only those two).
+    fn lifetime_block(reset: bool, root: bool) -> (DecodedObject, SlotDecl) {
+        let scenario = Scenario::builtin();
+        let slot = ClientRef {
+            key: 0xAAAA_0001,
+            slot_type: TYPE_LIFETIME,
+            index: 1,
+        };
+        let (_, decl) = scenario.schemas_of(&slot).unwrap();
+        let content = Bits {
+            bytes: vec![(u8::from(reset) << 7) | (u8::from(root) << 6)],
+            bit_len: 2,
+        };
+        let object = DecodedObject {
+            at: 0,
+            slot,
+            remainder: 2,
+            content,
+        };
+        (object, decl)
+    }
+
+    /// Reset-only after a body installs the defaults over it (AUTH-09); reset 0 with root
+    /// 0 keeps the body, so only a later reset-only is reported, and only once.
+    #[test]
+    fn reset_only_after_a_body_is_reported() {
+        let mut c = joined();
+        for (reset, root) in [(true, true), (false, false), (true, false), (true, false)] {
+            let (object, decl) = lifetime_block(reset, root);
+            c.check_body_kept(1, &object, &decl);
+        }
+        assert_eq!(rules(&c), [Rule::Auth09]);
+        let mut c = joined();
+        let (object, decl) = lifetime_block(true, false);
+        c.check_body_kept(1, &object, &decl);
+        assert!(rules(&c).is_empty(), "no body before");
+    }
+}

@@ -82,3 +82,29 @@ impl ClientCore {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_client::{joined, rules};
+    use vex_wire::activity::membership::Member;
+
+    /// An acknowledged revision sent again unchanged is a repeat only once the
+    /// acknowledgement had time to reach the host (MEMBER-03).
+    #[test]
+    fn a_repeat_within_the_crossing_window_is_spared() {
+        let mut c = joined();
+        let p = c.config.scenario.player;
+        let member = Member::seed(p.member_key, p.account_soid, p.character_id);
+        let body = ReplicateMembership::for_local_member(member, 1)
+            .encode()
+            .unwrap();
+        c.on_membership(Instant::from_millis(0), 1, &body);
+        let acked = c.slot.as_ref().and_then(|s| s.membership_acknowledged);
+        assert_eq!(acked, Some((1, Instant::from_millis(0))), "message 38 sent");
+        c.on_membership(Instant::from_millis(ACK_CROSSING_MS), 2, &body);
+        assert!(rules(&c).is_empty(), "crossed the acknowledgement");
+        c.on_membership(Instant::from_millis(ACK_CROSSING_MS + 1), 3, &body);
+        assert_eq!(rules(&c), [Rule::Member03]);
+    }
+}
