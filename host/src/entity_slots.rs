@@ -31,7 +31,7 @@ impl HostCore {
             .and_then(|l| l.binding.as_ref())
             .is_some_and(|b| b.join.is_some());
         if !joined {
-            return self.drop_input(link, "allocate_entity_indices before the join".into());
+            return self.drop_input(link, "allocate_entity_indices with no joined client".into());
         }
         if self.config.faults.has(Fault::SlotRequestIgnored) {
             return;

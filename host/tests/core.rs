@@ -261,20 +261,25 @@ fn pushed(t: &[Transmit], c: &mut SecureChannel) -> Vec<u32> {
         .collect()
 }
 
+/// Hello, service 6 and a join on `link`: the client's end of the channel, its session
+/// and the ids of the burst.
+fn join_on(h: &mut HostCore, link: LinkId) -> (SecureChannel, u64, Vec<u32>) {
+    let mut c = hello(h, link);
+    let session = session_of(h, link, &mut c, 1);
+    let join = JoinRequest::new(1, session, 5, 6);
+    let n = ActivityNotification::new(session, 3, 0, join.encode());
+    send_sealed(h, link, &mut c, 8, 2, &n.encode());
+    let burst = pushed(&transmits(h), &mut c);
+    (c, session, burst)
+}
+
 /// The keepalive carries message 12 again until the client acknowledges its revision with
 /// message 38, and not after (MEMBER-03).
 #[test]
 fn membership_is_resent_until_acknowledged() {
     let mut h = host();
-    let mut c = hello(&mut h, L);
-    let session = session_of(&mut h, L, &mut c, 1);
-    let join = JoinRequest::new(1, session, 5, 6);
-    let n = ActivityNotification::new(session, 3, 0, join.encode());
-    send_sealed(&mut h, L, &mut c, 8, 2, &n.encode());
-    assert!(
-        pushed(&transmits(&mut h), &mut c).contains(&12),
-        "the burst"
-    );
+    let (mut c, session, burst) = join_on(&mut h, L);
+    assert!(burst.contains(&12), "the burst");
     h.handle_timeout(Instant::from_millis(2000));
     assert!(
         pushed(&transmits(&mut h), &mut c).contains(&12),
@@ -293,12 +298,7 @@ fn membership_is_resent_until_acknowledged() {
 fn slot_requests_grant_the_lowest_free_slots() {
     use vex_wire::activity::small::EntitySlotMask;
     let mut h = host();
-    let mut c = hello(&mut h, L);
-    let session = session_of(&mut h, L, &mut c, 1);
-    let join = JoinRequest::new(1, session, 5, 6);
-    let n = ActivityNotification::new(session, 3, 0, join.encode());
-    send_sealed(&mut h, L, &mut c, 8, 2, &n.encode());
-    pushed(&transmits(&mut h), &mut c); // the burst
+    let (mut c, session, _) = join_on(&mut h, L);
     let request = |count: i32| {
         let body = vex_wire::activity::small::SlotRequest { count }.encode();
         ActivityNotification::new(session, 20, 0, body).encode()
@@ -354,4 +354,38 @@ fn each_join_result_echoes_its_own_request_and_session() {
         assert_eq!(result.echoed_host_id(), session);
         assert_eq!(result, JoinResult::accept(&join, session));
     }
+}
+
+/// After message 15 the link has no joined client: the leave delta goes out once, and a
+/// later message 18 or 20 gets nothing (LEAVE-02; AH "Send no later roster on that link").
+#[test]
+fn nothing_follows_the_leave_delta() {
+    use vex_wire::activity::small::{LEAVE_REASON_NONE, PeerLeave, SlotRequest};
+    let mut h = host();
+    let (mut c, session, _) = join_on(&mut h, L);
+    let send = |h: &mut HostCore, c: &mut SecureChannel, task: u32, msg: u32, body: Vec<u8>| {
+        let n = ActivityNotification::new(session, msg, 0, body);
+        send_sealed(h, L, c, 8, task, &n.encode());
+        pushed(&transmits(h), c)
+    };
+    assert_eq!(
+        send(&mut h, &mut c, 3, 52, vec![0; 16]),
+        [5],
+        "the first roster"
+    );
+    let leave = PeerLeave {
+        word_0: 0,
+        word_4: 0,
+        peer_key: 5,
+        reason_hash: LEAVE_REASON_NONE,
+    };
+    assert_eq!(
+        send(&mut h, &mut c, 4, 15, leave.encode()),
+        [5],
+        "the delta"
+    );
+    assert!(send(&mut h, &mut c, 5, 18, vec![0; 8]).is_empty());
+    let request = SlotRequest { count: 8 }.encode();
+    assert!(send(&mut h, &mut c, 6, 20, request).is_empty());
+    assert!(dropped_with(&events(&mut h), "no joined client"));
 }
