@@ -19,11 +19,12 @@ macro_rules! out_raw {
 
 use clap::{Parser, Subcommand};
 use std::net::SocketAddrV4;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 use vex_conformance::{CheckOptions, Transport, catalog, codec, report, run_case};
 use vex_fake_client::{ClientConfig, Outcome};
+use vex_harness::transcript::Transcript;
 use vex_host::{HostConfig, HostCore};
 use vex_wire::bap::secure::SignOnKeys;
 
@@ -127,6 +128,16 @@ enum Command {
     /// List the client checks the emulated client enforces, with the conformance cases
     /// that prove each one fires.
     Rules,
+    /// Replay a transcript's host frames to the emulated client and print its verdict:
+    /// a recorded run judged again, without the host that sent it.
+    Replay {
+        /// A transcript, as `vex check --transcripts` writes it.
+        file: PathBuf,
+        #[command(flatten)]
+        script: Script,
+        #[command(flatten)]
+        keys: Keys,
+    },
     /// Run one emulated client against a host and print its status and violations.
     Client {
         /// The host's lobby address.
@@ -154,6 +165,15 @@ struct Script {
     /// Leave with message 15.
     #[arg(long, value_name = "MS")]
     leave_after: Option<u64>,
+}
+
+impl Script {
+    /// Sets the client up to follow the script.
+    fn apply(&self, config: &mut ClientConfig) {
+        config.refresh_after_ms = self.refresh_after;
+        config.slot_request_after_ms = self.request_slots_after;
+        config.leave_after_ms = self.leave_after;
+    }
 }
 
 fn init_logs(default: &str) {
@@ -203,6 +223,14 @@ async fn main() -> ExitCode {
         } => decode(name, hex, json, list),
         Command::Encode { name, file } => encode(&name, file),
         Command::Rules => rules(),
+        Command::Replay { file, script, keys } => {
+            init_logs("error");
+            // the replayed client connects nowhere: its address only names its links
+            let mut config = ClientConfig::builtin(HostConfig::default_address());
+            config.signon = keys.keys();
+            script.apply(&mut config);
+            replay(&file, config)
+        }
         Command::Client {
             target,
             seconds,
@@ -212,9 +240,7 @@ async fn main() -> ExitCode {
             init_logs("error");
             let mut config = ClientConfig::builtin(target);
             config.signon = keys.keys();
-            config.refresh_after_ms = script.refresh_after;
-            config.slot_request_after_ms = script.request_slots_after;
-            config.leave_after_ms = script.leave_after;
+            script.apply(&mut config);
             client(config, seconds).await
         }
     }
@@ -429,6 +455,39 @@ async fn client(config: ClientConfig, seconds: u64) -> ExitCode {
         out!("VIOLATION {v}");
     })
     .await;
+    verdict(&run)
+}
+
+fn replay(file: &Path, config: ClientConfig) -> ExitCode {
+    let text = match std::fs::read_to_string(file) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("vex replay: {}: {e}", file.display());
+            return ExitCode::FAILURE;
+        }
+    };
+    let transcript = match Transcript::parse(&text) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("vex replay: {}: {e}", file.display());
+            return ExitCode::FAILURE;
+        }
+    };
+    let run = vex_harness::replay::to_client(&transcript, config);
+    out!(
+        "vex replay {}: {} frames",
+        file.display(),
+        transcript.lines.len()
+    );
+    for v in &run.violations {
+        out!("VIOLATION {v}");
+    }
+    verdict(&run)
+}
+
+/// Prints the status line and the outcome; success when the client is in the activity
+/// with no violation.
+fn verdict(run: &vex_harness::RunReport) -> ExitCode {
     out!("{}", run.status);
     match &run.outcome {
         Outcome::Running => out!("outcome: still in the activity after {} ms", run.elapsed_ms),

@@ -197,3 +197,39 @@ fn runs_are_deterministic() {
         .unwrap();
     assert_eq!(a.transcript.to_text(), b.transcript.to_text());
 }
+
+/// Each case's transcript, written as text, read back and replayed to a fresh client,
+/// gives the verdict of the recorded run: the same violations at the same frames, the
+/// same status line and outcome (design "Transcripts and the corpus").
+#[test]
+fn every_transcript_replays_to_the_same_verdict() {
+    use vex_fake_client::ClientConfig;
+    use vex_harness::replay;
+    use vex_harness::transcript::Transcript;
+    let mut differ = Vec::new();
+    for case in catalog() {
+        let run = run_in_process(&case, CheckOptions::STRICT_DEVELOPMENT)
+            .run
+            .unwrap();
+        let text = run.transcript.to_text();
+        let mut client = ClientConfig::builtin(std::net::SocketAddrV4::new(
+            std::net::Ipv4Addr::LOCALHOST,
+            30974,
+        ));
+        case.script.apply(&mut client);
+        let again = replay::to_client(&Transcript::parse(&text).unwrap(), client);
+        let seen = |r: &vex_harness::RunReport| {
+            let v: Vec<_> = r.violations.iter().map(|v| (v.rule, v.frame)).collect();
+            (v, r.status, r.outcome.clone())
+        };
+        if seen(&run) != seen(&again) {
+            differ.push(format!(
+                "{}: recorded {:?}, replayed {:?}",
+                case.id,
+                seen(&run),
+                seen(&again)
+            ));
+        }
+    }
+    assert!(differ.is_empty(), "{differ:#?}");
+}

@@ -37,3 +37,35 @@ fn route_join_transcript_is_unchanged() {
         );
     }
 }
+
+/// Every transcript in `corpus/transcripts` replays to the verdict it expects: the rule
+/// ids of its `# expect:` line, or none. A bug report becomes a corpus case this way.
+#[test]
+fn corpus_transcripts_replay_to_their_expected_verdict() {
+    use vex_fake_client::ClientConfig;
+    use vex_harness::replay;
+    use vex_harness::transcript::Transcript;
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/transcripts");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 2, "the corpus has its transcripts");
+    for path in files {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut expected: Vec<String> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("# expect:"))
+            .flat_map(|ids| ids.split_whitespace().map(str::to_string))
+            .collect();
+        expected.sort();
+        let client = ClientConfig::builtin(vex_host::HostConfig::default_address());
+        let run = replay::to_client(&Transcript::parse(&text).unwrap(), client);
+        let mut seen: Vec<String> = run.violations.iter().map(|v| v.rule.id().into()).collect();
+        seen.sort();
+        seen.dedup();
+        assert_eq!(seen, expected, "{}", path.display());
+    }
+}

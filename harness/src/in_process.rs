@@ -69,6 +69,7 @@ pub fn run(host: HostConfig, client: ClientConfig, run_for_ms: u64) -> RunReport
             if let HostEvent::Close { link, .. } = e {
                 host.handle_close(now, link);
                 client.handle_closed(now, link_kind(link));
+                transcript.closed(now, link_kind(link).to_string());
             }
         }
         if progress {

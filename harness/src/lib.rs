@@ -2,6 +2,7 @@
 //! or over TCP, and records every frame as a transcript.
 
 pub mod in_process;
+pub mod replay;
 pub mod report;
 pub mod tcp;
 pub mod transcript;

@@ -23,7 +23,8 @@ pub struct RunReport {
 
 impl RunReport {
     /// The report of a client whose run ended at `end`, with the frames it exchanged.
-    pub fn of(client: &ClientCore, transcript: Transcript, end: Instant) -> Self {
+    pub fn of(client: &ClientCore, mut transcript: Transcript, end: Instant) -> Self {
+        transcript.ended_at = Some(end);
         Self {
             outcome: client.outcome().clone(),
             status: client.status(),

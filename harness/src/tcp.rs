@@ -108,6 +108,7 @@ pub async fn run(
                 Some(Input::Connected(kind, None)) | Some(Input::Closed(kind)) => {
                     writers.remove(&kind);
                     client.handle_closed(now(), kind);
+                    transcript.closed(now(), kind.to_string());
                 }
                 Some(Input::Bytes(kind, bytes)) => client.handle_bytes(now(), kind, &bytes),
                 None => break,
