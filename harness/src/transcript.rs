@@ -133,8 +133,7 @@ impl Transcript {
             if raw.starts_with('#') || raw.trim().is_empty() {
                 continue;
             }
-            t.lines
-                .push(Line::parse(raw).map_err(|reason| err(reason))?);
+            t.lines.push(Line::parse(raw).map_err(err)?);
         }
         Ok(t)
     }
