@@ -189,3 +189,34 @@ impl Line {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_round_trips_and_bad_lines_say_where() {
+        let mut t = Transcript::default();
+        t.push(Line {
+            at: Instant::from_millis(7),
+            direction: Direction::ToClient,
+            link: "activity".into(),
+            service: 9,
+            message: Some(44),
+            bytes: vec![1, 2, 3],
+            payload: Some(vec![0x01, 0x80]),
+        });
+        t.closed(Instant::from_millis(9), "activity".into());
+        t.ended_at = Some(Instant::from_millis(10));
+        assert_eq!(Transcript::parse(&t.to_text()).unwrap(), t);
+        for (text, line) in [
+            ("x C>H primary svc=1 00", 1),
+            ("# fine\n1 C>X primary svc=1 00", 2),
+            ("1 C>H primary svc=1", 1),
+            ("1 C>H primary svc=1 zz", 1),
+            ("1 C>H primary 00", 1),
+        ] {
+            assert_eq!(Transcript::parse(text).unwrap_err().line, line, "{text}");
+        }
+    }
+}
