@@ -473,7 +473,13 @@ fn replay(file: &Path, config: ClientConfig) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let run = vex_harness::replay::to_client(&transcript, config);
+    let run = match vex_harness::replay::to_client(&transcript, config) {
+        Ok(run) => run,
+        Err(e) => {
+            eprintln!("vex replay: {}: {e}", file.display());
+            return ExitCode::FAILURE;
+        }
+    };
     out!(
         "vex replay {}: {} frames",
         file.display(),

@@ -217,7 +217,7 @@ fn every_transcript_replays_to_the_same_verdict() {
             30974,
         ));
         case.script.apply(&mut client);
-        let again = replay::to_client(&Transcript::parse(&text).unwrap(), client);
+        let again = replay::to_client(&Transcript::parse(&text).unwrap(), client).unwrap();
         let seen = |r: &vex_harness::RunReport| {
             let v: Vec<_> = r.violations.iter().map(|v| (v.rule, v.frame)).collect();
             (v, r.status, r.outcome.clone())

@@ -62,7 +62,7 @@ fn corpus_transcripts_replay_to_their_expected_verdict() {
             .collect();
         expected.sort();
         let client = ClientConfig::builtin(vex_host::HostConfig::default_address());
-        let run = replay::to_client(&Transcript::parse(&text).unwrap(), client);
+        let run = replay::to_client(&Transcript::parse(&text).unwrap(), client).unwrap();
         let mut seen: Vec<String> = run.violations.iter().map(|v| v.rule.id().into()).collect();
         seen.sort();
         seen.dedup();

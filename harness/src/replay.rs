@@ -9,13 +9,35 @@ use crate::transcript::{Direction, Line, Transcript};
 use vex_fake_client::{ClientConfig, ClientCore, LinkKind};
 use vex_wire::time::Instant;
 
+/// The longest run a replay plays out: the client's timers fire every second, so a
+/// transcript from a garbled or hostile file cannot make it run for ever.
+pub const MAX_REPLAY_MS: u64 = 24 * 60 * 60 * 1000;
+
+/// A transcript that cannot be replayed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the transcript runs to {end_ms} ms, past the {MAX_REPLAY_MS} ms a replay plays out")]
+pub struct TooLong {
+    /// Where it ends.
+    pub end_ms: u64,
+}
+
 /// Replays `transcript`'s host frames to a client made from `client`, up to the
 /// transcript's end (or its last frame).
-pub fn to_client(transcript: &Transcript, client: ClientConfig) -> RunReport {
+pub fn to_client(transcript: &Transcript, client: ClientConfig) -> Result<RunReport, TooLong> {
+    let last = transcript.lines.iter().map(|l| l.at).max();
+    let end = transcript
+        .ended_at
+        .into_iter()
+        .chain(last)
+        .max()
+        .unwrap_or_default();
+    if end.millis() > MAX_REPLAY_MS {
+        return Err(TooLong {
+            end_ms: end.millis(),
+        });
+    }
     let mut client = ClientCore::new(client);
     let mut replayed = Transcript::default();
-    let last = transcript.lines.last().map_or(Instant::default(), |l| l.at);
-    let end = transcript.ended_at.unwrap_or(last).max(last);
     let mut now = Instant::default();
     for line in &transcript.lines {
         let Some(link) = link_kind(&line.link) else {
@@ -39,7 +61,7 @@ pub fn to_client(transcript: &Transcript, client: ClientConfig) -> RunReport {
     }
     run_until(&mut client, &mut now, end, &mut replayed);
     client.finish(end);
-    RunReport::of(&client, replayed, end)
+    Ok(RunReport::of(&client, replayed, end))
 }
 
 fn link_kind(name: &str) -> Option<LinkKind> {
@@ -100,5 +122,29 @@ fn settle(client: &mut ClientCore, now: Instant, out: &mut Transcript) {
         if !progress {
             return;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A day is the most a replay plays out; an empty transcript is a run of nothing.
+    #[test]
+    fn replays_are_bounded() {
+        let client =
+            || ClientConfig::builtin(std::net::SocketAddrV4::new([127, 0, 0, 1].into(), 1));
+        let long = Transcript {
+            lines: Vec::new(),
+            ended_at: Some(Instant::from_millis(MAX_REPLAY_MS + 1)),
+        };
+        assert_eq!(
+            to_client(&long, client()).unwrap_err(),
+            TooLong {
+                end_ms: MAX_REPLAY_MS + 1
+            }
+        );
+        let run = to_client(&Transcript::default(), client()).unwrap();
+        assert_eq!(run.elapsed_ms, 0);
     }
 }
