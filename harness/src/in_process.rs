@@ -1,6 +1,7 @@
-//! The host core and the emulated client in one thread with a virtual clock that jumps to
+//! The host core and emulated clients in one thread with a virtual clock that jumps to
 //! the next deadline (design "Sans-IO cores"): a 21-second silence runs in microseconds,
-//! and the same configuration always gives the same transcript.
+//! and the same configuration always gives the same transcript. Client `i`'s links are
+//! host links `2i + 1` (primary) and `2i + 2` (activity).
 
 use crate::report::RunReport;
 use crate::transcript::{Direction, Line, Transcript};
@@ -8,50 +9,69 @@ use vex_fake_client::{ClientConfig, ClientCore, LinkKind};
 use vex_host::{HostConfig, HostCore, HostEvent, LinkId};
 use vex_wire::time::Instant;
 
-fn link_id(kind: LinkKind) -> LinkId {
+/// The host link of client `i`'s `kind` link.
+fn link_id(i: usize, kind: LinkKind) -> LinkId {
+    let base = 2 * i as u64;
     match kind {
-        LinkKind::Primary => LinkId(1),
-        LinkKind::Activity => LinkId(2),
+        LinkKind::Primary => LinkId(base + 1),
+        LinkKind::Activity => LinkId(base + 2),
     }
 }
 
-fn link_kind(id: LinkId) -> LinkKind {
-    if id == LinkId(1) {
+/// The client and its link behind host link `id`.
+fn client_link(id: LinkId) -> (usize, LinkKind) {
+    let i = (id.0.saturating_sub(1) / 2) as usize;
+    let kind = if id.0 % 2 == 1 {
         LinkKind::Primary
     } else {
         LinkKind::Activity
-    }
+    };
+    (i, kind)
 }
 
 /// Runs one client against one host for `run_for_ms` of virtual time.
 pub fn run(host: HostConfig, client: ClientConfig, run_for_ms: u64) -> RunReport {
+    let [report] = run_clients(host, [client], run_for_ms);
+    report
+}
+
+/// Runs `N` clients against one host for `run_for_ms` of virtual time, one report each.
+pub fn run_clients<const N: usize>(
+    host: HostConfig,
+    clients: [ClientConfig; N],
+    run_for_ms: u64,
+) -> [RunReport; N] {
     let mut host = HostCore::new(host);
-    let mut client = ClientCore::new(client);
-    let mut transcript = Transcript::default();
+    let mut parts = clients.map(|c| (ClientCore::new(c), Transcript::default()));
     let deadline = Instant::from_millis(run_for_ms);
     let mut now = Instant::default();
     loop {
         let mut progress = false;
-        while let Some((kind, _addr)) = client.poll_connect() {
-            host.handle_connect(now, link_id(kind));
-            client.handle_connected(now, kind);
-            progress = true;
-        }
-        while let Some(t) = client.poll_transmit() {
-            transcript.push(Line {
-                at: now,
-                direction: Direction::ToHost,
-                link: t.link.to_string(),
-                service: t.service,
-                message: t.message,
-                bytes: t.bytes.clone(),
-                payload: t.payload.clone(),
-            });
-            host.handle_bytes(now, link_id(t.link), &t.bytes);
-            progress = true;
+        for (i, (client, transcript)) in parts.iter_mut().enumerate() {
+            while let Some((kind, _addr)) = client.poll_connect() {
+                host.handle_connect(now, link_id(i, kind));
+                client.handle_connected(now, kind);
+                progress = true;
+            }
+            while let Some(t) = client.poll_transmit() {
+                transcript.push(Line {
+                    at: now,
+                    direction: Direction::ToHost,
+                    link: t.link.to_string(),
+                    service: t.service,
+                    message: t.message,
+                    bytes: t.bytes.clone(),
+                    payload: t.payload.clone(),
+                });
+                host.handle_bytes(now, link_id(i, t.link), &t.bytes);
+                progress = true;
+            }
         }
         while let Some(t) = host.poll_transmit() {
-            let kind = link_kind(t.link);
+            let (i, kind) = client_link(t.link);
+            let Some((client, transcript)) = parts.get_mut(i) else {
+                continue;
+            };
             transcript.push(Line {
                 at: now,
                 direction: Direction::ToClient,
@@ -64,31 +84,42 @@ pub fn run(host: HostConfig, client: ClientConfig, run_for_ms: u64) -> RunReport
             client.handle_bytes(now, kind, &t.bytes);
             progress = true;
         }
-        while client.poll_received().is_some() {} // the transcript has the host's side
+        for (client, _) in &mut parts {
+            while client.poll_received().is_some() {} // the transcript has the host's side
+        }
         while let Some(e) = host.poll_event() {
             if let HostEvent::Close { link, .. } = e {
                 host.handle_close(now, link);
-                client.handle_closed(now, link_kind(link));
-                transcript.closed(now, link_kind(link).to_string());
+                let (i, kind) = client_link(link);
+                if let Some((client, transcript)) = parts.get_mut(i) {
+                    client.handle_closed(now, kind);
+                    transcript.closed(now, kind.to_string());
+                }
             }
         }
         if progress {
             continue;
         }
-        let next = [client.poll_timeout(), host.poll_timeout()]
-            .into_iter()
+        let next = parts
+            .iter()
+            .map(|(client, _)| client.poll_timeout())
+            .chain([host.poll_timeout()])
             .flatten()
             .min();
         match next {
             Some(t) if t <= deadline => {
                 now = now.max(t);
-                client.handle_timeout(now);
+                for (client, _) in &mut parts {
+                    client.handle_timeout(now);
+                }
                 host.handle_timeout(now);
             }
             _ => break,
         }
     }
     let end = now.max(deadline);
-    client.finish(end);
-    RunReport::of(&client, transcript, end)
+    parts.map(|(mut client, transcript)| {
+        client.finish(end);
+        RunReport::of(&client, transcript, end)
+    })
 }
