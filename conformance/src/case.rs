@@ -1,9 +1,11 @@
 //! The case catalog: each case has a stable id, the rule ids it covers, a title, the host
 //! it needs and what it expects (design "The harness and the CLI").
 
+use std::net::SocketAddrV4;
 use vex_fake_client::ClientConfig;
 use vex_harness::RunReport;
 use vex_host::Fault;
+use vex_wire::bap::secure::SignOnKeys;
 
 /// What a case needs from the host under test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,8 +32,20 @@ pub struct Case {
     pub run_for_ms: u64,
     /// What the emulated client does after the join.
     pub script: ClientScript,
+    /// Emulated clients in the activity: 1, or 2 for the checks between members.
+    pub members: u8,
     /// Judges the run.
     pub expect: Expectation,
+}
+
+impl Case {
+    /// Member `m`'s client for this case, aimed at `target`.
+    pub fn client(&self, target: SocketAddrV4, m: u64, keys: SignOnKeys) -> ClientConfig {
+        let mut client = ClientConfig::member(target, m);
+        client.signon = keys;
+        self.script.apply(&mut client);
+        client
+    }
 }
 
 /// What the emulated client does after the join, beyond the route.
@@ -206,6 +220,7 @@ pub fn catalog() -> Vec<Case> {
             host: HostUnderTest::Any,
             run_for_ms: 5_000,
             script: ClientScript::Stay,
+            members: 1,
             expect: Expectation::CleanJoin,
         },
         Case {
@@ -215,6 +230,7 @@ pub fn catalog() -> Vec<Case> {
             host: HostUnderTest::Any,
             run_for_ms: 25_000,
             script: ClientScript::Stay,
+            members: 1,
             expect: Expectation::CleanJoin,
         },
         Case {
@@ -224,6 +240,17 @@ pub fn catalog() -> Vec<Case> {
             host: HostUnderTest::Any,
             run_for_ms: 5_000,
             script: ClientScript::RequestSlots,
+            members: 1,
+            expect: Expectation::CleanJoin,
+        },
+        Case {
+            id: "activity.two_members".into(),
+            title: "two clients join one activity: each in it, no entity slot held by both".into(),
+            rules: vec!["SLOTS-04"],
+            host: HostUnderTest::Any,
+            run_for_ms: 5_000,
+            script: ClientScript::Stay,
+            members: 2,
             expect: Expectation::CleanJoin,
         },
         Case {
@@ -233,6 +260,7 @@ pub fn catalog() -> Vec<Case> {
             host: HostUnderTest::Any,
             run_for_ms: 5_000,
             script: ClientScript::Refresh,
+            members: 1,
             expect: Expectation::CleanJoin,
         },
         Case {
@@ -243,6 +271,7 @@ pub fn catalog() -> Vec<Case> {
             host: HostUnderTest::Any,
             run_for_ms: 5_000,
             script: ClientScript::Leave,
+            members: 1,
             expect: Expectation::CleanJoin,
         },
     ];
@@ -259,6 +288,7 @@ pub fn catalog() -> Vec<Case> {
                 5_000
             },
             script: ClientScript::for_rule(rule),
+            members: if rule == "SLOTS-04" { 2 } else { 1 },
             expect: Expectation::Caught {
                 rule,
                 also: consequences(fault),
@@ -293,6 +323,7 @@ mod tests {
             rosters_applied: 1,
             transcript: Default::default(),
             elapsed_ms: 0,
+            lease: None,
         };
         assert_eq!(Expectation::CleanJoin.judge(&run, false), Verdict::Pass);
         assert!(matches!(

@@ -3,7 +3,7 @@
 use crate::case::{Case, HostUnderTest, Verdict};
 use std::net::SocketAddrV4;
 use std::time::{Duration, Instant};
-use vex_fake_client::{ClientConfig, Violation};
+use vex_fake_client::Violation;
 use vex_harness::{RunReport, in_process, tcp};
 use vex_host::{FaultPlan, HostConfig};
 use vex_wire::bap::secure::SignOnKeys;
@@ -61,10 +61,14 @@ pub fn run_in_process(case: &Case, options: CheckOptions) -> CaseResult {
     if let HostUnderTest::Faulty(f) = case.host {
         config.faults = FaultPlan::single(f);
     }
-    let mut client = ClientConfig::builtin(IN_PROCESS_HOST);
-    client.signon = keys;
-    case.script.apply(&mut client);
-    let run = in_process::run(config, client, case.run_for_ms);
+    let member = |m| case.client(IN_PROCESS_HOST, m, keys);
+    let run = if case.members > 1 {
+        let [first, second] =
+            in_process::run_clients(config, [member(0), member(1)], case.run_for_ms);
+        first.with_members(vec![second])
+    } else {
+        in_process::run(config, member(0), case.run_for_ms)
+    };
     result(case, Some(run), started, options.strict)
 }
 
@@ -75,10 +79,14 @@ pub async fn run_case(case: &Case, transport: Transport, options: CheckOptions) 
     let run = match (transport, case.host) {
         (Transport::InProcess, _) => return run_in_process(case, options),
         (Transport::Tcp(target), HostUnderTest::Any) => {
-            let mut client = ClientConfig::builtin(target);
-            client.signon = keys;
-            case.script.apply(&mut client);
-            Some(tcp::run(client, Duration::from_millis(case.run_for_ms), |_| {}).await)
+            let run_for = Duration::from_millis(case.run_for_ms);
+            let member = |m| tcp::run(case.client(target, m, keys), run_for, |_| {});
+            Some(if case.members > 1 {
+                let (first, second) = tokio::join!(member(0), member(1));
+                first.with_members(vec![second])
+            } else {
+                member(0).await
+            })
         }
         (Transport::Tcp(_), HostUnderTest::Faulty(_)) => None,
     };

@@ -14,6 +14,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::net::SocketAddrV4;
 use vex_wire::activity::envelope::{ActivityNotification, ActivityPush};
 use vex_wire::activity::ids;
+use vex_wire::activity::small::EntitySlotMask;
 use vex_wire::bap::deframer::{DeframeError, Frame};
 use vex_wire::bap::header::{FrameType, InnerHeader, SERVICE_ID_LIMIT, outer_frame};
 use vex_wire::bap::services::{
@@ -133,6 +134,14 @@ impl ClientCore {
     /// Message-5 bodies applied so far.
     pub fn rosters_applied(&self) -> u32 {
         self.slot.as_ref().map_or(0, |s| s.rosters_applied)
+    }
+
+    /// The entity slots the client holds, once it has joined.
+    pub fn lease(&self) -> Option<&EntitySlotMask> {
+        self.slot
+            .as_ref()
+            .filter(|s| s.established)
+            .map(|s| &s.lease)
     }
 
     /// Every violation so far.

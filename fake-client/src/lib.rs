@@ -4,6 +4,7 @@
 //! activity, keeps its status line and link clock, and checks everything a host sends
 //! against the rules of `rules.md`, reporting what the real client would have done.
 
+pub mod activity;
 pub mod config;
 mod core;
 mod duties;

@@ -126,6 +126,7 @@ rules! {
     Auth09 => "AUTH-09", Duty, "AH How the client applies an Auth body", "every message 5 repeats every Auth body the host still holds: reset-only installs the defaults";
     Auth10 => "AUTH-10", Sticky, "AH The activity envelope", "a message 5 body fits the per-tick budget of 471,859 bytes, or message 5 is ignored for the session";
     Auth12 => "AUTH-12", Wrong, "AH The bubble-authority block", "grants for bubbles 0 to 63 do not apply in this build; bubble 64 does";
+    Slots04 => "SLOTS-04", Wrong, "AH The main messages", "two clients of one activity never hold the same entity slot";
     Slot01 => "SLOT-01", Drop, "AH Slots", "a ClientRef's type and index are not -1";
     Slot02 => "SLOT-02", Wrong, "AH Slot types", "the twelve types without a descriptor never appear in message 5";
     T1701 => "T17-01", Crash, "AH Type 17", "the type-17 lifetime state is -1 to 10";

@@ -1,7 +1,9 @@
 //! What one run of the emulated client against a host came to.
 
 use crate::transcript::Transcript;
+use vex_fake_client::activity::check_activity;
 use vex_fake_client::{ClientCore, Outcome, StatusLine, Violation};
+use vex_wire::activity::small::EntitySlotMask;
 use vex_wire::time::Instant;
 
 /// The result of one run.
@@ -19,6 +21,8 @@ pub struct RunReport {
     pub transcript: Transcript,
     /// How long the run lasted, in (virtual or real) milliseconds.
     pub elapsed_ms: u64,
+    /// The entity slots the client held at the end, once it had joined.
+    pub lease: Option<EntitySlotMask>,
 }
 
 impl RunReport {
@@ -32,7 +36,41 @@ impl RunReport {
             rosters_applied: client.rosters_applied(),
             transcript,
             elapsed_ms: end.millis(),
+            lease: client.lease().cloned(),
         }
+    }
+
+    /// One report for the members of one activity, this one first: every member's
+    /// violations (another member's reasons name it) and the ones between members
+    /// (`vex_fake_client::activity`), the first status and outcome that fall short, and
+    /// the fewest rosters applied. The transcript is this member's, then each other
+    /// member's frames on links named `m2.activity` and so on.
+    pub fn with_members(mut self, others: Vec<RunReport>) -> Self {
+        let leases: Vec<Option<&EntitySlotMask>> = std::iter::once(self.lease.as_ref())
+            .chain(others.iter().map(|r| r.lease.as_ref()))
+            .collect();
+        let shared = check_activity(&leases);
+        for (m, other) in others.into_iter().enumerate() {
+            let member = m + 2;
+            for mut v in other.violations {
+                v.reason = format!("member {member}: {}", v.reason);
+                self.violations.push(v);
+            }
+            if self.status.in_activity() && !other.status.in_activity() {
+                self.status = other.status;
+            }
+            if self.outcome == Outcome::Running {
+                self.outcome = other.outcome;
+            }
+            self.rosters_applied = self.rosters_applied.min(other.rosters_applied);
+            for mut line in other.transcript.lines {
+                line.link = format!("m{member}.{}", line.link);
+                self.transcript.push(line);
+            }
+        }
+        self.transcript.lines.sort_by_key(|l| l.at); // stable: each member's order holds
+        self.violations.extend(shared);
+        self
     }
 
     /// True when some violation has rule id `id`.

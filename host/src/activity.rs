@@ -219,10 +219,7 @@ impl HostCore {
         }
         let mut burst = vec![
             (JOIN_RESULT, msg4),
-            (
-                ENTITY_SLOTS_ALLOCATED,
-                self.free_slots(JOIN_GRANT.len(), Some(link)).0,
-            ),
+            (ENTITY_SLOTS_ALLOCATED, self.join_grant(link).0),
             (GLOBAL_ACTIVITY_STATE, msg1),
             (WORLD_GLOBALS_STATE, world_globals(faults).encode()?),
             (BUBBLE_HOST_STATE, bubble_host_state(faults)?),

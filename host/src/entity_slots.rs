@@ -68,6 +68,16 @@ impl HostCore {
         grant
     }
 
+    /// The join burst's grant: every free slot below the reserve (facts 4.3), or under
+    /// [`Fault::JoinGrantIgnoresOthers`] all of them, held by another member or not.
+    pub(crate) fn join_grant(&self, link: LinkId) -> EntitySlotMask {
+        if self.config.faults.has(Fault::JoinGrantIgnoresOthers) {
+            EntitySlotMask::with_range(JOIN_GRANT)
+        } else {
+            self.free_slots(JOIN_GRANT.len(), Some(link))
+        }
+    }
+
     /// Message 21: the link stops holding the slots it returns; there is no reply.
     pub(crate) fn free_entity_slots(&mut self, link: LinkId, payload: &[u8]) {
         let Some(mask) = payload.get(..SLOT_MASK_LEN) else {

@@ -155,6 +155,9 @@ pub enum Fault {
     RefreshIgnored,
     /// HOST-03 (duty): message 18 gets messages 1, 2 and 12 but no message 5.
     RefreshWithoutRoster,
+    /// SLOTS-04: every join is granted every slot below the reserve, so a second member
+    /// holds the first member's slots.
+    JoinGrantIgnoresOthers,
     /// HOST-04 (duty): message 20 gets no message 0.
     SlotRequestIgnored,
     /// HOST-04 (duty): message 20 gets an empty message 0 while slots are free.
@@ -184,7 +187,7 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault, in declaration order.
-    pub const ALL: [Fault; 86] = [
+    pub const ALL: [Fault; 87] = [
         Fault::BadOuterMagic,
         Fault::BadFrameType,
         Fault::CorruptTag,
@@ -259,6 +262,7 @@ impl Fault {
         Fault::RosterWithoutBodies,
         Fault::RefreshIgnored,
         Fault::RefreshWithoutRoster,
+        Fault::JoinGrantIgnoresOthers,
         Fault::SlotRequestIgnored,
         Fault::SlotGrantEmpty,
         Fault::SlotGrantHeld,
@@ -338,6 +342,7 @@ impl Fault {
             Fault::IncidentPayloadTooLong => "INCIDENT-05",
             Fault::RosterWithoutBodies => "AUTH-09",
             Fault::RefreshIgnored | Fault::RefreshWithoutRoster => "HOST-03",
+            Fault::JoinGrantIgnoresOthers => "SLOTS-04",
             Fault::SlotRequestIgnored | Fault::SlotGrantEmpty | Fault::SlotGrantHeld => "HOST-04",
             Fault::MembershipOnTimer => "MEMBER-03",
             Fault::ReplyOnSendOnly => "BAP-07",
