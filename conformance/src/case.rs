@@ -82,9 +82,9 @@ impl ClientScript {
     pub fn apply(self, client: &mut ClientConfig) {
         match self {
             Self::Stay => {}
-            Self::Leave => client.leave_after_ms = Some(SCRIPT_AFTER_MS),
-            Self::RequestSlots => client.slot_request_after_ms = Some(SCRIPT_AFTER_MS),
-            Self::Refresh => client.refresh_after_ms = Some(SCRIPT_AFTER_MS),
+            Self::Leave => client.script.leave_after_ms = Some(SCRIPT_AFTER_MS),
+            Self::RequestSlots => client.script.slot_request_after_ms = Some(SCRIPT_AFTER_MS),
+            Self::Refresh => client.script.refresh_after_ms = Some(SCRIPT_AFTER_MS),
         }
     }
 }

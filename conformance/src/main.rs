@@ -134,8 +134,6 @@ enum Command {
         /// A transcript, as `vex check --transcripts` writes it.
         file: PathBuf,
         #[command(flatten)]
-        script: Script,
-        #[command(flatten)]
         keys: Keys,
     },
     /// Run one emulated client against a host and print its status and violations.
@@ -170,9 +168,11 @@ struct Script {
 impl Script {
     /// Sets the client up to follow the script.
     fn apply(&self, config: &mut ClientConfig) {
-        config.refresh_after_ms = self.refresh_after;
-        config.slot_request_after_ms = self.request_slots_after;
-        config.leave_after_ms = self.leave_after;
+        config.script = vex_fake_client::Script {
+            refresh_after_ms: self.refresh_after,
+            slot_request_after_ms: self.request_slots_after,
+            leave_after_ms: self.leave_after,
+        };
     }
 }
 
@@ -223,12 +223,11 @@ async fn main() -> ExitCode {
         } => decode(name, hex, json, list),
         Command::Encode { name, file } => encode(&name, file),
         Command::Rules => rules(),
-        Command::Replay { file, script, keys } => {
+        Command::Replay { file, keys } => {
             init_logs("error");
             // the replayed client connects nowhere: its address only names its links
             let mut config = ClientConfig::builtin(HostConfig::default_address());
             config.signon = keys.keys();
-            script.apply(&mut config);
             replay(&file, config)
         }
         Command::Client {
@@ -480,11 +479,13 @@ fn replay(file: &Path, config: ClientConfig) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    out!(
-        "vex replay {}: {} frames",
-        file.display(),
-        transcript.lines.len()
-    );
+    let script = transcript.script.to_string();
+    let script = if script.is_empty() {
+        "none".into()
+    } else {
+        script
+    };
+    out!("vex replay {} (script: {script})", file.display());
     for v in &run.violations {
         out!("VIOLATION {v}");
     }

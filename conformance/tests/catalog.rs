@@ -205,8 +205,9 @@ fn runs_are_deterministic() {
 }
 
 /// Each case's transcript, written as text, read back and replayed to a fresh client,
-/// gives the verdict of the recorded run: the same violations at the same frames, the
-/// same status line and outcome (design "Transcripts and the corpus").
+/// gives the recorded run again: the same violations at the same frames, the same status
+/// line and outcome, and the same frames sent, byte for byte (design "Transcripts and the
+/// corpus").
 #[test]
 fn every_transcript_replays_to_the_same_verdict() {
     use vex_fake_client::ClientConfig;
@@ -219,15 +220,21 @@ fn every_transcript_replays_to_the_same_verdict() {
             .run
             .unwrap();
         let text = run.transcript.to_text();
-        let mut client = ClientConfig::builtin(std::net::SocketAddrV4::new(
+        let client = ClientConfig::builtin(std::net::SocketAddrV4::new(
             std::net::Ipv4Addr::LOCALHOST,
             30974,
         ));
-        case.script.apply(&mut client);
         let again = replay::to_client(&Transcript::parse(&text).unwrap(), client).unwrap();
         let seen = |r: &vex_harness::RunReport| {
             let v: Vec<_> = r.violations.iter().map(|v| (v.rule, v.frame)).collect();
-            (v, r.status, r.outcome.clone())
+            let sent: Vec<_> = r
+                .transcript
+                .lines
+                .iter()
+                .filter(|l| l.direction == vex_harness::transcript::Direction::ToHost)
+                .cloned()
+                .collect();
+            (v, r.status, r.outcome.clone(), sent)
         };
         if seen(&run) != seen(&again) {
             differ.push(format!(

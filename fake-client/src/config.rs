@@ -1,6 +1,7 @@
 //! What the emulated client knows before it starts: its content, its SignOn material and
 //! its own choices (nonce, epoch).
 
+use crate::script::Script;
 use std::net::SocketAddrV4;
 use vex_wire::bap::secure::SignOnKeys;
 use vex_wire::scenario::Scenario;
@@ -31,15 +32,8 @@ pub struct ClientConfig {
     pub join_nonce: u32,
     /// The patch epoch the client reports in message 52.
     pub patch_epoch: [u64; 2],
-    /// Releases the activity slot this long after the join with message 15, and judges
-    /// the host's answer (LEAVE-01, LEAVE-02); `None` stays to the end of the run.
-    pub leave_after_ms: Option<u64>,
-    /// Returns some entity slots with message 21 and asks for more with message 20 this
-    /// long after the join (HOST-04); `None` never does.
-    pub slot_request_after_ms: Option<u64>,
-    /// Asks for the whole snapshot with message 18 this long after the join (HOST-03);
-    /// `None` never does.
-    pub refresh_after_ms: Option<u64>,
+    /// What the client does after the join, beyond the route.
+    pub script: Script,
 }
 
 impl ClientConfig {
@@ -64,9 +58,7 @@ impl ClientConfig {
             scenario: Scenario::builtin(),
             join_nonce: 0x1122_3344,
             patch_epoch: [0x0102_0304_0506_0708, 0x1112_1314_1516_1718],
-            leave_after_ms: None,
-            slot_request_after_ms: None,
-            refresh_after_ms: None,
+            script: Script::default(),
         }
     }
 }

@@ -67,7 +67,7 @@ impl ClientCore {
     }
 
     /// Once its time has come: returns the highest slots held with message 21, then asks
-    /// for more with message 20 (see `ClientConfig::slot_request_after_ms`).
+    /// for more with message 20 (see `Script::slot_request_after_ms`).
     pub(crate) fn request_slots_if_due(&mut self, now: Instant) {
         let Some(slot) = self.slot.as_mut() else {
             return;
@@ -135,6 +135,16 @@ mod tests {
         assert!(rules(&c).is_empty());
         let mut c = asked(32);
         c.on_slots_allocated(1, &empty, false);
+        assert_eq!(rules(&c), [Rule::Host04]);
+    }
+
+    /// A request the host had less than the grace period to answer is not judged.
+    #[test]
+    fn an_unanswered_request_is_judged_after_the_grace_period() {
+        let mut c = asked(32);
+        c.check_slot_request_answered(Instant::from_millis(ANSWER_GRACE_MS - 1));
+        assert!(rules(&c).is_empty());
+        c.check_slot_request_answered(Instant::from_millis(ANSWER_GRACE_MS));
         assert_eq!(rules(&c), [Rule::Host04]);
     }
 

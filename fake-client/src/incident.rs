@@ -8,13 +8,6 @@ use vex_wire::schema::messages::INCIDENT;
 use vex_wire::schema::walk::check_guards;
 use vex_wire::schema::{SchemaError, Value, decode};
 
-/// Bits of the definition index, the incident's first field (facts 4.13).
-const DEFINITION_INDEX_BITS: u32 = 13;
-/// Bits of the extra-target count (facts 4.13).
-const TARGET_COUNT_BITS: u32 = 5;
-/// Bits of one extra target (facts 4.13).
-const TARGET_BITS: usize = 13;
-
 impl ClientCore {
     /// The definition index stays inside the 7,763-row table (INCIDENT-01) and off its
     /// three crashing rows (INCIDENT-02), at most 25 extra targets (INCIDENT-03), the
@@ -24,24 +17,10 @@ impl ClientCore {
     /// the definition table, which is package content Vex does not have.
     pub(crate) fn on_incident(&mut self, idx: u64, payload: &[u8]) {
         let f = Some(idx);
-        // the index and the selector bit come before any count the client can trip on
-        let (index, selector) = head(payload);
-        if let Some(index) = index {
-            let fields = INCIDENT.fields.iter();
-            let values = [Value::Int(i128::from(index)), Value::Absent, selector];
-            for (field, value) in fields.zip(&values) {
-                if let Err(SchemaError::Unsafe { path, rule, value }) =
-                    check_guards(field, value, field.name)
-                    && let Some(rule) = Rule::from_id(rule)
-                {
-                    let shown = if value.is_empty() { "present" } else { &value };
-                    let reason = format!("{path} {shown}, but {}", rule.summary());
-                    self.violate(rule, f, None, reason);
-                }
-            }
-        }
-        match decode(&INCIDENT, &mut BitReader::new(payload)) {
-            Ok(_) => {}
+        let fields = match decode(&INCIDENT, &mut BitReader::new(payload)) {
+            Ok(Value::Record(fields)) => fields,
+            Ok(_) => return,
+            // a count past its array: the decoder writes past it before anything else
             Err(SchemaError::OverCapacity {
                 path,
                 count,
@@ -49,34 +28,28 @@ impl ClientCore {
             }) => {
                 let rule = match path.as_str() {
                     "extra_targets" => Rule::Incident03,
-                    "compressed_selector" => return, // its presence is INCIDENT-04 already
+                    "compressed_selector" => Rule::Incident04,
                     _ => Rule::Incident05,
                 };
                 let reason = format!("{path}: {count} where the client holds {capacity}");
-                self.violate(rule, f, None, reason);
+                return self.violate(rule, f, None, reason);
             }
+            // BODY-04: a body that does not decode is dropped before its consumer runs
             Err(e) => {
-                tracing::warn!(frame = idx, %e, "message 19 does not decode; dropped (BODY-04)")
+                return tracing::warn!(frame = idx, %e, "message 19 does not decode; dropped");
+            }
+        };
+        for (field, value) in INCIDENT.fields.iter().zip(&fields) {
+            if let Err(SchemaError::Unsafe { path, rule, value }) =
+                check_guards(field, value, field.name)
+                && let Some(rule) = Rule::from_id(rule)
+            {
+                let shown = if value.is_empty() { "present" } else { &value };
+                let reason = format!("{path} {shown}, but {}", rule.summary());
+                self.violate(rule, f, None, reason);
             }
         }
     }
-}
-
-/// The definition index of an incident body, and its compressed-selector presence as a
-/// value (absent, or a present empty selector), read past the extra targets whatever
-/// their count; each as far as the body goes (facts 4.13).
-fn head(payload: &[u8]) -> (Option<u64>, Value) {
-    let mut r = BitReader::new(payload);
-    let index = r.read(DEFINITION_INDEX_BITS).ok();
-    let present = r.read(TARGET_COUNT_BITS).ok().and_then(|targets| {
-        r.skip(targets as usize * TARGET_BITS).ok()?;
-        r.read_bool().ok()
-    });
-    let selector = match present {
-        Some(true) => Value::Array(Vec::new()),
-        _ => Value::Absent,
-    };
-    (index, selector)
 }
 
 #[cfg(test)]
@@ -121,8 +94,8 @@ mod tests {
         body
     }
 
-    /// A count past its array is judged by its array, after the index the client has
-    /// already used.
+    /// A count past its array is judged by its array, and the decode stops there: the
+    /// index is never used.
     #[test]
     fn counts_past_their_arrays_name_their_own_rules() {
         let mut targets = incident(0, 0, 0);
@@ -130,7 +103,7 @@ mod tests {
         targets[2] |= 0x80;
         assert_eq!(
             rules_for(&with_index(targets.clone(), 795)),
-            [Rule::Incident02, Rule::Incident03]
+            [Rule::Incident03]
         );
         assert_eq!(rules_for(&targets), [Rule::Incident03]);
         let mut w = BitWriter::new();
@@ -147,10 +120,14 @@ mod tests {
         w.write_bool(false);
         w.write(501, 9);
         w.write_zeros(501 * 8);
-        assert_eq!(
-            rules_for(&w.finish().unwrap()),
-            [Rule::Incident04, Rule::Incident05]
-        );
+        assert_eq!(rules_for(&w.finish().unwrap()), [Rule::Incident05]);
+    }
+
+    /// BODY-04: a body cut short is dropped before its consumer, crashing row or not.
+    #[test]
+    fn a_body_that_does_not_decode_is_only_dropped() {
+        let body = with_index(incident(0, 0, 0), 795);
+        assert!(rules_for(&body[..2]).is_empty());
     }
 
     #[test]

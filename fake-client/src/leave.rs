@@ -29,7 +29,7 @@ pub struct Departure {
 }
 
 impl ClientCore {
-    /// Sends message 15 once its time has come (see `ClientConfig::leave_after_ms`).
+    /// Sends message 15 once its time has come (see `Script::leave_after_ms`).
     pub(crate) fn leave_if_due(&mut self, now: Instant) {
         let bubble = self.config.scenario.arrival_bubble();
         let peer_key = self.config.scenario.player.member_key;
@@ -229,6 +229,16 @@ mod tests {
         let held = delta(vec![0xA], 1).roster;
         let mut c = left(vec![0xA], held);
         c.on_auth_after_leave(1, &delta(vec![0xA], 1).encode().unwrap());
+        assert_eq!(rules(&c), [Rule::Leave01]);
+    }
+
+    /// A leave the host had less than the grace period to answer is not judged.
+    #[test]
+    fn an_unanswered_leave_is_judged_after_the_grace_period() {
+        let mut c = left(vec![0xA], None);
+        c.check_leave_answered(Instant::from_millis(ANSWER_GRACE_MS - 1));
+        assert!(rules(&c).is_empty());
+        c.check_leave_answered(Instant::from_millis(ANSWER_GRACE_MS));
         assert_eq!(rules(&c), [Rule::Leave01]);
     }
 

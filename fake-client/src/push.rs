@@ -149,9 +149,10 @@ impl ClientCore {
         slot.stored_id = host_id;
         slot.keepalive_interval_ms = u64::from(r.keepalive_interval_ms);
         slot.replication_epoch = r.initial_epoch;
-        slot.leave_at = self.config.leave_after_ms.map(|ms| now + ms);
-        slot.slot_request_at = self.config.slot_request_after_ms.map(|ms| now + ms);
-        slot.refresh_at = self.config.refresh_after_ms.map(|ms| now + ms);
+        let script = self.config.script;
+        slot.leave_at = script.leave_after_ms.map(|ms| now + ms);
+        slot.slot_request_at = script.slot_request_after_ms.map(|ms| now + ms);
+        slot.refresh_at = script.refresh_after_ms.map(|ms| now + ms);
         slot.next_epoch = Some(now);
         slot.burst_owed = crate::duties::BURST_AFTER_JOIN.into_iter().collect();
         self.status.e = true;

@@ -19,7 +19,7 @@ pub const SNAPSHOT: [u32; 4] = [
 const BUBBLE_BIAS: i64 = 0x8000_0000;
 
 impl ClientCore {
-    /// Sends message 18 once its time has come (see `ClientConfig::refresh_after_ms`):
+    /// Sends message 18 once its time has come (see `Script::refresh_after_ms`):
     /// the membership revision it holds and the bubble it stands in.
     pub(crate) fn refresh_if_due(&mut self, now: Instant) {
         let bubble = i64::from(self.config.scenario.arrival_bubble());
@@ -70,5 +70,36 @@ impl ClientCore {
             let reason = format!("message 18's snapshot never sent messages {owed:?}, in order");
             self.violate(Rule::Host03, None, None, reason);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_client::{joined, rules};
+
+    /// A snapshot the host had less than the grace period to send is not judged; one
+    /// sent in order clears the debt.
+    #[test]
+    fn an_unfinished_snapshot_is_judged_after_the_grace_period() {
+        let mut c = joined();
+        if let Some(slot) = c.slot.as_mut() {
+            slot.refresh_at = Some(Instant::default());
+        }
+        c.refresh_if_due(Instant::default());
+        c.check_refresh_answered(Instant::from_millis(ANSWER_GRACE_MS - 1));
+        assert!(rules(&c).is_empty());
+        c.check_refresh_answered(Instant::from_millis(ANSWER_GRACE_MS));
+        assert_eq!(rules(&c), [Rule::Host03]);
+        let mut c = joined();
+        if let Some(slot) = c.slot.as_mut() {
+            slot.refresh_at = Some(Instant::default());
+        }
+        c.refresh_if_due(Instant::default());
+        for msg in SNAPSHOT {
+            c.track_refresh(msg);
+        }
+        c.check_refresh_answered(Instant::from_millis(ANSWER_GRACE_MS));
+        assert!(rules(&c).is_empty());
     }
 }

@@ -37,9 +37,11 @@ fn kind(activity: bool) -> LinkKind {
 fuzz_target!(|ops: Vec<Op>| {
     let mut config = ClientConfig::builtin(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 1));
     // every scripted action, so a joined client also takes those paths
-    config.refresh_after_ms = Some(100);
-    config.slot_request_after_ms = Some(200);
-    config.leave_after_ms = Some(300);
+    config.script = vex_fake_client::Script {
+        refresh_after_ms: Some(100),
+        slot_request_after_ms: Some(200),
+        leave_after_ms: Some(300),
+    };
     let mut client = ClientCore::new(config);
     let mut now = Instant::default();
     client.handle_connected(now, LinkKind::Primary);

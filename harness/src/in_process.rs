@@ -42,7 +42,10 @@ pub fn run_clients<const N: usize>(
     run_for_ms: u64,
 ) -> [RunReport; N] {
     let mut host = HostCore::new(host);
-    let mut parts = clients.map(|c| (ClientCore::new(c), Transcript::default()));
+    let mut parts = clients.map(|c| {
+        let transcript = Transcript::new(c.script);
+        (ClientCore::new(c), transcript)
+    });
     let deadline = Instant::from_millis(run_for_ms);
     let mut now = Instant::default();
     loop {
@@ -51,6 +54,7 @@ pub fn run_clients<const N: usize>(
             while let Some((kind, _addr)) = client.poll_connect() {
                 host.handle_connect(now, link_id(i, kind));
                 client.handle_connected(now, kind);
+                transcript.opened(now, kind.to_string());
                 progress = true;
             }
             while let Some(t) = client.poll_transmit() {
@@ -109,7 +113,8 @@ pub fn run_clients<const N: usize>(
         match next {
             Some(t) if t <= deadline => {
                 now = now.max(t);
-                for (client, _) in &mut parts {
+                for (client, transcript) in &mut parts {
+                    transcript.tick(now);
                     client.handle_timeout(now);
                 }
                 host.handle_timeout(now);

@@ -1,15 +1,16 @@
-//! A transcript replayed against the emulated client: the host's frames go in at their
-//! times on a virtual clock, and the client judges them as it did in the recorded run
-//! (design "Transcripts and the corpus"). The client's own frames are not sent anywhere;
-//! the channel keys come from the host's hello in the transcript, so the client needs the
-//! same SignOn keys and the same script as the recorded run.
+//! A transcript replayed against the emulated client: the recorded events (links opened
+//! and closed, the host's frames, the client's timer ticks) happen again in order on a
+//! virtual clock, so the client judges the run as it did when it was recorded (design
+//! "Transcripts and the corpus"). The client's own frames go nowhere; the channel keys
+//! come from the host's hello in the transcript, so the client needs the recorded run's
+//! SignOn keys, and it follows the transcript's script.
 
 use crate::report::RunReport;
 use crate::transcript::{Direction, Line, Transcript};
 use vex_fake_client::{ClientConfig, ClientCore, LinkKind};
 use vex_wire::time::Instant;
 
-/// The longest run a replay plays out: the client's timers fire every second, so a
+/// The longest run a replay plays out: the client's timers run once a tick, so a
 /// transcript from a garbled or hostile file cannot make it run for ever.
 pub const MAX_REPLAY_MS: u64 = 24 * 60 * 60 * 1000;
 
@@ -21,108 +22,73 @@ pub struct TooLong {
     pub end_ms: u64,
 }
 
-/// Replays `transcript`'s host frames to a client made from `client`, up to the
-/// transcript's end (or its last frame).
+/// Replays member 1's events of `transcript` to a client made from `client` with the
+/// transcript's script, up to the transcript's end. Lines of other members (`m2.` links)
+/// are left out.
 pub fn to_client(transcript: &Transcript, client: ClientConfig) -> Result<RunReport, TooLong> {
-    let last = transcript.lines.iter().map(|l| l.at).max();
-    let end = transcript
-        .ended_at
-        .into_iter()
-        .chain(last)
-        .max()
-        .unwrap_or_default();
+    let end = transcript.end();
     if end.millis() > MAX_REPLAY_MS {
         return Err(TooLong {
             end_ms: end.millis(),
         });
     }
-    let mut client = ClientCore::new(client);
-    let mut replayed = Transcript::default();
+    let mut client = ClientCore::new(ClientConfig {
+        script: transcript.script,
+        ..client
+    });
+    let mut replayed = Transcript::new(transcript.script);
     let mut now = Instant::default();
     for line in &transcript.lines {
-        let Some(link) = link_kind(&line.link) else {
-            continue;
-        };
-        match line.direction {
-            // the recorded client acted here: its timers due by then have run
-            Direction::ToHost => run_until(&mut client, &mut now, line.at, &mut replayed),
-            Direction::ToClient => {
-                run_before(&mut client, &mut now, line.at, &mut replayed);
-                replayed.push(line.clone());
-                client.handle_bytes(now, link, &line.bytes);
+        now = now.max(line.at);
+        match (line.direction, link_kind(&line.link)) {
+            (Direction::Tick, _) => {
+                replayed.tick(now);
+                client.handle_timeout(now);
             }
-            Direction::Closed => {
-                run_before(&mut client, &mut now, line.at, &mut replayed);
+            (Direction::Opened, Some(link)) => {
+                replayed.opened(now, line.link.clone());
+                client.handle_connected(now, link);
+            }
+            (Direction::Closed, Some(link)) => {
                 replayed.closed(now, line.link.clone());
                 client.handle_closed(now, link);
             }
+            (Direction::ToClient, Some(link)) => {
+                replayed.push(line.clone());
+                client.handle_bytes(now, link, &line.bytes);
+            }
+            // the client's own frames are made again below; other members are not played
+            _ => {}
         }
-        settle(&mut client, now, &mut replayed);
+        record_sent(&mut client, now, &mut replayed);
     }
-    run_until(&mut client, &mut now, end, &mut replayed);
     client.finish(end);
     Ok(RunReport::of(&client, replayed, end))
 }
 
+/// Member 1's link named `name`.
 fn link_kind(name: &str) -> Option<LinkKind> {
     [LinkKind::Primary, LinkKind::Activity]
         .into_iter()
         .find(|k| k.to_string() == name)
 }
 
-/// Runs the client's own timers due by `until`, in order.
-fn run_until(client: &mut ClientCore, now: &mut Instant, until: Instant, out: &mut Transcript) {
-    run_timers(client, now, |t| t <= until, out);
-    *now = (*now).max(until);
-}
-
-/// Runs the client's own timers due before `at`: a host frame at `at` reached the
-/// recorded client before its timers of that millisecond, unless a frame of its own
-/// in between shows they ran.
-fn run_before(client: &mut ClientCore, now: &mut Instant, at: Instant, out: &mut Transcript) {
-    run_timers(client, now, |t| t < at, out);
-    *now = (*now).max(at);
-}
-
-fn run_timers(
-    client: &mut ClientCore,
-    now: &mut Instant,
-    due: impl Fn(Instant) -> bool,
-    out: &mut Transcript,
-) {
-    settle(client, *now, out);
-    while let Some(t) = client.poll_timeout().filter(|t| due(*t)) {
-        *now = (*now).max(t);
-        client.handle_timeout(*now);
-        settle(client, *now, out);
+/// Records what the client sends; its requests to open links are played by the
+/// transcript's `opened` lines, not here.
+fn record_sent(client: &mut ClientCore, now: Instant, out: &mut Transcript) {
+    while client.poll_connect().is_some() {}
+    while let Some(t) = client.poll_transmit() {
+        out.push(Line {
+            at: now,
+            direction: Direction::ToHost,
+            link: t.link.to_string(),
+            service: t.service,
+            message: t.message,
+            bytes: t.bytes,
+            payload: t.payload,
+        });
     }
-}
-
-/// Opens the links the client asks for and records what it sends.
-fn settle(client: &mut ClientCore, now: Instant, out: &mut Transcript) {
-    loop {
-        let mut progress = false;
-        while let Some((kind, _)) = client.poll_connect() {
-            client.handle_connected(now, kind);
-            progress = true;
-        }
-        while let Some(t) = client.poll_transmit() {
-            out.push(Line {
-                at: now,
-                direction: Direction::ToHost,
-                link: t.link.to_string(),
-                service: t.service,
-                message: t.message,
-                bytes: t.bytes,
-                payload: t.payload,
-            });
-            progress = true;
-        }
-        while client.poll_received().is_some() {}
-        if !progress {
-            return;
-        }
-    }
+    while client.poll_received().is_some() {}
 }
 
 #[cfg(test)]
@@ -135,8 +101,8 @@ mod tests {
         let client =
             || ClientConfig::builtin(std::net::SocketAddrV4::new([127, 0, 0, 1].into(), 1));
         let long = Transcript {
-            lines: Vec::new(),
             ended_at: Some(Instant::from_millis(MAX_REPLAY_MS + 1)),
+            ..Transcript::default()
         };
         assert_eq!(
             to_client(&long, client()).unwrap_err(),

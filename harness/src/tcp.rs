@@ -23,6 +23,21 @@ enum Input {
     Closed(LinkKind),
 }
 
+/// Logs the frames the client has read, at `at`.
+fn record_received(client: &mut ClientCore, transcript: &mut Transcript, at: Instant) {
+    while let Some(r) = client.poll_received() {
+        transcript.push(Line {
+            at,
+            direction: Direction::ToClient,
+            link: r.link.to_string(),
+            service: r.service.unwrap_or(0),
+            message: r.message,
+            bytes: r.bytes,
+            payload: r.payload,
+        });
+    }
+}
+
 /// Runs the emulated client against the host at `client.target` for `run_for` of real time.
 /// `on_violation` sees each violation as it happens.
 pub async fn run(
@@ -33,8 +48,8 @@ pub async fn run(
     let start = tokio::time::Instant::now();
     let deadline = start + run_for;
     let now = move || Instant::from_millis(start.elapsed().as_millis() as u64);
+    let mut transcript = Transcript::new(client.script);
     let mut client = ClientCore::new(client);
-    let mut transcript = Transcript::default();
     let mut writers: BTreeMap<LinkKind, OwnedWriteHalf> = BTreeMap::new();
     let (tx, mut rx) = mpsc::channel::<Input>(INPUT_QUEUE);
     loop {
@@ -77,19 +92,10 @@ pub async fn run(
             if let Some(w) = writers.get_mut(&t.link)
                 && w.write_all(&t.bytes).await.is_err()
             {
-                client.handle_closed(now(), t.link);
+                let at = now();
+                client.handle_closed(at, t.link);
+                transcript.closed(at, t.link.to_string());
             }
-        }
-        while let Some(r) = client.poll_received() {
-            transcript.push(Line {
-                at: now(),
-                direction: Direction::ToClient,
-                link: r.link.to_string(),
-                service: r.service.unwrap_or(0),
-                message: r.message,
-                bytes: r.bytes,
-                payload: r.payload,
-            });
         }
         for v in client.poll_violations() {
             on_violation(&v);
@@ -103,21 +109,32 @@ pub async fn run(
             input = rx.recv() => match input {
                 Some(Input::Connected(kind, Some(w))) => {
                     writers.insert(kind, w);
-                    client.handle_connected(now(), kind);
+                    let at = now();
+                    client.handle_connected(at, kind);
+                    transcript.opened(at, kind.to_string());
                 }
                 Some(Input::Connected(kind, None)) | Some(Input::Closed(kind)) => {
                     writers.remove(&kind);
-                    client.handle_closed(now(), kind);
-                    transcript.closed(now(), kind.to_string());
+                    let at = now();
+                    client.handle_closed(at, kind);
+                    transcript.closed(at, kind.to_string());
                 }
-                Some(Input::Bytes(kind, bytes)) => client.handle_bytes(now(), kind, &bytes),
+                Some(Input::Bytes(kind, bytes)) => {
+                    // the frames are logged at the time the client read them, before
+                    // anything it sends in answer
+                    let at = now();
+                    client.handle_bytes(at, kind, &bytes);
+                    record_received(&mut client, &mut transcript, at);
+                }
                 None => break,
             },
             () = tokio::time::sleep_until(timer) => {
                 if tokio::time::Instant::now() >= deadline {
                     break;
                 }
-                client.handle_timeout(now());
+                let at = now();
+                transcript.tick(at);
+                client.handle_timeout(at);
             }
         }
     }

@@ -1,31 +1,39 @@
-//! Transcripts: one text line per frame with time, direction, link, service, message and
-//! hex (design "Transcripts and the corpus").
+//! Transcripts: one text line per event of a client's run, with time, direction, link,
+//! service, message and hex; the client's timer ticks and the links that closed under it
+//! too, so a replay can run the client exactly as it ran (design "Transcripts and the
+//! corpus").
 
 use std::fmt::Write;
+use vex_fake_client::Script;
 use vex_wire::activity::ids;
 use vex_wire::time::Instant;
 
-/// Which way a frame went, or that the link closed.
+/// What a line records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Direction {
-    /// Client to host.
+    /// A frame from the client to the host.
     ToHost,
-    /// Host to client.
+    /// A frame from the host to the client.
     ToClient,
-    /// The link closed under the client: no frame, no bytes.
+    /// The client's link opened: no frame.
+    Opened,
+    /// The link closed under the client: no frame.
     Closed,
+    /// The client's timers ran (its `handle_timeout`): no link, no frame.
+    Tick,
 }
 
-/// One frame.
+/// One event.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Line {
-    /// When it was sent, in run milliseconds.
+    /// When, in run milliseconds.
     pub at: Instant,
-    /// Which way.
+    /// What happened.
     pub direction: Direction,
-    /// `primary` or `activity`.
+    /// `primary` or `activity` (`m2.activity` and so on for other members of the
+    /// activity); empty for a tick.
     pub link: String,
-    /// The BAP service.
+    /// The BAP service of a frame.
     pub service: u16,
     /// The activity message id, for services 8 and 9.
     pub message: Option<u32>,
@@ -35,13 +43,30 @@ pub struct Line {
     pub payload: Option<Vec<u8>>,
 }
 
-/// Every frame of a run, in order.
+impl Line {
+    /// An event with no frame.
+    fn event(at: Instant, direction: Direction, link: String) -> Self {
+        Self {
+            at,
+            direction,
+            link,
+            service: 0,
+            message: None,
+            bytes: Vec::new(),
+            payload: None,
+        }
+    }
+}
+
+/// Every event of one client's run, in order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Transcript {
-    /// The frames.
+    /// The events.
     pub lines: Vec<Line>,
     /// When the run ended, if it has.
     pub ended_at: Option<Instant>,
+    /// The client's scripted actions, which a replay needs too.
+    pub script: Script,
 }
 
 /// Why a transcript line does not parse.
@@ -56,29 +81,55 @@ pub struct ParseError {
 
 /// The comment line that gives a run's end.
 const ENDED_AT: &str = "# ended at ";
+/// The comment line that gives the client's script.
+const SCRIPT: &str = "# script: ";
+/// The links a line may name, before a member prefix.
+const LINKS: [&str; 2] = ["primary", "activity"];
 
 impl Transcript {
+    /// A transcript of a client following `script`.
+    pub fn new(script: Script) -> Self {
+        Self {
+            script,
+            ..Self::default()
+        }
+    }
+
     /// Adds a frame.
     pub fn push(&mut self, line: Line) {
         self.lines.push(line);
     }
 
-    /// Records that `link` closed under the client at `at`.
-    pub fn closed(&mut self, at: Instant, link: String) {
-        self.lines.push(Line {
-            at,
-            direction: Direction::Closed,
-            link,
-            service: 0,
-            message: None,
-            bytes: Vec::new(),
-            payload: None,
-        });
+    /// Records that the client's `link` opened at `at`.
+    pub fn opened(&mut self, at: Instant, link: String) {
+        self.lines.push(Line::event(at, Direction::Opened, link));
     }
 
-    /// The text form: `# comment` lines, then
-    /// `TIME_MS DIR LINK svc=N [msg=N:name] WIRE_HEX [payload=HEX]` per frame, and
-    /// `TIME_MS --- LINK closed` where a link closed under the client.
+    /// Records that `link` closed under the client at `at`.
+    pub fn closed(&mut self, at: Instant, link: String) {
+        self.lines.push(Line::event(at, Direction::Closed, link));
+    }
+
+    /// Records that the client's timers ran at `at`.
+    pub fn tick(&mut self, at: Instant) {
+        self.lines
+            .push(Line::event(at, Direction::Tick, String::new()));
+    }
+
+    /// When the run ended, or its last event.
+    pub fn end(&self) -> Instant {
+        let last = self.lines.iter().map(|l| l.at).max();
+        self.ended_at
+            .into_iter()
+            .chain(last)
+            .max()
+            .unwrap_or_default()
+    }
+
+    /// The text form: `# comment` lines (the run's end and the script among them), then
+    /// `TIME_MS DIR LINK svc=N [msg=N:name] WIRE_HEX [payload=HEX]` per frame,
+    /// `TIME_MS +++ LINK opened` and `TIME_MS --- LINK closed` where a link of the client
+    /// opened or closed, and `TIME_MS clk tick` where its timers ran.
     pub fn to_text(&self) -> String {
         let mut out = String::from(
             "# vex transcript v1: ms direction link service [message] wire-hex [payload=hex]\n",
@@ -86,22 +137,28 @@ impl Transcript {
         if let Some(end) = self.ended_at {
             let _ = writeln!(out, "{ENDED_AT}{} ms", end.millis());
         }
+        if self.script != Script::default() {
+            let _ = writeln!(out, "{SCRIPT}{}", self.script);
+        }
         for l in &self.lines {
+            let at = l.at.millis();
             let dir = match l.direction {
                 Direction::ToHost => "C>H",
                 Direction::ToClient => "H>C",
+                Direction::Opened => {
+                    let _ = writeln!(out, "{at:>8} +++ {} opened", l.link);
+                    continue;
+                }
                 Direction::Closed => {
-                    let _ = writeln!(out, "{:>8} --- {} closed", l.at.millis(), l.link);
+                    let _ = writeln!(out, "{at:>8} --- {} closed", l.link);
+                    continue;
+                }
+                Direction::Tick => {
+                    let _ = writeln!(out, "{at:>8} clk tick");
                     continue;
                 }
             };
-            let _ = write!(
-                out,
-                "{:>8} {dir} {:<8} svc={:<3}",
-                l.at.millis(),
-                l.link,
-                l.service
-            );
+            let _ = write!(out, "{at:>8} {dir} {:<8} svc={:<3}", l.link, l.service);
             if let Some(m) = l.message {
                 let _ = write!(out, " msg={m}:{}", ids::label(m));
             }
@@ -114,7 +171,7 @@ impl Transcript {
         out
     }
 
-    /// Reads the text form back. Comment lines are skipped, but the run's end.
+    /// Reads the text form back. Other comment lines are skipped.
     pub fn parse(text: &str) -> Result<Self, ParseError> {
         let mut t = Transcript::default();
         for (n, raw) in text.lines().enumerate() {
@@ -122,25 +179,38 @@ impl Transcript {
                 line: n + 1,
                 reason: reason.to_string(),
             };
-            if let Some(end) = raw.strip_prefix(ENDED_AT) {
-                let ms = end
-                    .trim_end_matches(" ms")
-                    .parse()
-                    .map_err(|_| err("a bad end"))?;
+            if let Some(end) = raw.strip_prefix(ENDED_AT)
+                && let Some(ms) = end.strip_suffix(" ms")
+            {
+                let ms = ms.parse().map_err(|_| err("a bad end"))?;
                 t.ended_at = Some(Instant::from_millis(ms));
-                continue;
+            } else if let Some(script) = raw.strip_prefix(SCRIPT) {
+                t.script = Script::parse(script).map_err(|e| err(&e))?;
+            } else if !raw.starts_with('#') && !raw.trim().is_empty() {
+                t.lines.push(Line::parse(raw).map_err(err)?);
             }
-            if raw.starts_with('#') || raw.trim().is_empty() {
-                continue;
-            }
-            t.lines.push(Line::parse(raw).map_err(err)?);
         }
         Ok(t)
     }
 }
 
+/// True for `primary`, `activity`, and either behind a member prefix `mN.`.
+fn known_link(name: &str) -> bool {
+    let bare = match name.split_once('.') {
+        Some((member, link)) if member.strip_prefix('m').is_some_and(is_number) => link,
+        Some(_) => return false,
+        None => name,
+    };
+    LINKS.contains(&bare)
+}
+
+fn is_number(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
+}
+
 impl Line {
-    /// One frame line: `TIME_MS DIR LINK svc=N [msg=N:name] WIRE_HEX [payload=HEX]`.
+    /// One line: a frame `TIME_MS DIR LINK svc=N [msg=N:name] WIRE_HEX [payload=HEX]`,
+    /// `TIME_MS --- LINK closed` or `TIME_MS clk tick`.
     fn parse(raw: &str) -> Result<Self, &'static str> {
         let mut words = raw.split_whitespace();
         let at = words
@@ -151,14 +221,31 @@ impl Line {
         let direction = match words.next() {
             Some("C>H") => Direction::ToHost,
             Some("H>C") => Direction::ToClient,
+            Some("+++") => Direction::Opened,
             Some("---") => Direction::Closed,
-            _ => return Err("no direction (C>H, H>C or ---)"),
+            Some("clk") => Direction::Tick,
+            _ => return Err("no direction (C>H, H>C, +++, --- or clk)"),
         };
+        if direction == Direction::Tick {
+            return match (words.next(), words.next()) {
+                (Some("tick"), None) => Ok(Line::event(at, direction, String::new())),
+                _ => Err("a tick line is TIME clk tick"),
+            };
+        }
         let link = words.next().ok_or("no link")?.to_string();
-        if direction == Direction::Closed {
-            let mut t = Transcript::default();
-            t.closed(at, link);
-            return t.lines.pop().ok_or("no close");
+        if !known_link(&link) {
+            return Err("an unknown link (primary, activity, or mN. before either)");
+        }
+        let event = match direction {
+            Direction::Opened => Some("opened"),
+            Direction::Closed => Some("closed"),
+            _ => None,
+        };
+        if let Some(word) = event {
+            return match (words.next(), words.next()) {
+                (Some(w), None) if w == word => Ok(Line::event(at, direction, link)),
+                _ => Err("an event line is TIME +++ LINK opened or TIME --- LINK closed"),
+            };
         }
         let service = words
             .next()
@@ -174,8 +261,10 @@ impl Line {
                 message = Some(id.ok_or("a bad msg=N")?);
             } else if let Some(p) = w.strip_prefix("payload=") {
                 payload = Some(hex::decode(p).map_err(|_| "a bad payload hex")?);
-            } else {
+            } else if bytes.is_none() {
                 bytes = Some(hex::decode(w).map_err(|_| "a bad wire hex")?);
+            } else {
+                return Err("more than one wire hex");
             }
         }
         Ok(Self {
@@ -196,27 +285,42 @@ mod tests {
 
     #[test]
     fn text_round_trips_and_bad_lines_say_where() {
-        let mut t = Transcript::default();
+        let mut t = Transcript::new(Script {
+            leave_after_ms: Some(3000),
+            ..Script::default()
+        });
         t.push(Line {
             at: Instant::from_millis(7),
             direction: Direction::ToClient,
-            link: "activity".into(),
+            link: "m2.activity".into(),
             service: 9,
             message: Some(44),
             bytes: vec![1, 2, 3],
             payload: Some(vec![0x01, 0x80]),
         });
+        t.opened(Instant::from_millis(6), "primary".into());
+        t.tick(Instant::from_millis(8));
         t.closed(Instant::from_millis(9), "activity".into());
         t.ended_at = Some(Instant::from_millis(10));
         assert_eq!(Transcript::parse(&t.to_text()).unwrap(), t);
+        assert_eq!(t.end(), Instant::from_millis(10));
         for (text, line) in [
             ("x C>H primary svc=1 00", 1),
             ("# fine\n1 C>X primary svc=1 00", 2),
             ("1 C>H primary svc=1", 1),
             ("1 C>H primary svc=1 zz", 1),
             ("1 C>H primary 00", 1),
+            ("1 C>H primray svc=1 00", 1),
+            ("1 C>H primary svc=1 00 01", 1),
+            ("1 --- activity closed now", 1),
+            ("1 clk tock", 1),
+            ("# script: stay=1", 1),
         ] {
             assert_eq!(Transcript::parse(text).unwrap_err().line, line, "{text}");
         }
+        assert!(
+            Transcript::parse("# ended at the start").is_ok(),
+            "a free comment"
+        );
     }
 }

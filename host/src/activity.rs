@@ -145,6 +145,7 @@ impl HostCore {
             }
             binding.replication_epoch = INITIAL_REPLICATION_EPOCH;
             binding.membership_acknowledged = None;
+            binding.rosters_sent = 0;
             l.next_keepalive = (!silent).then_some(now + interval);
         }
         self.event(HostEvent::Joined { link, session });

@@ -19,6 +19,9 @@ impl HostCore {
         };
         tracing::info!(%link, reason = format_args!("{:#010x}", leave.reason_hash), "peer leave");
         let faults = &self.config.faults;
+        if faults.has(Fault::LeaveIgnored) {
+            return; // the host acts as if message 15 never came
+        }
         let scenario = &self.config.scenario;
         let Some(binding) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) else {
             return;
@@ -31,9 +34,6 @@ impl HostCore {
         let (Some(epoch), Some(join), true) = (binding.epoch, join, registered) else {
             return;
         };
-        if faults.has(Fault::LeaveIgnored) {
-            return;
-        }
         let mut bodies = Vec::new();
         let delta = if faults.has(Fault::LeaveKeepsPresence) {
             roster::sensor_auth(scenario, &join, epoch.0).map(|mut m| {

@@ -1,0 +1,77 @@
+//! What the emulated client does after the join, beyond the route: each action this many
+//! milliseconds after the join was accepted (design "The emulated client": a scenario
+//! script drives it).
+
+use std::fmt;
+
+/// The client's scripted actions; none by default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Script {
+    /// Asks for the whole snapshot with message 18 (HOST-03).
+    pub refresh_after_ms: Option<u64>,
+    /// Returns entity slots with message 21 and asks for more with message 20 (HOST-04).
+    pub slot_request_after_ms: Option<u64>,
+    /// Leaves with message 15 (LEAVE-01, LEAVE-02).
+    pub leave_after_ms: Option<u64>,
+}
+
+const REFRESH: &str = "refresh-after";
+const SLOTS: &str = "request-slots-after";
+const LEAVE: &str = "leave-after";
+
+/// The text form: `refresh-after=MS request-slots-after=MS leave-after=MS`, the set ones
+/// only; empty when there are none.
+impl fmt::Display for Script {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let words = [
+            (REFRESH, self.refresh_after_ms),
+            (SLOTS, self.slot_request_after_ms),
+            (LEAVE, self.leave_after_ms),
+        ];
+        let set: Vec<String> = words
+            .iter()
+            .filter_map(|(name, ms)| ms.map(|ms| format!("{name}={ms}")))
+            .collect();
+        f.write_str(&set.join(" "))
+    }
+}
+
+impl Script {
+    /// Reads the text form back.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let mut s = Script::default();
+        for word in text.split_whitespace() {
+            let (name, ms) = word
+                .split_once('=')
+                .ok_or_else(|| format!("{word:?} is not NAME=MS"))?;
+            let ms = ms.parse().map_err(|_| format!("{word:?}: not a number"))?;
+            let slot = match name {
+                REFRESH => &mut s.refresh_after_ms,
+                SLOTS => &mut s.slot_request_after_ms,
+                LEAVE => &mut s.leave_after_ms,
+                _ => return Err(format!("{name:?} is not a scripted action")),
+            };
+            *slot = Some(ms);
+        }
+        Ok(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_round_trips() {
+        let s = Script {
+            refresh_after_ms: Some(1),
+            slot_request_after_ms: None,
+            leave_after_ms: Some(3000),
+        };
+        assert_eq!(s.to_string(), "refresh-after=1 leave-after=3000");
+        assert_eq!(Script::parse(&s.to_string()), Ok(s));
+        assert_eq!(Script::parse(""), Ok(Script::default()));
+        assert!(Script::parse("leave-after").is_err());
+        assert!(Script::parse("stay=1").is_err());
+    }
+}
