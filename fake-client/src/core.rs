@@ -295,6 +295,8 @@ impl ClientCore {
                 Ok(None) => return,
                 Err(e @ DeframeError::TooLong { .. }) => {
                     l.dead = true;
+                    let header = l.deframer.rejected_header().unwrap_or_default().to_vec();
+                    self.report_unframed(link, header);
                     self.outcome = Outcome::Aborted {
                         reason: format!("{link} link: {e}, past the emulated client's buffer"),
                     };
@@ -302,7 +304,8 @@ impl ClientCore {
                 }
                 Err(e) => {
                     l.dead = true;
-                    let frame = self.next_frame_index();
+                    let header = l.deframer.rejected_header().unwrap_or_default().to_vec();
+                    let frame = self.report_unframed(link, header);
                     return self.violate(
                         Rule::Bap01,
                         Some(frame),
@@ -312,6 +315,21 @@ impl ClientCore {
                 }
             }
         }
+    }
+
+    /// Reports the outer header that stopped `link`'s stream as a received frame with no
+    /// service, so a transcript keeps what a replay needs to stop there too.
+    fn report_unframed(&mut self, link: LinkKind, header: Vec<u8>) -> u64 {
+        let frame = self.next_frame_index();
+        self.received.push_back(Received {
+            frame,
+            link,
+            service: None,
+            message: None,
+            payload: None,
+            bytes: header,
+        });
+        frame
     }
 
     fn next_frame_index(&mut self) -> u64 {

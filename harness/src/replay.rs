@@ -113,4 +113,28 @@ mod tests {
         let run = to_client(&Transcript::default(), client()).unwrap();
         assert_eq!(run.elapsed_ms, 0);
     }
+
+    /// Bytes that never made a frame are kept as the header that stopped the stream, and
+    /// a replay of them stops there too (BAP-01), as a run over TCP records it.
+    #[test]
+    fn an_unframable_stream_replays_to_its_error() {
+        let client =
+            || ClientConfig::builtin(std::net::SocketAddrV4::new([127, 0, 0, 1].into(), 1));
+        let mut live = ClientCore::new(client());
+        live.handle_connected(Instant::default(), LinkKind::Primary);
+        live.handle_bytes(
+            Instant::default(),
+            LinkKind::Primary,
+            &[9, 0, 0, 0, 0, 0, 7],
+        );
+        let received = live.poll_received().unwrap();
+        assert_eq!(received.bytes, [9, 0, 0, 0, 0, 0]);
+        let text = format!(
+            "0 +++ primary opened\n0 H>C primary svc=0 {}\n",
+            hex::encode(&received.bytes)
+        );
+        let run = to_client(&Transcript::parse(&text).unwrap(), client()).unwrap();
+        assert_eq!(run.violations.len(), 1);
+        assert_eq!(run.violations[0].rule.id(), "BAP-01");
+    }
 }

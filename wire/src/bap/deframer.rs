@@ -47,6 +47,7 @@ pub struct Deframer {
     start: usize,
     max_frame_len: usize,
     error: Option<DeframeError>,
+    rejected: Option<[u8; OUTER_HEADER_LEN]>,
 }
 
 impl Default for Deframer {
@@ -63,6 +64,7 @@ impl Deframer {
             start: 0,
             max_frame_len,
             error: None,
+            rejected: None,
         }
     }
 
@@ -73,6 +75,12 @@ impl Deframer {
             self.start = 0;
             self.buf.extend_from_slice(bytes);
         }
+    }
+
+    /// The outer header that stopped the stream, once one has: a transcript that keeps it
+    /// lets a replay stop at the same place.
+    pub fn rejected_header(&self) -> Option<&[u8]> {
+        self.rejected.as_ref().map(|h| h.as_slice())
     }
 
     /// Bytes held that do not yet make a whole frame.
@@ -105,6 +113,7 @@ impl Deframer {
             Ok(t) => t,
             Err(e) => {
                 self.error = Some(e);
+                self.rejected = <[u8; OUTER_HEADER_LEN]>::try_from(head).ok();
                 self.buf = Vec::new();
                 self.start = 0;
                 return Err(e);
