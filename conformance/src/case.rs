@@ -32,8 +32,8 @@ pub struct Case {
     pub run_for_ms: u64,
     /// What the emulated client does after the join.
     pub script: ClientScript,
-    /// Emulated clients in the activity: 1, or 2 for the checks between members.
-    pub members: u8,
+    /// Emulated clients in the activity.
+    pub members: Members,
     /// Judges the run.
     pub expect: Expectation,
 }
@@ -46,6 +46,15 @@ impl Case {
         self.script.apply(&mut client);
         client
     }
+}
+
+/// How many emulated clients join the activity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Members {
+    /// One.
+    One,
+    /// Two, for the checks between members (SLOTS-04).
+    Two,
 }
 
 /// What the emulated client does after the join, beyond the route.
@@ -220,7 +229,7 @@ pub fn catalog() -> Vec<Case> {
             host: HostUnderTest::Any,
             run_for_ms: 5_000,
             script: ClientScript::Stay,
-            members: 1,
+            members: Members::One,
             expect: Expectation::CleanJoin,
         },
         Case {
@@ -230,7 +239,7 @@ pub fn catalog() -> Vec<Case> {
             host: HostUnderTest::Any,
             run_for_ms: 25_000,
             script: ClientScript::Stay,
-            members: 1,
+            members: Members::One,
             expect: Expectation::CleanJoin,
         },
         Case {
@@ -240,7 +249,7 @@ pub fn catalog() -> Vec<Case> {
             host: HostUnderTest::Any,
             run_for_ms: 5_000,
             script: ClientScript::RequestSlots,
-            members: 1,
+            members: Members::One,
             expect: Expectation::CleanJoin,
         },
         Case {
@@ -250,7 +259,7 @@ pub fn catalog() -> Vec<Case> {
             host: HostUnderTest::Any,
             run_for_ms: 5_000,
             script: ClientScript::Stay,
-            members: 2,
+            members: Members::Two,
             expect: Expectation::CleanJoin,
         },
         Case {
@@ -260,7 +269,7 @@ pub fn catalog() -> Vec<Case> {
             host: HostUnderTest::Any,
             run_for_ms: 5_000,
             script: ClientScript::Refresh,
-            members: 1,
+            members: Members::One,
             expect: Expectation::CleanJoin,
         },
         Case {
@@ -271,7 +280,7 @@ pub fn catalog() -> Vec<Case> {
             host: HostUnderTest::Any,
             run_for_ms: 5_000,
             script: ClientScript::Leave,
-            members: 1,
+            members: Members::One,
             expect: Expectation::CleanJoin,
         },
     ];
@@ -288,7 +297,11 @@ pub fn catalog() -> Vec<Case> {
                 5_000
             },
             script: ClientScript::for_rule(rule),
-            members: if rule == "SLOTS-04" { 2 } else { 1 },
+            members: if fault == Fault::JoinGrantIgnoresOthers {
+                Members::Two
+            } else {
+                Members::One
+            },
             expect: Expectation::Caught {
                 rule,
                 also: consequences(fault),

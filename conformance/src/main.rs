@@ -472,13 +472,7 @@ fn replay(file: &Path, config: ClientConfig) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let run = match vex_harness::replay::to_client(&transcript, config) {
-        Ok(run) => run,
-        Err(e) => {
-            eprintln!("vex replay: {}: {e}", file.display());
-            return ExitCode::FAILURE;
-        }
-    };
+    let run = vex_harness::replay::to_client(&transcript, config);
     let script = transcript.script.to_string();
     let script = if script.is_empty() {
         "none".into()

@@ -1,6 +1,6 @@
 //! Runs the catalog on a transport: in-process against our host, or over TCP against any.
 
-use crate::case::{Case, HostUnderTest, Verdict};
+use crate::case::{Case, HostUnderTest, Members, Verdict};
 use std::net::SocketAddrV4;
 use std::time::{Duration, Instant};
 use vex_fake_client::Violation;
@@ -62,12 +62,13 @@ pub fn run_in_process(case: &Case, options: CheckOptions) -> CaseResult {
         config.faults = FaultPlan::single(f);
     }
     let member = |m| case.client(IN_PROCESS_HOST, m, keys);
-    let run = if case.members > 1 {
-        let [first, second] =
-            in_process::run_clients(config, [member(0), member(1)], case.run_for_ms);
-        first.with_members(vec![second])
-    } else {
-        in_process::run(config, member(0), case.run_for_ms)
+    let run = match case.members {
+        Members::Two => {
+            let [first, second] =
+                in_process::run_clients(config, [member(0), member(1)], case.run_for_ms);
+            first.with_members(vec![second])
+        }
+        Members::One => in_process::run(config, member(0), case.run_for_ms),
     };
     result(case, Some(run), started, options.strict)
 }
@@ -81,11 +82,12 @@ pub async fn run_case(case: &Case, transport: Transport, options: CheckOptions) 
         (Transport::Tcp(target), HostUnderTest::Any) => {
             let run_for = Duration::from_millis(case.run_for_ms);
             let member = |m| tcp::run(case.client(target, m, keys), run_for, |_| {});
-            Some(if case.members > 1 {
-                let (first, second) = tokio::join!(member(0), member(1));
-                first.with_members(vec![second])
-            } else {
-                member(0).await
+            Some(match case.members {
+                Members::Two => {
+                    let (first, second) = tokio::join!(member(0), member(1));
+                    first.with_members(vec![second])
+                }
+                Members::One => member(0).await,
             })
         }
         (Transport::Tcp(_), HostUnderTest::Faulty(_)) => None,

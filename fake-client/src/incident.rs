@@ -6,7 +6,35 @@ use crate::rules::Rule;
 use vex_wire::bits::BitReader;
 use vex_wire::schema::messages::INCIDENT;
 use vex_wire::schema::walk::check_guards;
-use vex_wire::schema::{SchemaError, Value, decode};
+use vex_wire::schema::{Kind, SchemaError, Value, decode, decode_traced};
+
+/// True when `payload` holds more than `capacity` elements of the array at `path` after
+/// its count, so a client that does not clamp the count reads one past the array.
+fn holds_past(payload: &[u8], path: &str, capacity: u16) -> bool {
+    let mut lines = Vec::new();
+    let _ = decode_traced(&INCIDENT, &mut BitReader::new(payload), &mut lines);
+    let count = format!("{path}.count");
+    let Some(after) = lines
+        .iter()
+        .find(|l| l.path == count)
+        .map(|l| l.at + l.width)
+    else {
+        return false;
+    };
+    let element = INCIDENT
+        .fields
+        .iter()
+        .find(|f| f.name == path)
+        .and_then(|f| match f.kind {
+            Kind::Array {
+                element: Kind::Int { width, .. },
+                ..
+            } => Some(*width as usize),
+            _ => None,
+        });
+    let available = (payload.len() * 8).saturating_sub(after);
+    element.is_some_and(|bits| available >= (usize::from(capacity) + 1) * bits)
+}
 
 impl ClientCore {
     /// The definition index stays inside the 7,763-row table (INCIDENT-01) and off its
@@ -20,12 +48,13 @@ impl ClientCore {
         let fields = match decode(&INCIDENT, &mut BitReader::new(payload)) {
             Ok(Value::Record(fields)) => fields,
             Ok(_) => return,
-            // a count past its array: the decoder writes past it before anything else
+            // a count past its array: the decoder writes past it when the body holds an
+            // element past it; otherwise it runs out of bits first and drops the body
             Err(SchemaError::OverCapacity {
                 path,
                 count,
                 capacity,
-            }) => {
+            }) if holds_past(payload, &path, capacity) => {
                 let rule = match path.as_str() {
                     "extra_targets" => Rule::Incident03,
                     "compressed_selector" => Rule::Incident04,
@@ -94,13 +123,16 @@ mod tests {
         body
     }
 
-    /// A count past its array is judged by its array, and the decode stops there: the
-    /// index is never used.
+    /// A count past its array is judged by its array when the body holds an element past
+    /// it, and the decode stops there: the index is never used. A body that runs out of
+    /// bits first is only dropped (BODY-04).
     #[test]
     fn counts_past_their_arrays_name_their_own_rules() {
         let mut targets = incident(0, 0, 0);
         targets[1] |= 0x06; // the 5-bit target count (bits 13-17) says 26: 11010
         targets[2] |= 0x80;
+        assert!(rules_for(&targets).is_empty(), "no 26th target in the body");
+        targets.resize(targets.len() + 26 * 13 / 8 + 1, 0);
         assert_eq!(
             rules_for(&with_index(targets.clone(), 795)),
             [Rule::Incident03]
@@ -111,6 +143,7 @@ mod tests {
         w.write(0, 5);
         w.write_bool(true); // a compressed selector of 261 bytes
         w.write(261, 9);
+        w.write_zeros(261 * 8);
         assert_eq!(rules_for(&w.finish().unwrap()), [Rule::Incident04]);
         let mut w = BitWriter::new();
         w.write(0, 13);

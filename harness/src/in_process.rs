@@ -18,15 +18,15 @@ fn link_id(i: usize, kind: LinkKind) -> LinkId {
     }
 }
 
-/// The client and its link behind host link `id`.
-fn client_link(id: LinkId) -> (usize, LinkKind) {
-    let i = (id.0.saturating_sub(1) / 2) as usize;
+/// The client and its link behind host link `id`; none for link 0, which no client has.
+fn client_link(id: LinkId) -> Option<(usize, LinkKind)> {
+    let i = (id.0.checked_sub(1)? / 2) as usize;
     let kind = if id.0 % 2 == 1 {
         LinkKind::Primary
     } else {
         LinkKind::Activity
     };
-    (i, kind)
+    Some((i, kind))
 }
 
 /// Runs one client against one host for `run_for_ms` of virtual time.
@@ -72,7 +72,9 @@ pub fn run_clients<const N: usize>(
             }
         }
         while let Some(t) = host.poll_transmit() {
-            let (i, kind) = client_link(t.link);
+            let Some((i, kind)) = client_link(t.link) else {
+                continue;
+            };
             let Some((client, transcript)) = parts.get_mut(i) else {
                 continue;
             };
@@ -94,8 +96,9 @@ pub fn run_clients<const N: usize>(
         while let Some(e) = host.poll_event() {
             if let HostEvent::Close { link, .. } = e {
                 host.handle_close(now, link);
-                let (i, kind) = client_link(link);
-                if let Some((client, transcript)) = parts.get_mut(i) {
+                if let Some((i, kind)) = client_link(link)
+                    && let Some((client, transcript)) = parts.get_mut(i)
+                {
                     client.handle_closed(now, kind);
                     transcript.closed(now, kind.to_string());
                 }

@@ -43,8 +43,10 @@ impl RunReport {
     /// One report for the members of one activity, this one first: every member's
     /// violations (another member's reasons name it) and the ones between members
     /// (`vex_fake_client::activity`), the first status and outcome that fall short, and
-    /// the fewest rosters applied. The transcript is this member's, then each other
-    /// member's frames on links named `m2.activity` and so on.
+    /// the fewest rosters applied. The transcript holds every member's lines in time order
+    /// (in member order within a millisecond, whatever caused them), another member's on
+    /// links named `m2.activity` and so on, and its ticks named `m2`. SLOTS-04 is judged
+    /// on the leases at the end of the run.
     pub fn with_members(mut self, others: Vec<RunReport>) -> Self {
         let leases: Vec<Option<&EntitySlotMask>> = std::iter::once(self.lease.as_ref())
             .chain(others.iter().map(|r| r.lease.as_ref()))
@@ -64,7 +66,10 @@ impl RunReport {
             }
             self.rosters_applied = self.rosters_applied.min(other.rosters_applied);
             for mut line in other.transcript.lines {
-                line.link = format!("m{member}.{}", line.link);
+                line.link = match line.link.as_str() {
+                    "" => format!("m{member}"), // a tick
+                    link => format!("m{member}.{link}"),
+                };
                 self.transcript.push(line);
             }
         }

@@ -92,6 +92,7 @@ pub async fn run(
             if let Some(w) = writers.get_mut(&t.link)
                 && w.write_all(&t.bytes).await.is_err()
             {
+                writers.remove(&t.link);
                 let at = now();
                 client.handle_closed(at, t.link);
                 transcript.closed(at, t.link.to_string());

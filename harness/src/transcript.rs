@@ -31,7 +31,7 @@ pub struct Line {
     /// What happened.
     pub direction: Direction,
     /// `primary` or `activity` (`m2.activity` and so on for other members of the
-    /// activity); empty for a tick.
+    /// activity); for a tick, empty (or `m2` and so on).
     pub link: String,
     /// The BAP service of a frame.
     pub service: u16,
@@ -79,6 +79,9 @@ pub struct ParseError {
     pub reason: String,
 }
 
+/// The first line of a transcript. Version 2 records links opened and closed and the
+/// client's timer ticks, which a replay needs.
+const HEADER: &str = "# vex transcript v2: ms direction link service [message] wire-hex [payload=hex]; +++ opened, --- closed, clk tick";
 /// The comment line that gives a run's end.
 const ENDED_AT: &str = "# ended at ";
 /// The comment line that gives the client's script.
@@ -116,14 +119,11 @@ impl Transcript {
             .push(Line::event(at, Direction::Tick, String::new()));
     }
 
-    /// When the run ended, or its last event.
+    /// When member 1's run ended, or else its last event.
     pub fn end(&self) -> Instant {
-        let last = self.lines.iter().map(|l| l.at).max();
-        self.ended_at
-            .into_iter()
-            .chain(last)
-            .max()
-            .unwrap_or_default()
+        let own = self.lines.iter().filter(|l| member_of(&l.link) <= 1);
+        let last = own.map(|l| l.at).max().unwrap_or_default();
+        self.ended_at.unwrap_or(last)
     }
 
     /// The text form: `# comment` lines (the run's end and the script among them), then
@@ -131,9 +131,7 @@ impl Transcript {
     /// `TIME_MS +++ LINK opened` and `TIME_MS --- LINK closed` where a link of the client
     /// opened or closed, and `TIME_MS clk tick` where its timers ran.
     pub fn to_text(&self) -> String {
-        let mut out = String::from(
-            "# vex transcript v1: ms direction link service [message] wire-hex [payload=hex]\n",
-        );
+        let mut out = format!("{HEADER}\n");
         if let Some(end) = self.ended_at {
             let _ = writeln!(out, "{ENDED_AT}{} ms", end.millis());
         }
@@ -153,8 +151,12 @@ impl Transcript {
                     let _ = writeln!(out, "{at:>8} --- {} closed", l.link);
                     continue;
                 }
-                Direction::Tick => {
+                Direction::Tick if l.link.is_empty() => {
                     let _ = writeln!(out, "{at:>8} clk tick");
+                    continue;
+                }
+                Direction::Tick => {
+                    let _ = writeln!(out, "{at:>8} clk {} tick", l.link);
                     continue;
                 }
             };
@@ -171,10 +173,17 @@ impl Transcript {
         out
     }
 
-    /// Reads the text form back. Other comment lines are skipped.
+    /// Reads the text form back; its first line is this version's header. Other comment
+    /// lines are skipped.
     pub fn parse(text: &str) -> Result<Self, ParseError> {
         let mut t = Transcript::default();
-        for (n, raw) in text.lines().enumerate() {
+        if text.lines().next() != Some(HEADER) {
+            return Err(ParseError {
+                line: 1,
+                reason: format!("not a transcript of this version: the first line is {HEADER:?}"),
+            });
+        }
+        for (n, raw) in text.lines().enumerate().skip(1) {
             let err = |reason: &str| ParseError {
                 line: n + 1,
                 reason: reason.to_string(),
@@ -194,18 +203,23 @@ impl Transcript {
     }
 }
 
-/// True for `primary`, `activity`, and either behind a member prefix `mN.`.
-fn known_link(name: &str) -> bool {
-    let bare = match name.split_once('.') {
-        Some((member, link)) if member.strip_prefix('m').is_some_and(is_number) => link,
-        Some(_) => return false,
-        None => name,
-    };
-    LINKS.contains(&bare)
+/// The member a line belongs to: 1 for `primary`, `activity` and a bare tick; N for
+/// `mN.primary`, `mN.activity` and a tick's `mN` (N at least 2); 0 for any other name.
+pub fn member_of(name: &str) -> u32 {
+    if name.is_empty() || LINKS.contains(&name) {
+        return 1;
+    }
+    let (member, link) = name.split_once('.').unwrap_or((name, ""));
+    let number = member.strip_prefix('m').and_then(|n| n.parse::<u32>().ok());
+    match number {
+        Some(n) if n >= 2 && (link.is_empty() || LINKS.contains(&link)) => n,
+        _ => 0,
+    }
 }
 
-fn is_number(s: &str) -> bool {
-    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
+/// A link name a frame, open or close line may carry.
+fn is_link(name: &str) -> bool {
+    member_of(name) != 0 && (LINKS.contains(&name) || name.contains('.'))
 }
 
 impl Line {
@@ -227,13 +241,16 @@ impl Line {
             _ => return Err("no direction (C>H, H>C, +++, --- or clk)"),
         };
         if direction == Direction::Tick {
-            return match (words.next(), words.next()) {
-                (Some("tick"), None) => Ok(Line::event(at, direction, String::new())),
-                _ => Err("a tick line is TIME clk tick"),
+            return match (words.next(), words.next(), words.next()) {
+                (Some("tick"), None, None) => Ok(Line::event(at, direction, String::new())),
+                (Some(m), Some("tick"), None) if !m.contains('.') && member_of(m) >= 2 => {
+                    Ok(Line::event(at, direction, m.to_string()))
+                }
+                _ => Err("a tick line is TIME clk tick, or TIME clk mN tick"),
             };
         }
         let link = words.next().ok_or("no link")?.to_string();
-        if !known_link(&link) {
+        if !is_link(&link) {
             return Err("an unknown link (primary, activity, or mN. before either)");
         }
         let event = match direction {
@@ -300,27 +317,42 @@ mod tests {
         });
         t.opened(Instant::from_millis(6), "primary".into());
         t.tick(Instant::from_millis(8));
+        t.lines.push(Line::event(
+            Instant::from_millis(8),
+            Direction::Tick,
+            "m2".into(),
+        ));
         t.closed(Instant::from_millis(9), "activity".into());
         t.ended_at = Some(Instant::from_millis(10));
         assert_eq!(Transcript::parse(&t.to_text()).unwrap(), t);
         assert_eq!(t.end(), Instant::from_millis(10));
         for (text, line) in [
-            ("x C>H primary svc=1 00", 1),
-            ("# fine\n1 C>X primary svc=1 00", 2),
-            ("1 C>H primary svc=1", 1),
-            ("1 C>H primary svc=1 zz", 1),
-            ("1 C>H primary 00", 1),
-            ("1 C>H primray svc=1 00", 1),
-            ("1 C>H primary svc=1 00 01", 1),
-            ("1 --- activity closed now", 1),
-            ("1 clk tock", 1),
-            ("# script: stay=1", 1),
+            ("x C>H primary svc=1 00", 2),
+            ("# fine\n1 C>X primary svc=1 00", 3),
+            ("1 C>H primary svc=1", 2),
+            ("1 C>H primary svc=1 zz", 2),
+            ("1 C>H primary 00", 2),
+            ("1 C>H primray svc=1 00", 2),
+            ("1 C>H m1.primary svc=1 00", 2),
+            ("1 C>H m2 svc=1 00", 2),
+            ("1 C>H primary svc=1 00 01", 2),
+            ("1 --- activity closed now", 2),
+            ("1 clk tock", 2),
+            ("1 clk m2.activity tick", 2),
+            ("# script: stay=1", 2),
         ] {
-            assert_eq!(Transcript::parse(text).unwrap_err().line, line, "{text}");
+            let text = format!("{HEADER}\n{text}");
+            assert_eq!(Transcript::parse(&text).unwrap_err().line, line, "{text}");
         }
+        let free = format!("{HEADER}\n# ended at the start");
+        assert!(Transcript::parse(&free).is_ok(), "a free comment");
         assert!(
-            Transcript::parse("# ended at the start").is_ok(),
-            "a free comment"
+            Transcript::parse("# vex transcript v1: ...").is_err(),
+            "an older version"
         );
+        assert_eq!(member_of("m2.activity"), 2);
+        assert_eq!(member_of("m2"), 2);
+        assert_eq!(member_of("activity"), 1);
+        assert_eq!(member_of("m0.activity"), 0);
     }
 }
