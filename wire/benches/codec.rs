@@ -8,7 +8,7 @@ use std::hint::black_box;
 use vex_wire::activity::auth::AuthBody;
 use vex_wire::activity::auth::lifetime::LifetimeAuth;
 use vex_wire::activity::auth::participation::ParticipationAuth;
-use vex_wire::activity::join::{JoinRequest, JoinResult};
+use vex_wire::activity::join::{JOIN_RESULT_LEN, JoinRequest, JoinResult};
 use vex_wire::activity::join_template::JoinResultTemplate;
 use vex_wire::activity::sensor_auth::{AuthPart, EntityGroup, ObjectBlock, SensorAuthUpdate};
 use vex_wire::activity::slot::ClientRef;
@@ -133,6 +133,16 @@ fn messages(c: &mut Criterion) {
             session = session.wrapping_add(1);
             let request = &requests[(session & 3) as usize];
             black_box(template.encode(black_box(request), session))
+        })
+    });
+    let mut buffer = Vec::with_capacity(JOIN_RESULT_LEN);
+    g.bench_function("message 4, host template into a kept buffer", |b| {
+        b.iter(|| {
+            session = session.wrapping_add(1);
+            let request = &requests[(session & 3) as usize];
+            buffer.clear();
+            template.encode_into(&mut buffer, black_box(request), session);
+            black_box(&buffer);
         })
     });
     let m1 = global_state_example();

@@ -48,10 +48,19 @@ impl JoinResultTemplate {
     /// characters, then the template's remainder), so no byte is written twice and no
     /// byte just written is read back.
     pub fn encode(&self, request: &[u8], session_id: u64) -> Vec<u8> {
-        let template = |i: usize| self.body.get(i).copied().unwrap_or(0);
         let mut body = Vec::with_capacity(self.body.len());
+        self.encode_into(&mut body, request, session_id);
+        body
+    }
+
+    /// [`JoinResultTemplate::encode`], appended to `body`: a caller that keeps its buffer
+    /// saves the allocation.
+    #[inline]
+    pub fn encode_into(&self, body: &mut Vec<u8>, request: &[u8], session_id: u64) {
+        let template = |i: usize| self.body.get(i).copied().unwrap_or(0);
+        let start = body.len();
         body.extend_from_slice(request.get(..SHARED_BYTE).unwrap_or(request));
-        body.resize(SHARED_BYTE, 0);
+        body.resize(start + SHARED_BYTE, 0);
         let echo_tail = request.get(SHARED_BYTE).copied().unwrap_or(0) & ECHO_TAIL_MASK;
         let digits = stored_hex(session_id);
         let result_bits = template(SHARED_BYTE) & !ECHO_TAIL_MASK & !SESSION_HEAD_MASK;
@@ -61,7 +70,6 @@ impl JoinResultTemplate {
         // 16 characters end as far into their last byte as they started into the first.
         body.push(rest[15] | (template(SESSION_LAST_BYTE) & SESSION_HEAD_MASK));
         body.extend_from_slice(self.body.get(SESSION_LAST_BYTE + 1..).unwrap_or(&[]));
-        body
     }
 }
 
@@ -107,10 +115,11 @@ mod tests {
                 *last &= ECHO_TAIL_MASK;
             }
             want.session_name = JoinResult::accept(&JoinRequest::new(0, 0, 0, 0), session).session_name;
-            prop_assert_eq!(
-                hex::encode(template.encode(&record, session)),
-                hex::encode(want.encode().unwrap())
-            );
+            let want = want.encode().unwrap();
+            prop_assert_eq!(hex::encode(template.encode(&record, session)), hex::encode(&want));
+            let mut appended = vec![0xEE];
+            template.encode_into(&mut appended, &record, session);
+            prop_assert_eq!(&appended[1..], &want[..], "appended after what the buffer held");
         }
     }
 
