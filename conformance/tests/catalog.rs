@@ -250,3 +250,38 @@ fn every_transcript_replays_to_the_same_verdict() {
     }
     assert!(differ.is_empty(), "{differ:#?}");
 }
+
+/// A two-member transcript replays member 1's run: the frames it sent and its status,
+/// with member 2's lines left out.
+#[test]
+fn a_two_member_transcript_replays_member_one() {
+    use vex_fake_client::ClientConfig;
+    use vex_harness::replay;
+    use vex_harness::transcript::{Direction, Transcript, member_of};
+    let case = catalog()
+        .into_iter()
+        .find(|c| c.id == "activity.two_members")
+        .unwrap();
+    let run = run_in_process(&case, CheckOptions::STRICT_DEVELOPMENT)
+        .run
+        .unwrap();
+    let text = run.transcript.to_text();
+    assert!(
+        text.contains("m2.activity"),
+        "member 2 is in the transcript"
+    );
+    let client = ClientConfig::builtin(std::net::SocketAddrV4::new(
+        std::net::Ipv4Addr::LOCALHOST,
+        30974,
+    ));
+    let again = replay::to_client(&Transcript::parse(&text).unwrap(), client);
+    let sent = |t: &Transcript| -> Vec<_> {
+        t.lines
+            .iter()
+            .filter(|l| l.direction == Direction::ToHost && member_of(&l.link) == 1)
+            .cloned()
+            .collect()
+    };
+    assert_eq!(sent(&again.transcript), sent(&run.transcript));
+    assert!(again.violations.is_empty() && again.status.in_activity());
+}

@@ -38,12 +38,11 @@ pub struct ClientConfig {
 
 impl ClientConfig {
     /// Member `m` of the built-in scenario's activity aimed at `target`: member 0 is the
-    /// built-in player, and every other has an account, member key, character and join
-    /// nonce of its own.
+    /// built-in player, and every other has a member key, character and join nonce of its
+    /// own (the account is the scenario's: no message the client sends carries it).
     pub fn member(target: SocketAddrV4, m: u64) -> Self {
         let mut config = Self::builtin(target);
         let player = &mut config.scenario.player;
-        player.account_soid = player.account_soid.wrapping_add(m);
         player.member_key = player.member_key.wrapping_add(m);
         player.character_id = player.character_id.wrapping_add(m);
         config.join_nonce = config.join_nonce.wrapping_add(m as u32);

@@ -48,13 +48,14 @@ impl ClientCore {
         let fields = match decode(&INCIDENT, &mut BitReader::new(payload)) {
             Ok(Value::Record(fields)) => fields,
             Ok(_) => return,
-            // a count past its array: the decoder writes past it when the body holds an
-            // element past it; otherwise it runs out of bits first and drops the body
+            // a payload count over 500 is refused whatever follows (INCIDENT-05); a count
+            // past another array makes the decoder write past it when the body holds an
+            // element past it, and otherwise it runs out of bits first and drops the body
             Err(SchemaError::OverCapacity {
                 path,
                 count,
                 capacity,
-            }) if holds_past(payload, &path, capacity) => {
+            }) if path == "payload" || holds_past(payload, &path, capacity) => {
                 let rule = match path.as_str() {
                     "extra_targets" => Rule::Incident03,
                     "compressed_selector" => Rule::Incident04,
@@ -121,6 +122,18 @@ mod tests {
         body[0] = (index >> 5) as u8;
         body[1] = (body[1] & 0x07) | ((index & 0x1F) << 3) as u8;
         body
+    }
+
+    /// A payload count over 500 is refused even when fewer bytes follow.
+    #[test]
+    fn a_payload_count_over_500_is_refused() {
+        let mut w = BitWriter::new();
+        w.write(0, 13);
+        w.write(0, 5);
+        w.write_bool(false);
+        w.write_bool(false);
+        w.write(501, 9);
+        assert_eq!(rules_for(&w.finish().unwrap()), [Rule::Incident05]);
     }
 
     /// A count past its array is judged by its array when the body holds an element past

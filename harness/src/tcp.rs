@@ -114,12 +114,18 @@ pub async fn run(
                     client.handle_connected(at, kind);
                     transcript.opened(at, kind.to_string());
                 }
-                Some(Input::Connected(kind, None)) | Some(Input::Closed(kind)) => {
-                    writers.remove(&kind);
+                Some(Input::Connected(kind, None)) => {
                     let at = now();
                     client.handle_closed(at, kind);
                     transcript.closed(at, kind.to_string());
                 }
+                // a link a failed write closed already is closed once
+                Some(Input::Closed(kind)) if writers.remove(&kind).is_some() => {
+                    let at = now();
+                    client.handle_closed(at, kind);
+                    transcript.closed(at, kind.to_string());
+                }
+                Some(Input::Closed(_)) => {}
                 Some(Input::Bytes(kind, bytes)) => {
                     // the frames are logged at the time the client read them, before
                     // anything it sends in answer

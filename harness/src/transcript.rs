@@ -209,10 +209,15 @@ pub fn member_of(name: &str) -> u32 {
     if name.is_empty() || LINKS.contains(&name) {
         return 1;
     }
-    let (member, link) = name.split_once('.').unwrap_or((name, ""));
-    let number = member.strip_prefix('m').and_then(|n| n.parse::<u32>().ok());
-    match number {
-        Some(n) if n >= 2 && (link.is_empty() || LINKS.contains(&link)) => n,
+    let member = match name.split_once('.') {
+        Some((member, link)) if LINKS.contains(&link) => member,
+        Some(_) => return 0,
+        None => name, // a tick's mN
+    };
+    let digits = member.strip_prefix('m').unwrap_or_default();
+    let canonical = !digits.starts_with('0') && digits.bytes().all(|b| b.is_ascii_digit());
+    match digits.parse::<u32>() {
+        Ok(n) if canonical && n >= 2 => n,
         _ => 0,
     }
 }
@@ -354,5 +359,8 @@ mod tests {
         assert_eq!(member_of("m2"), 2);
         assert_eq!(member_of("activity"), 1);
         assert_eq!(member_of("m0.activity"), 0);
+        for bad in ["m2.", "m+2", "m02.activity", "m1.primary", "x2.activity"] {
+            assert_eq!(member_of(bad), 0, "{bad}");
+        }
     }
 }
