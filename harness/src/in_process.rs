@@ -58,15 +58,7 @@ pub fn run_clients<const N: usize>(
                 progress = true;
             }
             while let Some(t) = client.poll_transmit() {
-                transcript.push(Line {
-                    at: now,
-                    direction: Direction::ToHost,
-                    link: t.link.to_string(),
-                    service: t.service,
-                    message: t.message,
-                    bytes: t.bytes.clone(),
-                    payload: t.payload.clone(),
-                });
+                transcript.push(Line::sent(now, &t));
                 host.handle_bytes(now, link_id(i, t.link), &t.bytes);
                 progress = true;
             }

@@ -62,15 +62,7 @@ fn link_kind(name: &str) -> Option<LinkKind> {
 fn record_sent(client: &mut ClientCore, now: Instant, out: &mut Transcript) {
     while client.poll_connect().is_some() {}
     while let Some(t) = client.poll_transmit() {
-        out.push(Line {
-            at: now,
-            direction: Direction::ToHost,
-            link: t.link.to_string(),
-            service: t.service,
-            message: t.message,
-            bytes: t.bytes,
-            payload: t.payload,
-        });
+        out.push(Line::sent(now, &t));
     }
     while client.poll_received().is_some() {}
 }

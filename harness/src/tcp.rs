@@ -80,15 +80,7 @@ pub async fn run(
             });
         }
         while let Some(t) = client.poll_transmit() {
-            transcript.push(Line {
-                at: now(),
-                direction: Direction::ToHost,
-                link: t.link.to_string(),
-                service: t.service,
-                message: t.message,
-                bytes: t.bytes.clone(),
-                payload: t.payload.clone(),
-            });
+            transcript.push(Line::sent(now(), &t));
             if let Some(w) = writers.get_mut(&t.link)
                 && w.write_all(&t.bytes).await.is_err()
             {

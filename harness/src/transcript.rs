@@ -4,7 +4,7 @@
 //! corpus").
 
 use std::fmt::Write;
-use vex_fake_client::Script;
+use vex_fake_client::{ClientTransmit, Script};
 use vex_wire::activity::ids;
 use vex_wire::time::Instant;
 
@@ -44,6 +44,19 @@ pub struct Line {
 }
 
 impl Line {
+    /// A frame the client sent at `at`.
+    pub fn sent(at: Instant, t: &ClientTransmit) -> Self {
+        Self {
+            at,
+            direction: Direction::ToHost,
+            link: t.link.to_string(),
+            service: t.service,
+            message: t.message,
+            bytes: t.bytes.clone(),
+            payload: t.payload.clone(),
+        }
+    }
+
     /// An event with no frame.
     fn event(at: Instant, direction: Direction, link: String) -> Self {
         Self {
