@@ -32,29 +32,28 @@ pub struct Case {
     pub run_for_ms: u64,
     /// What the emulated client does after the join.
     pub script: ClientScript,
-    /// Emulated clients in the activity.
-    pub members: Members,
+    /// Emulated clients in the activity (1 to 32): member 1 joins its own session, the
+    /// others join member 1's (`vex_harness::in_process::run_members`).
+    pub members: usize,
     /// Judges the run.
     pub expect: Expectation,
 }
 
 impl Case {
     /// Member `m`'s client for this case, aimed at `target`.
-    pub fn client(&self, target: SocketAddrV4, m: u64, keys: SignOnKeys) -> ClientConfig {
-        let mut client = ClientConfig::member(target, m);
+    pub fn client(&self, target: SocketAddrV4, m: usize, keys: SignOnKeys) -> ClientConfig {
+        let mut client = ClientConfig::member(target, m as u64);
         client.signon = keys;
-        self.script.apply(&mut client);
+        self.script.apply(&mut client, m);
         client
     }
-}
 
-/// How many emulated clients join the activity.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Members {
-    /// One.
-    One,
-    /// Two, for the checks between members (SLOTS-04).
-    Two,
+    /// Every member's client for this case, aimed at `target`.
+    pub fn clients(&self, target: SocketAddrV4, keys: SignOnKeys) -> Vec<ClientConfig> {
+        (0..self.members)
+            .map(|m| self.client(target, m, keys))
+            .collect()
+    }
 }
 
 /// What the emulated client does after the join, beyond the route.
@@ -68,6 +67,9 @@ pub enum ClientScript {
     RequestSlots,
     /// Asks for the whole snapshot with message 18 (HOST-03).
     Refresh,
+    /// Member 2 reports its identity with message 23 (HOST-15), member 3 leaves with
+    /// message 15, the others stay.
+    Churn,
 }
 
 /// When a scripted client acts: after its first roster.
@@ -87,10 +89,15 @@ impl ClientScript {
         }
     }
 
-    /// Sets the client up to follow the script.
-    pub fn apply(self, client: &mut ClientConfig) {
+    /// Sets member `m`'s client (0 for member 1) up to follow the script.
+    pub fn apply(self, client: &mut ClientConfig, m: usize) {
         match self {
             Self::Stay => {}
+            Self::Churn => match m {
+                1 => client.script.identity_after_ms = Some(SCRIPT_AFTER_MS - 1_000),
+                2 => client.script.leave_after_ms = Some(SCRIPT_AFTER_MS),
+                _ => {}
+            },
             Self::Leave => client.script.leave_after_ms = Some(SCRIPT_AFTER_MS),
             Self::RequestSlots => client.script.slot_request_after_ms = Some(SCRIPT_AFTER_MS),
             Self::Refresh => client.script.refresh_after_ms = Some(SCRIPT_AFTER_MS),
@@ -119,8 +126,9 @@ pub enum Expectation {
 /// join (ENV-06, and JOIN-01 when the burst no longer starts with an accepted message 4);
 /// a zero host id drops every later push (ENV-07); a skipped group leaves its registered
 /// slots without blocks (AUTH-08); a dropped burst message breaks the burst (JOIN-02); a
-/// dropped or missing keepalive leaves message 1 overdue (LINK-03), and a roster ignored
-/// under the give-up flag follows the abort bit that set it (EPOCH-02).
+/// dropped or missing keepalive leaves message 1 overdue (LINK-03), a roster ignored
+/// under the give-up flag follows the abort bit that set it (EPOCH-02), and a member table
+/// the client does not apply leaves it without the member that joined (MEMBER-01).
 fn consequences(fault: Fault) -> &'static [&'static str] {
     use Fault::*;
     match fault {
@@ -147,6 +155,7 @@ fn consequences(fault: Fault) -> &'static [&'static str] {
         // registered slot without its block
         EmptyGroupKey | UnresolvableRef | SenseBitWithoutSchema => &["AUTH-08"],
         RosterAfterAbort => &["EPOCH-02"],
+        MembershipRevisionKept => &["MEMBER-01"],
         _ => &[],
     }
 }
@@ -215,6 +224,16 @@ impl Expectation {
     }
 }
 
+/// The members a fault needs to show: the faults between members need two.
+fn members_to_break(fault: Fault) -> usize {
+    match fault {
+        Fault::JoinGrantIgnoresOthers
+        | Fault::MembershipRevisionKept
+        | Fault::MembershipOnlySelf => 2,
+        _ => 1,
+    }
+}
+
 /// Every case, in a stable order.
 pub fn catalog() -> Vec<Case> {
     let mut cases = vec![
@@ -229,7 +248,7 @@ pub fn catalog() -> Vec<Case> {
             host: HostUnderTest::Any,
             run_for_ms: 5_000,
             script: ClientScript::Stay,
-            members: Members::One,
+            members: 1,
             expect: Expectation::CleanJoin,
         },
         Case {
@@ -239,7 +258,7 @@ pub fn catalog() -> Vec<Case> {
             host: HostUnderTest::Any,
             run_for_ms: 25_000,
             script: ClientScript::Stay,
-            members: Members::One,
+            members: 1,
             expect: Expectation::CleanJoin,
         },
         Case {
@@ -249,17 +268,37 @@ pub fn catalog() -> Vec<Case> {
             host: HostUnderTest::Any,
             run_for_ms: 5_000,
             script: ClientScript::RequestSlots,
-            members: Members::One,
+            members: 1,
             expect: Expectation::CleanJoin,
         },
         Case {
-            id: "activity.two_members".into(),
-            title: "two clients join one activity: each in it, no entity slot held by both".into(),
-            rules: vec!["SLOTS-04"],
+            id: "activity.members.two".into(),
+            title: "two clients join one activity: each in it, in each other's member table, no entity slot held by both".into(),
+            rules: vec!["SLOTS-04", "MEMBER-01", "MEMBER-02", "MEMBER-07", "HOST-14"],
             host: HostUnderTest::Any,
             run_for_ms: 5_000,
             script: ClientScript::Stay,
-            members: Members::Two,
+            members: 2,
+            expect: Expectation::CleanJoin,
+        },
+        Case {
+            id: "activity.members.three".into(),
+            title: "three members: one changes its identity (23), one leaves (15); the others' tables follow, one revision per change".into(),
+            rules: vec!["MEMBER-01", "MEMBER-03", "MEMBER-07", "HOST-15", "LEAVE-01"],
+            host: HostUnderTest::Any,
+            run_for_ms: 6_000,
+            script: ClientScript::Churn,
+            members: 3,
+            expect: Expectation::CleanJoin,
+        },
+        Case {
+            id: "activity.members.eight".into(),
+            title: "eight members join one activity: every member in every member's table, no shared slot".into(),
+            rules: vec!["MEMBER-01", "MEMBER-02", "MEMBER-07", "SLOTS-04", "HOST-14"],
+            host: HostUnderTest::Any,
+            run_for_ms: 5_000,
+            script: ClientScript::Stay,
+            members: 8,
             expect: Expectation::CleanJoin,
         },
         Case {
@@ -269,7 +308,7 @@ pub fn catalog() -> Vec<Case> {
             host: HostUnderTest::Any,
             run_for_ms: 5_000,
             script: ClientScript::Refresh,
-            members: Members::One,
+            members: 1,
             expect: Expectation::CleanJoin,
         },
         Case {
@@ -280,7 +319,7 @@ pub fn catalog() -> Vec<Case> {
             host: HostUnderTest::Any,
             run_for_ms: 5_000,
             script: ClientScript::Leave,
-            members: Members::One,
+            members: 1,
             expect: Expectation::CleanJoin,
         },
     ];
@@ -297,11 +336,7 @@ pub fn catalog() -> Vec<Case> {
                 5_000
             },
             script: ClientScript::for_rule(rule),
-            members: if fault == Fault::JoinGrantIgnoresOthers {
-                Members::Two
-            } else {
-                Members::One
-            },
+            members: members_to_break(fault),
             expect: Expectation::Caught {
                 rule,
                 also: consequences(fault),
@@ -336,7 +371,7 @@ mod tests {
             rosters_applied: 1,
             transcript: Default::default(),
             elapsed_ms: 0,
-            lease: None,
+            member: Default::default(),
         };
         assert_eq!(Expectation::CleanJoin.judge(&run, false), Verdict::Pass);
         assert!(matches!(

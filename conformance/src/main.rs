@@ -163,6 +163,9 @@ struct Script {
     /// Leave with message 15.
     #[arg(long, value_name = "MS")]
     leave_after: Option<u64>,
+    /// Report the member identity with message 23.
+    #[arg(long, value_name = "MS")]
+    identity_after: Option<u64>,
 }
 
 impl Script {
@@ -172,6 +175,7 @@ impl Script {
             refresh_after_ms: self.refresh_after,
             slot_request_after_ms: self.request_slots_after,
             leave_after_ms: self.leave_after,
+            identity_after_ms: self.identity_after,
         };
     }
 }

@@ -1,6 +1,6 @@
 //! Runs the catalog on a transport: in-process against our host, or over TCP against any.
 
-use crate::case::{Case, HostUnderTest, Members, Verdict};
+use crate::case::{Case, HostUnderTest, Verdict};
 use std::net::SocketAddrV4;
 use std::time::{Duration, Instant};
 use vex_fake_client::Violation;
@@ -61,16 +61,9 @@ pub fn run_in_process(case: &Case, options: CheckOptions) -> CaseResult {
     if let HostUnderTest::Faulty(f) = case.host {
         config.faults = FaultPlan::single(f);
     }
-    let member = |m| case.client(IN_PROCESS_HOST, m, keys);
-    let run = match case.members {
-        Members::Two => {
-            let [first, second] =
-                in_process::run_clients(config, [member(0), member(1)], case.run_for_ms);
-            first.with_members(vec![second])
-        }
-        Members::One => in_process::run(config, member(0), case.run_for_ms),
-    };
-    result(case, Some(run), started, options.strict)
+    let reports =
+        in_process::run_members(config, case.clients(IN_PROCESS_HOST, keys), case.run_for_ms);
+    result(case, merged(reports), started, options.strict)
 }
 
 /// Runs one case on `transport`.
@@ -81,18 +74,22 @@ pub async fn run_case(case: &Case, transport: Transport, options: CheckOptions) 
         (Transport::InProcess, _) => return run_in_process(case, options),
         (Transport::Tcp(target), HostUnderTest::Any) => {
             let run_for = Duration::from_millis(case.run_for_ms);
-            let member = |m| tcp::run(case.client(target, m, keys), run_for, |_| {});
-            Some(match case.members {
-                Members::Two => {
-                    let (first, second) = tokio::join!(member(0), member(1));
-                    first.with_members(vec![second])
-                }
-                Members::One => member(0).await,
-            })
+            merged(tcp::run_members(case.clients(target, keys), run_for).await)
         }
         (Transport::Tcp(_), HostUnderTest::Faulty(_)) => None,
     };
     result(case, run, started, options.strict)
+}
+
+/// One report of the members' runs, member 1's first (`RunReport::with_members`).
+fn merged(mut reports: Vec<RunReport>) -> Option<RunReport> {
+    let others = reports.split_off(1.min(reports.len()));
+    let first = reports.pop()?;
+    Some(if others.is_empty() {
+        first
+    } else {
+        first.with_members(others)
+    })
 }
 
 fn result(case: &Case, run: Option<RunReport>, started: Instant, strict: bool) -> CaseResult {

@@ -50,8 +50,28 @@ fn route_leave() {
 }
 
 #[test]
-fn activity_two_members() {
-    assert_case("activity.two_members");
+fn activity_members_two() {
+    assert_case("activity.members.two");
+}
+
+#[test]
+fn activity_members_three() {
+    assert_case("activity.members.three");
+}
+
+/// Eight members: every member's last table names all eight, and no slot is shared.
+#[test]
+fn activity_members_eight() {
+    assert_case("activity.members.eight");
+    let case = catalog()
+        .into_iter()
+        .find(|c| c.id == "activity.members.eight")
+        .unwrap();
+    let run = run_in_process(&case, CheckOptions::STRICT_DEVELOPMENT)
+        .run
+        .unwrap();
+    let text = run.transcript.to_text();
+    assert!(text.contains("m8.activity"), "eight members ran");
 }
 
 /// Every case of the catalog passes, the ones added without a test of their own too.
@@ -125,6 +145,8 @@ caught! {
     catch_world01 => ZeroTickPeriod,
     catch_world02 => NanTickPeriod,
     catch_member02 => ForeignMembership,
+    catch_member07 => MembershipRevisionKept,
+    catch_member01 => MembershipOnlySelf,
     catch_bhs01 => TooManyHostRows,
     catch_auth01 => WrongEpochEcho,
     catch_auth02 => AuthBeforeEpoch,
@@ -215,10 +237,7 @@ fn every_transcript_replays_to_the_same_verdict() {
     use vex_harness::transcript::Transcript;
     let mut differ = Vec::new();
     // a second member's frames are in the transcript, but a replay plays member 1
-    for case in catalog()
-        .into_iter()
-        .filter(|c| c.members == vex_conformance::case::Members::One)
-    {
+    for case in catalog().into_iter().filter(|c| c.members == 1) {
         let run = run_in_process(&case, CheckOptions::STRICT_DEVELOPMENT)
             .run
             .unwrap();
@@ -260,7 +279,7 @@ fn a_two_member_transcript_replays_member_one() {
     use vex_harness::transcript::{Direction, Transcript, member_of};
     let case = catalog()
         .into_iter()
-        .find(|c| c.id == "activity.two_members")
+        .find(|c| c.id == "activity.members.two")
         .unwrap();
     let run = run_in_process(&case, CheckOptions::STRICT_DEVELOPMENT)
         .run

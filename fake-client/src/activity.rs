@@ -1,39 +1,212 @@
-//! Checks across the clients of one activity, which no single client can make: two
-//! members never hold the same entity slot (AH "The main messages": message 0 grants are
-//! ORed into each client's lease; SLOTS-04).
+//! Checks across the clients of one activity, which no single client can make (AH "The
+//! main messages": message 0 grants are ORed into each client's lease, message 12 is the
+//! activity's member table; "Hazards for a host": message 12 is applied without checks):
+//! two members never hold the same entity slot (SLOTS-04), and every member is told the
+//! same table at one revision, naming the members that are in the activity (MEMBER-01).
 
 use crate::rules::Rule;
 use crate::violation::Violation;
+use std::collections::BTreeSet;
 use vex_wire::activity::small::{ENTITY_SLOTS, EntitySlotMask};
 
-/// The violations between the members whose leases (see `ClientCore::lease`) are
-/// `leases`, in member order from 1: every pair holding a slot in common breaks SLOTS-04.
-pub fn check_activity(leases: &[Option<&EntitySlotMask>]) -> Vec<Violation> {
+/// What one member's client was told, for the checks between members.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MemberView {
+    /// The local player's member key.
+    pub member_key: u64,
+    /// The entity slots it held at the end, once it had joined.
+    pub lease: Option<EntitySlotMask>,
+    /// The revision and member keys of every message 12 it applied, in order.
+    pub tables: Vec<(u32, Vec<u64>)>,
+    /// It left the activity with message 15.
+    pub left: bool,
+    /// It joined and is still in the activity, running, at the end.
+    pub present: bool,
+}
+
+impl MemberView {
+    fn last_table(&self) -> Option<BTreeSet<u64>> {
+        self.tables
+            .last()
+            .map(|(_, keys)| keys.iter().copied().collect())
+    }
+}
+
+fn between(rule: Rule, reason: String) -> Violation {
+    Violation {
+        rule,
+        effect: rule.effect(),
+        frame: None,
+        bit: None,
+        reason,
+    }
+}
+
+/// The violations between `members` (member 1 first) at the end of a run.
+pub fn check_activity(members: &[MemberView]) -> Vec<Violation> {
+    let mut found = shared_slots(members);
+    found.extend(disagreeing_tables(members));
+    found.extend(stale_tables(members));
+    found
+}
+
+/// SLOTS-04: every pair holding a slot in common.
+fn shared_slots(members: &[MemberView]) -> Vec<Violation> {
     let mut found = Vec::new();
-    for (a, first) in leases.iter().enumerate() {
-        for (b, second) in leases.iter().enumerate().skip(a + 1) {
-            let (Some(x), Some(y)) = (first, second) else {
+    for (a, first) in members.iter().enumerate() {
+        for (b, second) in members.iter().enumerate().skip(a + 1) {
+            let (Some(x), Some(y)) = (&first.lease, &second.lease) else {
                 continue;
             };
             let shared: Vec<usize> = (0..ENTITY_SLOTS)
                 .filter(|&i| x.get(i) && y.get(i))
                 .collect();
             if let (Some(lowest), Some(highest)) = (shared.first(), shared.last()) {
-                let rule = Rule::Slots04;
-                found.push(Violation {
-                    rule,
-                    effect: rule.effect(),
-                    frame: None,
-                    bit: None,
-                    reason: format!(
-                        "members {} and {} both hold {} entity slots ({lowest} to {highest})",
-                        a + 1,
-                        b + 1,
-                        shared.len()
-                    ),
-                });
+                let reason = format!(
+                    "members {} and {} both hold {} entity slots ({lowest} to {highest})",
+                    a + 1,
+                    b + 1,
+                    shared.len()
+                );
+                found.push(between(Rule::Slots04, reason));
             }
         }
     }
     found
+}
+
+/// MEMBER-01: one revision of the table, as two members were told it, one of them naming
+/// the other, lists different members. Reported once per pair, at the first such revision.
+fn disagreeing_tables(members: &[MemberView]) -> Vec<Violation> {
+    let mut found = Vec::new();
+    for (a, first) in members.iter().enumerate() {
+        for (b, second) in members.iter().enumerate().skip(a + 1) {
+            let clash = clash(first, second).or_else(|| {
+                clash(second, first).map(|(revision, theirs, mine)| (revision, mine, theirs))
+            });
+            if let Some((revision, mine, theirs)) = clash {
+                let reason = format!(
+                    "revision {revision} of the member table names {} for member {} and {} for member {}",
+                    keys_text(&mine),
+                    a + 1,
+                    keys_text(&theirs),
+                    b + 1
+                );
+                found.push(between(Rule::Member01, reason));
+            }
+        }
+    }
+    found
+}
+
+/// The first revision of `first`'s tables that names `second` and that `second` was told
+/// with other members: the revision, `first`'s members and `second`'s.
+fn clash(first: &MemberView, second: &MemberView) -> Option<(u32, BTreeSet<u64>, BTreeSet<u64>)> {
+    first.tables.iter().find_map(|(revision, keys)| {
+        if !keys.contains(&second.member_key) {
+            return None;
+        }
+        let (_, theirs) = second.tables.iter().find(|(r, _)| r == revision)?;
+        let mine: BTreeSet<u64> = keys.iter().copied().collect();
+        let theirs: BTreeSet<u64> = theirs.iter().copied().collect();
+        (mine != theirs).then_some((*revision, mine, theirs))
+    })
+}
+
+/// MEMBER-01: at the end, a member still in the activity holds a table that lacks another
+/// member still in it, or names one that left.
+fn stale_tables(members: &[MemberView]) -> Vec<Violation> {
+    let mut found = Vec::new();
+    for (a, member) in members.iter().enumerate() {
+        let (true, Some(table)) = (member.present, member.last_table()) else {
+            continue;
+        };
+        for (b, other) in members.iter().enumerate() {
+            let named = table.contains(&other.member_key);
+            let problem = if other.present && !named {
+                "lacks member"
+            } else if other.left && named {
+                "still names member"
+            } else {
+                continue;
+            };
+            let reason = format!(
+                "member {}'s last member table {problem} {} ({:#018x})",
+                a + 1,
+                b + 1,
+                other.member_key
+            );
+            found.push(between(Rule::Member01, reason));
+        }
+    }
+    found
+}
+
+fn keys_text(keys: &BTreeSet<u64>) -> String {
+    let keys: Vec<String> = keys.iter().map(|k| format!("{k:#x}")).collect();
+    format!("[{}]", keys.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn member(key: u64, tables: &[(u32, &[u64])]) -> MemberView {
+        MemberView {
+            member_key: key,
+            lease: None,
+            tables: tables.iter().map(|(r, k)| (*r, k.to_vec())).collect(),
+            left: false,
+            present: true,
+        }
+    }
+
+    fn rules(v: &[Violation]) -> Vec<Rule> {
+        v.iter().map(|v| v.rule).collect()
+    }
+
+    #[test]
+    fn agreeing_members_pass() {
+        let a = member(1, &[(1, &[1]), (2, &[1, 2])]);
+        let b = member(2, &[(1, &[2]), (2, &[2, 1])]);
+        assert!(check_activity(&[a, b]).is_empty());
+    }
+
+    #[test]
+    fn one_revision_with_two_bodies_is_caught() {
+        let a = member(1, &[(2, &[1, 2]), (3, &[1, 2, 3])]);
+        let b = member(2, &[(2, &[1, 2]), (3, &[1, 2])]);
+        let c = member(3, &[(3, &[1, 2, 3])]);
+        let found = check_activity(&[a, b, c]);
+        assert!(found.iter().any(|v| v.reason.contains("revision 3")));
+        assert!(found.iter().any(|v| {
+            v.reason
+                .contains("member 2's last member table lacks member 3")
+        }));
+        assert!(rules(&found).iter().all(|r| *r == Rule::Member01));
+    }
+
+    #[test]
+    fn a_table_naming_a_member_that_left_is_caught() {
+        let a = member(1, &[(2, &[1, 2])]);
+        let mut b = member(2, &[(2, &[1, 2])]);
+        b.left = true;
+        b.present = false;
+        let found = check_activity(&[a.clone(), b.clone()]);
+        assert_eq!(rules(&found), [Rule::Member01]);
+        assert!(found[0].reason.contains("still names member 2"));
+        let a = member(1, &[(2, &[1, 2]), (3, &[1])]);
+        assert!(check_activity(&[a, b]).is_empty());
+    }
+
+    #[test]
+    fn shared_slots_are_caught() {
+        let mut a = member(1, &[]);
+        let mut b = member(2, &[]);
+        a.lease = Some(EntitySlotMask::with_range(0..10));
+        b.lease = Some(EntitySlotMask::with_range(9..20));
+        let found = check_activity(&[a, b]);
+        assert_eq!(rules(&found), [Rule::Slots04]);
+        assert!(found[0].reason.contains("(9 to 9)"));
+    }
 }

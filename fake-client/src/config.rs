@@ -34,6 +34,9 @@ pub struct ClientConfig {
     pub patch_epoch: [u64; 2],
     /// What the client does after the join, beyond the route.
     pub script: Script,
+    /// The session message 3 names: none for the client's own (a private join), or a
+    /// session another member hosts (a public join; SR "The join burst").
+    pub join_session: Option<u64>,
 }
 
 impl ClientConfig {
@@ -59,6 +62,7 @@ impl ClientConfig {
             join_nonce: 0x1122_3344,
             patch_epoch: [0x0102_0304_0506_0708, 0x1112_1314_1516_1718],
             script: Script::default(),
+            join_session: None,
         }
     }
 }

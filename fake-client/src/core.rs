@@ -2,6 +2,7 @@
 //! the link clock, with every check of [`crate::rules`] at the point the real client
 //! applies it (design "The emulated client").
 
+use crate::activity::MemberView;
 use crate::config::{
     CHANNEL_START_LEN, CLIENT_TICK_MS, ClientConfig, LINK_SILENCE_MS, PATCH_EPOCH_INTERVAL_MS,
 };
@@ -14,7 +15,6 @@ use std::collections::{BTreeMap, VecDeque};
 use std::net::SocketAddrV4;
 use vex_wire::activity::envelope::{ActivityNotification, ActivityPush};
 use vex_wire::activity::ids;
-use vex_wire::activity::small::EntitySlotMask;
 use vex_wire::bap::deframer::{DeframeError, Frame};
 use vex_wire::bap::header::{FrameType, InnerHeader, SERVICE_ID_LIMIT, outer_frame};
 use vex_wire::bap::services::{
@@ -136,12 +136,26 @@ impl ClientCore {
         self.slot.as_ref().map_or(0, |s| s.rosters_applied)
     }
 
-    /// The entity slots the client holds, once it has joined.
-    pub fn lease(&self) -> Option<&EntitySlotMask> {
+    /// The session every push carries, once a join_result was accepted: what another
+    /// member names to join the same activity (SR "The join burst": a public join).
+    pub fn session(&self) -> Option<u64> {
         self.slot
             .as_ref()
             .filter(|s| s.established)
-            .map(|s| &s.lease)
+            .map(|s| s.stored_id)
+    }
+
+    /// What the client knows of its activity's members, for the checks between members.
+    pub fn member_view(&self) -> MemberView {
+        let slot = self.slot.as_ref().filter(|s| s.established);
+        MemberView {
+            member_key: self.config.scenario.player.member_key,
+            lease: slot.map(|s| s.lease.clone()),
+            tables: slot.map(|s| s.tables.clone()).unwrap_or_default(),
+            left: slot.is_some_and(|s| s.departure.is_some()),
+            present: slot.is_some_and(|s| s.departure.is_none())
+                && self.outcome == Outcome::Running,
+        }
     }
 
     /// Every violation so far.
@@ -444,6 +458,7 @@ impl ClientCore {
         }
         self.request_slots_if_due(now);
         self.refresh_if_due(now);
+        self.send_identity_if_due(now);
         self.leave_if_due(now);
     }
 
@@ -469,12 +484,14 @@ impl ClientCore {
         let leave = self.slot.as_ref().and_then(|s| s.leave_at);
         let slot_request = self.slot.as_ref().and_then(|s| s.slot_request_at);
         let refresh = self.slot.as_ref().and_then(|s| s.refresh_at);
+        let identity = self.slot.as_ref().and_then(|s| s.identity_at);
         [
             silence,
             epoch,
             leave,
             slot_request,
             refresh,
+            identity,
             self.keepalive_due(),
             self.keepalive_deadline(),
         ]

@@ -10,6 +10,7 @@ mod core;
 mod duties;
 mod entity_slots;
 mod epoch;
+mod identity;
 mod incident;
 mod leave;
 pub mod link;

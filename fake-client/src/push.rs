@@ -151,6 +151,7 @@ impl ClientCore {
         slot.replication_epoch = r.initial_epoch;
         let script = self.config.script;
         slot.leave_at = script.leave_after_ms.map(|ms| now + ms);
+        slot.identity_at = script.identity_after_ms.map(|ms| now + ms);
         slot.slot_request_at = script.slot_request_after_ms.map(|ms| now + ms);
         slot.refresh_at = script.refresh_after_ms.map(|ms| now + ms);
         slot.next_epoch = Some(now);

@@ -8,7 +8,7 @@ use crate::rules::Rule;
 use vex_wire::activity::ids;
 use vex_wire::time::Instant;
 
-/// The snapshot a message 18 is owed, in order.
+/// The snapshot a message 18 is owed on a private link, in order.
 pub const SNAPSHOT: [u32; 4] = [
     ids::GLOBAL_ACTIVITY_STATE,
     ids::WORLD_GLOBALS_STATE,
@@ -31,7 +31,12 @@ impl ClientCore {
         }
         slot.refresh_at = None;
         slot.refresh_asked_at = Some(now);
-        slot.refresh_owed = SNAPSHOT.into_iter().collect();
+        // SR: message 12 is part of the snapshot on a private link only
+        let public = slot.public;
+        slot.refresh_owed = SNAPSHOT
+            .into_iter()
+            .filter(|&m| !(public && m == ids::REPLICATE_MEMBERSHIP))
+            .collect();
         let revision = slot.membership_acknowledged.map_or(0, |(r, _)| r);
         let mut body = revision.to_be_bytes().to_vec();
         body.extend_from_slice(&((bubble + BUBBLE_BIAS) as u32).to_be_bytes());

@@ -134,23 +134,24 @@ impl ClientCore {
             return self.violate(Rule::Bap13, Some(idx), None, reason);
         }
         let account_half = self.config.scenario.player.account_soid >> 32;
-        let shaped =
-            r.session_id >> 32 == account_half && (r.session_id >> 16) & 0xFFFF == SESSION_CLASS;
-        if !shaped {
+        let shaped = |id: u64| id >> 32 == account_half && (id >> 16) & 0xFFFF == SESSION_CLASS;
+        if !shaped(r.session_id) {
             let reason = format!(
                 "session id {:#018x} lacks the account half {account_half:#x} and class 0x0020",
                 r.session_id
             );
             self.violate(Rule::Env09, Some(idx), None, reason);
         }
-        self.slot = Some(ActivitySlot::new(r.session_id, !shaped));
+        let target = self.config.join_session.unwrap_or(r.session_id);
+        let public = target != r.session_id;
+        self.slot = Some(ActivitySlot::new(target, public, !shaped(target)));
         let join = JoinRequest::new(
             self.config.join_nonce,
-            r.session_id,
+            target,
             self.config.scenario.player.member_key,
             self.config.scenario.player.character_id,
         );
-        self.send_activity(now, r.session_id, ids::JOIN_REQUEST, join.encode());
+        self.send_activity(now, target, ids::JOIN_REQUEST, join.encode());
     }
 
     fn selection_request(&self) -> Result<Vec<u8>, BitError> {

@@ -114,7 +114,9 @@ rules! {
     Global04 => "GLOBAL-04", Wrong, "AH global_activity_state", "message 1 replays the client's own selection descriptor exactly";
     World01 => "WORLD-01", Wrong, "AH world_globals_state", "the tick period is positive";
     World02 => "WORLD-02", Wrong, "AH world_globals_state", "the tick period is never NaN";
+    Member01 => "MEMBER-01", Wrong, "AH Hazards for a host", "message 12 is applied without checks: every member's table names the members of the activity, the same at one revision";
     Member02 => "MEMBER-02", End, "AH The main messages", "the membership table holds the local player";
+    Member07 => "MEMBER-07", Drop, "facts 4.10", "the client applies one update per revision: a changed table goes out under the next revision";
     Bhs01 => "BHS-01", Crash, "AH Values that crash the client", "message 54 has at most 32 rows";
     Auth01 => "AUTH-01", Drop, "AH Message 5", "message 5 echoes the latest message 52";
     Auth02 => "AUTH-02", Drop, "AH Message 5", "no message 5 before the first message 52";

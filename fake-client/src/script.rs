@@ -13,20 +13,24 @@ pub struct Script {
     pub slot_request_after_ms: Option<u64>,
     /// Leaves with message 15 (LEAVE-01, LEAVE-02).
     pub leave_after_ms: Option<u64>,
+    /// Reports its identity with message 23 (HOST-15).
+    pub identity_after_ms: Option<u64>,
 }
 
 const REFRESH: &str = "refresh-after";
 const SLOTS: &str = "request-slots-after";
 const LEAVE: &str = "leave-after";
+const IDENTITY: &str = "identity-after";
 
-/// The text form: `refresh-after=MS request-slots-after=MS leave-after=MS`, the set ones
-/// only; empty when there are none.
+/// The text form: `refresh-after=MS request-slots-after=MS leave-after=MS
+/// identity-after=MS`, the set ones only; empty when there are none.
 impl fmt::Display for Script {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let words = [
             (REFRESH, self.refresh_after_ms),
             (SLOTS, self.slot_request_after_ms),
             (LEAVE, self.leave_after_ms),
+            (IDENTITY, self.identity_after_ms),
         ];
         let set: Vec<String> = words
             .iter()
@@ -49,6 +53,7 @@ impl Script {
                 REFRESH => &mut s.refresh_after_ms,
                 SLOTS => &mut s.slot_request_after_ms,
                 LEAVE => &mut s.leave_after_ms,
+                IDENTITY => &mut s.identity_after_ms,
                 _ => return Err(format!("{name:?} is not a scripted action")),
             };
             *slot = Some(ms);
@@ -67,8 +72,12 @@ mod tests {
             refresh_after_ms: Some(1),
             slot_request_after_ms: None,
             leave_after_ms: Some(3000),
+            identity_after_ms: Some(2),
         };
-        assert_eq!(s.to_string(), "refresh-after=1 leave-after=3000");
+        assert_eq!(
+            s.to_string(),
+            "refresh-after=1 leave-after=3000 identity-after=2"
+        );
         assert_eq!(Script::parse(&s.to_string()), Ok(s));
         assert_eq!(Script::parse(""), Ok(Script::default()));
         assert!(Script::parse("leave-after").is_err());

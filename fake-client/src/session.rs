@@ -12,9 +12,12 @@ use vex_wire::time::Instant;
 /// One activity client and what the host has told it.
 #[derive(Debug)]
 pub struct ActivitySlot {
-    /// The id from service 7, which the pre-join arm matches message 4 against. The
-    /// emulated client sends join_request as soon as it makes the slot.
+    /// The id join_request field 1 names, which the pre-join arm matches message 4
+    /// against: service 7's, or the public session the client joins. The emulated client
+    /// sends join_request as soon as it makes the slot.
     pub id: u64,
+    /// The join names a session other than the client's own (SR "The join burst").
+    pub public: bool,
     /// The id failed ENV-09: pushes naming it are dropped.
     pub badly_shaped: bool,
     /// The first push after join_request has been seen (JOIN-01).
@@ -33,8 +36,10 @@ pub struct ActivitySlot {
     pub last_epoch_sent: Option<[u64; 2]>,
     /// Message 5 bodies applied.
     pub rosters_applied: u32,
-    /// The last message 12 applied, whole.
-    pub membership: Option<Vec<u8>>,
+    /// The last message 12 applied, whole, with its revision.
+    pub membership: Option<(u32, Vec<u8>)>,
+    /// The revision and member keys of every message 12 applied, in order.
+    pub tables: Vec<(u32, Vec<u64>)>,
     /// The membership revision the client acknowledged with message 38, and when.
     pub membership_acknowledged: Option<(u32, Instant)>,
     /// The slots whose last Auth state came with a body (AUTH-09).
@@ -55,6 +60,8 @@ pub struct ActivitySlot {
     pub refresh_owed: VecDeque<u32>,
     /// When the client sends message 15 (LEAVE-01).
     pub leave_at: Option<Instant>,
+    /// When the client sends message 23 (HOST-15).
+    pub identity_at: Option<Instant>,
     /// The client left: what it held then, to judge the host's answer by.
     pub departure: Option<Departure>,
     /// The burst messages still owed after message 4, in order (JOIN-02).
@@ -67,9 +74,10 @@ pub struct ActivitySlot {
 
 impl ActivitySlot {
     /// An activity client made from service 7.
-    pub fn new(id: u64, badly_shaped: bool) -> Self {
+    pub fn new(id: u64, public: bool, badly_shaped: bool) -> Self {
         Self {
             id,
+            public,
             badly_shaped,
             first_push_seen: false,
             established: false,
@@ -80,6 +88,7 @@ impl ActivitySlot {
             last_epoch_sent: None,
             rosters_applied: 0,
             membership: None,
+            tables: Vec::new(),
             membership_acknowledged: None,
             auth_bodies: BTreeSet::new(),
             roster: None,
@@ -90,6 +99,7 @@ impl ActivitySlot {
             refresh_asked_at: None,
             refresh_owed: VecDeque::new(),
             leave_at: None,
+            identity_at: None,
             departure: None,
             burst_owed: VecDeque::new(),
             last_global_state: None,

@@ -29,24 +29,35 @@ impl ClientCore {
     }
 
     /// Message 12, applied without checks (MEMBER-01): a table without the local player
-    /// removes the local player from the activity (MEMBER-02). The client acknowledges
-    /// each new revision with message 38, so a repeat of an acknowledged revision with
-    /// nothing changed is a push the host does not owe (MEMBER-03), unless it is part of
-    /// the snapshot message 18 asked for (HOST-03) or left the host before the
-    /// acknowledgement reached it.
+    /// removes the local player from the activity (MEMBER-02). The client applies one
+    /// update per revision, so a different body under the revision it holds is not
+    /// applied (MEMBER-07). It acknowledges each new revision with message 38, so a repeat
+    /// of an acknowledged revision with nothing changed is a push the host does not owe
+    /// (MEMBER-03), unless it is part of the snapshot message 18 asked for (HOST-03) or left
+    /// the host before the acknowledgement reached it.
     pub(crate) fn on_membership(&mut self, now: Instant, idx: u64, payload: &[u8]) {
         self.status.m = true;
         let me = self.config.scenario.player.member_key;
         let Ok(m) = ReplicateMembership::decode(payload) else {
             return tracing::warn!(frame = idx, "message 12 does not decode");
         };
+        let in_snapshot = self.answers_refresh(ids::REPLICATE_MEMBERSHIP);
+        let held = self.slot.as_ref().and_then(|s| s.membership.clone());
+        if let Some((revision, body)) = held
+            && revision == m.revision
+            && body != payload
+        {
+            let reason = format!(
+                "message 12 carries another table under revision {revision}, which the client holds: not applied"
+            );
+            return self.violate(Rule::Member07, Some(idx), None, reason);
+        }
         if !m.has_member(me) {
             let reason = format!(
                 "the membership table has no member {me:#018x}: the local player is removed"
             );
             self.violate(Rule::Member02, Some(idx), None, reason);
         }
-        let in_snapshot = self.answers_refresh(ids::REPLICATE_MEMBERSHIP);
         let Some(slot) = self.slot.as_mut() else {
             return;
         };
@@ -55,8 +66,12 @@ impl ClientCore {
             .filter(|(r, _)| *r == m.revision);
         // a host resend that crossed the acknowledgement on the wire is not a repeat
         let settled = acknowledged.is_some_and(|(_, at)| now.since(at) > ACK_CROSSING_MS);
-        let unchanged = slot.membership.as_deref() == Some(payload);
-        slot.membership = Some(payload.to_vec());
+        let unchanged = slot
+            .membership
+            .as_ref()
+            .is_some_and(|(r, body)| *r == m.revision && body == payload);
+        slot.membership = Some((m.revision, payload.to_vec()));
+        slot.tables.push((m.revision, m.member_keys()));
         if settled && unchanged && !in_snapshot {
             let reason = format!(
                 "message 12 repeats revision {}, which the client acknowledged, with nothing changed",

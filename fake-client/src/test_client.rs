@@ -10,7 +10,7 @@ use std::net::{Ipv4Addr, SocketAddrV4};
 pub fn joined() -> ClientCore {
     let target = SocketAddrV4::new(Ipv4Addr::LOCALHOST, 1);
     let mut c = ClientCore::new(ClientConfig::builtin(target));
-    let mut slot = ActivitySlot::new(1, false);
+    let mut slot = ActivitySlot::new(1, false, false);
     slot.established = true;
     slot.stored_id = 1;
     c.slot = Some(slot);

@@ -41,6 +41,7 @@ fuzz_target!(|ops: Vec<Op>| {
         refresh_after_ms: Some(100),
         slot_request_after_ms: Some(200),
         leave_after_ms: Some(300),
+        identity_after_ms: Some(150),
     };
     let mut client = ClientCore::new(config);
     let mut now = Instant::default();

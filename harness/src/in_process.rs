@@ -2,6 +2,10 @@
 //! the next deadline (design "Sans-IO cores"): a 21-second silence runs in microseconds,
 //! and the same configuration always gives the same transcript. Client `i`'s links are
 //! host links `2i + 1` (primary) and `2i + 2` (activity).
+//!
+//! Several clients make one activity the way SR "The join burst" describes: the first
+//! joins the session its own service 6 created (a private join), and each other one starts
+//! once the first is in, and names the first's session in its join (a public join).
 
 use crate::report::RunReport;
 use crate::transcript::{Direction, Line, Transcript};
@@ -31,25 +35,40 @@ fn client_link(id: LinkId) -> Option<(usize, LinkKind)> {
 
 /// Runs one client against one host for `run_for_ms` of virtual time.
 pub fn run(host: HostConfig, client: ClientConfig, run_for_ms: u64) -> RunReport {
-    let [report] = run_clients(host, [client], run_for_ms);
-    report
+    let mut reports = run_members(host, vec![client], run_for_ms);
+    reports.remove(0)
 }
 
-/// Runs `N` clients against one host for `run_for_ms` of virtual time, one report each.
-pub fn run_clients<const N: usize>(
+fn start(config: ClientConfig) -> (ClientCore, Transcript) {
+    let transcript = Transcript::new(config.script);
+    (ClientCore::new(config), transcript)
+}
+
+/// Runs the members of one activity against one host for `run_for_ms` of virtual time, one
+/// report each, in `members`' order. Member 1 starts at once; the others start when member
+/// 1 is in its activity, joining its session unless their configuration names another.
+pub fn run_members(
     host: HostConfig,
-    clients: [ClientConfig; N],
+    members: Vec<ClientConfig>,
     run_for_ms: u64,
-) -> [RunReport; N] {
+) -> Vec<RunReport> {
     let mut host = HostCore::new(host);
-    let mut parts = clients.map(|c| {
-        let transcript = Transcript::new(c.script);
-        (ClientCore::new(c), transcript)
-    });
+    let mut members = members.into_iter();
+    let mut parts: Vec<(ClientCore, Transcript)> = members.next().map(start).into_iter().collect();
+    let mut waiting: Vec<ClientConfig> = members.collect();
     let deadline = Instant::from_millis(run_for_ms);
     let mut now = Instant::default();
     loop {
         let mut progress = false;
+        if let (false, Some(session)) = (
+            waiting.is_empty(),
+            parts.first().and_then(|(c, _)| c.session()),
+        ) {
+            for mut config in waiting.drain(..) {
+                config.join_session.get_or_insert(session);
+                parts.push(start(config));
+            }
+        }
         for (i, (client, transcript)) in parts.iter_mut().enumerate() {
             while let Some((kind, _addr)) = client.poll_connect() {
                 host.handle_connect(now, link_id(i, kind));
@@ -118,8 +137,11 @@ pub fn run_clients<const N: usize>(
         }
     }
     let end = now.max(deadline);
-    parts.map(|(mut client, transcript)| {
-        client.finish(end);
-        RunReport::of(&client, transcript, end)
-    })
+    parts
+        .into_iter()
+        .map(|(mut client, transcript)| {
+            client.finish(end);
+            RunReport::of(&client, transcript, end)
+        })
+        .collect()
 }

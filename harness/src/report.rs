@@ -1,9 +1,8 @@
 //! What one run of the emulated client against a host came to.
 
 use crate::transcript::Transcript;
-use vex_fake_client::activity::check_activity;
+use vex_fake_client::activity::{MemberView, check_activity};
 use vex_fake_client::{ClientCore, Outcome, StatusLine, Violation};
-use vex_wire::activity::small::EntitySlotMask;
 use vex_wire::time::Instant;
 
 /// The result of one run.
@@ -21,8 +20,8 @@ pub struct RunReport {
     pub transcript: Transcript,
     /// How long the run lasted, in (virtual or real) milliseconds.
     pub elapsed_ms: u64,
-    /// The entity slots the client held at the end, once it had joined.
-    pub lease: Option<EntitySlotMask>,
+    /// What the client knew of its activity's members at the end.
+    pub member: MemberView,
 }
 
 impl RunReport {
@@ -36,7 +35,7 @@ impl RunReport {
             rosters_applied: client.rosters_applied(),
             transcript,
             elapsed_ms: end.millis(),
-            lease: client.lease().cloned(),
+            member: client.member_view(),
         }
     }
 
@@ -45,13 +44,13 @@ impl RunReport {
     /// (`vex_fake_client::activity`), the first status and outcome that fall short, and
     /// the fewest rosters applied. The transcript holds every member's lines in time order
     /// (in member order within a millisecond, whatever caused them), another member's on
-    /// links named `m2.activity` and so on, and its ticks named `m2`. SLOTS-04 is judged
-    /// on the leases at the end of the run.
+    /// links named `m2.activity` and so on, and its ticks named `m2`. SLOTS-04 and
+    /// MEMBER-01 are judged on what the members held at the end of the run.
     pub fn with_members(mut self, others: Vec<RunReport>) -> Self {
-        let leases: Vec<Option<&EntitySlotMask>> = std::iter::once(self.lease.as_ref())
-            .chain(others.iter().map(|r| r.lease.as_ref()))
+        let views: Vec<MemberView> = std::iter::once(self.member.clone())
+            .chain(others.iter().map(|r| r.member.clone()))
             .collect();
-        let shared = check_activity(&leases);
+        let shared = check_activity(&views);
         for (m, other) in others.into_iter().enumerate() {
             let member = m + 2;
             for mut v in other.violations {

@@ -8,7 +8,7 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::net::tcp::OwnedWriteHalf;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use vex_fake_client::{ClientConfig, ClientCore, LinkKind, Violation};
 use vex_wire::time::Instant;
 
@@ -43,7 +43,44 @@ fn record_received(client: &mut ClientCore, transcript: &mut Transcript, at: Ins
 pub async fn run(
     client: ClientConfig,
     run_for: Duration,
+    on_violation: impl FnMut(&Violation),
+) -> RunReport {
+    run_telling(client, run_for, on_violation, None).await
+}
+
+/// Runs the members of one activity against the host at their target for `run_for` each,
+/// one report each, in `members`' order (as `in_process::run_members` does): member 1
+/// starts at once, the others once it is in its activity, joining its session unless
+/// their configuration names another. A member 1 that never gets in runs alone.
+pub async fn run_members(members: Vec<ClientConfig>, run_for: Duration) -> Vec<RunReport> {
+    let mut members = members.into_iter();
+    let Some(first) = members.next() else {
+        return Vec::new();
+    };
+    let (joined_tx, joined_rx) = oneshot::channel();
+    let first = tokio::spawn(run_telling(first, run_for, |_| {}, Some(joined_tx)));
+    let mut others = Vec::new();
+    if let Ok(session) = joined_rx.await {
+        for mut config in members {
+            config.join_session.get_or_insert(session);
+            others.push(tokio::spawn(run(config, run_for, |_| {})));
+        }
+    }
+    let mut reports = Vec::with_capacity(others.len() + 1);
+    for task in std::iter::once(first).chain(others) {
+        if let Ok(report) = task.await {
+            reports.push(report);
+        }
+    }
+    reports
+}
+
+/// [`run`], telling `joined` the session once the client is in its activity.
+async fn run_telling(
+    client: ClientConfig,
+    run_for: Duration,
     mut on_violation: impl FnMut(&Violation),
+    mut joined: Option<oneshot::Sender<u64>>,
 ) -> RunReport {
     let start = tokio::time::Instant::now();
     let deadline = start + run_for;
@@ -92,6 +129,11 @@ pub async fn run(
         }
         for v in client.poll_violations() {
             on_violation(&v);
+        }
+        if let Some(session) = client.session()
+            && let Some(tell) = joined.take()
+        {
+            let _ = tell.send(session);
         }
         let timer = client
             .poll_timeout()

@@ -1,493 +1,252 @@
-//! Activity messages on service 8, the join burst and the keepalive.
+//! One activity: what its members share, apart from what each link owns (design
+//! "Activities, links and messages", after quinn-proto's Endpoint and Connection).
 //!
-//! SR "The join burst", "What each client message gets", "Timed sends that remain";
-//! AH "The activity envelope", "Hazards for a host".
+//! SR "The join burst" (private and public joins), "What the host does" (keep the member
+//! table, hand out entity indices); AH "The main messages" (message 0 is a mask over 8,192
+//! entity slots; message 12 the member table); facts 4.3 (the join grant, the server
+//! reserve) and 4.10 (32 member lanes, revision +1 per change).
 
-use crate::config::{EPOCH_ADVANCE_AFTER_MS, KEEPALIVE_INTERVAL_MS};
-use crate::core::{HostCore, LinkId};
-use crate::entity_slots::JOIN_GRANT;
-use crate::event::HostEvent;
-use crate::fault::{Fault, FaultPlan};
-use crate::roster;
-use vex_wire::activity::envelope::{ActivityNotification, ActivityPush};
-use vex_wire::activity::global_state::BUBBLE_ENABLED;
-use vex_wire::activity::ids::{
-    ADVANCE_REPLICATION_EPOCH, ALLOCATE_ENTITY_INDICES, BUBBLE_HOST_STATE, ENTITY_SLOTS_ALLOCATED,
-    FREE_ENTITY_INDICES, GLOBAL_ACTIVITY_STATE, JOIN_REQUEST, JOIN_RESULT, KEEPALIVE_RESPONSE,
-    MEMBERSHIP_ACKNOWLEDGEMENT, MESSAGE_COUNT, PATCH_EPOCH, PEER_LEAVE_REQUEST,
-    REPLICATE_MEMBERSHIP, SENSOR_AUTH_UPDATE, SENSOR_SENSE_UPDATE, STATE_REFRESH,
-    WORLD_GLOBALS_STATE,
-};
-use vex_wire::activity::join::{INITIAL_REPLICATION_EPOCH, JoinRequest, JoinResult};
-use vex_wire::activity::join_template::JoinResultTemplate;
-use vex_wire::activity::selection::SelectionDescriptor;
-use vex_wire::activity::sense_update::DecodedSenseUpdate;
-use vex_wire::activity::sensor_auth::{AuthPart, BODY_BUDGET};
-use vex_wire::activity::slot::EMPTY_KEY;
-use vex_wire::activity::small::{
-    AdvanceEpoch, BubbleHostState, EntitySlotMask, PatchEpoch, WorldGlobals,
-};
-use vex_wire::bap::header::InnerHeader;
-use vex_wire::bap::services::{ACTIVITY_PUSH, ACTIVITY_TO_HOST, SEND_ONLY};
-use vex_wire::time::Instant;
+use crate::LinkId;
+use std::collections::BTreeMap;
+use std::ops::Range;
+use vex_wire::activity::membership::{MEMBER_LANES, Member, ReplicateMembership};
+use vex_wire::activity::small::{ENTITY_SLOTS, EntitySlotMask};
 
-/// Message 2: the client's own tick period, unless a fault says otherwise.
-pub(crate) fn world_globals(faults: &FaultPlan) -> WorldGlobals {
-    let mut m = WorldGlobals::default_tick();
-    if faults.has(Fault::ZeroTickPeriod) {
-        m.tick_ms = 0.0;
-    }
-    if faults.has(Fault::NanTickPeriod) {
-        m.tick_ms = f32::NAN;
-    }
-    m
+/// The top 256 slots are the server's and are never granted (facts 4.3).
+pub const SERVER_RESERVE: usize = 256;
+/// The slots a client may be granted: every slot below the server reserve (facts 4.3).
+pub const GRANTABLE: Range<usize> = 0..ENTITY_SLOTS - SERVER_RESERVE;
+/// Slots granted on a join: an equal share of [`GRANTABLE`] for each of the 32 member
+/// lanes, so every member of a full activity gets a join grant. Sunrise grants a lone
+/// client every free slot (facts 4.3: `client_join_grant_count` 8,192); with many members
+/// that would leave every later member an empty grant.
+pub const JOIN_GRANT_COUNT: usize = (ENTITY_SLOTS - SERVER_RESERVE) / MEMBER_LANES;
+
+/// Why a member was not admitted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum AdmitError {
+    /// Every one of the 32 member lanes of message 12 is taken (facts 4.10).
+    #[error("the activity's {MEMBER_LANES} member lanes are all taken")]
+    Full,
 }
 
-/// Message 54: the empty table, or (a fault the encoder refuses) 40 rows, raw.
-fn bubble_host_state(faults: &FaultPlan) -> Result<Vec<u8>, vex_wire::bits::BitError> {
-    if faults.has(Fault::TooManyHostRows) {
-        return Ok(vec![TOO_MANY_ROWS << 2]); // 6-bit count, MSB first
-    }
-    BubbleHostState { row_count: 0 }.encode()
+/// What the members of one activity session share: the member table with its revision,
+/// and the entity slot allocator with each member link's lease.
+#[derive(Debug)]
+pub struct Activity {
+    session: u64,
+    owner: LinkId,
+    lanes: [Option<(LinkId, Member)>; MEMBER_LANES],
+    revision: u32,
+    leases: BTreeMap<LinkId, EntitySlotMask>,
 }
 
-/// The service-9 sequence [`Fault::PushSequence`] puts on pushes (ENV-10 wants 0).
-const FAULT_SEQUENCE: u32 = 5;
-/// Rows [`Fault::TooManyHostRows`] declares (BHS-01 allows 32).
-const TOO_MANY_ROWS: u8 = 40;
-
-/// The payload_len [`Fault::PayloadLenLarger`] declares: far more than follows, yet below
-/// the crashing range (ENV-03). A fuzz run found the emulated client allocating all of it.
-const LARGER_PAYLOAD_LEN: u32 = 0xFFFF_0000;
-/// The session id [`Fault::PushWithoutSession`] names.
-const UNBOUND_SESSION: u64 = 0x0BAD_5E55_0000_0001;
-/// A service id the client drops at the header (BAP-04), for [`Fault::ServiceIdOutOfRange`].
-const OUT_OF_RANGE_SERVICE: u16 = 400;
-
-impl HostCore {
-    /// One service-8 body. A message from a link that does not own its session is recorded
-    /// and dropped; the frame itself is accepted (HOST-06).
-    pub(crate) fn handle_activity(&mut self, now: Instant, link: LinkId, task: u32, body: &[u8]) {
-        let n = match ActivityNotification::decode(body) {
-            Ok(n) => n,
-            Err(e) => return self.drop_input(link, format!("service 8: {e}")),
-        };
-        self.record(link, ACTIVITY_TO_HOST, task, Some(n.msg_type));
-        let owned = self
-            .links
-            .get(&link)
-            .and_then(|l| l.binding.as_ref())
-            .is_some_and(|b| b.session == n.handle);
-        if !owned {
-            return self.drop_input(
-                link,
-                format!(
-                    "message {} names session {:#x}, which this link does not own",
-                    n.msg_type, n.handle
-                ),
-            );
-        }
-        match n.msg_type {
-            JOIN_REQUEST => self.join(now, link, &n.payload),
-            PATCH_EPOCH => self.patch_epoch(link, &n.payload),
-            PEER_LEAVE_REQUEST => self.peer_leave(link, &n.payload),
-            MEMBERSHIP_ACKNOWLEDGEMENT => self.membership_acknowledged(link, &n.payload),
-            STATE_REFRESH => self.state_refresh(link, &n.payload),
-            ALLOCATE_ENTITY_INDICES => self.allocate_entity_slots(link, &n.payload),
-            FREE_ENTITY_INDICES => self.free_entity_slots(link, &n.payload),
-            SENSOR_SENSE_UPDATE => self.sense_update(link, &n.payload),
-            _ => {} // recorded only (SR "Every other client message ... is recorded only")
+impl Activity {
+    /// The activity service 7 creates for `owner`, the link that sent service 6: no
+    /// member yet, no revision published.
+    pub fn new(session: u64, owner: LinkId) -> Self {
+        Self {
+            session,
+            owner,
+            lanes: [None; MEMBER_LANES],
+            revision: 0,
+            leases: BTreeMap::new(),
         }
     }
 
-    /// Message 3: answers with the join burst 4, 0, 1, 2, 54, 12, all at once (JOIN-02).
-    fn join(&mut self, now: Instant, link: LinkId, payload: &[u8]) {
-        let join = match JoinRequest::decode(payload) {
-            Ok(j) => j,
-            Err(e) => return self.drop_input(link, format!("join_request: {e}")),
-        };
-        let Some(session) = self
-            .links
-            .get(&link)
-            .and_then(|l| l.binding.as_ref())
-            .map(|b| b.session)
-        else {
-            return;
-        };
-        if join.host_id != session {
-            let reason = format!("join names session {:#x}, not this link's", join.host_id);
-            return self.drop_input(link, reason);
-        }
-        let burst = match self.join_burst(link, &join, session) {
-            Ok(b) => b,
-            Err(e) => return self.drop_input(link, format!("join burst not built: {e}")),
-        };
-        let membership = burst.iter().any(|(msg, _)| *msg == REPLICATE_MEMBERSHIP);
-        let grant = burst
+    /// The session id every push to a member carries.
+    pub fn session(&self) -> u64 {
+        self.session
+    }
+
+    /// The link that created the activity with service 6.
+    pub fn owner(&self) -> LinkId {
+        self.owner
+    }
+
+    /// True when `link` has a member lane.
+    pub fn has_member(&self, link: LinkId) -> bool {
+        self.lane_of(link).is_some()
+    }
+
+    /// The member links, in lane order.
+    pub fn member_links(&self) -> Vec<LinkId> {
+        self.lanes.iter().flatten().map(|(l, _)| *l).collect()
+    }
+
+    /// True when no member is left.
+    pub fn is_empty(&self) -> bool {
+        self.lanes.iter().all(Option::is_none)
+    }
+
+    /// The membership revision: 0 before the first member, then +1 per change (facts
+    /// 4.10: the client applies one update per revision).
+    pub fn revision(&self) -> u32 {
+        self.revision
+    }
+
+    fn lane_of(&self, link: LinkId) -> Option<usize> {
+        self.lanes
             .iter()
-            .find(|(msg, _)| *msg == ENTITY_SLOTS_ALLOCATED)
-            .map(|(_, mask)| EntitySlotMask(mask.clone()));
-        for (msg, payload) in burst {
-            self.push_message(link, msg, payload);
-        }
-        self.after_burst_faults(link);
-        let silent = self.config.faults.has(Fault::SilentAfterJoin);
-        let interval = self.keepalive_interval();
-        if let Some(l) = self.links.get_mut(&link)
-            && let Some(binding) = l.binding.as_mut()
-        {
-            binding.join = Some(join);
-            binding.roster_owed = true;
-            binding.epoch_waiting_at = Some(now + EPOCH_ADVANCE_AFTER_MS);
-            binding.membership_revision = membership.then_some(roster::FIRST_REVISION);
-            if let Some(grant) = grant {
-                binding.lease.add(&grant);
-            }
-            binding.replication_epoch = INITIAL_REPLICATION_EPOCH;
-            binding.membership_acknowledged = None;
-            binding.rosters_sent = 0;
-            l.next_keepalive = (!silent).then_some(now + interval);
-        }
-        self.event(HostEvent::Joined { link, session });
+            .position(|lane| lane.is_some_and(|(l, _)| l == link))
     }
 
-    /// Builds every message of the burst first, so none is sent unless all are built.
-    fn join_burst(
-        &mut self,
-        link: LinkId,
-        join: &JoinRequest,
-        session: u64,
-    ) -> Result<Vec<(u32, Vec<u8>)>, vex_wire::bits::BitError> {
-        let faults = &self.config.faults;
-        let scenario = &self.config.scenario;
-        let template = match self.join_template.take() {
-            Some(template) => template,
-            None => {
-                let mut base = JoinResult::accept(join, session);
-                if faults.has(Fault::JoinRejected) {
-                    base.result = -1;
-                }
-                if faults.has(Fault::ZeroKeepaliveInterval) {
-                    base.keepalive_interval_ms = 0;
-                }
-                JoinResultTemplate::new(&base)?
-            }
+    /// Gives `link` a lane holding `member`: the lane it has, or the lowest free one. The
+    /// revision rises only when the table changes.
+    pub fn admit(&mut self, link: LinkId, member: Member) -> Result<(), AdmitError> {
+        let lane = match self.lane_of(link) {
+            Some(lane) => lane,
+            None => self
+                .lanes
+                .iter()
+                .position(Option::is_none)
+                .ok_or(AdmitError::Full)?,
         };
-        let mut echo = join.record.clone();
-        if faults.has(Fault::NonceMismatch)
-            && let Some(b) = echo.first_mut()
-        {
-            *b ^= 0xFF;
-        }
-        if faults.has(Fault::WrongHostId)
-            && let Some(b) = echo.get_mut(11)
-        {
-            *b ^= 1; // the last byte of the echoed host id (bits 32-95)
-        }
-        if faults.has(Fault::ZeroHostId) {
-            for b in echo.iter_mut().skip(4).take(8) {
-                *b = 0;
-            }
-        }
-        let mut msg4 = template.encode(&echo, session);
-        self.join_template = Some(template);
-        if faults.has(Fault::ShortJoinResult) {
-            msg4.truncate(700);
-        }
-        let descriptor = self
-            .links
-            .get(&link)
-            .and_then(|l| l.binding.as_ref())
-            .map(|b| b.descriptor.clone())
-            .unwrap_or_default();
-        let mut msg1 = roster::global_state(scenario, &descriptor);
-        if faults.has(Fault::BubbleCountMismatch) {
-            msg1.bubble_count += 1;
-        }
-        if faults.has(Fault::UnbiasedBubbleStates) {
-            for s in &mut msg1.bubble_states {
-                *s = s.wrapping_sub(BUBBLE_ENABLED); // the bias left out: 0x80 is 0, 0x7F is 0xFF
-            }
-        }
-        if faults.has(Fault::RebuiltDescriptor) {
-            let mut rebuilt = SelectionDescriptor::from_bits(&descriptor)?;
-            rebuilt.flag = !rebuilt.flag;
-            msg1.descriptor = rebuilt.to_bits()?;
-        }
-        let mut msg1 = msg1.encode()?;
-        if faults.has(Fault::ShortGlobalState) {
-            msg1.truncate(100);
-        }
-        let mut burst = vec![
-            (JOIN_RESULT, msg4),
-            (ENTITY_SLOTS_ALLOCATED, self.join_grant(link).0),
-            (GLOBAL_ACTIVITY_STATE, msg1),
-            (WORLD_GLOBALS_STATE, world_globals(faults).encode()?),
-            (BUBBLE_HOST_STATE, bubble_host_state(faults)?),
-        ];
-        if faults.has(Fault::BurstWithoutWorldGlobals) {
-            burst.retain(|(msg, _)| *msg != WORLD_GLOBALS_STATE);
-        }
-        if faults.has(Fault::AuthBeforeEpoch) {
-            burst.push((
-                SENSOR_AUTH_UPDATE,
-                roster::sensor_auth(scenario, join, [0, 0])?.encode()?,
-            ));
-        }
-        if !faults.has(Fault::NoMembership) {
-            burst.push((REPLICATE_MEMBERSHIP, self.membership_table(join).encode()?));
-        }
-        if faults.has(Fault::BurstOrder) {
-            burst.swap(0, 1);
-        }
-        Ok(burst)
+        self.set_lane(lane, Some((link, member)));
+        Ok(())
     }
 
-    /// Sends activity message `msg` on a link with no session, as a push naming a session
-    /// that does not exist (for [`Fault::PushWithoutSession`]).
-    pub(crate) fn push_unbound(&mut self, link: LinkId, msg: u32, payload: Vec<u8>) {
-        if let Some(l) = self.links.get_mut(&link) {
-            let t = l.push(&ActivityPush::new(UNBOUND_SESSION, msg, payload), 0);
-            self.send(t);
+    /// Commits `link`'s identity (message 23); false when `link` is not a member.
+    pub fn set_identity(&mut self, link: LinkId, member: Member) -> bool {
+        let Some(lane) = self.lane_of(link) else {
+            return false;
+        };
+        self.set_lane(lane, Some((link, member)));
+        true
+    }
+
+    /// Takes `link` out of the table and frees its lease; false when it was not a member.
+    pub fn depart(&mut self, link: LinkId) -> bool {
+        self.leases.remove(&link);
+        let Some(lane) = self.lane_of(link) else {
+            return false;
+        };
+        self.set_lane(lane, None);
+        true
+    }
+
+    fn set_lane(&mut self, lane: usize, value: Option<(LinkId, Member)>) {
+        let Some(slot) = self.lanes.get_mut(lane) else {
+            return;
+        };
+        if *slot != value {
+            *slot = value;
+            self.revision = self.revision.wrapping_add(1);
         }
     }
 
-    /// Sends activity message `msg` as a service-9 push on the link's session.
-    pub(crate) fn push_message(&mut self, link: LinkId, msg: u32, payload: Vec<u8>) {
-        let faults = self.config.faults.clone();
-        let Some(l) = self.links.get_mut(&link) else {
-            return;
-        };
-        let Some(session) = l.binding.as_ref().map(|b| b.session) else {
-            return;
-        };
-        let mut push = ActivityPush::new(session, msg, payload);
-        match msg {
-            JOIN_RESULT if faults.has(Fault::JoinResultWrongSession) => push.session_id ^= 0xFFFF,
-            GLOBAL_ACTIVITY_STATE if faults.has(Fault::PushDiscriminator) => push.discriminator = 0,
-            WORLD_GLOBALS_STATE if faults.has(Fault::PayloadLenLarger) => {
-                push.payload_len = LARGER_PAYLOAD_LEN;
-            }
-            BUBBLE_HOST_STATE if faults.has(Fault::PayloadLenHuge) => {
-                push.payload_len = 0xFFFF_FF80
-            }
-            _ => {}
-        }
-        let joined = l.binding.as_ref().is_some_and(|b| b.join.is_some());
-        if joined && faults.has(Fault::WrongSessionAfterJoin) {
-            push.session_id = push.session_id.wrapping_add(1);
-        }
-        let sequence = if faults.has(Fault::PushSequence) {
-            FAULT_SEQUENCE
-        } else {
-            0
-        };
-        let mut t = l.push(&push, sequence);
-        if msg == JOIN_RESULT
-            && faults.has(Fault::CorruptTag)
-            && let Some(b) = t.bytes.get_mut(6)
-        {
-            *b ^= 1;
-        }
-        self.send(t);
+    /// Message 12 for every member: the table at the current revision, the owner's key
+    /// (or the first member's, once the owner is gone) as the host key.
+    pub fn table(&self) -> ReplicateMembership {
+        let members = self.lanes.map(|lane| lane.map(|(_, m)| m));
+        let host = self
+            .lanes
+            .iter()
+            .flatten()
+            .find(|(l, _)| *l == self.owner)
+            .or_else(|| self.lanes.iter().flatten().next())
+            .map_or(0, |(_, m)| m.member_key);
+        ReplicateMembership::for_members(members, self.revision, host)
     }
 
-    /// Faults that add a frame after the burst.
-    fn after_burst_faults(&mut self, link: LinkId) {
-        let faults = self.config.faults.clone();
-        let Some(l) = self.links.get_mut(&link) else {
-            return;
-        };
-        let mut extra = Vec::new();
-        if faults.has(Fault::ShortInnerHeader) {
-            // BAP-03: 4 bytes cannot hold a 6-byte inner header.
-            extra.push((ACTIVITY_PUSH, l.frame_inner(l.push_type(), &[0, 9, 0, 0])));
+    /// The lowest `count` grantable slots no member holds, `except`'s own lease aside
+    /// (facts 4.3, 4.4): two members never hold one slot (SLOTS-04), and a member that
+    /// joins again may be granted what it holds already, since message 0 only ever adds.
+    pub fn free_slots(&self, count: usize, except: Option<LinkId>) -> EntitySlotMask {
+        let mut held = EntitySlotMask::empty();
+        for (_, lease) in self.leases.iter().filter(|(l, _)| Some(**l) != except) {
+            held.add(lease);
         }
-        if faults.has(Fault::TinyInnerMessage) {
-            // BAP-03: 1 byte cannot even hold a service id.
-            extra.push((ACTIVITY_PUSH, l.frame_inner(l.push_type(), &[0])));
+        let mut grant = EntitySlotMask::empty();
+        for i in GRANTABLE.filter(|&i| !held.get(i)).take(count) {
+            grant.set(i);
         }
-        if faults.has(Fault::ServiceIdOutOfRange) {
-            let header = InnerHeader::request(OUT_OF_RANGE_SERVICE, 0);
-            extra.push((OUT_OF_RANGE_SERVICE, l.frame(l.push_type(), header, &[])));
-        }
-        if faults.has(Fault::ReplyOnSendOnly) {
-            let service = SEND_ONLY[0]; // BAP-07: the client cannot parse a reply on it
-            let header = InnerHeader::response(service, 0);
-            extra.push((service, l.frame(l.push_type(), header, &[])));
-        }
-        for (service, bytes) in extra {
-            self.send_raw(link, service, bytes);
-        }
-        if faults.has(Fault::UnknownMessageId) {
-            self.push_message(link, MESSAGE_COUNT, vec![0]);
-        }
+        grant
     }
 
-    /// Message 52: keeps the epoch for the link; the first one answers with the first
-    /// message 5 when a roster is owed (AUTH-16, SR step 5).
-    fn patch_epoch(&mut self, link: LinkId, payload: &[u8]) {
-        let epoch = match PatchEpoch::decode(payload) {
-            Ok(e) => e,
-            Err(e) => return self.drop_input(link, format!("patch_epoch: {e}")),
-        };
-        let Some(binding) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) else {
-            return;
-        };
-        binding.epoch = Some(epoch);
-        let (Some(join), true) = (binding.join.clone(), binding.roster_owed) else {
-            return;
-        };
-        binding.roster_owed = false;
-        self.push_roster(link, &join, epoch);
-        self.incident_faults(link);
-        if self.config.faults.has(Fault::CloseAfterJoin) {
-            if let Some(l) = self.links.get_mut(&link) {
-                l.closed = true;
-            }
-            self.close(
-                link,
-                "fault plan: close the link after the first roster".into(),
-            );
-        }
+    /// The table as if `link`'s member were alone in the activity, at the current revision
+    /// (what a host that keeps one body per binding sends, facts 4.10).
+    pub fn table_of(&self, link: LinkId) -> ReplicateMembership {
+        let members = self
+            .lanes
+            .map(|lane| lane.filter(|(l, _)| *l == link).map(|(_, m)| m));
+        let host = members.iter().flatten().next().map_or(0, |m| m.member_key);
+        ReplicateMembership::for_members(members, self.revision, host)
     }
 
-    /// Message 5 with the whole roster and every Auth body the host holds, echoing the
-    /// client's `epoch` (AUTH-01, AUTH-09).
-    pub(crate) fn push_roster(&mut self, link: LinkId, join: &JoinRequest, epoch: PatchEpoch) {
-        let Some(binding) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) else {
-            return;
-        };
-        let first = binding.rosters_sent == 0;
-        binding.rosters_sent += 1;
-        let faults = &self.config.faults;
-        let mut echo = epoch.0;
-        if faults.has(Fault::WrongEpochEcho) {
-            echo[1] = echo[1].wrapping_add(1);
+    /// Adds `grant` to `link`'s lease: what a message 0 to it gave.
+    pub fn add_lease(&mut self, link: LinkId, grant: &EntitySlotMask) {
+        self.leases
+            .entry(link)
+            .or_insert_with(EntitySlotMask::empty)
+            .add(grant);
+    }
+
+    /// Message 21: `link` stops holding `returned`.
+    pub fn release(&mut self, link: LinkId, returned: &EntitySlotMask) {
+        if let Some(lease) = self.leases.get_mut(&link) {
+            lease.remove(returned);
         }
-        let body = roster::sensor_auth(&self.config.scenario, join, echo).and_then(|mut m| {
-            m.prefix.roster_enable = !faults.has(Fault::RosterDisabled);
-            if faults.has(Fault::MissingBlock)
-                && let Some(g) = m.groups.last_mut()
-            {
-                g.objects.pop();
-            }
-            if faults.has(Fault::EmptyGroupKey)
-                && let Some(g) = m.groups.first_mut()
-            {
-                g.key = EMPTY_KEY;
-            }
-            crate::corrupt::roster_faults(faults, &mut m);
-            if faults.has(Fault::RosterWithoutBodies) && !first {
-                for o in m.groups.iter_mut().flat_map(|g| &mut g.objects) {
-                    o.auth = o.auth.take().map(|_| AuthPart {
-                        reset: true,
-                        body: None,
-                    }); // AUTH-09: every block reset-only
-                }
-            }
-            let mut body = m.encode()?;
-            crate::corrupt::sensor_auth(faults, &mut body);
-            if faults.has(Fault::OverBudgetAuthUpdate) {
-                body.resize(BODY_BUDGET + 1, 0); // AUTH-10: trailing zeros the budget counts
-            }
-            Ok(body)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn member(n: u64) -> Member {
+        Member::seed(n, 0x9EAA_3001_0000_0000, 100 + n)
+    }
+
+    #[test]
+    fn every_change_is_one_revision_and_lanes_are_kept() {
+        let mut a = Activity::new(7, LinkId(2));
+        a.admit(LinkId(2), member(1)).unwrap();
+        a.admit(LinkId(4), member(2)).unwrap();
+        a.admit(LinkId(6), member(3)).unwrap();
+        assert_eq!(a.revision(), 3);
+        a.admit(LinkId(4), member(2)).unwrap();
+        assert_eq!(a.revision(), 3, "the same member again changes nothing");
+        assert!(a.depart(LinkId(4)));
+        assert!(!a.depart(LinkId(4)));
+        assert_eq!(a.revision(), 4);
+        let t = a.table();
+        assert_eq!(t.member_keys(), [1, 3]);
+        assert_eq!(t.member_mask, 0b101, "lanes 0 and 2");
+        assert_eq!(t.host.host_key, 1, "the owner's key");
+        a.admit(LinkId(8), member(4)).unwrap();
+        assert_eq!(a.table().member_keys(), [1, 4, 3], "the lowest free lane");
+        let mut changed = member(3);
+        changed.field6 = 9;
+        assert!(a.set_identity(LinkId(6), changed));
+        assert!(!a.set_identity(LinkId(10), changed));
+        assert_eq!(a.revision(), 6);
+    }
+
+    #[test]
+    fn the_33rd_member_is_refused() {
+        let mut a = Activity::new(7, LinkId(0));
+        for n in 0..MEMBER_LANES as u64 {
+            a.admit(LinkId(n), member(n)).unwrap();
+        }
+        assert_eq!(a.admit(LinkId(99), member(99)), Err(AdmitError::Full));
+        assert_eq!(a.table().member_mask, u32::MAX);
+    }
+
+    #[test]
+    fn leases_never_overlap_and_free_on_departure() {
+        let mut a = Activity::new(7, LinkId(2));
+        let [first, second] = [LinkId(2), LinkId(4)].map(|link| {
+            a.admit(link, member(link.0)).unwrap();
+            let grant = a.free_slots(JOIN_GRANT_COUNT, Some(link));
+            a.add_lease(link, &grant);
+            grant
         });
-        match body {
-            Ok(body) => self.push_message(link, SENSOR_AUTH_UPDATE, body),
-            Err(e) => self.drop_input(link, format!("message 5 not built: {e}")),
-        }
-    }
-
-    /// Message 6: read group by group and logged; the mission runtime that acts on Sense
-    /// is a later step (SR "Client reports come in").
-    fn sense_update(&mut self, link: LinkId, payload: &[u8]) {
-        match DecodedSenseUpdate::decode(payload) {
-            Ok(m) => {
-                let keys: Vec<String> = m
-                    .groups
-                    .iter()
-                    .map(|g| format!("{:#010x}", g.key))
-                    .collect();
-                tracing::info!(%link, groups = ?keys, "sense update");
-            }
-            Err(e) => self.drop_input(link, format!("sensor_sense_update: {e}")),
-        }
-    }
-
-    /// Message 1 from the link's binding.
-    pub(crate) fn push_global_state(&mut self, link: LinkId) {
-        let Some(descriptor) = self
-            .links
-            .get(&link)
-            .and_then(|l| l.binding.as_ref())
-            .map(|b| b.descriptor.clone())
-        else {
-            return;
-        };
-        match roster::global_state(&self.config.scenario, &descriptor).encode() {
-            Ok(body) => self.push_message(link, GLOBAL_ACTIVITY_STATE, body),
-            Err(e) => self.drop_input(link, format!("message 1 not built: {e}")),
-        }
-    }
-
-    /// The 2-second keepalive: message 1 (LINK-03), message 44 when a replication epoch
-    /// is waiting, and message 12 while its revision is unacknowledged (MEMBER-03).
-    pub(crate) fn keepalive(&mut self, now: Instant, link: LinkId) {
-        self.push_global_state(link);
-        self.advance_epoch_if_waiting(now, link);
-        self.resend_membership_if_owed(link);
-        if self.config.faults.has(Fault::KeepaliveResponse) {
-            self.push_message(link, KEEPALIVE_RESPONSE, Vec::new());
-        }
-        if self.config.faults.has(Fault::SlotsOnTimer) {
-            let mask = EntitySlotMask::with_range(JOIN_GRANT).0;
-            self.push_message(link, ENTITY_SLOTS_ALLOCATED, mask);
-        }
-        let interval = self.keepalive_interval();
-        if let Some(l) = self.links.get_mut(&link) {
-            l.next_keepalive = Some(now + interval);
-        }
-    }
-
-    /// Message 44: the epoch after the one the client holds, sent once and never retried
-    /// (EPOCH-01), with the abort bit clear, since it is permanent (EPOCH-02).
-    fn advance_epoch_if_waiting(&mut self, now: Instant, link: LinkId) {
-        let faults = &self.config.faults;
-        let Some(binding) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) else {
-            return;
-        };
-        if binding.epoch_waiting_at.is_none_or(|t| t > now) {
-            return;
-        }
-        binding.epoch_waiting_at = None;
-        let step = if faults.has(Fault::RepeatedEpoch) {
-            0
-        } else if faults.has(Fault::SkippedEpoch) {
-            2
-        } else {
-            1
-        };
-        binding.replication_epoch = binding.replication_epoch.wrapping_add(step);
-        let roster_after = faults.has(Fault::RosterAfterAbort);
-        let body = AdvanceEpoch {
-            epoch: binding.replication_epoch,
-            abort: faults.has(Fault::AbortEpoch) || roster_after,
-        }
-        .encode();
-        let resend = (binding.join.clone(), binding.epoch);
-        self.push_message(link, ADVANCE_REPLICATION_EPOCH, body);
-        if let (true, (Some(join), Some(epoch))) = (roster_after, resend) {
-            self.push_roster(link, &join, epoch);
-        }
-    }
-
-    /// The keepalive interval: 2 s (LINK-03), or 4 s under [`Fault::SlowKeepalive`].
-    fn keepalive_interval(&self) -> u64 {
-        if self.config.faults.has(Fault::SlowKeepalive) {
-            2 * KEEPALIVE_INTERVAL_MS
-        } else {
-            KEEPALIVE_INTERVAL_MS
-        }
+        assert_eq!(first.count(), JOIN_GRANT_COUNT);
+        assert!(first.get(0) && !second.get(0) && second.get(JOIN_GRANT_COUNT));
+        a.depart(LinkId(2));
+        assert!(a.free_slots(1, None).get(0), "slot 0 is free again");
+        let everything = a.free_slots(ENTITY_SLOTS, None);
+        assert_eq!(everything.count(), GRANTABLE.len() - JOIN_GRANT_COUNT);
     }
 }

@@ -1,6 +1,7 @@
 //! The sans-IO host core: bytes and time in, frames and events out (design "Sans-IO
 //! cores"). It never reads a clock, sleeps or touches a socket.
 
+use crate::activity::Activity;
 use crate::config::HostConfig;
 use crate::event::{HostEvent, Transmit};
 use crate::link::Link;
@@ -29,6 +30,8 @@ pub struct HostCore {
     pub(crate) config: HostConfig,
     pub(crate) rng: ChaCha20Rng,
     pub(crate) links: BTreeMap<LinkId, Link>,
+    /// Every activity, by session id.
+    pub(crate) activities: BTreeMap<u64, Activity>,
     pub(crate) next_session_index: u16,
     /// Message 4, encoded at the first join and patched for each one after.
     pub(crate) join_template: Option<JoinResultTemplate>,
@@ -43,6 +46,7 @@ impl HostCore {
             rng: ChaCha20Rng::from_seed(config.seed),
             config,
             links: BTreeMap::new(),
+            activities: BTreeMap::new(),
             next_session_index: 1,
             join_template: None,
             transmits: VecDeque::new(),
@@ -61,10 +65,17 @@ impl HostCore {
         self.links.insert(link, Link::new(link));
     }
 
-    /// A connection closed; its state is dropped.
+    /// A connection closed; its state is dropped, and its member leaves its activity.
     pub fn handle_close(&mut self, _now: Instant, link: LinkId) {
         tracing::debug!(%link, "link closed");
-        self.links.remove(&link);
+        let sessions = self
+            .links
+            .remove(&link)
+            .and_then(|l| l.binding)
+            .map(|b| [b.session, b.private_session]);
+        for session in sessions.into_iter().flatten() {
+            self.depart(link, session);
+        }
     }
 
     /// Bytes arrived on `link`, split anywhere.

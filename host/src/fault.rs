@@ -166,6 +166,11 @@ pub enum Fault {
     SlotGrantHeld,
     /// MEMBER-03: every keepalive carries message 12 again, acknowledged or not.
     MembershipOnTimer,
+    /// MEMBER-07: a changed member table goes out under the revision before the change.
+    MembershipRevisionKept,
+    /// MEMBER-01: every member's table names that member alone (one body per binding, as
+    /// Sunrise sends a public-target link, facts 4.10).
+    MembershipOnlySelf,
     /// BAP-07: after the burst the host replies on service 18, which is send-only.
     ReplyOnSendOnly,
     /// ENV-11: the keepalive also sends message 17, activity_client_keepalive_response, a
@@ -187,7 +192,7 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault, in declaration order.
-    pub const ALL: [Fault; 87] = [
+    pub const ALL: [Fault; 89] = [
         Fault::BadOuterMagic,
         Fault::BadFrameType,
         Fault::CorruptTag,
@@ -267,6 +272,8 @@ impl Fault {
         Fault::SlotGrantEmpty,
         Fault::SlotGrantHeld,
         Fault::MembershipOnTimer,
+        Fault::MembershipRevisionKept,
+        Fault::MembershipOnlySelf,
         Fault::ReplyOnSendOnly,
         Fault::KeepaliveResponse,
         Fault::ZeroKeepaliveInterval,
@@ -345,6 +352,8 @@ impl Fault {
             Fault::JoinGrantIgnoresOthers => "SLOTS-04",
             Fault::SlotRequestIgnored | Fault::SlotGrantEmpty | Fault::SlotGrantHeld => "HOST-04",
             Fault::MembershipOnTimer => "MEMBER-03",
+            Fault::MembershipRevisionKept => "MEMBER-07",
+            Fault::MembershipOnlySelf => "MEMBER-01",
             Fault::ReplyOnSendOnly => "BAP-07",
             Fault::KeepaliveResponse => "ENV-11",
             Fault::ZeroKeepaliveInterval => "JOIN-07",

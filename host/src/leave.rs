@@ -6,7 +6,7 @@ use crate::core::{HostCore, LinkId};
 use crate::fault::Fault;
 use crate::roster;
 use vex_wire::activity::ids::SENSOR_AUTH_UPDATE;
-use vex_wire::activity::small::{EntitySlotMask, PeerLeave};
+use vex_wire::activity::small::PeerLeave;
 
 impl HostCore {
     /// One message 5 on the link removes the client's roster, and no roster follows it.
@@ -22,18 +22,20 @@ impl HostCore {
         if faults.has(Fault::LeaveIgnored) {
             return; // the host acts as if message 15 never came
         }
-        let scenario = &self.config.scenario;
         let Some(binding) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) else {
             return;
         };
         let registered = binding.join.is_some() && !binding.roster_owed;
         binding.roster_owed = false;
-        // the client is gone: no request of its is answered, and its slots are free again
-        let join = binding.join.take();
-        binding.lease = EntitySlotMask::empty();
-        let (Some(epoch), Some(join), true) = (binding.epoch, join, registered) else {
+        // the client is gone: no request of its is answered, its lane and slots are free
+        // again, and the other members get the table without it
+        let (join, epoch, session) = (binding.join.take(), binding.epoch, binding.session);
+        self.depart(link, session);
+        let (Some(epoch), Some(join), true) = (epoch, join, registered) else {
             return;
         };
+        let faults = &self.config.faults;
+        let scenario = &self.config.scenario;
         let mut bodies = Vec::new();
         let delta = if faults.has(Fault::LeaveKeepsPresence) {
             roster::sensor_auth(scenario, &join, epoch.0).map(|mut m| {

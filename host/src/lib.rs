@@ -4,7 +4,7 @@
 //! ([`server`]) around it. SR (001) describes what an Activity Host does; AH (000) the
 //! messages.
 
-mod activity;
+pub mod activity;
 pub mod config;
 mod core;
 mod corrupt;
@@ -15,6 +15,7 @@ mod incident_faults;
 mod leave;
 mod link;
 mod membership;
+mod messages;
 mod refresh;
 pub mod roster;
 mod route;

@@ -6,18 +6,21 @@ use crate::event::Transmit;
 use vex_wire::activity::envelope::ActivityPush;
 use vex_wire::activity::join::{INITIAL_REPLICATION_EPOCH, JoinRequest};
 use vex_wire::activity::selection::DescriptorBits;
-use vex_wire::activity::small::{EntitySlotMask, PatchEpoch};
+use vex_wire::activity::small::PatchEpoch;
 use vex_wire::bap::deframer::Deframer;
 use vex_wire::bap::header::{FrameType, InnerHeader, outer_frame};
 use vex_wire::bap::secure::SecureChannel;
 use vex_wire::bap::services::ACTIVITY_PUSH;
 use vex_wire::time::Instant;
 
-/// The activity session a link owns after service 6 (SR "Service 6 and 7").
+/// What one link owns of the activity it is bound to (SR "Service 6 and 7", "The join
+/// burst"): its own session, the session it joined, and what it was sent and answered.
 #[derive(Debug, Clone)]
 pub struct Binding {
-    /// The session id from service 7.
+    /// The session the link is bound to: its own until a public join names another.
     pub session: u64,
+    /// The link's own private session, from its service 7.
+    pub private_session: u64,
     /// The client's descriptor, kept bit for bit (GLOBAL-04).
     pub descriptor: DescriptorBits,
     /// The join, once message 3 arrived.
@@ -37,9 +40,6 @@ pub struct Binding {
     pub membership_revision: Option<u32>,
     /// The revision the client acknowledged with message 38.
     pub membership_acknowledged: Option<u32>,
-    /// The entity slots the link holds: the join grant, message 20's grants, less what
-    /// message 21 returned.
-    pub lease: EntitySlotMask,
 }
 
 impl Binding {
@@ -47,6 +47,7 @@ impl Binding {
     pub fn new(session: u64, descriptor: DescriptorBits) -> Self {
         Self {
             session,
+            private_session: session,
             descriptor,
             join: None,
             epoch: None,
@@ -56,8 +57,13 @@ impl Binding {
             epoch_waiting_at: None,
             membership_revision: None,
             membership_acknowledged: None,
-            lease: EntitySlotMask::empty(),
         }
+    }
+
+    /// True when the link joined a session other than its own (SR "The join burst": a
+    /// public join).
+    pub fn is_public(&self) -> bool {
+        self.session != self.private_session
     }
 }
 

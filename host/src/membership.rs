@@ -1,25 +1,141 @@
-//! Message 12 after the join: the client acknowledges a revision with message 38, and the
-//! keepalive carries message 12 again only while the current revision is unacknowledged
-//! (SR "Timed sends that remain"; facts 4.10 "Publication rules"; MEMBER-03).
+//! The member table of an activity on the wire: message 12 goes to every member when the
+//! table changes, message 23 commits a member's identity, message 38 acknowledges a
+//! revision, and the keepalive carries message 12 again only while the current revision is
+//! unacknowledged.
+//!
+//! SR "What the host does" (keep the member table: message 12 when membership changes),
+//! "What each client message gets" (23, 38), "Timed sends that remain"; facts 4.10
+//! "Publication rules", 4.12; MEMBER-03, MEMBER-07, HOST-15.
 
 use crate::core::{HostCore, LinkId};
 use crate::fault::Fault;
 use crate::roster;
+use vex_wire::activity::identity::ClientIdentity;
 use vex_wire::activity::ids::REPLICATE_MEMBERSHIP;
 use vex_wire::activity::join::JoinRequest;
-use vex_wire::activity::membership::ReplicateMembership;
+use vex_wire::activity::membership::{Member, ReplicateMembership};
 use vex_wire::bits::BitReader;
 
 impl HostCore {
-    /// The membership table for `join`.
-    pub(crate) fn membership_table(&self, join: &JoinRequest) -> ReplicateMembership {
-        let mut table = roster::membership(&self.config.scenario, join);
+    /// The member message 3 seeds before any message 23 (facts 4.10 seed).
+    pub(crate) fn seed_member(&self, join: &JoinRequest) -> Member {
+        Member::seed(
+            join.member_key,
+            self.config.scenario.player.account_soid,
+            join.character_id,
+        )
+    }
+
+    /// The table of `session` as this host sends it to `link`.
+    pub(crate) fn membership_table(
+        &self,
+        session: u64,
+        link: LinkId,
+    ) -> Option<ReplicateMembership> {
+        let activity = self.activities.get(&session)?;
+        let mut table = activity.table();
+        if self.config.faults.has(Fault::MembershipOnlySelf) {
+            table = activity.table_of(link);
+        }
+        if self.config.faults.has(Fault::MembershipRevisionKept) {
+            table.revision = table.revision.saturating_sub(1).max(1);
+        }
+        if self.config.faults.has(Fault::ForeignMembership) {
+            for m in table.members.iter_mut().flatten() {
+                m.member_key ^= 1;
+            }
+        }
+        Some(table)
+    }
+
+    /// The table a public join's burst carries: the player's own private session, seeded
+    /// from the join and not changed by it (SR "The join burst").
+    pub(crate) fn private_table(&self, join: &JoinRequest) -> ReplicateMembership {
+        let mut table =
+            ReplicateMembership::for_local_member(self.seed_member(join), roster::FIRST_REVISION);
         if self.config.faults.has(Fault::ForeignMembership) {
             for m in table.members.iter_mut().flatten() {
                 m.member_key ^= 1;
             }
         }
         table
+    }
+
+    /// Sends `session`'s table to `link` and records the revision sent.
+    pub(crate) fn push_membership(&mut self, link: LinkId, session: u64) {
+        let Some(table) = self.membership_table(session, link) else {
+            return;
+        };
+        match table.encode() {
+            Ok(body) => {
+                self.push_message(link, REPLICATE_MEMBERSHIP, body);
+                if let Some(b) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) {
+                    b.membership_revision = Some(table.revision);
+                }
+            }
+            Err(e) => self.drop_input(link, format!("message 12 not built: {e}")),
+        }
+    }
+
+    /// The table of `session` changed: every member bound to it gets the new revision,
+    /// `except` aside (a joiner whose burst carried it already).
+    pub(crate) fn publish_membership(&mut self, session: u64, except: Option<LinkId>) {
+        let Some(activity) = self.activities.get(&session) else {
+            return;
+        };
+        for link in activity.member_links() {
+            let bound = self
+                .links
+                .get(&link)
+                .and_then(|l| l.binding.as_ref())
+                .is_some_and(|b| b.session == session && b.join.is_some());
+            if bound && Some(link) != except {
+                self.push_membership(link, session);
+            }
+        }
+    }
+
+    /// `link`'s member leaves `session`: its lane and lease are freed, the others get the
+    /// new table, and an activity with no member and no owner bound to it is dropped.
+    pub(crate) fn depart(&mut self, link: LinkId, session: u64) {
+        let Some(activity) = self.activities.get_mut(&session) else {
+            return;
+        };
+        if activity.depart(link) {
+            self.publish_membership(session, Some(link));
+        }
+        let owner_bound = |core: &Self, a: &crate::activity::Activity| {
+            core.links
+                .get(&a.owner())
+                .and_then(|l| l.binding.as_ref())
+                .is_some_and(|b| b.private_session == a.session())
+        };
+        if let Some(a) = self.activities.get(&session)
+            && a.is_empty()
+            && !owner_bound(self, a)
+        {
+            self.activities.remove(&session);
+        }
+    }
+
+    /// Message 23: commits the member's identity; a changed table goes to every member
+    /// (HOST-15). A link with no member in its activity gets nothing.
+    pub(crate) fn client_identity(&mut self, link: LinkId, payload: &[u8]) {
+        let identity = match ClientIdentity::decode(payload) {
+            Ok(i) => i,
+            Err(e) => return self.drop_input(link, format!("client_identity_update: {e}")),
+        };
+        let Some(session) = self.joined_session(link) else {
+            return self.drop_input(link, "client_identity_update with no joined client".into());
+        };
+        let Some(activity) = self.activities.get_mut(&session) else {
+            return;
+        };
+        let before = activity.revision();
+        activity.set_identity(link, identity.0);
+        if activity.revision() != before {
+            self.publish_membership(session, None);
+        }
     }
 
     /// Message 38: the revision the client applied.
@@ -33,21 +149,27 @@ impl HostCore {
         }
     }
 
-    /// On the keepalive: message 12 again while its revision is unacknowledged.
+    /// On the keepalive: message 12 again while the current revision is unacknowledged.
     pub(crate) fn resend_membership_if_owed(&mut self, link: LinkId) {
         let Some(binding) = self.links.get(&link).and_then(|l| l.binding.as_ref()) else {
             return;
         };
-        let (Some(sent), Some(join)) = (binding.membership_revision, binding.join.as_ref()) else {
+        let (Some(_), true) = (binding.membership_revision, binding.join.is_some()) else {
             return;
         };
+        let session = binding.session;
+        let acknowledged = binding.membership_acknowledged;
+        let current = self.activities.get(&session).map(|a| a.revision());
         let on_timer = self.config.faults.has(Fault::MembershipOnTimer);
-        if binding.membership_acknowledged == Some(sent) && !on_timer {
+        if acknowledged == current && !on_timer {
             return;
         }
-        match self.membership_table(join).encode() {
-            Ok(body) => self.push_message(link, REPLICATE_MEMBERSHIP, body),
-            Err(e) => self.drop_input(link, format!("message 12 not built: {e}")),
-        }
+        self.push_membership(link, session);
+    }
+
+    /// The session `link` joined, when its client is joined.
+    pub(crate) fn joined_session(&self, link: LinkId) -> Option<u64> {
+        let b = self.links.get(&link)?.binding.as_ref()?;
+        b.join.is_some().then_some(b.session)
     }
 }

@@ -1,11 +1,11 @@
-//! Message 18, state refresh: a request for the whole snapshot, messages 1, 2 and 12,
-//! then 5 (SR "What each client message gets"; HOST-03). An earlier send is not an
+//! Message 18, state refresh: a request for the whole snapshot, messages 1, 2 and 12
+//! (on a private link), then 5 (SR "What each client message gets"; HOST-03). An earlier send is not an
 //! answer: the client may have dropped what it held.
 
-use crate::activity::world_globals;
 use crate::core::{HostCore, LinkId};
 use crate::fault::Fault;
-use vex_wire::activity::ids::{REPLICATE_MEMBERSHIP, WORLD_GLOBALS_STATE};
+use crate::messages::world_globals;
+use vex_wire::activity::ids::WORLD_GLOBALS_STATE;
 use vex_wire::bits::BitReader;
 
 impl HostCore {
@@ -28,14 +28,14 @@ impl HostCore {
         let (Some(join), epoch) = (binding.join.clone(), binding.epoch) else {
             return self.drop_input(link, "state_refresh with no joined client".into());
         };
+        let (session, public) = (binding.session, binding.is_public());
         self.push_global_state(link);
         match world_globals(&faults).encode() {
             Ok(body) => self.push_message(link, WORLD_GLOBALS_STATE, body),
             Err(e) => return self.drop_input(link, format!("message 2 not built: {e}")),
         }
-        match self.membership_table(&join).encode() {
-            Ok(body) => self.push_message(link, REPLICATE_MEMBERSHIP, body),
-            Err(e) => return self.drop_input(link, format!("message 12 not built: {e}")),
+        if !public {
+            self.push_membership(link, session);
         }
         if faults.has(Fault::RefreshWithoutRoster) {
             return;

@@ -3,6 +3,7 @@
 //!
 //! SR "Loading into a destination"; NS "bdLobby BAP"; facts 1.2, 1.3, 1.5, 2.2, 5.
 
+use crate::activity::Activity;
 use crate::config::SESSION_CLASS;
 use crate::core::{HostCore, LinkId};
 use crate::event::Transmit;
@@ -196,18 +197,14 @@ impl HostCore {
 
     /// A session id of the account's shape: account half, class 0x0020, index (ENV-09).
     /// The 16-bit index skips 0 and any index still bound to a live link, so ids stay
-    /// unique however many sessions come and go (ENV-08).
+    /// unique however many sessions come and go (ENV-08): an index is free again once its
+    /// activity is gone.
     fn new_session_id(&mut self) -> u64 {
         let account_half = self.config.scenario.player.account_soid & 0xFFFF_FFFF_0000_0000;
         let shape = |index: u16| account_half | (SESSION_CLASS << 16) | u64::from(index);
         let mut index = self.next_session_index;
         for _ in 0..u16::MAX {
-            let in_use = self
-                .links
-                .values()
-                .filter_map(|l| l.binding.as_ref())
-                .any(|b| b.session == shape(index));
-            if !in_use {
+            if !self.activities.contains_key(&shape(index)) {
                 break;
             }
             index = index.checked_add(1).unwrap_or(1);
@@ -268,8 +265,14 @@ impl HostCore {
             return self.send(t);
         }
         l.next_keepalive = None; // a new session has no accepted join yet
-        l.binding = Some(Binding::new(session, descriptor));
+        let previous = l.binding.replace(Binding::new(session, descriptor));
         self.send(t);
+        self.activities
+            .insert(session, Activity::new(session, link));
+        if let Some(previous) = previous {
+            self.depart(link, previous.session);
+            self.depart(link, previous.private_session);
+        }
         if self.config.faults.has(Fault::PushBeforeJoin) {
             self.push_global_state(link);
         }
@@ -287,16 +290,13 @@ mod tests {
         h.next_session_index = u16::MAX;
         let last = h.new_session_id();
         assert_eq!(last & 0xFFFF, 0xFFFF);
-        h.handle_connect(Instant::default(), LinkId(1));
         let taken = (last & !0xFFFF) | 1;
-        if let Some(l) = h.links.get_mut(&LinkId(1)) {
-            l.binding = Some(Binding::new(taken, Default::default()));
-        }
+        h.activities.insert(taken, Activity::new(taken, LinkId(1)));
         let next = h.new_session_id();
         assert_eq!(
             next & 0xFFFF,
             2,
-            "index 0 is skipped, and 1 is bound to a live link"
+            "index 0 is skipped, and 1 is a live activity's"
         );
     }
 }

@@ -3,9 +3,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 
 use std::net::{Ipv4Addr, SocketAddrV4};
+use vex_host::activity::JOIN_GRANT_COUNT;
 use vex_host::{HostConfig, HostCore, HostEvent, LinkId, Transmit};
 use vex_wire::activity::envelope::ActivityNotification;
 use vex_wire::activity::join::JoinRequest;
+use vex_wire::activity::membership::ReplicateMembership;
 use vex_wire::bap::deframer::Deframer;
 use vex_wire::bap::header::{FrameType, InnerHeader, outer_frame, plain_frame};
 use vex_wire::bap::secure::{Role, SecureChannel, SignOnKeys, open_hello};
@@ -292,8 +294,8 @@ fn membership_is_resent_until_acknowledged() {
     assert!(later.contains(&1) && !later.contains(&12), "{later:?}");
 }
 
-/// Message 20 gets the lowest slots no link holds (none while the join grant holds them
-/// all), a count of 0 is refused, and message 21 frees slots with no reply (HOST-04).
+/// Message 20 gets the lowest slots no member holds (above the join grant), a count of 0
+/// is refused, and message 21 frees slots with no reply (HOST-04).
 #[test]
 fn slot_requests_grant_the_lowest_free_slots() {
     use vex_wire::activity::small::EntitySlotMask;
@@ -313,10 +315,11 @@ fn slot_requests_grant_the_lowest_free_slots() {
         EntitySlotMask(push.payload)
     };
     send_sealed(&mut h, L, &mut c, 8, 3, &request(8));
+    let after_join = JOIN_GRANT_COUNT..JOIN_GRANT_COUNT + 8;
     assert_eq!(
-        grant(&mut h, &mut c).count(),
-        0,
-        "the join grant holds every free slot"
+        grant(&mut h, &mut c),
+        EntitySlotMask::with_range(after_join),
+        "the join grant holds the lowest slots"
     );
     send_sealed(&mut h, L, &mut c, 8, 4, &request(0));
     assert!(transmits(&mut h).is_empty());
@@ -388,4 +391,124 @@ fn nothing_follows_the_leave_delta() {
     let request = SlotRequest { count: 8 }.encode();
     assert!(send(&mut h, &mut c, 6, 20, request).is_empty());
     assert!(dropped_with(&events(&mut h), "no joined client"));
+}
+
+/// The pushes in `t` as (message id, payload), opened with `c`.
+fn pushes(t: &[Transmit], c: &mut SecureChannel) -> Vec<(u32, Vec<u8>)> {
+    t.iter()
+        .map(|t| {
+            let (_, inner) = open(t, Some(c));
+            let body = InnerHeader::read(&inner, false).unwrap().1;
+            let p = vex_wire::activity::envelope::ActivityPush::decode(body).unwrap();
+            (p.msg_type, p.payload)
+        })
+        .collect()
+}
+
+/// The member keys of each message 12 among `pushes`, with its revision.
+fn tables(pushes: &[(u32, Vec<u8>)]) -> Vec<(u32, Vec<u64>)> {
+    pushes
+        .iter()
+        .filter(|(msg, _)| *msg == 12)
+        .map(|(_, body)| {
+            let t = ReplicateMembership::decode(body).unwrap();
+            (t.revision, t.member_keys())
+        })
+        .collect()
+}
+
+/// A second link's join naming the first link's session (a public join): the burst
+/// carries the joiner's own private table, then the activity's table reaches both, and
+/// both pushes carry the shared session id (SR "The join burst"; HOST-14).
+#[test]
+fn a_public_join_shares_the_table_with_every_member() {
+    let mut h = host();
+    let (mut c1, session, _) = join_on(&mut h, L);
+    let second = LinkId(2);
+    h.handle_connect(Instant::default(), second);
+    let mut c2 = hello(&mut h, second);
+    let private = session_of(&mut h, second, &mut c2, 1);
+    assert_ne!(private, session);
+    let join = JoinRequest::new(9, session, 0x55, 0x66);
+    let n = ActivityNotification::new(session, 3, 0, join.encode());
+    send_sealed(&mut h, second, &mut c2, 8, 2, &n.encode());
+    let t = transmits(&mut h);
+    let (to_first, to_second): (Vec<Transmit>, Vec<Transmit>) =
+        t.into_iter().partition(|t| t.link == L);
+    let second_pushes = pushes(&to_second, &mut c2);
+    let ids: Vec<u32> = second_pushes.iter().map(|(m, _)| *m).collect();
+    assert_eq!(ids, [4, 0, 1, 2, 54, 12, 12]);
+    assert_eq!(
+        tables(&second_pushes),
+        [(1, vec![0x55]), (2, vec![5, 0x55])],
+        "the private table, then the activity's"
+    );
+    assert_eq!(tables(&pushes(&to_first, &mut c1)), [(2, vec![5, 0x55])]);
+    let grant = vex_wire::activity::small::EntitySlotMask(second_pushes[1].1.clone());
+    assert!(
+        !grant.get(0) && grant.get(JOIN_GRANT_COUNT),
+        "slots of its own"
+    );
+}
+
+/// A join naming a session that is neither the link's own nor a hosted one is recorded and
+/// dropped, and the link goes on (HOST-14, HOST-06).
+#[test]
+fn a_join_naming_an_unknown_session_is_dropped() {
+    let mut h = host();
+    let mut c = hello(&mut h, L);
+    let own = session_of(&mut h, L, &mut c, 1);
+    let stranger = own + 40;
+    let join = JoinRequest::new(1, stranger, 5, 6);
+    let n = ActivityNotification::new(stranger, 3, 0, join.encode());
+    send_sealed(&mut h, L, &mut c, 8, 2, &n.encode());
+    assert!(transmits(&mut h).is_empty());
+    assert!(dropped_with(&events(&mut h), "does not own"));
+}
+
+/// Three members: message 23 changes one member's record and every member gets the next
+/// revision; a leave and a closed link each take a member out, and the rest are told.
+#[test]
+fn identity_leave_and_close_each_publish_one_revision() {
+    use vex_wire::activity::identity::ClientIdentity;
+    use vex_wire::activity::membership::Member;
+    let mut h = host();
+    let (mut c1, session, _) = join_on(&mut h, L);
+    let first = |h: &mut HostCore, c1: &mut SecureChannel| {
+        let t: Vec<Transmit> = transmits(h).into_iter().filter(|t| t.link == L).collect();
+        tables(&pushes(&t, c1))
+    };
+    let mut others = Vec::new();
+    let mut told = Vec::new();
+    for (i, link) in [LinkId(2), LinkId(3)].into_iter().enumerate() {
+        h.handle_connect(Instant::default(), link);
+        let mut c = hello(&mut h, link);
+        session_of(&mut h, link, &mut c, 1);
+        let key = 0x50 + i as u64;
+        let join = JoinRequest::new(9, session, key, 0x66);
+        let n = ActivityNotification::new(session, 3, 0, join.encode());
+        send_sealed(&mut h, link, &mut c, 8, 2, &n.encode());
+        told.extend(first(&mut h, &mut c1));
+        others.push((link, c, key));
+    }
+    assert_eq!(told, [(2, vec![5, 0x50]), (3, vec![5, 0x50, 0x51])]);
+    let (link, c, key) = &mut others[0];
+    let mut changed = Member::seed(*key, 0, 0x66);
+    changed.field6 = 77;
+    let body = ClientIdentity(changed).encode().unwrap();
+    let n = ActivityNotification::new(session, 23, 0, body);
+    send_sealed(&mut h, *link, c, 8, 4, &n.encode());
+    assert_eq!(first(&mut h, &mut c1), [(4, vec![5, 0x50, 0x51])]);
+    let leave = vex_wire::activity::small::PeerLeave {
+        word_0: 0,
+        word_4: 0,
+        peer_key: *key,
+        reason_hash: vex_wire::activity::small::LEAVE_REASON_NONE,
+    }
+    .encode();
+    let n = ActivityNotification::new(session, 15, 0, leave);
+    send_sealed(&mut h, *link, c, 8, 5, &n.encode());
+    assert_eq!(first(&mut h, &mut c1), [(5, vec![5, 0x51])]);
+    h.handle_close(Instant::default(), others[1].0);
+    assert_eq!(first(&mut h, &mut c1), [(6, vec![5])]);
 }

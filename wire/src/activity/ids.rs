@@ -38,6 +38,8 @@ pub const ALLOCATE_ENTITY_INDICES: u32 = 20;
 pub const FREE_ENTITY_INDICES: u32 = 21;
 /// Message 22, client_authoritative_data_update (C->H).
 pub const CLIENT_AUTHORITATIVE_DATA_UPDATE: u32 = 22;
+/// Message 23, client_identity_update (C->H): the member identity record.
+pub const CLIENT_IDENTITY_UPDATE: u32 = 23;
 /// Message 38, membership_acknowledgement (C->H): the membership revision applied.
 pub const MEMBERSHIP_ACKNOWLEDGEMENT: u32 = 38;
 /// Message 44, advance_replication_epoch (H->C).

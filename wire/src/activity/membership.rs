@@ -300,15 +300,41 @@ impl ReplicateMembership {
     pub fn for_local_member(member: Member, revision: u32) -> Self {
         let mut members = [None; MEMBER_LANES];
         members[0] = Some(member);
+        Self::for_members(members, revision, member.member_key)
+    }
+
+    /// An activity's table (facts 4.10 laid out for many members): `members` in their
+    /// lanes, epoch 0, the 64 seeded region records, the host key of `host_key` (the
+    /// activity owner's member key; Sunrise's one-member table writes the local member's),
+    /// and both trailing masks holding one bit per present lane (Sunrise's `1` is lane 0).
+    pub fn for_members(
+        members: [Option<Member>; MEMBER_LANES],
+        revision: u32,
+        host_key: u64,
+    ) -> Self {
+        let mask = members
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.is_some())
+            .fold(0u32, |mask, (lane, _)| mask | 1 << lane);
         Self {
             revision,
             epoch: 0,
             members,
             regions: std::array::from_fn(RegionRecord::seed),
-            host: HostTail::seed(member.member_key),
-            member_mask: LOCAL_MEMBER_MASK,
-            second_mask: LOCAL_MEMBER_MASK,
+            host: HostTail::seed(host_key),
+            member_mask: mask,
+            second_mask: mask,
         }
+    }
+
+    /// The member keys of the present lanes, in lane order.
+    pub fn member_keys(&self) -> Vec<u64> {
+        self.members
+            .iter()
+            .flatten()
+            .map(|m| m.member_key)
+            .collect()
     }
 
     /// True when a present lane carries `member_key` (MEMBER-02).

@@ -3,6 +3,7 @@
 pub mod auth;
 pub mod envelope;
 pub mod global_state;
+pub mod identity;
 pub mod ids;
 pub mod join;
 pub mod join_template;
