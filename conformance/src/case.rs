@@ -2,7 +2,8 @@
 //! it needs and what it expects (design "The harness and the CLI").
 
 use std::net::SocketAddrV4;
-use vex_fake_client::ClientConfig;
+use vex_fake_client::rules::Family;
+use vex_fake_client::{ClientConfig, Rule};
 use vex_harness::RunReport;
 use vex_host::Fault;
 use vex_wire::bap::secure::SignOnKeys;
@@ -24,8 +25,8 @@ pub struct Case {
     pub id: String,
     /// One line on what it shows.
     pub title: String,
-    /// Rule ids it covers.
-    pub rules: Vec<&'static str>,
+    /// Rules it covers.
+    pub rules: Vec<Rule>,
     /// What host it needs.
     pub host: HostUnderTest,
     /// How long the run lasts, in milliseconds.
@@ -48,12 +49,22 @@ impl Case {
         client
     }
 
+    /// The ids of the rules it covers.
+    pub fn rule_ids(&self) -> Vec<&'static str> {
+        ids(&self.rules)
+    }
+
     /// Every member's client for this case, aimed at `target`.
     pub fn clients(&self, target: SocketAddrV4, keys: SignOnKeys) -> Vec<ClientConfig> {
         (0..self.members)
             .map(|m| self.client(target, m, keys))
             .collect()
     }
+}
+
+/// The ids of `rules`, in order.
+fn ids(rules: &[Rule]) -> Vec<&'static str> {
+    rules.iter().map(|r| r.id()).collect()
 }
 
 /// What the emulated client does after the join, beyond the route.
@@ -77,12 +88,12 @@ const SCRIPT_AFTER_MS: u64 = 3_000;
 
 impl ClientScript {
     /// The script that lets the host break `rule`.
-    pub fn for_rule(rule: &str) -> Self {
-        if rule.starts_with("LEAVE-") {
+    pub fn for_rule(rule: Rule) -> Self {
+        if rule.family() == Family::Leave {
             Self::Leave
-        } else if rule == "HOST-04" {
+        } else if rule == Rule::Host04 {
             Self::RequestSlots
-        } else if rule == "HOST-03" || rule == "AUTH-09" {
+        } else if rule == Rule::Host03 || rule == Rule::Auth09 {
             Self::Refresh
         } else {
             Self::Stay
@@ -114,9 +125,9 @@ pub enum Expectation {
     /// breaches the first one leads to) is.
     Caught {
         /// The rule the host was told to break.
-        rule: &'static str,
+        rule: Rule,
         /// Rules the emulated client reports as a consequence.
-        also: &'static [&'static str],
+        also: &'static [Rule],
     },
 }
 
@@ -129,10 +140,10 @@ pub enum Expectation {
 /// dropped or missing keepalive leaves message 1 overdue (LINK-03), a roster ignored
 /// under the give-up flag follows the abort bit that set it (EPOCH-02), and a member table
 /// the client does not apply leaves it without the member that joined (MEMBER-01).
-fn consequences(fault: Fault) -> &'static [&'static str] {
+fn consequences(fault: Fault) -> &'static [Rule] {
     use Fault::*;
     match fault {
-        WrongTaskEcho | ResponseStatus => &["BAP-06", "JOIN-09"],
+        WrongTaskEcho | ResponseStatus => &[Rule::Bap06, Rule::Join09],
         UnansweredLookup
         | HelloBadMac
         | ZeroLookupAddress
@@ -143,19 +154,21 @@ fn consequences(fault: Fault) -> &'static [&'static str] {
         | Service7Discriminator
         | ZeroSessionId
         | ShortService7
-        | BareSessionId => &["JOIN-09"],
-        PushDiscriminator => &["JOIN-02", "JOIN-09"],
-        JoinResultWrongSession => &["ENV-06", "JOIN-01", "JOIN-09"],
-        PushBeforeJoin => &["JOIN-01"],
-        BurstOrder => &["ENV-06", "JOIN-02"],
-        ShortJoinResult | JoinRejected | NonceMismatch | WrongHostId => &["ENV-06", "JOIN-09"],
-        ZeroHostId => &["ENV-07", "JOIN-02", "JOIN-09"],
-        WrongSessionAfterJoin | SilentAfterJoin => &["LINK-03"],
+        | BareSessionId => &[Rule::Join09],
+        PushDiscriminator => &[Rule::Join02, Rule::Join09],
+        JoinResultWrongSession => &[Rule::Env06, Rule::Join01, Rule::Join09],
+        PushBeforeJoin => &[Rule::Join01],
+        BurstOrder => &[Rule::Env06, Rule::Join02],
+        ShortJoinResult | JoinRejected | NonceMismatch | WrongHostId => {
+            &[Rule::Env06, Rule::Join09]
+        }
+        ZeroHostId => &[Rule::Env07, Rule::Join02, Rule::Join09],
+        WrongSessionAfterJoin | SilentAfterJoin => &[Rule::Link03],
         // a block the client skips, or a bit shift that ends the groups early, leaves a
         // registered slot without its block
-        EmptyGroupKey | UnresolvableRef | SenseBitWithoutSchema => &["AUTH-08"],
-        RosterAfterAbort => &["EPOCH-02"],
-        MembershipRevisionKept => &["MEMBER-01"],
+        EmptyGroupKey | UnresolvableRef | SenseBitWithoutSchema => &[Rule::Auth08],
+        RosterAfterAbort => &[Rule::Epoch02],
+        MembershipRevisionKept => &[Rule::Member01],
         _ => &[],
     }
 }
@@ -209,14 +222,14 @@ impl Expectation {
                 }
             }
             Expectation::Caught { rule, also } => {
-                let seen: Vec<&str> = run.violations.iter().map(|v| v.rule.id()).collect();
-                let stray = seen.iter().any(|id| *id != rule && !also.contains(id));
+                let seen: Vec<Rule> = run.violations.iter().map(|v| v.rule).collect();
+                let stray = seen.iter().any(|r| *r != rule && !also.contains(r));
                 if run.has_violation(rule) && !stray {
                     Verdict::Pass
                 } else {
                     Verdict::Fail {
-                        expected: format!("a {rule} violation, and only {also:?} besides"),
-                        actual: format!("violations: {seen:?}"),
+                        expected: format!("a {rule} violation, and only {:?} besides", ids(also)),
+                        actual: format!("violations: {:?}", ids(&seen)),
                     }
                 }
             }
@@ -242,8 +255,18 @@ pub fn catalog() -> Vec<Case> {
             title: "the route completes: E, G and M set, the first roster applied, no violation"
                 .into(),
             rules: vec![
-                "JOIN-01", "JOIN-09", "AUTH-01", "AUTH-02", "AUTH-04", "AUTH-05", "AUTH-07",
-                "AUTH-08", "ENV-07", "T17-01", "EPOCH-01", "EPOCH-02",
+                Rule::Join01,
+                Rule::Join09,
+                Rule::Auth01,
+                Rule::Auth02,
+                Rule::Auth04,
+                Rule::Auth05,
+                Rule::Auth07,
+                Rule::Auth08,
+                Rule::Env07,
+                Rule::T1701,
+                Rule::Epoch01,
+                Rule::Epoch02,
             ],
             host: HostUnderTest::Any,
             run_for_ms: 5_000,
@@ -254,7 +277,7 @@ pub fn catalog() -> Vec<Case> {
         Case {
             id: "link.keepalive".into(),
             title: "the host keeps the activity link alive past 20.5 s".into(),
-            rules: vec!["LINK-01"],
+            rules: vec![Rule::Link01],
             host: HostUnderTest::Any,
             run_for_ms: 25_000,
             script: ClientScript::Stay,
@@ -264,7 +287,7 @@ pub fn catalog() -> Vec<Case> {
         Case {
             id: "slots.request".into(),
             title: "the client returns slots and asks for more: message 20 gets a message 0".into(),
-            rules: vec!["HOST-04", "SLOTS-02"],
+            rules: vec![Rule::Host04, Rule::Slots02],
             host: HostUnderTest::Any,
             run_for_ms: 5_000,
             script: ClientScript::RequestSlots,
@@ -274,7 +297,7 @@ pub fn catalog() -> Vec<Case> {
         Case {
             id: "activity.members.two".into(),
             title: "two clients join one activity: each in it, in each other's member table, no entity slot held by both".into(),
-            rules: vec!["SLOTS-04", "MEMBER-01", "MEMBER-02", "MEMBER-07", "HOST-14"],
+            rules: vec![Rule::Slots04, Rule::Member01, Rule::Member02, Rule::Member07, Rule::Host14],
             host: HostUnderTest::Any,
             run_for_ms: 5_000,
             script: ClientScript::Stay,
@@ -284,7 +307,7 @@ pub fn catalog() -> Vec<Case> {
         Case {
             id: "activity.members.three".into(),
             title: "three members: one changes its identity (23), one leaves (15); the others' tables follow, one revision per change".into(),
-            rules: vec!["MEMBER-01", "MEMBER-03", "MEMBER-07", "HOST-15", "LEAVE-01"],
+            rules: vec![Rule::Member01, Rule::Member03, Rule::Member07, Rule::Host15, Rule::Leave01],
             host: HostUnderTest::Any,
             run_for_ms: 6_000,
             script: ClientScript::Churn,
@@ -294,7 +317,7 @@ pub fn catalog() -> Vec<Case> {
         Case {
             id: "activity.members.eight".into(),
             title: "eight members join one activity: every member in every member's table, no shared slot".into(),
-            rules: vec!["MEMBER-01", "MEMBER-02", "MEMBER-07", "SLOTS-04", "HOST-14"],
+            rules: vec![Rule::Member01, Rule::Member02, Rule::Member07, Rule::Slots04, Rule::Host14],
             host: HostUnderTest::Any,
             run_for_ms: 5_000,
             script: ClientScript::Stay,
@@ -304,7 +327,7 @@ pub fn catalog() -> Vec<Case> {
         Case {
             id: "route.refresh".into(),
             title: "the client asks for a refresh: messages 1, 2, 12, then 5".into(),
-            rules: vec!["HOST-03", "MEMBER-03", "AUTH-09"],
+            rules: vec![Rule::Host03, Rule::Member03, Rule::Auth09],
             host: HostUnderTest::Any,
             run_for_ms: 5_000,
             script: ClientScript::Refresh,
@@ -315,7 +338,7 @@ pub fn catalog() -> Vec<Case> {
             id: "route.leave".into(),
             title: "the client leaves: one leave delta retires its keys, and no roster follows"
                 .into(),
-            rules: vec!["LEAVE-01", "LEAVE-02"],
+            rules: vec![Rule::Leave01, Rule::Leave02],
             host: HostUnderTest::Any,
             run_for_ms: 5_000,
             script: ClientScript::Leave,
@@ -349,7 +372,7 @@ pub fn catalog() -> Vec<Case> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vex_fake_client::{Effect, Outcome, Rule, StatusLine, Violation};
+    use vex_fake_client::{Effect, Outcome, StatusLine, Violation};
 
     /// A duty fails a clean run only in strict mode; any other violation always does.
     #[test]

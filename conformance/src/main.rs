@@ -333,10 +333,10 @@ async fn check(
 
 fn rules() -> ExitCode {
     let cases = catalog();
-    for rule in vex_fake_client::Rule::ALL {
+    for rule in vex_fake_client::ENFORCED {
         let covering: Vec<&str> = cases
             .iter()
-            .filter(|c| c.rules.contains(&rule.id()))
+            .filter(|c| c.rules.contains(rule))
             .map(|c| c.id.as_str())
             .collect();
         out!(

@@ -40,7 +40,7 @@ pub fn text(results: &[CaseResult]) -> String {
         let _ = writeln!(out, "{word} {:<40} {}", r.case.id, r.case.title);
         match &r.verdict {
             Verdict::Fail { expected, actual } => {
-                let _ = writeln!(out, "     rules:    {}", r.case.rules.join(", "));
+                let _ = writeln!(out, "     rules:    {}", r.case.rule_ids().join(", "));
                 let _ = writeln!(out, "     expected: {expected}");
                 let _ = writeln!(out, "     actual:   {actual}");
                 for v in &r.violations {
@@ -78,7 +78,7 @@ pub fn json(results: &[CaseResult]) -> String {
             serde_json::json!({
                 "id": r.case.id,
                 "title": r.case.title,
-                "rules": r.case.rules,
+                "rules": r.case.rule_ids(),
                 "verdict": verdict,
                 "detail": detail,
                 "duration_ms": r.duration.as_millis() as u64,
@@ -130,7 +130,7 @@ pub fn junit(results: &[CaseResult]) -> String {
                 let _ = write!(
                     out,
                     "<failure message=\"{}\">expected: {}\nactual: {}</failure>",
-                    xml_escape(&r.case.rules.join(", ")),
+                    xml_escape(&r.case.rule_ids().join(", ")),
                     xml_escape(expected),
                     xml_escape(actual)
                 );

@@ -42,7 +42,7 @@ fn route_join_transcript_is_unchanged() {
 /// ids of its `# expect:` line, or none. A bug report becomes a corpus case this way.
 #[test]
 fn corpus_transcripts_replay_to_their_expected_verdict() {
-    use vex_fake_client::ClientConfig;
+    use vex_fake_client::{ClientConfig, Rule};
     use vex_harness::replay;
     use vex_harness::transcript::Transcript;
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/transcripts");
@@ -55,15 +55,18 @@ fn corpus_transcripts_replay_to_their_expected_verdict() {
     assert!(files.len() >= 2, "the corpus has its transcripts");
     for path in files {
         let text = std::fs::read_to_string(&path).unwrap();
-        let mut expected: Vec<String> = text
+        let mut expected: Vec<Rule> = text
             .lines()
             .filter_map(|l| l.strip_prefix("# expect:"))
-            .flat_map(|ids| ids.split_whitespace().map(str::to_string))
+            .flat_map(str::split_whitespace)
+            .map(|id| {
+                Rule::from_id(id).unwrap_or_else(|| panic!("{}: no rule {id}", path.display()))
+            })
             .collect();
         expected.sort();
         let client = ClientConfig::builtin(vex_host::HostConfig::default_address());
         let run = replay::to_client(&Transcript::parse(&text).unwrap(), client);
-        let mut seen: Vec<String> = run.violations.iter().map(|v| v.rule.id().into()).collect();
+        let mut seen: Vec<Rule> = run.violations.iter().map(|v| v.rule).collect();
         seen.sort();
         seen.dedup();
         assert_eq!(seen, expected, "{}", path.display());

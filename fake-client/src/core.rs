@@ -197,6 +197,10 @@ impl ClientCore {
         bit: Option<usize>,
         reason: String,
     ) {
+        debug_assert!(
+            crate::rules::is_enforced(rule),
+            "{rule} is not in rules::ENFORCED"
+        );
         tracing::warn!(rule = rule.id(), frame, bit, %reason, "client check failed");
         let effect = rule.effect();
         let running = self.running();

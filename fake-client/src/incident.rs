@@ -72,7 +72,7 @@ impl ClientCore {
         for (field, value) in INCIDENT.fields.iter().zip(&fields) {
             if let Err(SchemaError::Unsafe { path, rule, value }) =
                 check_guards(field, value, field.name)
-                && let Some(rule) = Rule::from_id(rule)
+                && crate::rules::is_enforced(rule)
             {
                 let shown = if value.is_empty() { "present" } else { &value };
                 let reason = format!("{path} {shown}, but {}", rule.summary());

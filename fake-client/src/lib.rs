@@ -30,7 +30,7 @@ pub mod violation;
 pub use crate::core::{ClientCore, ClientTransmit, Outcome, Received};
 pub use config::ClientConfig;
 pub use link::LinkKind;
-pub use rules::{Effect, Rule};
+pub use rules::{ENFORCED, Effect, Rule};
 pub use script::Script;
 pub use status::StatusLine;
 pub use violation::Violation;

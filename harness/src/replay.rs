@@ -122,6 +122,6 @@ mod tests {
         });
         let run = to_client(&Transcript::parse(&t.to_text()).unwrap(), client());
         assert_eq!(run.violations.len(), 1);
-        assert_eq!(run.violations[0].rule.id(), "BAP-01");
+        assert_eq!(run.violations[0].rule, vex_fake_client::Rule::Bap01);
     }
 }

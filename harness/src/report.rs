@@ -2,7 +2,7 @@
 
 use crate::transcript::Transcript;
 use vex_fake_client::activity::{MemberView, check_activity};
-use vex_fake_client::{ClientCore, Outcome, StatusLine, Violation};
+use vex_fake_client::{ClientCore, Outcome, Rule, StatusLine, Violation};
 use vex_wire::time::Instant;
 
 /// The result of one run.
@@ -77,8 +77,8 @@ impl RunReport {
         self
     }
 
-    /// True when some violation has rule id `id`.
-    pub fn has_violation(&self, id: &str) -> bool {
-        self.violations.iter().any(|v| v.rule.id() == id)
+    /// True when some violation breaks `rule`.
+    pub fn has_violation(&self, rule: Rule) -> bool {
+        self.violations.iter().any(|v| v.rule == rule)
     }
 }

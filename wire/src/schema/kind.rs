@@ -6,6 +6,8 @@
 //! predicate union and 38 the keyed lane; 18, 20 and 30 are nullable tag references in
 //! some walker mode. The other forms are named by their shape and carry no code here.
 
+use vex_rules::Rule;
+
 /// The two walker modes for tag references (TD "Nullable tag references").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TagMode {
@@ -117,7 +119,7 @@ pub enum Guard {
     /// The integer must lie in `min..=max`.
     Range {
         /// The rule that says so.
-        rule: &'static str,
+        rule: Rule,
         /// The smallest safe value.
         min: i128,
         /// The largest safe value.
@@ -126,14 +128,14 @@ pub enum Guard {
     /// The integer must not be one of these.
     Refused {
         /// The rule that says so.
-        rule: &'static str,
+        rule: Rule,
         /// The values that crash the client.
         values: &'static [i128],
     },
     /// The field must be absent (its presence bit clear).
     Absent {
         /// The rule that says so.
-        rule: &'static str,
+        rule: Rule,
     },
 }
 

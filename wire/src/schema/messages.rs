@@ -6,6 +6,7 @@
 //! "peer_leave_request"; facts 4.1, 4.5, 4.6, 4.13, 4.14, 5.2.
 
 use super::kind::{Field, Guard, I32, Kind, Schema, U32, U64, int, uint};
+use vex_rules::Rule;
 
 const BYTE: Kind = uint(8, 0);
 const CHAR: Kind = int(8, 128);
@@ -271,12 +272,12 @@ pub const INCIDENT: Schema = Schema {
     fields: &[
         Field::always("definition_index", uint(13, 0)).guarded(&[
             Guard::Range {
-                rule: "INCIDENT-01",
+                rule: Rule::Incident01,
                 min: 0,
                 max: 7762,
             },
             Guard::Refused {
-                rule: "INCIDENT-02",
+                rule: Rule::Incident02,
                 values: &[795, 4690, 5375],
             },
         ]),
@@ -297,7 +298,7 @@ pub const INCIDENT: Schema = Schema {
             },
         )
         .guarded(&[Guard::Absent {
-            rule: "INCIDENT-04",
+            rule: Rule::Incident04,
         }]),
         Field::optional("unread", Kind::Record(&EXTRA_PAIR)),
         Field::always(
@@ -331,7 +332,7 @@ pub const BUBBLE_HOST_STATE: Schema = Schema {
     name: "bubble_host_state_update",
     fields: &[
         Field::always("row_count", uint(6, 0)).guarded(&[Guard::Range {
-            rule: "BHS-01",
+            rule: Rule::Bhs01,
             min: 0,
             max: 32,
         }]),
@@ -572,7 +573,7 @@ mod tests {
                 Value::Array(vec![]),
             ])
         };
-        let refuses = |schema: &Schema, v: &Value, rule: &str| {
+        let refuses = |schema: &Schema, v: &Value, rule: Rule| {
             let e = encode(schema, v, &mut BitWriter::new()).unwrap_err();
             assert!(
                 matches!(e, SchemaError::Unsafe { rule: r, .. } if r == rule),
@@ -587,13 +588,17 @@ mod tests {
             )
             .is_ok()
         );
-        refuses(&INCIDENT, &incident(7763, Value::Absent), "INCIDENT-01");
-        refuses(&INCIDENT, &incident(4690, Value::Absent), "INCIDENT-02");
-        refuses(&INCIDENT, &incident(1, Value::Array(vec![])), "INCIDENT-04");
+        refuses(&INCIDENT, &incident(7763, Value::Absent), Rule::Incident01);
+        refuses(&INCIDENT, &incident(4690, Value::Absent), Rule::Incident02);
+        refuses(
+            &INCIDENT,
+            &incident(1, Value::Array(vec![])),
+            Rule::Incident04,
+        );
         refuses(
             &BUBBLE_HOST_STATE,
             &Value::Record(vec![Value::Int(33)]),
-            "BHS-01",
+            Rule::Bhs01,
         );
         let mut w = BitWriter::new();
         encode(&INCIDENT, &incident(1, Value::Absent), &mut w).unwrap();

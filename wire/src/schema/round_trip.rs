@@ -428,7 +428,10 @@ fn biased_signed_fields_keep_their_whole_range() {
     let refused = encode(&LIFETIME, &Value::Record(eleven), &mut BitWriter::new());
     assert!(matches!(
         refused,
-        Err(crate::schema::SchemaError::Unsafe { rule: "T17-01", .. })
+        Err(crate::schema::SchemaError::Unsafe {
+            rule: vex_rules::Rule::T1701,
+            ..
+        })
     ));
     let bad = Value::Record(vec![Value::Int(7), Value::Int(-5), Value::Int(0)]);
     assert!(

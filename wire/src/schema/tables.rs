@@ -5,6 +5,7 @@
 //! the comment says so.
 
 use super::kind::{Field, Guard, I32, Kind, Schema, U32, U64, int, uint};
+use vex_rules::Rule;
 
 /// ClientRef: key (32, bias 0), type (7, bias 1), index (16, bias 32768); 55 bits
 /// (AH "Slots", SLOT-01).
@@ -178,7 +179,7 @@ pub const LIFETIME: Schema = Schema {
     name: "activity_lifetime_sensor",
     fields: &[
         Field::always("state", int(4, 1)).guarded(&[Guard::Range {
-            rule: "T17-01",
+            rule: Rule::T1701,
             min: -1,
             max: 10,
         }]),

@@ -49,7 +49,7 @@ pub enum SchemaError {
         /// The field path.
         path: String,
         /// The rule.
-        rule: &'static str,
+        rule: vex_rules::Rule,
         /// The value refused.
         value: String,
     },
