@@ -49,6 +49,46 @@ async fn route_join_over_tcp_against_the_server() {
         "a fault case cannot run over TCP"
     );
 
+    // the members cases run concurrently: each is its own activity on the one server
+    let members: Vec<_> = catalog()
+        .into_iter()
+        .filter(|c| c.id.starts_with("activity.members."))
+        .collect();
+    assert_eq!(members.len(), 3);
+    let runs = members.into_iter().map(|case| async move {
+        run_case(
+            &case,
+            Transport::Tcp(addr),
+            CheckOptions::STRICT_DEVELOPMENT,
+        )
+        .await
+    });
+    for result in futures_join_all(runs).await {
+        assert_eq!(
+            result.verdict,
+            Verdict::Pass,
+            "{}: {:#?}",
+            result.case.id,
+            result.violations
+        );
+    }
+
     let _ = stop.send(());
     server.await.unwrap().unwrap();
+}
+
+/// Awaits every future, in order, running them together.
+async fn futures_join_all<F: std::future::Future>(
+    futures: impl Iterator<Item = F>,
+) -> Vec<F::Output>
+where
+    F: Send + 'static,
+    F::Output: Send + 'static,
+{
+    let tasks: Vec<_> = futures.map(tokio::spawn).collect();
+    let mut out = Vec::with_capacity(tasks.len());
+    for t in tasks {
+        out.push(t.await.unwrap());
+    }
+    out
 }

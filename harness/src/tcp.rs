@@ -45,45 +45,51 @@ pub async fn run(
     run_for: Duration,
     on_violation: impl FnMut(&Violation),
 ) -> RunReport {
-    run_telling(client, run_for, on_violation, None).await
+    let deadline = tokio::time::Instant::now() + run_for;
+    let (report, _links) = drive(client, deadline, on_violation, None).await;
+    report
 }
 
-/// Runs the members of one activity against the host at their target for `run_for` each,
-/// one report each, in `members`' order (as `in_process::run_members` does): member 1
-/// starts at once, the others once it is in its activity, joining its session unless
-/// their configuration names another. A member 1 that never gets in runs alone.
+/// Runs the members of one activity against the host at their target until `run_for`
+/// from now, one report each, in `members`' order (as `in_process::run_members` does):
+/// member 1 starts at once, the others once it is in its activity, joining its session
+/// unless their configuration names another. A member 1 that never gets in runs alone.
+/// Every member's links stay open until every member's run has ended, so no member sees
+/// another leave because its run ended a little earlier.
 pub async fn run_members(members: Vec<ClientConfig>, run_for: Duration) -> Vec<RunReport> {
+    let deadline = tokio::time::Instant::now() + run_for;
     let mut members = members.into_iter();
     let Some(first) = members.next() else {
         return Vec::new();
     };
     let (joined_tx, joined_rx) = oneshot::channel();
-    let first = tokio::spawn(run_telling(first, run_for, |_| {}, Some(joined_tx)));
+    let first = tokio::spawn(drive(first, deadline, |_| {}, Some(joined_tx)));
     let mut others = Vec::new();
     if let Ok(session) = joined_rx.await {
         for mut config in members {
             config.join_session.get_or_insert(session);
-            others.push(tokio::spawn(run(config, run_for, |_| {})));
+            others.push(tokio::spawn(drive(config, deadline, |_| {}, None)));
         }
     }
-    let mut reports = Vec::with_capacity(others.len() + 1);
+    let mut runs = Vec::with_capacity(others.len() + 1);
     for task in std::iter::once(first).chain(others) {
-        if let Ok(report) = task.await {
-            reports.push(report);
+        if let Ok(run) = task.await {
+            runs.push(run);
         }
     }
-    reports
+    runs.into_iter().map(|(report, _links)| report).collect()
 }
 
-/// [`run`], telling `joined` the session once the client is in its activity.
-async fn run_telling(
+/// Runs the client until `deadline`, telling `joined` the session once the client is in
+/// its activity. Returns the report and the links' write halves: the links close when
+/// they are dropped.
+async fn drive(
     client: ClientConfig,
-    run_for: Duration,
+    deadline: tokio::time::Instant,
     mut on_violation: impl FnMut(&Violation),
     mut joined: Option<oneshot::Sender<u64>>,
-) -> RunReport {
+) -> (RunReport, BTreeMap<LinkKind, OwnedWriteHalf>) {
     let start = tokio::time::Instant::now();
-    let deadline = start + run_for;
     let now = move || Instant::from_millis(start.elapsed().as_millis() as u64);
     let mut transcript = Transcript::new(client.script);
     let mut client = ClientCore::new(client);
@@ -184,5 +190,5 @@ async fn run_telling(
     for v in client.poll_violations() {
         on_violation(&v);
     }
-    RunReport::of(&client, transcript, end)
+    (RunReport::of(&client, transcript, end), writers)
 }

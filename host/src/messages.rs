@@ -145,6 +145,7 @@ impl HostCore {
         let Some(activity) = self.activities.get_mut(&handle) else {
             return self.drop_input(link, format!("session {handle:#x} has no activity"));
         };
+        let revision_before = activity.revision();
         if let Err(e) = activity.admit(link, member) {
             return self.drop_input(link, format!("join refused: {e}"));
         }
@@ -159,10 +160,11 @@ impl HostCore {
             }
         };
         let membership = burst.iter().any(|(msg, _)| *msg == REPLICATE_MEMBERSHIP);
+        let current = self.activities.get(&handle).map_or(0, |a| a.revision());
         let revision = if public {
             roster::FIRST_REVISION
         } else {
-            self.activities.get(&handle).map_or(0, |a| a.revision())
+            current
         };
         for (msg, payload) in burst {
             self.push_message(link, msg, payload);
@@ -186,7 +188,9 @@ impl HostCore {
         if public && membership {
             self.push_membership(link, handle);
         }
-        self.publish_membership(handle, Some(link));
+        if current != revision_before {
+            self.publish_membership(handle, Some(link));
+        }
         self.event(HostEvent::Joined {
             link,
             session: handle,
