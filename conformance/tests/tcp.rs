@@ -78,11 +78,9 @@ async fn route_join_over_tcp_against_the_server() {
 }
 
 /// Awaits every future, in order, running them together.
-async fn futures_join_all<F: std::future::Future>(
-    futures: impl Iterator<Item = F>,
-) -> Vec<F::Output>
+async fn futures_join_all<F>(futures: impl Iterator<Item = F>) -> Vec<F::Output>
 where
-    F: Send + 'static,
+    F: std::future::Future + Send + 'static,
     F::Output: Send + 'static,
 {
     let tasks: Vec<_> = futures.map(tokio::spawn).collect();

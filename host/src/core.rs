@@ -5,6 +5,8 @@ use crate::activity::Activity;
 use crate::config::HostConfig;
 use crate::event::{HostEvent, Transmit};
 use crate::link::Link;
+use crate::outbound::Outbound;
+use crate::policy::Policy;
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use std::collections::{BTreeMap, VecDeque};
@@ -163,20 +165,22 @@ impl HostCore {
         self.events.push_back(event);
     }
 
-    pub(crate) fn send(&mut self, t: Transmit) {
+    /// Queues a frame after the outbound hook has seen it sealed.
+    pub(crate) fn send(&mut self, mut t: Transmit) {
+        self.outbound().sealed(t.service, t.message, &mut t.bytes);
         tracing::info!(link = %t.link, service = t.service, message = t.message, len = t.bytes.len(), "frame out");
         self.transmits.push_back(t);
     }
 
-    /// Sends bytes that are not a frame the link would build (fault injection).
-    pub(crate) fn send_raw(&mut self, link: LinkId, service: u16, bytes: Vec<u8>) {
-        self.send(Transmit {
-            link,
-            bytes,
-            service,
-            message: None,
-            payload: None,
-        });
+    /// The host's decisions (design "The emulated client": a policy trait whose defaults
+    /// are the correct behaviour).
+    pub(crate) fn policy(&self) -> &dyn Policy {
+        &self.config.faults
+    }
+
+    /// The one outbound hook every frame passes.
+    pub(crate) fn outbound(&self) -> &dyn Outbound {
+        &self.config.faults
     }
 
     /// Time passed: sends whatever is due.

@@ -2,9 +2,8 @@
 //! lowest free slots of the activity; message 21 returns slots with no reply (SR "hand out
 //! entity indices"; facts 4.3, 4.4; HOST-04, SLOTS-04).
 
-use crate::activity::{GRANTABLE, JOIN_GRANT_COUNT};
+use crate::activity::JOIN_GRANT_COUNT;
 use crate::core::{HostCore, LinkId};
-use crate::fault::Fault;
 use vex_wire::activity::ids::ENTITY_SLOTS_ALLOCATED;
 use vex_wire::activity::small::{EntitySlotMask, SLOT_MASK_LEN, SlotRequest};
 
@@ -23,38 +22,31 @@ impl HostCore {
         let Some(session) = self.joined_session(link) else {
             return self.drop_input(link, "allocate_entity_indices with no joined client".into());
         };
-        let faults = &self.config.faults;
-        if faults.has(Fault::SlotRequestIgnored) {
+        let Some(activity) = self.activities.get(&session) else {
             return;
+        };
+        let free = activity.free_slots(count as usize, None);
+        let Some(grant) = self.policy().slot_grant(count as usize, free) else {
+            return;
+        };
+        if let Some(activity) = self.activities.get_mut(&session) {
+            activity.add_lease(link, &grant);
         }
-        let Some(activity) = self.activities.get_mut(&session) else {
-            return;
-        };
-        let grant = if faults.has(Fault::SlotGrantEmpty) {
-            EntitySlotMask::empty()
-        } else if faults.has(Fault::SlotGrantHeld) {
-            EntitySlotMask::with_range(0..count as usize) // the join grant's lowest slots
-        } else {
-            activity.free_slots(count as usize, None)
-        };
-        activity.add_lease(link, &grant);
         self.push_message(link, ENTITY_SLOTS_ALLOCATED, grant.0);
     }
 
     /// The join burst's grant, added to the member's lease: [`JOIN_GRANT_COUNT`] free
-    /// slots (facts 4.3), or under [`Fault::JoinGrantIgnoresOthers`] every grantable slot,
-    /// held by another member or not.
+    /// slots (facts 4.3).
     pub(crate) fn join_grant(&mut self, link: LinkId, session: u64) -> EntitySlotMask {
-        let ignore_others = self.config.faults.has(Fault::JoinGrantIgnoresOthers);
-        let Some(activity) = self.activities.get_mut(&session) else {
+        let Some(activity) = self.activities.get(&session) else {
             return EntitySlotMask::empty();
         };
-        let grant = if ignore_others {
-            EntitySlotMask::with_range(GRANTABLE)
-        } else {
-            activity.free_slots(JOIN_GRANT_COUNT, Some(link))
-        };
-        activity.add_lease(link, &grant);
+        let grant = self
+            .policy()
+            .join_grant(activity.free_slots(JOIN_GRANT_COUNT, Some(link)));
+        if let Some(activity) = self.activities.get_mut(&session) {
+            activity.add_lease(link, &grant);
+        }
         grant
     }
 

@@ -3,9 +3,7 @@
 //! sends one right after the first message 5, written bit by bit, since the schema's
 //! encoder refuses each of them.
 
-use crate::core::{HostCore, LinkId};
-use crate::fault::Fault;
-use vex_wire::activity::ids::INCIDENT;
+use crate::fault::{Fault, FaultPlan};
 use vex_wire::bits::BitWriter;
 
 /// The first index past the 7,763-row definition table (INCIDENT-01).
@@ -36,23 +34,19 @@ fn incident(index: u64, targets: usize, selector: bool, payload: usize) -> Vec<u
     w.finish().unwrap_or_default()
 }
 
-impl HostCore {
-    /// Sends the incident the fault plan asks for, if any.
-    pub(crate) fn incident_faults(&mut self, link: LinkId) {
-        let faults = &self.config.faults;
-        let body = if faults.has(Fault::IncidentPastTable) {
-            incident(PAST_THE_TABLE, 0, false, 0)
-        } else if faults.has(Fault::IncidentCrashingRow) {
-            incident(CRASHING_ROW, 0, false, 0)
-        } else if faults.has(Fault::IncidentTooManyTargets) {
-            incident(1, TOO_MANY_TARGETS, false, 0)
-        } else if faults.has(Fault::IncidentCompressedSelector) {
-            incident(1, 0, true, 0)
-        } else if faults.has(Fault::IncidentPayloadTooLong) {
-            incident(1, 0, false, TOO_LONG_PAYLOAD)
-        } else {
-            return;
-        };
-        self.push_message(link, INCIDENT, body);
-    }
+/// The incident the plan asks for, if any.
+pub(crate) fn faulty_incident(plan: &FaultPlan) -> Option<Vec<u8>> {
+    Some(if plan.has(Fault::IncidentPastTable) {
+        incident(PAST_THE_TABLE, 0, false, 0)
+    } else if plan.has(Fault::IncidentCrashingRow) {
+        incident(CRASHING_ROW, 0, false, 0)
+    } else if plan.has(Fault::IncidentTooManyTargets) {
+        incident(1, TOO_MANY_TARGETS, false, 0)
+    } else if plan.has(Fault::IncidentCompressedSelector) {
+        incident(1, 0, true, 0)
+    } else if plan.has(Fault::IncidentPayloadTooLong) {
+        incident(1, 0, false, TOO_LONG_PAYLOAD)
+    } else {
+        return None;
+    })
 }

@@ -3,7 +3,7 @@
 //! "Client reports come in": 15 "sends the message 5 leave delta"; LEAVE-01, LEAVE-02).
 
 use crate::core::{HostCore, LinkId};
-use crate::fault::Fault;
+use crate::outbound::Moment;
 use crate::roster;
 use vex_wire::activity::ids::SENSOR_AUTH_UPDATE;
 use vex_wire::activity::small::PeerLeave;
@@ -18,8 +18,7 @@ impl HostCore {
             Err(e) => return self.drop_input(link, format!("peer_leave_request: {e}")),
         };
         tracing::info!(%link, reason = format_args!("{:#010x}", leave.reason_hash), "peer leave");
-        let faults = &self.config.faults;
-        if faults.has(Fault::LeaveIgnored) {
+        if !self.policy().answer_leave() {
             return; // the host acts as if message 15 never came
         }
         let Some(binding) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) else {
@@ -34,26 +33,19 @@ impl HostCore {
         let (Some(epoch), Some(join), true) = (epoch, join, registered) else {
             return;
         };
-        let faults = &self.config.faults;
         let scenario = &self.config.scenario;
-        let mut bodies = Vec::new();
-        let delta = if faults.has(Fault::LeaveKeepsPresence) {
-            roster::sensor_auth(scenario, &join, epoch.0).map(|mut m| {
-                m.groups.clear();
-                m
-            })
-        } else {
-            Ok(roster::leave_delta(scenario, epoch.0))
-        };
-        bodies.push(delta.and_then(|m| m.encode()));
-        if faults.has(Fault::RosterAfterLeave) {
-            bodies.push(roster::sensor_auth(scenario, &join, epoch.0).and_then(|m| m.encode()));
-        }
-        for body in bodies {
-            match body {
-                Ok(body) => self.push_message(link, SENSOR_AUTH_UPDATE, body),
-                Err(e) => self.drop_input(link, format!("leave delta not built: {e}")),
+        let whole = roster::sensor_auth(scenario, &join, epoch.0);
+        let delta = roster::leave_delta(scenario, epoch.0);
+        let body = whole.and_then(|whole| {
+            let body = self.policy().leave_delta(delta, whole.clone()).encode()?;
+            Ok((body, whole))
+        });
+        match body {
+            Ok((body, whole)) => {
+                self.push_message(link, SENSOR_AUTH_UPDATE, body);
+                self.inject(link, Moment::LeaveAnswered { whole: &whole });
             }
+            Err(e) => self.drop_input(link, format!("leave delta not built: {e}")),
         }
     }
 }

@@ -126,26 +126,19 @@ impl Link {
         }
     }
 
-    /// A response frame to `service`'s request with `task`.
-    pub fn response(
-        &mut self,
-        reply_type: FrameType,
-        service: u16,
-        task: u32,
-        body: &[u8],
-    ) -> Transmit {
-        let bytes = self.frame(reply_type, InnerHeader::response(service, task), body);
+    /// A frame of `reply_type` holding `header` and `body`.
+    pub fn framed(&mut self, reply_type: FrameType, header: InnerHeader, body: &[u8]) -> Transmit {
         Transmit {
             link: self.id,
-            bytes,
-            service,
+            bytes: self.frame(reply_type, header, body),
+            service: header.service,
             message: None,
             payload: None,
         }
     }
 
-    /// A service-9 push of activity message `push.msg_type`; `sequence` is 0 (ENV-10)
-    /// unless a fault says otherwise.
+    /// A service-9 push of activity message `push.msg_type` with inner-header `sequence`
+    /// (ENV-10: 0).
     pub fn push(&mut self, push: &ActivityPush, sequence: u32) -> Transmit {
         let bytes = self.frame(
             self.push_type(),

@@ -8,7 +8,6 @@
 //! "Publication rules", 4.12; MEMBER-03, MEMBER-07, HOST-15.
 
 use crate::core::{HostCore, LinkId};
-use crate::fault::Fault;
 use crate::roster;
 use vex_wire::activity::identity::ClientIdentity;
 use vex_wire::activity::ids::REPLICATE_MEMBERSHIP;
@@ -26,39 +25,25 @@ impl HostCore {
         )
     }
 
-    /// The table of `session` as this host sends it to `link`.
+    /// The table of `session` as this host sends it to `link` (MEMBER-01).
     pub(crate) fn membership_table(
         &self,
         session: u64,
         link: LinkId,
     ) -> Option<ReplicateMembership> {
         let activity = self.activities.get(&session)?;
-        let mut table = activity.table();
-        if self.config.faults.has(Fault::MembershipOnlySelf) {
-            table = activity.table_of(link);
-        }
-        if self.config.faults.has(Fault::MembershipRevisionKept) {
-            table.revision = table.revision.saturating_sub(1).max(1);
-        }
-        if self.config.faults.has(Fault::ForeignMembership) {
-            for m in table.members.iter_mut().flatten() {
-                m.member_key ^= 1;
-            }
-        }
-        Some(table)
+        Some(
+            self.policy()
+                .membership(activity.table(), &|| activity.table_of(link)),
+        )
     }
 
     /// The table a public join's burst carries: the player's own private session, seeded
     /// from the join and not changed by it (SR "The join burst").
     pub(crate) fn private_table(&self, join: &JoinRequest) -> ReplicateMembership {
-        let mut table =
+        let table =
             ReplicateMembership::for_local_member(self.seed_member(join), roster::FIRST_REVISION);
-        if self.config.faults.has(Fault::ForeignMembership) {
-            for m in table.members.iter_mut().flatten() {
-                m.member_key ^= 1;
-            }
-        }
-        table
+        self.policy().membership(table.clone(), &|| table.clone())
     }
 
     /// Sends `session`'s table to `link` and records the revision sent.
@@ -160,11 +145,9 @@ impl HostCore {
         let session = binding.session;
         let acknowledged = binding.membership_acknowledged;
         let current = self.activities.get(&session).map(|a| a.revision());
-        let on_timer = self.config.faults.has(Fault::MembershipOnTimer);
-        if acknowledged == current && !on_timer {
-            return;
+        if self.policy().resend_membership(acknowledged != current) {
+            self.push_membership(link, session);
         }
-        self.push_membership(link, session);
     }
 
     /// The session `link` joined, when its client is joined.

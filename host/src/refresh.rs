@@ -3,8 +3,6 @@
 //! answer: the client may have dropped what it held.
 
 use crate::core::{HostCore, LinkId};
-use crate::fault::Fault;
-use crate::messages::world_globals;
 use vex_wire::activity::ids::WORLD_GLOBALS_STATE;
 use vex_wire::bits::BitReader;
 
@@ -18,8 +16,7 @@ impl HostCore {
         if let Err(e) = r.read(32).and_then(|_revision| r.read(32)) {
             return self.drop_input(link, format!("state_refresh: {e}"));
         }
-        let faults = self.config.faults.clone();
-        if faults.has(Fault::RefreshIgnored) {
+        if !self.policy().answer_refresh() {
             return;
         }
         let Some(binding) = self.links.get(&link).and_then(|l| l.binding.as_ref()) else {
@@ -30,14 +27,14 @@ impl HostCore {
         };
         let (session, public) = (binding.session, binding.is_public());
         self.push_global_state(link);
-        match world_globals(&faults).encode() {
+        match self.world_globals().encode() {
             Ok(body) => self.push_message(link, WORLD_GLOBALS_STATE, body),
             Err(e) => return self.drop_input(link, format!("message 2 not built: {e}")),
         }
         if !public {
             self.push_membership(link, session);
         }
-        if faults.has(Fault::RefreshWithoutRoster) {
+        if !self.policy().refresh_roster() {
             return;
         }
         if let Some(binding) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) {

@@ -6,27 +6,16 @@
 use crate::activity::Activity;
 use crate::config::SESSION_CLASS;
 use crate::core::{HostCore, LinkId};
-use crate::event::Transmit;
-use crate::fault::Fault;
 use crate::link::Binding;
+use crate::outbound::Moment;
 use rand_core::RngCore;
-use std::net::Ipv4Addr;
-use vex_wire::activity::ids::GLOBAL_ACTIVITY_STATE;
 use vex_wire::activity::selection::SelectionRequest;
-use vex_wire::bap::header::{FrameType, InnerHeader, MAGIC, outer_frame};
-use vex_wire::bap::secure::{
-    ChannelSecrets, HELLO_ENVELOPE_LEN, Role, SecureChannel, TAG_LEN, seal_hello,
-};
+use vex_wire::bap::header::{FrameType, InnerHeader};
+use vex_wire::bap::secure::{ChannelSecrets, Role, SecureChannel, seal_hello};
 use vex_wire::bap::services::{
-    CHANNEL_START, CHANNEL_START_RESPONSE, ECHO, HELLO, HELLO_RESPONSE, HOST_LOOKUP,
-    HOST_LOOKUP_RESPONSE, HOST_REQUEST, HOST_RESPONSE, HostLookup, HostLookupResponse,
-    HostResponse, response_for,
+    CHANNEL_START, HELLO, HELLO_RESPONSE, HOST_LOOKUP, HOST_LOOKUP_RESPONSE, HOST_REQUEST,
+    HOST_RESPONSE, HostLookup, HostLookupResponse, HostResponse, response_for,
 };
-
-/// The frame type [`Fault::BadFrameType`] uses (BAP-01 allows 0, 1 and 2).
-const BAD_FRAME_TYPE: u8 = 3;
-/// The status [`Fault::ResponseStatus`] puts on service 17 (BAP-05 wants 200).
-const FAULT_STATUS: u16 = 500;
 use vex_wire::time::Instant;
 
 impl HostCore {
@@ -40,16 +29,11 @@ impl HostCore {
         body: &[u8],
     ) {
         match header.service {
-            CHANNEL_START => self.channel_start(link, reply_type, header, body),
+            // facts 1.5: the client checks only the length of service 31, so it is an echo
+            CHANNEL_START => self.reply(link, reply_type, header, body.to_vec()),
             HELLO => self.hello(link, reply_type, header),
             HOST_LOOKUP => self.host_lookup(link, reply_type, header, body),
             HOST_REQUEST => self.host_request(now, link, reply_type, header, body),
-            ECHO => {
-                self.reply(link, reply_type, header, Vec::new());
-                if self.config.faults.has(Fault::DuplicateEcho) {
-                    self.reply(link, reply_type, header, Vec::new());
-                }
-            }
             service => match response_for(service) {
                 Some(_) => self.reply(link, reply_type, header, Vec::new()),
                 None => self.drop_input(link, format!("service {service} has no handler")),
@@ -57,48 +41,33 @@ impl HostCore {
         }
     }
 
-    /// Sends the response to `header`'s request.
+    /// Sends the response to `header`'s request, through the outbound hook.
     fn reply(&mut self, link: LinkId, reply_type: FrameType, header: InnerHeader, body: Vec<u8>) {
         let Some(service) = response_for(header.service) else {
             return;
         };
-        if let Some(l) = self.links.get_mut(&link) {
-            let t = l.response(reply_type, service, header.task, &body);
-            self.send(t);
-        }
+        self.respond(link, reply_type, service, header.task, body);
     }
 
-    /// Service 30: echoes the body in service 31 (facts 1.5: the client checks only its
-    /// length).
-    fn channel_start(
+    /// Sends response `service` to the request with `task`, as often as the outbound hook
+    /// says (once).
+    pub(crate) fn respond(
         &mut self,
         link: LinkId,
         reply_type: FrameType,
-        header: InnerHeader,
-        body: &[u8],
+        service: u16,
+        task: u32,
+        mut body: Vec<u8>,
     ) {
-        let faults = &self.config.faults;
-        let reply_type = if faults.has(Fault::BadFrameType) {
-            return self.send_raw(
-                link,
-                CHANNEL_START_RESPONSE,
-                vec![MAGIC, BAD_FRAME_TYPE, 0, 0, 0, 0],
-            );
-        } else if faults.has(Fault::EncryptedBeforeHello) {
-            let mut inner = Vec::new();
-            InnerHeader::response(CHANNEL_START_RESPONSE, header.task).write(&mut inner);
-            inner.extend_from_slice(body);
-            let mut payload = vec![0u8; TAG_LEN];
-            payload.extend_from_slice(&inner);
-            return self.send_raw(
-                link,
-                CHANNEL_START_RESPONSE,
-                outer_frame(FrameType::Encrypted, &payload),
-            );
-        } else {
-            reply_type
-        };
-        self.reply(link, reply_type, header, body.to_vec());
+        let mut header = InnerHeader::response(service, task);
+        let copies = self.outbound().response(service, &mut header, &mut body);
+        for _ in 0..copies {
+            let Some(l) = self.links.get_mut(&link) else {
+                return;
+            };
+            let t = l.framed(reply_type, header, &body);
+            self.send(t);
+        }
     }
 
     /// Service 25: answers with the 84-byte service-26 envelope holding this link's own
@@ -113,16 +82,10 @@ impl HostCore {
         self.rng.fill_bytes(&mut secrets.base_nonce);
         self.rng.fill_bytes(&mut secrets.session_key);
         self.rng.fill_bytes(&mut iv);
-        let mut body = seal_hello(&self.config.signon, iv, &secrets);
-        if self.config.faults.has(Fault::HelloBadMac) {
-            body[HELLO_ENVELOPE_LEN - 1] ^= 1;
-        }
+        let body = seal_hello(&self.config.signon, iv, &secrets).to_vec();
+        self.respond(link, reply_type, HELLO_RESPONSE, header.task, body);
         if let Some(l) = self.links.get_mut(&link) {
-            let t = l.response(reply_type, HELLO_RESPONSE, header.task, &body);
-            self.send(t);
-            if let Some(l) = self.links.get_mut(&link) {
-                l.secure = Some(SecureChannel::new(&secrets, Role::Host));
-            }
+            l.secure = Some(SecureChannel::new(&secrets, Role::Host));
         }
     }
 
@@ -134,65 +97,22 @@ impl HostCore {
         header: InnerHeader,
         body: &[u8],
     ) {
-        let faults = self.config.faults.clone();
-        if faults.has(Fault::UnansweredLookup) {
-            return;
-        }
-        let mut body = match HostLookup::decode(body) {
+        let body = match HostLookup::decode(body) {
             Ok(req) => HostLookupResponse {
                 host_id: req.host_id,
                 address: *self.config.advertised.ip(),
                 reserved: 0,
                 port: self.config.advertised.port(),
-            },
+            }
+            .encode(),
             Err(e) => {
                 // facts 5.3: Sunrise answers a bad size with an empty 17 so the ring moves.
                 self.drop_input(link, format!("service 16: {e}"));
-                return self.reply(link, reply_type, header, Vec::new());
+                Vec::new()
             }
         };
-        if faults.has(Fault::ZeroLookupAddress) {
-            body.address = Ipv4Addr::UNSPECIFIED;
-        }
-        if faults.has(Fault::ZeroLookupPort) {
-            body.port = 0;
-        }
-        if faults.has(Fault::LookupReserved) {
-            body.reserved = 1;
-        }
-        if faults.has(Fault::LookupWrongId) {
-            body.host_id ^= 1;
-        }
-        let mut body = body.encode();
-        if faults.has(Fault::ShortLookupResponse) {
-            body.pop();
-        }
-        let mut response = InnerHeader::response(HOST_LOOKUP_RESPONSE, header.task);
-        if faults.has(Fault::WrongTaskEcho) {
-            response.task = response.task.wrapping_add(1);
-        }
-        if faults.has(Fault::ResponseStatus) {
-            response.status = Some(FAULT_STATUS);
-        }
-        let Some(l) = self.links.get_mut(&link) else {
-            return;
-        };
-        let mut bytes = l.frame(reply_type, response, &body);
-        if faults.has(Fault::BadOuterMagic)
-            && let Some(m) = bytes.first_mut()
-        {
-            *m = MAGIC + 1;
-        }
-        self.send(Transmit {
-            link,
-            bytes,
-            service: HOST_LOOKUP_RESPONSE,
-            message: None,
-            payload: None,
-        });
-        if faults.has(Fault::PushWithoutSession) {
-            self.push_unbound(link, GLOBAL_ACTIVITY_STATE, vec![0]);
-        }
+        self.respond(link, reply_type, HOST_LOOKUP_RESPONSE, header.task, body);
+        self.inject(link, Moment::LookupAnswered);
     }
 
     /// A session id of the account's shape: account half, class 0x0020, index (ENV-09).
@@ -210,10 +130,7 @@ impl HostCore {
             index = index.checked_add(1).unwrap_or(1);
         }
         self.next_session_index = index.checked_add(1).unwrap_or(1);
-        if self.config.faults.has(Fault::BareSessionId) {
-            return u64::from(index);
-        }
-        shape(index)
+        self.policy().session_id(shape(index))
     }
 
     /// Service 6: always answered with service 7 (BAP-14); a malformed request falls back
@@ -242,40 +159,24 @@ impl HostCore {
             }
         };
         let session = self.new_session_id();
-        let mut response = HostResponse::new(session);
-        if self.config.faults.has(Fault::Service7Discriminator) {
-            response.discriminator = 1;
-        }
-        if self.config.faults.has(Fault::ZeroSessionId) {
-            response.session_id = 0;
-        }
+        let body = HostResponse::new(session).encode();
+        self.respond(link, reply_type, HOST_RESPONSE, header.task, body);
         if reply_type != FrameType::Encrypted {
             let reason = "plaintext service 6: answered, no session committed".to_string();
-            self.drop_input(link, reason);
+            return self.drop_input(link, reason);
         }
         let Some(l) = self.links.get_mut(&link) else {
             return;
         };
-        let mut body = response.encode();
-        if self.config.faults.has(Fault::ShortService7) {
-            body.pop();
-        }
-        let t = l.response(reply_type, HOST_RESPONSE, header.task, &body);
-        if reply_type != FrameType::Encrypted {
-            return self.send(t);
-        }
         l.next_keepalive = None; // a new session has no accepted join yet
         let previous = l.binding.replace(Binding::new(session, descriptor));
-        self.send(t);
         self.activities
             .insert(session, Activity::new(session, link));
         if let Some(previous) = previous {
             self.depart(link, previous.session);
             self.depart(link, previous.private_session);
         }
-        if self.config.faults.has(Fault::PushBeforeJoin) {
-            self.push_global_state(link);
-        }
+        self.inject(link, Moment::SessionCreated);
     }
 }
 

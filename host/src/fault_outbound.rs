@@ -1,0 +1,255 @@
+//! The bytes and frames a [`FaultPlan`] changes through the outbound hook: each override
+//! breaks one rule when its fault is in the plan, and changes nothing otherwise.
+
+use crate::activity::GRANTABLE;
+use crate::fault::{Fault, FaultPlan};
+use crate::fault_roster;
+use crate::incident_faults::faulty_incident;
+use crate::outbound::{Injected, Moment, Outbound};
+use vex_wire::activity::envelope::ActivityPush;
+use vex_wire::activity::ids::{
+    BUBBLE_HOST_STATE, ENTITY_SLOTS_ALLOCATED, GLOBAL_ACTIVITY_STATE, INCIDENT, JOIN_RESULT,
+    KEEPALIVE_RESPONSE, MESSAGE_COUNT, SENSOR_AUTH_UPDATE, WORLD_GLOBALS_STATE,
+};
+use vex_wire::activity::sensor_auth::BODY_BUDGET;
+use vex_wire::activity::small::EntitySlotMask;
+use vex_wire::bap::header::{FrameType, InnerHeader, MAGIC, OUTER_HEADER_LEN, outer_frame};
+use vex_wire::bap::secure::TAG_LEN;
+use vex_wire::bap::services::{
+    CHANNEL_START_RESPONSE, ECHO_RESPONSE, HELLO_RESPONSE, HOST_LOOKUP_RESPONSE, HOST_RESPONSE,
+    SEND_ONLY,
+};
+
+/// The service-9 sequence [`Fault::PushSequence`] puts on pushes (ENV-10 wants 0).
+const FAULT_SEQUENCE: u32 = 5;
+/// The payload_len [`Fault::PayloadLenLarger`] declares: far more than follows, yet below
+/// the crashing range (ENV-03). A fuzz run found the emulated client allocating all of it.
+const LARGER_PAYLOAD_LEN: u32 = 0xFFFF_0000;
+/// The payload_len [`Fault::PayloadLenHuge`] declares, in the crashing range (ENV-03).
+const HUGE_PAYLOAD_LEN: u32 = 0xFFFF_FF80;
+/// The session id [`Fault::PushWithoutSession`] names.
+const UNBOUND_SESSION: u64 = 0x0BAD_5E55_0000_0001;
+/// A service id the client drops at the header (BAP-04), for [`Fault::ServiceIdOutOfRange`].
+const OUT_OF_RANGE_SERVICE: u16 = 400;
+/// The frame type [`Fault::BadFrameType`] uses (BAP-01 allows 0, 1 and 2).
+const BAD_FRAME_TYPE: u8 = 3;
+/// The status [`Fault::ResponseStatus`] puts on service 17 (BAP-05 wants 200).
+const FAULT_STATUS: u16 = 500;
+/// Lengths the short-body faults cut to (JOIN-03, GLOBAL-01).
+const SHORT_JOIN_RESULT: usize = 700;
+const SHORT_GLOBAL_STATE: usize = 100;
+/// Service 17's layout (SR "Service 16 and 17"): id, IPv4, reserved, port.
+const LOOKUP_ID_LAST: usize = 7;
+const LOOKUP_ADDRESS: std::ops::Range<usize> = 8..12;
+const LOOKUP_RESERVED_LOW: usize = 13;
+const LOOKUP_PORT: std::ops::Range<usize> = 14..16;
+/// Service 7's layout (SR "Service 6 and 7"): discriminator, session id.
+const SERVICE7_SESSION: std::ops::Range<usize> = 1..9;
+
+fn zero(body: &mut [u8], range: std::ops::Range<usize>) {
+    if let Some(bytes) = body.get_mut(range) {
+        bytes.fill(0);
+    }
+}
+
+fn flip(body: &mut [u8], at: usize, bits: u8) {
+    if let Some(b) = body.get_mut(at) {
+        *b ^= bits;
+    }
+}
+
+impl Outbound for FaultPlan {
+    fn response(&self, service: u16, header: &mut InnerHeader, body: &mut Vec<u8>) -> usize {
+        match service {
+            HOST_LOOKUP_RESPONSE => {
+                if self.has(Fault::UnansweredLookup) {
+                    return 0;
+                }
+                if self.has(Fault::ZeroLookupAddress) {
+                    zero(body, LOOKUP_ADDRESS);
+                }
+                if self.has(Fault::ZeroLookupPort) {
+                    zero(body, LOOKUP_PORT);
+                }
+                if self.has(Fault::LookupReserved) {
+                    flip(body, LOOKUP_RESERVED_LOW, 1);
+                }
+                if self.has(Fault::LookupWrongId) {
+                    flip(body, LOOKUP_ID_LAST, 1);
+                }
+                if self.has(Fault::ShortLookupResponse) {
+                    body.pop();
+                }
+                if self.has(Fault::WrongTaskEcho) {
+                    header.task = header.task.wrapping_add(1);
+                }
+                if self.has(Fault::ResponseStatus) {
+                    header.status = Some(FAULT_STATUS);
+                }
+            }
+            HOST_RESPONSE => {
+                if self.has(Fault::Service7Discriminator) {
+                    flip(body, 0, 0b11); // 2 becomes 1
+                }
+                if self.has(Fault::ZeroSessionId) {
+                    zero(body, SERVICE7_SESSION);
+                }
+                if self.has(Fault::ShortService7) {
+                    body.pop();
+                }
+            }
+            HELLO_RESPONSE if self.has(Fault::HelloBadMac) => {
+                if let Some(last) = body.last_mut() {
+                    *last ^= 1;
+                }
+            }
+            ECHO_RESPONSE if self.has(Fault::DuplicateEcho) => return 2,
+            _ => {}
+        }
+        1
+    }
+
+    fn payload(&self, msg: u32, in_burst: bool, payload: &mut Vec<u8>) {
+        match msg {
+            JOIN_RESULT if self.has(Fault::ShortJoinResult) => payload.truncate(SHORT_JOIN_RESULT),
+            GLOBAL_ACTIVITY_STATE if in_burst && self.has(Fault::ShortGlobalState) => {
+                payload.truncate(SHORT_GLOBAL_STATE);
+            }
+            SENSOR_AUTH_UPDATE => {
+                fault_roster::sensor_auth(self, payload);
+                if self.has(Fault::OverBudgetAuthUpdate) {
+                    payload.resize(BODY_BUDGET + 1, 0); // AUTH-10: trailing zeros the budget counts
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn push(&self, push: &mut ActivityPush, sequence: &mut u32, joined: bool) {
+        match push.msg_type {
+            JOIN_RESULT if self.has(Fault::JoinResultWrongSession) => push.session_id ^= 0xFFFF,
+            GLOBAL_ACTIVITY_STATE if self.has(Fault::PushDiscriminator) => push.discriminator = 0,
+            WORLD_GLOBALS_STATE if self.has(Fault::PayloadLenLarger) => {
+                push.payload_len = LARGER_PAYLOAD_LEN;
+            }
+            BUBBLE_HOST_STATE if self.has(Fault::PayloadLenHuge) => {
+                push.payload_len = HUGE_PAYLOAD_LEN;
+            }
+            _ => {}
+        }
+        if joined && self.has(Fault::WrongSessionAfterJoin) {
+            push.session_id = push.session_id.wrapping_add(1);
+        }
+        if self.has(Fault::PushSequence) {
+            *sequence = FAULT_SEQUENCE;
+        }
+    }
+
+    fn sealed(&self, service: u16, message: Option<u32>, frame: &mut Vec<u8>) {
+        match (service, message) {
+            (_, Some(JOIN_RESULT)) if self.has(Fault::CorruptTag) => {
+                flip(frame, OUTER_HEADER_LEN, 1); // the first byte of the GCM tag
+            }
+            (HOST_LOOKUP_RESPONSE, _) if self.has(Fault::BadOuterMagic) => {
+                if let Some(m) = frame.first_mut() {
+                    *m = MAGIC + 1;
+                }
+            }
+            (CHANNEL_START_RESPONSE, _) if self.has(Fault::BadFrameType) => {
+                *frame = vec![MAGIC, BAD_FRAME_TYPE, 0, 0, 0, 0];
+            }
+            (CHANNEL_START_RESPONSE, _) if self.has(Fault::EncryptedBeforeHello) => {
+                // the plaintext inner message behind a zero tag, typed as encrypted
+                let mut payload = vec![0u8; TAG_LEN];
+                payload.extend_from_slice(frame.get(OUTER_HEADER_LEN..).unwrap_or_default());
+                *frame = outer_frame(FrameType::Encrypted, &payload);
+            }
+            _ => {}
+        }
+    }
+
+    fn after(&self, moment: Moment<'_>) -> Vec<Injected> {
+        let mut added = Vec::new();
+        match moment {
+            Moment::LookupAnswered if self.has(Fault::PushWithoutSession) => {
+                added.push(Injected::UnboundPush {
+                    session: UNBOUND_SESSION,
+                    msg: GLOBAL_ACTIVITY_STATE,
+                    payload: vec![0],
+                });
+            }
+            Moment::SessionCreated if self.has(Fault::PushBeforeJoin) => {
+                added.push(Injected::GlobalState);
+            }
+            Moment::JoinBurst => added = self.after_burst(),
+            Moment::FirstRoster => {
+                if let Some(body) = faulty_incident(self) {
+                    added.push(Injected::Push(INCIDENT, body));
+                }
+                if self.has(Fault::CloseAfterJoin) {
+                    added.push(Injected::Close(
+                        "fault plan: close the link after the first roster",
+                    ));
+                }
+            }
+            Moment::Keepalive => {
+                if self.has(Fault::KeepaliveResponse) {
+                    added.push(Injected::Push(KEEPALIVE_RESPONSE, Vec::new()));
+                }
+                if self.has(Fault::SlotsOnTimer) {
+                    let mask = EntitySlotMask::with_range(GRANTABLE).0;
+                    added.push(Injected::Push(ENTITY_SLOTS_ALLOCATED, mask));
+                }
+            }
+            Moment::EpochSent if self.has(Fault::RosterAfterAbort) => {
+                added.push(Injected::Roster);
+            }
+            Moment::LeaveAnswered { whole } if self.has(Fault::RosterAfterLeave) => {
+                if let Ok(body) = whole.encode() {
+                    added.push(Injected::Push(SENSOR_AUTH_UPDATE, body));
+                }
+            }
+            _ => {}
+        }
+        added
+    }
+}
+
+impl FaultPlan {
+    /// Frames after the join burst: inner messages too short for a header (BAP-03), a
+    /// service past the limit (BAP-04), a reply on a send-only service (BAP-07), and a
+    /// message id past the table (ENV-04).
+    fn after_burst(&self) -> Vec<Injected> {
+        let mut added = Vec::new();
+        if self.has(Fault::ShortInnerHeader) {
+            // BAP-03: 4 bytes cannot hold a 6-byte inner header
+            let inner = vec![0, 9, 0, 0];
+            added.push(Injected::Inner { service: 9, inner });
+        }
+        if self.has(Fault::TinyInnerMessage) {
+            // BAP-03: 1 byte cannot even hold a service id
+            added.push(Injected::Inner {
+                service: 9,
+                inner: vec![0],
+            });
+        }
+        if self.has(Fault::ServiceIdOutOfRange) {
+            let mut inner = Vec::new();
+            InnerHeader::request(OUT_OF_RANGE_SERVICE, 0).write(&mut inner);
+            added.push(Injected::Inner {
+                service: OUT_OF_RANGE_SERVICE,
+                inner,
+            });
+        }
+        if self.has(Fault::ReplyOnSendOnly) {
+            let service = SEND_ONLY[0]; // BAP-07: the client cannot parse a reply on it
+            let mut inner = Vec::new();
+            InnerHeader::response(service, 0).write(&mut inner);
+            added.push(Injected::Inner { service, inner });
+        }
+        if self.has(Fault::UnknownMessageId) {
+            added.push(Injected::Push(MESSAGE_COUNT, vec![0]));
+        }
+        added
+    }
+}

@@ -1,0 +1,253 @@
+//! The decisions a [`FaultPlan`] changes: each override breaks one rule when its fault is
+//! in the plan, and keeps [`Policy`]'s correct default otherwise.
+
+use crate::activity::GRANTABLE;
+use crate::config::KEEPALIVE_INTERVAL_MS;
+use crate::fault::{Fault, FaultPlan};
+use crate::fault_roster;
+use crate::policy::{Burst, BurstContext, Policy};
+use crate::roster;
+use vex_wire::activity::global_state::{BUBBLE_ENABLED, GlobalActivityState};
+use vex_wire::activity::ids::{
+    ENTITY_SLOTS_ALLOCATED, JOIN_RESULT, REPLICATE_MEMBERSHIP, SENSOR_AUTH_UPDATE,
+    WORLD_GLOBALS_STATE,
+};
+use vex_wire::activity::join::JoinResult;
+use vex_wire::activity::membership::ReplicateMembership;
+use vex_wire::activity::selection::SelectionDescriptor;
+use vex_wire::activity::sensor_auth::{AuthPart, SensorAuthUpdate};
+use vex_wire::activity::slot::EMPTY_KEY;
+use vex_wire::activity::small::{AdvanceEpoch, EntitySlotMask, WorldGlobals};
+use vex_wire::bits::BitError;
+
+/// Rows [`Fault::TooManyHostRows`] declares (BHS-01 allows 32).
+const TOO_MANY_ROWS: u8 = 40;
+/// The index bits of a session id; [`Fault::BareSessionId`] keeps only them.
+const SESSION_INDEX_MASK: u64 = 0xFFFF;
+
+impl Policy for FaultPlan {
+    fn session_id(&self, shaped: u64) -> u64 {
+        if self.has(Fault::BareSessionId) {
+            shaped & SESSION_INDEX_MASK
+        } else {
+            shaped
+        }
+    }
+
+    fn join_result(&self, mut accepted: JoinResult) -> JoinResult {
+        if self.has(Fault::JoinRejected) {
+            accepted.result = -1;
+        }
+        if self.has(Fault::ZeroKeepaliveInterval) {
+            accepted.keepalive_interval_ms = 0;
+        }
+        accepted
+    }
+
+    fn join_echo(&self, mut record: Vec<u8>) -> Vec<u8> {
+        if self.has(Fault::NonceMismatch)
+            && let Some(b) = record.first_mut()
+        {
+            *b ^= 0xFF;
+        }
+        if self.has(Fault::WrongHostId)
+            && let Some(b) = record.get_mut(11)
+        {
+            *b ^= 1; // the last byte of the echoed host id (bits 32-95)
+        }
+        if self.has(Fault::ZeroHostId) {
+            for b in record.iter_mut().skip(4).take(8) {
+                *b = 0;
+            }
+        }
+        record
+    }
+
+    fn global_state(
+        &self,
+        mut state: GlobalActivityState,
+        in_burst: bool,
+    ) -> Result<GlobalActivityState, BitError> {
+        if !in_burst {
+            return Ok(state);
+        }
+        if self.has(Fault::BubbleCountMismatch) {
+            state.bubble_count += 1;
+        }
+        if self.has(Fault::UnbiasedBubbleStates) {
+            for s in &mut state.bubble_states {
+                *s = s.wrapping_sub(BUBBLE_ENABLED); // the bias left out: 0x80 is 0, 0x7F is 0xFF
+            }
+        }
+        if self.has(Fault::RebuiltDescriptor) {
+            let mut rebuilt = SelectionDescriptor::from_bits(&state.descriptor)?;
+            rebuilt.flag = !rebuilt.flag;
+            state.descriptor = rebuilt.to_bits()?;
+        }
+        Ok(state)
+    }
+
+    fn world_globals(&self, mut globals: WorldGlobals) -> WorldGlobals {
+        if self.has(Fault::ZeroTickPeriod) {
+            globals.tick_ms = 0.0;
+        }
+        if self.has(Fault::NanTickPeriod) {
+            globals.tick_ms = f32::NAN;
+        }
+        globals
+    }
+
+    fn bubble_host_state(&self, body: Vec<u8>) -> Vec<u8> {
+        if self.has(Fault::TooManyHostRows) {
+            vec![TOO_MANY_ROWS << 2] // 6-bit count, MSB first: a row count the encoder refuses
+        } else {
+            body
+        }
+    }
+
+    fn join_burst(&self, mut burst: Burst, context: BurstContext<'_>) -> Result<Burst, BitError> {
+        if self.has(Fault::BurstWithoutWorldGlobals) {
+            burst.retain(|(msg, _)| *msg != WORLD_GLOBALS_STATE);
+        }
+        if self.has(Fault::NoMembership) {
+            burst.retain(|(msg, _)| *msg != REPLICATE_MEMBERSHIP);
+        }
+        if self.has(Fault::AuthBeforeEpoch) {
+            let early = roster::sensor_auth(context.scenario, context.join, [0, 0])?.encode()?;
+            let at = burst
+                .iter()
+                .position(|(msg, _)| *msg == REPLICATE_MEMBERSHIP)
+                .unwrap_or(burst.len());
+            burst.insert(at, (SENSOR_AUTH_UPDATE, early));
+        }
+        if self.has(Fault::BurstOrder) {
+            let first = burst.iter().position(|(msg, _)| *msg == JOIN_RESULT);
+            let grant = burst
+                .iter()
+                .position(|(msg, _)| *msg == ENTITY_SLOTS_ALLOCATED);
+            if let (Some(a), Some(b)) = (first, grant) {
+                burst.swap(a, b);
+            }
+        }
+        Ok(burst)
+    }
+
+    fn membership(
+        &self,
+        mut table: ReplicateMembership,
+        alone: &dyn Fn() -> ReplicateMembership,
+    ) -> ReplicateMembership {
+        if self.has(Fault::MembershipOnlySelf) {
+            table = alone();
+        }
+        if self.has(Fault::MembershipRevisionKept) {
+            table.revision = table.revision.saturating_sub(1).max(1);
+        }
+        if self.has(Fault::ForeignMembership) {
+            for m in table.members.iter_mut().flatten() {
+                m.member_key ^= 1;
+            }
+        }
+        table
+    }
+
+    fn resend_membership(&self, unacknowledged: bool) -> bool {
+        unacknowledged || self.has(Fault::MembershipOnTimer)
+    }
+
+    fn roster(&self, mut roster: SensorAuthUpdate, first: bool) -> SensorAuthUpdate {
+        if self.has(Fault::WrongEpochEcho) {
+            roster.prefix.patch_epoch[1] = roster.prefix.patch_epoch[1].wrapping_add(1);
+        }
+        roster.prefix.roster_enable = !self.has(Fault::RosterDisabled);
+        if self.has(Fault::MissingBlock)
+            && let Some(g) = roster.groups.last_mut()
+        {
+            g.objects.pop();
+        }
+        if self.has(Fault::EmptyGroupKey)
+            && let Some(g) = roster.groups.first_mut()
+        {
+            g.key = EMPTY_KEY;
+        }
+        fault_roster::roster_faults(self, &mut roster);
+        if self.has(Fault::RosterWithoutBodies) && !first {
+            for o in roster.groups.iter_mut().flat_map(|g| &mut g.objects) {
+                o.auth = o.auth.take().map(|_| AuthPart {
+                    reset: true,
+                    body: None,
+                }); // AUTH-09: every block reset-only
+            }
+        }
+        roster
+    }
+
+    fn keepalive_interval(&self) -> Option<u64> {
+        if self.has(Fault::SilentAfterJoin) {
+            None
+        } else if self.has(Fault::SlowKeepalive) {
+            Some(2 * KEEPALIVE_INTERVAL_MS)
+        } else {
+            Some(KEEPALIVE_INTERVAL_MS)
+        }
+    }
+
+    fn next_epoch(&self, holds: u8) -> AdvanceEpoch {
+        let step = if self.has(Fault::RepeatedEpoch) {
+            0
+        } else if self.has(Fault::SkippedEpoch) {
+            2
+        } else {
+            1
+        };
+        AdvanceEpoch {
+            epoch: holds.wrapping_add(step),
+            abort: self.has(Fault::AbortEpoch) || self.has(Fault::RosterAfterAbort),
+        }
+    }
+
+    fn answer_leave(&self) -> bool {
+        !self.has(Fault::LeaveIgnored)
+    }
+
+    fn leave_delta(
+        &self,
+        delta: SensorAuthUpdate,
+        mut whole: SensorAuthUpdate,
+    ) -> SensorAuthUpdate {
+        if self.has(Fault::LeaveKeepsPresence) {
+            whole.groups.clear(); // every key still present
+            whole
+        } else {
+            delta
+        }
+    }
+
+    fn answer_refresh(&self) -> bool {
+        !self.has(Fault::RefreshIgnored)
+    }
+
+    fn refresh_roster(&self) -> bool {
+        !self.has(Fault::RefreshWithoutRoster)
+    }
+
+    fn join_grant(&self, free: EntitySlotMask) -> EntitySlotMask {
+        if self.has(Fault::JoinGrantIgnoresOthers) {
+            EntitySlotMask::with_range(GRANTABLE)
+        } else {
+            free
+        }
+    }
+
+    fn slot_grant(&self, count: usize, free: EntitySlotMask) -> Option<EntitySlotMask> {
+        if self.has(Fault::SlotRequestIgnored) {
+            None
+        } else if self.has(Fault::SlotGrantEmpty) {
+            Some(EntitySlotMask::empty())
+        } else if self.has(Fault::SlotGrantHeld) {
+            Some(EntitySlotMask::with_range(0..count)) // the join grant's lowest slots
+        } else {
+            Some(free)
+        }
+    }
+}

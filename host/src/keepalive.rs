@@ -1,0 +1,141 @@
+//! What the host pushes on its own clock and how every push leaves it: the keepalive with
+//! message 1, message 44 when a replication epoch is waiting, message 12 while
+//! unacknowledged; each push through the outbound hook.
+//!
+//! SR "Timed sends that remain", "What the host pushes on its own"; AH "Hazards for a
+//! host" (message 44); LINK-03, EPOCH-01, EPOCH-02, MEMBER-03.
+
+use crate::core::{HostCore, LinkId};
+use crate::event::Transmit;
+use crate::outbound::{Injected, Moment};
+use crate::roster;
+use vex_wire::activity::envelope::ActivityPush;
+use vex_wire::activity::ids::{ADVANCE_REPLICATION_EPOCH, GLOBAL_ACTIVITY_STATE};
+use vex_wire::activity::small::WorldGlobals;
+use vex_wire::time::Instant;
+
+impl HostCore {
+    /// Message 2: the client's own tick period (WORLD-03).
+    pub(crate) fn world_globals(&self) -> WorldGlobals {
+        self.policy().world_globals(WorldGlobals::default_tick())
+    }
+
+    /// Sends activity message `msg` as a service-9 push on the link's session.
+    pub(crate) fn push_message(&mut self, link: LinkId, msg: u32, payload: Vec<u8>) {
+        self.push_with(link, msg, payload, false);
+    }
+
+    /// Sends activity message `msg` on the link's session through the outbound hook;
+    /// `in_burst` in the join burst.
+    pub(crate) fn push_with(
+        &mut self,
+        link: LinkId,
+        msg: u32,
+        mut payload: Vec<u8>,
+        in_burst: bool,
+    ) {
+        self.outbound().payload(msg, in_burst, &mut payload);
+        let Some(b) = self.links.get(&link).and_then(|l| l.binding.as_ref()) else {
+            return;
+        };
+        let joined = b.join.is_some();
+        let mut push = ActivityPush::new(b.session, msg, payload);
+        let mut sequence = 0;
+        self.outbound().push(&mut push, &mut sequence, joined);
+        if let Some(l) = self.links.get_mut(&link) {
+            let t = l.push(&push, sequence);
+            self.send(t);
+        }
+    }
+
+    /// Sends what the outbound hook adds at `moment`.
+    pub(crate) fn inject(&mut self, link: LinkId, moment: Moment<'_>) {
+        for added in self.outbound().after(moment) {
+            match added {
+                Injected::Inner { service, inner } => {
+                    if let Some(l) = self.links.get_mut(&link) {
+                        let bytes = l.frame_inner(l.push_type(), &inner);
+                        self.send(Transmit {
+                            link,
+                            bytes,
+                            service,
+                            message: None,
+                            payload: None,
+                        });
+                    }
+                }
+                Injected::Push(msg, payload) => self.push_message(link, msg, payload),
+                Injected::UnboundPush {
+                    session,
+                    msg,
+                    payload,
+                } => {
+                    if let Some(l) = self.links.get_mut(&link) {
+                        let t = l.push(&ActivityPush::new(session, msg, payload), 0);
+                        self.send(t);
+                    }
+                }
+                Injected::GlobalState => self.push_global_state(link),
+                Injected::Roster => self.push_current_roster(link),
+                Injected::Close(reason) => {
+                    if let Some(l) = self.links.get_mut(&link) {
+                        l.closed = true;
+                    }
+                    self.close(link, reason.into());
+                }
+            }
+        }
+    }
+
+    /// Message 1 from the link's binding.
+    pub(crate) fn push_global_state(&mut self, link: LinkId) {
+        let Some(descriptor) = self
+            .links
+            .get(&link)
+            .and_then(|l| l.binding.as_ref())
+            .map(|b| b.descriptor.clone())
+        else {
+            return;
+        };
+        let state = roster::global_state(&self.config.scenario, &descriptor);
+        match self
+            .policy()
+            .global_state(state, false)
+            .and_then(|s| s.encode())
+        {
+            Ok(body) => self.push_message(link, GLOBAL_ACTIVITY_STATE, body),
+            Err(e) => self.drop_input(link, format!("message 1 not built: {e}")),
+        }
+    }
+
+    /// The 2-second keepalive: message 1 (LINK-03), message 44 when a replication epoch
+    /// is waiting, and message 12 while its revision is unacknowledged (MEMBER-03).
+    pub(crate) fn keepalive(&mut self, now: Instant, link: LinkId) {
+        self.push_global_state(link);
+        self.advance_epoch_if_waiting(now, link);
+        self.resend_membership_if_owed(link);
+        self.inject(link, Moment::Keepalive);
+        let interval = self.policy().keepalive_interval();
+        if let Some(l) = self.links.get_mut(&link) {
+            l.next_keepalive = interval.map(|ms| now + ms);
+        }
+    }
+
+    /// Message 44: the epoch after the one the client holds, sent once and never retried
+    /// (EPOCH-01), with the abort bit clear, since it is permanent (EPOCH-02).
+    fn advance_epoch_if_waiting(&mut self, now: Instant, link: LinkId) {
+        let Some(binding) = self.links.get(&link).and_then(|l| l.binding.as_ref()) else {
+            return;
+        };
+        if binding.epoch_waiting_at.is_none_or(|t| t > now) {
+            return;
+        }
+        let next = self.policy().next_epoch(binding.replication_epoch);
+        if let Some(b) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) {
+            b.epoch_waiting_at = None;
+            b.replication_epoch = next.epoch;
+        }
+        self.push_message(link, ADVANCE_REPLICATION_EPOCH, next.encode());
+        self.inject(link, Moment::EpochSent);
+    }
+}

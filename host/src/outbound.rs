@@ -1,0 +1,84 @@
+//! The one outbound hook: every frame the host sends passes it before and after sealing,
+//! like smoltcp's `phy::FaultInjector` (design "The emulated client": faults that change
+//! bytes or frames go through one outbound hook). Its default methods change nothing and
+//! add nothing; the built-in host's [`crate::FaultPlan`] keeps them until it is told to
+//! break a rule.
+
+use vex_wire::activity::envelope::ActivityPush;
+use vex_wire::activity::sensor_auth::SensorAuthUpdate;
+use vex_wire::bap::header::InnerHeader;
+
+/// A point in a link's life after which frames may be added.
+#[derive(Debug, Clone, Copy)]
+pub enum Moment<'a> {
+    /// Service 17 was sent.
+    LookupAnswered,
+    /// Service 7 was sent and the session committed.
+    SessionCreated,
+    /// The join burst was sent.
+    JoinBurst,
+    /// The link's first message 5 was sent.
+    FirstRoster,
+    /// A keepalive's messages were sent.
+    Keepalive,
+    /// A message 44 was sent.
+    EpochSent,
+    /// The leave delta was sent; `whole` is the roster the client had.
+    LeaveAnswered {
+        /// The whole roster of the member that left.
+        whole: &'a SensorAuthUpdate,
+    },
+}
+
+/// A frame the hook adds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Injected {
+    /// These inner-message bytes, framed as the link's pushes are, logged as `service`.
+    Inner {
+        /// The service the transmit is logged under.
+        service: u16,
+        /// The inner message, header included.
+        inner: Vec<u8>,
+    },
+    /// A service-9 push of activity message `0` with body `1` on the link's session.
+    Push(u32, Vec<u8>),
+    /// A service-9 push naming `session`, which the link does not have.
+    UnboundPush {
+        /// The session it names.
+        session: u64,
+        /// The activity message id.
+        msg: u32,
+        /// The body.
+        payload: Vec<u8>,
+    },
+    /// The host's current message 1 on the link's session.
+    GlobalState,
+    /// The link's whole roster again.
+    Roster,
+    /// The host closes the link, for this reason.
+    Close(&'static str),
+}
+
+/// The outbound hook.
+pub trait Outbound {
+    /// A response to a request, as `service` (the response's id): how many copies go out
+    /// (BAP-06: exactly one). Its header and body may change.
+    fn response(&self, _service: u16, _header: &mut InnerHeader, _body: &mut Vec<u8>) -> usize {
+        1
+    }
+
+    /// An activity message's body before its envelope; `in_burst` in the join burst.
+    fn payload(&self, _msg: u32, _in_burst: bool, _payload: &mut Vec<u8>) {}
+
+    /// A service-9 push and its inner-header sequence (ENV-10: 0); `joined` once the link's
+    /// client is joined.
+    fn push(&self, _push: &mut ActivityPush, _sequence: &mut u32, _joined: bool) {}
+
+    /// The whole frame after sealing.
+    fn sealed(&self, _service: u16, _message: Option<u32>, _frame: &mut Vec<u8>) {}
+
+    /// Frames to add at `moment`.
+    fn after(&self, _moment: Moment<'_>) -> Vec<Injected> {
+        Vec::new()
+    }
+}

@@ -1,0 +1,136 @@
+//! The decisions the host makes, as one trait whose default methods are the correct
+//! behaviour (design "The emulated client": faults that change a decision go through a
+//! policy trait). The handlers ask it and never test for a fault; the built-in host's
+//! [`crate::FaultPlan`] keeps every default until it is told to break a rule.
+
+use crate::config::KEEPALIVE_INTERVAL_MS;
+use vex_wire::activity::global_state::GlobalActivityState;
+use vex_wire::activity::join::{JoinRequest, JoinResult};
+use vex_wire::activity::membership::ReplicateMembership;
+use vex_wire::activity::sensor_auth::SensorAuthUpdate;
+use vex_wire::activity::small::{AdvanceEpoch, EntitySlotMask, WorldGlobals};
+use vex_wire::bits::BitError;
+use vex_wire::scenario::Scenario;
+
+/// What a join burst is built from, for a policy that adds to it.
+#[derive(Debug, Clone, Copy)]
+pub struct BurstContext<'a> {
+    /// The content the host serves.
+    pub scenario: &'a Scenario,
+    /// The join being answered.
+    pub join: &'a JoinRequest,
+}
+
+/// One `(message id, body)` of a burst, in sending order.
+pub type Burst = Vec<(u32, Vec<u8>)>;
+
+/// The host's decisions. Every default is what the pages ask.
+pub trait Policy {
+    /// The session id service 7 gives: `shaped`, the account's shape (ENV-09).
+    fn session_id(&self, shaped: u64) -> u64 {
+        shaped
+    }
+
+    /// Message 4 for an accepted join: `accepted` (JOIN-04, JOIN-07).
+    fn join_result(&self, accepted: JoinResult) -> JoinResult {
+        accepted
+    }
+
+    /// The join_request record message 4 echoes: the request's own (JOIN-05, JOIN-06).
+    fn join_echo(&self, record: Vec<u8>) -> Vec<u8> {
+        record
+    }
+
+    /// Message 1, the burst's when `in_burst` (GLOBAL-02 to GLOBAL-04).
+    fn global_state(
+        &self,
+        state: GlobalActivityState,
+        _in_burst: bool,
+    ) -> Result<GlobalActivityState, BitError> {
+        Ok(state)
+    }
+
+    /// Message 2 (WORLD-01, WORLD-02).
+    fn world_globals(&self, globals: WorldGlobals) -> WorldGlobals {
+        globals
+    }
+
+    /// Message 54's body (BHS-01).
+    fn bubble_host_state(&self, body: Vec<u8>) -> Vec<u8> {
+        body
+    }
+
+    /// The join burst in sending order: 4, 0, 1, 2, 54, then 12 (JOIN-01, JOIN-02,
+    /// JOIN-09; AUTH-02: no message 5 in it).
+    fn join_burst(&self, burst: Burst, _context: BurstContext<'_>) -> Result<Burst, BitError> {
+        Ok(burst)
+    }
+
+    /// Message 12 for one member: the activity's `table` (MEMBER-01, MEMBER-02,
+    /// MEMBER-07); `alone` makes the table with that member alone.
+    fn membership(
+        &self,
+        table: ReplicateMembership,
+        _alone: &dyn Fn() -> ReplicateMembership,
+    ) -> ReplicateMembership {
+        table
+    }
+
+    /// Whether the keepalive carries message 12 again: only while `unacknowledged`
+    /// (MEMBER-03).
+    fn resend_membership(&self, unacknowledged: bool) -> bool {
+        unacknowledged
+    }
+
+    /// Message 5 with the whole roster; `first` on the link's first (AUTH-01 to AUTH-12,
+    /// SLOT-01, SLOT-02).
+    fn roster(&self, roster: SensorAuthUpdate, _first: bool) -> SensorAuthUpdate {
+        roster
+    }
+
+    /// The keepalive interval after a join, none for no keepalive (LINK-01, LINK-03).
+    fn keepalive_interval(&self) -> Option<u64> {
+        Some(KEEPALIVE_INTERVAL_MS)
+    }
+
+    /// Message 44 after the epoch the client `holds`: the next one, abort clear (EPOCH-01,
+    /// EPOCH-02).
+    fn next_epoch(&self, holds: u8) -> AdvanceEpoch {
+        AdvanceEpoch {
+            epoch: holds.wrapping_add(1),
+            abort: false,
+        }
+    }
+
+    /// Whether message 15 gets its answer (LEAVE-01).
+    fn answer_leave(&self) -> bool {
+        true
+    }
+
+    /// The message 5 answering message 15: the leave `delta`, not the `whole` roster's
+    /// keys (LEAVE-01).
+    fn leave_delta(&self, delta: SensorAuthUpdate, _whole: SensorAuthUpdate) -> SensorAuthUpdate {
+        delta
+    }
+
+    /// Whether message 18 gets its snapshot (HOST-03).
+    fn answer_refresh(&self) -> bool {
+        true
+    }
+
+    /// Whether message 18's snapshot ends with message 5 (HOST-03).
+    fn refresh_roster(&self) -> bool {
+        true
+    }
+
+    /// The join burst's grant: the `free` slots found for it (SLOTS-04).
+    fn join_grant(&self, free: EntitySlotMask) -> EntitySlotMask {
+        free
+    }
+
+    /// Message 20's answer for `count` slots: the `free` ones found, none for no answer
+    /// (HOST-04).
+    fn slot_grant(&self, _count: usize, free: EntitySlotMask) -> Option<EntitySlotMask> {
+        Some(free)
+    }
+}
