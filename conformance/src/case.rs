@@ -2,10 +2,11 @@
 //! it needs and what it expects (design "The harness and the CLI").
 
 use std::net::SocketAddrV4;
-use vex_fake_client::rules::Family;
+
 use vex_fake_client::{ClientConfig, Rule};
 use vex_harness::RunReport;
 use vex_host::Fault;
+use vex_host::fault::ClientAction;
 use vex_wire::bap::secure::SignOnKeys;
 
 /// What a case needs from the host under test.
@@ -86,20 +87,19 @@ pub enum ClientScript {
 /// When a scripted client acts: after its first roster.
 const SCRIPT_AFTER_MS: u64 = 3_000;
 
-impl ClientScript {
-    /// The script that lets the host break `rule`.
-    pub fn for_rule(rule: Rule) -> Self {
-        if rule.family() == Family::Leave {
-            Self::Leave
-        } else if rule == Rule::Host04 {
-            Self::RequestSlots
-        } else if rule == Rule::Host03 || rule == Rule::Auth09 {
-            Self::Refresh
-        } else {
-            Self::Stay
+impl From<ClientAction> for ClientScript {
+    /// The script that does what a fault needs the client to do.
+    fn from(action: ClientAction) -> Self {
+        match action {
+            ClientAction::Stay => Self::Stay,
+            ClientAction::Leave => Self::Leave,
+            ClientAction::RequestSlots => Self::RequestSlots,
+            ClientAction::Refresh => Self::Refresh,
         }
     }
+}
 
+impl ClientScript {
     /// Sets member `m`'s client (0 for member 1) up to follow the script.
     pub fn apply(self, client: &mut ClientConfig, m: usize) {
         match self {
@@ -129,48 +129,6 @@ pub enum Expectation {
         /// Rules the emulated client reports as a consequence.
         also: &'static [Rule],
     },
-}
-
-/// What else the emulated client reports when the host commits `fault`, because of it:
-/// a route that stalls never reaches E, G and M (JOIN-09) and leaves its request
-/// unanswered (BAP-06); a refused join_result leaves the rest of the burst before the
-/// join (ENV-06, and JOIN-01 when the burst no longer starts with an accepted message 4);
-/// a zero host id drops every later push (ENV-07); a skipped group leaves its registered
-/// slots without blocks (AUTH-08); a dropped burst message breaks the burst (JOIN-02); a
-/// dropped or missing keepalive leaves message 1 overdue (LINK-03), a roster ignored
-/// under the give-up flag follows the abort bit that set it (EPOCH-02), and a member table
-/// the client does not apply leaves it without the member that joined (MEMBER-01).
-fn consequences(fault: Fault) -> &'static [Rule] {
-    use Fault::*;
-    match fault {
-        WrongTaskEcho | ResponseStatus => &[Rule::Bap06, Rule::Join09],
-        UnansweredLookup
-        | HelloBadMac
-        | ZeroLookupAddress
-        | ZeroLookupPort
-        | ShortLookupResponse
-        | LookupReserved
-        | LookupWrongId
-        | Service7Discriminator
-        | ZeroSessionId
-        | ShortService7
-        | BareSessionId => &[Rule::Join09],
-        PushDiscriminator => &[Rule::Join02, Rule::Join09],
-        JoinResultWrongSession => &[Rule::Env06, Rule::Join01, Rule::Join09],
-        PushBeforeJoin => &[Rule::Join01],
-        BurstOrder => &[Rule::Env06, Rule::Join02],
-        ShortJoinResult | JoinRejected | NonceMismatch | WrongHostId => {
-            &[Rule::Env06, Rule::Join09]
-        }
-        ZeroHostId => &[Rule::Env07, Rule::Join02, Rule::Join09],
-        WrongSessionAfterJoin | SilentAfterJoin => &[Rule::Link03],
-        // a block the client skips, or a bit shift that ends the groups early, leaves a
-        // registered slot without its block
-        EmptyGroupKey | UnresolvableRef | SenseBitWithoutSchema => &[Rule::Auth08],
-        RosterAfterAbort => &[Rule::Epoch02],
-        MembershipRevisionKept => &[Rule::Member01],
-        _ => &[],
-    }
 }
 
 /// A case's verdict.
@@ -234,16 +192,6 @@ impl Expectation {
                 }
             }
         }
-    }
-}
-
-/// The members a fault needs to show: the faults between members need two.
-fn members_to_break(fault: Fault) -> usize {
-    match fault {
-        Fault::JoinGrantIgnoresOthers
-        | Fault::MembershipRevisionKept
-        | Fault::MembershipOnlySelf => 2,
-        _ => 1,
     }
 }
 
@@ -346,23 +294,19 @@ pub fn catalog() -> Vec<Case> {
             expect: Expectation::CleanJoin,
         },
     ];
-    for fault in Fault::ALL {
+    for &fault in Fault::ALL {
         let rule = fault.rule();
         cases.push(Case {
             id: format!("catch.{rule}.{fault:?}"),
             title: format!("a host that breaks {rule} ({fault:?}) is caught"),
             rules: vec![rule],
             host: HostUnderTest::Faulty(fault),
-            run_for_ms: if fault == Fault::SilentAfterJoin {
-                25_000
-            } else {
-                5_000
-            },
-            script: ClientScript::for_rule(rule),
-            members: members_to_break(fault),
+            run_for_ms: fault.runs_ms(),
+            script: fault.needs().into(),
+            members: fault.members(),
             expect: Expectation::Caught {
                 rule,
-                also: consequences(fault),
+                also: fault.also(),
             },
         });
     }

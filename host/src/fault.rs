@@ -1,373 +1,270 @@
 //! Deliberate misbehaviour, so conformance cases can prove the emulated client catches
 //! each broken rule (design "The emulated client": a check no test can make fire is a
-//! defect). Each fault names the rule of `rules.md` it breaks.
+//! defect). Each fault is declared once, below: the rule of `rules.md` it breaks, what the
+//! emulated client also reports because of it, what the client must do for it to show,
+//! how many members it needs and how long it runs. Everything else is generated from that.
+//!
+//! What else a fault causes: a route that stalls never reaches E, G and M (JOIN-09) and
+//! leaves its request unanswered (BAP-06); a refused join_result leaves the rest of the
+//! burst before the join (ENV-06, and JOIN-01 when the burst no longer starts with an
+//! accepted message 4); a zero host id drops every later push (ENV-07); a skipped group
+//! leaves its registered slots without blocks (AUTH-08); a dropped burst message breaks the
+//! burst (JOIN-02); a dropped or missing keepalive leaves message 1 overdue (LINK-03); a
+//! roster ignored under the give-up flag follows the abort bit that set it (EPOCH-02); a
+//! member table the client does not apply leaves it without the member that joined
+//! (MEMBER-01).
 
 use vex_rules::Rule;
 
-/// One way to break one client rule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Fault {
-    /// BAP-01: the service-17 frame carries magic 2.
-    BadOuterMagic,
-    /// BAP-02: the join_result frame's GCM tag has a flipped bit.
-    CorruptTag,
-    /// BAP-02: the channel-start answer comes as an encrypted frame, before the hello.
-    EncryptedBeforeHello,
-    /// BAP-01: the channel-start answer has frame type 3.
-    BadFrameType,
-    /// BAP-03: after the join burst, one encrypted frame whose inner message is 4 bytes.
-    ShortInnerHeader,
-    /// BAP-03: after the join burst, one encrypted frame whose inner message is 1 byte.
-    TinyInnerMessage,
-    /// BAP-04: after the join burst, one frame on service 400.
-    ServiceIdOutOfRange,
-    /// BAP-05: the service-17 response echoes the wrong task id.
-    WrongTaskEcho,
-    /// BAP-05: the service-17 response carries status 500.
-    ResponseStatus,
-    /// BAP-06: service 16 gets no response.
-    UnansweredLookup,
-    /// BAP-06: service 250 gets two responses.
-    DuplicateEcho,
-    /// BAP-06: the service-26 envelope's HMAC has a flipped bit, so its decoder refuses it.
-    HelloBadMac,
-    /// BAP-12: service 17 gives address 0.0.0.0.
-    ZeroLookupAddress,
-    /// BAP-12: service 17 gives port 0.
-    ZeroLookupPort,
-    /// BAP-12: service 17 is 15 bytes.
-    ShortLookupResponse,
-    /// BAP-12: service 17's reserved field is 1.
-    LookupReserved,
-    /// BAP-12: service 17 echoes another host id.
-    LookupWrongId,
-    /// BAP-13: service 7 carries discriminator 1.
-    Service7Discriminator,
-    /// BAP-13: service 7 carries session id 0.
-    ZeroSessionId,
-    /// BAP-13: service 7 is 136 bytes.
-    ShortService7,
-    /// ENV-01: message 1 of the join burst carries discriminator 0.
-    PushDiscriminator,
-    /// ENV-02: message 2 of the join burst declares 0xFFFF0000 bytes, far more than follow.
-    PayloadLenLarger,
-    /// ENV-03: message 54 of the join burst declares payload_len 0xFFFFFF80.
-    PayloadLenHuge,
-    /// ENV-04: after the join burst, a push with msg_type 59.
-    UnknownMessageId,
-    /// ENV-05: message 4's envelope carries another session id.
-    JoinResultWrongSession,
-    /// ENV-05: a push on the lobby link after service 17, when no activity client exists.
-    PushWithoutSession,
-    /// ENV-06: a message 1 pushed right after service 7, before any join.
-    PushBeforeJoin,
-    /// ENV-07: keepalive pushes carry the session id plus one.
-    WrongSessionAfterJoin,
-    /// ENV-09: session ids are a bare counter (1, 2, ...).
-    BareSessionId,
-    /// ENV-10 (duty): service-9 pushes carry sequence 5.
-    PushSequence,
-    /// JOIN-02 (duty): the burst has no message 2.
-    BurstWithoutWorldGlobals,
-    /// SLOTS-02 (duty): every keepalive also sends message 0.
-    SlotsOnTimer,
-    /// LINK-03 (duty): the keepalive runs every 4 s.
-    SlowKeepalive,
-    /// JOIN-01: the burst sends message 0 before message 4.
-    BurstOrder,
-    /// JOIN-03: message 4 is cut to 700 bytes.
-    ShortJoinResult,
-    /// JOIN-04: message 4's result is -1 (wire 0).
-    JoinRejected,
-    /// JOIN-05: message 4 echoes a different nonce.
-    NonceMismatch,
-    /// JOIN-05: message 4 echoes a host id other than the join's.
-    WrongHostId,
-    /// JOIN-06: message 4 echoes host id 0.
-    ZeroHostId,
-    /// JOIN-09: the burst has no message 12.
-    NoMembership,
-    /// GLOBAL-01: message 1 is cut to 100 bytes.
-    ShortGlobalState,
-    /// GLOBAL-02: message 1's bubble count is one more than the scenario's.
-    BubbleCountMismatch,
-    /// GLOBAL-03: message 1's slice-set states are written without their bias of 128.
-    UnbiasedBubbleStates,
-    /// GLOBAL-04: message 1 of the burst carries a rebuilt descriptor (one bit differs).
-    RebuiltDescriptor,
-    /// WORLD-01: message 2's tick period is 0.
-    ZeroTickPeriod,
-    /// WORLD-02: message 2's tick period is NaN.
-    NanTickPeriod,
-    /// MEMBER-02: message 12's table holds another member, not the local player.
-    ForeignMembership,
-    /// BHS-01: message 54 declares 40 rows.
-    TooManyHostRows,
-    /// AUTH-01: message 5 echoes the client's epoch plus one.
-    WrongEpochEcho,
-    /// AUTH-02: a message 5 rides in the join burst, before any message 52.
-    AuthBeforeEpoch,
-    /// AUTH-04: message 5 has roster_enable 0.
-    RosterDisabled,
-    /// AUTH-05: message 5's first object block declares one bit more than it holds.
-    WrongRemainder,
-    /// AUTH-06: message 5 writes a Sense bit in the type-17 block; that slot has no Sense
-    /// schema.
-    SenseBitWithoutSchema,
-    /// AUTH-07: message 5's first group is keyed 0x811C9DC5.
-    EmptyGroupKey,
-    /// AUTH-08: message 5 leaves out the block of one registered slot.
-    MissingBlock,
-    /// AUTH-12: message 5 grants bubble 0, which this build never applies.
-    GrantBubbleZero,
-    /// SLOT-01: message 5's first block names slot index -1.
-    UnresolvableRef,
-    /// SLOT-02: message 5 carries a block of type 12, which has no descriptor.
-    DescriptorlessType,
-    /// T17-01: message 5's type-17 body carries lifetime state 11.
-    LifetimeStateEleven,
-    /// AUTH-10: message 5 is padded past the per-tick budget of 471,859 bytes.
-    OverBudgetAuthUpdate,
-    /// T17-03: message 5's type-17 switch count says 51, one above the list.
-    SwitchListOverflow,
-    /// BODY-05: message 5's type-17 definition-ref count says 7, one above the array.
-    DefinitionRefsOverflow,
-    /// EPOCH-01: message 44 repeats the epoch the client holds.
-    RepeatedEpoch,
-    /// EPOCH-01: message 44 skips an epoch.
-    SkippedEpoch,
-    /// EPOCH-02: message 44 sets the abort bit.
-    AbortEpoch,
-    /// STICKY-02: message 44 sets the abort bit, and the whole roster follows it.
-    RosterAfterAbort,
-    /// INCIDENT-01: an incident names row 7,763, past the table.
-    IncidentPastTable,
-    /// INCIDENT-02: an incident names row 4690, whose type code is -1.
-    IncidentCrashingRow,
-    /// INCIDENT-03: an incident carries 26 extra targets.
-    IncidentTooManyTargets,
-    /// INCIDENT-04: an incident sets the compressed target selector bit.
-    IncidentCompressedSelector,
-    /// INCIDENT-05: an incident carries a 501-byte payload.
-    IncidentPayloadTooLong,
-    /// AUTH-09 (duty): message 18's roster sends every block reset-only, dropping the
-    /// bodies the first roster sent.
-    RosterWithoutBodies,
-    /// HOST-03 (duty): message 18 gets no answer.
-    RefreshIgnored,
-    /// HOST-03 (duty): message 18 gets messages 1, 2 and 12 but no message 5.
-    RefreshWithoutRoster,
-    /// SLOTS-04: every join is granted every slot below the reserve, so a second member
-    /// holds the first member's slots.
-    JoinGrantIgnoresOthers,
-    /// HOST-04 (duty): message 20 gets no message 0.
-    SlotRequestIgnored,
-    /// HOST-04 (duty): message 20 gets an empty message 0 while slots are free.
-    SlotGrantEmpty,
-    /// HOST-04 (duty): message 20 gets a message 0 of slots the client holds.
-    SlotGrantHeld,
-    /// MEMBER-03: every keepalive carries message 12 again, acknowledged or not.
-    MembershipOnTimer,
-    /// MEMBER-07: a changed member table goes out under the revision before the change.
-    MembershipRevisionKept,
-    /// MEMBER-01: every member's table names that member alone (one body per binding, as
-    /// Sunrise sends a public-target link, facts 4.10).
-    MembershipOnlySelf,
-    /// BAP-07: after the burst the host replies on service 18, which is send-only.
-    ReplyOnSendOnly,
-    /// ENV-11: the keepalive also sends message 17, activity_client_keepalive_response, a
-    /// name-only id.
-    KeepaliveResponse,
-    /// JOIN-07 (duty): join_result's keepalive interval is 0.
-    ZeroKeepaliveInterval,
-    /// LEAVE-01: message 15 gets no answer.
-    LeaveIgnored,
-    /// LEAVE-01: the message 5 answering message 15 keeps every key present.
-    LeaveKeepsPresence,
-    /// LEAVE-02: the leave delta is followed by the whole roster again.
-    RosterAfterLeave,
-    /// LINK-01: after the join burst the host never sends again.
-    SilentAfterJoin,
-    /// LINK-01: the host closes the activity link after the first message 5.
-    CloseAfterJoin,
+/// What the emulated client does after the join so that a fault can show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClientAction {
+    /// Stays to the end of the run.
+    Stay,
+    /// Leaves with message 15.
+    Leave,
+    /// Returns slots with message 21 and asks for more with message 20.
+    RequestSlots,
+    /// Asks for the whole snapshot with message 18.
+    Refresh,
 }
 
-impl Fault {
-    /// Every fault, in declaration order.
-    pub const ALL: [Fault; 89] = [
-        Fault::BadOuterMagic,
-        Fault::BadFrameType,
-        Fault::CorruptTag,
-        Fault::EncryptedBeforeHello,
-        Fault::ShortInnerHeader,
-        Fault::TinyInnerMessage,
-        Fault::ServiceIdOutOfRange,
-        Fault::WrongTaskEcho,
-        Fault::ResponseStatus,
-        Fault::UnansweredLookup,
-        Fault::DuplicateEcho,
-        Fault::HelloBadMac,
-        Fault::ZeroLookupAddress,
-        Fault::ZeroLookupPort,
-        Fault::ShortLookupResponse,
-        Fault::LookupReserved,
-        Fault::LookupWrongId,
-        Fault::Service7Discriminator,
-        Fault::ZeroSessionId,
-        Fault::ShortService7,
-        Fault::PushDiscriminator,
-        Fault::PayloadLenLarger,
-        Fault::PayloadLenHuge,
-        Fault::UnknownMessageId,
-        Fault::JoinResultWrongSession,
-        Fault::PushWithoutSession,
-        Fault::PushBeforeJoin,
-        Fault::WrongSessionAfterJoin,
-        Fault::BareSessionId,
-        Fault::PushSequence,
-        Fault::BurstWithoutWorldGlobals,
-        Fault::SlotsOnTimer,
-        Fault::SlowKeepalive,
-        Fault::BurstOrder,
-        Fault::ShortJoinResult,
-        Fault::JoinRejected,
-        Fault::NonceMismatch,
-        Fault::WrongHostId,
-        Fault::ZeroHostId,
-        Fault::NoMembership,
-        Fault::ShortGlobalState,
-        Fault::BubbleCountMismatch,
-        Fault::UnbiasedBubbleStates,
-        Fault::RebuiltDescriptor,
-        Fault::ZeroTickPeriod,
-        Fault::NanTickPeriod,
-        Fault::ForeignMembership,
-        Fault::TooManyHostRows,
-        Fault::WrongEpochEcho,
-        Fault::AuthBeforeEpoch,
-        Fault::RosterDisabled,
-        Fault::WrongRemainder,
-        Fault::SenseBitWithoutSchema,
-        Fault::EmptyGroupKey,
-        Fault::MissingBlock,
-        Fault::GrantBubbleZero,
-        Fault::UnresolvableRef,
-        Fault::DescriptorlessType,
-        Fault::LifetimeStateEleven,
-        Fault::OverBudgetAuthUpdate,
-        Fault::SwitchListOverflow,
-        Fault::DefinitionRefsOverflow,
-        Fault::RepeatedEpoch,
-        Fault::SkippedEpoch,
-        Fault::AbortEpoch,
-        Fault::RosterAfterAbort,
-        Fault::IncidentPastTable,
-        Fault::IncidentCrashingRow,
-        Fault::IncidentTooManyTargets,
-        Fault::IncidentCompressedSelector,
-        Fault::IncidentPayloadTooLong,
-        Fault::RosterWithoutBodies,
-        Fault::RefreshIgnored,
-        Fault::RefreshWithoutRoster,
-        Fault::JoinGrantIgnoresOthers,
-        Fault::SlotRequestIgnored,
-        Fault::SlotGrantEmpty,
-        Fault::SlotGrantHeld,
-        Fault::MembershipOnTimer,
-        Fault::MembershipRevisionKept,
-        Fault::MembershipOnlySelf,
-        Fault::ReplyOnSendOnly,
-        Fault::KeepaliveResponse,
-        Fault::ZeroKeepaliveInterval,
-        Fault::LeaveIgnored,
-        Fault::LeaveKeepsPresence,
-        Fault::RosterAfterLeave,
-        Fault::SilentAfterJoin,
-        Fault::CloseAfterJoin,
-    ];
+/// How long a fault's run lasts unless it says otherwise, in milliseconds.
+pub const RUN_MS: u64 = 5_000;
 
-    /// The rule this fault breaks.
-    pub fn rule(self) -> Rule {
-        match self {
-            Fault::BadOuterMagic | Fault::BadFrameType => Rule::Bap01,
-            Fault::CorruptTag | Fault::EncryptedBeforeHello => Rule::Bap02,
-            Fault::ShortInnerHeader | Fault::TinyInnerMessage => Rule::Bap03,
-            Fault::ServiceIdOutOfRange => Rule::Bap04,
-            Fault::WrongTaskEcho | Fault::ResponseStatus => Rule::Bap05,
-            Fault::UnansweredLookup | Fault::DuplicateEcho | Fault::HelloBadMac => Rule::Bap06,
-            Fault::ZeroLookupAddress
-            | Fault::ZeroLookupPort
-            | Fault::ShortLookupResponse
-            | Fault::LookupReserved
-            | Fault::LookupWrongId => Rule::Bap12,
-            Fault::Service7Discriminator | Fault::ZeroSessionId | Fault::ShortService7 => {
-                Rule::Bap13
-            }
-            Fault::PushDiscriminator => Rule::Env01,
-            Fault::PayloadLenLarger => Rule::Env02,
-            Fault::PayloadLenHuge => Rule::Env03,
-            Fault::UnknownMessageId => Rule::Env04,
-            Fault::JoinResultWrongSession | Fault::PushWithoutSession => Rule::Env05,
-            Fault::PushBeforeJoin => Rule::Env06,
-            Fault::WrongSessionAfterJoin => Rule::Env07,
-            Fault::BareSessionId => Rule::Env09,
-            Fault::PushSequence => Rule::Env10,
-            Fault::BurstWithoutWorldGlobals => Rule::Join02,
-            Fault::SlotsOnTimer => Rule::Slots02,
-            Fault::SlowKeepalive => Rule::Link03,
-            Fault::BurstOrder => Rule::Join01,
-            Fault::ShortJoinResult => Rule::Join03,
-            Fault::JoinRejected => Rule::Join04,
-            Fault::NonceMismatch | Fault::WrongHostId => Rule::Join05,
-            Fault::ZeroHostId => Rule::Join06,
-            Fault::NoMembership => Rule::Join09,
-            Fault::ShortGlobalState => Rule::Global01,
-            Fault::BubbleCountMismatch => Rule::Global02,
-            Fault::UnbiasedBubbleStates => Rule::Global03,
-            Fault::RebuiltDescriptor => Rule::Global04,
-            Fault::ZeroTickPeriod => Rule::World01,
-            Fault::NanTickPeriod => Rule::World02,
-            Fault::ForeignMembership => Rule::Member02,
-            Fault::TooManyHostRows => Rule::Bhs01,
-            Fault::WrongEpochEcho => Rule::Auth01,
-            Fault::AuthBeforeEpoch => Rule::Auth02,
-            Fault::RosterDisabled => Rule::Auth04,
-            Fault::WrongRemainder => Rule::Auth05,
-            Fault::SenseBitWithoutSchema => Rule::Auth06,
-            Fault::EmptyGroupKey => Rule::Auth07,
-            Fault::MissingBlock => Rule::Auth08,
-            Fault::GrantBubbleZero => Rule::Auth12,
-            Fault::UnresolvableRef => Rule::Slot01,
-            Fault::DescriptorlessType => Rule::Slot02,
-            Fault::LifetimeStateEleven => Rule::T1701,
-            Fault::OverBudgetAuthUpdate => Rule::Auth10,
-            Fault::SwitchListOverflow => Rule::T1703,
-            Fault::DefinitionRefsOverflow => Rule::Body05,
-            Fault::RepeatedEpoch | Fault::SkippedEpoch => Rule::Epoch01,
-            Fault::AbortEpoch => Rule::Epoch02,
-            Fault::RosterAfterAbort => Rule::Sticky02,
-            Fault::IncidentPastTable => Rule::Incident01,
-            Fault::IncidentCrashingRow => Rule::Incident02,
-            Fault::IncidentTooManyTargets => Rule::Incident03,
-            Fault::IncidentCompressedSelector => Rule::Incident04,
-            Fault::IncidentPayloadTooLong => Rule::Incident05,
-            Fault::RosterWithoutBodies => Rule::Auth09,
-            Fault::RefreshIgnored | Fault::RefreshWithoutRoster => Rule::Host03,
-            Fault::JoinGrantIgnoresOthers => Rule::Slots04,
-            Fault::SlotRequestIgnored | Fault::SlotGrantEmpty | Fault::SlotGrantHeld => {
-                Rule::Host04
-            }
-            Fault::MembershipOnTimer => Rule::Member03,
-            Fault::MembershipRevisionKept => Rule::Member07,
-            Fault::MembershipOnlySelf => Rule::Member01,
-            Fault::ReplyOnSendOnly => Rule::Bap07,
-            Fault::KeepaliveResponse => Rule::Env11,
-            Fault::ZeroKeepaliveInterval => Rule::Join07,
-            Fault::LeaveIgnored | Fault::LeaveKeepsPresence => Rule::Leave01,
-            Fault::RosterAfterLeave => Rule::Leave02,
-            Fault::SilentAfterJoin | Fault::CloseAfterJoin => Rule::Link01,
+macro_rules! faults {
+    ($(
+        $(#[doc = $doc:literal])*
+        $name:ident => $rule:ident
+            $(, also [$($also:ident),*])?
+            $(, script $script:ident)?
+            $(, members $members:literal)?
+            $(, runs $runs:literal)?;
+    )*) => {
+        /// One way to break one client rule.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Fault {
+            $($(#[doc = $doc])* $name,)*
         }
-    }
+
+        impl Fault {
+            /// Every fault, in declaration order.
+            pub const ALL: &'static [Fault] = &[$(Fault::$name),*];
+
+            /// The rule this fault breaks.
+            pub fn rule(self) -> Rule {
+                match self { $(Fault::$name => Rule::$rule),* }
+            }
+
+            /// What the emulated client also reports because of it (see the module doc).
+            pub fn also(self) -> &'static [Rule] {
+                match self { $(Fault::$name => &[$($(Rule::$also),*)?]),* }
+            }
+
+            /// What the client must do for the fault to show.
+            pub fn needs(self) -> ClientAction {
+                match self { $(Fault::$name => faults!(@or ClientAction::Stay $(, ClientAction::$script)?)),* }
+            }
+
+            /// Members of the activity the fault needs.
+            pub fn members(self) -> usize {
+                match self { $(Fault::$name => faults!(@or 1 $(, $members)?)),* }
+            }
+
+            /// How long its run lasts, in milliseconds.
+            pub fn runs_ms(self) -> u64 {
+                match self { $(Fault::$name => faults!(@or RUN_MS $(, $runs)?)),* }
+            }
+        }
+    };
+    (@or $default:expr) => { $default };
+    (@or $default:expr, $value:expr) => { $value };
+}
+
+faults! {
+    /// BAP-01: the service-17 frame carries magic 2.
+    BadOuterMagic => Bap01;
+    /// BAP-02: the join_result frame's GCM tag has a flipped bit.
+    CorruptTag => Bap02;
+    /// BAP-02: the channel-start answer comes as an encrypted frame, before the hello.
+    EncryptedBeforeHello => Bap02;
+    /// BAP-01: the channel-start answer has frame type 3.
+    BadFrameType => Bap01;
+    /// BAP-03: after the join burst, one encrypted frame whose inner message is 4 bytes.
+    ShortInnerHeader => Bap03;
+    /// BAP-03: after the join burst, one encrypted frame whose inner message is 1 byte.
+    TinyInnerMessage => Bap03;
+    /// BAP-04: after the join burst, one frame on service 400.
+    ServiceIdOutOfRange => Bap04;
+    /// BAP-05: the service-17 response echoes the wrong task id.
+    WrongTaskEcho => Bap05, also [Bap06, Join09];
+    /// BAP-05: the service-17 response carries status 500.
+    ResponseStatus => Bap05, also [Bap06, Join09];
+    /// BAP-06: service 16 gets no response.
+    UnansweredLookup => Bap06, also [Join09];
+    /// BAP-06: service 250 gets two responses.
+    DuplicateEcho => Bap06;
+    /// BAP-06: the service-26 envelope's HMAC has a flipped bit, so its decoder refuses it.
+    HelloBadMac => Bap06, also [Join09];
+    /// BAP-12: service 17 gives address 0.0.0.0.
+    ZeroLookupAddress => Bap12, also [Join09];
+    /// BAP-12: service 17 gives port 0.
+    ZeroLookupPort => Bap12, also [Join09];
+    /// BAP-12: service 17 is 15 bytes.
+    ShortLookupResponse => Bap12, also [Join09];
+    /// BAP-12: service 17's reserved field is 1.
+    LookupReserved => Bap12, also [Join09];
+    /// BAP-12: service 17 echoes another host id.
+    LookupWrongId => Bap12, also [Join09];
+    /// BAP-13: service 7 carries discriminator 1.
+    Service7Discriminator => Bap13, also [Join09];
+    /// BAP-13: service 7 carries session id 0.
+    ZeroSessionId => Bap13, also [Join09];
+    /// BAP-13: service 7 is 136 bytes.
+    ShortService7 => Bap13, also [Join09];
+    /// ENV-01: message 1 of the join burst carries discriminator 0.
+    PushDiscriminator => Env01, also [Join02, Join09];
+    /// ENV-02: message 2 of the join burst declares 0xFFFF0000 bytes, far more than follow.
+    PayloadLenLarger => Env02;
+    /// ENV-03: message 54 of the join burst declares payload_len 0xFFFFFF80.
+    PayloadLenHuge => Env03;
+    /// ENV-04: after the join burst, a push with msg_type 59.
+    UnknownMessageId => Env04;
+    /// ENV-05: message 4's envelope carries another session id.
+    JoinResultWrongSession => Env05, also [Env06, Join01, Join09];
+    /// ENV-05: a push on the lobby link after service 17, when no activity client exists.
+    PushWithoutSession => Env05;
+    /// ENV-06: a message 1 pushed right after service 7, before any join.
+    PushBeforeJoin => Env06, also [Join01];
+    /// ENV-07: keepalive pushes carry the session id plus one.
+    WrongSessionAfterJoin => Env07, also [Link03];
+    /// ENV-09: session ids are a bare counter (1, 2, ...).
+    BareSessionId => Env09, also [Join09];
+    /// ENV-10 (duty): service-9 pushes carry sequence 5.
+    PushSequence => Env10;
+    /// JOIN-02 (duty): the burst has no message 2.
+    BurstWithoutWorldGlobals => Join02;
+    /// SLOTS-02 (duty): every keepalive also sends message 0.
+    SlotsOnTimer => Slots02;
+    /// LINK-03 (duty): the keepalive runs every 4 s.
+    SlowKeepalive => Link03;
+    /// JOIN-01: the burst sends message 0 before message 4.
+    BurstOrder => Join01, also [Env06, Join02];
+    /// JOIN-03: message 4 is cut to 700 bytes.
+    ShortJoinResult => Join03, also [Env06, Join09];
+    /// JOIN-04: message 4's result is -1 (wire 0).
+    JoinRejected => Join04, also [Env06, Join09];
+    /// JOIN-05: message 4 echoes a different nonce.
+    NonceMismatch => Join05, also [Env06, Join09];
+    /// JOIN-05: message 4 echoes a host id other than the join's.
+    WrongHostId => Join05, also [Env06, Join09];
+    /// JOIN-06: message 4 echoes host id 0.
+    ZeroHostId => Join06, also [Env07, Join02, Join09];
+    /// JOIN-09: the burst has no message 12.
+    NoMembership => Join09;
+    /// GLOBAL-01: message 1 is cut to 100 bytes.
+    ShortGlobalState => Global01;
+    /// GLOBAL-02: message 1's bubble count is one more than the scenario's.
+    BubbleCountMismatch => Global02;
+    /// GLOBAL-03: message 1's slice-set states are written without their bias of 128.
+    UnbiasedBubbleStates => Global03;
+    /// GLOBAL-04: message 1 of the burst carries a rebuilt descriptor (one bit differs).
+    RebuiltDescriptor => Global04;
+    /// WORLD-01: message 2's tick period is 0.
+    ZeroTickPeriod => World01;
+    /// WORLD-02: message 2's tick period is NaN.
+    NanTickPeriod => World02;
+    /// MEMBER-02: message 12's table holds another member, not the local player.
+    ForeignMembership => Member02;
+    /// BHS-01: message 54 declares 40 rows.
+    TooManyHostRows => Bhs01;
+    /// AUTH-01: message 5 echoes the client's epoch plus one.
+    WrongEpochEcho => Auth01;
+    /// AUTH-02: a message 5 rides in the join burst, before any message 52.
+    AuthBeforeEpoch => Auth02;
+    /// AUTH-04: message 5 has roster_enable 0.
+    RosterDisabled => Auth04;
+    /// AUTH-05: message 5's first object block declares one bit more than it holds.
+    WrongRemainder => Auth05;
+    /// AUTH-06: message 5 writes a Sense bit in the type-17 block; that slot has no Sense
+    /// schema.
+    SenseBitWithoutSchema => Auth06, also [Auth08];
+    /// AUTH-07: message 5's first group is keyed 0x811C9DC5.
+    EmptyGroupKey => Auth07, also [Auth08];
+    /// AUTH-08: message 5 leaves out the block of one registered slot.
+    MissingBlock => Auth08;
+    /// AUTH-12: message 5 grants bubble 0, which this build never applies.
+    GrantBubbleZero => Auth12;
+    /// SLOT-01: message 5's first block names slot index -1.
+    UnresolvableRef => Slot01, also [Auth08];
+    /// SLOT-02: message 5 carries a block of type 12, which has no descriptor.
+    DescriptorlessType => Slot02;
+    /// T17-01: message 5's type-17 body carries lifetime state 11.
+    LifetimeStateEleven => T1701;
+    /// AUTH-10: message 5 is padded past the per-tick budget of 471,859 bytes.
+    OverBudgetAuthUpdate => Auth10;
+    /// T17-03: message 5's type-17 switch count says 51, one above the list.
+    SwitchListOverflow => T1703;
+    /// BODY-05: message 5's type-17 definition-ref count says 7, one above the array.
+    DefinitionRefsOverflow => Body05;
+    /// EPOCH-01: message 44 repeats the epoch the client holds.
+    RepeatedEpoch => Epoch01;
+    /// EPOCH-01: message 44 skips an epoch.
+    SkippedEpoch => Epoch01;
+    /// EPOCH-02: message 44 sets the abort bit.
+    AbortEpoch => Epoch02;
+    /// STICKY-02: message 44 sets the abort bit, and the whole roster follows it.
+    RosterAfterAbort => Sticky02, also [Epoch02];
+    /// INCIDENT-01: an incident names row 7,763, past the table.
+    IncidentPastTable => Incident01;
+    /// INCIDENT-02: an incident names row 4690, whose type code is -1.
+    IncidentCrashingRow => Incident02;
+    /// INCIDENT-03: an incident carries 26 extra targets.
+    IncidentTooManyTargets => Incident03;
+    /// INCIDENT-04: an incident sets the compressed target selector bit.
+    IncidentCompressedSelector => Incident04;
+    /// INCIDENT-05: an incident carries a 501-byte payload.
+    IncidentPayloadTooLong => Incident05;
+    /// AUTH-09 (duty): message 18's roster sends every block reset-only, dropping the
+    /// bodies the first roster sent.
+    RosterWithoutBodies => Auth09, script Refresh;
+    /// HOST-03 (duty): message 18 gets no answer.
+    RefreshIgnored => Host03, script Refresh;
+    /// HOST-03 (duty): message 18 gets messages 1, 2 and 12 but no message 5.
+    RefreshWithoutRoster => Host03, script Refresh;
+    /// SLOTS-04: every join is granted every slot below the reserve, so a second member
+    /// holds the first member's slots.
+    JoinGrantIgnoresOthers => Slots04, members 2;
+    /// HOST-04 (duty): message 20 gets no message 0.
+    SlotRequestIgnored => Host04, script RequestSlots;
+    /// HOST-04 (duty): message 20 gets an empty message 0 while slots are free.
+    SlotGrantEmpty => Host04, script RequestSlots;
+    /// HOST-04 (duty): message 20 gets a message 0 of slots the client holds.
+    SlotGrantHeld => Host04, script RequestSlots;
+    /// MEMBER-03: every keepalive carries message 12 again, acknowledged or not.
+    MembershipOnTimer => Member03;
+    /// MEMBER-07: a changed member table goes out under the revision before the change.
+    MembershipRevisionKept => Member07, also [Member01], members 2;
+    /// MEMBER-01: every member's table names that member alone (one body per binding, as
+    /// Sunrise sends a public-target link, facts 4.10).
+    MembershipOnlySelf => Member01, members 2;
+    /// BAP-07: after the burst the host replies on service 18, which is send-only.
+    ReplyOnSendOnly => Bap07;
+    /// ENV-11: the keepalive also sends message 17, activity_client_keepalive_response, a
+    /// name-only id.
+    KeepaliveResponse => Env11;
+    /// JOIN-07 (duty): join_result's keepalive interval is 0.
+    ZeroKeepaliveInterval => Join07;
+    /// LEAVE-01: message 15 gets no answer.
+    LeaveIgnored => Leave01, script Leave;
+    /// LEAVE-01: the message 5 answering message 15 keeps every key present.
+    LeaveKeepsPresence => Leave01, script Leave;
+    /// LEAVE-02: the leave delta is followed by the whole roster again.
+    RosterAfterLeave => Leave02, script Leave;
+    /// LINK-01: after the join burst the host never sends again.
+    SilentAfterJoin => Link01, also [Link03], runs 25_000;
+    /// LINK-01: the host closes the activity link after the first message 5.
+    CloseAfterJoin => Link01;
 }
 
 /// The faults a host is told to commit. Empty for a well-behaved host.
