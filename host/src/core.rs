@@ -7,6 +7,7 @@ use crate::event::{HostEvent, Transmit};
 use crate::link::Link;
 use crate::outbound::Outbound;
 use crate::policy::Policy;
+use crate::reason::{Closed, Dropped};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use std::collections::{BTreeMap, VecDeque};
@@ -98,7 +99,7 @@ impl HostCore {
                 Ok(None) => return,
                 Err(e) => {
                     l.closed = true;
-                    self.close(link, format!("framing: {e}"));
+                    self.close(link, Closed::Framing(e));
                     return;
                 }
             }
@@ -112,16 +113,16 @@ impl HostCore {
         let inner = match (frame.frame_type, &mut l.secure) {
             (FrameType::Encrypted, Some(channel)) => match channel.open(&frame.payload) {
                 Ok(inner) => inner,
-                Err(e) => return self.drop_input(link, format!("encrypted frame: {e}")),
+                Err(e) => return self.drop_input(link, Dropped::Open(e)),
             },
             (FrameType::Encrypted, None) => {
-                return self.drop_input(link, "encrypted frame before the hello".into());
+                return self.drop_input(link, Dropped::EncryptedBeforeHello);
             }
             _ => frame.payload,
         };
         let (header, body) = match InnerHeader::read(&inner, false) {
             Ok(h) => h,
-            Err(e) => return self.drop_input(link, format!("inner header: {e}")),
+            Err(e) => return self.drop_input(link, Dropped::InnerHeader(e)),
         };
         // facts 1.5: an answer goes in its request's frame type, so a plaintext request
         // gets a plaintext answer even on an armed link.
@@ -130,10 +131,7 @@ impl HostCore {
             if reply_type == FrameType::Encrypted {
                 self.handle_activity(now, link, header.task, body);
             } else {
-                self.drop_input(
-                    link,
-                    "plaintext service 8: activity messages need the secure channel".into(),
-                );
+                self.drop_input(link, Dropped::PlaintextActivity);
             }
         } else {
             self.record(link, header.service, header.task, None);
@@ -151,12 +149,12 @@ impl HostCore {
         });
     }
 
-    pub(crate) fn drop_input(&mut self, link: LinkId, reason: String) {
+    pub(crate) fn drop_input(&mut self, link: LinkId, reason: Dropped) {
         tracing::warn!(%link, %reason, "input dropped");
         self.events.push_back(HostEvent::Dropped { link, reason });
     }
 
-    pub(crate) fn close(&mut self, link: LinkId, reason: String) {
+    pub(crate) fn close(&mut self, link: LinkId, reason: Closed) {
         tracing::warn!(%link, %reason, "link closed by host");
         self.events.push_back(HostEvent::Close { link, reason });
     }

@@ -4,7 +4,8 @@
 
 use crate::activity::JOIN_GRANT_COUNT;
 use crate::core::{HostCore, LinkId};
-use vex_wire::activity::ids::ENTITY_SLOTS_ALLOCATED;
+use crate::reason::Dropped;
+use vex_wire::activity::ids::{ALLOCATE_ENTITY_INDICES, ENTITY_SLOTS_ALLOCATED};
 use vex_wire::activity::small::{EntitySlotMask, SLOT_MASK_LEN, SlotRequest};
 
 impl HostCore {
@@ -13,14 +14,16 @@ impl HostCore {
     pub(crate) fn allocate_entity_slots(&mut self, link: LinkId, payload: &[u8]) {
         let count = match SlotRequest::decode(payload) {
             Ok(r) => r.count,
-            Err(e) => return self.drop_input(link, format!("allocate_entity_indices: {e}")),
+            Err(error) => {
+                let msg = ALLOCATE_ENTITY_INDICES;
+                return self.drop_input(link, Dropped::Body { msg, error });
+            }
         };
         if count <= 0 {
-            let reason = format!("allocate_entity_indices: a count of {count} is refused");
-            return self.drop_input(link, reason);
+            return self.drop_input(link, Dropped::SlotCount(count));
         }
         let Some(session) = self.joined_session(link) else {
-            return self.drop_input(link, "allocate_entity_indices with no joined client".into());
+            return self.drop_input(link, Dropped::NotJoined(ALLOCATE_ENTITY_INDICES));
         };
         let Some(activity) = self.activities.get(&session) else {
             return;
@@ -53,8 +56,7 @@ impl HostCore {
     /// Message 21: the member stops holding the slots it returns; there is no reply.
     pub(crate) fn free_entity_slots(&mut self, link: LinkId, payload: &[u8]) {
         let Some(mask) = payload.get(..SLOT_MASK_LEN) else {
-            let reason = format!("free_entity_indices: {} bytes, not 1,024", payload.len());
-            return self.drop_input(link, reason);
+            return self.drop_input(link, Dropped::SlotMaskLength(payload.len()));
         };
         let Some(session) = self.joined_session(link) else {
             return;

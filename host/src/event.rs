@@ -1,6 +1,7 @@
 //! What the host core reports, for logs, transcripts and tests.
 
 use crate::LinkId;
+use crate::reason::{Closed, Dropped};
 
 /// A frame the core wants sent, with what it carries.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,14 +37,14 @@ pub enum HostEvent {
         /// The link.
         link: LinkId,
         /// Why.
-        reason: String,
+        reason: Dropped,
     },
     /// The link cannot go on (its byte stream cannot be framed); the IO layer closes it.
     Close {
         /// The link.
         link: LinkId,
         /// Why.
-        reason: String,
+        reason: Closed,
     },
     /// A client joined an activity session.
     Joined {

@@ -187,9 +187,7 @@ impl Outbound for FaultPlan {
                     added.push(Injected::Push(INCIDENT, body));
                 }
                 if self.has(Fault::CloseAfterJoin) {
-                    added.push(Injected::Close(
-                        "fault plan: close the link after the first roster",
-                    ));
+                    added.push(Injected::Close("close the link after the first roster"));
                 }
             }
             Moment::Keepalive => {

@@ -8,6 +8,7 @@
 use crate::core::{HostCore, LinkId};
 use crate::event::Transmit;
 use crate::outbound::{Injected, Moment};
+use crate::reason::{Closed, Dropped};
 use crate::roster;
 use vex_wire::activity::envelope::ActivityPush;
 use vex_wire::activity::ids::{ADVANCE_REPLICATION_EPOCH, GLOBAL_ACTIVITY_STATE};
@@ -81,7 +82,7 @@ impl HostCore {
                     if let Some(l) = self.links.get_mut(&link) {
                         l.closed = true;
                     }
-                    self.close(link, reason.into());
+                    self.close(link, Closed::Plan(reason));
                 }
             }
         }
@@ -104,7 +105,13 @@ impl HostCore {
             .and_then(|s| s.encode())
         {
             Ok(body) => self.push_message(link, GLOBAL_ACTIVITY_STATE, body),
-            Err(e) => self.drop_input(link, format!("message 1 not built: {e}")),
+            Err(error) => self.drop_input(
+                link,
+                Dropped::NotBuilt {
+                    msg: GLOBAL_ACTIVITY_STATE,
+                    error,
+                },
+            ),
         }
     }
 

@@ -4,8 +4,9 @@
 
 use crate::core::{HostCore, LinkId};
 use crate::outbound::Moment;
+use crate::reason::Dropped;
 use crate::roster;
-use vex_wire::activity::ids::SENSOR_AUTH_UPDATE;
+use vex_wire::activity::ids::{PEER_LEAVE_REQUEST, SENSOR_AUTH_UPDATE};
 use vex_wire::activity::small::PeerLeave;
 
 impl HostCore {
@@ -15,7 +16,10 @@ impl HostCore {
     pub(crate) fn peer_leave(&mut self, link: LinkId, payload: &[u8]) {
         let leave = match PeerLeave::decode(payload) {
             Ok(l) => l,
-            Err(e) => return self.drop_input(link, format!("peer_leave_request: {e}")),
+            Err(error) => {
+                let msg = PEER_LEAVE_REQUEST;
+                return self.drop_input(link, Dropped::Body { msg, error });
+            }
         };
         tracing::info!(%link, reason = format_args!("{:#010x}", leave.reason_hash), "peer leave");
         if !self.policy().answer_leave() {
@@ -45,7 +49,10 @@ impl HostCore {
                 self.push_message(link, SENSOR_AUTH_UPDATE, body);
                 self.inject(link, Moment::LeaveAnswered { whole: &whole });
             }
-            Err(e) => self.drop_input(link, format!("leave delta not built: {e}")),
+            Err(error) => {
+                let msg = SENSOR_AUTH_UPDATE;
+                self.drop_input(link, Dropped::NotBuilt { msg, error });
+            }
         }
     }
 }

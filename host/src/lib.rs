@@ -21,6 +21,7 @@ mod membership;
 mod messages;
 pub mod outbound;
 pub mod policy;
+pub mod reason;
 mod refresh;
 pub mod roster;
 mod route;

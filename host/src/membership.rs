@@ -8,9 +8,12 @@
 //! "Publication rules", 4.12; MEMBER-03, MEMBER-07, HOST-15.
 
 use crate::core::{HostCore, LinkId};
+use crate::reason::Dropped;
 use crate::roster;
 use vex_wire::activity::identity::ClientIdentity;
-use vex_wire::activity::ids::REPLICATE_MEMBERSHIP;
+use vex_wire::activity::ids::{
+    CLIENT_IDENTITY_UPDATE, MEMBERSHIP_ACKNOWLEDGEMENT, REPLICATE_MEMBERSHIP,
+};
 use vex_wire::activity::join::JoinRequest;
 use vex_wire::activity::membership::{Member, ReplicateMembership};
 use vex_wire::bits::BitReader;
@@ -58,7 +61,10 @@ impl HostCore {
                     b.membership_revision = Some(table.revision);
                 }
             }
-            Err(e) => self.drop_input(link, format!("message 12 not built: {e}")),
+            Err(error) => {
+                let msg = REPLICATE_MEMBERSHIP;
+                self.drop_input(link, Dropped::NotBuilt { msg, error });
+            }
         }
     }
 
@@ -108,10 +114,13 @@ impl HostCore {
     pub(crate) fn client_identity(&mut self, link: LinkId, payload: &[u8]) {
         let identity = match ClientIdentity::decode(payload) {
             Ok(i) => i,
-            Err(e) => return self.drop_input(link, format!("client_identity_update: {e}")),
+            Err(error) => {
+                let msg = CLIENT_IDENTITY_UPDATE;
+                return self.drop_input(link, Dropped::Body { msg, error });
+            }
         };
         let Some(session) = self.joined_session(link) else {
-            return self.drop_input(link, "client_identity_update with no joined client".into());
+            return self.drop_input(link, Dropped::NotJoined(CLIENT_IDENTITY_UPDATE));
         };
         let Some(activity) = self.activities.get_mut(&session) else {
             return;
@@ -127,7 +136,10 @@ impl HostCore {
     pub(crate) fn membership_acknowledged(&mut self, link: LinkId, payload: &[u8]) {
         let revision = match BitReader::new(payload).read(32) {
             Ok(r) => r as u32,
-            Err(e) => return self.drop_input(link, format!("membership_acknowledgement: {e}")),
+            Err(error) => {
+                let msg = MEMBERSHIP_ACKNOWLEDGEMENT;
+                return self.drop_input(link, Dropped::Body { msg, error });
+            }
         };
         if let Some(binding) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) {
             binding.membership_acknowledged = Some(revision);

@@ -9,6 +9,7 @@ use crate::core::{HostCore, LinkId};
 use crate::event::HostEvent;
 use crate::outbound::Moment;
 use crate::policy::BurstContext;
+use crate::reason::Dropped;
 use crate::roster;
 use vex_wire::activity::envelope::ActivityNotification;
 use vex_wire::activity::ids::{
@@ -31,17 +32,12 @@ impl HostCore {
     pub(crate) fn handle_activity(&mut self, now: Instant, link: LinkId, task: u32, body: &[u8]) {
         let n = match ActivityNotification::decode(body) {
             Ok(n) => n,
-            Err(e) => return self.drop_input(link, format!("service 8: {e}")),
+            Err(e) => return self.drop_input(link, Dropped::Envelope(e)),
         };
         self.record(link, ACTIVITY_TO_HOST, task, Some(n.msg_type));
         if !self.owns(link, n.msg_type, n.handle) {
-            return self.drop_input(
-                link,
-                format!(
-                    "message {} names session {:#x}, which this link does not own",
-                    n.msg_type, n.handle
-                ),
-            );
+            let (msg, session) = (n.msg_type, n.handle);
+            return self.drop_input(link, Dropped::Unowned { msg, session });
         }
         match n.msg_type {
             JOIN_REQUEST => self.join(now, link, n.handle, &n.payload),
@@ -86,14 +82,14 @@ impl HostCore {
     fn join(&mut self, now: Instant, link: LinkId, handle: u64, payload: &[u8]) {
         let join = match JoinRequest::decode(payload) {
             Ok(j) => j,
-            Err(e) => return self.drop_input(link, format!("join_request: {e}")),
+            Err(error) => {
+                let msg = JOIN_REQUEST;
+                return self.drop_input(link, Dropped::Body { msg, error });
+            }
         };
         if join.host_id != handle {
-            let reason = format!(
-                "join names session {:#x} in a message for {handle:#x} (facts 4.1: they are equal)",
-                join.host_id
-            );
-            return self.drop_input(link, reason);
+            let named = join.host_id;
+            return self.drop_input(link, Dropped::JoinMismatch { named, handle });
         }
         let Some(previous) = self.links.get(&link).and_then(|l| l.binding.as_ref()) else {
             return;
@@ -104,11 +100,11 @@ impl HostCore {
         }
         let member = self.seed_member(&join);
         let Some(activity) = self.activities.get_mut(&handle) else {
-            return self.drop_input(link, format!("session {handle:#x} has no activity"));
+            return self.drop_input(link, Dropped::NoActivity(handle));
         };
         let revision_before = activity.revision();
         if let Err(e) = activity.admit(link, member) {
-            return self.drop_input(link, format!("join refused: {e}"));
+            return self.drop_input(link, Dropped::Admit(e));
         }
         if let Some(b) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) {
             b.session = handle;
@@ -117,7 +113,8 @@ impl HostCore {
             Ok(b) => b,
             Err(e) => {
                 self.depart(link, handle);
-                return self.drop_input(link, format!("join burst not built: {e}"));
+                let msg = JOIN_RESULT;
+                return self.drop_input(link, Dropped::NotBuilt { msg, error: e });
             }
         };
         let membership = burst.iter().any(|(msg, _)| *msg == REPLICATE_MEMBERSHIP);
@@ -214,7 +211,10 @@ impl HostCore {
     fn patch_epoch(&mut self, link: LinkId, payload: &[u8]) {
         let epoch = match PatchEpoch::decode(payload) {
             Ok(e) => e,
-            Err(e) => return self.drop_input(link, format!("patch_epoch: {e}")),
+            Err(error) => {
+                let msg = PATCH_EPOCH;
+                return self.drop_input(link, Dropped::Body { msg, error });
+            }
         };
         let Some(binding) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) else {
             return;
@@ -240,7 +240,10 @@ impl HostCore {
             .and_then(|m| self.policy().roster(m, first).encode());
         match body {
             Ok(body) => self.push_message(link, SENSOR_AUTH_UPDATE, body),
-            Err(e) => self.drop_input(link, format!("message 5 not built: {e}")),
+            Err(error) => {
+                let msg = SENSOR_AUTH_UPDATE;
+                self.drop_input(link, Dropped::NotBuilt { msg, error });
+            }
         }
     }
 
@@ -266,7 +269,10 @@ impl HostCore {
                     .collect();
                 tracing::info!(%link, groups = ?keys, "sense update");
             }
-            Err(e) => self.drop_input(link, format!("sensor_sense_update: {e}")),
+            Err(error) => {
+                let msg = SENSOR_SENSE_UPDATE;
+                self.drop_input(link, Dropped::Body { msg, error });
+            }
         }
     }
 }

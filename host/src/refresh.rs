@@ -3,7 +3,8 @@
 //! answer: the client may have dropped what it held.
 
 use crate::core::{HostCore, LinkId};
-use vex_wire::activity::ids::WORLD_GLOBALS_STATE;
+use crate::reason::Dropped;
+use vex_wire::activity::ids::{STATE_REFRESH, WORLD_GLOBALS_STATE};
 use vex_wire::bits::BitReader;
 
 impl HostCore {
@@ -14,7 +15,8 @@ impl HostCore {
     pub(crate) fn state_refresh(&mut self, link: LinkId, payload: &[u8]) {
         let mut r = BitReader::new(payload);
         if let Err(e) = r.read(32).and_then(|_revision| r.read(32)) {
-            return self.drop_input(link, format!("state_refresh: {e}"));
+            let msg = STATE_REFRESH;
+            return self.drop_input(link, Dropped::Body { msg, error: e });
         }
         if !self.policy().answer_refresh() {
             return;
@@ -23,13 +25,16 @@ impl HostCore {
             return;
         };
         let (Some(join), epoch) = (binding.join.clone(), binding.epoch) else {
-            return self.drop_input(link, "state_refresh with no joined client".into());
+            return self.drop_input(link, Dropped::NotJoined(STATE_REFRESH));
         };
         let (session, public) = (binding.session, binding.is_public());
         self.push_global_state(link);
         match self.world_globals().encode() {
             Ok(body) => self.push_message(link, WORLD_GLOBALS_STATE, body),
-            Err(e) => return self.drop_input(link, format!("message 2 not built: {e}")),
+            Err(error) => {
+                let msg = WORLD_GLOBALS_STATE;
+                return self.drop_input(link, Dropped::NotBuilt { msg, error });
+            }
         }
         if !public {
             self.push_membership(link, session);

@@ -8,6 +8,7 @@ use crate::config::SESSION_CLASS;
 use crate::core::{HostCore, LinkId};
 use crate::link::Binding;
 use crate::outbound::Moment;
+use crate::reason::Dropped;
 use rand_core::RngCore;
 use vex_wire::activity::selection::SelectionRequest;
 use vex_wire::bap::header::{FrameType, InnerHeader};
@@ -36,7 +37,7 @@ impl HostCore {
             HOST_REQUEST => self.host_request(now, link, reply_type, header, body),
             service => match response_for(service) {
                 Some(_) => self.reply(link, reply_type, header, Vec::new()),
-                None => self.drop_input(link, format!("service {service} has no handler")),
+                None => self.drop_input(link, Dropped::NoHandler(service)),
             },
         }
     }
@@ -107,7 +108,7 @@ impl HostCore {
             .encode(),
             Err(e) => {
                 // facts 5.3: Sunrise answers a bad size with an empty 17 so the ring moves.
-                self.drop_input(link, format!("service 16: {e}"));
+                self.drop_input(link, Dropped::Lookup(e));
                 Vec::new()
             }
         };
@@ -147,10 +148,7 @@ impl HostCore {
         let descriptor = match SelectionRequest::decode_service6(body) {
             Ok(req) => req.descriptor,
             Err(e) => {
-                self.drop_input(
-                    link,
-                    format!("service 6 falls back to the default selection: {e}"),
-                );
+                self.drop_input(link, Dropped::Selection(e));
                 self.config
                     .scenario
                     .destination
@@ -162,8 +160,7 @@ impl HostCore {
         let body = HostResponse::new(session).encode();
         self.respond(link, reply_type, HOST_RESPONSE, header.task, body);
         if reply_type != FrameType::Encrypted {
-            let reason = "plaintext service 6: answered, no session committed".to_string();
-            return self.drop_input(link, reason);
+            return self.drop_input(link, Dropped::PlaintextHostRequest);
         }
         let Some(l) = self.links.get_mut(&link) else {
             return;

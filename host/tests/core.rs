@@ -4,10 +4,13 @@
 
 use std::net::{Ipv4Addr, SocketAddrV4};
 use vex_host::activity::JOIN_GRANT_COUNT;
+use vex_host::reason::{Closed, Dropped};
 use vex_host::{HostConfig, HostCore, HostEvent, LinkId, Transmit};
 use vex_wire::activity::envelope::ActivityNotification;
 use vex_wire::activity::join::JoinRequest;
 use vex_wire::activity::membership::ReplicateMembership;
+use vex_wire::activity::selection::SelectionError;
+use vex_wire::bap::deframer::DeframeError;
 use vex_wire::bap::deframer::Deframer;
 use vex_wire::bap::header::{FrameType, InnerHeader, outer_frame, plain_frame};
 use vex_wire::bap::secure::{Role, SecureChannel, SignOnKeys, open_hello};
@@ -56,10 +59,10 @@ fn events(h: &mut HostCore) -> Vec<HostEvent> {
     std::iter::from_fn(|| h.poll_event()).collect()
 }
 
-fn dropped_with(events: &[HostEvent], words: &str) -> bool {
+fn dropped_with(events: &[HostEvent], reason: impl Fn(&Dropped) -> bool) -> bool {
     events
         .iter()
-        .any(|e| matches!(e, HostEvent::Dropped { reason, .. } if reason.contains(words)))
+        .any(|e| matches!(e, HostEvent::Dropped { reason: r, .. } if reason(r)))
 }
 
 /// The frame type and inner message of a frame the host sent, opened with `channel`.
@@ -117,7 +120,10 @@ fn malformed_service6_is_answered_with_a_default_selection() {
     let r = HostResponse::decode(&response_body(&t[0], Some(&mut c))).unwrap();
     assert_eq!(r.discriminator, 2);
     assert_ne!(r.session_id, 0);
-    assert!(dropped_with(&events(&mut h), "7719"));
+    assert!(dropped_with(&events(&mut h), |r| matches!(
+        r,
+        Dropped::Selection(SelectionError::Length(3))
+    )));
 }
 
 /// ENV-08 and ENV-09: every session has its own id of the account's shape.
@@ -144,7 +150,10 @@ fn unowned_session_is_dropped_and_the_link_goes_on() {
     let n = ActivityNotification::new(session ^ 1, 52, 0, vec![0; 16]);
     send_sealed(&mut h, L, &mut c, 8, 2, &n.encode());
     assert!(transmits(&mut h).is_empty());
-    assert!(dropped_with(&events(&mut h), "does not own"));
+    assert!(dropped_with(&events(&mut h), |r| matches!(
+        r,
+        Dropped::Unowned { msg: 52, .. }
+    )));
     send_sealed(&mut h, L, &mut c, 250, 3, &[0; 4]);
     assert_eq!(transmits(&mut h).len(), 1, "the link still answers");
 }
@@ -155,10 +164,13 @@ fn bad_magic_closes_the_link() {
     let mut h = host();
     h.handle_bytes(Instant::default(), L, &[9, 0, 0, 0, 0, 0]);
     let e = events(&mut h);
-    assert!(
-        e.iter()
-            .any(|e| matches!(e, HostEvent::Close { reason, .. } if reason.contains("magic")))
-    );
+    assert!(e.iter().any(|e| matches!(
+        e,
+        HostEvent::Close {
+            reason: Closed::Framing(DeframeError::BadMagic(_)),
+            ..
+        }
+    )));
     h.handle_bytes(Instant::default(), L, &[1, 0, 0, 0, 0, 0]);
     assert!(
         transmits(&mut h).is_empty(),
@@ -178,7 +190,10 @@ fn bad_tag_is_dropped_and_the_link_stays() {
         &outer_frame(FrameType::Encrypted, &[0; 30]),
     );
     assert!(transmits(&mut h).is_empty());
-    assert!(dropped_with(&events(&mut h), "GCM"));
+    assert!(dropped_with(&events(&mut h), |r| matches!(
+        r,
+        Dropped::Open(_)
+    )));
     send_sealed(&mut h, L, &mut c, 250, 3, &[0; 4]);
     assert_eq!(transmits(&mut h).len(), 1, "the nonce was not consumed");
 }
@@ -224,7 +239,7 @@ fn plaintext_after_the_hello_is_answered_in_plaintext_without_side_effects() {
     );
     send(&mut h, 8, 10, &n.encode());
     assert!(transmits(&mut h).is_empty());
-    assert!(dropped_with(&events(&mut h), "secure channel"));
+    assert!(dropped_with(&events(&mut h), |r| *r == Dropped::PlaintextActivity));
 }
 
 /// Message 6 is read; a body of another shape is dropped with its reason.
@@ -242,12 +257,18 @@ fn sense_update_is_read_and_a_wrong_shape_is_dropped() {
     .unwrap();
     let n = ActivityNotification::new(session, 6, 0, good.clone());
     send_sealed(&mut h, L, &mut c, 8, 2, &n.encode());
-    assert!(!dropped_with(&events(&mut h), "sensor_sense_update"));
+    assert!(!dropped_with(&events(&mut h), |r| matches!(
+        r,
+        Dropped::Body { msg: 6, .. }
+    )));
     let mut bad = good;
     bad[16] |= 0x80; // the literal bit
     let n = ActivityNotification::new(session, 6, 0, bad);
     send_sealed(&mut h, L, &mut c, 8, 3, &n.encode());
-    assert!(dropped_with(&events(&mut h), "sensor_sense_update"));
+    assert!(dropped_with(&events(&mut h), |r| matches!(
+        r,
+        Dropped::Body { msg: 6, .. }
+    )));
 }
 
 /// The activity message ids of the pushes in `t`, opened with `c`.
@@ -323,7 +344,7 @@ fn slot_requests_grant_the_lowest_free_slots() {
     );
     send_sealed(&mut h, L, &mut c, 8, 4, &request(0));
     assert!(transmits(&mut h).is_empty());
-    assert!(dropped_with(&events(&mut h), "refused"));
+    assert!(dropped_with(&events(&mut h), |r| *r == Dropped::SlotCount(0)));
     let freed = EntitySlotMask::with_range(100..110);
     let n = ActivityNotification::new(session, 21, 0, freed.0.clone());
     send_sealed(&mut h, L, &mut c, 8, 5, &n.encode());
@@ -390,7 +411,7 @@ fn nothing_follows_the_leave_delta() {
     assert!(send(&mut h, &mut c, 5, 18, vec![0; 8]).is_empty());
     let request = SlotRequest { count: 8 }.encode();
     assert!(send(&mut h, &mut c, 6, 20, request).is_empty());
-    assert!(dropped_with(&events(&mut h), "no joined client"));
+    assert!(dropped_with(&events(&mut h), |r| *r == Dropped::NotJoined(20)));
 }
 
 /// The pushes in `t` as (message id, payload), opened with `c`.
@@ -463,7 +484,10 @@ fn a_join_naming_an_unknown_session_is_dropped() {
     let n = ActivityNotification::new(stranger, 3, 0, join.encode());
     send_sealed(&mut h, L, &mut c, 8, 2, &n.encode());
     assert!(transmits(&mut h).is_empty());
-    assert!(dropped_with(&events(&mut h), "does not own"));
+    assert!(dropped_with(&events(&mut h), |r| matches!(
+        r,
+        Dropped::Unowned { msg: 3, .. }
+    )));
 }
 
 /// Three members: message 23 changes one member's record and every member gets the next

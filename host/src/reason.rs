@@ -1,0 +1,106 @@
+//! Why the host dropped input or closed a link: one variant per reason, wrapping the wire
+//! crate's errors, so tests and tools match variants, not text (design "Style": after
+//! rustls's `PeerMisbehaved`). Untrusted input never panics the host: it is dropped with
+//! one of these, logged, and the link goes on unless its byte stream cannot be framed.
+
+use crate::activity::AdmitError;
+use vex_wire::activity::envelope::EnvelopeError;
+use vex_wire::activity::selection::SelectionError;
+use vex_wire::bap::deframer::DeframeError;
+use vex_wire::bap::header::HeaderError;
+use vex_wire::bap::secure::OpenError;
+use vex_wire::bap::services::FixedBodyError;
+use vex_wire::bits::BitError;
+
+/// Why input was dropped; the link goes on (SR "Client reports come in": the frame is
+/// still accepted).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Dropped {
+    /// An encrypted frame whose tag does not verify (BAP-02).
+    #[error("encrypted frame: {0}")]
+    Open(OpenError),
+    /// An encrypted frame before the hello armed the channel.
+    #[error("encrypted frame before the hello")]
+    EncryptedBeforeHello,
+    /// The inner header is cut short (BAP-03).
+    #[error("inner header: {0}")]
+    InnerHeader(HeaderError),
+    /// Service 8 in a plaintext frame.
+    #[error("plaintext service 8: activity messages need the secure channel")]
+    PlaintextActivity,
+    /// A service the host has no handler for.
+    #[error("service {0} has no handler")]
+    NoHandler(u16),
+    /// Service 16 of the wrong size: answered with an empty service 17 (facts 5.3).
+    #[error("service 16: {0}")]
+    Lookup(FixedBodyError),
+    /// Service 6 that does not decode: answered with the default selection (BAP-14).
+    #[error("service 6 falls back to the default selection: {0}")]
+    Selection(SelectionError),
+    /// Service 6 in a plaintext frame: answered, no session committed (facts 1.5).
+    #[error("plaintext service 6: answered, no session committed")]
+    PlaintextHostRequest,
+    /// A service-8 envelope that does not decode.
+    #[error("service 8: {0}")]
+    Envelope(EnvelopeError),
+    /// A message naming a session the link does not own (HOST-06).
+    #[error("message {msg} names session {session:#x}, which this link does not own")]
+    Unowned {
+        /// The activity message id.
+        msg: u32,
+        /// The session it names.
+        session: u64,
+    },
+    /// A message body that does not decode.
+    #[error("message {msg} does not decode: {error}")]
+    Body {
+        /// The activity message id.
+        msg: u32,
+        /// Why.
+        error: BitError,
+    },
+    /// A join whose record names another session than its envelope (facts 4.1).
+    #[error(
+        "join names session {named:#x} in a message for {handle:#x} (facts 4.1: they are equal)"
+    )]
+    JoinMismatch {
+        /// The session the join_request record names.
+        named: u64,
+        /// The session the envelope names.
+        handle: u64,
+    },
+    /// A join naming a session with no activity.
+    #[error("session {0:#x} has no activity")]
+    NoActivity(u64),
+    /// A join the activity cannot take.
+    #[error("join refused: {0}")]
+    Admit(AdmitError),
+    /// A message that needs a joined client, on a link with none.
+    #[error("message {0} with no joined client")]
+    NotJoined(u32),
+    /// Message 20 asking for no slot (facts 4.4).
+    #[error("allocate_entity_indices: a count of {0} is refused")]
+    SlotCount(i32),
+    /// Message 21 shorter than its 1,024-byte mask.
+    #[error("free_entity_indices: {0} bytes, not 1,024")]
+    SlotMaskLength(usize),
+    /// A message the host could not build, so it did not send it.
+    #[error("message {msg} not built: {error}")]
+    NotBuilt {
+        /// The activity message id.
+        msg: u32,
+        /// Why.
+        error: BitError,
+    },
+}
+
+/// Why the host closes a link.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Closed {
+    /// The byte stream cannot be framed (BAP-01).
+    #[error("framing: {0}")]
+    Framing(DeframeError),
+    /// The fault plan closes it.
+    #[error("fault plan: {0}")]
+    Plan(&'static str),
+}
