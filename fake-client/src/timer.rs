@@ -143,3 +143,34 @@ impl ClientCore {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ClientConfig;
+    use crate::verdict::Outcome;
+    use std::net::{Ipv4Addr, SocketAddrV4};
+
+    /// Before any activity client, the only timer is the Activity Host link's silence: it
+    /// is the table's minimum, and firing it ends the run, which stops the clock (LINK-01).
+    #[test]
+    fn a_silent_link_is_the_first_deadline_and_ends_the_run() {
+        let target = SocketAddrV4::new(Ipv4Addr::LOCALHOST, 1);
+        let mut c = ClientCore::new(ClientConfig::builtin(target));
+        assert_eq!(c.poll_timeout(), None);
+        c.handle_connected(Instant::from_millis(5), LinkKind::Activity);
+        let silence = Instant::from_millis(5 + LINK_SILENCE_MS);
+        assert_eq!(c.poll_timeout(), Some(silence));
+        c.handle_timeout(Instant::from_millis(4 + LINK_SILENCE_MS));
+        assert!(c.verdict.running());
+        c.handle_timeout(silence);
+        assert!(matches!(
+            c.outcome(),
+            Outcome::Ended {
+                rule: Rule::Link01,
+                ..
+            }
+        ));
+        assert_eq!(c.poll_timeout(), None);
+    }
+}
