@@ -5,32 +5,28 @@
 //! against the rules of `rules.md`, reporting what the real client would have done.
 
 pub mod activity;
+mod activity_client;
 pub mod config;
 mod core;
-mod duties;
-mod entity_slots;
-mod epoch;
-mod identity;
-mod incident;
-mod leave;
 pub mod link;
+mod links;
 mod push;
-mod refresh;
-mod roster;
+mod receive;
 mod route;
 pub mod rules;
 pub mod script;
-mod session;
-mod state;
 pub mod status;
-#[cfg(test)]
-mod test_client;
+mod timer;
+mod verdict;
 pub mod violation;
 
-pub use crate::core::{ClientCore, ClientTransmit, Outcome, Received};
+pub use crate::core::ClientCore;
 pub use config::ClientConfig;
 pub use link::LinkKind;
+pub use links::ClientTransmit;
+pub use receive::Received;
 pub use rules::{ENFORCED, Effect, Rule};
 pub use script::Script;
 pub use status::StatusLine;
+pub use verdict::Outcome;
 pub use violation::Violation;

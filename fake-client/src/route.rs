@@ -2,10 +2,11 @@
 //! host response (7), each checked as the client checks it (NS "The frame", "The service
 //! registry"; AH "The route into an activity").
 
+use crate::activity_client::ActivityClient;
 use crate::core::ClientCore;
 use crate::link::LinkKind;
+use crate::links::Outgoing;
 use crate::rules::Rule;
-use crate::session::ActivitySlot;
 use std::net::SocketAddrV4;
 use vex_wire::activity::ids;
 use vex_wire::activity::join::JoinRequest;
@@ -31,7 +32,7 @@ impl ClientCore {
         header: InnerHeader,
         body: &[u8],
     ) {
-        let Some(l) = self.links.get_mut(&link) else {
+        let Some(l) = self.links.get_mut(link) else {
             return;
         };
         let answers = |r: &u16| response_for(*r) == Some(header.service);
@@ -40,7 +41,7 @@ impl ClientCore {
                 "a second service {} response to task {}",
                 header.service, header.task
             );
-            return self.violate(Rule::Bap06, Some(idx), None, reason);
+            return self.verdict.violate(Rule::Bap06, Some(idx), None, reason);
         }
         let asked = l.pending.get(&header.task).copied();
         let Some(request) = asked.filter(answers) else {
@@ -48,14 +49,14 @@ impl ClientCore {
                 "service {} response with task {} answers no outstanding request",
                 header.service, header.task
             );
-            return self.violate(Rule::Bap05, Some(idx), None, reason);
+            return self.verdict.violate(Rule::Bap05, Some(idx), None, reason);
         };
         if header.status != Some(STATUS_OK) {
             let reason = format!(
                 "service {} response has status {:?}, not 200",
                 header.service, header.status
             );
-            return self.violate(Rule::Bap05, Some(idx), None, reason);
+            return self.verdict.violate(Rule::Bap05, Some(idx), None, reason);
         }
         l.pending.remove(&header.task);
         l.answered.insert(header.task, request);
@@ -73,10 +74,10 @@ impl ClientCore {
             Ok(s) => s,
             Err(e) => {
                 let reason = format!("service 26 body its decoder refuses: {e}");
-                return self.violate(Rule::Bap06, Some(idx), None, reason);
+                return self.verdict.violate(Rule::Bap06, Some(idx), None, reason);
             }
         };
-        if let Some(l) = self.links.get_mut(&link) {
+        if let Some(l) = self.links.get_mut(link) {
             l.secure = Some(SecureChannel::new(&secrets, Role::Client));
         }
         match link {
@@ -84,11 +85,13 @@ impl ClientCore {
                 let lookup = HostLookup {
                     host_id: self.config.scenario.activity_host_id,
                 };
-                self.send_request(now, link, HOST_LOOKUP, &lookup.encode());
-                self.send_request(now, link, ECHO, &0u32.to_be_bytes());
+                self.links
+                    .send_request(now, link, HOST_LOOKUP, &lookup.encode());
+                self.links
+                    .send_request(now, link, ECHO, &0u32.to_be_bytes());
             }
             LinkKind::Activity => match self.selection_request() {
-                Ok(body) => self.send_request(now, link, HOST_REQUEST, &body),
+                Ok(body) => self.links.send_request(now, link, HOST_REQUEST, &body),
                 Err(e) => tracing::error!(%e, "the scenario's selection does not encode"),
             },
         }
@@ -98,7 +101,11 @@ impl ClientCore {
     fn on_host_lookup(&mut self, idx: u64, body: &[u8]) {
         let r = match HostLookupResponse::decode(body) {
             Ok(r) => r,
-            Err(e) => return self.violate(Rule::Bap12, Some(idx), None, e.to_string()),
+            Err(e) => {
+                return self
+                    .verdict
+                    .violate(Rule::Bap12, Some(idx), None, e.to_string());
+            }
         };
         let problem = if r.address.is_unspecified() {
             Some("IPv4 address is 0")
@@ -112,10 +119,13 @@ impl ClientCore {
             None
         };
         match problem {
-            Some(p) => self.violate(Rule::Bap12, Some(idx), None, format!("service 17: {p}")),
+            Some(p) => {
+                self.verdict
+                    .violate(Rule::Bap12, Some(idx), None, format!("service 17: {p}"))
+            }
             None => self
-                .connects
-                .push_back((LinkKind::Activity, SocketAddrV4::new(r.address, r.port))),
+                .links
+                .connect(LinkKind::Activity, SocketAddrV4::new(r.address, r.port)),
         }
     }
 
@@ -124,14 +134,18 @@ impl ClientCore {
     fn on_host_response(&mut self, now: Instant, idx: u64, body: &[u8]) {
         let r = match HostResponse::decode(body) {
             Ok(r) => r,
-            Err(e) => return self.violate(Rule::Bap13, Some(idx), None, e.to_string()),
+            Err(e) => {
+                return self
+                    .verdict
+                    .violate(Rule::Bap13, Some(idx), None, e.to_string());
+            }
         };
         if r.discriminator != HostResponse::DISCRIMINATOR || r.session_id == 0 {
             let reason = format!(
                 "service 7 discriminator {} session {:#x}",
                 r.discriminator, r.session_id
             );
-            return self.violate(Rule::Bap13, Some(idx), None, reason);
+            return self.verdict.violate(Rule::Bap13, Some(idx), None, reason);
         }
         let account_half = self.config.scenario.player.account_soid >> 32;
         let shaped = |id: u64| id >> 32 == account_half && (id >> 16) & 0xFFFF == SESSION_CLASS;
@@ -140,18 +154,22 @@ impl ClientCore {
                 "session id {:#018x} lacks the account half {account_half:#x} and class 0x0020",
                 r.session_id
             );
-            self.violate(Rule::Env09, Some(idx), None, reason);
+            self.verdict.violate(Rule::Env09, Some(idx), None, reason);
         }
         let target = self.config.join_session.unwrap_or(r.session_id);
         let public = target != r.session_id;
-        self.slot = Some(ActivitySlot::new(target, public, !shaped(target)));
+        self.activity = Some(ActivityClient::new(target, public, !shaped(target)));
         let join = JoinRequest::new(
             self.config.join_nonce,
             target,
             self.config.scenario.player.member_key,
             self.config.scenario.player.character_id,
         );
-        self.send_activity(now, target, ids::JOIN_REQUEST, join.encode());
+        let out = Outgoing {
+            message: ids::JOIN_REQUEST,
+            body: join.encode(),
+        };
+        self.links.send_activity(now, target, out);
     }
 
     fn selection_request(&self) -> Result<Vec<u8>, BitError> {

@@ -1,8 +1,8 @@
 //! Message 19 from the host, incident: checked as the client decodes it (AH "incident,
 //! message 19", "Values that crash the client"; INCIDENT-01 to INCIDENT-05).
 
-use crate::core::ClientCore;
 use crate::rules::Rule;
+use crate::verdict::Verdict;
 use vex_wire::bits::BitReader;
 use vex_wire::schema::messages::INCIDENT;
 use vex_wire::schema::walk::check_guards;
@@ -36,48 +36,46 @@ fn holds_past(payload: &[u8], path: &str, capacity: u16) -> bool {
     element.is_some_and(|bits| available >= (usize::from(capacity) + 1) * bits)
 }
 
-impl ClientCore {
-    /// The definition index stays inside the 7,763-row table (INCIDENT-01) and off its
-    /// three crashing rows (INCIDENT-02), at most 25 extra targets (INCIDENT-03), the
-    /// compressed target selector stays clear (INCIDENT-04), and the payload is at most
-    /// 500 bytes (INCIDENT-05). The field guards of the incident schema are the checks.
-    /// INCIDENT-05's other half, a payload in the schema of the row's type code, needs
-    /// the definition table, which is package content Vex does not have.
-    pub(crate) fn on_incident(&mut self, idx: u64, payload: &[u8]) {
-        let f = Some(idx);
-        let fields = match decode(&INCIDENT, &mut BitReader::new(payload)) {
-            Ok(Value::Record(fields)) => fields,
-            Ok(_) => return,
-            // a payload count over 500 is refused whatever follows (INCIDENT-05); a count
-            // past another array makes the decoder write past it when the body holds an
-            // element past it, and otherwise it runs out of bits first and drops the body
-            Err(SchemaError::OverCapacity {
-                path,
-                count,
-                capacity,
-            }) if path == "payload" || holds_past(payload, &path, capacity) => {
-                let rule = match path.as_str() {
-                    "extra_targets" => Rule::Incident03,
-                    "compressed_selector" => Rule::Incident04,
-                    _ => Rule::Incident05,
-                };
-                let reason = format!("{path}: {count} where the client holds {capacity}");
-                return self.violate(rule, f, None, reason);
-            }
-            // BODY-04: a body that does not decode is dropped before its consumer runs
-            Err(e) => {
-                return tracing::warn!(frame = idx, %e, "message 19 does not decode; dropped");
-            }
-        };
-        for (field, value) in INCIDENT.fields.iter().zip(&fields) {
-            if let Err(SchemaError::Unsafe { path, rule, value }) =
-                check_guards(field, value, field.name)
-                && crate::rules::is_enforced(rule)
-            {
-                let shown = if value.is_empty() { "present" } else { &value };
-                let reason = format!("{path} {shown}, but {}", rule.summary());
-                self.violate(rule, f, None, reason);
-            }
+/// The definition index stays inside the 7,763-row table (INCIDENT-01) and off its
+/// three crashing rows (INCIDENT-02), at most 25 extra targets (INCIDENT-03), the
+/// compressed target selector stays clear (INCIDENT-04), and the payload is at most
+/// 500 bytes (INCIDENT-05). The field guards of the incident schema are the checks.
+/// INCIDENT-05's other half, a payload in the schema of the row's type code, needs
+/// the definition table, which is package content Vex does not have.
+pub(super) fn check_incident(verdict: &mut Verdict, idx: u64, payload: &[u8]) {
+    let f = Some(idx);
+    let fields = match decode(&INCIDENT, &mut BitReader::new(payload)) {
+        Ok(Value::Record(fields)) => fields,
+        Ok(_) => return,
+        // a payload count over 500 is refused whatever follows (INCIDENT-05); a count
+        // past another array makes the decoder write past it when the body holds an
+        // element past it, and otherwise it runs out of bits first and drops the body
+        Err(SchemaError::OverCapacity {
+            path,
+            count,
+            capacity,
+        }) if path == "payload" || holds_past(payload, &path, capacity) => {
+            let rule = match path.as_str() {
+                "extra_targets" => Rule::Incident03,
+                "compressed_selector" => Rule::Incident04,
+                _ => Rule::Incident05,
+            };
+            let reason = format!("{path}: {count} where the client holds {capacity}");
+            return verdict.violate(rule, f, None, reason);
+        }
+        // BODY-04: a body that does not decode is dropped before its consumer runs
+        Err(e) => {
+            return tracing::warn!(frame = idx, %e, "message 19 does not decode; dropped");
+        }
+    };
+    for (field, value) in INCIDENT.fields.iter().zip(&fields) {
+        if let Err(SchemaError::Unsafe { path, rule, value }) =
+            check_guards(field, value, field.name)
+            && crate::rules::is_enforced(rule)
+        {
+            let shown = if value.is_empty() { "present" } else { &value };
+            let reason = format!("{path} {shown}, but {}", rule.summary());
+            verdict.violate(rule, f, None, reason);
         }
     }
 }
@@ -85,8 +83,6 @@ impl ClientCore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::ClientConfig;
-    use std::net::{Ipv4Addr, SocketAddrV4};
     use vex_wire::bits::BitWriter;
     use vex_wire::schema::encode;
 
@@ -104,10 +100,9 @@ mod tests {
     }
 
     fn rules_for(body: &[u8]) -> Vec<Rule> {
-        let target = SocketAddrV4::new(Ipv4Addr::LOCALHOST, 1);
-        let mut c = ClientCore::new(ClientConfig::builtin(target));
-        c.on_incident(1, body);
-        c.violations().iter().map(|v| v.rule).collect()
+        let mut v = Verdict::new();
+        check_incident(&mut v, 1, body);
+        v.rules()
     }
 
     /// The largest safe incident passes: the last row, 25 targets, a 500-byte payload.

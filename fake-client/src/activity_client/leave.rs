@@ -1,14 +1,16 @@
-//! Message 15, peer_leave_request: the client releases its activity slot, and the host's
-//! answer is judged (AH "peer_leave_request, message 15"; LEAVE-01, LEAVE-02).
+//! The leave of an activity client: the scripted message 15, peer_leave_request, releases
+//! the client's activity slot, and the host's answer is judged (AH "peer_leave_request,
+//! message 15"; LEAVE-01, LEAVE-02).
 //!
 //! The host answers with one message 5 that removes the client's roster: every key and
 //! state byte kept, the presence bit of every key the client registered cleared, roster
 //! enable set, no Auth body and no grant. No roster follows it on that link.
 
-use crate::core::ClientCore;
-use crate::duties::ANSWER_GRACE_MS;
-use crate::roster::registered_keys;
+use super::ANSWER_GRACE_MS;
+use super::roster::registered_keys;
+use crate::links::Outgoing;
 use crate::rules::Rule;
+use crate::verdict::Verdict;
 use vex_wire::activity::ids;
 use vex_wire::activity::sensor_auth::{DecodedAuthUpdate, RosterDelta};
 use vex_wire::activity::small::{LEAVE_REASON_NONE, PeerLeave};
@@ -17,41 +19,62 @@ use vex_wire::time::Instant;
 
 /// What the client held when it left.
 #[derive(Debug)]
-pub struct Departure {
+struct Departure {
     /// When it left.
-    pub at: Instant,
+    at: Instant,
     /// The roster it had applied, if any.
-    pub roster: Option<RosterDelta>,
+    roster: Option<RosterDelta>,
     /// The keys that roster registered; none means no answer is owed.
-    pub registered: Vec<u32>,
+    registered: Vec<u32>,
     /// The host's answer has arrived.
-    pub answered: bool,
+    answered: bool,
 }
 
-impl ClientCore {
-    /// Sends message 15 once its time has come (see `Script::leave_after_ms`).
-    pub(crate) fn leave_if_due(&mut self, now: Instant) {
-        let bubble = self.config.scenario.arrival_bubble();
-        let peer_key = self.config.scenario.player.member_key;
-        let Some(slot) = self.slot.as_mut() else {
-            return;
-        };
-        if slot.leave_at.is_none_or(|t| t > now) {
-            return;
-        }
-        slot.leave_at = None;
-        let roster = slot.roster.clone();
+/// Message 15 and what the client held when it sent it (AH "peer_leave_request, message
+/// 15").
+#[derive(Debug, Default)]
+pub(crate) struct Leave {
+    /// When the client sends message 15 (LEAVE-01).
+    at: Option<Instant>,
+    /// The client left: what it held then, to judge the host's answer by.
+    departure: Option<Departure>,
+}
+
+impl Leave {
+    /// Message 15 is sent at `at`, if the script sends one.
+    pub(super) fn schedule(&mut self, at: Option<Instant>) {
+        self.at = at;
+    }
+
+    /// When message 15 is due.
+    pub(crate) fn due(&self) -> Option<Instant> {
+        self.at
+    }
+
+    /// True once the client left.
+    pub(crate) fn left(&self) -> bool {
+        self.departure.is_some()
+    }
+
+    /// Message 15 at `now` (see `Script::leave_after_ms`) from `peer_key`, holding
+    /// `roster`, the last the client applied, while `bubble` is current.
+    pub(crate) fn depart(
+        &mut self,
+        now: Instant,
+        roster: Option<&RosterDelta>,
+        bubble: u8,
+        peer_key: u64,
+    ) -> Outgoing {
+        self.at = None;
         let registered = roster
-            .as_ref()
             .map(|r| registered_keys(r, bubble))
             .unwrap_or_default();
-        slot.departure = Some(Departure {
+        self.departure = Some(Departure {
             at: now,
-            roster,
+            roster: roster.cloned(),
             registered,
             answered: false,
         });
-        let handle = slot.stored_id;
         let body = PeerLeave {
             word_0: 0,
             word_4: 0,
@@ -59,23 +82,32 @@ impl ClientCore {
             reason_hash: LEAVE_REASON_NONE,
         }
         .encode();
-        self.send_activity(now, handle, ids::PEER_LEAVE_REQUEST, body);
+        Outgoing {
+            message: ids::PEER_LEAVE_REQUEST,
+            body,
+        }
     }
 
     /// A message 5 after the leave: the first is the leave delta (LEAVE-01), which is owed
     /// only when the client had registered keys; none may follow it (LEAVE-02).
-    pub(crate) fn on_auth_after_leave(&mut self, idx: u64, payload: &[u8]) {
+    pub(super) fn on_auth(
+        &mut self,
+        verdict: &mut Verdict,
+        scenario: &Scenario,
+        idx: u64,
+        payload: &[u8],
+    ) {
         let f = Some(idx);
-        let Some(departure) = self.slot.as_mut().and_then(|s| s.departure.as_mut()) else {
+        let Some(departure) = self.departure.as_mut() else {
             return;
         };
         if departure.answered {
             let reason = "a message 5 after the leave delta: the client has retired its keys, and no roster may follow on this link".to_string();
-            return self.violate(Rule::Leave02, f, None, reason);
+            return verdict.violate(Rule::Leave02, f, None, reason);
         }
         departure.answered = true;
         let problems = match DecodedAuthUpdate::decode(payload) {
-            Ok(m) => leave_delta_problems(departure, &m, &self.config.scenario),
+            Ok(m) => leave_delta_problems(departure, &m, scenario),
             Err(e) => vec![format!("it does not parse: {e}")],
         };
         if !problems.is_empty() {
@@ -83,24 +115,20 @@ impl ClientCore {
                 "the message 5 answering the leave is not the leave delta: {}",
                 problems.join("; ")
             );
-            self.violate(Rule::Leave01, f, None, reason);
+            verdict.violate(Rule::Leave01, f, None, reason);
         }
     }
 
-    /// At the deadline: a client that left with keys registered got no leave delta in
-    /// the time the host had (LEAVE-01).
-    pub(crate) fn check_leave_answered(&mut self, now: Instant) {
-        let owed = self
-            .slot
-            .as_ref()
-            .and_then(|s| s.departure.as_ref())
-            .is_some_and(|d| {
-                !d.answered && !d.registered.is_empty() && now.since(d.at) >= ANSWER_GRACE_MS
-            });
+    /// At the deadline `now`: a client that left with keys registered got no leave delta
+    /// in the time the host had (LEAVE-01).
+    pub(super) fn check_answered(&self, verdict: &mut Verdict, now: Instant) {
+        let owed = self.departure.as_ref().is_some_and(|d| {
+            !d.answered && !d.registered.is_empty() && now.since(d.at) >= ANSWER_GRACE_MS
+        });
         if owed {
             let reason =
                 "no message 5 answered the leave: the client's keys were never retired".to_string();
-            self.violate(Rule::Leave01, None, None, reason);
+            verdict.violate(Rule::Leave01, None, None, reason);
         }
     }
 }
@@ -176,20 +204,18 @@ fn leave_delta_problems(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_client::{joined, rules};
     use vex_wire::activity::sensor_auth::{AuthPrefix, SensorAuthUpdate};
 
-    fn left(registered: Vec<u32>, roster: Option<RosterDelta>) -> ClientCore {
-        let mut c = joined();
-        if let Some(slot) = c.slot.as_mut() {
-            slot.departure = Some(Departure {
+    fn left(registered: Vec<u32>, roster: Option<RosterDelta>) -> Leave {
+        Leave {
+            at: None,
+            departure: Some(Departure {
                 at: Instant::default(),
                 roster,
                 registered,
                 answered: false,
-            });
+            }),
         }
-        c
     }
 
     fn delta(keys: Vec<u32>, present: usize) -> SensorAuthUpdate {
@@ -211,44 +237,48 @@ mod tests {
         }
     }
 
+    fn answer(l: &mut Leave, v: &mut Verdict, idx: u64, m: &SensorAuthUpdate) {
+        l.on_auth(v, &Scenario::builtin(), idx, &m.encode().unwrap());
+    }
+
     /// The delta with every presence bit clear answers the leave; a second message 5
     /// does not follow it (LEAVE-02).
     #[test]
     fn the_leave_delta_passes_and_nothing_follows_it() {
         let held = delta(vec![0xA], 1).roster;
-        let mut c = left(vec![0xA], held);
-        c.on_auth_after_leave(1, &delta(vec![0xA], 0).encode().unwrap());
-        assert!(rules(&c).is_empty());
-        c.on_auth_after_leave(2, &delta(vec![0xA], 0).encode().unwrap());
-        assert_eq!(rules(&c), [Rule::Leave02]);
+        let (mut l, mut v) = (left(vec![0xA], held), Verdict::new());
+        answer(&mut l, &mut v, 1, &delta(vec![0xA], 0));
+        assert!(v.rules().is_empty());
+        answer(&mut l, &mut v, 2, &delta(vec![0xA], 0));
+        assert_eq!(v.rules(), [Rule::Leave02]);
     }
 
     /// A delta that keeps the key present does not retire it (LEAVE-01).
     #[test]
     fn a_key_left_present_is_caught() {
         let held = delta(vec![0xA], 1).roster;
-        let mut c = left(vec![0xA], held);
-        c.on_auth_after_leave(1, &delta(vec![0xA], 1).encode().unwrap());
-        assert_eq!(rules(&c), [Rule::Leave01]);
+        let (mut l, mut v) = (left(vec![0xA], held), Verdict::new());
+        answer(&mut l, &mut v, 1, &delta(vec![0xA], 1));
+        assert_eq!(v.rules(), [Rule::Leave01]);
     }
 
     /// A leave the host had less than the grace period to answer is not judged.
     #[test]
     fn an_unanswered_leave_is_judged_after_the_grace_period() {
-        let mut c = left(vec![0xA], None);
-        c.check_leave_answered(Instant::from_millis(ANSWER_GRACE_MS - 1));
-        assert!(rules(&c).is_empty());
-        c.check_leave_answered(Instant::from_millis(ANSWER_GRACE_MS));
-        assert_eq!(rules(&c), [Rule::Leave01]);
+        let (l, mut v) = (left(vec![0xA], None), Verdict::new());
+        l.check_answered(&mut v, Instant::from_millis(ANSWER_GRACE_MS - 1));
+        assert!(v.rules().is_empty());
+        l.check_answered(&mut v, Instant::from_millis(ANSWER_GRACE_MS));
+        assert_eq!(v.rules(), [Rule::Leave01]);
     }
 
     /// A client that registered nothing is owed no answer, and may still get one.
     #[test]
     fn an_answer_to_a_leave_with_nothing_registered_is_fine() {
-        let mut c = left(Vec::new(), None);
-        c.check_leave_answered(Instant::from_millis(ANSWER_GRACE_MS));
-        assert!(rules(&c).is_empty(), "no answer owed");
-        c.on_auth_after_leave(1, &delta(Vec::new(), 0).encode().unwrap());
-        assert!(rules(&c).is_empty(), "an answer accepted");
+        let (mut l, mut v) = (left(Vec::new(), None), Verdict::new());
+        l.check_answered(&mut v, Instant::from_millis(ANSWER_GRACE_MS));
+        assert!(v.rules().is_empty(), "no answer owed");
+        answer(&mut l, &mut v, 1, &delta(Vec::new(), 0));
+        assert!(v.rules().is_empty(), "an answer accepted");
     }
 }

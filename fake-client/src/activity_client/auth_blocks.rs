@@ -1,0 +1,106 @@
+//! Message 5's object blocks, read the way the client reads them: a block whose slot
+//! resolves is read by the slot's own schemas, and only the others are skipped by their
+//! remainder (AH "How the client applies an Auth body"; AUTH-05, AUTH-06, BODY-05).
+
+use vex_wire::activity::sensor_auth::{DecodedObject, OBJECT_HEAD_BITS};
+use vex_wire::activity::slot::{ClientRef, SlotSchemas};
+use vex_wire::bits::BitReader;
+use vex_wire::scenario::{Scenario, SlotDecl};
+use vex_wire::schema::{SchemaError, Value, catalog, decode};
+
+/// One block as the client reads it by the slot's schemas.
+pub(super) enum Block {
+    /// Reset and root when the slot has an Auth schema (AUTH-06), the body, and the Sense
+    /// bit when it has a Sense schema: the bits they take, and the body's value.
+    Read { bits: usize, body: Option<Value> },
+    /// A body or a Sense override with no schema Vex knows: only the remainder delimits it.
+    Unknown,
+    /// A count above its array's capacity: the client writes past the array (BODY-05).
+    OverCapacity {
+        path: String,
+        count: u64,
+        capacity: u16,
+    },
+}
+
+/// Reads the block at `r` by `decl`'s schemas.
+pub(super) fn read_block(decl: &SlotDecl, mut r: BitReader<'_>) -> Block {
+    let start = r.position();
+    let mut body = None;
+    if decl.schemas.auth {
+        let (Ok(_reset), Ok(root)) = (r.read_bool(), r.read_bool()) else {
+            return Block::Unknown;
+        };
+        if root {
+            let Some(schema) = catalog::lookup(&format!("auth:{}", decl.slot_type)) else {
+                return Block::Unknown;
+            };
+            match decode(schema, &mut r) {
+                Ok(v) => body = Some(v),
+                Err(SchemaError::OverCapacity {
+                    path,
+                    count,
+                    capacity,
+                }) => {
+                    return Block::OverCapacity {
+                        path,
+                        count,
+                        capacity,
+                    };
+                }
+                Err(_) => return Block::Unknown,
+            }
+        }
+    }
+    if decl.schemas.sense && r.read_bool().unwrap_or(true) {
+        return Block::Unknown; // a Sense override: no Sense schema is known yet
+    }
+    Block::Read {
+        bits: r.position() - start,
+        body,
+    }
+}
+
+/// The schemas a block whose length is not the slot's was written for: another guess at
+/// which schemas the slot has that reads exactly the block's remainder (AUTH-06). A
+/// remainder off by just the bits that guess adds reads the same on the wire; the report
+/// then names the schema guess and says it could be the remainder (AUTH-05).
+pub(super) fn written_for(
+    decl: &SlotDecl,
+    body: &[u8],
+    object: &DecodedObject,
+) -> Option<SlotSchemas> {
+    let start = object.at + OBJECT_HEAD_BITS;
+    let mut r = BitReader::with_bit_len(body, start + object.remainder as usize);
+    r.skip(start).ok()?;
+    [(true, true), (true, false), (false, true), (false, false)]
+        .into_iter()
+        .map(|(auth, sense)| SlotSchemas { auth, sense })
+        .filter(|guess| *guess != decl.schemas)
+        .find(|guess| {
+            let other = SlotDecl {
+                schemas: *guess,
+                ..*decl
+            };
+            matches!(read_block(&other, r.clone()), Block::Read { bits, .. } if bits == object.remainder as usize)
+        })
+}
+
+/// Which schemas a slot has, in words.
+pub(super) fn describe(schemas: SlotSchemas) -> &'static str {
+    match (schemas.auth, schemas.sense) {
+        (true, true) => "an Auth and a Sense schema",
+        (true, false) => "an Auth schema and no Sense schema",
+        (false, true) => "a Sense schema and no Auth schema",
+        (false, false) => "neither an Auth nor a Sense schema",
+    }
+}
+
+/// The length the client reads for `slot`'s block, when the slot resolves.
+pub(super) fn block_bits(scenario: &Scenario, slot: &ClientRef, r: BitReader<'_>) -> Option<usize> {
+    let (_, decl) = scenario.schemas_of(slot)?;
+    match read_block(&decl, r) {
+        Block::Read { bits, .. } => Some(bits),
+        Block::Unknown | Block::OverCapacity { .. } => None,
+    }
+}

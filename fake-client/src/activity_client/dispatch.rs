@@ -1,0 +1,119 @@
+//! A push that names this activity client, routed by the join's arms to the feature state
+//! that applies it (AH "The activity envelope", "join_result", "Message 5").
+
+use super::join::Arm;
+use super::{ActivityClient, Context, incident, world};
+use crate::rules::Rule;
+use vex_wire::activity::envelope::ActivityPush;
+use vex_wire::activity::ids;
+use vex_wire::activity::sensor_auth::BODY_BUDGET;
+
+impl ActivityClient {
+    /// A push naming this activity client: the join's routing arms, then message 4 on the
+    /// pre-join arm or the push's handler on the established one.
+    pub(crate) fn on_push(&mut self, cx: &mut Context<'_>, idx: u64, push: &ActivityPush) {
+        match self.join.arm(cx.verdict, idx, push) {
+            Some(Arm::JoinResult) => self.on_join_result(cx, idx, &push.payload),
+            Some(Arm::Established) => self.dispatch(cx, idx, push),
+            None => {}
+        }
+    }
+
+    /// Message 4 on the pre-join arm: once accepted, the epochs, the keepalive and the
+    /// scripted actions start, and the status line gets its E.
+    fn on_join_result(&mut self, cx: &mut Context<'_>, idx: u64, payload: &[u8]) {
+        let Some(r) = self
+            .join
+            .accept(cx.verdict, idx, payload, cx.config.join_nonce)
+        else {
+            return;
+        };
+        let (now, script) = (cx.now, cx.config.script);
+        let at = |after: Option<u64>| after.map(|ms| now + ms);
+        self.leave.schedule(at(script.leave_after_ms));
+        self.identity.schedule(at(script.identity_after_ms));
+        self.slots.schedule(at(script.slot_request_after_ms));
+        self.refresh.schedule(at(script.refresh_after_ms));
+        self.epochs.start(now, r.initial_epoch);
+        cx.status.e = true;
+        self.keepalive
+            .start(cx.verdict, idx, r.keepalive_interval_ms);
+    }
+
+    /// A push on the established arm.
+    fn dispatch(&mut self, cx: &mut Context<'_>, idx: u64, push: &ActivityPush) {
+        let (msg, payload) = (push.msg_type, push.payload.as_slice());
+        let in_burst = self.join.observe(cx.verdict, idx, msg);
+        self.keepalive.observe(cx.now, msg);
+        let scenario = &cx.config.scenario;
+        match msg {
+            ids::GLOBAL_ACTIVITY_STATE => {
+                cx.status.g |= world::check_global_state(cx.verdict, scenario, idx, payload);
+            }
+            ids::WORLD_GLOBALS_STATE => world::check_world_globals(cx.verdict, idx, payload),
+            ids::REPLICATE_MEMBERSHIP => self.on_membership(cx, idx, payload),
+            ids::BUBBLE_HOST_STATE => world::check_bubble_host_state(cx.verdict, idx, payload),
+            ids::SENSOR_AUTH_UPDATE => self.on_auth_update(cx, idx, payload),
+            ids::ADVANCE_REPLICATION_EPOCH => self.epochs.on_advance(cx.verdict, idx, payload),
+            ids::ENTITY_SLOTS_ALLOCATED => {
+                self.slots.on_allocated(cx.verdict, idx, payload, in_burst)
+            }
+            ids::INCIDENT => incident::check_incident(cx.verdict, idx, payload),
+            ids::JOIN_RESULT => {
+                tracing::info!(frame = idx, "a second join_result on an established client")
+            }
+            _ => {}
+        }
+        self.refresh.track(msg);
+    }
+
+    /// Message 12: the status line gets its M, the table is applied, and a new revision
+    /// is acknowledged with message 38.
+    fn on_membership(&mut self, cx: &mut Context<'_>, idx: u64, payload: &[u8]) {
+        cx.status.m = true;
+        let me = cx.config.scenario.player.member_key;
+        let in_snapshot = self.refresh.answers(ids::REPLICATE_MEMBERSHIP);
+        let ack = self
+            .membership
+            .apply(cx.verdict, cx.now, idx, payload, me, in_snapshot);
+        if let Some(ack) = ack {
+            cx.send(self.join.handle(), ack);
+        }
+    }
+
+    /// Message 5: ignored once the give-up flag is set (STICKY-02); a body over the
+    /// per-tick budget is refused and sets it (AUTH-10); then the prefix is judged against
+    /// the patch epoch (AUTH-02, AUTH-01); after the leave it is the leave's answer; else
+    /// roster enable must be set (AUTH-04), and the roster is read.
+    fn on_auth_update(&mut self, cx: &mut Context<'_>, idx: u64, payload: &[u8]) {
+        let f = Some(idx);
+        if let Some(rule) = cx.verdict.gave_up() {
+            let reason = format!(
+                "message 5 ignored: the give-up flag has been set since {}",
+                rule.id()
+            );
+            return cx.verdict.violate(Rule::Sticky02, f, None, reason);
+        }
+        if payload.len() > BODY_BUDGET {
+            let reason = format!(
+                "message 5 of {} bytes is over the per-tick budget of {BODY_BUDGET}: it is refused, and message 5 is ignored for the rest of the session",
+                payload.len()
+            );
+            return cx.verdict.violate(Rule::Auth10, f, None, reason);
+        }
+        let Some(prefix) = self.epochs.check_auth_prefix(cx.verdict, idx, payload) else {
+            return;
+        };
+        let scenario = &cx.config.scenario;
+        if self.leave.left() {
+            return self.leave.on_auth(cx.verdict, scenario, idx, payload);
+        }
+        if !prefix.roster_enable {
+            let reason = "roster_enable is 0".to_string();
+            return cx.verdict.violate(Rule::Auth04, f, None, reason);
+        }
+        if self.roster.read(cx.verdict, scenario, idx, payload) && !cx.verdict.crashed() {
+            self.roster.count_applied();
+        }
+    }
+}

@@ -1,0 +1,155 @@
+//! The two epochs of an activity client: the replication epoch the host advances with
+//! message 44 (AH "Hazards for a host"; EPOCH-01, EPOCH-02), and the patch epoch the
+//! client reports with message 52 every second, which every message 5 must echo (AH
+//! "join_result", "Message 5"; LINK-02, AUTH-01, AUTH-02).
+
+use crate::config::PATCH_EPOCH_INTERVAL_MS;
+use crate::links::Outgoing;
+use crate::rules::Rule;
+use crate::verdict::Verdict;
+use vex_wire::activity::ids;
+use vex_wire::activity::sensor_auth::AuthPrefix;
+use vex_wire::activity::small::{AdvanceEpoch, PatchEpoch};
+use vex_wire::bits::BitReader;
+use vex_wire::time::Instant;
+
+/// Bit offset of message 44's abort bit, after the 8-bit epoch.
+const ABORT_BIT: usize = 8;
+/// Bit offset of message 5's patch epoch, after the hardwipe token.
+const PATCH_EPOCH_BIT: usize = 8;
+
+/// The replication epoch and the message 52 schedule (AH "Hazards for a host",
+/// "join_result").
+#[derive(Debug, Default)]
+pub(crate) struct Epochs {
+    /// The replication epoch: join_result field 7, then each message 44's (EPOCH-01).
+    replication: u8,
+    /// When message 52 is next due.
+    patch_due: Option<Instant>,
+    /// The latest message 52 the client sent (AUTH-01, AUTH-02).
+    patch_sent: Option<[u64; 2]>,
+}
+
+impl Epochs {
+    /// The join was accepted at `now` with `initial` as the replication epoch: message
+    /// 52 is due at once.
+    pub(super) fn start(&mut self, now: Instant, initial: u8) {
+        self.replication = initial;
+        self.patch_due = Some(now);
+    }
+
+    /// When message 52 is next due.
+    pub(crate) fn patch_due(&self) -> Option<Instant> {
+        self.patch_due
+    }
+
+    /// Message 52 reporting `epoch`, sent at `now`; the next is due a second later.
+    pub(crate) fn send_patch(&mut self, now: Instant, epoch: [u64; 2]) -> Outgoing {
+        self.patch_due = Some(now + PATCH_EPOCH_INTERVAL_MS);
+        self.patch_sent = Some(epoch);
+        Outgoing {
+            message: ids::PATCH_EPOCH,
+            body: PatchEpoch(epoch).encode(),
+        }
+    }
+
+    /// Message 5's prefix, judged before the rest as the client reads it whole before it
+    /// looks at the epoch: a message 5 before the client's first message 52 (AUTH-02), or
+    /// one whose patch epoch is not the last the client sent (AUTH-01), is dropped. The
+    /// prefix of a message 5 that passes.
+    pub(super) fn check_auth_prefix(
+        &self,
+        verdict: &mut Verdict,
+        idx: u64,
+        payload: &[u8],
+    ) -> Option<AuthPrefix> {
+        let f = Some(idx);
+        let Some(sent) = self.patch_sent else {
+            let reason = "message 5 before the client's first message 52".to_string();
+            verdict.violate(Rule::Auth02, f, None, reason);
+            return None;
+        };
+        let prefix = match AuthPrefix::read(&mut BitReader::new(payload)) {
+            Ok(p) => p,
+            Err(e) => {
+                tracing::warn!(%e, "message 5 prefix does not decode; dropped (BODY-04)");
+                return None;
+            }
+        };
+        if prefix.patch_epoch != sent {
+            let reason = format!(
+                "patch epoch {:x?}, the client sent {sent:x?}",
+                prefix.patch_epoch
+            );
+            verdict.violate(Rule::Auth01, f, Some(PATCH_EPOCH_BIT), reason);
+            return None;
+        }
+        Some(prefix)
+    }
+
+    /// Message 44: the abort bit sets the permanent give-up flag (EPOCH-02); the epoch
+    /// must be the one the client holds plus one, or the client ends with "incorrect
+    /// epoch sequence" (EPOCH-01).
+    pub(super) fn on_advance(&mut self, verdict: &mut Verdict, idx: u64, payload: &[u8]) {
+        let f = Some(idx);
+        let Ok(m) = AdvanceEpoch::decode(payload) else {
+            return tracing::warn!(frame = idx, "message 44 does not decode; dropped (BODY-04)");
+        };
+        let held = self.replication;
+        let next = held.wrapping_add(1);
+        if m.epoch == next {
+            self.replication = next;
+        }
+        if m.abort {
+            let reason = "abort bit set: the give-up flag is permanent, and message 5 is ignored for the rest of the session".to_string();
+            verdict.violate(Rule::Epoch02, f, Some(ABORT_BIT), reason);
+        }
+        if m.epoch != next {
+            let reason = format!(
+                "epoch {} while the client holds {held}: only {next} follows; the client ends with incorrect epoch sequence",
+                m.epoch
+            );
+            verdict.violate(Rule::Epoch01, f, Some(0), reason);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verdict::Outcome;
+
+    fn at(replication: u8) -> Epochs {
+        Epochs {
+            replication,
+            ..Epochs::default()
+        }
+    }
+
+    fn body(epoch: u8, abort: bool) -> Vec<u8> {
+        AdvanceEpoch { epoch, abort }.encode()
+    }
+
+    /// The epoch is 8 bits: 0 follows 255; the same epoch again ends the client.
+    #[test]
+    fn the_epoch_wraps_and_a_repeat_ends_the_client() {
+        let (mut e, mut v) = (at(255), Verdict::new());
+        e.on_advance(&mut v, 1, &body(0, false));
+        assert!(v.violations().is_empty());
+        e.on_advance(&mut v, 2, &body(0, false));
+        assert_eq!(v.rules(), [Rule::Epoch01]);
+        assert!(matches!(v.outcome(), Outcome::Ended { .. }));
+    }
+
+    /// The abort bit is reported and sets the give-up flag even with the right epoch,
+    /// and the epoch still advances.
+    #[test]
+    fn the_abort_bit_sets_the_give_up_flag_and_the_epoch_advances() {
+        let (mut e, mut v) = (at(7), Verdict::new());
+        e.on_advance(&mut v, 1, &body(8, true));
+        assert_eq!(v.rules(), [Rule::Epoch02]);
+        assert_eq!(v.gave_up(), Some(Rule::Epoch02));
+        e.on_advance(&mut v, 2, &body(9, false));
+        assert_eq!(v.violations().len(), 1);
+    }
+}

@@ -1,0 +1,131 @@
+//! The membership of an activity client: message 12, the activity's member table, which
+//! the client applies without checks and acknowledges with message 38 (AH
+//! "replicate_membership", "Hazards for a host"; SR "Timed sends that remain"; facts 4.10;
+//! MEMBER-02, MEMBER-03, MEMBER-07).
+
+use crate::links::Outgoing;
+use crate::rules::Rule;
+use crate::verdict::Verdict;
+use vex_wire::activity::ids;
+use vex_wire::activity::membership::ReplicateMembership;
+use vex_wire::time::Instant;
+
+/// How long a host push can still cross an acknowledgement the client sent: a round trip
+/// on any link Vex expects to test over.
+const ACK_CROSSING_MS: u64 = 1000;
+
+/// The member tables the client applied and what it acknowledged (AH
+/// "replicate_membership"; facts 4.10).
+#[derive(Debug, Default)]
+pub(crate) struct Membership {
+    /// The last message 12 applied, whole, with its revision.
+    held: Option<(u32, Vec<u8>)>,
+    /// The revision and member keys of every message 12 applied, in order.
+    tables: Vec<(u32, Vec<u64>)>,
+    /// The revision the client acknowledged with message 38, and when.
+    acknowledged: Option<(u32, Instant)>,
+}
+
+impl Membership {
+    /// The revision and member keys of every message 12 applied, in order.
+    pub(crate) fn tables(&self) -> &[(u32, Vec<u64>)] {
+        &self.tables
+    }
+
+    /// The revision the client last acknowledged, 0 before any.
+    pub(crate) fn acknowledged_revision(&self) -> u32 {
+        self.acknowledged.map_or(0, |(r, _)| r)
+    }
+
+    /// Message 12 at `now`, applied without checks (MEMBER-01): a table without the local
+    /// player `me` removes the local player from the activity (MEMBER-02). The client
+    /// applies one update per revision, so a different body under the revision it holds is
+    /// not applied (MEMBER-07). It acknowledges each new revision with message 38, the
+    /// message this returns, so a repeat of an acknowledged revision with nothing changed
+    /// is a push the host does not owe (MEMBER-03), unless it is part of the snapshot
+    /// message 18 asked for (`in_snapshot`, HOST-03) or left the host before the
+    /// acknowledgement reached it.
+    pub(super) fn apply(
+        &mut self,
+        verdict: &mut Verdict,
+        now: Instant,
+        idx: u64,
+        payload: &[u8],
+        me: u64,
+        in_snapshot: bool,
+    ) -> Option<Outgoing> {
+        let Ok(m) = ReplicateMembership::decode(payload) else {
+            tracing::warn!(frame = idx, "message 12 does not decode");
+            return None;
+        };
+        if let Some((revision, body)) = &self.held
+            && *revision == m.revision
+            && body != payload
+        {
+            let reason = format!(
+                "message 12 carries another table under revision {revision}, which the client holds: not applied"
+            );
+            verdict.violate(Rule::Member07, Some(idx), None, reason);
+            return None;
+        }
+        if !m.has_member(me) {
+            let reason = format!(
+                "the membership table has no member {me:#018x}: the local player is removed"
+            );
+            verdict.violate(Rule::Member02, Some(idx), None, reason);
+        }
+        let acknowledged = self.acknowledged.filter(|(r, _)| *r == m.revision);
+        // a host resend that crossed the acknowledgement on the wire is not a repeat
+        let settled = acknowledged.is_some_and(|(_, at)| now.since(at) > ACK_CROSSING_MS);
+        let unchanged = self
+            .held
+            .as_ref()
+            .is_some_and(|(r, body)| *r == m.revision && body == payload);
+        self.held = Some((m.revision, payload.to_vec()));
+        self.tables.push((m.revision, m.member_keys()));
+        if settled && unchanged && !in_snapshot {
+            let reason = format!(
+                "message 12 repeats revision {}, which the client acknowledged, with nothing changed",
+                m.revision
+            );
+            verdict.violate(Rule::Member03, Some(idx), None, reason);
+            return None;
+        }
+        if acknowledged.is_some() {
+            return None;
+        }
+        self.acknowledged = Some((m.revision, now));
+        Some(Outgoing {
+            message: ids::MEMBERSHIP_ACKNOWLEDGEMENT,
+            body: m.revision.to_be_bytes().to_vec(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vex_wire::activity::membership::Member;
+    use vex_wire::scenario::Scenario;
+
+    /// An acknowledged revision sent again unchanged is a repeat only once the
+    /// acknowledgement had time to reach the host (MEMBER-03).
+    #[test]
+    fn a_repeat_within_the_crossing_window_is_spared() {
+        let p = Scenario::builtin().player;
+        let member = Member::seed(p.member_key, p.account_soid, p.character_id);
+        let body = ReplicateMembership::for_local_member(member, 1)
+            .encode()
+            .unwrap();
+        let (mut m, mut v) = (Membership::default(), Verdict::new());
+        let apply = |m: &mut Membership, v: &mut Verdict, at: u64, idx: u64| {
+            m.apply(v, Instant::from_millis(at), idx, &body, p.member_key, false)
+        };
+        assert!(apply(&mut m, &mut v, 0, 1).is_some(), "message 38 sent");
+        assert_eq!(m.acknowledged, Some((1, Instant::from_millis(0))));
+        assert!(apply(&mut m, &mut v, ACK_CROSSING_MS, 2).is_none());
+        assert!(v.rules().is_empty(), "crossed the acknowledgement");
+        assert!(apply(&mut m, &mut v, ACK_CROSSING_MS + 1, 3).is_none());
+        assert_eq!(v.rules(), [Rule::Member03]);
+    }
+}

@@ -1,0 +1,110 @@
+//! One activity client of the emulated client (AH "Host to client, service 9": the client
+//! keeps up to three; the emulated client uses one per run), made of feature states. Each
+//! state keeps its fields private behind narrow methods and owns its checks and its timer;
+//! the activity client routes a push to them (`dispatch`), and the core's timer table
+//! (`crate::timer`) reaches their deadlines.
+
+mod auth_blocks;
+mod dispatch;
+mod entity_slots;
+mod epochs;
+mod identity;
+mod incident;
+mod join;
+mod keepalive;
+mod leave;
+mod membership;
+mod refresh;
+mod roster;
+mod world;
+
+use crate::config::ClientConfig;
+use crate::links::{Links, Outgoing};
+use crate::status::StatusLine;
+use crate::verdict::Verdict;
+use entity_slots::EntitySlots;
+use epochs::Epochs;
+use identity::IdentityReport;
+use join::Join;
+use keepalive::Keepalive;
+use leave::Leave;
+use membership::Membership;
+use refresh::Refresh;
+use roster::Roster;
+use vex_wire::time::Instant;
+
+/// A request the client made in a run's last second is not judged at its end: its
+/// answer may still be on the wire.
+const ANSWER_GRACE_MS: u64 = 1000;
+
+/// One activity client and what the host has told it (AH "Host to client, service 9").
+#[derive(Debug)]
+pub(crate) struct ActivityClient {
+    /// The join and the routing arms.
+    pub(crate) join: Join,
+    /// The replication epoch and the message 52 schedule.
+    pub(crate) epochs: Epochs,
+    /// The client's message 16 and the watch on the host's message 1.
+    pub(crate) keepalive: Keepalive,
+    /// What message 5 told it.
+    pub(crate) roster: Roster,
+    /// What message 12 told it, and what it acknowledged.
+    pub(crate) membership: Membership,
+    /// Its entity slot lease and its request for more.
+    pub(crate) slots: EntitySlots,
+    /// Message 18 and the snapshot it is owed.
+    pub(crate) refresh: Refresh,
+    /// Message 15 and what the client held then.
+    pub(crate) leave: Leave,
+    /// Message 23.
+    pub(crate) identity: IdentityReport,
+}
+
+/// What an activity client reaches outside itself while it handles a push.
+pub(crate) struct Context<'a> {
+    /// The time of the push.
+    pub(crate) now: Instant,
+    /// The client's configuration.
+    pub(crate) config: &'a ClientConfig,
+    /// The status line.
+    pub(crate) status: &'a mut StatusLine,
+    /// Where checks record.
+    pub(crate) verdict: &'a mut Verdict,
+    /// Where the client's own messages go.
+    pub(crate) links: &'a mut Links,
+}
+
+impl Context<'_> {
+    /// Sends `out` on service 8 with `handle`.
+    fn send(&mut self, handle: u64, out: Outgoing) {
+        self.links.send_activity(self.now, handle, out);
+    }
+}
+
+impl ActivityClient {
+    /// The activity client service 7 made, which sends join_request naming `id` at once;
+    /// `public` when `id` is another member's session, `badly_shaped` when it failed
+    /// ENV-09.
+    pub(crate) fn new(id: u64, public: bool, badly_shaped: bool) -> Self {
+        Self {
+            join: Join::new(id, public, badly_shaped),
+            epochs: Epochs::default(),
+            keepalive: Keepalive::default(),
+            roster: Roster::default(),
+            membership: Membership::default(),
+            slots: EntitySlots::default(),
+            refresh: Refresh::default(),
+            leave: Leave::default(),
+            identity: IdentityReport::default(),
+        }
+    }
+
+    /// The run's deadline `now` passed: what the host still owes it (JOIN-02, LEAVE-01,
+    /// HOST-04, HOST-03).
+    pub(crate) fn finish(&self, verdict: &mut Verdict, now: Instant) {
+        self.join.check_burst_owed(verdict);
+        self.leave.check_answered(verdict, now);
+        self.slots.check_answered(verdict, now);
+        self.refresh.check_answered(verdict, now);
+    }
+}

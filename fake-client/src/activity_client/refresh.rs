@@ -1,0 +1,129 @@
+//! The state refresh of an activity client: the scripted message 18 asks for the whole
+//! snapshot, and the host owes messages 1, 2 and 12, then 5, in that order (SR "What each
+//! client message gets"; facts 4.14; HOST-03).
+
+use super::ANSWER_GRACE_MS;
+use crate::links::Outgoing;
+use crate::rules::Rule;
+use crate::verdict::Verdict;
+use std::collections::VecDeque;
+use vex_wire::activity::ids;
+use vex_wire::time::Instant;
+
+/// The snapshot a message 18 is owed on a private link, in order.
+const SNAPSHOT: [u32; 4] = [
+    ids::GLOBAL_ACTIVITY_STATE,
+    ids::WORLD_GLOBALS_STATE,
+    ids::REPLICATE_MEMBERSHIP,
+    ids::SENSOR_AUTH_UPDATE,
+];
+/// The bubble field of message 18 is an i32 with bias 2^31 (facts 4.14).
+const BUBBLE_BIAS: i64 = 0x8000_0000;
+
+/// Message 18 and the snapshot it is owed (SR "What each client message gets"; facts
+/// 4.14).
+#[derive(Debug, Default)]
+pub(crate) struct Refresh {
+    /// When the client sends message 18 (HOST-03).
+    at: Option<Instant>,
+    /// When the client sent message 18.
+    asked_at: Option<Instant>,
+    /// The parts of the snapshot message 18 is still owed, in order.
+    owed: VecDeque<u32>,
+}
+
+impl Refresh {
+    /// Message 18 is sent at `at`, if the script sends one.
+    pub(super) fn schedule(&mut self, at: Option<Instant>) {
+        self.at = at;
+    }
+
+    /// When message 18 is due.
+    pub(crate) fn due(&self) -> Option<Instant> {
+        self.at
+    }
+
+    /// Message 18 at `now` (see `Script::refresh_after_ms`): the membership revision the
+    /// client holds and the bubble it stands in. On a `public` link message 12 is not part
+    /// of the snapshot (SR).
+    pub(crate) fn ask(
+        &mut self,
+        now: Instant,
+        public: bool,
+        revision: u32,
+        bubble: u8,
+    ) -> Outgoing {
+        self.at = None;
+        self.asked_at = Some(now);
+        self.owed = SNAPSHOT
+            .into_iter()
+            .filter(|&m| !(public && m == ids::REPLICATE_MEMBERSHIP))
+            .collect();
+        let mut body = revision.to_be_bytes().to_vec();
+        body.extend_from_slice(&((i64::from(bubble) + BUBBLE_BIAS) as u32).to_be_bytes());
+        Outgoing {
+            message: ids::STATE_REFRESH,
+            body,
+        }
+    }
+
+    /// True when `msg` is the next part of a snapshot the host owes.
+    pub(super) fn answers(&self, msg: u32) -> bool {
+        self.owed.front() == Some(&msg)
+    }
+
+    /// After a push is applied: it may be the next part of the snapshot.
+    pub(super) fn track(&mut self, msg: u32) {
+        if self.answers(msg) {
+            self.owed.pop_front();
+        }
+    }
+
+    /// At the deadline `now`: a snapshot the host had time to finish and did not
+    /// (HOST-03).
+    pub(super) fn check_answered(&self, verdict: &mut Verdict, now: Instant) {
+        let due = self
+            .asked_at
+            .is_some_and(|t| now.since(t) >= ANSWER_GRACE_MS);
+        if due && !self.owed.is_empty() {
+            let owed: Vec<u32> = self.owed.iter().copied().collect();
+            let reason = format!("message 18's snapshot never sent messages {owed:?}, in order");
+            verdict.violate(Rule::Host03, None, None, reason);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A snapshot the host had less than the grace period to send is not judged; one
+    /// sent in order clears the debt.
+    #[test]
+    fn an_unfinished_snapshot_is_judged_after_the_grace_period() {
+        let (mut r, mut v) = (Refresh::default(), Verdict::new());
+        r.ask(Instant::default(), false, 0, 0);
+        r.check_answered(&mut v, Instant::from_millis(ANSWER_GRACE_MS - 1));
+        assert!(v.rules().is_empty());
+        r.check_answered(&mut v, Instant::from_millis(ANSWER_GRACE_MS));
+        assert_eq!(v.rules(), [Rule::Host03]);
+        let (mut r, mut v) = (Refresh::default(), Verdict::new());
+        r.ask(Instant::default(), false, 0, 0);
+        for msg in SNAPSHOT {
+            r.track(msg);
+        }
+        r.check_answered(&mut v, Instant::from_millis(ANSWER_GRACE_MS));
+        assert!(v.rules().is_empty());
+    }
+
+    /// On a public link the snapshot is owed without message 12.
+    #[test]
+    fn a_public_link_is_owed_no_membership() {
+        let mut r = Refresh::default();
+        r.ask(Instant::default(), true, 0, 0);
+        assert!(r.answers(ids::GLOBAL_ACTIVITY_STATE));
+        r.track(ids::GLOBAL_ACTIVITY_STATE);
+        r.track(ids::WORLD_GLOBALS_STATE);
+        assert!(r.answers(ids::SENSOR_AUTH_UPDATE));
+    }
+}

@@ -1,0 +1,298 @@
+//! The roster of an activity client: message 5's roster and object blocks, checked as the
+//! client applies them (AH "Message 5", "How the client applies an Auth body"; AUTH-05 to
+//! AUTH-09, AUTH-12, BODY-05, SLOT-01, SLOT-02, T17-01, T17-03).
+
+use super::auth_blocks::{Block, block_bits, describe, read_block, written_for};
+use crate::rules::Rule;
+use crate::verdict::Verdict;
+use std::collections::BTreeSet;
+use vex_wire::activity::sensor_auth::{DecodedAuthUpdate, DecodedObject, RosterDelta};
+use vex_wire::activity::slot::{ClientRef, EMPTY_KEY, NEVER_DESCRIBED, TYPE_LIFETIME};
+use vex_wire::scenario::{Scenario, SlotDecl};
+use vex_wire::schema::Value;
+
+/// Bit offset of the bubble-authority block in message 5 (after the token and epoch).
+const AUTH_PREFIX_BLOCK_BIT: usize = 136;
+/// The safe type-17 states (T17-01).
+const LIFETIME_STATES: std::ops::RangeInclusive<i128> = -1..=10;
+
+/// What the client holds of the host's message 5s (AH "Message 5", "How the client
+/// applies an Auth body").
+#[derive(Debug, Default)]
+pub(crate) struct Roster {
+    /// Message 5 bodies applied.
+    applied: u32,
+    /// The roster of the last message 5 applied.
+    last: Option<RosterDelta>,
+    /// The slots whose last Auth state came with a body (AUTH-09).
+    auth_bodies: BTreeSet<ClientRef>,
+}
+
+impl Roster {
+    /// Message 5 bodies applied so far.
+    pub(crate) fn applied(&self) -> u32 {
+        self.applied
+    }
+
+    /// The roster of the last message 5 applied, if any.
+    pub(crate) fn last(&self) -> Option<&RosterDelta> {
+        self.last.as_ref()
+    }
+
+    /// One more message 5 body was applied.
+    pub(super) fn count_applied(&mut self) {
+        self.applied += 1;
+    }
+
+    /// Reads message 5's blocks as the client does and checks each the client resolves:
+    /// the remainder is the exact length of the block (AUTH-05), every array count fits
+    /// its array (BODY-05, T17-03), and a type-17 state is one the client survives
+    /// (T17-01). True when the roster was read.
+    pub(super) fn read(
+        &mut self,
+        verdict: &mut Verdict,
+        scenario: &Scenario,
+        idx: u64,
+        message: &[u8],
+    ) -> bool {
+        let m = match DecodedAuthUpdate::decode_with(message, |slot, r| {
+            block_bits(scenario, slot, r)
+        }) {
+            Ok(m) => m,
+            Err(e) => {
+                tracing::warn!(%e, "message 5 roster not read by the emulated client");
+                return false;
+            }
+        };
+        let f = Some(idx);
+        check_grants(verdict, idx, &m);
+        for object in m.groups.iter().flat_map(|g| &g.objects) {
+            let s = object.slot;
+            if !s.is_resolvable() {
+                let reason = format!(
+                    "slot {:#x}/{}/{}: a type or index of -1 makes the resolver refuse it",
+                    s.key, s.slot_type, s.index
+                );
+                verdict.violate(Rule::Slot01, f, Some(object.at), reason);
+            }
+            if NEVER_DESCRIBED.contains(&s.slot_type) {
+                let reason = format!("slot type {} never has a descriptor", s.slot_type);
+                verdict.violate(Rule::Slot02, f, Some(object.at), reason);
+            }
+            let Some((_, decl)) = scenario.schemas_of(&object.slot) else {
+                continue; // skipped by its remainder
+            };
+            self.check_body_kept(verdict, idx, object, &decl);
+            let (bits, body) = match read_block(&decl, object.content.reader()) {
+                Block::Read { bits, body } => (bits, body),
+                Block::Unknown => continue,
+                Block::OverCapacity {
+                    path,
+                    count,
+                    capacity,
+                } => {
+                    let switches = decl.slot_type == TYPE_LIFETIME && path == "switches";
+                    let rule = if switches { Rule::T1703 } else { Rule::Body05 };
+                    let reason = format!(
+                        "slot {:#x}/{}/{}: {path} count {count} is above its capacity {capacity}; the client does not clamp it and writes past the array",
+                        s.key, s.slot_type, s.index
+                    );
+                    verdict.violate(rule, f, Some(object.at), reason);
+                    continue;
+                }
+            };
+            if bits != object.remainder as usize {
+                let slot = format!("slot {:#x}/{}/{}", s.key, s.slot_type, s.index);
+                match written_for(&decl, message, object) {
+                    Some(guess) => {
+                        let reason = format!(
+                            "{slot}: the block is written for a slot with {} but the slot has {}, and every later bit shifts (or its remainder is off by as many bits)",
+                            describe(guess),
+                            describe(decl.schemas)
+                        );
+                        verdict.violate(Rule::Auth06, f, Some(object.at), reason);
+                    }
+                    None => {
+                        let reason = format!(
+                            "{slot}: remainder {} but the block holds {bits} bits; a client that skips it lands elsewhere",
+                            object.remainder
+                        );
+                        verdict.violate(Rule::Auth05, f, Some(object.at), reason);
+                    }
+                }
+            }
+            if decl.slot_type == TYPE_LIFETIME
+                && let Some(Value::Record(fields)) = &body
+                && let Some(Value::Int(state)) = fields.first()
+                && !LIFETIME_STATES.contains(state)
+            {
+                let reason = format!(
+                    "type-17 lifetime state {state}: states 11 to 14 jump through a 12-entry table"
+                );
+                verdict.violate(Rule::T1701, f, Some(object.at), reason);
+            }
+        }
+        check_apply(verdict, scenario, idx, &m);
+        self.last = m.roster;
+        true
+    }
+
+    /// A reset-only block installs the schema's defaults over the body the slot got
+    /// before, so a host that still holds that body repeats it (AUTH-09).
+    fn check_body_kept(
+        &mut self,
+        verdict: &mut Verdict,
+        idx: u64,
+        object: &DecodedObject,
+        decl: &SlotDecl,
+    ) {
+        let Ok(parts) = object.parse(decl.schemas) else {
+            return;
+        };
+        let s = object.slot;
+        // as the client applies it: a body is kept, reset-only installs the defaults, and
+        // reset 0 with root 0 leaves the last body in place
+        let reset_only = match (parts.reset, parts.root) {
+            (_, Some(true)) => {
+                self.auth_bodies.insert(s);
+                false
+            }
+            (Some(true), Some(false)) => self.auth_bodies.remove(&s),
+            _ => false,
+        };
+        if reset_only {
+            let reason = format!(
+                "slot {:#x}/{}/{}: reset-only installs the schema's defaults over the body it got before; unless the host meant to clear that state, it sends the body it still holds",
+                s.key, s.slot_type, s.index
+            );
+            verdict.violate(Rule::Auth09, Some(idx), Some(object.at), reason);
+        }
+    }
+}
+
+/// The keys `roster` registers while `bubble` is current: the top-level keys whose
+/// presence bit is set, and those of that bubble's sub-blocks.
+pub(super) fn registered_keys(roster: &RosterDelta, bubble: u8) -> Vec<u32> {
+    let present = |keys: &[u32], mask: &[u32]| -> Vec<u32> {
+        keys.iter()
+            .enumerate()
+            .filter(|(i, _)| mask.get(i / 32).is_some_and(|w| w >> (i % 32) & 1 == 1))
+            .map(|(_, k)| *k)
+            .collect()
+    };
+    let mut registered = present(&roster.keys, &roster.mask);
+    for s in roster
+        .sub_blocks
+        .iter()
+        .flatten()
+        .filter(|s| s.bubble == i32::from(bubble))
+    {
+        registered.extend(present(&s.keys, &s.mask));
+    }
+    registered
+}
+
+/// Grants for bubbles 0 to 63 pass through an arm this build leaves off; only bubble 64
+/// is applied (AUTH-12).
+fn check_grants(verdict: &mut Verdict, idx: u64, m: &DecodedAuthUpdate) {
+    let Some(block) = &m.prefix.bubble_block else {
+        return;
+    };
+    let gated: Vec<usize> = (0..64)
+        .filter(|&b| block.elements.get(b).is_some_and(|e| e.grant.is_some()))
+        .collect();
+    if !gated.is_empty() {
+        let reason = format!(
+            "grants for bubbles {gated:?}: the per-bubble arm for bubbles 0 to 63 is off in this build, so they do not apply"
+        );
+        verdict.violate(Rule::Auth12, Some(idx), Some(AUTH_PREFIX_BLOCK_BIT), reason);
+    }
+}
+
+/// The apply is all or nothing per bubble: every slot of every registered object needs
+/// a block (AUTH-08), and a group keyed 0x811C9DC5 is skipped whole (AUTH-07).
+fn check_apply(verdict: &mut Verdict, scenario: &Scenario, idx: u64, m: &DecodedAuthUpdate) {
+    let f = Some(idx);
+    let Some(roster) = &m.roster else {
+        return;
+    };
+    for g in m.groups.iter().filter(|g| g.key == EMPTY_KEY) {
+        let reason = format!(
+            "a group keyed {EMPTY_KEY:#x}: the client skips its {} blocks",
+            g.objects.len()
+        );
+        verdict.violate(Rule::Auth07, f, None, reason);
+    }
+    let registered = registered_keys(roster, scenario.arrival_bubble());
+    let sent: BTreeSet<ClientRef> = m
+        .groups
+        .iter()
+        .filter(|g| g.key != EMPTY_KEY)
+        .flat_map(|g| g.objects.iter().map(|o| o.slot))
+        .collect();
+    let missing: Vec<String> = scenario
+        .objects
+        .iter()
+        .filter(|o| registered.contains(&o.key))
+        .flat_map(|o| o.slots.iter().map(move |d| (o.key, d)))
+        .map(|(key, d)| ClientRef {
+            key,
+            slot_type: d.slot_type,
+            index: d.index,
+        })
+        .filter(|r| !sent.contains(r))
+        .map(|r| format!("{:#x}/{}/{}", r.key, r.slot_type, r.index))
+        .collect();
+    if !missing.is_empty() {
+        let reason = format!(
+            "registered slots with no block: {}; no Auth body in the bubble applies",
+            missing.join(", ")
+        );
+        verdict.violate(Rule::Auth08, f, None, reason);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vex_wire::bits::Bits;
+
+    /// The built-in scenario's type-17 block with `reset` and `root` (and no body bits:
+    /// the check reads only those two).
+    fn lifetime_block(reset: bool, root: bool) -> (DecodedObject, SlotDecl) {
+        let scenario = Scenario::builtin();
+        let slot = ClientRef {
+            key: 0xAAAA_0001,
+            slot_type: TYPE_LIFETIME,
+            index: 1,
+        };
+        let (_, decl) = scenario.schemas_of(&slot).unwrap();
+        let content = Bits {
+            bytes: vec![(u8::from(reset) << 7) | (u8::from(root) << 6)],
+            bit_len: 2,
+        };
+        let object = DecodedObject {
+            at: 0,
+            slot,
+            remainder: 2,
+            content,
+        };
+        (object, decl)
+    }
+
+    /// Reset-only after a body installs the defaults over it (AUTH-09); reset 0 with root
+    /// 0 keeps the body, so only a later reset-only is reported, and only once.
+    #[test]
+    fn reset_only_after_a_body_is_reported() {
+        let (mut roster, mut v) = (Roster::default(), Verdict::new());
+        for (reset, root) in [(true, true), (false, false), (true, false), (true, false)] {
+            let (object, decl) = lifetime_block(reset, root);
+            roster.check_body_kept(&mut v, 1, &object, &decl);
+        }
+        assert_eq!(v.rules(), [Rule::Auth09]);
+        let (mut roster, mut v) = (Roster::default(), Verdict::new());
+        let (object, decl) = lifetime_block(true, false);
+        roster.check_body_kept(&mut v, 1, &object, &decl);
+        assert!(v.rules().is_empty(), "no body before");
+    }
+}

@@ -1,0 +1,82 @@
+//! Messages 1, 2 and 54, the activity's world as the host describes it: checked as the
+//! client applies them, with nothing kept (AH "global_activity_state",
+//! "world_globals_state", "The main messages", "Values that crash the client";
+//! GLOBAL-01 to GLOBAL-04, WORLD-01, WORLD-02, BHS-01).
+
+use crate::rules::Rule;
+use crate::verdict::{Verdict, bit_of};
+use vex_wire::activity::global_state::{
+    BUBBLE_COUNT_BIT, BUBBLE_ENABLED, BUBBLE_SKIPPED, BUBBLE_STATES_BIT, DESCRIPTOR_BIT,
+    GlobalActivityState,
+};
+use vex_wire::activity::small::{BUBBLE_HOST_MAX_ROWS, BubbleHostState, WorldGlobals};
+use vex_wire::scenario::Scenario;
+
+/// Bit offset of message 2's tick period, after its flag.
+const TICK_PERIOD_BIT: usize = 1;
+
+/// Message 1 (GLOBAL-01 to GLOBAL-04), against the client's `scenario`. True when it
+/// decoded, so the client applied it.
+pub(super) fn check_global_state(
+    verdict: &mut Verdict,
+    scenario: &Scenario,
+    idx: u64,
+    payload: &[u8],
+) -> bool {
+    let f = Some(idx);
+    let m = match GlobalActivityState::decode(payload) {
+        Ok(m) => m,
+        Err(e) => {
+            let reason = format!("message 1 of {} bytes does not decode: {e}", payload.len());
+            verdict.violate(Rule::Global01, f, bit_of(&e), reason);
+            return false;
+        }
+    };
+    let want = i32::from(scenario.bubble_count);
+    if m.bubble_count != want {
+        let reason = format!("bubble count {}, the scenario has {want}", m.bubble_count);
+        verdict.violate(Rule::Global02, f, Some(BUBBLE_COUNT_BIT), reason);
+    }
+    let undefined: Vec<usize> = (0..m.bubble_states.len())
+        .filter(|&b| ![BUBBLE_ENABLED, BUBBLE_SKIPPED].contains(&m.bubble_states[b]))
+        .collect();
+    if let Some(&first) = undefined.first() {
+        let reason = format!(
+            "slice-set state bytes for bubbles {undefined:?} are neither 0x80 (adds the bubble) nor 0x7F (skips it); the bytes carry a bias of 128"
+        );
+        let bit = BUBBLE_STATES_BIT + 8 * first;
+        verdict.violate(Rule::Global03, f, Some(bit), reason);
+    }
+    let own = scenario.destination.to_bits().ok();
+    if own.as_ref() != Some(&m.descriptor) {
+        let reason = "the selection descriptor is not the client's own, bit for bit: \"Waiting for Other Players\" stays up".to_string();
+        verdict.violate(Rule::Global04, f, Some(DESCRIPTOR_BIT), reason);
+    }
+    true
+}
+
+/// Message 2: the tick period runs the activity clock only when positive (WORLD-01),
+/// and NaN splits the two readers (WORLD-02).
+pub(super) fn check_world_globals(verdict: &mut Verdict, idx: u64, payload: &[u8]) {
+    let Ok(m) = WorldGlobals::decode(payload) else {
+        return tracing::warn!(frame = idx, "message 2 does not decode; dropped (BODY-04)");
+    };
+    let f = Some(idx);
+    if m.tick_ms.is_nan() {
+        let reason = "tick period is NaN: one reader runs the clock, the other freezes it".into();
+        verdict.violate(Rule::World02, f, Some(TICK_PERIOD_BIT), reason);
+    } else if m.tick_ms <= 0.0 {
+        let reason = format!("tick period {} ms freezes the activity clock", m.tick_ms);
+        verdict.violate(Rule::World01, f, Some(TICK_PERIOD_BIT), reason);
+    }
+}
+
+/// Message 54: more than 32 rows write past the client's table (BHS-01).
+pub(super) fn check_bubble_host_state(verdict: &mut Verdict, idx: u64, payload: &[u8]) {
+    if let Ok(m) = BubbleHostState::decode(payload)
+        && m.row_count > BUBBLE_HOST_MAX_ROWS
+    {
+        let reason = format!("{} rows in a 32-row table", m.row_count);
+        verdict.violate(Rule::Bhs01, Some(idx), Some(0), reason);
+    }
+}

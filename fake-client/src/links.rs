@@ -1,0 +1,145 @@
+//! The client's links as one set: the links the IO layer should open, the open ones, and
+//! the frames queued on them (NS "bdLobby BAP"; facts 1.5).
+
+use crate::config::CHANNEL_START_LEN;
+use crate::link::{ClientLink, LinkKind};
+use std::collections::{BTreeMap, VecDeque};
+use std::net::SocketAddrV4;
+use vex_wire::activity::envelope::ActivityNotification;
+use vex_wire::bap::services::{ACTIVITY_TO_HOST, CHANNEL_START, HELLO, response_for};
+use vex_wire::time::Instant;
+
+/// A frame the client wants sent, with what it carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientTransmit {
+    /// The link.
+    pub link: LinkKind,
+    /// The whole frame.
+    pub bytes: Vec<u8>,
+    /// The BAP service.
+    pub service: u16,
+    /// The activity message id, for service 8.
+    pub message: Option<u32>,
+    /// The activity message body, for service 8.
+    pub payload: Option<Vec<u8>>,
+}
+
+/// An activity message the client sends on service 8.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Outgoing {
+    /// The activity message id.
+    pub(crate) message: u32,
+    /// Its body.
+    pub(crate) body: Vec<u8>,
+}
+
+/// The client's links.
+#[derive(Debug)]
+pub(crate) struct Links {
+    open: BTreeMap<LinkKind, ClientLink>,
+    connects: VecDeque<(LinkKind, SocketAddrV4)>,
+    transmits: VecDeque<ClientTransmit>,
+}
+
+impl Links {
+    /// No link yet; the primary link to `target` is the first to open.
+    pub(crate) fn new(target: SocketAddrV4) -> Self {
+        Self {
+            open: BTreeMap::new(),
+            connects: VecDeque::from([(LinkKind::Primary, target)]),
+            transmits: VecDeque::new(),
+        }
+    }
+
+    /// Asks the IO layer to open `link` to `address`.
+    pub(crate) fn connect(&mut self, link: LinkKind, address: SocketAddrV4) {
+        self.connects.push_back((link, address));
+    }
+
+    /// A link the IO layer should open.
+    pub(crate) fn poll_connect(&mut self) -> Option<(LinkKind, SocketAddrV4)> {
+        self.connects.pop_front()
+    }
+
+    /// The next frame to send.
+    pub(crate) fn poll_transmit(&mut self) -> Option<ClientTransmit> {
+        self.transmits.pop_front()
+    }
+
+    /// `link` opened: channel setup and the hello carrying `token` (facts 1.5).
+    pub(crate) fn open(&mut self, now: Instant, link: LinkKind, token: &[u8]) {
+        let mut l = ClientLink::new(now);
+        let start = l.request(now, CHANNEL_START, &[0; CHANNEL_START_LEN], true);
+        let mut hello_body = vec![0x0A, 0x20];
+        hello_body.extend_from_slice(token);
+        hello_body.extend_from_slice(&[0x10, 0x01]);
+        let hello = l.request(now, HELLO, &hello_body, true);
+        self.open.insert(link, l);
+        self.queue(link, start, CHANNEL_START);
+        self.queue(link, hello, HELLO);
+    }
+
+    /// `link` closed under the client: true when it was open until now.
+    pub(crate) fn close(&mut self, link: LinkKind) -> bool {
+        let Some(l) = self.open.get_mut(&link) else {
+            return false;
+        };
+        let was_open = !l.dead;
+        l.dead = true;
+        was_open
+    }
+
+    /// `link`, dead or alive, once it opened.
+    pub(crate) fn get_mut(&mut self, link: LinkKind) -> Option<&mut ClientLink> {
+        self.open.get_mut(&link)
+    }
+
+    /// `link`, while it is alive.
+    pub(crate) fn live(&self, link: LinkKind) -> Option<&ClientLink> {
+        self.open.get(&link).filter(|l| !l.dead)
+    }
+
+    /// Every request still unanswered on a live link: link, task and service.
+    pub(crate) fn unanswered(&self) -> Vec<(LinkKind, u32, u16)> {
+        self.open
+            .iter()
+            .filter(|(_, l)| !l.dead)
+            .flat_map(|(k, l)| l.pending.iter().map(move |(t, s)| (*k, *t, *s)))
+            .collect()
+    }
+
+    fn queue(&mut self, link: LinkKind, bytes: Vec<u8>, service: u16) {
+        self.transmits.push_back(ClientTransmit {
+            link,
+            bytes,
+            service,
+            message: None,
+            payload: None,
+        });
+    }
+
+    /// Sends a request on `link`.
+    pub(crate) fn send_request(&mut self, now: Instant, link: LinkKind, service: u16, body: &[u8]) {
+        let expects = response_for(service).is_some();
+        if let Some(l) = self.open.get_mut(&link) {
+            let bytes = l.request(now, service, body, expects);
+            self.queue(link, bytes, service);
+        }
+    }
+
+    /// Sends activity message `out` on service 8 with `handle` (the session id).
+    pub(crate) fn send_activity(&mut self, now: Instant, handle: u64, out: Outgoing) {
+        let Outgoing { message, body } = out;
+        let envelope = ActivityNotification::new(handle, message, 0, body.clone()).encode();
+        if let Some(l) = self.open.get_mut(&LinkKind::Activity) {
+            let bytes = l.request(now, ACTIVITY_TO_HOST, &envelope, false);
+            self.transmits.push_back(ClientTransmit {
+                link: LinkKind::Activity,
+                bytes,
+                service: ACTIVITY_TO_HOST,
+                message: Some(message),
+                payload: Some(body),
+            });
+        }
+    }
+}

@@ -1,0 +1,158 @@
+//! Bytes in: the streaming deframer, the secure channel and the inner header, checked as
+//! the client reads them (NS "The frame", "The service registry"; BAP-01 to BAP-04,
+//! BAP-07), then a response goes to the route and a push to service 9.
+
+use crate::core::ClientCore;
+use crate::link::LinkKind;
+use crate::rules::Rule;
+use vex_wire::activity::envelope::ActivityPush;
+use vex_wire::bap::deframer::{DeframeError, Frame};
+use vex_wire::bap::header::{FrameType, InnerHeader, SERVICE_ID_LIMIT, outer_frame};
+use vex_wire::bap::services::{ACTIVITY_PUSH, HeaderShape, SEND_ONLY, client_inbound_shape};
+use vex_wire::time::Instant;
+
+/// A received frame, reported for transcripts and the `vex client` log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Received {
+    /// The frame index.
+    pub frame: u64,
+    /// The link.
+    pub link: LinkKind,
+    /// The BAP service, when the inner header was readable.
+    pub service: Option<u16>,
+    /// The activity message id, for service 9.
+    pub message: Option<u32>,
+    /// The activity message body, for service 9.
+    pub payload: Option<Vec<u8>>,
+    /// The whole frame as it arrived, outer header included.
+    pub bytes: Vec<u8>,
+}
+
+impl ClientCore {
+    /// Bytes arrived on `link`.
+    pub fn handle_bytes(&mut self, now: Instant, link: LinkKind, bytes: &[u8]) {
+        let running = self.verdict.running();
+        let Some(l) = self.links.get_mut(link) else {
+            return;
+        };
+        if l.dead || !running {
+            return;
+        }
+        l.deframer.push(bytes);
+        while self.verdict.running() {
+            let Some(l) = self.links.get_mut(link) else {
+                return;
+            };
+            match l.deframer.next_frame() {
+                Ok(Some(frame)) => {
+                    l.last_rx = now; // any well-formed frame resets the clock (LINK-01)
+                    self.handle_frame(now, link, frame);
+                }
+                Ok(None) => return,
+                Err(e @ DeframeError::TooLong { .. }) => {
+                    l.dead = true;
+                    let header = l.deframer.rejected_header().unwrap_or_default().to_vec();
+                    self.report_unframed(link, header);
+                    let reason = format!("{link} link: {e}, past the emulated client's buffer");
+                    return self.verdict.abort(reason);
+                }
+                Err(e) => {
+                    l.dead = true;
+                    let header = l.deframer.rejected_header().unwrap_or_default().to_vec();
+                    let frame = self.report_unframed(link, header);
+                    let reason = format!("{link} link: {e}");
+                    return self.verdict.violate(Rule::Bap01, Some(frame), None, reason);
+                }
+            }
+        }
+    }
+
+    /// Reports the outer header that stopped `link`'s stream as a received frame with no
+    /// service, so a transcript keeps what a replay needs to stop there too.
+    fn report_unframed(&mut self, link: LinkKind, header: Vec<u8>) -> u64 {
+        let frame = self.next_frame_index();
+        self.received.push_back(Received {
+            frame,
+            link,
+            service: None,
+            message: None,
+            payload: None,
+            bytes: header,
+        });
+        frame
+    }
+
+    fn next_frame_index(&mut self) -> u64 {
+        let i = self.frames_in;
+        self.frames_in += 1;
+        i
+    }
+
+    fn handle_frame(&mut self, now: Instant, link: LinkKind, frame: Frame) {
+        let idx = self.next_frame_index();
+        self.received.push_back(Received {
+            frame: idx,
+            link,
+            service: None,
+            message: None,
+            payload: None,
+            bytes: outer_frame(frame.frame_type, &frame.payload),
+        });
+        let Some(l) = self.links.get_mut(link) else {
+            return;
+        };
+        let f = Some(idx);
+        let inner = match (frame.frame_type, &mut l.secure) {
+            (FrameType::Encrypted, Some(channel)) => match channel.open(&frame.payload) {
+                Ok(inner) => inner,
+                Err(e) => {
+                    let reason = format!("{link} link: {e}");
+                    return self.verdict.violate(Rule::Bap02, f, None, reason);
+                }
+            },
+            (FrameType::Encrypted, None) => {
+                let reason = format!("{link} link: encrypted frame before the hello");
+                return self.verdict.violate(Rule::Bap02, f, None, reason);
+            }
+            _ => frame.payload,
+        };
+        let Some(service) = InnerHeader::peek_service(&inner) else {
+            let reason = format!("{}-byte inner message has no service id", inner.len());
+            return self.verdict.violate(Rule::Bap03, f, None, reason);
+        };
+        if service >= SERVICE_ID_LIMIT {
+            let reason = format!("service {service} is at or above {SERVICE_ID_LIMIT}");
+            return self.verdict.violate(Rule::Bap04, f, None, reason);
+        }
+        let shape = client_inbound_shape(service);
+        if SEND_ONLY.contains(&service) {
+            let reason = format!("a reply on service {service}, which is send-only");
+            return self.verdict.violate(Rule::Bap07, f, None, reason);
+        }
+        let (header, body) = match InnerHeader::read(&inner, shape == HeaderShape::Response) {
+            Ok(h) => h,
+            Err(e) => {
+                let reason = format!("service {service}: {e}");
+                return self.verdict.violate(Rule::Bap03, f, None, reason);
+            }
+        };
+        let push = (service == ACTIVITY_PUSH)
+            .then(|| ActivityPush::decode(body).ok())
+            .flatten();
+        if let Some(r) = self.received.back_mut() {
+            r.service = Some(service);
+            r.message = push.as_ref().map(|p| p.msg_type);
+            r.payload = push.map(|p| p.payload);
+        }
+        match shape {
+            HeaderShape::Request if service == ACTIVITY_PUSH => {
+                self.check_push_sequence(idx, header.task);
+                self.handle_push(now, idx, body);
+            }
+            HeaderShape::Request => {
+                tracing::info!(service, "push on a service the model does not act on")
+            }
+            HeaderShape::Response => self.handle_response(now, link, idx, header, body),
+        }
+    }
+}

@@ -1,0 +1,176 @@
+//! The emulated client's clock: every timer is one [`ClientTimer`], its deadline comes
+//! from the one table in [`ClientCore::deadline`], and [`ClientCore::handle_timeout`]
+//! fires each due timer through the one match in [`ClientCore::fire`] (design "Sans-IO
+//! cores").
+
+use crate::config::LINK_SILENCE_MS;
+use crate::core::ClientCore;
+use crate::link::LinkKind;
+use crate::rules::Rule;
+use vex_wire::time::Instant;
+
+/// Everything the client does on its own clock. `handle_timeout` fires them in this
+/// order, each judged due when its turn comes: message 52 resets the link's send clock
+/// that message 16 waits on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ClientTimer {
+    /// 20.5 s with no bytes on the Activity Host link ends the activity (LINK-01).
+    LinkSilence,
+    /// The host keepalive, message 1 every 2 s, is overdue (LINK-03).
+    HostKeepalive,
+    /// Message 52 every second (LINK-02).
+    PatchEpoch,
+    /// Message 16 after a keepalive interval with nothing sent (LINK-02, JOIN-07).
+    Keepalive,
+    /// Messages 21 and 20, when the script asks for entity slots (HOST-04).
+    SlotRequest,
+    /// Message 18, when the script asks for the snapshot (HOST-03).
+    Refresh,
+    /// Message 23, when the script reports the identity (HOST-15).
+    Identity,
+    /// Message 15, when the script leaves (LEAVE-01).
+    Leave,
+}
+
+impl ClientTimer {
+    /// Every timer, in the order they fire.
+    const ALL: [ClientTimer; 8] = [
+        ClientTimer::LinkSilence,
+        ClientTimer::HostKeepalive,
+        ClientTimer::PatchEpoch,
+        ClientTimer::Keepalive,
+        ClientTimer::SlotRequest,
+        ClientTimer::Refresh,
+        ClientTimer::Identity,
+        ClientTimer::Leave,
+    ];
+}
+
+impl ClientCore {
+    /// When [`ClientCore::handle_timeout`] next has work: the earliest timer.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        if !self.verdict.running() {
+            return None;
+        }
+        ClientTimer::ALL
+            .into_iter()
+            .filter_map(|timer| self.deadline(timer))
+            .min()
+    }
+
+    /// Time passed: every timer due at `now` fires, in order, while the run goes on.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        for timer in ClientTimer::ALL {
+            if !self.verdict.running() {
+                return;
+            }
+            if self.deadline(timer).is_some_and(|at| at <= now) {
+                self.fire(now, timer);
+            }
+        }
+    }
+
+    /// The timer table: when `timer` is due, if it is set. The client's own timers run
+    /// once the join was accepted; the link's while the link is alive.
+    fn deadline(&self, timer: ClientTimer) -> Option<Instant> {
+        let link = self.links.live(LinkKind::Activity);
+        let activity = self.activity.as_ref();
+        let joined = activity.filter(|a| a.join.established());
+        match timer {
+            ClientTimer::LinkSilence => link.map(|l| l.last_rx + LINK_SILENCE_MS),
+            ClientTimer::HostKeepalive => activity?.keepalive.host_overdue_at(),
+            ClientTimer::PatchEpoch => joined?.epochs.patch_due(),
+            ClientTimer::Keepalive => Some(joined?.keepalive.send_due(link?.last_tx)),
+            ClientTimer::SlotRequest => joined?.slots.request_due(),
+            ClientTimer::Refresh => joined?.refresh.due(),
+            ClientTimer::Identity => joined?.identity.due(),
+            ClientTimer::Leave => joined?.leave.due(),
+        }
+    }
+
+    /// Fires `timer` at `now`: the link's ends the activity, the activity client's
+    /// report or send what their states say.
+    fn fire(&mut self, now: Instant, timer: ClientTimer) {
+        let Self {
+            config,
+            links,
+            activity,
+            verdict,
+            ..
+        } = self;
+        let (player, bubble) = (&config.scenario.player, config.scenario.arrival_bubble());
+        match (timer, activity.as_mut()) {
+            (ClientTimer::LinkSilence, _) => {
+                let silent = links
+                    .live(LinkKind::Activity)
+                    .map_or(0, |l| now.since(l.last_rx));
+                let reason = format!(
+                    "error_host_crashed: no bytes on the Activity Host link for {silent} ms"
+                );
+                verdict.violate(Rule::Link01, None, None, reason);
+            }
+            // every other timer is the activity client's: none is due before it exists
+            (_, None) => {}
+            (ClientTimer::HostKeepalive, Some(a)) => a.keepalive.report_host_overdue(verdict),
+            (ClientTimer::PatchEpoch, Some(a)) => {
+                let out = a.epochs.send_patch(now, config.patch_epoch);
+                links.send_activity(now, a.join.handle(), out);
+            }
+            (ClientTimer::Keepalive, Some(a)) => {
+                links.send_activity(now, a.join.handle(), a.keepalive.send());
+            }
+            (ClientTimer::SlotRequest, Some(a)) => {
+                for out in a.slots.request(now) {
+                    links.send_activity(now, a.join.handle(), out);
+                }
+            }
+            (ClientTimer::Refresh, Some(a)) => {
+                let revision = a.membership.acknowledged_revision();
+                let out = a.refresh.ask(now, a.join.public(), revision, bubble);
+                links.send_activity(now, a.join.handle(), out);
+            }
+            (ClientTimer::Identity, Some(a)) => {
+                if let Some(out) = a.identity.report(player) {
+                    links.send_activity(now, a.join.handle(), out);
+                }
+            }
+            (ClientTimer::Leave, Some(a)) => {
+                let out = a
+                    .leave
+                    .depart(now, a.roster.last(), bubble, player.member_key);
+                links.send_activity(now, a.join.handle(), out);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ClientConfig;
+    use crate::verdict::Outcome;
+    use std::net::{Ipv4Addr, SocketAddrV4};
+
+    /// Before any activity client, the only timer is the Activity Host link's silence: it
+    /// is the table's minimum, and firing it ends the run, which stops the clock (LINK-01).
+    #[test]
+    fn a_silent_link_is_the_first_deadline_and_ends_the_run() {
+        let target = SocketAddrV4::new(Ipv4Addr::LOCALHOST, 1);
+        let mut c = ClientCore::new(ClientConfig::builtin(target));
+        assert_eq!(c.poll_timeout(), None);
+        c.handle_connected(Instant::from_millis(5), LinkKind::Activity);
+        let silence = Instant::from_millis(5 + LINK_SILENCE_MS);
+        assert_eq!(c.poll_timeout(), Some(silence));
+        c.handle_timeout(Instant::from_millis(4 + LINK_SILENCE_MS));
+        assert!(c.verdict.running());
+        c.handle_timeout(silence);
+        assert!(matches!(
+            c.outcome(),
+            Outcome::Ended {
+                rule: Rule::Link01,
+                ..
+            }
+        ));
+        assert_eq!(c.poll_timeout(), None);
+    }
+}

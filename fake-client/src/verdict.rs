@@ -1,0 +1,150 @@
+//! What a run has come to: every violation, the outcome, and the give-up flag. Every check
+//! records through [`Verdict::violate`], which then does what the real client does for the
+//! rule's effect (design "The emulated client"; `rules.md`: effects).
+
+use crate::rules::{Effect, Rule};
+use crate::violation::Violation;
+use vex_wire::bits::BitError;
+
+/// What a run came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Still going.
+    Running,
+    /// The emulated client could not go on for a reason of its own (an input past its
+    /// bounded buffers); no documented rule was broken.
+    Aborted {
+        /// What stopped it.
+        reason: String,
+    },
+    /// The activity ended with an error, as the real client would end it.
+    Ended {
+        /// The rule whose breach ended it.
+        rule: Rule,
+        /// The client's error, e.g. `error_host_crashed`.
+        reason: String,
+    },
+    /// The real client would have crashed.
+    Crashed {
+        /// The rule whose breach crashed it.
+        rule: Rule,
+        /// What crashed it.
+        reason: String,
+    },
+}
+
+/// The violations of a run and what they did to it.
+#[derive(Debug)]
+pub(crate) struct Verdict {
+    violations: Vec<Violation>,
+    /// How many of `violations` [`Verdict::poll_violations`] has handed out.
+    polled: usize,
+    outcome: Outcome,
+    /// The give-up flag and the rule that set it: message 5 is ignored from then on
+    /// (STICKY-02).
+    gave_up: Option<Rule>,
+}
+
+impl Verdict {
+    /// A run with nothing wrong yet.
+    pub(crate) fn new() -> Self {
+        Self {
+            violations: Vec::new(),
+            polled: 0,
+            outcome: Outcome::Running,
+            gave_up: None,
+        }
+    }
+
+    /// Records a violation and does what the real client does for its effect: stop on
+    /// `crash`, leave on `end`, set the give-up flag on `sticky`.
+    pub(crate) fn violate(
+        &mut self,
+        rule: Rule,
+        frame: Option<u64>,
+        bit: Option<usize>,
+        reason: String,
+    ) {
+        debug_assert!(
+            crate::rules::is_enforced(rule),
+            "{rule} is not in rules::ENFORCED"
+        );
+        tracing::warn!(rule = rule.id(), frame, bit, %reason, "client check failed");
+        let effect = rule.effect();
+        let running = self.running();
+        match effect {
+            Effect::End if running => {
+                self.outcome = Outcome::Ended {
+                    rule,
+                    reason: reason.clone(),
+                };
+            }
+            Effect::Crash if running => {
+                self.outcome = Outcome::Crashed {
+                    rule,
+                    reason: reason.clone(),
+                };
+            }
+            Effect::Sticky if self.gave_up.is_none() => self.gave_up = Some(rule),
+            _ => {}
+        }
+        self.violations.push(Violation {
+            rule,
+            effect,
+            frame,
+            bit,
+            reason,
+        });
+    }
+
+    /// Stops the run for a reason of the emulated client's own.
+    pub(crate) fn abort(&mut self, reason: String) {
+        self.outcome = Outcome::Aborted { reason };
+    }
+
+    /// True while the run goes on.
+    pub(crate) fn running(&self) -> bool {
+        self.outcome == Outcome::Running
+    }
+
+    /// True once the real client would have crashed.
+    pub(crate) fn crashed(&self) -> bool {
+        matches!(self.outcome, Outcome::Crashed { .. })
+    }
+
+    /// What the run has come to.
+    pub(crate) fn outcome(&self) -> &Outcome {
+        &self.outcome
+    }
+
+    /// The rule that set the give-up flag, once one did (STICKY-02).
+    pub(crate) fn gave_up(&self) -> Option<Rule> {
+        self.gave_up
+    }
+
+    /// Every violation so far.
+    pub(crate) fn violations(&self) -> &[Violation] {
+        &self.violations
+    }
+
+    /// Violations recorded since the last call.
+    pub(crate) fn poll_violations(&mut self) -> Vec<Violation> {
+        let new = self.violations[self.polled..].to_vec();
+        self.polled = self.violations.len();
+        new
+    }
+
+    /// The rules of every violation so far, in order.
+    #[cfg(test)]
+    pub(crate) fn rules(&self) -> Vec<Rule> {
+        self.violations.iter().map(|v| v.rule).collect()
+    }
+}
+
+/// The bit a decode failed at, where the error says.
+pub(crate) fn bit_of(e: &BitError) -> Option<usize> {
+    match e {
+        BitError::PastEnd { at, .. } | BitError::UnknownShape { at, .. } => Some(*at),
+        _ => None,
+    }
+}
