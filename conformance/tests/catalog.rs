@@ -272,7 +272,7 @@ fn every_transcript_replays_to_the_same_verdict() {
 fn a_two_member_transcript_replays_member_one() {
     use vex_fake_client::ClientConfig;
     use vex_harness::replay;
-    use vex_harness::transcript::{Direction, Transcript, member_of};
+    use vex_harness::transcript::{Direction, Transcript};
     let case = catalog()
         .into_iter()
         .find(|c| c.id == "activity.members.two")
@@ -293,7 +293,7 @@ fn a_two_member_transcript_replays_member_one() {
     let sent = |t: &Transcript| -> Vec<_> {
         t.lines
             .iter()
-            .filter(|l| l.direction == Direction::ToHost && member_of(&l.link) == 1)
+            .filter(|l| l.direction == Direction::ToHost && l.member == 1)
             .cloned()
             .collect()
     };

@@ -8,7 +8,7 @@
 //! once the first is in, and names the first's session in its join (a public join).
 
 use crate::report::RunReport;
-use crate::transcript::{Direction, Line, Transcript};
+use crate::transcript::{Line, Transcript};
 use vex_fake_client::{ClientConfig, ClientCore, LinkKind};
 use vex_host::{HostConfig, HostCore, HostEvent, LinkId};
 use vex_wire::time::Instant;
@@ -73,7 +73,7 @@ pub fn run_members(
             while let Some((kind, _addr)) = client.poll_connect() {
                 host.handle_connect(now, link_id(i, kind));
                 client.handle_connected(now, kind);
-                transcript.opened(now, kind.to_string());
+                transcript.opened(now, kind);
                 progress = true;
             }
             while let Some(t) = client.poll_transmit() {
@@ -89,20 +89,9 @@ pub fn run_members(
             let Some((client, transcript)) = parts.get_mut(i) else {
                 continue;
             };
-            transcript.push(Line {
-                at: now,
-                direction: Direction::ToClient,
-                link: kind.to_string(),
-                service: t.service,
-                message: t.message,
-                bytes: t.bytes.clone(),
-                payload: t.payload.clone(),
-            });
             client.handle_bytes(now, kind, &t.bytes);
+            transcript.received(now, client);
             progress = true;
-        }
-        for (client, _) in &mut parts {
-            while client.poll_received().is_some() {} // the transcript has the host's side
         }
         while let Some(e) = host.poll_event() {
             if let HostEvent::Close { link, .. } = e {
@@ -111,7 +100,7 @@ pub fn run_members(
                     && let Some((client, transcript)) = parts.get_mut(i)
                 {
                     client.handle_closed(now, kind);
-                    transcript.closed(now, kind.to_string());
+                    transcript.closed(now, kind);
                 }
             }
         }

@@ -6,8 +6,8 @@
 //! SignOn keys, and it follows the transcript's script.
 
 use crate::report::RunReport;
-use crate::transcript::{Direction, Line, Transcript, member_of};
-use vex_fake_client::{ClientConfig, ClientCore, LinkKind};
+use crate::transcript::{Direction, Line, Transcript};
+use vex_fake_client::{ClientConfig, ClientCore};
 use vex_wire::time::Instant;
 
 /// Replays member 1's events of `transcript` to a client made from `client` with the
@@ -21,25 +21,25 @@ pub fn to_client(transcript: &Transcript, client: ClientConfig) -> RunReport {
     });
     let mut replayed = Transcript::new(transcript.script);
     let mut now = Instant::default();
-    let own = |l: &&Line| member_of(&l.link) == 1 && l.at <= end;
+    let own = |l: &&Line| l.member == 1 && l.at <= end;
     for line in transcript.lines.iter().filter(own) {
         now = now.max(line.at);
-        match (line.direction, link_kind(&line.link)) {
+        match (line.direction, line.link) {
             (Direction::Tick, _) => {
                 replayed.tick(now);
                 client.handle_timeout(now);
             }
             (Direction::Opened, Some(link)) => {
-                replayed.opened(now, line.link.clone());
+                replayed.opened(now, link);
                 client.handle_connected(now, link);
             }
             (Direction::Closed, Some(link)) => {
-                replayed.closed(now, line.link.clone());
+                replayed.closed(now, link);
                 client.handle_closed(now, link);
             }
             (Direction::ToClient, Some(link)) => {
-                replayed.push(line.clone());
                 client.handle_bytes(now, link, &line.bytes);
+                replayed.received(now, &mut client);
             }
             // the client's own frames are made again below; other members are not played
             _ => {}
@@ -50,13 +50,6 @@ pub fn to_client(transcript: &Transcript, client: ClientConfig) -> RunReport {
     RunReport::of(&client, replayed, end)
 }
 
-/// Member 1's link named `name`.
-fn link_kind(name: &str) -> Option<LinkKind> {
-    [LinkKind::Primary, LinkKind::Activity]
-        .into_iter()
-        .find(|k| k.to_string() == name)
-}
-
 /// Records what the client sends; its requests to open links are played by the
 /// transcript's `opened` lines, not here.
 fn record_sent(client: &mut ClientCore, now: Instant, out: &mut Transcript) {
@@ -64,12 +57,12 @@ fn record_sent(client: &mut ClientCore, now: Instant, out: &mut Transcript) {
     while let Some(t) = client.poll_transmit() {
         out.push(Line::sent(now, &t));
     }
-    while client.poll_received().is_some() {}
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use vex_fake_client::LinkKind;
 
     /// Ticks far apart are one step each, not every period in between; lines after the
     /// recorded end are not played.
@@ -78,7 +71,7 @@ mod tests {
         let client =
             || ClientConfig::builtin(std::net::SocketAddrV4::new([127, 0, 0, 1].into(), 1));
         let mut t = Transcript::default();
-        t.opened(Instant::default(), "primary".into());
+        t.opened(Instant::default(), LinkKind::Primary);
         t.tick(Instant::from_millis(1));
         t.tick(Instant::from_millis(u64::MAX / 2));
         t.tick(Instant::from_millis(u64::MAX));
@@ -110,16 +103,8 @@ mod tests {
         let received = live.poll_received().unwrap();
         assert_eq!(received.bytes, [9, 0, 0, 0, 0, 0]);
         let mut t = Transcript::default();
-        t.opened(Instant::default(), "primary".into());
-        t.push(Line {
-            at: Instant::default(),
-            direction: Direction::ToClient,
-            link: "primary".into(),
-            service: 0,
-            message: None,
-            bytes: received.bytes,
-            payload: None,
-        });
+        t.opened(Instant::default(), LinkKind::Primary);
+        t.push(Line::received(Instant::default(), received));
         let run = to_client(&Transcript::parse(&t.to_text()).unwrap(), client());
         assert_eq!(run.violations.len(), 1);
         assert_eq!(run.violations[0].rule, vex_fake_client::Rule::Bap01);

@@ -65,10 +65,7 @@ impl RunReport {
             }
             self.rosters_applied = self.rosters_applied.min(other.rosters_applied);
             for mut line in other.transcript.lines {
-                line.link = match line.link.as_str() {
-                    "" => format!("m{member}"), // a tick
-                    link => format!("m{member}.{link}"),
-                };
+                line.member = member as u32;
                 self.transcript.push(line);
             }
         }

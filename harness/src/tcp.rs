@@ -2,7 +2,7 @@
 //! `vex client`).
 
 use crate::report::RunReport;
-use crate::transcript::{Direction, Line, Transcript};
+use crate::transcript::{Line, Transcript};
 use std::collections::BTreeMap;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -21,21 +21,6 @@ enum Input {
     Connected(LinkKind, Option<OwnedWriteHalf>),
     Bytes(LinkKind, Vec<u8>),
     Closed(LinkKind),
-}
-
-/// Logs the frames the client has read, at `at`.
-fn record_received(client: &mut ClientCore, transcript: &mut Transcript, at: Instant) {
-    while let Some(r) = client.poll_received() {
-        transcript.push(Line {
-            at,
-            direction: Direction::ToClient,
-            link: r.link.to_string(),
-            service: r.service.unwrap_or(0),
-            message: r.message,
-            bytes: r.bytes,
-            payload: r.payload,
-        });
-    }
 }
 
 /// Runs the emulated client against the host at `client.target` for `run_for` of real time.
@@ -130,7 +115,7 @@ async fn drive(
                 writers.remove(&t.link);
                 let at = now();
                 client.handle_closed(at, t.link);
-                transcript.closed(at, t.link.to_string());
+                transcript.closed(at, t.link);
             }
         }
         for v in client.poll_violations() {
@@ -152,18 +137,18 @@ async fn drive(
                     writers.insert(kind, w);
                     let at = now();
                     client.handle_connected(at, kind);
-                    transcript.opened(at, kind.to_string());
+                    transcript.opened(at, kind);
                 }
                 Some(Input::Connected(kind, None)) => {
                     let at = now();
                     client.handle_closed(at, kind);
-                    transcript.closed(at, kind.to_string());
+                    transcript.closed(at, kind);
                 }
                 // a link a failed write closed already is closed once
                 Some(Input::Closed(kind)) if writers.remove(&kind).is_some() => {
                     let at = now();
                     client.handle_closed(at, kind);
-                    transcript.closed(at, kind.to_string());
+                    transcript.closed(at, kind);
                 }
                 Some(Input::Closed(_)) => {}
                 Some(Input::Bytes(kind, bytes)) => {
@@ -171,7 +156,7 @@ async fn drive(
                     // anything it sends in answer
                     let at = now();
                     client.handle_bytes(at, kind, &bytes);
-                    record_received(&mut client, &mut transcript, at);
+                    transcript.received(at, &mut client);
                 }
                 None => break,
             },

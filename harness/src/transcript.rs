@@ -4,7 +4,7 @@
 //! corpus").
 
 use std::fmt::Write;
-use vex_fake_client::{ClientTransmit, Script};
+use vex_fake_client::{ClientCore, ClientTransmit, LinkKind, Received, Script};
 use vex_wire::activity::ids;
 use vex_wire::time::Instant;
 
@@ -30,9 +30,11 @@ pub struct Line {
     pub at: Instant,
     /// What happened.
     pub direction: Direction,
-    /// `primary` or `activity` (`m2.activity` and so on for other members of the
-    /// activity); for a tick, empty (or `m2` and so on).
-    pub link: String,
+    /// The member of the activity whose event it is: 1 for the client of a one-client
+    /// run, 2 and up for the others of an activity (written `m2.`).
+    pub member: u32,
+    /// The link, for every line but a tick.
+    pub link: Option<LinkKind>,
     /// The BAP service of a frame.
     pub service: u16,
     /// The activity message id, for services 8 and 9.
@@ -49,7 +51,8 @@ impl Line {
         Self {
             at,
             direction: Direction::ToHost,
-            link: t.link.to_string(),
+            member: 1,
+            link: Some(t.link),
             service: t.service,
             message: t.message,
             bytes: t.bytes.clone(),
@@ -57,16 +60,41 @@ impl Line {
         }
     }
 
+    /// A frame the client read at `at`, as it read it: a frame whose inner header it could
+    /// not read has service 0.
+    pub fn received(at: Instant, r: Received) -> Self {
+        Self {
+            at,
+            direction: Direction::ToClient,
+            member: 1,
+            link: Some(r.link),
+            service: r.service.unwrap_or(0),
+            message: r.message,
+            bytes: r.bytes,
+            payload: r.payload,
+        }
+    }
+
     /// An event with no frame.
-    fn event(at: Instant, direction: Direction, link: String) -> Self {
+    fn event(at: Instant, direction: Direction, link: Option<LinkKind>) -> Self {
         Self {
             at,
             direction,
+            member: 1,
             link,
             service: 0,
             message: None,
             bytes: Vec::new(),
             payload: None,
+        }
+    }
+
+    /// The link as the text form writes it: `activity`, or `m2.activity` for member 2.
+    fn link_name(&self) -> String {
+        let link = self.link.map(|l| l.to_string()).unwrap_or_default();
+        match self.member {
+            1 => link,
+            m => format!("m{m}.{link}"),
         }
     }
 }
@@ -100,7 +128,7 @@ const ENDED_AT: &str = "# ended at ";
 /// The comment line that gives the client's script.
 const SCRIPT: &str = "# script: ";
 /// The links a line may name, before a member prefix.
-const LINKS: [&str; 2] = ["primary", "activity"];
+const LINKS: [LinkKind; 2] = [LinkKind::Primary, LinkKind::Activity];
 
 impl Transcript {
     /// A transcript of a client following `script`.
@@ -117,24 +145,33 @@ impl Transcript {
     }
 
     /// Records that the client's `link` opened at `at`.
-    pub fn opened(&mut self, at: Instant, link: String) {
-        self.lines.push(Line::event(at, Direction::Opened, link));
+    pub fn opened(&mut self, at: Instant, link: LinkKind) {
+        self.lines
+            .push(Line::event(at, Direction::Opened, Some(link)));
     }
 
     /// Records that `link` closed under the client at `at`.
-    pub fn closed(&mut self, at: Instant, link: String) {
-        self.lines.push(Line::event(at, Direction::Closed, link));
+    pub fn closed(&mut self, at: Instant, link: LinkKind) {
+        self.lines
+            .push(Line::event(at, Direction::Closed, Some(link)));
     }
 
     /// Records that the client's timers ran at `at`.
     pub fn tick(&mut self, at: Instant) {
-        self.lines
-            .push(Line::event(at, Direction::Tick, String::new()));
+        self.lines.push(Line::event(at, Direction::Tick, None));
+    }
+
+    /// Records every frame `client` has read, at `at`: the one place the host's frames
+    /// enter a transcript, in every transport and in a replay.
+    pub fn received(&mut self, at: Instant, client: &mut ClientCore) {
+        while let Some(r) = client.poll_received() {
+            self.lines.push(Line::received(at, r));
+        }
     }
 
     /// When member 1's run ended, or else its last event.
     pub fn end(&self) -> Instant {
-        let own = self.lines.iter().filter(|l| member_of(&l.link) <= 1);
+        let own = self.lines.iter().filter(|l| l.member == 1);
         let last = own.map(|l| l.at).max().unwrap_or_default();
         self.ended_at.unwrap_or(last)
     }
@@ -157,23 +194,28 @@ impl Transcript {
                 Direction::ToHost => "C>H",
                 Direction::ToClient => "H>C",
                 Direction::Opened => {
-                    let _ = writeln!(out, "{at:>8} +++ {} opened", l.link);
+                    let _ = writeln!(out, "{at:>8} +++ {} opened", l.link_name());
                     continue;
                 }
                 Direction::Closed => {
-                    let _ = writeln!(out, "{at:>8} --- {} closed", l.link);
+                    let _ = writeln!(out, "{at:>8} --- {} closed", l.link_name());
                     continue;
                 }
-                Direction::Tick if l.link.is_empty() => {
+                Direction::Tick if l.member == 1 => {
                     let _ = writeln!(out, "{at:>8} clk tick");
                     continue;
                 }
                 Direction::Tick => {
-                    let _ = writeln!(out, "{at:>8} clk {} tick", l.link);
+                    let _ = writeln!(out, "{at:>8} clk m{} tick", l.member);
                     continue;
                 }
             };
-            let _ = write!(out, "{at:>8} {dir} {:<8} svc={:<3}", l.link, l.service);
+            let _ = write!(
+                out,
+                "{at:>8} {dir} {:<8} svc={:<3}",
+                l.link_name(),
+                l.service
+            );
             if let Some(m) = l.message {
                 let _ = write!(out, " msg={m}:{}", ids::label(m));
             }
@@ -216,28 +258,22 @@ impl Transcript {
     }
 }
 
-/// The member a line belongs to: 1 for `primary`, `activity` and a bare tick; N for
-/// `mN.primary`, `mN.activity` and a tick's `mN` (N at least 2); 0 for any other name.
-pub fn member_of(name: &str) -> u32 {
-    if name.is_empty() || LINKS.contains(&name) {
-        return 1;
-    }
-    let member = match name.split_once('.') {
-        Some((member, link)) if LINKS.contains(&link) => member,
-        Some(_) => return 0,
-        None => name, // a tick's mN
+/// A link name of the text form: `primary` or `activity` for member 1, `mN.primary` or
+/// `mN.activity` for member N (at least 2, no leading zero).
+fn parse_link(name: &str) -> Option<(u32, LinkKind)> {
+    let (member, link) = match name.split_once('.') {
+        Some((member, link)) => (parse_member(member)?, link),
+        None => (1, name),
     };
-    let digits = member.strip_prefix('m').unwrap_or_default();
-    let canonical = !digits.starts_with('0') && digits.bytes().all(|b| b.is_ascii_digit());
-    match digits.parse::<u32>() {
-        Ok(n) if canonical && n >= 2 => n,
-        _ => 0,
-    }
+    let link = LINKS.into_iter().find(|l| l.to_string() == link)?;
+    Some((member, link))
 }
 
-/// A link name a frame, open or close line may carry.
-fn is_link(name: &str) -> bool {
-    member_of(name) != 0 && (LINKS.contains(&name) || name.contains('.'))
+/// A member prefix `mN` (N at least 2, no leading zero).
+fn parse_member(word: &str) -> Option<u32> {
+    let digits = word.strip_prefix('m')?;
+    let canonical = !digits.starts_with('0') && digits.bytes().all(|b| b.is_ascii_digit());
+    digits.parse().ok().filter(|&n| canonical && n >= 2)
 }
 
 impl Line {
@@ -259,18 +295,21 @@ impl Line {
             _ => return Err("no direction (C>H, H>C, +++, --- or clk)"),
         };
         if direction == Direction::Tick {
-            return match (words.next(), words.next(), words.next()) {
-                (Some("tick"), None, None) => Ok(Line::event(at, direction, String::new())),
-                (Some(m), Some("tick"), None) if !m.contains('.') && member_of(m) >= 2 => {
-                    Ok(Line::event(at, direction, m.to_string()))
-                }
-                _ => Err("a tick line is TIME clk tick, or TIME clk mN tick"),
+            let member = match (words.next(), words.next(), words.next()) {
+                (Some("tick"), None, None) => Some(1),
+                (Some(m), Some("tick"), None) => parse_member(m),
+                _ => None,
             };
+            let member = member.ok_or("a tick line is TIME clk tick, or TIME clk mN tick")?;
+            return Ok(Line {
+                member,
+                ..Line::event(at, direction, None)
+            });
         }
-        let link = words.next().ok_or("no link")?.to_string();
-        if !is_link(&link) {
-            return Err("an unknown link (primary, activity, or mN. before either)");
-        }
+        let (member, link) = words
+            .next()
+            .and_then(parse_link)
+            .ok_or("no known link (primary, activity, or mN. before either)")?;
         let event = match direction {
             Direction::Opened => Some("opened"),
             Direction::Closed => Some("closed"),
@@ -278,7 +317,10 @@ impl Line {
         };
         if let Some(word) = event {
             return match (words.next(), words.next()) {
-                (Some(w), None) if w == word => Ok(Line::event(at, direction, link)),
+                (Some(w), None) if w == word => Ok(Line {
+                    member,
+                    ..Line::event(at, direction, Some(link))
+                }),
                 _ => Err("an event line is TIME +++ LINK opened or TIME --- LINK closed"),
             };
         }
@@ -305,7 +347,8 @@ impl Line {
         Ok(Self {
             at,
             direction,
-            link,
+            member,
+            link: Some(link),
             service,
             message,
             bytes: bytes.ok_or("no wire hex")?,
@@ -327,20 +370,20 @@ mod tests {
         t.push(Line {
             at: Instant::from_millis(7),
             direction: Direction::ToClient,
-            link: "m2.activity".into(),
+            member: 2,
+            link: Some(LinkKind::Activity),
             service: 9,
             message: Some(44),
             bytes: vec![1, 2, 3],
             payload: Some(vec![0x01, 0x80]),
         });
-        t.opened(Instant::from_millis(6), "primary".into());
+        t.opened(Instant::from_millis(6), LinkKind::Primary);
         t.tick(Instant::from_millis(8));
-        t.lines.push(Line::event(
-            Instant::from_millis(8),
-            Direction::Tick,
-            "m2".into(),
-        ));
-        t.closed(Instant::from_millis(9), "activity".into());
+        t.lines.push(Line {
+            member: 2,
+            ..Line::event(Instant::from_millis(8), Direction::Tick, None)
+        });
+        t.closed(Instant::from_millis(9), LinkKind::Activity);
         t.ended_at = Some(Instant::from_millis(10));
         assert_eq!(Transcript::parse(&t.to_text()).unwrap(), t);
         assert_eq!(t.end(), Instant::from_millis(10));
@@ -368,12 +411,18 @@ mod tests {
             Transcript::parse("# vex transcript v1: ...").is_err(),
             "an older version"
         );
-        assert_eq!(member_of("m2.activity"), 2);
-        assert_eq!(member_of("m2"), 2);
-        assert_eq!(member_of("activity"), 1);
-        assert_eq!(member_of("m0.activity"), 0);
-        for bad in ["m2.", "m+2", "m02.activity", "m1.primary", "x2.activity"] {
-            assert_eq!(member_of(bad), 0, "{bad}");
+        assert_eq!(parse_link("m2.activity"), Some((2, LinkKind::Activity)));
+        assert_eq!(parse_link("activity"), Some((1, LinkKind::Activity)));
+        assert_eq!(parse_member("m2"), Some(2));
+        for bad in [
+            "m2.",
+            "m+2.activity",
+            "m02.activity",
+            "m1.primary",
+            "x2.activity",
+            "m0.activity",
+        ] {
+            assert_eq!(parse_link(bad), None, "{bad}");
         }
     }
 }
