@@ -80,12 +80,14 @@ pub enum ClientScript {
     /// Asks for the whole snapshot with message 18 (HOST-03).
     Refresh,
     /// Member 2 reports its identity with message 23 (HOST-15), member 3 leaves with
-    /// message 15, the others stay.
+    /// message 15 and joins again a second later, the others stay.
     Churn,
 }
 
 /// When a scripted client acts: after its first roster.
 const SCRIPT_AFTER_MS: u64 = 3_000;
+/// How long after its leave a member joins again.
+const REJOIN_AFTER_MS: u64 = 1_000;
 
 impl From<ClientAction> for ClientScript {
     /// The script that does what a fault needs the client to do.
@@ -106,7 +108,10 @@ impl ClientScript {
             Self::Stay => {}
             Self::Churn => match m {
                 1 => client.script.identity_after_ms = Some(SCRIPT_AFTER_MS - 1_000),
-                2 => client.script.leave_after_ms = Some(SCRIPT_AFTER_MS),
+                2 => {
+                    client.script.leave_after_ms = Some(SCRIPT_AFTER_MS);
+                    client.script.rejoin_after_ms = Some(REJOIN_AFTER_MS);
+                }
                 _ => {}
             },
             Self::Leave => client.script.leave_after_ms = Some(SCRIPT_AFTER_MS),
@@ -254,8 +259,15 @@ pub fn catalog() -> Vec<Case> {
         },
         Case {
             id: "activity.members.three".into(),
-            title: "three members: one changes its identity (23), one leaves (15); the others' tables follow, one revision per change".into(),
-            rules: vec![Rule::Member01, Rule::Member03, Rule::Member07, Rule::Host15, Rule::Leave01],
+            title: "three members: one changes its identity (23), one leaves (15) and joins again; every table follows, one revision per change".into(),
+            rules: vec![
+                Rule::Member01,
+                Rule::Member03,
+                Rule::Member07,
+                Rule::Host14,
+                Rule::Host15,
+                Rule::Leave01,
+            ],
             host: HostUnderTest::Any,
             run_for_ms: 6_000,
             script: ClientScript::Churn,

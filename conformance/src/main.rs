@@ -166,6 +166,9 @@ struct Script {
     /// Report the member identity with message 23.
     #[arg(long, value_name = "MS")]
     identity_after: Option<u64>,
+    /// Join again (service 6, then message 3) this long after leaving.
+    #[arg(long, value_name = "MS", requires = "leave_after")]
+    rejoin_after: Option<u64>,
 }
 
 impl Script {
@@ -176,6 +179,7 @@ impl Script {
             slot_request_after_ms: self.request_slots_after,
             leave_after_ms: self.leave_after,
             identity_after_ms: self.identity_after,
+            rejoin_after_ms: self.rejoin_after,
         };
     }
 }

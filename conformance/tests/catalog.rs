@@ -300,3 +300,35 @@ fn a_two_member_transcript_replays_member_one() {
     assert_eq!(sent(&again.transcript), sent(&run.transcript));
     assert!(again.violations.is_empty() && again.status.in_activity());
 }
+
+/// Three members: member 3 leaves and joins again, and at the end every member is in the
+/// activity and every member's last table names all three (the check between members
+/// would not see a member that never got back in).
+#[test]
+fn a_member_that_rejoins_is_in_every_table_again() {
+    use vex_harness::in_process;
+    use vex_host::HostConfig;
+    use vex_wire::bap::secure::SignOnKeys;
+    let case = catalog()
+        .into_iter()
+        .find(|c| c.id == "activity.members.three")
+        .unwrap();
+    let address = HostConfig::default_address();
+    let clients = case.clients(address, SignOnKeys::DEVELOPMENT);
+    let reports = in_process::run_members(HostConfig::builtin(address), clients, case.run_for_ms);
+    assert_eq!(reports.len(), 3);
+    let rejoiner = &reports[2];
+    let joins = rejoiner
+        .transcript
+        .lines
+        .iter()
+        .filter(|l| l.message == Some(3))
+        .count();
+    assert_eq!(joins, 2, "member 3 joined twice");
+    for (m, r) in reports.iter().enumerate() {
+        assert!(r.member.present, "member {} is in the activity", m + 1);
+        let (_, last) = r.member.tables.last().unwrap();
+        assert_eq!(last.len(), 3, "member {}'s last table: {last:x?}", m + 1);
+    }
+    assert!(reports.iter().all(|r| r.violations.is_empty()));
+}

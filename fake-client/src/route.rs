@@ -90,10 +90,19 @@ impl ClientCore {
                 self.links
                     .send_request(now, link, ECHO, &0u32.to_be_bytes());
             }
-            LinkKind::Activity => match self.selection_request() {
-                Ok(body) => self.links.send_request(now, link, HOST_REQUEST, &body),
-                Err(e) => tracing::error!(%e, "the scenario's selection does not encode"),
-            },
+            LinkKind::Activity => self.request_host(now),
+        }
+    }
+
+    /// Service 6 on the Activity Host link: the client's own selection (SR "Service 6 and
+    /// 7").
+    pub(crate) fn request_host(&mut self, now: Instant) {
+        match self.selection_request() {
+            Ok(body) => {
+                self.links
+                    .send_request(now, LinkKind::Activity, HOST_REQUEST, &body);
+            }
+            Err(e) => tracing::error!(%e, "the scenario's selection does not encode"),
         }
     }
 

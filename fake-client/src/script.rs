@@ -15,15 +15,18 @@ pub struct Script {
     pub leave_after_ms: Option<u64>,
     /// Reports its identity with message 23 (HOST-15).
     pub identity_after_ms: Option<u64>,
+    /// Joins again this long after it left: service 6, then message 3 (HOST-14).
+    pub rejoin_after_ms: Option<u64>,
 }
 
 const REFRESH: &str = "refresh-after";
 const SLOTS: &str = "request-slots-after";
 const LEAVE: &str = "leave-after";
 const IDENTITY: &str = "identity-after";
+const REJOIN: &str = "rejoin-after";
 
 /// The text form: `refresh-after=MS request-slots-after=MS leave-after=MS
-/// identity-after=MS`, the set ones only; empty when there are none.
+/// identity-after=MS rejoin-after=MS`, the set ones only; empty when there are none.
 impl fmt::Display for Script {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let words = [
@@ -31,6 +34,7 @@ impl fmt::Display for Script {
             (SLOTS, self.slot_request_after_ms),
             (LEAVE, self.leave_after_ms),
             (IDENTITY, self.identity_after_ms),
+            (REJOIN, self.rejoin_after_ms),
         ];
         let set: Vec<String> = words
             .iter()
@@ -54,6 +58,7 @@ impl Script {
                 SLOTS => &mut s.slot_request_after_ms,
                 LEAVE => &mut s.leave_after_ms,
                 IDENTITY => &mut s.identity_after_ms,
+                REJOIN => &mut s.rejoin_after_ms,
                 _ => return Err(format!("{name:?} is not a scripted action")),
             };
             *slot = Some(ms);
@@ -73,10 +78,11 @@ mod tests {
             slot_request_after_ms: None,
             leave_after_ms: Some(3000),
             identity_after_ms: Some(2),
+            rejoin_after_ms: Some(4),
         };
         assert_eq!(
             s.to_string(),
-            "refresh-after=1 leave-after=3000 identity-after=2"
+            "refresh-after=1 leave-after=3000 identity-after=2 rejoin-after=4"
         );
         assert_eq!(Script::parse(&s.to_string()), Ok(s));
         assert_eq!(Script::parse(""), Ok(Script::default()));

@@ -30,11 +30,13 @@ pub(crate) enum ClientTimer {
     Identity,
     /// Message 15, when the script leaves (LEAVE-01).
     Leave,
+    /// Service 6 again after the leave, when the script joins again (HOST-14).
+    Rejoin,
 }
 
 impl ClientTimer {
     /// Every timer, in the order they fire.
-    const ALL: [ClientTimer; 8] = [
+    const ALL: [ClientTimer; 9] = [
         ClientTimer::LinkSilence,
         ClientTimer::HostKeepalive,
         ClientTimer::PatchEpoch,
@@ -43,6 +45,7 @@ impl ClientTimer {
         ClientTimer::Refresh,
         ClientTimer::Identity,
         ClientTimer::Leave,
+        ClientTimer::Rejoin,
     ];
 }
 
@@ -78,13 +81,18 @@ impl ClientCore {
         let joined = activity.filter(|a| a.join.established());
         match timer {
             ClientTimer::LinkSilence => link.map(|l| l.last_rx + LINK_SILENCE_MS),
-            ClientTimer::HostKeepalive => activity?.keepalive.host_overdue_at(),
+            // a client that left expects nothing more of the host (AH "peer_leave_request")
+            ClientTimer::HostKeepalive => activity
+                .filter(|a| !a.leave.left())?
+                .keepalive
+                .host_overdue_at(),
             ClientTimer::PatchEpoch => joined?.epochs.patch_due(),
             ClientTimer::Keepalive => Some(joined?.keepalive.send_due(link?.last_tx)),
             ClientTimer::SlotRequest => joined?.slots.request_due(),
             ClientTimer::Refresh => joined?.refresh.due(),
             ClientTimer::Identity => joined?.identity.due(),
             ClientTimer::Leave => joined?.leave.due(),
+            ClientTimer::Rejoin => joined?.leave.rejoin_due(),
         }
     }
 
@@ -140,6 +148,12 @@ impl ClientCore {
                     .depart(now, a.roster.last(), bubble, player.member_key);
                 links.send_activity(now, a.join.handle(), out);
             }
+            // the activity client that left is judged now; service 7 makes the next one
+            (ClientTimer::Rejoin, Some(a)) => a.finish(verdict, now),
+        }
+        if timer == ClientTimer::Rejoin {
+            self.activity = None;
+            self.request_host(now);
         }
     }
 }

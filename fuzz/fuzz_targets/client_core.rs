@@ -42,6 +42,7 @@ fuzz_target!(|ops: Vec<Op>| {
         slot_request_after_ms: Some(200),
         leave_after_ms: Some(300),
         identity_after_ms: Some(150),
+        rejoin_after_ms: Some(50),
     };
     let mut client = ClientCore::new(config);
     let mut now = Instant::default();

@@ -25,7 +25,11 @@ impl HostCore {
         if !self.policy().answer_leave() {
             return; // the host acts as if message 15 never came
         }
-        let Some(binding) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) else {
+        let Some(l) = self.links.get_mut(&link) else {
+            return;
+        };
+        l.next_keepalive = None; // no push is owed to a client that left
+        let Some(binding) = l.binding.as_mut() else {
             return;
         };
         let registered = binding.join.is_some() && !binding.roster_owed;

@@ -30,7 +30,8 @@ impl ActivityClient {
         };
         let (now, script) = (cx.now, cx.config.script);
         let at = |after: Option<u64>| after.map(|ms| now + ms);
-        self.leave.schedule(at(script.leave_after_ms));
+        self.leave
+            .schedule(at(script.leave_after_ms), script.rejoin_after_ms);
         self.identity.schedule(at(script.identity_after_ms));
         self.slots.schedule(at(script.slot_request_after_ms));
         self.refresh.schedule(at(script.refresh_after_ms));

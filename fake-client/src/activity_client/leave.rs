@@ -36,14 +36,25 @@ struct Departure {
 pub(crate) struct Leave {
     /// When the client sends message 15 (LEAVE-01).
     at: Option<Instant>,
+    /// How long after the leave the client joins again.
+    rejoin_after: Option<u64>,
+    /// When the client joins again.
+    rejoin_at: Option<Instant>,
     /// The client left: what it held then, to judge the host's answer by.
     departure: Option<Departure>,
 }
 
 impl Leave {
-    /// Message 15 is sent at `at`, if the script sends one.
-    pub(super) fn schedule(&mut self, at: Option<Instant>) {
+    /// Message 15 is sent at `at`, if the script sends one, and the client joins again
+    /// `rejoin_after` milliseconds after it.
+    pub(super) fn schedule(&mut self, at: Option<Instant>, rejoin_after: Option<u64>) {
         self.at = at;
+        self.rejoin_after = rejoin_after;
+    }
+
+    /// When the client joins again, once it left.
+    pub(crate) fn rejoin_due(&self) -> Option<Instant> {
+        self.rejoin_at
     }
 
     /// When message 15 is due.
@@ -66,6 +77,7 @@ impl Leave {
         peer_key: u64,
     ) -> Outgoing {
         self.at = None;
+        self.rejoin_at = self.rejoin_after.map(|ms| now + ms);
         let registered = roster
             .map(|r| registered_keys(r, bubble))
             .unwrap_or_default();
@@ -209,6 +221,8 @@ mod tests {
     fn left(registered: Vec<u32>, roster: Option<RosterDelta>) -> Leave {
         Leave {
             at: None,
+            rejoin_after: None,
+            rejoin_at: None,
             departure: Some(Departure {
                 at: Instant::default(),
                 roster,
