@@ -328,7 +328,7 @@ fn a_member_that_rejoins_is_in_every_table_again() {
     for (m, r) in reports.iter().enumerate() {
         assert!(r.member.present, "member {} is in the activity", m + 1);
         let (_, last) = r.member.tables.last().unwrap();
-        assert_eq!(last.len(), 3, "member {}'s last table: {last:x?}", m + 1);
+        assert_eq!(last.len(), 3, "member {}'s last table: {last:?}", m + 1);
     }
     assert!(reports.iter().all(|r| r.violations.is_empty()));
 }

@@ -7,6 +7,7 @@
 use crate::rules::Rule;
 use crate::violation::Violation;
 use std::collections::BTreeSet;
+use vex_wire::activity::membership::Member;
 use vex_wire::activity::small::{ENTITY_SLOTS, EntitySlotMask};
 
 /// What one member's client was told, for the checks between members.
@@ -16,8 +17,8 @@ pub struct MemberView {
     pub member_key: u64,
     /// The entity slots it held at the end, once it had joined.
     pub lease: Option<EntitySlotMask>,
-    /// The revision and member keys of every message 12 it applied, in order.
-    pub tables: Vec<(u32, Vec<u64>)>,
+    /// The revision and the present members of every message 12 it applied, in order.
+    pub tables: Vec<(u32, Vec<Member>)>,
     /// It left the activity with message 15.
     pub left: bool,
     /// It joined and is still in the activity, running, at the end.
@@ -26,9 +27,7 @@ pub struct MemberView {
 
 impl MemberView {
     fn last_table(&self) -> Option<BTreeSet<u64>> {
-        self.tables
-            .last()
-            .map(|(_, keys)| keys.iter().copied().collect())
+        self.tables.last().map(|(_, members)| keys(members))
     }
 }
 
@@ -76,7 +75,8 @@ fn shared_slots(members: &[MemberView]) -> Vec<Violation> {
 }
 
 /// MEMBER-01: one revision of the table, as two members were told it, one of them naming
-/// the other, lists different members. Reported once per pair, at the first such revision.
+/// the other, lists different members or different records of them (an identity one
+/// member was told and the other not). Reported once per pair, at the first such revision.
 fn disagreeing_tables(members: &[MemberView]) -> Vec<Violation> {
     let mut found = Vec::new();
     for (a, first) in members.iter().enumerate() {
@@ -87,9 +87,9 @@ fn disagreeing_tables(members: &[MemberView]) -> Vec<Violation> {
             if let Some((revision, mine, theirs)) = clash {
                 let reason = format!(
                     "revision {revision} of the member table names {} for member {} and {} for member {}",
-                    keys_text(&mine),
+                    keys_text(&mine, &theirs),
                     a + 1,
-                    keys_text(&theirs),
+                    keys_text(&theirs, &mine),
                     b + 1
                 );
                 found.push(between(Rule::Member01, reason));
@@ -100,17 +100,28 @@ fn disagreeing_tables(members: &[MemberView]) -> Vec<Violation> {
 }
 
 /// The first revision of `first`'s tables that names `second` and that `second` was told
-/// with other members: the revision, `first`'s members and `second`'s.
-fn clash(first: &MemberView, second: &MemberView) -> Option<(u32, BTreeSet<u64>, BTreeSet<u64>)> {
-    first.tables.iter().find_map(|(revision, keys)| {
-        if !keys.contains(&second.member_key) {
+/// otherwise: the revision, `first`'s members and `second`'s, each by member key.
+fn clash(first: &MemberView, second: &MemberView) -> Option<(u32, Vec<Member>, Vec<Member>)> {
+    first.tables.iter().find_map(|(revision, mine)| {
+        if !keys(mine).contains(&second.member_key) {
             return None;
         }
         let (_, theirs) = second.tables.iter().find(|(r, _)| r == revision)?;
-        let mine: BTreeSet<u64> = keys.iter().copied().collect();
-        let theirs: BTreeSet<u64> = theirs.iter().copied().collect();
+        let (mine, theirs) = (by_key(mine), by_key(theirs));
         (mine != theirs).then_some((*revision, mine, theirs))
     })
+}
+
+/// The member keys of a table.
+fn keys(members: &[Member]) -> BTreeSet<u64> {
+    members.iter().map(|m| m.member_key).collect()
+}
+
+/// A table's records in member-key order, so two tables compare whatever their lanes.
+fn by_key(members: &[Member]) -> Vec<Member> {
+    let mut sorted = members.to_vec();
+    sorted.sort_by_key(|m| m.member_key);
+    sorted
 }
 
 /// MEMBER-01: at the end, a member still in the activity holds a table that lacks another
@@ -142,20 +153,37 @@ fn stale_tables(members: &[MemberView]) -> Vec<Violation> {
     found
 }
 
-fn keys_text(keys: &BTreeSet<u64>) -> String {
-    let keys: Vec<String> = keys.iter().map(|k| format!("{k:#x}")).collect();
-    format!("[{}]", keys.join(", "))
+/// The members of a table as text: each key, and a record that differs from the other
+/// table's shows its fields.
+fn keys_text(members: &[Member], other: &[Member]) -> String {
+    let text: Vec<String> = members
+        .iter()
+        .map(
+            |m| match other.iter().find(|o| o.member_key == m.member_key) {
+                Some(o) if o != m => format!("{:#x} {m:?}", m.member_key),
+                _ => format!("{:#x}", m.member_key),
+            },
+        )
+        .collect();
+    format!("[{}]", text.join(", "))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn record(key: u64) -> Member {
+        Member::seed(key, 0x9EAA_3001_0000_0042, 0x100 + key)
+    }
+
     fn member(key: u64, tables: &[(u32, &[u64])]) -> MemberView {
         MemberView {
             member_key: key,
             lease: None,
-            tables: tables.iter().map(|(r, k)| (*r, k.to_vec())).collect(),
+            tables: tables
+                .iter()
+                .map(|(r, k)| (*r, k.iter().map(|&k| record(k)).collect()))
+                .collect(),
             left: false,
             present: true,
         }
@@ -184,6 +212,27 @@ mod tests {
                 .contains("member 2's last member table lacks member 3")
         }));
         assert!(rules(&found).iter().all(|r| *r == Rule::Member01));
+    }
+
+    /// The same members at one revision, one of them with another record for one member
+    /// than the other was told (an identity, message 23, that reached one member only).
+    #[test]
+    fn one_revision_with_two_records_of_a_member_is_caught() {
+        let a = member(1, &[(2, &[1, 2])]);
+        let mut b = member(2, &[(2, &[2, 1])]);
+        b.tables[0].1[1].field6 = 9;
+        let found = check_activity(&[a, b]);
+        assert_eq!(rules(&found), [Rule::Member01]);
+        assert!(found[0].reason.contains("field6: 9"), "{}", found[0].reason);
+    }
+
+    /// A table only the second member names the first in is judged too.
+    #[test]
+    fn a_clash_named_from_either_side_is_caught() {
+        let a = member(1, &[(2, &[1])]);
+        let b = member(2, &[(2, &[1, 2])]);
+        let found = check_activity(&[a, b]);
+        assert!(found.iter().any(|v| v.reason.contains("revision 2")));
     }
 
     #[test]

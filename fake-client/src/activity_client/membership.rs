@@ -7,7 +7,7 @@ use crate::links::Outgoing;
 use crate::rules::Rule;
 use crate::verdict::Verdict;
 use vex_wire::activity::ids;
-use vex_wire::activity::membership::ReplicateMembership;
+use vex_wire::activity::membership::{Member, ReplicateMembership};
 use vex_wire::time::Instant;
 
 /// How long a host push can still cross an acknowledgement the client sent: a round trip
@@ -21,14 +21,14 @@ pub(crate) struct Membership {
     /// The last message 12 applied, whole, with its revision.
     held: Option<(u32, Vec<u8>)>,
     /// The revision and member keys of every message 12 applied, in order.
-    tables: Vec<(u32, Vec<u64>)>,
+    tables: Vec<(u32, Vec<Member>)>,
     /// The revision the client acknowledged with message 38, and when.
     acknowledged: Option<(u32, Instant)>,
 }
 
 impl Membership {
     /// The revision and member keys of every message 12 applied, in order.
-    pub(crate) fn tables(&self) -> &[(u32, Vec<u64>)] {
+    pub(crate) fn tables(&self) -> &[(u32, Vec<Member>)] {
         &self.tables
     }
 
@@ -82,7 +82,8 @@ impl Membership {
             .as_ref()
             .is_some_and(|(r, body)| *r == m.revision && body == payload);
         self.held = Some((m.revision, payload.to_vec()));
-        self.tables.push((m.revision, m.member_keys()));
+        self.tables
+            .push((m.revision, m.members.iter().flatten().copied().collect()));
         if settled && unchanged && !in_snapshot {
             let reason = format!(
                 "message 12 repeats revision {}, which the client acknowledged, with nothing changed",
