@@ -106,7 +106,6 @@ impl Membership {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vex_wire::activity::membership::Member;
     use vex_wire::scenario::Scenario;
 
     /// An acknowledged revision sent again unchanged is a repeat only once the
@@ -128,5 +127,51 @@ mod tests {
         assert!(v.rules().is_empty(), "crossed the acknowledgement");
         assert!(apply(&mut m, &mut v, ACK_CROSSING_MS + 1, 3).is_none());
         assert_eq!(v.rules(), [Rule::Member03]);
+    }
+
+    /// A different body under the revision the client holds is not applied (MEMBER-07),
+    /// whichever part differs: a member's record, a lane, the host key or a mask; the
+    /// same body again is no breach of it, and the next revision applies.
+    #[test]
+    fn another_body_under_the_held_revision_is_not_applied() {
+        let p = Scenario::builtin().player;
+        let me = Member::seed(p.member_key, p.account_soid, p.character_id);
+        let table = ReplicateMembership::for_local_member(me, 4);
+        let mut other_record = table.clone();
+        if let Some(m) = other_record.members[0].as_mut() {
+            m.field6 = 1;
+        }
+        let mut second_lane = table.clone();
+        second_lane.members[5] = Some(Member::seed(7, p.account_soid, 8));
+        let mut host_key = table.clone();
+        host_key.host.host_key ^= 1;
+        let mut mask = table.clone();
+        mask.second_mask = 3;
+        for changed in [other_record, second_lane, host_key, mask] {
+            let (mut m, mut v) = (Membership::default(), Verdict::new());
+            let body = table.encode().unwrap();
+            m.apply(&mut v, Instant::default(), 1, &body, p.member_key, false);
+            let again = m.apply(&mut v, Instant::default(), 2, &body, p.member_key, false);
+            assert!(
+                again.is_none() && v.rules().is_empty(),
+                "the same body again"
+            );
+            let other = changed.encode().unwrap();
+            m.apply(&mut v, Instant::default(), 3, &other, p.member_key, false);
+            assert_eq!(v.rules(), [Rule::Member07]);
+            assert_eq!(m.tables.len(), 2, "not applied");
+            let mut next = changed.clone();
+            next.revision = 5;
+            let ack = m.apply(
+                &mut v,
+                Instant::default(),
+                4,
+                &next.encode().unwrap(),
+                p.member_key,
+                false,
+            );
+            assert!(ack.is_some(), "revision 5 applies and is acknowledged");
+            assert_eq!(v.rules(), [Rule::Member07]);
+        }
     }
 }
