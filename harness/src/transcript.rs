@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 use vex_fake_client::{ClientTransmit, Script};
-use vex_wire::activity::ids;
+use vex_wire::activity::table;
 use vex_wire::time::Instant;
 
 /// What a line records.
@@ -175,7 +175,7 @@ impl Transcript {
             };
             let _ = write!(out, "{at:>8} {dir} {:<8} svc={:<3}", l.link, l.service);
             if let Some(m) = l.message {
-                let _ = write!(out, " msg={m}:{}", ids::label(m));
+                let _ = write!(out, " msg={m}:{}", table::label(m));
             }
             let _ = write!(out, " {}", hex::encode(&l.bytes));
             if let Some(p) = &l.payload {
