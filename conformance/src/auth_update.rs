@@ -4,7 +4,8 @@
 //! which holds when the slot has an Auth schema, as roster slots do.
 
 use std::fmt::Write;
-use vex_wire::activity::sensor_auth::{DecodedAuthUpdate, OBJECT_HEAD_BITS};
+use vex_wire::activity::body::Body;
+use vex_wire::activity::sensor_auth::{OBJECT_HEAD_BITS, SensorAuthUpdate};
 use vex_wire::activity::slot::SlotSchemas;
 use vex_wire::activity::slot_types;
 use vex_wire::bits::BitError;
@@ -18,7 +19,7 @@ const ASSUMED: SlotSchemas = SlotSchemas {
 
 /// The text form of a message-5 body.
 pub fn text(body: &[u8]) -> Result<String, BitError> {
-    let m = DecodedAuthUpdate::decode(body)?;
+    let m = SensorAuthUpdate::decode(body)?;
     let p = &m.prefix;
     let mut out = format!("sensor_auth_update ({} bits)\n", body.len() * 8);
     let _ = writeln!(out, "hardwipe_token {}", p.hardwipe_token);

@@ -303,6 +303,7 @@ pub fn encode_json(schema: &Schema, text: &str) -> Result<String, CodecError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use vex_wire::activity::body::Body;
     use vex_wire::schema::catalog::lookup;
 
     /// Decode to JSON and encode back gives the same bytes, for the facts vectors.

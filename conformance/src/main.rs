@@ -26,6 +26,7 @@ use vex_conformance::{CheckOptions, Transport, catalog, codec, report, run_case}
 use vex_fake_client::{ClientConfig, Outcome};
 use vex_harness::transcript::Transcript;
 use vex_host::{HostConfig, HostCore};
+use vex_wire::activity::{ids, table};
 use vex_wire::bap::secure::SignOnKeys;
 
 /// Vex: a test bench for Destiny 2 (build 86657) Activity Host servers.
@@ -358,6 +359,32 @@ fn rules() -> ExitCode {
 /// A body printed by its own decoder rather than a schema.
 type Printer = fn(&[u8]) -> Result<String, vex_wire::bits::BitError>;
 
+/// The messages `vex decode` prints with their own decoder, and how (AH "Message 5",
+/// "Message 6", "replicate_membership").
+const PRINTERS: [(u32, Printer, &str); 3] = [
+    (
+        ids::SENSOR_AUTH_UPDATE,
+        vex_conformance::auth_update::text,
+        "decode only, block by block",
+    ),
+    (
+        ids::SENSOR_SENSE_UPDATE,
+        vex_conformance::sense_update::text,
+        "decode only, group by group",
+    ),
+    (
+        ids::REPLICATE_MEMBERSHIP,
+        vex_conformance::membership::text,
+        "decode only",
+    ),
+];
+
+/// The printer of the message `name` gives by id or by the table's name.
+fn printer_for(name: &str) -> Option<Printer> {
+    let id = table::find(name)?.id;
+    PRINTERS.iter().find(|(i, ..)| *i == id).map(|(_, p, _)| *p)
+}
+
 fn schema_for(name: &str) -> Option<&'static vex_wire::schema::Schema> {
     let found = vex_wire::schema::catalog::lookup(name);
     if found.is_none() {
@@ -368,9 +395,9 @@ fn schema_for(name: &str) -> Option<&'static vex_wire::schema::Schema> {
 
 fn decode(name: Option<String>, hex_text: Option<String>, json: bool, list: bool) -> ExitCode {
     if list {
-        out!(" 5  sensor_auth_update (decode only, block by block)");
-        out!(" 6  sensor_sense_update (decode only, group by group)");
-        out!("12  replicate_membership (decode only)");
+        for (id, _, how) in PRINTERS {
+            out!("{id:>2}  {} ({how})", table::label(id));
+        }
         for n in vex_wire::schema::catalog::names() {
             out!("{n}");
         }
@@ -379,13 +406,7 @@ fn decode(name: Option<String>, hex_text: Option<String>, json: bool, list: bool
     let (Some(name), Some(hex_text)) = (name, hex_text) else {
         return ExitCode::FAILURE;
     };
-    let printer: Option<Printer> = match name.as_str() {
-        "sensor_auth_update" | "5" => Some(vex_conformance::auth_update::text),
-        "sensor_sense_update" | "6" => Some(vex_conformance::sense_update::text),
-        "replicate_membership" | "12" => Some(vex_conformance::membership::text),
-        _ => None,
-    };
-    if let Some(print) = printer {
+    if let Some(print) = printer_for(&name) {
         if json {
             eprintln!("vex decode: {name} prints as text only");
             return ExitCode::FAILURE;

@@ -2,6 +2,7 @@
 //! differ from the seed, and the host tail (facts 4.10 layout).
 
 use std::fmt::Write;
+use vex_wire::activity::body::Body;
 use vex_wire::activity::membership::{RegionRecord, ReplicateMembership};
 use vex_wire::bits::BitError;
 

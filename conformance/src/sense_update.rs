@@ -7,7 +7,8 @@
 //! at a fixed place.
 
 use std::fmt::Write;
-use vex_wire::activity::sense_update::DecodedSenseUpdate;
+use vex_wire::activity::body::Body;
+use vex_wire::activity::sense_update::SenseUpdate;
 use vex_wire::activity::slot::ClientRef;
 use vex_wire::activity::slot_types;
 use vex_wire::bits::BitError;
@@ -17,7 +18,7 @@ const GROUP_HEAD_BITS: usize = 1 + 32 + 32;
 
 /// The text form of a message-6 body.
 pub fn text(body: &[u8]) -> Result<String, BitError> {
-    let m = DecodedSenseUpdate::decode(body)?;
+    let m = SenseUpdate::decode(body)?;
     let mut out = format!("sensor_sense_update ({} bits)\n", body.len() * 8);
     let _ = writeln!(
         out,
@@ -66,7 +67,7 @@ pub fn text(body: &[u8]) -> Result<String, BitError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vex_wire::activity::sense_update::{SenseGroup, SenseObject, SenseUpdate};
+    use vex_wire::activity::sense_update::{SenseGroup, SenseObject};
     use vex_wire::bits::Bits;
 
     #[test]

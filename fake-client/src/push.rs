@@ -1,6 +1,6 @@
 //! Service-9 pushes up to their activity client: the service's sequence and the envelope
-//! checks, then the push goes to the activity client it names (AH "The activity
-//! envelope"; ENV-01 to ENV-05, ENV-10, ENV-11).
+//! checks, the message table's inbound check, then the push goes to the activity client it
+//! names (AH "The activity envelope", "Message ids"; ENV-01 to ENV-05, ENV-10, ENV-11).
 
 use crate::activity_client::Context;
 use crate::core::ClientCore;
@@ -8,7 +8,7 @@ use crate::rules::Rule;
 use vex_wire::activity::envelope::{
     ActivityPush, CRASHING_PAYLOAD_LEN, MAX_PAYLOAD_LEN, PUSH_DISCRIMINATOR,
 };
-use vex_wire::activity::ids;
+use vex_wire::activity::table::{self, Direction, Message};
 use vex_wire::time::Instant;
 
 /// The byte the emulated client uses for the stale buffer bytes a too-large payload_len
@@ -58,15 +58,17 @@ impl ClientCore {
             push.payload = copied_payload(std::mem::take(&mut push.payload), declared);
         }
         let id = push.msg_type;
-        let outbound = ids::NAME_ONLY.contains(&id) || ids::CLIENT_SENDERS.contains(&id);
-        if !ids::has_inbound_handler(id) && outbound {
+        let message = table::message(id);
+        let handled = message.is_some_and(Message::has_inbound_handler);
+        let outbound = message.filter(|m| m.direction == Direction::NameOnly || m.client_sends());
+        if let (false, Some(m)) = (handled, outbound) {
             let reason = format!(
                 "message {id} ({}) is one the client only names or only sends: it has no inbound handler",
-                ids::label(id)
+                m.label()
             );
             return self.verdict.violate(Rule::Env11, f, None, reason);
         }
-        if !ids::has_inbound_handler(id) {
+        if !handled {
             let reason = format!("message {id} has no inbound handler");
             return self.verdict.violate(Rule::Env04, f, None, reason);
         }

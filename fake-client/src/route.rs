@@ -8,6 +8,7 @@ use crate::link::LinkKind;
 use crate::links::Outgoing;
 use crate::rules::Rule;
 use std::net::SocketAddrV4;
+use vex_wire::activity::body::Body;
 use vex_wire::activity::ids;
 use vex_wire::activity::join::JoinRequest;
 use vex_wire::activity::selection::SelectionRequest;
@@ -176,7 +177,7 @@ impl ClientCore {
         );
         let out = Outgoing {
             message: ids::JOIN_REQUEST,
-            body: join.encode(),
+            body: join.encode().unwrap_or_default(), // the 570-bit record: never fails
         };
         self.links.send_activity(now, target, out);
     }

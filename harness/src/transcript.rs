@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 use vex_fake_client::{ClientCore, ClientTransmit, LinkKind, Received, Script};
-use vex_wire::activity::ids;
+use vex_wire::activity::table;
 use vex_wire::time::Instant;
 
 /// What a line records.
@@ -217,7 +217,7 @@ impl Transcript {
                 l.service
             );
             if let Some(m) = l.message {
-                let _ = write!(out, " msg={m}:{}", ids::label(m));
+                let _ = write!(out, " msg={m}:{}", table::label(m));
             }
             let _ = write!(out, " {}", hex::encode(&l.bytes));
             if let Some(p) = &l.payload {

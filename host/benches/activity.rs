@@ -10,6 +10,7 @@ use std::net::{Ipv4Addr, SocketAddrV4};
 use std::time::{Duration, Instant as Wall};
 use vex_host::activity::Activity;
 use vex_host::{HostConfig, HostCore, LinkId};
+use vex_wire::activity::body::Body;
 use vex_wire::activity::envelope::ActivityNotification;
 use vex_wire::activity::join::JoinRequest;
 use vex_wire::activity::membership::{MEMBER_LANES, Member};
@@ -85,7 +86,7 @@ fn connect(h: &mut HostCore, link: LinkId) -> (Peer, u64) {
 
 fn join_frame(peer: &mut Peer, session: u64, key: u64) -> Vec<u8> {
     let join = JoinRequest::new(7, session, key, key + 1);
-    let n = ActivityNotification::new(session, 3, 0, join.encode());
+    let n = ActivityNotification::new(session, 3, 0, join.encode().unwrap());
     sealed(peer, 8, 3, &n.encode())
 }
 

@@ -5,6 +5,7 @@
 use crate::activity::JOIN_GRANT_COUNT;
 use crate::core::{HostCore, LinkId};
 use crate::reason::Dropped;
+use vex_wire::activity::body::Body;
 use vex_wire::activity::ids::{ALLOCATE_ENTITY_INDICES, ENTITY_SLOTS_ALLOCATED};
 use vex_wire::activity::small::{EntitySlotMask, SLOT_MASK_LEN, SlotRequest};
 

@@ -6,6 +6,7 @@ use crate::fault::{Fault, FaultPlan};
 use crate::fault_roster;
 use crate::incident_faults::faulty_incident;
 use crate::outbound::{Injected, Moment, Outbound};
+use vex_wire::activity::body::Body;
 use vex_wire::activity::envelope::ActivityPush;
 use vex_wire::activity::ids::{
     BUBBLE_HOST_STATE, ENTITY_SLOTS_ALLOCATED, GLOBAL_ACTIVITY_STATE, INCIDENT, JOIN_RESULT,

@@ -7,6 +7,7 @@ use crate::fault::{Fault, FaultPlan};
 use crate::fault_roster;
 use crate::policy::{Burst, BurstContext, Policy};
 use crate::roster;
+use vex_wire::activity::body::Body;
 use vex_wire::activity::global_state::{BUBBLE_ENABLED, GlobalActivityState};
 use vex_wire::activity::ids::{
     ENTITY_SLOTS_ALLOCATED, JOIN_RESULT, REPLICATE_MEMBERSHIP, SENSOR_AUTH_UPDATE,

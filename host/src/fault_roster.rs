@@ -4,9 +4,10 @@
 
 use crate::fault::{Fault, FaultPlan};
 use vex_wire::activity::auth::lifetime::{MAX_SWITCHES, SWITCH_COUNT_BIT};
+use vex_wire::activity::body::Body;
 use vex_wire::activity::sensor_auth::{
-    AUTHORITY_BUBBLES, AuthPart, BubbleAuthority, BubbleElement, DecodedAuthUpdate,
-    OBJECT_HEAD_BITS, ObjectBlock, SensorAuthUpdate,
+    AUTHORITY_BUBBLES, AuthPart, BubbleAuthority, BubbleElement, OBJECT_HEAD_BITS, ObjectBlock,
+    SensorAuthUpdate,
 };
 use vex_wire::activity::slot::{CLIENT_REF_BITS, ClientRef, NEVER_DESCRIBED, TYPE_LIFETIME};
 use vex_wire::schema::decode;
@@ -75,7 +76,7 @@ pub fn roster_faults(plan: &FaultPlan, m: &mut SensorAuthUpdate) {
 
 /// Applies the message-5 faults of `plan` to an encoded body.
 pub fn sensor_auth(plan: &FaultPlan, body: &mut [u8]) {
-    let Ok(m) = DecodedAuthUpdate::decode(body) else {
+    let Ok(m) = SensorAuthUpdate::decode(body) else {
         return;
     };
     let mut objects = m.groups.iter().flat_map(|g| &g.objects);

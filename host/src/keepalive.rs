@@ -10,6 +10,7 @@ use crate::event::Transmit;
 use crate::outbound::{Injected, Moment};
 use crate::reason::{Closed, Dropped};
 use crate::roster;
+use vex_wire::activity::body::Body;
 use vex_wire::activity::envelope::ActivityPush;
 use vex_wire::activity::ids::{ADVANCE_REPLICATION_EPOCH, GLOBAL_ACTIVITY_STATE};
 use vex_wire::activity::small::WorldGlobals;
@@ -142,7 +143,11 @@ impl HostCore {
             b.epoch_waiting_at = None;
             b.replication_epoch = next.epoch;
         }
-        self.push_message(link, ADVANCE_REPLICATION_EPOCH, next.encode());
+        let msg = ADVANCE_REPLICATION_EPOCH;
+        match next.encode() {
+            Ok(body) => self.push_message(link, msg, body),
+            Err(error) => return self.drop_input(link, Dropped::NotBuilt { msg, error }),
+        }
         self.inject(link, Moment::EpochSent);
     }
 }

@@ -6,6 +6,7 @@ use crate::core::{HostCore, LinkId};
 use crate::outbound::Moment;
 use crate::reason::Dropped;
 use crate::roster;
+use vex_wire::activity::body::Body;
 use vex_wire::activity::ids::{PEER_LEAVE_REQUEST, SENSOR_AUTH_UPDATE};
 use vex_wire::activity::small::PeerLeave;
 

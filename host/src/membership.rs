@@ -10,6 +10,7 @@
 use crate::core::{HostCore, LinkId};
 use crate::reason::Dropped;
 use crate::roster;
+use vex_wire::activity::body::Body;
 use vex_wire::activity::identity::ClientIdentity;
 use vex_wire::activity::ids::{
     CLIENT_IDENTITY_UPDATE, MEMBERSHIP_ACKNOWLEDGEMENT, REPLICATE_MEMBERSHIP,

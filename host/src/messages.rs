@@ -11,6 +11,7 @@ use crate::outbound::Moment;
 use crate::policy::BurstContext;
 use crate::reason::Dropped;
 use crate::roster;
+use vex_wire::activity::body::Body;
 use vex_wire::activity::envelope::ActivityNotification;
 use vex_wire::activity::ids::{
     ALLOCATE_ENTITY_INDICES, BUBBLE_HOST_STATE, CLIENT_IDENTITY_UPDATE, ENTITY_SLOTS_ALLOCATED,
@@ -20,21 +21,26 @@ use vex_wire::activity::ids::{
 };
 use vex_wire::activity::join::{INITIAL_REPLICATION_EPOCH, JoinRequest, JoinResult};
 use vex_wire::activity::join_template::JoinResultTemplate;
-use vex_wire::activity::sense_update::DecodedSenseUpdate;
+use vex_wire::activity::sense_update::SenseUpdate;
 use vex_wire::activity::small::{BubbleHostState, PatchEpoch};
+use vex_wire::activity::table;
 use vex_wire::bap::services::ACTIVITY_TO_HOST;
 use vex_wire::bits::BitError;
 use vex_wire::time::Instant;
 
 impl HostCore {
-    /// One service-8 body. A message from a link that does not own its session is recorded
-    /// and dropped; the frame itself is accepted (HOST-06).
+    /// One service-8 body. A message the message table says the client never sends, or
+    /// from a link that does not own its session, is recorded and dropped; the frame itself
+    /// is accepted (AH "Message ids"; HOST-06).
     pub(crate) fn handle_activity(&mut self, now: Instant, link: LinkId, task: u32, body: &[u8]) {
         let n = match ActivityNotification::decode(body) {
             Ok(n) => n,
             Err(e) => return self.drop_input(link, Dropped::Envelope(e)),
         };
         self.record(link, ACTIVITY_TO_HOST, task, Some(n.msg_type));
+        if !table::client_sends(n.msg_type) {
+            return self.drop_input(link, Dropped::NotClientSent(n.msg_type));
+        }
         if !self.owns(link, n.msg_type, n.handle) {
             let (msg, session) = (n.msg_type, n.handle);
             return self.drop_input(link, Dropped::Unowned { msg, session });
@@ -260,7 +266,7 @@ impl HostCore {
     /// Message 6: read group by group and logged; the mission runtime that acts on Sense
     /// is a later step (SR "Client reports come in").
     fn sense_update(&mut self, link: LinkId, payload: &[u8]) {
-        match DecodedSenseUpdate::decode(payload) {
+        match SenseUpdate::decode(payload) {
             Ok(m) => {
                 let keys: Vec<String> = m
                     .groups

@@ -43,6 +43,10 @@ pub enum Dropped {
     /// A service-8 envelope that does not decode.
     #[error("service 8: {0}")]
     Envelope(EnvelopeError),
+    /// A message id the client never sends: a host-to-client, name-only or local id, or
+    /// one past the table's 59 (AH "Message ids": the client sender set).
+    #[error("message {0} is not one the client sends")]
+    NotClientSent(u32),
     /// A message naming a session the link does not own (HOST-06).
     #[error("message {msg} names session {session:#x}, which this link does not own")]
     Unowned {

@@ -4,6 +4,7 @@
 
 use crate::core::{HostCore, LinkId};
 use crate::reason::Dropped;
+use vex_wire::activity::body::Body;
 use vex_wire::activity::ids::{STATE_REFRESH, WORLD_GLOBALS_STATE};
 use vex_wire::bits::BitReader;
 

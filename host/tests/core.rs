@@ -6,6 +6,7 @@ use std::net::{Ipv4Addr, SocketAddrV4};
 use vex_host::activity::JOIN_GRANT_COUNT;
 use vex_host::reason::{Closed, Dropped};
 use vex_host::{HostConfig, HostCore, HostEvent, LinkId, Transmit};
+use vex_wire::activity::body::Body;
 use vex_wire::activity::envelope::ActivityNotification;
 use vex_wire::activity::join::JoinRequest;
 use vex_wire::activity::membership::ReplicateMembership;
@@ -158,6 +159,37 @@ fn unowned_session_is_dropped_and_the_link_goes_on() {
     assert_eq!(transmits(&mut h).len(), 1, "the link still answers");
 }
 
+/// AH "Message ids": a message the client never sends (4 goes host to client, 59 is past
+/// the table) is recorded and dropped with its reason, nothing is sent, and the link goes
+/// on: a join after them gets its burst.
+#[test]
+fn a_message_the_client_never_sends_is_dropped_and_the_link_goes_on() {
+    let mut h = host();
+    let mut c = hello(&mut h, L);
+    let session = session_of(&mut h, L, &mut c, 1);
+    for (task, msg) in [(2, 4), (3, 59)] {
+        let n = ActivityNotification::new(session, msg, 0, vec![0; 757]);
+        send_sealed(&mut h, L, &mut c, 8, task, &n.encode());
+        assert!(transmits(&mut h).is_empty(), "message {msg}");
+        let e = events(&mut h);
+        assert!(
+            e.iter().any(|e| matches!(
+                e,
+                HostEvent::Received { message: Some(m), .. } if *m == msg
+            )),
+            "message {msg} is recorded"
+        );
+        assert!(dropped_with(&e, |r| *r == Dropped::NotClientSent(msg)));
+    }
+    let join = JoinRequest::new(1, session, 5, 6);
+    let n = ActivityNotification::new(session, 3, 0, join.encode().unwrap());
+    send_sealed(&mut h, L, &mut c, 8, 4, &n.encode());
+    assert!(
+        pushed(&transmits(&mut h), &mut c).contains(&4),
+        "the join burst"
+    );
+}
+
 /// A stream that cannot be framed closes the link with its reason; nothing panics.
 #[test]
 fn bad_magic_closes_the_link() {
@@ -231,7 +263,7 @@ fn plaintext_after_the_hello_is_answered_in_plaintext_without_side_effects() {
         .unwrap()
         .session_id;
     let join = JoinRequest::new(1, session, 2, 3);
-    let n = ActivityNotification::new(session, 3, 0, join.encode());
+    let n = ActivityNotification::new(session, 3, 0, join.encode().unwrap());
     send_sealed(&mut h, L, &mut c, 8, 9, &n.encode());
     assert!(
         transmits(&mut h).is_empty(),
@@ -290,7 +322,7 @@ fn join_on(h: &mut HostCore, link: LinkId) -> (SecureChannel, u64, Vec<u32>) {
     let mut c = hello(h, link);
     let session = session_of(h, link, &mut c, 1);
     let join = JoinRequest::new(1, session, 5, 6);
-    let n = ActivityNotification::new(session, 3, 0, join.encode());
+    let n = ActivityNotification::new(session, 3, 0, join.encode().unwrap());
     send_sealed(h, link, &mut c, 8, 2, &n.encode());
     let burst = pushed(&transmits(h), &mut c);
     (c, session, burst)
@@ -323,7 +355,9 @@ fn slot_requests_grant_the_lowest_free_slots() {
     let mut h = host();
     let (mut c, session, _) = join_on(&mut h, L);
     let request = |count: i32| {
-        let body = vex_wire::activity::small::SlotRequest { count }.encode();
+        let body = vex_wire::activity::small::SlotRequest { count }
+            .encode()
+            .unwrap();
         ActivityNotification::new(session, 20, 0, body).encode()
     };
     let grant = |h: &mut HostCore, c: &mut SecureChannel| {
@@ -364,7 +398,7 @@ fn each_join_result_echoes_its_own_request_and_session() {
         let mut c = hello(&mut h, link);
         let session = session_of(&mut h, link, &mut c, 1);
         let join = JoinRequest::new(nonce, session, 5, 6);
-        let n = ActivityNotification::new(session, 3, 0, join.encode());
+        let n = ActivityNotification::new(session, 3, 0, join.encode().unwrap());
         send_sealed(&mut h, link, &mut c, 8, 2, &n.encode());
         let first = transmits(&mut h).into_iter().next().unwrap();
         let (_, inner) = open(&first, Some(&mut c));
@@ -404,12 +438,12 @@ fn nothing_follows_the_leave_delta() {
         reason_hash: LEAVE_REASON_NONE,
     };
     assert_eq!(
-        send(&mut h, &mut c, 4, 15, leave.encode()),
+        send(&mut h, &mut c, 4, 15, leave.encode().unwrap()),
         [5],
         "the delta"
     );
     assert!(send(&mut h, &mut c, 5, 18, vec![0; 8]).is_empty());
-    let request = SlotRequest { count: 8 }.encode();
+    let request = SlotRequest { count: 8 }.encode().unwrap();
     assert!(send(&mut h, &mut c, 6, 20, request).is_empty());
     assert!(dropped_with(&events(&mut h), |r| *r == Dropped::NotJoined(20)));
 }
@@ -451,7 +485,7 @@ fn a_public_join_shares_the_table_with_every_member() {
     let private = session_of(&mut h, second, &mut c2, 1);
     assert_ne!(private, session);
     let join = JoinRequest::new(9, session, 0x55, 0x66);
-    let n = ActivityNotification::new(session, 3, 0, join.encode());
+    let n = ActivityNotification::new(session, 3, 0, join.encode().unwrap());
     send_sealed(&mut h, second, &mut c2, 8, 2, &n.encode());
     let t = transmits(&mut h);
     let (to_first, to_second): (Vec<Transmit>, Vec<Transmit>) =
@@ -481,7 +515,7 @@ fn a_join_naming_an_unknown_session_is_dropped() {
     let own = session_of(&mut h, L, &mut c, 1);
     let stranger = own + 40;
     let join = JoinRequest::new(1, stranger, 5, 6);
-    let n = ActivityNotification::new(stranger, 3, 0, join.encode());
+    let n = ActivityNotification::new(stranger, 3, 0, join.encode().unwrap());
     send_sealed(&mut h, L, &mut c, 8, 2, &n.encode());
     assert!(transmits(&mut h).is_empty());
     assert!(dropped_with(&events(&mut h), |r| matches!(
@@ -510,7 +544,7 @@ fn identity_leave_and_close_each_publish_one_revision() {
         session_of(&mut h, link, &mut c, 1);
         let key = 0x50 + i as u64;
         let join = JoinRequest::new(9, session, key, 0x66);
-        let n = ActivityNotification::new(session, 3, 0, join.encode());
+        let n = ActivityNotification::new(session, 3, 0, join.encode().unwrap());
         send_sealed(&mut h, link, &mut c, 8, 2, &n.encode());
         told.extend(first(&mut h, &mut c1));
         others.push((link, c, key));
@@ -529,7 +563,8 @@ fn identity_leave_and_close_each_publish_one_revision() {
         peer_key: *key,
         reason_hash: vex_wire::activity::small::LEAVE_REASON_NONE,
     }
-    .encode();
+    .encode()
+    .unwrap();
     let n = ActivityNotification::new(session, 15, 0, leave);
     send_sealed(&mut h, *link, c, 8, 5, &n.encode());
     assert_eq!(first(&mut h, &mut c1), [(5, vec![5, 0x51])]);

@@ -8,6 +8,7 @@ use std::hint::black_box;
 use vex_wire::activity::auth::AuthBody;
 use vex_wire::activity::auth::lifetime::LifetimeAuth;
 use vex_wire::activity::auth::participation::ParticipationAuth;
+use vex_wire::activity::body::Body;
 use vex_wire::activity::join::{JOIN_RESULT_LEN, JoinRequest, JoinResult};
 use vex_wire::activity::join_template::JoinResultTemplate;
 use vex_wire::activity::sensor_auth::{AuthPart, EntityGroup, ObjectBlock, SensorAuthUpdate};

@@ -53,6 +53,15 @@ pub enum BitError {
         /// What it is.
         what: &'static str,
     },
+    /// An encoder wrote a different number of bits than it measured: its measure and its
+    /// write disagree (facts section 3: measure, then write with an end-position check).
+    #[error("measured {measured} bits but wrote {written}")]
+    Measured {
+        /// Bits the measuring pass counted.
+        measured: usize,
+        /// Bits the writing pass wrote.
+        written: usize,
+    },
 }
 
 fn check_width(width: u32) -> Result<(), BitError> {
@@ -112,6 +121,18 @@ impl BitWriter {
     pub fn with_capacity(bits: usize) -> Self {
         Self {
             bytes: Vec::with_capacity(bits.div_ceil(8)),
+            ..Self::default()
+        }
+    }
+
+    /// A writer whose bits go after what `bytes` holds, starting at a byte boundary: a
+    /// buffer the caller keeps, handed back by [`BitWriter::into_parts`]. [`bit_len`]
+    /// counts only the bits written here.
+    ///
+    /// [`bit_len`]: BitWriter::bit_len
+    pub fn appending(bytes: Vec<u8>) -> Self {
+        Self {
+            bytes,
             ..Self::default()
         }
     }
@@ -272,17 +293,24 @@ impl BitWriter {
     }
 
     /// The bytes written, zero-padded to a whole byte, or the first error.
-    pub fn finish(mut self) -> Result<Vec<u8>, BitError> {
-        if let Some(e) = self.error {
-            return Err(e);
+    pub fn finish(self) -> Result<Vec<u8>, BitError> {
+        match self.into_parts() {
+            (bytes, None) => Ok(bytes),
+            (_, Some(e)) => Err(e),
         }
-        if self.pending > 0 {
+    }
+
+    /// The buffer, zero-padded to a whole byte, and the first error if a write failed
+    /// (then the buffer holds only the bits before it): how a writer made with
+    /// [`BitWriter::appending`] hands its caller's buffer back.
+    pub fn into_parts(mut self) -> (Vec<u8>, Option<BitError>) {
+        if self.pending > 0 && self.error.is_none() {
             let word = ((self.acc << (32 - self.pending)) as u32).to_be_bytes();
             let tail = self.pending.div_ceil(8) as usize;
             self.bytes
                 .extend_from_slice(word.get(..tail).unwrap_or_default());
         }
-        Ok(self.bytes)
+        (self.bytes, self.error)
     }
 
     /// The bytes and the exact bit length, or the first error.
@@ -519,6 +547,14 @@ mod tests {
         w.write_bool(true);
         assert_eq!(w.bit_len(), 17);
         assert!(w.finish().unwrap().is_empty());
+    }
+
+    #[test]
+    fn appending_keeps_the_callers_bytes() {
+        let mut w = BitWriter::appending(vec![0xAA]);
+        w.write(0b101, 3);
+        assert_eq!(w.bit_len(), 3);
+        assert_eq!(w.into_parts(), (vec![0xAA, 0xA0], None));
     }
 
     proptest! {

@@ -7,6 +7,7 @@ use super::ANSWER_GRACE_MS;
 use crate::links::Outgoing;
 use crate::rules::Rule;
 use crate::verdict::Verdict;
+use vex_wire::activity::body::Body;
 use vex_wire::activity::ids;
 use vex_wire::activity::small::{ENTITY_SLOTS, EntitySlotMask, SLOT_MASK_LEN, SlotRequest};
 use vex_wire::time::Instant;
@@ -135,7 +136,7 @@ impl EntitySlots {
             },
             Outgoing {
                 message: ids::ALLOCATE_ENTITY_INDICES,
-                body: ask.encode(),
+                body: ask.encode().unwrap_or_default(), // 32 bits: never fails
             },
         ]
     }

@@ -7,6 +7,7 @@ use crate::config::PATCH_EPOCH_INTERVAL_MS;
 use crate::links::Outgoing;
 use crate::rules::Rule;
 use crate::verdict::Verdict;
+use vex_wire::activity::body::Body;
 use vex_wire::activity::ids;
 use vex_wire::activity::sensor_auth::AuthPrefix;
 use vex_wire::activity::small::{AdvanceEpoch, PatchEpoch};
@@ -49,7 +50,7 @@ impl Epochs {
         self.patch_sent = Some(epoch);
         Outgoing {
             message: ids::PATCH_EPOCH,
-            body: PatchEpoch(epoch).encode(),
+            body: PatchEpoch(epoch).encode().unwrap_or_default(), // 128 bits: never fails
         }
     }
 
@@ -127,7 +128,7 @@ mod tests {
     }
 
     fn body(epoch: u8, abort: bool) -> Vec<u8> {
-        AdvanceEpoch { epoch, abort }.encode()
+        AdvanceEpoch { epoch, abort }.encode().unwrap()
     }
 
     /// The epoch is 8 bits: 0 follows 255; the same epoch again ends the client.

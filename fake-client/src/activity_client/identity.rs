@@ -5,6 +5,7 @@
 //! fields 1 and 2 stay -1 (MEMBER-04).
 
 use crate::links::Outgoing;
+use vex_wire::activity::body::Body;
 use vex_wire::activity::identity::ClientIdentity;
 use vex_wire::activity::ids;
 use vex_wire::activity::membership::Member;

@@ -6,6 +6,7 @@
 use crate::rules::Rule;
 use crate::verdict::{Verdict, bit_of};
 use std::collections::VecDeque;
+use vex_wire::activity::body::Body;
 use vex_wire::activity::envelope::ActivityPush;
 use vex_wire::activity::ids;
 use vex_wire::activity::join::{JOIN_REQUEST_BITS, JoinResult};

@@ -11,8 +11,9 @@ use super::roster::registered_keys;
 use crate::links::Outgoing;
 use crate::rules::Rule;
 use crate::verdict::Verdict;
+use vex_wire::activity::body::Body;
 use vex_wire::activity::ids;
-use vex_wire::activity::sensor_auth::{DecodedAuthUpdate, RosterDelta};
+use vex_wire::activity::sensor_auth::{DecodedAuthUpdate, RosterDelta, SensorAuthUpdate};
 use vex_wire::activity::small::{LEAVE_REASON_NONE, PeerLeave};
 use vex_wire::scenario::Scenario;
 use vex_wire::time::Instant;
@@ -93,7 +94,8 @@ impl Leave {
             peer_key,
             reason_hash: LEAVE_REASON_NONE,
         }
-        .encode();
+        .encode()
+        .unwrap_or_default(); // 160 bits: never fails
         Outgoing {
             message: ids::PEER_LEAVE_REQUEST,
             body,
@@ -118,7 +120,7 @@ impl Leave {
             return verdict.violate(Rule::Leave02, f, None, reason);
         }
         departure.answered = true;
-        let problems = match DecodedAuthUpdate::decode(payload) {
+        let problems = match SensorAuthUpdate::decode(payload) {
             Ok(m) => leave_delta_problems(departure, &m, scenario),
             Err(e) => vec![format!("it does not parse: {e}")],
         };

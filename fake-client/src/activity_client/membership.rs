@@ -6,6 +6,7 @@
 use crate::links::Outgoing;
 use crate::rules::Rule;
 use crate::verdict::Verdict;
+use vex_wire::activity::body::Body;
 use vex_wire::activity::ids;
 use vex_wire::activity::membership::{Member, ReplicateMembership};
 use vex_wire::time::Instant;

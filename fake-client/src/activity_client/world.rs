@@ -5,6 +5,7 @@
 
 use crate::rules::Rule;
 use crate::verdict::{Verdict, bit_of};
+use vex_wire::activity::body::Body;
 use vex_wire::activity::global_state::{
     BUBBLE_COUNT_BIT, BUBBLE_ENABLED, BUBBLE_SKIPPED, BUBBLE_STATES_BIT, DESCRIPTOR_BIT,
     GlobalActivityState,

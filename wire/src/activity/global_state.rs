@@ -1,6 +1,7 @@
 //! Message 1, global_activity_state (AH "global_activity_state, message 1"; facts 4.5).
 
-use super::selection::DescriptorBits;
+use super::body::Body;
+use super::selection::{DescriptorBits, SelectionDescriptor};
 use crate::bits::{BitError, BitReader, BitWriter};
 
 /// The documented body: 1,161 bits with the minimal 372-bit descriptor (GLOBAL-01).
@@ -43,10 +44,11 @@ pub struct GlobalActivityState {
     pub descriptor: DescriptorBits,
 }
 
-impl GlobalActivityState {
-    /// The body on the wire.
-    pub fn encode(&self) -> Result<Vec<u8>, BitError> {
-        let mut w = BitWriter::with_capacity(DESCRIPTOR_BIT + self.descriptor.bit_len + TAIL_BITS);
+/// The body on the wire: 1,161 bits with the minimal descriptor (GLOBAL-01).
+impl Body for GlobalActivityState {
+    type Decoded = Self;
+
+    fn write(&self, w: &mut BitWriter) {
         w.write_bool(self.arm_initial_slice_set);
         w.write_zeros(BUBBLE_COUNT_BIT - 1);
         w.write_biased(i64::from(self.bubble_count), BUBBLE_COUNT_BIAS, 32);
@@ -58,12 +60,10 @@ impl GlobalActivityState {
         w.write_zeros(DESCRIPTOR_BIT - SLICE_SET_BIT - 42);
         w.write_bits(&self.descriptor);
         w.write_zeros(TAIL_BITS);
-        w.finish()
     }
 
     /// Reads message 1, parsing the descriptor to find where it ends.
-    pub fn decode(body: &[u8]) -> Result<Self, BitError> {
-        let mut r = BitReader::new(body);
+    fn read(r: &mut BitReader<'_>) -> Result<Self, BitError> {
         let arm_initial_slice_set = r.read_bool()?;
         r.skip(BUBBLE_COUNT_BIT - 1)?;
         let bubble_count = r.read_biased(BUBBLE_COUNT_BIAS, 32)? as i32;
@@ -74,12 +74,11 @@ impl GlobalActivityState {
         let initial_slice_set = r.read_biased(1, 10)? as i16;
         let spawn_set_hash = r.read(32)? as u32;
         r.skip(DESCRIPTOR_BIT - SLICE_SET_BIT - 42)?;
+        let mut copy = r.clone();
         let start = r.position();
-        super::selection::SelectionDescriptor::read(&mut r)?;
+        SelectionDescriptor::read(r)?;
         let bit_len = r.position() - start;
         r.skip(TAIL_BITS)?;
-        let mut copy = BitReader::new(body);
-        copy.skip(start)?;
         let descriptor = copy.read_bits(bit_len)?;
         Ok(Self {
             arm_initial_slice_set,
@@ -102,6 +101,7 @@ mod tests {
     fn global_state_vector() {
         let m = global_state_example();
         let body = m.encode().unwrap();
+        assert_eq!(m.measure(), Ok(GLOBAL_STATE_BITS));
         assert_eq!(body.len(), GLOBAL_STATE_LEN);
         assert_eq!(hex::encode_upper(&body), GLOBAL_STATE_EXAMPLE);
         assert_eq!(GlobalActivityState::decode(&body).unwrap(), m);

@@ -4,6 +4,7 @@
 //! The fields are those of a message-12 member lane (facts 4.10), so the record converts
 //! to and from [`Member`].
 
+use crate::activity::body::Body;
 use crate::activity::membership::{
     FIELD1_BIAS, FIELD1_BITS, FIELD2_BIAS, FIELD2_BITS, ID_BITS, KEY_BYTE_BITS, Member,
 };
@@ -18,11 +19,12 @@ pub const PADDING_BITS: usize = 6;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ClientIdentity(pub Member);
 
-impl ClientIdentity {
-    /// The 46-byte body: the key low byte first, then the biased and plain fields.
-    pub fn encode(&self) -> Result<Vec<u8>, BitError> {
+/// The 46-byte body: the key low byte first, then the biased and plain fields.
+impl Body for ClientIdentity {
+    type Decoded = Self;
+
+    fn write(&self, w: &mut BitWriter) {
         let m = &self.0;
-        let mut w = BitWriter::with_capacity(CLIENT_IDENTITY_LEN * 8);
         for b in m.member_key.to_le_bytes() {
             w.write(u64::from(b), KEY_BYTE_BITS);
         }
@@ -32,13 +34,11 @@ impl ClientIdentity {
             w.write(v, ID_BITS);
         }
         w.write_zeros(PADDING_BITS);
-        w.finish()
     }
 
     /// Reads the record; fails only when the body ends first (BODY-04). The leave reason,
     /// which message 23 does not carry, is 0 (present).
-    pub fn decode(body: &[u8]) -> Result<Self, BitError> {
-        let mut r = BitReader::new(body);
+    fn read(r: &mut BitReader<'_>) -> Result<Self, BitError> {
         let mut key = [0u8; 8];
         for b in &mut key {
             *b = r.read(KEY_BYTE_BITS)? as u8;

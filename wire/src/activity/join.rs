@@ -1,5 +1,6 @@
 //! Messages 3 join_request and 4 join_result (AH "join_result, message 4"; facts 4.1, 4.2).
 
+use super::body::Body;
 use crate::bits::{BitError, BitReader, BitWriter};
 
 /// Bits in the join_request record; join_result echoes all of them as its field 0.
@@ -64,35 +65,37 @@ impl JoinRequest {
             record,
         }
     }
+}
 
-    /// The body on the wire (72 bytes).
-    pub fn encode(&self) -> Vec<u8> {
-        self.record.clone()
+/// The body on the wire: the 570-bit record (72 bytes).
+impl Body for JoinRequest {
+    type Decoded = Self;
+
+    /// The record as kept; a shorter one is zero-extended to 570 bits.
+    fn write(&self, w: &mut BitWriter) {
+        let kept = JOIN_REQUEST_BITS.min(self.record.len() * 8);
+        w.write_stream(&self.record, kept);
+        w.write_zeros(JOIN_REQUEST_BITS - kept);
     }
 
     /// Reads a join_request. Like Sunrise it needs the first 20 bytes; a shorter record is
     /// zero-extended, and the character id is zero when the body stops before it.
-    pub fn decode(body: &[u8]) -> Result<Self, BitError> {
-        let mut r = BitReader::new(body);
-        let nonce = r.read(32)? as u32;
-        let host_id = r.read(64)?;
+    fn read(r: &mut BitReader<'_>) -> Result<Self, BitError> {
+        let bits = JOIN_REQUEST_BITS.min(r.remaining_bits());
+        let mut record = r.read_stream(bits)?;
+        record.resize(JOIN_REQUEST_BITS.div_ceil(8), 0);
+        let mut f = BitReader::with_bit_len(&record, bits);
+        let nonce = f.read(32)? as u32;
+        let host_id = f.read(64)?;
         let mut key = [0u8; 8];
         for b in &mut key {
-            *b = r.read(8)? as u8;
+            *b = f.read(8)? as u8;
         }
-        let character_id = if r.skip(CHARACTER_ID_BIT - 160).is_ok() {
-            r.read(64).unwrap_or(0)
+        let character_id = if f.skip(CHARACTER_ID_BIT - 160).is_ok() {
+            f.read(64).unwrap_or(0)
         } else {
             0
         };
-        let mut record = body
-            .get(..JOIN_REQUEST_BITS.div_ceil(8))
-            .unwrap_or(body)
-            .to_vec();
-        record.resize(JOIN_REQUEST_BITS.div_ceil(8), 0);
-        if let Some(last) = record.last_mut() {
-            *last &= 0xC0; // keep bits 568 and 569 only
-        }
         Ok(Self {
             nonce,
             host_id,
@@ -180,14 +183,28 @@ impl JoinResult {
         }
     }
 
-    /// The 757-byte body.
-    pub fn encode(&self) -> Result<Vec<u8>, BitError> {
-        let mut w = BitWriter::with_capacity(JOIN_RESULT_BITS);
+    /// Bits 0-31 of the echoed request: the nonce (JOIN-05).
+    pub fn echoed_nonce(&self) -> u32 {
+        BitReader::new(&self.request).read(32).unwrap_or(0) as u32
+    }
+
+    /// Bits 32-95 of the echoed request: the host id every later push carries (JOIN-06).
+    pub fn echoed_host_id(&self) -> u64 {
+        let mut r = BitReader::new(&self.request);
+        r.skip(32).and_then(|()| r.read(64)).unwrap_or(0)
+    }
+}
+
+/// The 757-byte body: 6,053 bits with no presence bits (AH "join_result, message 4").
+impl Body for JoinResult {
+    type Decoded = Self;
+
+    fn write(&self, w: &mut BitWriter) {
         let echoed = JOIN_REQUEST_BITS.min(self.request.len() * 8);
         w.write_stream(&self.request, echoed);
         w.write_zeros(JOIN_REQUEST_BITS - echoed);
         w.write_biased(i64::from(self.result), RESULT_BIAS, 3);
-        write_chars(&mut w, &self.session_name, SESSION_NAME_CHARS);
+        write_chars(w, &self.session_name, SESSION_NAME_CHARS);
         w.write(u64::from(self.process_id), 32);
         w.write_biased(i64::from(self.return_code), RETURN_CODE_BIAS, 32);
         w.write(u64::from(self.handoff_nonce), 32);
@@ -196,17 +213,14 @@ impl JoinResult {
         w.write(u64::from(self.peer_heard_window_ms), 16);
         w.write(u64::from(self.keepalive_interval_ms), 16);
         w.write_zeros(UNNAMED_FIELDS_BITS);
-        write_chars(&mut w, &self.workspace_name, WORKSPACE_NAME_CHARS);
-        debug_assert_eq!(w.bit_len(), JOIN_RESULT_BITS);
-        w.finish()
+        write_chars(w, &self.workspace_name, WORKSPACE_NAME_CHARS);
     }
 
     /// Reads a join_result; fails only when the body is shorter than 6,053 bits (JOIN-03).
-    pub fn decode(body: &[u8]) -> Result<Self, BitError> {
-        let mut r = BitReader::new(body);
+    fn read(r: &mut BitReader<'_>) -> Result<Self, BitError> {
         let request = r.read_stream(JOIN_REQUEST_BITS)?;
         let result = r.read_biased(RESULT_BIAS, 3)? as i8;
-        let session_name = read_chars(&mut r, SESSION_NAME_CHARS)?;
+        let session_name = read_chars(r, SESSION_NAME_CHARS)?;
         let process_id = r.read(32)? as u32;
         let return_code = r.read_biased(RETURN_CODE_BIAS, 32)? as i32;
         let handoff_nonce = r.read(32)? as u32;
@@ -215,7 +229,7 @@ impl JoinResult {
         let peer_heard_window_ms = r.read(16)? as u16;
         let keepalive_interval_ms = r.read(16)? as u16;
         r.skip(UNNAMED_FIELDS_BITS)?;
-        let workspace_name = read_chars(&mut r, WORKSPACE_NAME_CHARS)?;
+        let workspace_name = read_chars(r, WORKSPACE_NAME_CHARS)?;
         Ok(Self {
             request,
             result,
@@ -229,17 +243,6 @@ impl JoinResult {
             keepalive_interval_ms,
             workspace_name,
         })
-    }
-
-    /// Bits 0-31 of the echoed request: the nonce (JOIN-05).
-    pub fn echoed_nonce(&self) -> u32 {
-        BitReader::new(&self.request).read(32).unwrap_or(0) as u32
-    }
-
-    /// Bits 32-95 of the echoed request: the host id every later push carries (JOIN-06).
-    pub fn echoed_host_id(&self) -> u64 {
-        let mut r = BitReader::new(&self.request);
-        r.skip(32).and_then(|()| r.read(64)).unwrap_or(0)
     }
 }
 
@@ -269,6 +272,7 @@ mod tests {
             workspace_name: vec![-128; WORKSPACE_NAME_CHARS],
         };
         let body = m.encode().unwrap();
+        assert_eq!(m.measure(), Ok(JOIN_RESULT_BITS));
         assert_eq!(body.len(), JOIN_RESULT_LEN);
         let mut want = vec![0u8; JOIN_RESULT_LEN];
         want[..12].copy_from_slice(&m.request[..12]);
@@ -305,7 +309,9 @@ mod tests {
         );
         assert_eq!(req.record.len(), 72);
         assert_eq!(&req.record[12..20], &[8, 7, 6, 5, 4, 3, 2, 1]);
-        assert_eq!(JoinRequest::decode(&req.encode()).unwrap(), req);
+        assert_eq!(req.measure(), Ok(JOIN_REQUEST_BITS));
+        assert_eq!(req.encode().unwrap(), req.record);
+        assert_eq!(JoinRequest::decode(&req.encode().unwrap()).unwrap(), req);
         let short = JoinRequest::decode(&req.record[..20]).unwrap();
         assert_eq!(short.character_id, 0);
         assert!(JoinRequest::decode(&req.record[..19]).is_err());

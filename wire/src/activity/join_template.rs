@@ -7,6 +7,7 @@
 //! every field costs about 550 ns; copying the template and patching two fields costs a
 //! few tens of nanoseconds.
 
+use super::body::Body;
 use super::join::{JOIN_REQUEST_BITS, JoinResult};
 use crate::bits::BitError;
 

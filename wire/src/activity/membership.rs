@@ -22,6 +22,7 @@
 //! follows a different value. The identity block repeats the account and character SOIDs;
 //! the decoder keeps the member record's copies.
 
+use super::body::Body;
 use crate::bits::{BitError, BitReader, BitWriter};
 
 /// Bits in the facts 4.10 body: one local member, 64 plain region records, host-present tail.
@@ -344,25 +345,11 @@ impl ReplicateMembership {
             .flatten()
             .any(|m| m.member_key == member_key)
     }
+}
 
-    /// Bits the body takes: [`MEMBERSHIP_BITS`] for the seed.
-    pub fn bit_len(&self) -> Result<usize, BitError> {
-        let mut w = BitWriter::measuring();
-        self.write(&mut w);
-        match w.error() {
-            Some(e) => Err(e),
-            None => Ok(w.bit_len()),
-        }
-    }
-
-    /// The body: measured, then written, with an end-position check.
-    pub fn encode(&self) -> Result<Vec<u8>, BitError> {
-        let bits = self.bit_len()?;
-        let mut w = BitWriter::with_capacity(bits);
-        self.write(&mut w);
-        debug_assert_eq!(w.bit_len(), bits);
-        w.finish()
-    }
+/// The body as facts 4.10 lays it out: [`MEMBERSHIP_BITS`] for the seed.
+impl Body for ReplicateMembership {
+    type Decoded = Self;
 
     fn write(&self, w: &mut BitWriter) {
         w.write(1, ROOT_BITS);
@@ -387,15 +374,14 @@ impl ReplicateMembership {
     }
 
     /// Reads message 12; fails only when the body ends before the layout does (BODY-04).
-    pub fn decode(body: &[u8]) -> Result<Self, BitError> {
-        let mut r = BitReader::new(body);
+    fn read(r: &mut BitReader<'_>) -> Result<Self, BitError> {
         r.skip(ROOT_BITS as usize)?;
         let revision = r.read(REVISION_BITS)? as u32;
         let epoch = r.read(EPOCH_BITS)? as u32;
         let mut members = [None; MEMBER_LANES];
         for lane in &mut members {
             if r.read_bool()? {
-                *lane = Some(read_member(&mut r)?);
+                *lane = Some(read_member(r)?);
             } else {
                 r.skip(ABSENT_MEMBER_BITS - 1)?;
             }
@@ -403,9 +389,9 @@ impl ReplicateMembership {
         r.skip(1)?; // region block present
         let mut regions = std::array::from_fn(RegionRecord::seed);
         for region in &mut regions {
-            *region = read_region(&mut r)?;
+            *region = read_region(r)?;
         }
-        let host = read_host(&mut r)?;
+        let host = read_host(r)?;
         r.skip(1)?;
         let member_mask = r.read(MASK_BITS)? as u32;
         r.skip(1)?;
@@ -654,7 +640,7 @@ mod tests {
     #[test]
     fn seed_is_3746_bytes_with_facts_offsets() {
         let m = seed();
-        assert_eq!(m.bit_len().unwrap(), MEMBERSHIP_BITS);
+        assert_eq!(m.measure().unwrap(), MEMBERSHIP_BITS);
         let body = m.encode().unwrap();
         assert_eq!(body.len(), MEMBERSHIP_LEN);
         assert_eq!(MEMBERSHIP_BITS, MEMBERSHIP_LEN * 8);
@@ -738,7 +724,7 @@ mod tests {
         m.second_mask = 0x20;
         let bits =
             MEMBERSHIP_BITS + (PRESENT_MEMBER_BITS - ABSENT_MEMBER_BITS) + CITIZEN_EXTRA_BITS;
-        assert_eq!(m.bit_len().unwrap(), bits);
+        assert_eq!(m.measure().unwrap(), bits);
         let body = m.encode().unwrap();
         assert_eq!(body.len(), bits.div_ceil(8));
         assert_eq!(ReplicateMembership::decode(&body).unwrap(), m);
@@ -748,7 +734,7 @@ mod tests {
     fn citizen_descriptor_adds_1024_bits() {
         let mut m = seed();
         m.regions[0].citizen_descriptor = Some(vec![0x5A; CITIZEN_DESCRIPTOR_LEN]);
-        assert_eq!(m.bit_len().unwrap(), MEMBERSHIP_BITS + CITIZEN_EXTRA_BITS);
+        assert_eq!(m.measure().unwrap(), MEMBERSHIP_BITS + CITIZEN_EXTRA_BITS);
         assert_eq!(m.encode().unwrap().len(), MEMBERSHIP_LEN + 128);
     }
 

@@ -1,6 +1,8 @@
-//! Activity messages: the envelopes, the id table and one module per body (AH).
+//! Activity messages: the envelopes, the message table, the body trait and one module per
+//! body (AH).
 
 pub mod auth;
+pub mod body;
 pub mod envelope;
 pub mod global_state;
 pub mod identity;
@@ -14,3 +16,4 @@ pub mod sensor_auth;
 pub mod slot;
 pub mod slot_types;
 pub mod small;
+pub mod table;

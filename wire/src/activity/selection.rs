@@ -7,6 +7,7 @@
 //! the optional byte and the reference and pair payloads as raw bits, which are replayed
 //! unchanged either way.
 
+use crate::activity::body::Body;
 use crate::bits::{BitError, BitReader, BitWriter, Bits};
 use thiserror::Error;
 
@@ -85,8 +86,25 @@ fn read_opt(r: &mut BitReader<'_>, width: u32) -> Result<Option<u64>, BitError> 
 }
 
 impl SelectionDescriptor {
+    /// The descriptor's exact bits.
+    pub fn to_bits(&self) -> Result<DescriptorBits, BitError> {
+        let mut w = BitWriter::new();
+        self.write(&mut w);
+        w.finish_bits()
+    }
+
+    /// Parses a descriptor kept as exact bits.
+    pub fn from_bits(bits: &DescriptorBits) -> Result<Self, BitError> {
+        Self::read(&mut bits.reader())
+    }
+}
+
+/// The descriptor as facts 5.2 lays it out; counts are clamped to capacity (BODY-05).
+impl Body for SelectionDescriptor {
+    type Decoded = Self;
+
     /// Writes the descriptor; counts are clamped to capacity (BODY-05).
-    pub fn write(&self, w: &mut BitWriter) {
+    fn write(&self, w: &mut BitWriter) {
         w.write_biased(i64::from(self.reason), 1, 4);
         w.write_biased(i64::from(self.source_activity), 1, 12);
         w.write_biased(i64::from(self.destination_activity), 1, 12);
@@ -138,7 +156,7 @@ impl SelectionDescriptor {
     }
 
     /// Reads a descriptor at the reader's cursor.
-    pub fn read(r: &mut BitReader<'_>) -> Result<Self, BitError> {
+    fn read(r: &mut BitReader<'_>) -> Result<Self, BitError> {
         let reason = r.read_biased(1, 4)? as i8;
         let source_activity = r.read_biased(1, 12)? as i16;
         let destination_activity = r.read_biased(1, 12)? as i16;
@@ -215,18 +233,6 @@ impl SelectionDescriptor {
             refs,
             pairs,
         })
-    }
-
-    /// The descriptor's exact bits.
-    pub fn to_bits(&self) -> Result<DescriptorBits, BitError> {
-        let mut w = BitWriter::new();
-        self.write(&mut w);
-        w.finish_bits()
-    }
-
-    /// Parses a descriptor kept as exact bits.
-    pub fn from_bits(bits: &DescriptorBits) -> Result<Self, BitError> {
-        Self::read(&mut bits.reader())
     }
 }
 

@@ -7,6 +7,7 @@
 //! group's closing object-present bit, and the root bit as 1 when groups follow (the pages
 //! say only that Sunrise decodes the 0 form).
 
+use super::body::Body;
 use super::slot::{CLIENT_REF_BITS, ClientRef};
 use crate::bits::{BitError, BitReader, BitWriter, Bits};
 
@@ -50,10 +51,12 @@ fn group_substream_bits(g: &SenseGroup) -> usize {
         + 1
 }
 
-impl SenseUpdate {
-    /// The body on the wire.
-    pub fn encode(&self) -> Result<Vec<u8>, BitError> {
-        let mut w = BitWriter::new();
+/// The body on the wire; it reads into its decoded form, each group's substream kept
+/// whole until the slots' Sense schemas split it.
+impl Body for SenseUpdate {
+    type Decoded = DecodedSenseUpdate;
+
+    fn write(&self, w: &mut BitWriter) {
         w.write(self.patch_epoch[0], 64);
         w.write(self.patch_epoch[1], 64);
         w.write_bool(false); // literal zero
@@ -65,7 +68,7 @@ impl SenseUpdate {
                 w.write(group_substream_bits(g) as u64, 32);
                 for o in &g.objects {
                     w.write_bool(true);
-                    o.slot.write(&mut w);
+                    o.slot.write(w);
                     w.write_bits(&o.sense);
                     w.write(u64::from(o.counter), COUNTER_BITS);
                 }
@@ -74,34 +77,10 @@ impl SenseUpdate {
             w.write_bool(false);
         }
         w.write_bool(false); // tail
-        w.finish()
     }
-}
 
-/// A group as read: its key and its substream, not yet split into objects.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DecodedSenseGroup {
-    /// Bit offset of the group's present bit.
-    pub at: usize,
-    /// The registry key.
-    pub key: u32,
-    /// The group's bits after its length field.
-    pub substream: Bits,
-}
-
-/// Message 6 as read, without slot knowledge.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DecodedSenseUpdate {
-    /// The patch epoch.
-    pub patch_epoch: [u64; 2],
-    /// The groups.
-    pub groups: Vec<DecodedSenseGroup>,
-}
-
-impl DecodedSenseUpdate {
     /// Reads a message-6 body. A literal bit of 1 is not this shape (facts 4.9).
-    pub fn decode(body: &[u8]) -> Result<Self, BitError> {
-        let mut r = BitReader::new(body);
+    fn read(r: &mut BitReader<'_>) -> Result<DecodedSenseUpdate, BitError> {
         let patch_epoch = [r.read(64)?, r.read(64)?];
         let at = r.position();
         if r.read_bool()? {
@@ -126,11 +105,31 @@ impl DecodedSenseUpdate {
                 });
             }
         }
-        Ok(Self {
+        Ok(DecodedSenseUpdate {
             patch_epoch,
             groups,
         })
     }
+}
+
+/// A group as read: its key and its substream, not yet split into objects.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodedSenseGroup {
+    /// Bit offset of the group's present bit.
+    pub at: usize,
+    /// The registry key.
+    pub key: u32,
+    /// The group's bits after its length field.
+    pub substream: Bits,
+}
+
+/// Message 6 as read, without slot knowledge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodedSenseUpdate {
+    /// The patch epoch.
+    pub patch_epoch: [u64; 2],
+    /// The groups.
+    pub groups: Vec<DecodedSenseGroup>,
 }
 
 impl DecodedSenseGroup {
@@ -216,7 +215,7 @@ mod tests {
     fn round_trip_and_group_lengths() {
         let m = sample();
         let bytes = m.encode().unwrap();
-        let d = DecodedSenseUpdate::decode(&bytes).unwrap();
+        let d = SenseUpdate::decode(&bytes).unwrap();
         assert_eq!(d.patch_epoch, [1, 2]);
         assert_eq!(d.groups.len(), 2);
         assert_eq!(
@@ -240,21 +239,16 @@ mod tests {
         };
         let bytes = empty.encode().unwrap();
         assert_eq!(bytes.len(), 17, "128 + 3 bits");
-        assert!(
-            DecodedSenseUpdate::decode(&bytes)
-                .unwrap()
-                .groups
-                .is_empty()
-        );
+        assert!(SenseUpdate::decode(&bytes).unwrap().groups.is_empty());
         let mut literal = bytes.clone();
         literal[16] |= 0x80;
         assert!(matches!(
-            DecodedSenseUpdate::decode(&literal),
+            SenseUpdate::decode(&literal),
             Err(BitError::UnknownShape { at: 128, .. })
         ));
         let full = sample().encode().unwrap();
-        assert!(DecodedSenseUpdate::decode(&full[..full.len() - 8]).is_err());
-        let d = DecodedSenseUpdate::decode(&full).unwrap();
+        assert!(SenseUpdate::decode(&full[..full.len() - 8]).is_err());
+        let d = SenseUpdate::decode(&full).unwrap();
         let wrong = |_: &ClientRef, r: &mut BitReader<'_>| r.read_bits(5);
         assert!(
             d.groups[0].objects(wrong).is_err(),
@@ -277,7 +271,7 @@ mod tests {
                 }).collect(),
             };
             let bytes = m.encode().unwrap();
-            let d = DecodedSenseUpdate::decode(&bytes).unwrap();
+            let d = SenseUpdate::decode(&bytes).unwrap();
             prop_assert_eq!(d.groups.len(), m.groups.len());
             for (dg, g) in d.groups.iter().zip(&m.groups) {
                 let mut lens = g.objects.iter().map(|o| o.sense.bit_len);

@@ -7,6 +7,7 @@
 //! no slot knowledge: each object block is delimited by its remainder and returned raw, so
 //! a reader that knows the slot's schemas can split it with [`DecodedObject::parse`].
 
+use super::body::Body;
 use super::slot::{CLIENT_REF_BITS, ClientRef, SlotSchemas};
 use crate::bits::{BitError, BitReader, BitWriter, Bits};
 
@@ -180,45 +181,21 @@ fn write_states(w: &mut BitWriter, states: &[i8]) {
     }
 }
 
-impl SensorAuthUpdate {
-    /// A close upper estimate of the body's bits, to size the buffer once: the prefix
-    /// with a full bubble block, a full roster delta, and every object block.
-    fn estimated_bits(&self) -> usize {
-        const PREFIX_AND_BLOCK: usize = 8 + 128 + 1 + 65 + 2 + 65 * 19 + 64 + 1;
-        let delta = self.roster.as_ref().map_or(1, |d| {
-            let subs = d.sub_blocks.as_ref().map_or(0, |s| {
-                7 + s
-                    .iter()
-                    .map(|b| 147 + 32 * b.keys.len() + 8 * b.states.len())
-                    .sum::<usize>()
-            });
-            12 + 32 * d.keys.len() + 8 * d.states.len() + 268 + subs
-        });
-        let objects: usize = self
-            .groups
-            .iter()
-            .map(|g| {
-                66 + g
-                    .objects
-                    .iter()
-                    .map(|o| OBJECT_HEAD_BITS + o.content_bits())
-                    .sum::<usize>()
-            })
-            .sum();
-        PREFIX_AND_BLOCK + delta + objects + 2
-    }
+/// The body on the wire. Counts are clamped to their fields (BODY-05); a body over the
+/// per-tick budget is refused (AUTH-10). It reads into its decoded form, each object block
+/// kept raw.
+impl Body for SensorAuthUpdate {
+    type Decoded = DecodedAuthUpdate;
 
-    /// The body on the wire. Counts are clamped to their fields (BODY-05).
-    pub fn encode(&self) -> Result<Vec<u8>, BitError> {
-        let mut w = BitWriter::with_capacity(self.estimated_bits());
-        self.prefix.write(&mut w);
+    fn write(&self, w: &mut BitWriter) {
+        self.prefix.write(w);
         w.write_bool(self.roster.is_some());
         if let Some(d) = &self.roster {
             let k = d.keys.len().min(MAX_TOP_KEYS);
             w.write_bool(true); // field 0 present
             w.write_bool(true); // key array present
             w.write(k as u64, TOP_COUNT_BITS);
-            write_keys(&mut w, &d.keys[..k]);
+            write_keys(w, &d.keys[..k]);
             w.write_bool(true); // mask present
             for word in d.mask {
                 w.write(u64::from(word), 32);
@@ -226,7 +203,7 @@ impl SensorAuthUpdate {
             let n = d.states.len().min(MAX_TOP_KEYS);
             w.write_bool(true); // state array present
             w.write(n as u64, TOP_COUNT_BITS);
-            write_states(&mut w, &d.states[..n]);
+            write_states(w, &d.states[..n]);
             w.write_bool(d.sub_blocks.is_some());
             if let Some(subs) = &d.sub_blocks {
                 let s = subs.len().min(MAX_SUB_BLOCKS);
@@ -238,7 +215,7 @@ impl SensorAuthUpdate {
                     w.write_bool(true);
                     let n = sb.keys.len().min(MAX_SUB_KEYS);
                     w.write(n as u64, SUB_KEY_COUNT_BITS);
-                    write_keys(&mut w, &sb.keys[..n]);
+                    write_keys(w, &sb.keys[..n]);
                     w.write_bool(true);
                     for word in sb.mask {
                         w.write(u64::from(word), 32);
@@ -246,7 +223,7 @@ impl SensorAuthUpdate {
                     w.write_bool(true);
                     let n = sb.states.len().min(MAX_SUB_KEYS);
                     w.write(n as u64, SUB_KEY_COUNT_BITS);
-                    write_states(&mut w, &sb.states[..n]);
+                    write_states(w, &sb.states[..n]);
                 }
             }
         }
@@ -256,9 +233,9 @@ impl SensorAuthUpdate {
             w.write(u64::from(g.filler), 32);
             for o in &g.objects {
                 w.write_bool(true);
-                o.slot.write(&mut w);
+                o.slot.write(w);
                 w.write(o.content_bits() as u64, 32);
-                o.write_content(&mut w);
+                o.write_content(w);
             }
             w.write_bool(false);
         }
@@ -270,7 +247,10 @@ impl SensorAuthUpdate {
                 value: w.bit_len().div_ceil(8) as i64,
             });
         }
-        w.finish()
+    }
+
+    fn read(r: &mut BitReader<'_>) -> Result<DecodedAuthUpdate, BitError> {
+        DecodedAuthUpdate::read_with(r, |_, _| None)
     }
 }
 
@@ -385,9 +365,11 @@ fn expect_one(r: &mut BitReader<'_>, what: &'static str) -> Result<(), BitError>
     }
 }
 
-impl AuthPrefix {
-    /// Writes the prefix.
-    pub fn write(&self, w: &mut BitWriter) {
+/// The fixed prefix, read whole before the epoch is judged (AH "Message 5").
+impl Body for AuthPrefix {
+    type Decoded = Self;
+
+    fn write(&self, w: &mut BitWriter) {
         w.write(u64::from(self.hardwipe_token), 8);
         w.write(self.patch_epoch[0], 64);
         w.write(self.patch_epoch[1], 64);
@@ -414,7 +396,7 @@ impl AuthPrefix {
     }
 
     /// Reads the prefix at the start of a message-5 body.
-    pub fn read(r: &mut BitReader<'_>) -> Result<Self, BitError> {
+    fn read(r: &mut BitReader<'_>) -> Result<Self, BitError> {
         let hardwipe_token = r.read(8)? as u8;
         let patch_epoch = [r.read(64)?, r.read(64)?];
         let bubble_block = if r.read_bool()? {
@@ -456,12 +438,6 @@ impl AuthPrefix {
 }
 
 impl DecodedAuthUpdate {
-    /// Reads a message-5 body, delimiting every block by its remainder. Fails only at a
-    /// read past the end or at an absent delta field whose shape is not documented.
-    pub fn decode(body: &[u8]) -> Result<Self, BitError> {
-        Self::decode_with(body, |_, _| None)
-    }
-
     /// Reads a message-5 body the way the client does: `block_bits` gets each block's
     /// slot and a reader at its content, and returns how many bits the client reads there
     /// by the slot's own schemas, or `None` when the client skips the block by its
@@ -469,35 +445,45 @@ impl DecodedAuthUpdate {
     /// differs from its remainder is kept at the measured length (AUTH-05).
     pub fn decode_with(
         body: &[u8],
+        block_bits: impl FnMut(&ClientRef, BitReader<'_>) -> Option<usize>,
+    ) -> Result<Self, BitError> {
+        Self::read_with(&mut BitReader::new(body), block_bits)
+    }
+
+    /// [`DecodedAuthUpdate::decode_with`] at a reader's cursor. Without `block_bits`
+    /// ([`SensorAuthUpdate`]'s [`Body::read`]) every block is delimited by its remainder;
+    /// it fails only at a read past the end or at an absent delta field whose shape is not
+    /// documented.
+    fn read_with(
+        r: &mut BitReader<'_>,
         mut block_bits: impl FnMut(&ClientRef, BitReader<'_>) -> Option<usize>,
     ) -> Result<Self, BitError> {
-        let mut r = BitReader::new(body);
-        let prefix = AuthPrefix::read(&mut r)?;
+        let prefix = AuthPrefix::read(r)?;
         let roster = if r.read_bool()? {
-            expect_one(&mut r, "an absent roster field 0")?;
-            expect_one(&mut r, "an absent roster key array")?;
+            expect_one(r, "an absent roster field 0")?;
+            expect_one(r, "an absent roster key array")?;
             let k = r.read(TOP_COUNT_BITS)?;
-            let keys = read_keys(&mut r, k)?;
-            expect_one(&mut r, "an absent roster presence mask")?;
-            let mask = read_mask::<TOP_MASK_WORDS>(&mut r)?;
-            expect_one(&mut r, "an absent roster state array")?;
+            let keys = read_keys(r, k)?;
+            expect_one(r, "an absent roster presence mask")?;
+            let mask = read_mask::<TOP_MASK_WORDS>(r)?;
+            expect_one(r, "an absent roster state array")?;
             let n = r.read(TOP_COUNT_BITS)?;
-            let states = read_states(&mut r, n)?;
+            let states = read_states(r, n)?;
             let sub_blocks = if r.read_bool()? {
                 let s = r.read(SUB_BLOCK_COUNT_BITS)?;
                 let mut subs = Vec::new();
                 for _ in 0..s {
-                    expect_one(&mut r, "an absent sub-block")?;
+                    expect_one(r, "an absent sub-block")?;
                     let bubble = r.read_biased(SUB_BUBBLE_BIAS, 32)? as i32;
-                    expect_one(&mut r, "an absent sub-block field")?;
-                    expect_one(&mut r, "an absent sub-block key array")?;
+                    expect_one(r, "an absent sub-block field")?;
+                    expect_one(r, "an absent sub-block key array")?;
                     let n = r.read(SUB_KEY_COUNT_BITS)?;
-                    let keys = read_keys(&mut r, n)?;
-                    expect_one(&mut r, "an absent sub-block mask")?;
-                    let mask = read_mask::<SUB_MASK_WORDS>(&mut r)?;
-                    expect_one(&mut r, "an absent sub-block state array")?;
+                    let keys = read_keys(r, n)?;
+                    expect_one(r, "an absent sub-block mask")?;
+                    let mask = read_mask::<SUB_MASK_WORDS>(r)?;
+                    expect_one(r, "an absent sub-block state array")?;
                     let n = r.read(SUB_KEY_COUNT_BITS)?;
-                    let states = read_states(&mut r, n)?;
+                    let states = read_states(r, n)?;
                     subs.push(SubBlock {
                         bubble,
                         keys,
@@ -528,7 +514,7 @@ impl DecodedAuthUpdate {
                 if !r.read_bool()? {
                     break;
                 }
-                let slot = ClientRef::read(&mut r)?;
+                let slot = ClientRef::read(r)?;
                 let remainder = r.read(32)? as u32;
                 let len = block_bits(&slot, r.clone()).unwrap_or(remainder as usize);
                 let content = r.read_bits(len)?;
@@ -567,12 +553,9 @@ mod tests {
         let m = sensor_auth_full_example();
         let bytes = m.encode().unwrap();
         assert_eq!(bytes.len(), 273);
-        assert!(
-            m.estimated_bits() >= 2178,
-            "the capacity estimate is an upper bound"
-        );
+        assert_eq!(m.measure(), Ok(2178));
         assert_eq!(hex::encode_upper(&bytes), SENSOR_AUTH_FULL_EXAMPLE);
-        let d = DecodedAuthUpdate::decode(&bytes).unwrap();
+        let d = SensorAuthUpdate::decode(&bytes).unwrap();
         let walk: Vec<(usize, u32)> = d
             .groups
             .iter()
@@ -625,9 +608,9 @@ mod tests {
     #[test]
     fn truncated_body_fails_and_trailing_bytes_are_fine() {
         let bytes = sensor_auth_full_example().encode().unwrap();
-        assert!(DecodedAuthUpdate::decode(&bytes[..200]).is_err());
+        assert!(SensorAuthUpdate::decode(&bytes[..200]).is_err());
         let mut longer = bytes.clone();
         longer.extend([0xFF; 3]);
-        assert!(DecodedAuthUpdate::decode(&longer).is_ok());
+        assert!(SensorAuthUpdate::decode(&longer).is_ok());
     }
 }

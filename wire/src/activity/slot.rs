@@ -1,6 +1,7 @@
 //! Slots: the ClientRef that names one, and which schemas a slot has (AH "Slots",
 //! "Slot types"; facts 4.7).
 
+use crate::activity::body::Body;
 use crate::bits::{BitError, BitReader, BitWriter};
 
 /// Bits of a ClientRef on the wire (SLOT-01).
@@ -41,25 +42,30 @@ pub struct ClientRef {
 }
 
 impl ClientRef {
+    /// The resolver refuses a type or index of -1 (SLOT-01).
+    pub fn is_resolvable(&self) -> bool {
+        self.slot_type != -1 && self.index != -1
+    }
+}
+
+/// The 55 bits of a slot reference (AH "Slots").
+impl Body for ClientRef {
+    type Decoded = Self;
+
     /// Writes the 55 bits.
-    pub fn write(&self, w: &mut BitWriter) {
+    fn write(&self, w: &mut BitWriter) {
         w.write(u64::from(self.key), 32);
         w.write_biased(i64::from(self.slot_type), SLOT_TYPE_BIAS, 7);
         w.write_biased(i64::from(self.index), SLOT_INDEX_BIAS, 16);
     }
 
     /// Reads the 55 bits.
-    pub fn read(r: &mut BitReader<'_>) -> Result<Self, BitError> {
+    fn read(r: &mut BitReader<'_>) -> Result<Self, BitError> {
         Ok(Self {
             key: r.read(32)? as u32,
             slot_type: r.read_biased(SLOT_TYPE_BIAS, 7)? as i8,
             index: r.read_biased(SLOT_INDEX_BIAS, 16)? as i16,
         })
-    }
-
-    /// The resolver refuses a type or index of -1 (SLOT-01).
-    pub fn is_resolvable(&self) -> bool {
-        self.slot_type != -1 && self.index != -1
     }
 }
 

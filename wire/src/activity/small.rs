@@ -1,8 +1,10 @@
-//! The small fixed messages of the join and the link: 0, 2, 16, 44, 52 and 54.
+//! The small fixed messages of the join and the link: 0 and 21, 2, 15, 16, 20, 44, 52
+//! and 54.
 //!
 //! AH "The main messages", "world_globals_state, message 2", "Hazards for a host";
 //! facts 4.3, 4.6, 4.14.
 
+use super::body::Body;
 use crate::bits::{BitError, BitReader, BitWriter};
 
 /// Message 0 and 24/25 mask length: 1,024 bytes, one bit per entity slot (SLOTS-01).
@@ -62,6 +64,23 @@ impl EntitySlotMask {
     }
 }
 
+/// Messages 0 and 21: exactly [`SLOT_MASK_LEN`] bytes; a shorter mask is written with
+/// its missing bytes clear (facts 4.3).
+impl Body for EntitySlotMask {
+    type Decoded = Self;
+
+    fn write(&self, w: &mut BitWriter) {
+        let mask = self.0.get(..SLOT_MASK_LEN).unwrap_or(&self.0);
+        w.write_stream(mask, mask.len() * 8);
+        w.write_zeros((SLOT_MASK_LEN - mask.len()) * 8);
+    }
+
+    /// Reads the first 1,024 bytes; trailing bytes are fine (BODY-07).
+    fn read(r: &mut BitReader<'_>) -> Result<Self, BitError> {
+        Ok(Self(r.read_stream(SLOT_MASK_LEN * 8)?))
+    }
+}
+
 /// Message 20, allocate_entity_indices: a signed count of slots wanted, an i32 with bias
 /// 2^31; the host refuses a count of 0 or less (facts 4.4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,17 +92,17 @@ pub struct SlotRequest {
 /// Bias of message 20's count.
 const SLOT_REQUEST_BIAS: i64 = 0x8000_0000;
 
-impl SlotRequest {
-    /// The 4-byte body.
-    pub fn encode(&self) -> Vec<u8> {
-        ((i64::from(self.count) + SLOT_REQUEST_BIAS) as u32)
-            .to_be_bytes()
-            .to_vec()
+/// The 4-byte body.
+impl Body for SlotRequest {
+    type Decoded = Self;
+
+    fn write(&self, w: &mut BitWriter) {
+        w.write_biased(i64::from(self.count), SLOT_REQUEST_BIAS, 32);
     }
 
     /// Reads the first 4 bytes; trailing bytes are fine (BODY-07).
-    pub fn decode(body: &[u8]) -> Result<Self, BitError> {
-        let count = BitReader::new(body).read_biased(SLOT_REQUEST_BIAS, 32)? as i32;
+    fn read(r: &mut BitReader<'_>) -> Result<Self, BitError> {
+        let count = r.read_biased(SLOT_REQUEST_BIAS, 32)? as i32;
         Ok(Self { count })
     }
 }
@@ -108,18 +127,18 @@ impl WorldGlobals {
             tick_ms: 1000.0 / 30.0,
         }
     }
+}
 
-    /// The 5-byte body.
-    pub fn encode(&self) -> Result<Vec<u8>, BitError> {
-        let mut w = BitWriter::new();
+/// The 5-byte body.
+impl Body for WorldGlobals {
+    type Decoded = Self;
+
+    fn write(&self, w: &mut BitWriter) {
         w.write_bool(self.flag);
         w.write(u64::from(self.tick_ms.to_bits()), 32);
-        w.finish()
     }
 
-    /// Reads message 2.
-    pub fn decode(body: &[u8]) -> Result<Self, BitError> {
-        let mut r = BitReader::new(body);
+    fn read(r: &mut BitReader<'_>) -> Result<Self, BitError> {
         Ok(Self {
             flag: r.read_bool()?,
             tick_ms: f32::from_bits(r.read(32)? as u32),
@@ -134,18 +153,17 @@ pub struct PatchEpoch(pub [u64; 2]);
 /// Length of message 52.
 pub const PATCH_EPOCH_LEN: usize = 16;
 
-impl PatchEpoch {
-    /// The 16-byte body.
-    pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(PATCH_EPOCH_LEN);
-        out.extend_from_slice(&self.0[0].to_be_bytes());
-        out.extend_from_slice(&self.0[1].to_be_bytes());
-        out
+/// The 16-byte body.
+impl Body for PatchEpoch {
+    type Decoded = Self;
+
+    fn write(&self, w: &mut BitWriter) {
+        w.write(self.0[0], 64);
+        w.write(self.0[1], 64);
     }
 
     /// Reads the first 16 bytes; trailing bytes are fine (BODY-07).
-    pub fn decode(body: &[u8]) -> Result<Self, BitError> {
-        let mut r = BitReader::new(body);
+    fn read(r: &mut BitReader<'_>) -> Result<Self, BitError> {
         Ok(Self([r.read(64)?, r.read(64)?]))
     }
 }
@@ -170,20 +188,19 @@ pub const PEER_LEAVE_LEN: usize = 20;
 /// The reason hash of bootflow reason 0 (AH).
 pub const LEAVE_REASON_NONE: u32 = 0x03CF_BB27;
 
-impl PeerLeave {
-    /// The 20-byte body.
-    pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(PEER_LEAVE_LEN);
-        out.extend_from_slice(&self.word_0.to_be_bytes());
-        out.extend_from_slice(&self.word_4.to_be_bytes());
-        out.extend_from_slice(&self.peer_key.to_le_bytes());
-        out.extend_from_slice(&self.reason_hash.to_be_bytes());
-        out
+/// The 20-byte body.
+impl Body for PeerLeave {
+    type Decoded = Self;
+
+    fn write(&self, w: &mut BitWriter) {
+        w.write(u64::from(self.word_0), 32);
+        w.write(u64::from(self.word_4), 32);
+        w.write(self.peer_key.swap_bytes(), 64);
+        w.write(u64::from(self.reason_hash), 32);
     }
 
     /// Reads the first 20 bytes; trailing bytes are fine (BODY-07).
-    pub fn decode(body: &[u8]) -> Result<Self, BitError> {
-        let mut r = BitReader::new(body);
+    fn read(r: &mut BitReader<'_>) -> Result<Self, BitError> {
         let word_0 = r.read(32)? as u32;
         let word_4 = r.read(32)? as u32;
         let peer_key = r.read(64)?.swap_bytes();
@@ -209,15 +226,17 @@ pub struct AdvanceEpoch {
     pub abort: bool,
 }
 
-impl AdvanceEpoch {
-    /// The 2-byte body `[epoch][latch]` as Sunrise writes it.
-    pub fn encode(&self) -> Vec<u8> {
-        vec![self.epoch, if self.abort { 0x80 } else { 0 }]
+/// The 2-byte body `[epoch][latch]` as Sunrise writes it: 9 bits and 7 of padding.
+impl Body for AdvanceEpoch {
+    type Decoded = Self;
+
+    fn write(&self, w: &mut BitWriter) {
+        w.write(u64::from(self.epoch), 8);
+        w.write_bool(self.abort);
     }
 
     /// Reads the epoch and the abort bit (the top bit of byte 1).
-    pub fn decode(body: &[u8]) -> Result<Self, BitError> {
-        let mut r = BitReader::new(body);
+    fn read(r: &mut BitReader<'_>) -> Result<Self, BitError> {
         Ok(Self {
             epoch: r.read(8)? as u8,
             abort: r.read_bool()?,
@@ -236,11 +255,12 @@ pub struct BubbleHostState {
 /// The largest row count the client's 32-row table holds (BHS-01).
 pub const BUBBLE_HOST_MAX_ROWS: u8 = 32;
 
-impl BubbleHostState {
-    /// The body: the 6-bit count and padding (`00` for the empty table). A count above 32
-    /// is refused (BHS-01).
-    pub fn encode(&self) -> Result<Vec<u8>, BitError> {
-        let mut w = BitWriter::new();
+/// The body: the 6-bit count and padding (`00` for the empty table). A count above 32
+/// is refused (BHS-01).
+impl Body for BubbleHostState {
+    type Decoded = Self;
+
+    fn write(&self, w: &mut BitWriter) {
         if self.row_count > BUBBLE_HOST_MAX_ROWS {
             w.fail(BitError::Unsafe {
                 what: "message 54 row count",
@@ -248,13 +268,12 @@ impl BubbleHostState {
             });
         }
         w.write(u64::from(self.row_count), 6);
-        w.finish()
     }
 
     /// Reads the count.
-    pub fn decode(body: &[u8]) -> Result<Self, BitError> {
+    fn read(r: &mut BitReader<'_>) -> Result<Self, BitError> {
         Ok(Self {
-            row_count: BitReader::new(body).read(6)? as u8,
+            row_count: r.read(6)? as u8,
         })
     }
 }
@@ -291,16 +310,22 @@ mod tests {
         );
         for count in [i32::MIN, -1, 0, 8, i32::MAX] {
             let r = SlotRequest { count };
-            assert_eq!(SlotRequest::decode(&r.encode()).unwrap(), r);
+            assert_eq!(SlotRequest::decode(&r.encode().unwrap()).unwrap(), r);
         }
-        assert_eq!(SlotRequest { count: 0 }.encode(), [0x80, 0, 0, 0]);
+        assert_eq!(SlotRequest { count: 0 }.encode().unwrap(), [0x80, 0, 0, 0]);
         let e = PatchEpoch([1, 2]);
-        assert_eq!(PatchEpoch::decode(&e.encode()).unwrap(), e);
+        assert_eq!(e.encode().unwrap().len(), PATCH_EPOCH_LEN);
+        assert_eq!(PatchEpoch::decode(&e.encode().unwrap()).unwrap(), e);
         let a = AdvanceEpoch {
             epoch: 7,
             abort: true,
         };
-        assert_eq!(AdvanceEpoch::decode(&a.encode()).unwrap(), a);
+        assert_eq!(a.encode().unwrap(), [7, 0x80]);
+        assert_eq!(AdvanceEpoch::decode(&a.encode().unwrap()).unwrap(), a);
+        let mask = EntitySlotMask::with_range(3..5);
+        assert_eq!(mask.encode().unwrap(), mask.0);
+        assert_eq!(EntitySlotMask::decode(&mask.0).unwrap(), mask);
+        assert!(EntitySlotMask::decode(&mask.0[1..]).is_err());
     }
 
     /// Facts 4.14: u32 BE, u32 BE, the peer key low byte first, the reason hash BE.
@@ -312,7 +337,8 @@ mod tests {
             peer_key: 0x0102_0304_0506_0708,
             reason_hash: LEAVE_REASON_NONE,
         };
-        let b = m.encode();
+        let b = m.encode().unwrap();
+        assert_eq!(b.len(), PEER_LEAVE_LEN);
         assert_eq!(
             hex::encode(&b),
             "00000001000000020807060504030201".to_owned() + "03cfbb27"

@@ -549,6 +549,7 @@ pub const MEMBERSHIP_ACKNOWLEDGEMENT: Schema = Schema {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::activity::body::Body;
     use crate::bits::{BitReader, BitWriter};
     use crate::schema::measure::{max_bits, min_bits};
     use crate::schema::{decode, encode};

@@ -4,6 +4,7 @@
 
 use super::kind::{Field, Guard, Kind, Schema};
 use super::tables::*;
+use crate::activity::body::Body;
 use crate::bits::{BitReader, BitWriter};
 use crate::schema::kind::{KEYED_LANE_FIRST, KEYED_LANE_SECOND, RUNTIME_I32};
 use crate::schema::measure::{max_bits, min_bits};

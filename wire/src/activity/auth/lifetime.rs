@@ -3,6 +3,7 @@
 //! 20 fields and no presence bits: a host sends all of it or none (T17-02). The minimum
 //! body is 423 bits; one i32 switch adds 97 (520 bits).
 
+use crate::activity::body::Body;
 use crate::activity::slot::{ClientRef, EMPTY_KEY};
 use crate::bits::{BitError, BitReader, BitWriter};
 
@@ -120,10 +121,15 @@ impl LifetimeAuth {
             selection_arg: 0,
         }
     }
+}
+
+/// The type-17 Auth body (AH "Type 17, activity_lifetime_sensor"; facts 4.8).
+impl Body for LifetimeAuth {
+    type Decoded = Self;
 
     /// Writes the body; the switch list is clamped to 50 (BODY-05, T17-03), and a state
     /// outside -1 to 10 is refused (T17-01).
-    pub fn write(&self, w: &mut BitWriter) {
+    fn write(&self, w: &mut BitWriter) {
         if !(STATE_MIN..=STATE_MAX).contains(&self.state) {
             w.fail(BitError::Unsafe {
                 what: "type-17 lifetime state",
@@ -161,7 +167,7 @@ impl LifetimeAuth {
 
     /// Reads the body. A switch value of a class other than i32 cannot be sized, so it
     /// fails the read at that bit.
-    pub fn read(r: &mut BitReader<'_>) -> Result<Self, BitError> {
+    fn read(r: &mut BitReader<'_>) -> Result<Self, BitError> {
         let state = r.read_biased(STATE_BIAS, 4)? as i8;
         let quality_bypass = r.read_biased(1, 3)? as i8;
         let join_flag_inverted = r.read_bool()?;

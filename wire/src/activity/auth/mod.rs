@@ -7,6 +7,7 @@
 pub mod lifetime;
 pub mod participation;
 
+use crate::activity::body::Body;
 use crate::activity::slot::{TYPE_LIFETIME, TYPE_PARTICIPATION};
 use crate::bits::{BitError, BitReader, BitWriter, Bits};
 use lifetime::LifetimeAuth;

@@ -5,6 +5,7 @@
 //! with a known meaning (region, player key, sync state) and Sunrise's constants for the
 //! rest, which are kept as raw values in [`SUNRISE_FIXED`] order.
 
+use crate::activity::body::Body;
 use crate::bits::{BitError, BitReader, BitWriter};
 
 /// Bits without the region: 192 (facts 4.8).
@@ -61,9 +62,12 @@ fn read_fixed(r: &mut BitReader<'_>, fields: &[(u32, u64)]) -> Result<(), BitErr
     Ok(())
 }
 
-impl ParticipationAuth {
+/// The type-13 Auth body in Sunrise's layout (facts 4.8).
+impl Body for ParticipationAuth {
+    type Decoded = Self;
+
     /// Writes the body.
-    pub fn write(&self, w: &mut BitWriter) {
+    fn write(&self, w: &mut BitWriter) {
         w.write_bool(self.region.is_some());
         if let Some(region) = self.region {
             w.write_biased(i64::from(region), 0x8000_0000, 32);
@@ -80,7 +84,7 @@ impl ParticipationAuth {
     }
 
     /// Reads the body in Sunrise's layout.
-    pub fn read(r: &mut BitReader<'_>) -> Result<Self, BitError> {
+    fn read(r: &mut BitReader<'_>) -> Result<Self, BitError> {
         let region = if r.read_bool()? {
             Some(r.read_biased(0x8000_0000, 32)? as i32)
         } else {

@@ -1,0 +1,112 @@
+//! The one trait every typed activity body implements (AH "Body encoding"; facts section
+//! 3: "Encoders measure first, then write").
+//!
+//! A body measures its exact bits, writes into a writer the caller owns and reads from a
+//! reader with a typed error; encoding is measure, then write with an end-position check,
+//! into a fresh buffer or appended to one the caller keeps.
+
+use crate::bits::{BitError, BitReader, BitWriter};
+
+/// A typed body: one message's, or a part several messages share (AH "Body encoding").
+pub trait Body {
+    /// What [`Body::read`] gives: the body itself, or for a body whose content a reader
+    /// cannot size without the slot's schemas (messages 5 and 6), its decoded form.
+    type Decoded;
+
+    /// Writes the body at the writer's cursor. A value the client cannot take fails the
+    /// writer (BODY-05).
+    fn write(&self, w: &mut BitWriter);
+
+    /// Reads a body at the reader's cursor; fails only where the reader runs out of bits
+    /// or meets a shape the pages do not describe (BODY-04: trailing bits are fine).
+    fn read(r: &mut BitReader<'_>) -> Result<Self::Decoded, BitError>;
+
+    /// The body's exact bits, or the error writing it would give.
+    fn measure(&self) -> Result<usize, BitError> {
+        let mut w = BitWriter::measuring();
+        self.write(&mut w);
+        w.error().map_or(Ok(w.bit_len()), Err)
+    }
+
+    /// Reads a whole body from its bytes.
+    fn decode(body: &[u8]) -> Result<Self::Decoded, BitError> {
+        Self::read(&mut BitReader::new(body))
+    }
+
+    /// The body's bytes, zero-padded to a whole byte (BODY-01).
+    fn encode(&self) -> Result<Vec<u8>, BitError> {
+        let mut out = Vec::new();
+        self.encode_into(&mut out)?;
+        Ok(out)
+    }
+
+    /// Appends the body's bytes to `out`: measured, then written with an end-position
+    /// check. On an error `out` is left as it was.
+    fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), BitError> {
+        let measured = self.measure()?;
+        let start = out.len();
+        out.reserve(measured.div_ceil(8));
+        let mut w = BitWriter::appending(std::mem::take(out));
+        self.write(&mut w);
+        let written = w.bit_len();
+        let (bytes, error) = w.into_parts();
+        *out = bytes;
+        let error = error
+            .or_else(|| (written != measured).then_some(BitError::Measured { measured, written }));
+        match error {
+            Some(e) => {
+                out.truncate(start);
+                Err(e)
+            }
+            None => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A body whose write depends on a counter, so its measure and write disagree.
+    struct Unsteady(std::cell::Cell<u32>);
+
+    impl Body for Unsteady {
+        type Decoded = ();
+        fn write(&self, w: &mut BitWriter) {
+            let n = self.0.get();
+            self.0.set(n + 1);
+            w.write_zeros(n as usize + 1);
+        }
+        fn read(_: &mut BitReader<'_>) -> Result<(), BitError> {
+            Ok(())
+        }
+    }
+
+    struct Byte(u8);
+
+    impl Body for Byte {
+        type Decoded = u8;
+        fn write(&self, w: &mut BitWriter) {
+            w.write(u64::from(self.0), 8);
+        }
+        fn read(r: &mut BitReader<'_>) -> Result<u8, BitError> {
+            Ok(r.read(8)? as u8)
+        }
+    }
+
+    #[test]
+    fn encode_into_appends_and_checks_the_end() {
+        let mut out = vec![1];
+        Byte(2).encode_into(&mut out).unwrap();
+        assert_eq!(out, [1, 2]);
+        assert_eq!(Byte::decode(&out[1..]), Ok(2));
+        assert_eq!(
+            Unsteady(std::cell::Cell::new(0)).encode_into(&mut out),
+            Err(BitError::Measured {
+                measured: 1,
+                written: 2
+            })
+        );
+        assert_eq!(out, [1, 2], "a failed encode leaves the buffer");
+    }
+}
