@@ -53,15 +53,6 @@ pub enum BitError {
         /// What it is.
         what: &'static str,
     },
-    /// An encoder wrote a different number of bits than it measured: its measure and its
-    /// write disagree (facts section 3: measure, then write with an end-position check).
-    #[error("measured {measured} bits but wrote {written}")]
-    Measured {
-        /// Bits the measuring pass counted.
-        measured: usize,
-        /// Bits the writing pass wrote.
-        written: usize,
-    },
 }
 
 fn check_width(width: u32) -> Result<(), BitError> {

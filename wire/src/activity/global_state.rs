@@ -48,6 +48,10 @@ pub struct GlobalActivityState {
 impl Body for GlobalActivityState {
     type Decoded = Self;
 
+    fn capacity_bits(&self) -> usize {
+        DESCRIPTOR_BIT + self.descriptor.bit_len + TAIL_BITS
+    }
+
     fn write(&self, w: &mut BitWriter) {
         w.write_bool(self.arm_initial_slice_set);
         w.write_zeros(BUBBLE_COUNT_BIT - 1);

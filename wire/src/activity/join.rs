@@ -199,6 +199,10 @@ impl JoinResult {
 impl Body for JoinResult {
     type Decoded = Self;
 
+    fn capacity_bits(&self) -> usize {
+        JOIN_RESULT_BITS
+    }
+
     fn write(&self, w: &mut BitWriter) {
         let echoed = JOIN_REQUEST_BITS.min(self.request.len() * 8);
         w.write_stream(&self.request, echoed);

@@ -351,6 +351,19 @@ impl ReplicateMembership {
 impl Body for ReplicateMembership {
     type Decoded = Self;
 
+    /// The one-member body, and a record's worth for each region with a descriptor.
+    fn capacity_bits(&self) -> usize {
+        let present = self.members.iter().flatten().count();
+        let citizens = self
+            .regions
+            .iter()
+            .filter(|r| r.citizen_descriptor.is_some())
+            .count();
+        MEMBERSHIP_BITS
+            + present.saturating_sub(1) * (PRESENT_MEMBER_BITS - ABSENT_MEMBER_BITS)
+            + citizens * CITIZEN_EXTRA_BITS
+    }
+
     fn write(&self, w: &mut BitWriter) {
         w.write(1, ROOT_BITS);
         w.write(u64::from(self.revision), REVISION_BITS);

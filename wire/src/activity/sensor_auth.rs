@@ -187,6 +187,32 @@ fn write_states(w: &mut BitWriter, states: &[i8]) {
 impl Body for SensorAuthUpdate {
     type Decoded = DecodedAuthUpdate;
 
+    /// The prefix with a full bubble block, the roster delta and every object block.
+    fn capacity_bits(&self) -> usize {
+        const PREFIX_AND_BLOCK: usize = 8 + 128 + 1 + 65 + 2 + 65 * 19 + 64 + 1;
+        let delta = self.roster.as_ref().map_or(1, |d| {
+            let subs = d.sub_blocks.as_ref().map_or(0, |s| {
+                7 + s
+                    .iter()
+                    .map(|b| 147 + 32 * b.keys.len() + 8 * b.states.len())
+                    .sum::<usize>()
+            });
+            12 + 32 * d.keys.len() + 8 * d.states.len() + 268 + subs
+        });
+        let objects: usize = self
+            .groups
+            .iter()
+            .map(|g| {
+                66 + g
+                    .objects
+                    .iter()
+                    .map(|o| OBJECT_HEAD_BITS + o.content_bits())
+                    .sum::<usize>()
+            })
+            .sum();
+        PREFIX_AND_BLOCK + delta + objects + 2
+    }
+
     fn write(&self, w: &mut BitWriter) {
         self.prefix.write(w);
         w.write_bool(self.roster.is_some());
