@@ -46,7 +46,7 @@ impl Case {
     pub fn client(&self, target: SocketAddrV4, m: usize, keys: SignOnKeys) -> ClientConfig {
         let mut client = ClientConfig::member(target, m as u64);
         client.signon = keys;
-        self.script.apply(&mut client, m);
+        self.script.apply(&mut client, m, self.members);
         client
     }
 
@@ -79,6 +79,8 @@ pub enum ClientScript {
     RequestSlots,
     /// Asks for the whole snapshot with message 18 (HOST-03).
     Refresh,
+    /// The last member leaves with message 15; the others stay (MEMBER-01).
+    LastLeaves,
     /// Member 2 reports its identity with message 23 (HOST-15), member 3 leaves with
     /// message 15 and joins again a second later, the others stay.
     Churn,
@@ -97,15 +99,20 @@ impl From<ClientAction> for ClientScript {
             ClientAction::Leave => Self::Leave,
             ClientAction::RequestSlots => Self::RequestSlots,
             ClientAction::Refresh => Self::Refresh,
+            ClientAction::LastLeaves => Self::LastLeaves,
         }
     }
 }
 
 impl ClientScript {
-    /// Sets member `m`'s client (0 for member 1) up to follow the script.
-    pub fn apply(self, client: &mut ClientConfig, m: usize) {
+    /// Sets member `m`'s client (0 for member 1) of `members` up to follow the script.
+    pub fn apply(self, client: &mut ClientConfig, m: usize, members: usize) {
         match self {
             Self::Stay => {}
+            Self::LastLeaves if m + 1 == members => {
+                client.script.leave_after_ms = Some(SCRIPT_AFTER_MS);
+            }
+            Self::LastLeaves => {}
             Self::Churn => match m {
                 1 => client.script.identity_after_ms = Some(SCRIPT_AFTER_MS - 1_000),
                 2 => {

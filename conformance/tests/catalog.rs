@@ -146,7 +146,7 @@ caught! {
     catch_world02 => NanTickPeriod,
     catch_member02 => ForeignMembership,
     catch_member07 => MembershipRevisionKept,
-    catch_member01 => MembershipOnlySelf,
+    catch_member01 => LeaverKeptInTable,
     catch_bhs01 => TooManyHostRows,
     catch_auth01 => WrongEpochEcho,
     catch_auth02 => AuthBeforeEpoch,

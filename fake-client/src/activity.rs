@@ -49,12 +49,15 @@ pub fn check_activity(members: &[MemberView]) -> Vec<Violation> {
     found
 }
 
-/// SLOTS-04: every pair holding a slot in common.
+/// SLOTS-04: every pair of members still in the activity holding a slot in common (a
+/// member that left holds nothing: the host frees its lease).
 fn shared_slots(members: &[MemberView]) -> Vec<Violation> {
     let mut found = Vec::new();
     for (a, first) in members.iter().enumerate() {
         for (b, second) in members.iter().enumerate().skip(a + 1) {
-            let (Some(x), Some(y)) = (&first.lease, &second.lease) else {
+            let (Some(x), Some(y), false, false) =
+                (&first.lease, &second.lease, first.left, second.left)
+            else {
                 continue;
             };
             let shared: Vec<usize> = (0..ENTITY_SLOTS)
@@ -112,6 +115,12 @@ fn clash(first: &MemberView, second: &MemberView) -> Option<(u32, Vec<Member>, V
     })
 }
 
+/// True when a table either member was told names the other.
+fn shared_once(one: &MemberView, other: &MemberView) -> bool {
+    let names = |v: &MemberView, key: u64| v.tables.iter().any(|(_, t)| keys(t).contains(&key));
+    names(one, other.member_key) || names(other, one.member_key)
+}
+
 /// The member keys of a table.
 fn keys(members: &[Member]) -> BTreeSet<u64> {
     members.iter().map(|m| m.member_key).collect()
@@ -125,7 +134,10 @@ fn by_key(members: &[Member]) -> Vec<Member> {
 }
 
 /// MEMBER-01: at the end, a member still in the activity holds a table that lacks another
-/// member still in it, or names one that left.
+/// member still in it, though the host once told it they share the activity, or names one
+/// that left. Members whose tables never named each other are not judged: a public join
+/// may keep each member to the table of its own private session (SR "The join burst";
+/// facts 4.10, "one body per binding").
 fn stale_tables(members: &[MemberView]) -> Vec<Violation> {
     let mut found = Vec::new();
     for (a, member) in members.iter().enumerate() {
@@ -134,7 +146,7 @@ fn stale_tables(members: &[MemberView]) -> Vec<Violation> {
         };
         for (b, other) in members.iter().enumerate() {
             let named = table.contains(&other.member_key);
-            let problem = if other.present && !named {
+            let problem = if other.present && !named && shared_once(member, other) {
                 "lacks member"
             } else if other.left && named {
                 "still names member"
@@ -245,6 +257,27 @@ mod tests {
         assert_eq!(rules(&found), [Rule::Member01]);
         assert!(found[0].reason.contains("still names member 2"));
         let a = member(1, &[(2, &[1, 2]), (3, &[1])]);
+        assert!(check_activity(&[a, b]).is_empty());
+    }
+
+    /// Members each kept to their own private session's table, as a host may keep a
+    /// public joiner, are not judged against each other.
+    #[test]
+    fn members_never_told_they_share_are_not_judged() {
+        let a = member(1, &[(1, &[1])]);
+        let b = member(2, &[(1, &[2])]);
+        assert!(check_activity(&[a, b]).is_empty());
+    }
+
+    /// A member that left holds nothing: its old lease granted again is no shared slot.
+    #[test]
+    fn the_lease_of_a_member_that_left_is_not_counted() {
+        let mut a = member(1, &[]);
+        let mut b = member(2, &[]);
+        a.lease = Some(EntitySlotMask::with_range(0..10));
+        b.lease = Some(EntitySlotMask::with_range(0..10));
+        b.left = true;
+        b.present = false;
         assert!(check_activity(&[a, b]).is_empty());
     }
 

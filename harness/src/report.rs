@@ -39,6 +39,19 @@ impl RunReport {
         }
     }
 
+    /// The report of a run that could not run to its end, at `end`: aborted with `reason`.
+    pub fn aborted(reason: String, end: Instant) -> Self {
+        Self {
+            outcome: Outcome::Aborted { reason },
+            status: StatusLine::default(),
+            violations: Vec::new(),
+            rosters_applied: 0,
+            transcript: Transcript::default(),
+            elapsed_ms: end.millis(),
+            member: MemberView::default(),
+        }
+    }
+
     /// One report for the members of one activity, this one first: every member's
     /// violations (another member's reasons name it) and the ones between members
     /// (`vex_fake_client::activity`), the first status and outcome that fall short, and

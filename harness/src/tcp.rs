@@ -30,8 +30,8 @@ pub async fn run(
     run_for: Duration,
     on_violation: impl FnMut(&Violation),
 ) -> RunReport {
-    let deadline = tokio::time::Instant::now() + run_for;
-    let (report, _links) = drive(client, deadline, on_violation, None).await;
+    let start = tokio::time::Instant::now();
+    let (report, _links) = drive(client, start, start + run_for, on_violation, None).await;
     report
 }
 
@@ -40,41 +40,48 @@ pub async fn run(
 /// member 1 starts at once, the others once it is in its activity, joining its session
 /// unless their configuration names another. A member 1 that never gets in runs alone.
 /// Every member's links stay open until every member's run has ended, so no member sees
-/// another leave because its run ended a little earlier.
+/// another leave because its run ended a little earlier, and every member's times count
+/// from member 1's start, so the members' transcripts merge in time order. A member whose
+/// task failed gets a report that says so, so the others keep their numbers.
 pub async fn run_members(members: Vec<ClientConfig>, run_for: Duration) -> Vec<RunReport> {
-    let deadline = tokio::time::Instant::now() + run_for;
+    let start = tokio::time::Instant::now();
+    let deadline = start + run_for;
     let mut members = members.into_iter();
     let Some(first) = members.next() else {
         return Vec::new();
     };
     let (joined_tx, joined_rx) = oneshot::channel();
-    let first = tokio::spawn(drive(first, deadline, |_| {}, Some(joined_tx)));
+    let first = tokio::spawn(drive(first, start, deadline, |_| {}, Some(joined_tx)));
     let mut others = Vec::new();
     if let Ok(session) = joined_rx.await {
         for mut config in members {
             config.join_session.get_or_insert(session);
-            others.push(tokio::spawn(drive(config, deadline, |_| {}, None)));
+            others.push(tokio::spawn(drive(config, start, deadline, |_| {}, None)));
         }
     }
     let mut runs = Vec::with_capacity(others.len() + 1);
     for task in std::iter::once(first).chain(others) {
-        if let Ok(run) = task.await {
-            runs.push(run);
-        }
+        runs.push(task.await);
     }
-    runs.into_iter().map(|(report, _links)| report).collect()
+    let end = Instant::from_millis(start.elapsed().as_millis() as u64);
+    runs.into_iter()
+        .map(|run| match run {
+            Ok((report, _links)) => report,
+            Err(e) => RunReport::aborted(format!("the member's task failed: {e}"), end),
+        })
+        .collect()
 }
 
-/// Runs the client until `deadline`, telling `joined` the session once the client is in
-/// its activity. Returns the report and the links' write halves: the links close when
-/// they are dropped.
+/// Runs the client until `deadline`, its times counted from `start`, telling `joined` the
+/// session once the client is in its activity. Returns the report and the links' write
+/// halves: the links close when they are dropped.
 async fn drive(
     client: ClientConfig,
+    start: tokio::time::Instant,
     deadline: tokio::time::Instant,
     mut on_violation: impl FnMut(&Violation),
     mut joined: Option<oneshot::Sender<u64>>,
 ) -> (RunReport, BTreeMap<LinkKind, OwnedWriteHalf>) {
-    let start = tokio::time::Instant::now();
     let now = move || Instant::from_millis(start.elapsed().as_millis() as u64);
     let mut transcript = Transcript::new(client.script);
     let mut client = ClientCore::new(client);

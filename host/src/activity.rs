@@ -164,16 +164,6 @@ impl Activity {
         grant
     }
 
-    /// The table as if `link`'s member were alone in the activity, at the current revision
-    /// (what a host that keeps one body per binding sends, facts 4.10).
-    pub fn table_of(&self, link: LinkId) -> ReplicateMembership {
-        let members = self
-            .lanes
-            .map(|lane| lane.filter(|(l, _)| *l == link).map(|(_, m)| m));
-        let host = members.iter().flatten().next().map_or(0, |m| m.member_key);
-        ReplicateMembership::for_members(members, self.revision, host)
-    }
-
     /// Adds `grant` to `link`'s lease: what a message 0 to it gave.
     pub fn add_lease(&mut self, link: LinkId, grant: &EntitySlotMask) {
         self.leases

@@ -25,6 +25,8 @@ pub enum ClientAction {
     Leave,
     /// Returns slots with message 21 and asks for more with message 20.
     RequestSlots,
+    /// The activity's last member leaves with message 15; the others stay.
+    LastLeaves,
     /// Asks for the whole snapshot with message 18.
     Refresh,
 }
@@ -245,9 +247,9 @@ faults! {
     MembershipOnTimer => Member03;
     /// MEMBER-07: a changed member table goes out under the revision before the change.
     MembershipRevisionKept => Member07, also [Member01], members 2;
-    /// MEMBER-01: every member's table names that member alone (one body per binding, as
-    /// Sunrise sends a public-target link, facts 4.10).
-    MembershipOnlySelf => Member01, members 2;
+    /// MEMBER-01: message 15 leaves the member in its activity's table, so the others go
+    /// on being told it is there.
+    LeaverKeptInTable => Member01, script LastLeaves, members 2;
     /// BAP-07: after the burst the host replies on service 18, which is send-only.
     ReplyOnSendOnly => Bap07;
     /// ENV-11: the keepalive also sends message 17, activity_client_keepalive_response, a

@@ -133,14 +133,7 @@ impl Policy for FaultPlan {
         Ok(burst)
     }
 
-    fn membership(
-        &self,
-        mut table: ReplicateMembership,
-        alone: &dyn Fn() -> ReplicateMembership,
-    ) -> ReplicateMembership {
-        if self.has(Fault::MembershipOnlySelf) {
-            table = alone();
-        }
+    fn membership(&self, mut table: ReplicateMembership) -> ReplicateMembership {
         if self.has(Fault::MembershipRevisionKept) {
             table.revision = table.revision.saturating_sub(1).max(1);
         }
@@ -209,6 +202,10 @@ impl Policy for FaultPlan {
 
     fn answer_leave(&self) -> bool {
         !self.has(Fault::LeaveIgnored)
+    }
+
+    fn leave_frees_member(&self) -> bool {
+        !self.has(Fault::LeaverKeptInTable)
     }
 
     fn leave_delta(

@@ -38,7 +38,9 @@ impl HostCore {
         // the client is gone: no request of its is answered, its lane and slots are free
         // again, and the other members get the table without it
         let (join, epoch, session) = (binding.join.take(), binding.epoch, binding.session);
-        self.depart(link, session);
+        if self.policy().leave_frees_member() {
+            self.depart(link, session);
+        }
         let (Some(epoch), Some(join), true) = (epoch, join, registered) else {
             return;
         };

@@ -29,30 +29,35 @@ impl HostCore {
         )
     }
 
-    /// The table of `session` as this host sends it to `link` (MEMBER-01).
-    pub(crate) fn membership_table(
-        &self,
-        session: u64,
-        link: LinkId,
-    ) -> Option<ReplicateMembership> {
+    /// The table of `session` as this host sends it (MEMBER-01).
+    pub(crate) fn membership_table(&self, session: u64) -> Option<ReplicateMembership> {
         let activity = self.activities.get(&session)?;
-        Some(
-            self.policy()
-                .membership(activity.table(), &|| activity.table_of(link)),
-        )
+        Some(self.policy().membership(activity.table()))
     }
 
-    /// The table a public join's burst carries: the player's own private session, seeded
-    /// from the join and not changed by it (SR "The join burst").
-    pub(crate) fn private_table(&self, join: &JoinRequest) -> ReplicateMembership {
-        let table =
-            ReplicateMembership::for_local_member(self.seed_member(join), roster::FIRST_REVISION);
-        self.policy().membership(table.clone(), &|| table.clone())
+    /// The table a public join's burst carries: the player's own private session's, read
+    /// and not changed (SR "The join burst"); while the link has no lane there, the table
+    /// that session would hold, seeded from the join.
+    pub(crate) fn private_table(&self, link: LinkId, join: &JoinRequest) -> ReplicateMembership {
+        let private = self
+            .links
+            .get(&link)
+            .and_then(|l| l.binding.as_ref())
+            .and_then(|b| self.activities.get(&b.private_session))
+            .filter(|a| a.has_member(link));
+        let table = match private {
+            Some(activity) => activity.table(),
+            None => ReplicateMembership::for_local_member(
+                self.seed_member(join),
+                roster::FIRST_REVISION,
+            ),
+        };
+        self.policy().membership(table)
     }
 
     /// Sends `session`'s table to `link` and records the revision sent.
     pub(crate) fn push_membership(&mut self, link: LinkId, session: u64) {
-        let Some(table) = self.membership_table(session, link) else {
+        let Some(table) = self.membership_table(session) else {
             return;
         };
         match table.encode() {

@@ -97,31 +97,30 @@ impl HostCore {
             let named = join.host_id;
             return self.drop_input(link, Dropped::JoinMismatch { named, handle });
         }
-        let Some(previous) = self.links.get(&link).and_then(|l| l.binding.as_ref()) else {
+        let Some(binding) = self.links.get(&link).and_then(|l| l.binding.as_ref()) else {
             return;
         };
-        let (previous, public) = (previous.session, handle != previous.private_session);
-        if previous != handle {
-            self.depart(link, previous);
-        }
+        let (previous, private) = (binding.session, binding.private_session);
+        let public = handle != private;
         let member = self.seed_member(&join);
         let Some(activity) = self.activities.get_mut(&handle) else {
             return self.drop_input(link, Dropped::NoActivity(handle));
         };
         let revision_before = activity.revision();
         if let Err(e) = activity.admit(link, member) {
-            return self.drop_input(link, Dropped::Admit(e));
+            return self.drop_input(link, Dropped::Admit(e)); // the link stays where it was
+        }
+        // it leaves the session it was in, unless that is its own private session, which a
+        // public join reads and does not change (SR "The join burst")
+        if previous != handle && previous != private {
+            self.depart(link, previous);
         }
         if let Some(b) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) {
             b.session = handle;
         }
         let burst = match self.join_burst(link, &join, handle, public) {
             Ok(b) => b,
-            Err(e) => {
-                self.depart(link, handle);
-                let msg = JOIN_RESULT;
-                return self.drop_input(link, Dropped::NotBuilt { msg, error: e });
-            }
+            Err(error) => return self.unjoin(link, handle, error),
         };
         let membership = burst.iter().any(|(msg, _)| *msg == REPLICATE_MEMBERSHIP);
         let current = self.activities.get(&handle).map_or(0, |a| a.revision());
@@ -160,6 +159,21 @@ impl HostCore {
         });
     }
 
+    /// A join whose burst could not be built: the member leaves the session again, and the
+    /// link is back on its own private session with no joined client.
+    fn unjoin(&mut self, link: LinkId, session: u64, error: BitError) {
+        self.depart(link, session);
+        if let Some(l) = self.links.get_mut(&link) {
+            l.next_keepalive = None;
+            if let Some(b) = l.binding.as_mut() {
+                b.session = b.private_session;
+                b.join = None;
+            }
+        }
+        let msg = JOIN_RESULT;
+        self.drop_input(link, Dropped::NotBuilt { msg, error });
+    }
+
     /// Builds every message of the burst first, so none is sent unless all are built.
     fn join_burst(
         &mut self,
@@ -188,9 +202,9 @@ impl HostCore {
         let msg1 = roster::global_state(scenario, &descriptor);
         let msg1 = self.policy().global_state(msg1, true)?.encode()?;
         let membership = if public {
-            Some(self.private_table(join))
+            Some(self.private_table(link, join))
         } else {
-            self.membership_table(session, link)
+            self.membership_table(session)
         };
         let mut burst = vec![
             (JOIN_RESULT, msg4),

@@ -66,13 +66,8 @@ pub trait Policy {
         Ok(burst)
     }
 
-    /// Message 12 for one member: the activity's `table` (MEMBER-01, MEMBER-02,
-    /// MEMBER-07); `alone` makes the table with that member alone.
-    fn membership(
-        &self,
-        table: ReplicateMembership,
-        _alone: &dyn Fn() -> ReplicateMembership,
-    ) -> ReplicateMembership {
+    /// Message 12: the activity's `table` (MEMBER-01, MEMBER-02, MEMBER-07).
+    fn membership(&self, table: ReplicateMembership) -> ReplicateMembership {
         table
     }
 
@@ -104,6 +99,11 @@ pub trait Policy {
 
     /// Whether message 15 gets its answer (LEAVE-01).
     fn answer_leave(&self) -> bool {
+        true
+    }
+
+    /// Whether message 15 takes the member out of its activity's table (MEMBER-01).
+    fn leave_frees_member(&self) -> bool {
         true
     }
 

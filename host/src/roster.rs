@@ -1,5 +1,5 @@
-//! The host's state bodies, built from the scenario and the link's binding: message 1,
-//! message 5 (the roster of the current bubble and its Auth bodies) and message 12.
+//! The host's state bodies, built from the scenario and the link's binding: message 1 and
+//! message 5 (the roster of the current bubble and its Auth bodies).
 //!
 //! AH "global_activity_state", "Message 5", "Type 17"; SR "Auth state goes out";
 //! facts 4.5, 4.7, 4.8, 4.10.
@@ -11,7 +11,6 @@ use vex_wire::activity::global_state::{
     BUBBLE_ENABLED, BUBBLE_SKIPPED, GlobalActivityState, MAX_BUBBLES,
 };
 use vex_wire::activity::join::JoinRequest;
-use vex_wire::activity::membership::{Member, ReplicateMembership};
 use vex_wire::activity::selection::DescriptorBits;
 use vex_wire::activity::sensor_auth::{
     AuthPart, AuthPrefix, EntityGroup, ObjectBlock, RosterDelta, SUB_MASK_WORDS, SensorAuthUpdate,
@@ -45,16 +44,6 @@ pub fn global_state(scenario: &Scenario, descriptor: &DescriptorBits) -> GlobalA
         spawn_set_hash: scenario.destination.spawn_hash.unwrap_or(0),
         descriptor: descriptor.clone(),
     }
-}
-
-/// Message 12: the local member seeded from the join (facts 4.10 seed).
-pub fn membership(scenario: &Scenario, join: &JoinRequest) -> ReplicateMembership {
-    let member = Member::seed(
-        join.member_key,
-        scenario.player.account_soid,
-        join.character_id,
-    );
-    ReplicateMembership::for_local_member(member, FIRST_REVISION)
 }
 
 /// The Auth part of one slot: a typed body for the types Vex publishes, reset-only for the

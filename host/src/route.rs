@@ -117,21 +117,30 @@ impl HostCore {
     }
 
     /// A session id of the account's shape: account half, class 0x0020, index (ENV-09).
-    /// The 16-bit index skips 0 and any index still bound to a live link, so ids stay
-    /// unique however many sessions come and go (ENV-08): an index is free again once its
-    /// activity is gone.
+    /// The 16-bit index skips 0, the ids of live activities and any id a link is still
+    /// bound to, so ids stay unique however many sessions come and go (ENV-08).
     fn new_session_id(&mut self) -> u64 {
         let account_half = self.config.scenario.player.account_soid & 0xFFFF_FFFF_0000_0000;
         let shape = |index: u16| account_half | (SESSION_CLASS << 16) | u64::from(index);
         let mut index = self.next_session_index;
         for _ in 0..u16::MAX {
-            if !self.activities.contains_key(&shape(index)) {
+            if !self.session_in_use(shape(index)) {
                 break;
             }
             index = index.checked_add(1).unwrap_or(1);
         }
         self.next_session_index = index.checked_add(1).unwrap_or(1);
         self.policy().session_id(shape(index))
+    }
+
+    /// True when `session` is a live activity's or a link is bound to it.
+    fn session_in_use(&self, session: u64) -> bool {
+        self.activities.contains_key(&session)
+            || self
+                .links
+                .values()
+                .filter_map(|l| l.binding.as_ref())
+                .any(|b| b.session == session || b.private_session == session)
     }
 
     /// Service 6: always answered with service 7 (BAP-14); a malformed request falls back

@@ -571,3 +571,42 @@ fn identity_leave_and_close_each_publish_one_revision() {
     h.handle_close(Instant::default(), others[1].0);
     assert_eq!(first(&mut h, &mut c1), [(6, vec![5])]);
 }
+
+/// A 33rd member is refused: every lane of message 12 is taken. The refused link stays
+/// on its own session, no member is told anything, and a lane freed by a leave takes it.
+#[test]
+fn the_thirty_third_member_is_refused_and_stays_where_it_was() {
+    use vex_host::activity::AdmitError;
+    let mut h = host();
+    let (_c1, session, _) = join_on(&mut h, L);
+    for n in 2..=32u64 {
+        let link = LinkId(n);
+        h.handle_connect(Instant::default(), link);
+        let mut c = hello(&mut h, link);
+        session_of(&mut h, link, &mut c, 1);
+        let join = JoinRequest::new(9, session, 0x100 + n, 0x66);
+        let n = ActivityNotification::new(session, 3, 0, join.encode().unwrap());
+        send_sealed(&mut h, link, &mut c, 8, 2, &n.encode());
+        transmits(&mut h);
+    }
+    let last = LinkId(33);
+    h.handle_connect(Instant::default(), last);
+    let mut c = hello(&mut h, last);
+    let own = session_of(&mut h, last, &mut c, 1);
+    let join = JoinRequest::new(9, session, 0x999, 0x66);
+    let n = ActivityNotification::new(session, 3, 0, join.encode().unwrap());
+    send_sealed(&mut h, last, &mut c, 8, 2, &n.encode());
+    assert!(
+        transmits(&mut h).is_empty(),
+        "no burst, and no member is told"
+    );
+    assert!(dropped_with(&events(&mut h), |r| *r == Dropped::Admit(AdmitError::Full)));
+    let own_join = JoinRequest::new(9, own, 0x999, 0x66);
+    let n = ActivityNotification::new(own, 3, 0, own_join.encode().unwrap());
+    send_sealed(&mut h, last, &mut c, 8, 3, &n.encode());
+    assert_eq!(
+        pushed(&transmits(&mut h), &mut c),
+        [4, 0, 1, 2, 54, 12],
+        "its own session"
+    );
+}
