@@ -181,19 +181,6 @@ impl HostCore {
         &self.config.faults
     }
 
-    /// Time passed: sends whatever is due.
-    pub fn handle_timeout(&mut self, now: Instant) {
-        let due: Vec<LinkId> = self
-            .links
-            .values()
-            .filter(|l| l.next_keepalive.is_some_and(|t| t <= now))
-            .map(|l| l.id)
-            .collect();
-        for link in due {
-            self.keepalive(now, link);
-        }
-    }
-
     /// The next frame to send.
     pub fn poll_transmit(&mut self) -> Option<Transmit> {
         self.transmits.pop_front()
@@ -202,10 +189,5 @@ impl HostCore {
     /// The next event.
     pub fn poll_event(&mut self) -> Option<HostEvent> {
         self.events.pop_front()
-    }
-
-    /// When [`HostCore::handle_timeout`] next has work.
-    pub fn poll_timeout(&self) -> Option<Instant> {
-        self.links.values().filter_map(|l| l.next_keepalive).min()
     }
 }

@@ -26,6 +26,7 @@ mod refresh;
 pub mod roster;
 mod route;
 pub mod server;
+mod timer;
 
 pub use crate::core::{HostCore, LinkId};
 pub use config::HostConfig;
