@@ -5,9 +5,7 @@
 //! to and from [`Member`].
 
 use crate::activity::body::Body;
-use crate::activity::membership::{
-    FIELD1_BIAS, FIELD1_BITS, FIELD2_BIAS, FIELD2_BITS, ID_BITS, KEY_BYTE_BITS, Member,
-};
+use crate::activity::membership::{Member, read_identity, write_identity};
 use crate::bits::{BitError, BitReader, BitWriter};
 
 /// The body's length: 362 meaningful bits and 6 of padding (facts 4.12).
@@ -24,42 +22,14 @@ impl Body for ClientIdentity {
     type Decoded = Self;
 
     fn write(&self, w: &mut BitWriter) {
-        let m = &self.0;
-        for b in m.member_key.to_le_bytes() {
-            w.write(u64::from(b), KEY_BYTE_BITS);
-        }
-        w.write_biased(i64::from(m.field1), FIELD1_BIAS, FIELD1_BITS);
-        w.write_biased(i64::from(m.field2), FIELD2_BIAS, FIELD2_BITS);
-        for v in [m.join_identity, m.account_soid, m.character_soid, m.field6] {
-            w.write(v, ID_BITS);
-        }
+        write_identity(w, &self.0);
         w.write_zeros(PADDING_BITS);
     }
 
     /// Reads the record; fails only when the body ends first (BODY-04). The leave reason,
     /// which message 23 does not carry, is 0 (present).
     fn read(r: &mut BitReader<'_>) -> Result<Self, BitError> {
-        let mut key = [0u8; 8];
-        for b in &mut key {
-            *b = r.read(KEY_BYTE_BITS)? as u8;
-        }
-        let field1 = r.read_biased(FIELD1_BIAS, FIELD1_BITS)? as i16;
-        let field2 = r.read_biased(FIELD2_BIAS, FIELD2_BITS)? as i32;
-        let mut ids = [0u64; 4];
-        for v in &mut ids {
-            *v = r.read(ID_BITS)?;
-        }
-        let [join_identity, account_soid, character_soid, field6] = ids;
-        Ok(Self(Member {
-            member_key: u64::from_le_bytes(key),
-            field1,
-            field2,
-            join_identity,
-            account_soid,
-            character_soid,
-            field6,
-            leave_reason: 0,
-        }))
+        read_identity(r).map(Self)
     }
 }
 

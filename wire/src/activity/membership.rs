@@ -439,13 +439,7 @@ fn read_key(r: &mut BitReader<'_>) -> Result<u64, BitError> {
 /// A present lane: the message 23 fields, two flags, the identity block, the leave reason.
 fn write_member(w: &mut BitWriter, m: &Member) {
     w.write_bool(true);
-    write_key(w, m.member_key);
-    w.write_biased(i64::from(m.field1), FIELD1_BIAS, FIELD1_BITS);
-    w.write_biased(i64::from(m.field2), FIELD2_BIAS, FIELD2_BITS);
-    w.write(m.join_identity, ID_BITS);
-    w.write(m.account_soid, ID_BITS);
-    w.write(m.character_soid, ID_BITS);
-    w.write(m.field6, ID_BITS);
+    write_identity(w, m);
     for flag in MEMBER_FLAGS {
         w.write_bool(flag);
     }
@@ -487,15 +481,42 @@ fn write_blob(w: &mut BitWriter, m: &Member) {
     w.write_zeros(1);
 }
 
-/// Reads a present lane after its presence bit.
-fn read_member(r: &mut BitReader<'_>) -> Result<Member, BitError> {
+/// The identity fields a member lane opens with, the same as message 23's (facts 4.10,
+/// 4.12): the key low byte first, fields 1 and 2 biased, then four 64-bit ids.
+pub(crate) fn write_identity(w: &mut BitWriter, m: &Member) {
+    write_key(w, m.member_key);
+    w.write_biased(i64::from(m.field1), FIELD1_BIAS, FIELD1_BITS);
+    w.write_biased(i64::from(m.field2), FIELD2_BIAS, FIELD2_BITS);
+    for id in [m.join_identity, m.account_soid, m.character_soid, m.field6] {
+        w.write(id, ID_BITS);
+    }
+}
+
+/// Reads [`write_identity`]'s fields; the leave reason, which they do not carry, is 0.
+pub(crate) fn read_identity(r: &mut BitReader<'_>) -> Result<Member, BitError> {
     let member_key = read_key(r)?;
     let field1 = r.read_biased(FIELD1_BIAS, FIELD1_BITS)? as i16;
     let field2 = r.read_biased(FIELD2_BIAS, FIELD2_BITS)? as i32;
-    let join_identity = r.read(ID_BITS)?;
-    let account_soid = r.read(ID_BITS)?;
-    let character_soid = r.read(ID_BITS)?;
-    let field6 = r.read(ID_BITS)?;
+    let mut ids = [0u64; 4];
+    for id in &mut ids {
+        *id = r.read(ID_BITS)?;
+    }
+    let [join_identity, account_soid, character_soid, field6] = ids;
+    Ok(Member {
+        member_key,
+        field1,
+        field2,
+        join_identity,
+        account_soid,
+        character_soid,
+        field6,
+        leave_reason: 0,
+    })
+}
+
+/// Reads a present lane after its presence bit.
+fn read_member(r: &mut BitReader<'_>) -> Result<Member, BitError> {
+    let identity = read_identity(r)?;
     r.skip(MEMBER_FLAGS.len())?;
     for field in 0..IDENTITY_FIELDS {
         if !r.read_bool()? {
@@ -514,14 +535,8 @@ fn read_member(r: &mut BitReader<'_>) -> Result<Member, BitError> {
     r.skip(IDENTITY_TAIL_BITS + MEMBER_GAP_BITS + 1)?;
     let leave_reason = r.read_biased(LEAVE_REASON_BIAS, LEAVE_REASON_BITS)? as i8;
     Ok(Member {
-        member_key,
-        field1,
-        field2,
-        join_identity,
-        account_soid,
-        character_soid,
-        field6,
         leave_reason,
+        ..identity
     })
 }
 
