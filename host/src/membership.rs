@@ -57,21 +57,7 @@ impl HostCore {
 
     /// Sends `session`'s table to `link` and records the revision sent.
     pub(crate) fn push_membership(&mut self, link: LinkId, session: u64) {
-        let Some(table) = self.membership_table(session) else {
-            return;
-        };
-        match table.encode() {
-            Ok(body) => {
-                self.push_message(link, REPLICATE_MEMBERSHIP, body);
-                if let Some(b) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) {
-                    b.membership_revision = Some(table.revision);
-                }
-            }
-            Err(error) => {
-                let msg = REPLICATE_MEMBERSHIP;
-                self.drop_input(link, Dropped::NotBuilt { msg, error });
-            }
-        }
+        self.send_table(session, &[link]);
     }
 
     /// The table of `session` changed: every member bound to it gets the new revision,
@@ -80,14 +66,37 @@ impl HostCore {
         let Some(activity) = self.activities.get(&session) else {
             return;
         };
-        for link in activity.member_links() {
-            let bound = self
-                .links
-                .get(&link)
+        let bound = |link: &LinkId| {
+            self.links
+                .get(link)
                 .and_then(|l| l.binding.as_ref())
-                .is_some_and(|b| b.session == session && b.join.is_some());
-            if bound && Some(link) != except {
-                self.push_membership(link, session);
+                .is_some_and(|b| b.session == session && b.join.is_some())
+        };
+        let members: Vec<LinkId> = activity
+            .member_links()
+            .into_iter()
+            .filter(|link| bound(link) && Some(*link) != except)
+            .collect();
+        self.send_table(session, &members);
+    }
+
+    /// Encodes `session`'s table once and sends it to each of `links`, recording the
+    /// revision each was sent.
+    fn send_table(&mut self, session: u64, links: &[LinkId]) {
+        let (Some(table), Some(&first)) = (self.membership_table(session), links.first()) else {
+            return;
+        };
+        let body = match table.encode() {
+            Ok(body) => body,
+            Err(error) => {
+                let msg = REPLICATE_MEMBERSHIP;
+                return self.drop_input(first, Dropped::NotBuilt { msg, error });
+            }
+        };
+        for &link in links {
+            self.push_message(link, REPLICATE_MEMBERSHIP, body.clone());
+            if let Some(b) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) {
+                b.membership_revision = Some(table.revision);
             }
         }
     }
