@@ -124,11 +124,6 @@ impl HostCore {
         };
         let membership = burst.iter().any(|(msg, _)| *msg == REPLICATE_MEMBERSHIP);
         let current = self.activities.get(&handle).map_or(0, |a| a.revision());
-        let revision = if public {
-            roster::FIRST_REVISION
-        } else {
-            current
-        };
         for (msg, payload) in burst {
             self.push_with(link, msg, payload, true);
         }
@@ -140,7 +135,8 @@ impl HostCore {
             binding.join = Some(join);
             binding.roster_owed = true;
             binding.epoch_waiting_at = Some(now + EPOCH_ADVANCE_AFTER_MS);
-            binding.membership_revision = membership.then_some(revision);
+            // a public joiner is sent the activity's table right below, after its private one
+            binding.membership_revision = membership.then_some(current);
             binding.replication_epoch = INITIAL_REPLICATION_EPOCH;
             binding.membership_acknowledged = None;
             binding.rosters_sent = 0;
