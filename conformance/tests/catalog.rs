@@ -45,6 +45,11 @@ fn slots_request() {
 }
 
 #[test]
+fn route_identity() {
+    assert_case("route.identity");
+}
+
+#[test]
 fn route_leave() {
     assert_case("route.leave");
 }
@@ -147,6 +152,7 @@ caught! {
     catch_member02 => ForeignMembership,
     catch_member07 => MembershipRevisionKept,
     catch_member01 => LeaverKeptInTable,
+    catch_host15 => IdentityIgnored,
     catch_bhs01 => TooManyHostRows,
     catch_auth01 => WrongEpochEcho,
     catch_auth02 => AuthBeforeEpoch,

@@ -138,7 +138,7 @@ impl ClientCore {
                 links.send_activity(now, a.join.handle(), out);
             }
             (ClientTimer::Identity, Some(a)) => {
-                if let Some(out) = a.identity.report(player) {
+                if let Some(out) = a.identity.report(player, now, a.join.public()) {
                     links.send_activity(now, a.join.handle(), out);
                 }
             }

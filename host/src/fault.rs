@@ -27,6 +27,8 @@ pub enum ClientAction {
     RequestSlots,
     /// The activity's last member leaves with message 15; the others stay.
     LastLeaves,
+    /// Reports its identity with message 23.
+    ReportIdentity,
     /// Asks for the whole snapshot with message 18.
     Refresh,
 }
@@ -250,6 +252,8 @@ faults! {
     /// MEMBER-01: message 15 leaves the member in its activity's table, so the others go
     /// on being told it is there.
     LeaverKeptInTable => Member01, script LastLeaves, members 2;
+    /// HOST-15: message 23 is not committed, so no message 12 carries it.
+    IdentityIgnored => Host15, script ReportIdentity;
     /// BAP-07: after the burst the host replies on service 18, which is send-only.
     ReplyOnSendOnly => Bap07;
     /// ENV-11: the keepalive also sends message 17, activity_client_keepalive_response, a

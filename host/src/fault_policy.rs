@@ -200,6 +200,10 @@ impl Policy for FaultPlan {
         }
     }
 
+    fn commit_identity(&self) -> bool {
+        !self.has(Fault::IdentityIgnored)
+    }
+
     fn answer_leave(&self) -> bool {
         !self.has(Fault::LeaveIgnored)
     }

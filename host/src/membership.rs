@@ -137,6 +137,9 @@ impl HostCore {
         let Some(session) = self.joined_session(link) else {
             return self.drop_input(link, Dropped::NotJoined(CLIENT_IDENTITY_UPDATE));
         };
+        if !self.policy().commit_identity() {
+            return;
+        }
         let Some(activity) = self.activities.get_mut(&session) else {
             return;
         };

@@ -97,6 +97,11 @@ pub trait Policy {
         }
     }
 
+    /// Whether message 23 is committed (HOST-15).
+    fn commit_identity(&self) -> bool {
+        true
+    }
+
     /// Whether message 15 gets its answer (LEAVE-01).
     fn answer_leave(&self) -> bool {
         true

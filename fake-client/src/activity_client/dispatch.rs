@@ -80,6 +80,9 @@ impl ActivityClient {
         if let Some(ack) = ack {
             cx.send(self.join.handle(), ack);
         }
+        if let Some((_, members)) = self.membership.tables().last() {
+            self.identity.on_table(members, me);
+        }
     }
 
     /// Message 5: ignored once the give-up flag is set (STICKY-02); a body over the

@@ -100,11 +100,12 @@ impl ActivityClient {
     }
 
     /// The run's deadline `now` passed: what the host still owes it (JOIN-02, LEAVE-01,
-    /// HOST-04, HOST-03).
+    /// HOST-04, HOST-03, HOST-15).
     pub(crate) fn finish(&self, verdict: &mut Verdict, now: Instant) {
         self.join.check_burst_owed(verdict);
         self.leave.check_answered(verdict, now);
         self.slots.check_answered(verdict, now);
         self.refresh.check_answered(verdict, now);
+        self.identity.check_answered(verdict, now);
     }
 }
