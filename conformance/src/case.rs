@@ -261,7 +261,7 @@ pub fn catalog() -> Vec<Case> {
         Case {
             id: "activity.members.two".into(),
             title: "two clients join one activity: each in it, in each other's member table, no entity slot held by both".into(),
-            rules: vec![Rule::Slots04, Rule::Member01, Rule::Member02, Rule::Member07],
+            rules: vec![Rule::Slots04, Rule::Member01, Rule::Member02, Rule::Member07, Rule::Host14],
             host: HostUnderTest::Any,
             run_for_ms: 5_000,
             script: ClientScript::Stay,
@@ -286,7 +286,7 @@ pub fn catalog() -> Vec<Case> {
         Case {
             id: "activity.members.eight".into(),
             title: "eight members join one activity: every member in every member's table, no shared slot".into(),
-            rules: vec![Rule::Member01, Rule::Member02, Rule::Member07, Rule::Slots04],
+            rules: vec![Rule::Member01, Rule::Member02, Rule::Member07, Rule::Slots04, Rule::Host14],
             host: HostUnderTest::Any,
             run_for_ms: 5_000,
             script: ClientScript::Stay,

@@ -153,6 +153,7 @@ caught! {
     catch_member07 => MembershipRevisionKept,
     catch_member01 => LeaverKeptInTable,
     catch_host15 => IdentityIgnored,
+    catch_host14 => PublicBurstActivityTable,
     catch_bhs01 => TooManyHostRows,
     catch_auth01 => WrongEpochEcho,
     catch_auth02 => AuthBeforeEpoch,

@@ -70,6 +70,7 @@ pub const ENFORCED: &[Rule] = &[
     Rule::Incident05,
     Rule::Host03,
     Rule::Host04,
+    Rule::Host14,
     Rule::Host15,
     Rule::Member03,
     Rule::Leave01,

@@ -254,6 +254,9 @@ faults! {
     LeaverKeptInTable => Member01, script LastLeaves, members 2;
     /// HOST-15: message 23 is not committed, so no message 12 carries it.
     IdentityIgnored => Host15, script ReportIdentity;
+    /// HOST-14: a public join's burst carries the activity's table, not the player's own
+    /// private session's.
+    PublicBurstActivityTable => Host14, members 2;
     /// BAP-07: after the burst the host replies on service 18, which is send-only.
     ReplyOnSendOnly => Bap07;
     /// ENV-11: the keepalive also sends message 17, activity_client_keepalive_response, a

@@ -145,6 +145,10 @@ impl Policy for FaultPlan {
         table
     }
 
+    fn public_burst_private_table(&self) -> bool {
+        !self.has(Fault::PublicBurstActivityTable)
+    }
+
     fn resend_membership(&self, unacknowledged: bool) -> bool {
         unacknowledged || self.has(Fault::MembershipOnTimer)
     }

@@ -197,7 +197,7 @@ impl HostCore {
         let scenario = &self.config.scenario;
         let msg1 = roster::global_state(scenario, &descriptor);
         let msg1 = self.policy().global_state(msg1, true)?.encode()?;
-        let membership = if public {
+        let membership = if public && self.policy().public_burst_private_table() {
             Some(self.private_table(link, join))
         } else {
             self.membership_table(session)

@@ -66,6 +66,12 @@ pub trait Policy {
         Ok(burst)
     }
 
+    /// Whether a public join's burst carries the player's own private session's table
+    /// (HOST-14), rather than the activity's.
+    fn public_burst_private_table(&self) -> bool {
+        true
+    }
+
     /// Message 12: the activity's `table` (MEMBER-01, MEMBER-02, MEMBER-07).
     fn membership(&self, table: ReplicateMembership) -> ReplicateMembership {
         table

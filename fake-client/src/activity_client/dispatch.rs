@@ -74,9 +74,13 @@ impl ActivityClient {
         cx.status.m = true;
         let me = cx.config.scenario.player.member_key;
         let in_snapshot = self.refresh.answers(ids::REPLICATE_MEMBERSHIP);
+        let first = self.membership.tables().is_empty();
         let ack = self
             .membership
             .apply(cx.verdict, cx.now, idx, payload, me, in_snapshot);
+        if first && self.join.public() {
+            self.membership.check_private_table(cx.verdict, idx, me);
+        }
         if let Some(ack) = ack {
             cx.send(self.join.handle(), ack);
         }

@@ -33,6 +33,26 @@ impl Membership {
         &self.tables
     }
 
+    /// After a public join, the first table applied is the player's own private session's,
+    /// which the client never joined: the player alone (HOST-14; SR "The join burst").
+    pub(super) fn check_private_table(&self, verdict: &mut Verdict, idx: u64, me: u64) {
+        let Some((_, members)) = self.tables.first() else {
+            return;
+        };
+        let others: Vec<String> = members
+            .iter()
+            .filter(|m| m.member_key != me)
+            .map(|m| format!("{:#x}", m.member_key))
+            .collect();
+        if !others.is_empty() {
+            let reason = format!(
+                "the burst of a public join carries a table naming [{}] besides the player: not the player's own private session's",
+                others.join(", ")
+            );
+            verdict.violate(Rule::Host14, Some(idx), None, reason);
+        }
+    }
+
     /// The revision the client last acknowledged, 0 before any.
     pub(crate) fn acknowledged_revision(&self) -> u32 {
         self.acknowledged.map_or(0, |(r, _)| r)
@@ -173,6 +193,24 @@ mod tests {
             );
             assert!(ack.is_some(), "revision 5 applies and is acknowledged");
             assert_eq!(v.rules(), [Rule::Member07]);
+        }
+    }
+
+    /// After a public join the first table is the player's alone: another member in it is
+    /// a HOST-14 breach, the player alone is none.
+    #[test]
+    fn a_public_burst_table_names_the_player_alone() {
+        let p = Scenario::builtin().player;
+        let me = Member::seed(p.member_key, p.account_soid, p.character_id);
+        let alone = ReplicateMembership::for_local_member(me, 1);
+        let mut shared = alone.clone();
+        shared.members[1] = Some(Member::seed(9, p.account_soid, 10));
+        for (table, want) in [(alone, vec![]), (shared, vec![Rule::Host14])] {
+            let (mut m, mut v) = (Membership::default(), Verdict::new());
+            let body = table.encode().unwrap();
+            m.apply(&mut v, Instant::default(), 1, &body, p.member_key, false);
+            m.check_private_table(&mut v, 1, p.member_key);
+            assert_eq!(v.rules(), want);
         }
     }
 }
