@@ -6,6 +6,7 @@ use crate::fault::{Fault, FaultPlan};
 use crate::fault_roster;
 use crate::incident_faults::faulty_incident;
 use crate::outbound::{Injected, Moment, Outbound};
+use crate::roster;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::envelope::ActivityPush;
 use vex_wire::activity::ids::{
@@ -203,8 +204,9 @@ impl Outbound for FaultPlan {
             Moment::EpochSent if self.has(Fault::RosterAfterAbort) => {
                 added.push(Injected::Roster);
             }
-            Moment::LeaveAnswered { whole } if self.has(Fault::RosterAfterLeave) => {
-                if let Ok(body) = whole.encode() {
+            Moment::LeaveAnswered { inputs } if self.has(Fault::RosterAfterLeave) => {
+                let whole = roster::sensor_auth(inputs.scenario, inputs.join, inputs.epoch);
+                if let Ok(body) = whole.and_then(|w| w.encode()) {
                     added.push(Injected::Push(SENSOR_AUTH_UPDATE, body));
                 }
             }

@@ -5,7 +5,7 @@ use crate::activity::GRANTABLE;
 use crate::config::KEEPALIVE_INTERVAL_MS;
 use crate::fault::{Fault, FaultPlan};
 use crate::fault_roster;
-use crate::policy::{Burst, BurstContext, Policy};
+use crate::policy::{Burst, Policy, RosterInputs};
 use crate::roster;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::global_state::{BUBBLE_ENABLED, GlobalActivityState};
@@ -106,7 +106,7 @@ impl Policy for FaultPlan {
         }
     }
 
-    fn join_burst(&self, mut burst: Burst, context: BurstContext<'_>) -> Result<Burst, BitError> {
+    fn join_burst(&self, mut burst: Burst, context: RosterInputs<'_>) -> Result<Burst, BitError> {
         if self.has(Fault::BurstWithoutWorldGlobals) {
             burst.retain(|(msg, _)| *msg != WORLD_GLOBALS_STATE);
         }
@@ -114,7 +114,8 @@ impl Policy for FaultPlan {
             burst.retain(|(msg, _)| *msg != REPLICATE_MEMBERSHIP);
         }
         if self.has(Fault::AuthBeforeEpoch) {
-            let early = roster::sensor_auth(context.scenario, context.join, [0, 0])?.encode()?;
+            let early = roster::sensor_auth(context.scenario, context.join, context.epoch)?;
+            let early = early.encode()?;
             let at = burst
                 .iter()
                 .position(|(msg, _)| *msg == REPLICATE_MEMBERSHIP)
@@ -219,14 +220,14 @@ impl Policy for FaultPlan {
     fn leave_delta(
         &self,
         delta: SensorAuthUpdate,
-        mut whole: SensorAuthUpdate,
-    ) -> SensorAuthUpdate {
-        if self.has(Fault::LeaveKeepsPresence) {
-            whole.groups.clear(); // every key still present
-            whole
-        } else {
-            delta
+        inputs: RosterInputs<'_>,
+    ) -> Result<SensorAuthUpdate, BitError> {
+        if !self.has(Fault::LeaveKeepsPresence) {
+            return Ok(delta);
         }
+        let mut whole = roster::sensor_auth(inputs.scenario, inputs.join, inputs.epoch)?;
+        whole.groups.clear(); // every key still present
+        Ok(whole)
     }
 
     fn answer_refresh(&self) -> bool {

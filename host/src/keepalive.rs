@@ -52,7 +52,13 @@ impl HostCore {
 
     /// Sends what the outbound hook adds at `moment`.
     pub(crate) fn inject(&mut self, link: LinkId, moment: Moment<'_>) {
-        for added in self.outbound().after(moment) {
+        let added = self.outbound().after(moment);
+        self.send_injected(link, added);
+    }
+
+    /// Sends frames the outbound hook added.
+    pub(crate) fn send_injected(&mut self, link: LinkId, added: Vec<Injected>) {
+        for added in added {
             match added {
                 Injected::Inner { service, inner } => {
                     if let Some(l) = self.links.get_mut(&link) {

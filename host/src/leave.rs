@@ -4,6 +4,7 @@
 
 use crate::core::{HostCore, LinkId};
 use crate::outbound::Moment;
+use crate::policy::RosterInputs;
 use crate::reason::Dropped;
 use crate::roster;
 use vex_wire::activity::body::Body;
@@ -44,17 +45,27 @@ impl HostCore {
         let (Some(epoch), Some(join), true) = (epoch, join, registered) else {
             return;
         };
-        let scenario = &self.config.scenario;
-        let whole = roster::sensor_auth(scenario, &join, epoch.0);
-        let delta = roster::leave_delta(scenario, epoch.0);
-        let body = whole.and_then(|whole| {
-            let body = self.policy().leave_delta(delta, whole.clone()).encode()?;
-            Ok((body, whole))
-        });
-        match body {
-            Ok((body, whole)) => {
+        let inputs = RosterInputs {
+            scenario: &self.config.scenario,
+            join: &join,
+            epoch: epoch.0,
+        };
+        let delta = roster::leave_delta(inputs.scenario, epoch.0);
+        // what the hook adds after the delta is asked for while `inputs` can borrow the host
+        let answer = self
+            .policy()
+            .leave_delta(delta, inputs)
+            .and_then(|m| m.encode())
+            .map(|body| {
+                (
+                    body,
+                    self.outbound().after(Moment::LeaveAnswered { inputs }),
+                )
+            });
+        match answer {
+            Ok((body, added)) => {
                 self.push_message(link, SENSOR_AUTH_UPDATE, body);
-                self.inject(link, Moment::LeaveAnswered { whole: &whole });
+                self.send_injected(link, added);
             }
             Err(error) => {
                 let msg = SENSOR_AUTH_UPDATE;

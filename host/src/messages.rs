@@ -8,7 +8,7 @@ use crate::config::EPOCH_ADVANCE_AFTER_MS;
 use crate::core::{HostCore, LinkId};
 use crate::event::HostEvent;
 use crate::outbound::Moment;
-use crate::policy::BurstContext;
+use crate::policy::RosterInputs;
 use crate::reason::Dropped;
 use crate::roster;
 use vex_wire::activity::body::Body;
@@ -212,7 +212,12 @@ impl HostCore {
         if let Some(table) = membership {
             burst.push((REPLICATE_MEMBERSHIP, table.encode()?));
         }
-        let context = BurstContext { scenario, join };
+        // no epoch yet: a roster in the burst could only echo zeros (AUTH-02)
+        let context = RosterInputs {
+            scenario,
+            join,
+            epoch: [0, 0],
+        };
         self.policy().join_burst(burst, context)
     }
 

@@ -4,8 +4,8 @@
 //! add nothing; the built-in host's [`crate::FaultPlan`] keeps them until it is told to
 //! break a rule.
 
+use crate::policy::RosterInputs;
 use vex_wire::activity::envelope::ActivityPush;
-use vex_wire::activity::sensor_auth::SensorAuthUpdate;
 use vex_wire::bap::header::InnerHeader;
 
 /// A point in a link's life after which frames may be added.
@@ -23,10 +23,10 @@ pub enum Moment<'a> {
     Keepalive,
     /// A message 44 was sent.
     EpochSent,
-    /// The leave delta was sent; `whole` is the roster the client had.
+    /// The leave delta was sent; `inputs` build the roster the member had.
     LeaveAnswered {
-        /// The whole roster of the member that left.
-        whole: &'a SensorAuthUpdate,
+        /// What the member's roster is built from.
+        inputs: RosterInputs<'a>,
     },
 }
 

@@ -12,13 +12,16 @@ use vex_wire::activity::small::{AdvanceEpoch, EntitySlotMask, WorldGlobals};
 use vex_wire::bits::BitError;
 use vex_wire::scenario::Scenario;
 
-/// What a join burst is built from, for a policy that adds to it.
+/// What a link's roster is built from (`crate::roster::sensor_auth`), for a policy or a
+/// hook that builds one the correct path does not need.
 #[derive(Debug, Clone, Copy)]
-pub struct BurstContext<'a> {
+pub struct RosterInputs<'a> {
     /// The content the host serves.
     pub scenario: &'a Scenario,
-    /// The join being answered.
+    /// The link's join.
     pub join: &'a JoinRequest,
+    /// The patch epoch the roster echoes.
+    pub epoch: [u64; 2],
 }
 
 /// One `(message id, body)` of a burst, in sending order.
@@ -62,7 +65,7 @@ pub trait Policy {
 
     /// The join burst in sending order: 4, 0, 1, 2, 54, then 12 (JOIN-01, JOIN-02,
     /// JOIN-09; AUTH-02: no message 5 in it).
-    fn join_burst(&self, burst: Burst, _context: BurstContext<'_>) -> Result<Burst, BitError> {
+    fn join_burst(&self, burst: Burst, _context: RosterInputs<'_>) -> Result<Burst, BitError> {
         Ok(burst)
     }
 
@@ -118,10 +121,14 @@ pub trait Policy {
         true
     }
 
-    /// The message 5 answering message 15: the leave `delta`, not the `whole` roster's
-    /// keys (LEAVE-01).
-    fn leave_delta(&self, delta: SensorAuthUpdate, _whole: SensorAuthUpdate) -> SensorAuthUpdate {
-        delta
+    /// The message 5 answering message 15 from the member's roster `inputs`: the leave
+    /// `delta` (LEAVE-01).
+    fn leave_delta(
+        &self,
+        delta: SensorAuthUpdate,
+        _inputs: RosterInputs<'_>,
+    ) -> Result<SensorAuthUpdate, BitError> {
+        Ok(delta)
     }
 
     /// Whether message 18 gets its snapshot (HOST-03).
