@@ -142,12 +142,13 @@ impl HostCore {
             binding.rosters_sent = 0;
             l.next_keepalive = interval.map(|ms| now + ms);
         }
-        // a public joiner's burst carried its private table: it gets the activity's too
-        if public && membership {
-            self.push_membership(link, handle);
-        }
+        // a public joiner's burst carried its private table: it gets the activity's too,
+        // from the same encode as the other members when the table changed
+        let joiner_too = public && membership;
         if current != revision_before {
-            self.publish_membership(handle, Some(link));
+            self.publish_membership(handle, (!joiner_too).then_some(link));
+        } else if joiner_too {
+            self.push_membership(link, handle);
         }
         self.event(HostEvent::Joined {
             link,
