@@ -195,6 +195,22 @@ caught! {
     catch_leave02 => RosterAfterLeave,
     catch_link01 => SilentAfterJoin,
     catch_link01_close => CloseAfterJoin,
+    catch_bap09_request_id => PushOnRequestService,
+    catch_bap09_unregistered => PushOnUnregisteredService,
+    catch_bap09_last_request => PushOnLastRequestService,
+    catch_bap10_service6 => PushOnService6,
+    catch_bap10_service161 => PushOnService161,
+    catch_body04_service6 => UndecodablePushOnService6,
+    catch_body04_envelope => ShortPushEnvelope,
+    catch_body04_burst_membership => ShortBurstMembership,
+    catch_body04_membership => ShortMembership,
+    catch_body04_slot_grant => ShortSlotGrant,
+    catch_body04_world_globals => ShortWorldGlobals,
+    catch_body04_host_state => EmptyHostState,
+    catch_body04_epoch => EmptyEpochAdvance,
+    catch_body04_auth_prefix => ShortAuthPrefix,
+    catch_body04_roster => TruncatedRoster,
+    catch_body04_incident => ShortIncident,
 }
 
 /// Every rule the emulated client enforces has a fault that breaks it, and every fault

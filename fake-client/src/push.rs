@@ -6,7 +6,7 @@ use crate::activity_client::Context;
 use crate::core::ClientCore;
 use crate::rules::Rule;
 use vex_wire::activity::envelope::{
-    ActivityPush, CRASHING_PAYLOAD_LEN, MAX_PAYLOAD_LEN, PUSH_DISCRIMINATOR,
+    ActivityPush, CRASHING_PAYLOAD_LEN, MAX_PAYLOAD_LEN, PUSH_DISCRIMINATOR, PUSH_HEADER_LEN,
 };
 use vex_wire::activity::table::{self, Direction, Message};
 use vex_wire::time::Instant;
@@ -36,10 +36,14 @@ impl ClientCore {
 
     /// A service-9 body.
     pub(crate) fn handle_push(&mut self, now: Instant, idx: u64, body: &[u8]) {
-        let Ok(mut push) = ActivityPush::decode(body) else {
-            return tracing::warn!(len = body.len(), "service-9 body shorter than its header");
-        };
         let f = Some(idx);
+        let Ok(mut push) = ActivityPush::decode(body) else {
+            let reason = format!(
+                "service-9 body of {} bytes is shorter than its {PUSH_HEADER_LEN}-byte envelope: dropped",
+                body.len()
+            );
+            return self.verdict.violate(Rule::Body04, f, None, reason);
+        };
         if push.payload_len >= CRASHING_PAYLOAD_LEN {
             let reason = format!("payload_len {:#x} is 0xFFFFFF70 or more", push.payload_len);
             return self.verdict.violate(Rule::Env03, f, None, reason);

@@ -1,14 +1,18 @@
 //! Bytes in: the streaming deframer, the secure channel and the inner header, checked as
-//! the client reads them (NS "The frame", "The service registry"; BAP-01 to BAP-04,
-//! BAP-07), then a response goes to the route and a push to service 9.
+//! the client reads them (NS "The frame", "The service registry", "Pushes"; BAP-01 to
+//! BAP-04, BAP-07, BAP-09, BAP-10), then a response goes to the route and a push to
+//! service 9.
 
 use crate::core::ClientCore;
 use crate::link::LinkKind;
 use crate::rules::Rule;
 use vex_wire::activity::envelope::ActivityPush;
+use vex_wire::activity::selection::SERVICE6_LEN;
 use vex_wire::bap::deframer::{DeframeError, Frame};
 use vex_wire::bap::header::{FrameType, InnerHeader, SERVICE_ID_LIMIT, outer_frame};
-use vex_wire::bap::services::{ACTIVITY_PUSH, HeaderShape, SEND_ONLY, client_inbound_shape};
+use vex_wire::bap::services::{
+    ACTIVITY_PUSH, HOST_REQUEST, HeaderShape, SEND_ONLY, UNHANDLED_PUSH_IDS, client_inbound,
+};
 use vex_wire::time::Instant;
 
 /// A received frame, reported for transcripts and the `vex client` log.
@@ -124,11 +128,16 @@ impl ClientCore {
             let reason = format!("service {service} is at or above {SERVICE_ID_LIMIT}");
             return self.verdict.violate(Rule::Bap04, f, None, reason);
         }
-        let shape = client_inbound_shape(service);
         if SEND_ONLY.contains(&service) {
             let reason = format!("a reply on service {service}, which is send-only");
             return self.verdict.violate(Rule::Bap07, f, None, reason);
         }
+        let Some(shape) = client_inbound(service).shape() else {
+            let reason = format!(
+                "a push on service {service}, outside the 15 push ids: a call through a null pointer"
+            );
+            return self.verdict.violate(Rule::Bap09, f, None, reason);
+        };
         let (header, body) = match InnerHeader::read(&inner, shape == HeaderShape::Response) {
             Ok(h) => h,
             Err(e) => {
@@ -149,10 +158,36 @@ impl ClientCore {
                 self.check_push_sequence(idx, header.task);
                 self.handle_push(now, idx, body);
             }
+            HeaderShape::Request if UNHANDLED_PUSH_IDS.contains(&service) => {
+                self.unhandled_push(idx, service, body)
+            }
             HeaderShape::Request => {
-                tracing::info!(service, "push on a service the model does not act on")
+                tracing::info!(service, "a lobby push: the lobby emulation is not built")
             }
             HeaderShape::Response => self.handle_response(now, link, idx, header, body),
         }
+    }
+
+    /// A push on id 6 or 161, which have no handler behind them: one that decodes crashes
+    /// the client, one that does not is dropped (NS "Pushes"; BAP-10, BODY-04). Service 6's
+    /// codec is its fixed 7,719-byte body (BAP-08); the pages give no codec for 161, so
+    /// the emulated client takes every push there as one that decodes.
+    fn unhandled_push(&mut self, idx: u64, service: u16, body: &[u8]) {
+        let f = Some(idx);
+        if service == HOST_REQUEST && body.len() != SERVICE6_LEN {
+            let reason = format!(
+                "a push on service 6 of {} bytes does not decode (the body is {SERVICE6_LEN} bytes): dropped",
+                body.len()
+            );
+            return self.verdict.violate(Rule::Body04, f, None, reason);
+        }
+        let reason = if service == HOST_REQUEST {
+            "a push on service 6 that decodes: no handler is behind it".to_string()
+        } else {
+            format!(
+                "a push on service {service}: no handler is behind it (the pages give no codec for it, so every body is taken as one that decodes)"
+            )
+        };
+        self.verdict.violate(Rule::Bap10, f, None, reason);
     }
 }

@@ -97,6 +97,16 @@ impl Verdict {
         });
     }
 
+    /// Message `msg` of `len` bytes does not decode: the client drops it before its
+    /// consumer runs (AH "Body encoding"). `rule` is the narrowest rule the failure breaks,
+    /// BODY-04 where nothing narrower fits.
+    pub(crate) fn undecodable(&mut self, rule: Rule, idx: u64, msg: u32, len: usize, e: &BitError) {
+        let reason = format!(
+            "message {msg} of {len} bytes does not decode ({e}): dropped before its consumer runs"
+        );
+        self.violate(rule, Some(idx), bit_of(e), reason);
+    }
+
     /// Stops the run for a reason of the emulated client's own.
     pub(crate) fn abort(&mut self, reason: String) {
         self.outcome = Outcome::Aborted { reason };

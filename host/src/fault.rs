@@ -274,6 +274,38 @@ faults! {
     SilentAfterJoin => Link01, also [Link03], runs 25_000;
     /// LINK-01: the host closes the activity link after the first message 5.
     CloseAfterJoin => Link01;
+    /// BAP-09: after the burst, a push on service 16, a request id the client sends.
+    PushOnRequestService => Bap09;
+    /// BAP-09: after the burst, a push on service 52, which the client never registers.
+    PushOnUnregisteredService => Bap09;
+    /// BAP-09: after the burst, a push on service 306, the last request id below the limit.
+    PushOnLastRequestService => Bap09;
+    /// BAP-10: after the burst, a 7,719-byte push on service 6, which decodes.
+    PushOnService6 => Bap10;
+    /// BAP-10: after the burst, a push on service 161.
+    PushOnService161 => Bap10;
+    /// BODY-04: after the burst, a 10-byte push on service 6, which does not decode.
+    UndecodablePushOnService6 => Body04;
+    /// BODY-04: after the burst, a service-9 body of 16 bytes, one short of its envelope.
+    ShortPushEnvelope => Body04;
+    /// BODY-04: message 12 of the burst is one byte, so M is never set.
+    ShortBurstMembership => Body04, also [Join09];
+    /// BODY-04: after the first roster, a one-byte message 12.
+    ShortMembership => Body04;
+    /// BODY-04: message 0 of the burst is 1,023 bytes.
+    ShortSlotGrant => Body04;
+    /// BODY-04: message 2 of the burst is 4 bytes, one bit short of 33.
+    ShortWorldGlobals => Body04;
+    /// BODY-04: message 54 of the burst is empty.
+    EmptyHostState => Body04;
+    /// BODY-04: after the first roster, an empty message 44.
+    EmptyEpochAdvance => Body04;
+    /// BODY-04: message 5 is cut inside its epoch, at 10 bytes.
+    ShortAuthPrefix => Body04;
+    /// BODY-04: message 5 is cut inside its last object block.
+    TruncatedRoster => Body04;
+    /// BODY-04: after the first roster, a two-byte incident, short of its 29 bits.
+    ShortIncident => Body04;
 }
 
 /// The faults a host is told to commit. Empty for a well-behaved host.

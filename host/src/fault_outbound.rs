@@ -8,18 +8,20 @@ use crate::incident_faults::faulty_incident;
 use crate::outbound::{Injected, Moment, Outbound};
 use crate::roster;
 use vex_wire::activity::body::Body;
-use vex_wire::activity::envelope::ActivityPush;
+use vex_wire::activity::envelope::{ActivityPush, PUSH_HEADER_LEN};
 use vex_wire::activity::ids::{
-    BUBBLE_HOST_STATE, ENTITY_SLOTS_ALLOCATED, GLOBAL_ACTIVITY_STATE, INCIDENT, JOIN_RESULT,
-    KEEPALIVE_RESPONSE, MESSAGE_COUNT, SENSOR_AUTH_UPDATE, WORLD_GLOBALS_STATE,
+    ADVANCE_REPLICATION_EPOCH, BUBBLE_HOST_STATE, ENTITY_SLOTS_ALLOCATED, GLOBAL_ACTIVITY_STATE,
+    INCIDENT, JOIN_RESULT, KEEPALIVE_RESPONSE, MESSAGE_COUNT, REPLICATE_MEMBERSHIP,
+    SENSOR_AUTH_UPDATE, WORLD_GLOBALS_STATE,
 };
+use vex_wire::activity::selection::SERVICE6_LEN;
 use vex_wire::activity::sensor_auth::BODY_BUDGET;
 use vex_wire::activity::small::EntitySlotMask;
 use vex_wire::bap::header::{FrameType, InnerHeader, MAGIC, OUTER_HEADER_LEN, outer_frame};
 use vex_wire::bap::secure::TAG_LEN;
 use vex_wire::bap::services::{
-    CHANNEL_START_RESPONSE, ECHO_RESPONSE, HELLO_RESPONSE, HOST_LOOKUP_RESPONSE, HOST_RESPONSE,
-    SEND_ONLY,
+    ACTIVITY_PUSH, CHANNEL_START_RESPONSE, ECHO_RESPONSE, HELLO_RESPONSE, HOST_LOOKUP,
+    HOST_LOOKUP_RESPONSE, HOST_REQUEST, HOST_RESPONSE, SEND_ONLY, UNHANDLED_PUSH_IDS,
 };
 
 /// The service-9 sequence [`Fault::PushSequence`] puts on pushes (ENV-10 wants 0).
@@ -37,9 +39,18 @@ const OUT_OF_RANGE_SERVICE: u16 = 400;
 const BAD_FRAME_TYPE: u8 = 3;
 /// The status [`Fault::ResponseStatus`] puts on service 17 (BAP-05 wants 200).
 const FAULT_STATUS: u16 = 500;
-/// Lengths the short-body faults cut to (JOIN-03, GLOBAL-01).
+/// Lengths the short-body faults cut to (JOIN-03, GLOBAL-01, BODY-04): message 2 one bit
+/// short of its 33, message 5 inside its patch epoch.
 const SHORT_JOIN_RESULT: usize = 700;
 const SHORT_GLOBAL_STATE: usize = 100;
+const SHORT_WORLD_GLOBALS: usize = 4;
+const SHORT_AUTH_PREFIX: usize = 10;
+/// Push ids outside the 15 (BAP-09): one the client never registers, and the last request
+/// id below the limit of 308.
+const UNREGISTERED_SERVICE: u16 = 52;
+const LAST_REQUEST_SERVICE: u16 = 306;
+/// A service-6 push body that does not decode: not its fixed 7,719 bytes (BAP-10).
+const UNDECODABLE_SERVICE6: usize = 10;
 /// Service 17's layout (SR "Service 16 and 17"): id, IPv4, reserved, port.
 const LOOKUP_ID_LAST: usize = 7;
 const LOOKUP_ADDRESS: std::ops::Range<usize> = 8..12;
@@ -117,10 +128,27 @@ impl Outbound for FaultPlan {
             GLOBAL_ACTIVITY_STATE if in_burst && self.has(Fault::ShortGlobalState) => {
                 payload.truncate(SHORT_GLOBAL_STATE);
             }
+            REPLICATE_MEMBERSHIP if in_burst && self.has(Fault::ShortBurstMembership) => {
+                payload.truncate(1);
+            }
+            ENTITY_SLOTS_ALLOCATED if in_burst && self.has(Fault::ShortSlotGrant) => {
+                payload.pop();
+            }
+            WORLD_GLOBALS_STATE if in_burst && self.has(Fault::ShortWorldGlobals) => {
+                payload.truncate(SHORT_WORLD_GLOBALS);
+            }
+            BUBBLE_HOST_STATE if in_burst && self.has(Fault::EmptyHostState) => payload.clear(),
             SENSOR_AUTH_UPDATE => {
                 fault_roster::sensor_auth(self, payload);
                 if self.has(Fault::OverBudgetAuthUpdate) {
                     payload.resize(BODY_BUDGET + 1, 0); // AUTH-10: trailing zeros the budget counts
+                }
+                if self.has(Fault::ShortAuthPrefix) {
+                    payload.truncate(SHORT_AUTH_PREFIX);
+                }
+                if self.has(Fault::TruncatedRoster) {
+                    // the last block loses its last byte and the group ends behind it
+                    payload.truncate(payload.len().saturating_sub(2));
                 }
             }
             _ => {}
@@ -188,6 +216,12 @@ impl Outbound for FaultPlan {
                 if let Some(body) = faulty_incident(self) {
                     added.push(Injected::Push(INCIDENT, body));
                 }
+                if self.has(Fault::ShortMembership) {
+                    added.push(Injected::Push(REPLICATE_MEMBERSHIP, vec![0x80]));
+                }
+                if self.has(Fault::EmptyEpochAdvance) {
+                    added.push(Injected::Push(ADVANCE_REPLICATION_EPOCH, Vec::new()));
+                }
                 if self.has(Fault::CloseAfterJoin) {
                     added.push(Injected::Close("close the link after the first roster"));
                 }
@@ -218,8 +252,9 @@ impl Outbound for FaultPlan {
 
 impl FaultPlan {
     /// Frames after the join burst: inner messages too short for a header (BAP-03), a
-    /// service past the limit (BAP-04), a reply on a send-only service (BAP-07), and a
-    /// message id past the table (ENV-04).
+    /// service past the limit (BAP-04), a reply on a send-only service (BAP-07), a message
+    /// id past the table (ENV-04), pushes outside the 15 push ids (BAP-09), on the two
+    /// without a handler (BAP-10), and push bodies that do not decode (BODY-04).
     fn after_burst(&self) -> Vec<Injected> {
         let mut added = Vec::new();
         if self.has(Fault::ShortInnerHeader) {
@@ -250,6 +285,27 @@ impl FaultPlan {
         }
         if self.has(Fault::UnknownMessageId) {
             added.push(Injected::Push(MESSAGE_COUNT, vec![0]));
+        }
+        let pushes = [
+            (Fault::PushOnRequestService, HOST_LOOKUP, 0),
+            (Fault::PushOnUnregisteredService, UNREGISTERED_SERVICE, 0),
+            (Fault::PushOnLastRequestService, LAST_REQUEST_SERVICE, 0),
+            (Fault::PushOnService6, HOST_REQUEST, SERVICE6_LEN),
+            (Fault::PushOnService161, UNHANDLED_PUSH_IDS[1], 0),
+            (
+                Fault::UndecodablePushOnService6,
+                HOST_REQUEST,
+                UNDECODABLE_SERVICE6,
+            ),
+            (Fault::ShortPushEnvelope, ACTIVITY_PUSH, PUSH_HEADER_LEN - 1),
+        ];
+        for (fault, service, len) in pushes {
+            if self.has(fault) {
+                let mut inner = Vec::new();
+                InnerHeader::request(service, 0).write(&mut inner);
+                inner.resize(inner.len() + len, 0);
+                added.push(Injected::Inner { service, inner });
+            }
         }
         added
     }

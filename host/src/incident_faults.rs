@@ -46,6 +46,8 @@ pub(crate) fn faulty_incident(plan: &FaultPlan) -> Option<Vec<u8>> {
         incident(1, 0, true, 0)
     } else if plan.has(Fault::IncidentPayloadTooLong) {
         incident(1, 0, false, TOO_LONG_PAYLOAD)
+    } else if plan.has(Fault::ShortIncident) {
+        vec![0, 0] // BODY-04: 16 bits, short of the 29 every incident holds
     } else {
         return None;
     })

@@ -2,6 +2,7 @@
 //! that applies it (AH "The activity envelope", "join_result", "Message 5").
 
 use super::join::Arm;
+use super::membership::Membership;
 use super::{ActivityClient, Context, incident, world};
 use crate::rules::Rule;
 use vex_wire::activity::envelope::ActivityPush;
@@ -68,16 +69,19 @@ impl ActivityClient {
         self.refresh.track(msg);
     }
 
-    /// Message 12: the status line gets its M, the table is applied, and a new revision
+    /// Message 12: once it decodes, the status line gets its M, the table is applied, and a new revision
     /// is acknowledged with message 38.
     fn on_membership(&mut self, cx: &mut Context<'_>, idx: u64, payload: &[u8]) {
+        let Some(table) = Membership::decode(cx.verdict, idx, payload) else {
+            return;
+        };
         cx.status.m = true;
         let me = cx.config.scenario.player.member_key;
         let in_snapshot = self.refresh.answers(ids::REPLICATE_MEMBERSHIP);
         let first = self.membership.tables().is_empty();
         let ack = self
             .membership
-            .apply(cx.verdict, cx.now, idx, payload, me, in_snapshot);
+            .apply(cx.verdict, cx.now, &table, me, in_snapshot);
         if first && self.join.public() {
             self.membership.check_private_table(cx.verdict, idx, me);
         }

@@ -77,11 +77,11 @@ impl EntitySlots {
     ) {
         let f = Some(idx);
         let Some(mask) = payload.get(..SLOT_MASK_LEN) else {
-            return tracing::warn!(
-                frame = idx,
-                "message 0 of {} bytes, not 1,024: dropped",
+            let reason = format!(
+                "message 0 of {} bytes: the 1,024-byte mask does not decode, dropped before its consumer runs",
                 payload.len()
             );
+            return verdict.violate(Rule::Body04, f, Some(8 * payload.len()), reason);
         };
         let grant = EntitySlotMask(mask.to_vec());
         let ask = if in_burst { None } else { self.ask.take() };
@@ -190,16 +190,23 @@ mod tests {
     }
 
     /// A grant of free slots passes; one of held slots does not; an unasked one is SLOTS-02;
-    /// a short message 0 is dropped and the request still waits.
+    /// a short message 0 is dropped (BODY-04) and the request still waits.
     #[test]
     fn grants_are_judged_against_the_lease() {
         let (mut s, mut v) = (asked(32), Verdict::new());
         s.on_allocated(&mut v, 1, &[0; 10], false);
-        assert!(v.rules().is_empty());
+        assert_eq!(v.rules(), [Rule::Body04]);
+        let (mut s, mut v) = (asked(32), Verdict::new());
+        s.on_allocated(&mut v, 1, &[0; SLOT_MASK_LEN - 1], false);
+        assert_eq!(v.rules(), [Rule::Body04], "one byte short");
         s.on_allocated(&mut v, 2, &EntitySlotMask::with_range(200..208).0, false);
-        assert!(v.rules().is_empty(), "free slots");
+        assert_eq!(v.rules(), [Rule::Body04], "free slots");
         s.on_allocated(&mut v, 3, &EntitySlotMask::with_range(200..208).0, false);
-        assert_eq!(v.rules(), [Rule::Slots02], "no request outstanding");
+        assert_eq!(
+            v.rules(),
+            [Rule::Body04, Rule::Slots02],
+            "no request outstanding"
+        );
         let (mut s, mut v) = (asked(32), Verdict::new());
         s.on_allocated(&mut v, 1, &EntitySlotMask::with_range(0..8).0, false);
         assert_eq!(v.rules(), [Rule::Host04], "held slots");

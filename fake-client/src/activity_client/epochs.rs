@@ -73,7 +73,13 @@ impl Epochs {
         let prefix = match AuthPrefix::read(&mut BitReader::new(payload)) {
             Ok(p) => p,
             Err(e) => {
-                tracing::warn!(%e, "message 5 prefix does not decode; dropped (BODY-04)");
+                verdict.undecodable(
+                    Rule::Body04,
+                    idx,
+                    ids::SENSOR_AUTH_UPDATE,
+                    payload.len(),
+                    &e,
+                );
                 return None;
             }
         };
@@ -93,8 +99,12 @@ impl Epochs {
     /// epoch sequence" (EPOCH-01).
     pub(super) fn on_advance(&mut self, verdict: &mut Verdict, idx: u64, payload: &[u8]) {
         let f = Some(idx);
-        let Ok(m) = AdvanceEpoch::decode(payload) else {
-            return tracing::warn!(frame = idx, "message 44 does not decode; dropped (BODY-04)");
+        let m = match AdvanceEpoch::decode(payload) {
+            Ok(m) => m,
+            Err(e) => {
+                let (msg, len) = (ids::ADVANCE_REPLICATION_EPOCH, payload.len());
+                return verdict.undecodable(Rule::Body04, idx, msg, len, &e);
+            }
         };
         let held = self.replication;
         let next = held.wrapping_add(1);

@@ -65,7 +65,11 @@ pub(super) fn check_incident(verdict: &mut Verdict, idx: u64, payload: &[u8]) {
         }
         // BODY-04: a body that does not decode is dropped before its consumer runs
         Err(e) => {
-            return tracing::warn!(frame = idx, %e, "message 19 does not decode; dropped");
+            let reason = format!(
+                "message 19 of {} bytes does not decode ({e}): dropped before its consumer runs",
+                payload.len()
+            );
+            return verdict.violate(Rule::Body04, f, None, reason);
         }
     };
     for (field, value) in INCIDENT.fields.iter().zip(&fields) {
@@ -133,13 +137,17 @@ mod tests {
 
     /// A count past its array is judged by its array when the body holds an element past
     /// it, and the decode stops there: the index is never used. A body that runs out of
-    /// bits first is only dropped (BODY-04).
+    /// bits first is dropped (BODY-04).
     #[test]
     fn counts_past_their_arrays_name_their_own_rules() {
         let mut targets = incident(0, 0, 0);
         targets[1] |= 0x06; // the 5-bit target count (bits 13-17) says 26: 11010
         targets[2] |= 0x80;
-        assert!(rules_for(&targets).is_empty(), "no 26th target in the body");
+        assert_eq!(
+            rules_for(&targets),
+            [Rule::Body04],
+            "no 26th target in the body"
+        );
         targets.resize(targets.len() + 26 * 13 / 8 + 1, 0);
         assert_eq!(
             rules_for(&with_index(targets.clone(), 795)),
@@ -164,11 +172,18 @@ mod tests {
         assert_eq!(rules_for(&w.finish().unwrap()), [Rule::Incident05]);
     }
 
-    /// BODY-04: a body cut short is dropped before its consumer, crashing row or not.
+    /// BODY-04: a body cut short is dropped before its consumer, crashing row or not, at
+    /// every field it can end in.
     #[test]
     fn a_body_that_does_not_decode_is_only_dropped() {
         let body = with_index(incident(0, 0, 0), 795);
-        assert!(rules_for(&body[..2]).is_empty());
+        for cut in 0..body.len() {
+            assert_eq!(
+                rules_for(&body[..cut]),
+                [Rule::Body04],
+                "cut to {cut} bytes"
+            );
+        }
     }
 
     #[test]

@@ -27,6 +27,14 @@ pub(crate) struct Membership {
     acknowledged: Option<(u32, Instant)>,
 }
 
+/// A message 12 that decoded: frame `idx`, the table `m`, its bytes `payload`.
+#[derive(Debug)]
+pub(super) struct Table<'a> {
+    idx: u64,
+    m: ReplicateMembership,
+    payload: &'a [u8],
+}
+
 impl Membership {
     /// The revision and member keys of every message 12 applied, in order.
     pub(crate) fn tables(&self) -> &[(u32, Vec<Member>)] {
@@ -58,7 +66,24 @@ impl Membership {
         self.acknowledged.map_or(0, |(r, _)| r)
     }
 
-    /// Message 12 at `now`, applied without checks (MEMBER-01): a table without the local
+    /// Message 12 as the client's decoder reads it: a body that does not decode is
+    /// dropped before its consumer runs, and M stays unset (BODY-04, JOIN-09).
+    pub(super) fn decode<'a>(
+        verdict: &mut Verdict,
+        idx: u64,
+        payload: &'a [u8],
+    ) -> Option<Table<'a>> {
+        match ReplicateMembership::decode(payload) {
+            Ok(m) => Some(Table { idx, m, payload }),
+            Err(e) => {
+                let (msg, len) = (ids::REPLICATE_MEMBERSHIP, payload.len());
+                verdict.undecodable(Rule::Body04, idx, msg, len, &e);
+                None
+            }
+        }
+    }
+
+    /// Message 12 `m` (the bytes `payload`) at `now`, applied without checks (MEMBER-01): a table without the local
     /// player `me` removes the local player from the activity (MEMBER-02). The client
     /// applies one update per revision, so a different body under the revision it holds is
     /// not applied (MEMBER-07). It acknowledges each new revision with message 38, the
@@ -70,15 +95,12 @@ impl Membership {
         &mut self,
         verdict: &mut Verdict,
         now: Instant,
-        idx: u64,
-        payload: &[u8],
+        table: &Table<'_>,
         me: u64,
         in_snapshot: bool,
     ) -> Option<Outgoing> {
-        let Ok(m) = ReplicateMembership::decode(payload) else {
-            tracing::warn!(frame = idx, "message 12 does not decode");
-            return None;
-        };
+        let Table { idx, m, payload } = table;
+        let idx = *idx;
         if let Some((revision, body)) = &self.held
             && *revision == m.revision
             && body != payload
@@ -129,6 +151,19 @@ mod tests {
     use super::*;
     use vex_wire::scenario::Scenario;
 
+    /// Message 12 `body` decoded and applied, as the dispatch does.
+    fn feed(
+        m: &mut Membership,
+        v: &mut Verdict,
+        now: Instant,
+        idx: u64,
+        body: &[u8],
+        me: u64,
+    ) -> Option<Outgoing> {
+        let table = Membership::decode(v, idx, body)?;
+        m.apply(v, now, &table, me, false)
+    }
+
     /// An acknowledged revision sent again unchanged is a repeat only once the
     /// acknowledgement had time to reach the host (MEMBER-03).
     #[test]
@@ -140,7 +175,7 @@ mod tests {
             .unwrap();
         let (mut m, mut v) = (Membership::default(), Verdict::new());
         let apply = |m: &mut Membership, v: &mut Verdict, at: u64, idx: u64| {
-            m.apply(v, Instant::from_millis(at), idx, &body, p.member_key, false)
+            feed(m, v, Instant::from_millis(at), idx, &body, p.member_key)
         };
         assert!(apply(&mut m, &mut v, 0, 1).is_some(), "message 38 sent");
         assert_eq!(m.acknowledged, Some((1, Instant::from_millis(0))));
@@ -171,25 +206,25 @@ mod tests {
         for changed in [other_record, second_lane, host_key, mask] {
             let (mut m, mut v) = (Membership::default(), Verdict::new());
             let body = table.encode().unwrap();
-            m.apply(&mut v, Instant::default(), 1, &body, p.member_key, false);
-            let again = m.apply(&mut v, Instant::default(), 2, &body, p.member_key, false);
+            feed(&mut m, &mut v, Instant::default(), 1, &body, p.member_key);
+            let again = feed(&mut m, &mut v, Instant::default(), 2, &body, p.member_key);
             assert!(
                 again.is_none() && v.rules().is_empty(),
                 "the same body again"
             );
             let other = changed.encode().unwrap();
-            m.apply(&mut v, Instant::default(), 3, &other, p.member_key, false);
+            feed(&mut m, &mut v, Instant::default(), 3, &other, p.member_key);
             assert_eq!(v.rules(), [Rule::Member07]);
             assert_eq!(m.tables.len(), 2, "not applied");
             let mut next = changed.clone();
             next.revision = 5;
-            let ack = m.apply(
+            let ack = feed(
+                &mut m,
                 &mut v,
                 Instant::default(),
                 4,
                 &next.encode().unwrap(),
                 p.member_key,
-                false,
             );
             assert!(ack.is_some(), "revision 5 applies and is acknowledged");
             assert_eq!(v.rules(), [Rule::Member07]);
@@ -208,7 +243,7 @@ mod tests {
         for (table, want) in [(alone, vec![]), (shared, vec![Rule::Host14])] {
             let (mut m, mut v) = (Membership::default(), Verdict::new());
             let body = table.encode().unwrap();
-            m.apply(&mut v, Instant::default(), 1, &body, p.member_key, false);
+            feed(&mut m, &mut v, Instant::default(), 1, &body, p.member_key);
             m.check_private_table(&mut v, 1, p.member_key);
             assert_eq!(v.rules(), want);
         }

@@ -6,6 +6,7 @@ use super::auth_blocks::{Block, block_bits, describe, read_block, written_for};
 use crate::rules::Rule;
 use crate::verdict::Verdict;
 use std::collections::BTreeSet;
+use vex_wire::activity::ids;
 use vex_wire::activity::sensor_auth::{DecodedAuthUpdate, DecodedObject, RosterDelta};
 use vex_wire::activity::slot::{ClientRef, EMPTY_KEY, NEVER_DESCRIBED, TYPE_LIFETIME};
 use vex_wire::scenario::{Scenario, SlotDecl};
@@ -60,7 +61,13 @@ impl Roster {
         }) {
             Ok(m) => m,
             Err(e) => {
-                tracing::warn!(%e, "message 5 roster not read by the emulated client");
+                verdict.undecodable(
+                    Rule::Body04,
+                    idx,
+                    ids::SENSOR_AUTH_UPDATE,
+                    message.len(),
+                    &e,
+                );
                 return false;
             }
         };

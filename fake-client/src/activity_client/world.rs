@@ -10,6 +10,7 @@ use vex_wire::activity::global_state::{
     BUBBLE_COUNT_BIT, BUBBLE_ENABLED, BUBBLE_SKIPPED, BUBBLE_STATES_BIT, DESCRIPTOR_BIT,
     GlobalActivityState,
 };
+use vex_wire::activity::ids::{BUBBLE_HOST_STATE, WORLD_GLOBALS_STATE};
 use vex_wire::activity::small::{BUBBLE_HOST_MAX_ROWS, BubbleHostState, WorldGlobals};
 use vex_wire::scenario::Scenario;
 
@@ -59,8 +60,11 @@ pub(super) fn check_global_state(
 /// Message 2: the tick period runs the activity clock only when positive (WORLD-01),
 /// and NaN splits the two readers (WORLD-02).
 pub(super) fn check_world_globals(verdict: &mut Verdict, idx: u64, payload: &[u8]) {
-    let Ok(m) = WorldGlobals::decode(payload) else {
-        return tracing::warn!(frame = idx, "message 2 does not decode; dropped (BODY-04)");
+    let m = match WorldGlobals::decode(payload) {
+        Ok(m) => m,
+        Err(e) => {
+            return verdict.undecodable(Rule::Body04, idx, WORLD_GLOBALS_STATE, payload.len(), &e);
+        }
     };
     let f = Some(idx);
     if m.tick_ms.is_nan() {
@@ -72,11 +76,16 @@ pub(super) fn check_world_globals(verdict: &mut Verdict, idx: u64, payload: &[u8
     }
 }
 
-/// Message 54: more than 32 rows write past the client's table (BHS-01).
+/// Message 54: more than 32 rows write past the client's table (BHS-01); a body that
+/// does not decode is dropped (BODY-04).
 pub(super) fn check_bubble_host_state(verdict: &mut Verdict, idx: u64, payload: &[u8]) {
-    if let Ok(m) = BubbleHostState::decode(payload)
-        && m.row_count > BUBBLE_HOST_MAX_ROWS
-    {
+    let m = match BubbleHostState::decode(payload) {
+        Ok(m) => m,
+        Err(e) => {
+            return verdict.undecodable(Rule::Body04, idx, BUBBLE_HOST_STATE, payload.len(), &e);
+        }
+    };
+    if m.row_count > BUBBLE_HOST_MAX_ROWS {
         let reason = format!("{} rows in a 32-row table", m.row_count);
         verdict.violate(Rule::Bhs01, Some(idx), Some(0), reason);
     }

@@ -38,6 +38,24 @@ pub enum HeaderShape {
     Response,
 }
 
+/// The 15 ids the client accepts pushes on (NS "Pushes", BAP-09).
+pub const PUSH_IDS: [u16; 15] = [
+    6, 8, 9, 20, 27, 28, 47, 51, 100, 123, 124, 150, 160, 161, 301,
+];
+
+/// The two push ids with no handler behind them: a push that decodes on either crashes
+/// the client (NS "Pushes", BAP-10).
+pub const UNHANDLED_PUSH_IDS: [u16; 2] = [6, 161];
+
+/// The response ids of the client's registered services: the second id of each
+/// request/response pair of NS "The service registry" (7, 11, 13, 17, 19, 22, 24, 26, 31,
+/// 33, 43, 112, 122, 251, 303, 305), with the pairs facts 2.2 adds (15, 35, 37, 39, 41,
+/// 45, 49, 307).
+pub const RESPONSE_IDS: [u16; 24] = [
+    7, 11, 13, 15, 17, 19, 22, 24, 26, 31, 33, 35, 37, 39, 41, 43, 45, 49, 112, 122, 251, 303, 305,
+    307,
+];
+
 /// The response id for a request id the host answers, if it answers it. Besides the route's
 /// own services these are the ones whose reply NS gives the empty-body codec (13, 15,
 /// 122, 303; 251 is echo). Sunrise also answers 44 and 306 with empty bodies (facts 2.2),
@@ -60,12 +78,39 @@ pub fn response_for(request: u16) -> Option<u16> {
 /// codec", BAP-07).
 pub const SEND_ONLY: [u16; 10] = [18, 21, 23, 32, 34, 36, 38, 40, 46, 171];
 
-/// The header shape of a frame arriving at the client on `service`.
-pub fn client_inbound_shape(service: u16) -> HeaderShape {
-    match service {
-        ACTIVITY_PUSH | 6 | 8 | 20 | 27 | 28 | 47 | 51 | 100 | 123 | 124 | 150 | 160 | 161
-        | 301 => HeaderShape::Request,
-        _ => HeaderShape::Response,
+/// What a frame arriving at the client on `service` is to it: a push on one of the 15
+/// push ids, a response on a response id, and on any other id a push the client has no
+/// entry for (NS "Pushes": "a null call, not an ignored message"; BAP-09).
+pub fn client_inbound(service: u16) -> Inbound {
+    if PUSH_IDS.contains(&service) {
+        Inbound::Push
+    } else if RESPONSE_IDS.contains(&service) {
+        Inbound::Response
+    } else {
+        Inbound::NullPush
+    }
+}
+
+/// What a frame arriving at the client is, by its service id ([`client_inbound`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Inbound {
+    /// A push on one of the 15 push ids: a 6-byte inner header.
+    Push,
+    /// A response: an 8-byte inner header with status.
+    Response,
+    /// A push on an id outside the 15: a call through a null pointer (BAP-09).
+    NullPush,
+}
+
+impl Inbound {
+    /// The header shape the client reads the frame with; `None` for a null push, which it
+    /// never reads.
+    pub fn shape(self) -> Option<HeaderShape> {
+        match self {
+            Inbound::Response => Some(HeaderShape::Response),
+            Inbound::Push => Some(HeaderShape::Request),
+            Inbound::NullPush => None,
+        }
     }
 }
 
