@@ -3,6 +3,7 @@
 
 pub mod auth;
 pub mod body;
+pub mod client_state;
 pub mod envelope;
 pub mod global_state;
 pub mod identity;

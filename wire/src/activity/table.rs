@@ -8,6 +8,7 @@
 //! come from the client messages Sunrise parses or records (facts 4.14, 4.15).
 
 use super::body::Body;
+use super::client_state::ClientState;
 use super::global_state::GlobalActivityState;
 use super::identity::ClientIdentity;
 use super::ids::*;
@@ -184,7 +185,8 @@ pub static MESSAGES: [Message; MESSAGE_COUNT as usize] = [
         "client_authoritative_data_update",
         C2H,
     )
-    .schema(&s::CLIENT_AUTHORITATIVE_DATA_UPDATE),
+    .schema(&s::CLIENT_AUTHORITATIVE_DATA_UPDATE)
+    .codec(codec!(ClientState)),
     named(CLIENT_IDENTITY_UPDATE, "client_identity_update", C2H)
         .schema(&s::CLIENT_IDENTITY_UPDATE)
         .codec(codec!(ClientIdentity)),
