@@ -83,6 +83,9 @@ pub enum ClientScript {
     LastLeaves,
     /// Reports its identity with message 23 (HOST-15).
     ReportIdentity,
+    /// Moves into the next bubble with message 22 and asks for its roster (HOST-05,
+    /// AUTH-13).
+    MoveRegion,
     /// Member 2 reports its identity with message 23 (HOST-15), member 3 leaves with
     /// message 15 and joins again a second later, the others stay.
     Churn,
@@ -103,6 +106,7 @@ impl From<ClientAction> for ClientScript {
             ClientAction::Refresh => Self::Refresh,
             ClientAction::LastLeaves => Self::LastLeaves,
             ClientAction::ReportIdentity => Self::ReportIdentity,
+            ClientAction::MoveRegion => Self::MoveRegion,
         }
     }
 }
@@ -128,6 +132,7 @@ impl ClientScript {
             Self::ReportIdentity => client.script.identity_after_ms = Some(SCRIPT_AFTER_MS),
             Self::RequestSlots => client.script.slot_request_after_ms = Some(SCRIPT_AFTER_MS),
             Self::Refresh => client.script.refresh_after_ms = Some(SCRIPT_AFTER_MS),
+            Self::MoveRegion => client.script.move_region_after_ms = Some(SCRIPT_AFTER_MS),
         }
     }
 }
@@ -310,6 +315,16 @@ pub fn catalog() -> Vec<Case> {
             host: HostUnderTest::Any,
             run_for_ms: 5_000,
             script: ClientScript::ReportIdentity,
+            members: 1,
+            expect: Expectation::CleanJoin,
+        },
+        Case {
+            id: "route.region".into(),
+            title: "the client moves into another bubble (22) and asks for its roster (18): no message 5 in between, then the new bubble's roster".into(),
+            rules: vec![Rule::Host05, Rule::Auth13, Rule::T1706, Rule::Host03, Rule::Auth08],
+            host: HostUnderTest::Any,
+            run_for_ms: 5_000,
+            script: ClientScript::MoveRegion,
             members: 1,
             expect: Expectation::CleanJoin,
         },

@@ -170,6 +170,9 @@ struct Script {
     /// Join again (service 6, then message 3) this long after leaving.
     #[arg(long, value_name = "MS", requires = "leave_after")]
     rejoin_after: Option<u64>,
+    /// Move into the next bubble with message 22, then ask for its roster with message 18.
+    #[arg(long, value_name = "MS")]
+    move_region_after: Option<u64>,
 }
 
 impl Script {
@@ -181,6 +184,7 @@ impl Script {
             leave_after_ms: self.leave_after,
             identity_after_ms: self.identity_after,
             rejoin_after_ms: self.rejoin_after,
+            move_region_after_ms: self.move_region_after,
         };
     }
 }

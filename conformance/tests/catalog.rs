@@ -50,6 +50,11 @@ fn route_identity() {
 }
 
 #[test]
+fn route_region() {
+    assert_case("route.region");
+}
+
+#[test]
 fn route_leave() {
     assert_case("route.leave");
 }
@@ -195,6 +200,10 @@ caught! {
     catch_leave02 => RosterAfterLeave,
     catch_link01 => SilentAfterJoin,
     catch_link01_close => CloseAfterJoin,
+    catch_host05 => RegionNotCommitted,
+    catch_auth13 => RosterOnRegionReport,
+    catch_t17_06_slice_set => LifetimeBubbleAsSliceSet,
+    catch_t17_06_stale => LifetimeBubbleStale,
     catch_bap09_request_id => PushOnRequestService,
     catch_bap09_unregistered => PushOnUnregisteredService,
     catch_bap09_last_request => PushOnLastRequestService,

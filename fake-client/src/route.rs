@@ -168,7 +168,13 @@ impl ClientCore {
         }
         let target = self.config.join_session.unwrap_or(r.session_id);
         let public = target != r.session_id;
-        self.activity = Some(ActivityClient::new(target, public, !shaped(target)));
+        let arrival = self.config.scenario.arrival_slice_set;
+        self.activity = Some(ActivityClient::new(
+            target,
+            public,
+            !shaped(target),
+            arrival,
+        ));
         let join = JoinRequest::new(
             self.config.join_nonce,
             target,

@@ -17,6 +17,9 @@ pub struct Script {
     pub identity_after_ms: Option<u64>,
     /// Joins again this long after it left: service 6, then message 3 (HOST-14).
     pub rejoin_after_ms: Option<u64>,
+    /// Moves into the next bubble with message 22, then asks for the new roster with
+    /// message 18 (HOST-05, AUTH-13).
+    pub move_region_after_ms: Option<u64>,
 }
 
 const REFRESH: &str = "refresh-after";
@@ -24,9 +27,11 @@ const SLOTS: &str = "request-slots-after";
 const LEAVE: &str = "leave-after";
 const IDENTITY: &str = "identity-after";
 const REJOIN: &str = "rejoin-after";
+const MOVE: &str = "move-region-after";
 
 /// The text form: `refresh-after=MS request-slots-after=MS leave-after=MS
-/// identity-after=MS rejoin-after=MS`, the set ones only; empty when there are none.
+/// identity-after=MS rejoin-after=MS move-region-after=MS`, the set ones only; empty when
+/// there are none.
 impl fmt::Display for Script {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let words = [
@@ -35,6 +40,7 @@ impl fmt::Display for Script {
             (LEAVE, self.leave_after_ms),
             (IDENTITY, self.identity_after_ms),
             (REJOIN, self.rejoin_after_ms),
+            (MOVE, self.move_region_after_ms),
         ];
         let set: Vec<String> = words
             .iter()
@@ -59,6 +65,7 @@ impl Script {
                 LEAVE => &mut s.leave_after_ms,
                 IDENTITY => &mut s.identity_after_ms,
                 REJOIN => &mut s.rejoin_after_ms,
+                MOVE => &mut s.move_region_after_ms,
                 _ => return Err(format!("{name:?} is not a scripted action")),
             };
             *slot = Some(ms);
@@ -79,10 +86,11 @@ mod tests {
             leave_after_ms: Some(3000),
             identity_after_ms: Some(2),
             rejoin_after_ms: Some(4),
+            move_region_after_ms: Some(5),
         };
         assert_eq!(
             s.to_string(),
-            "refresh-after=1 leave-after=3000 identity-after=2 rejoin-after=4"
+            "refresh-after=1 leave-after=3000 identity-after=2 rejoin-after=4 move-region-after=5"
         );
         assert_eq!(Script::parse(&s.to_string()), Ok(s));
         assert_eq!(Script::parse(""), Ok(Script::default()));

@@ -32,11 +32,15 @@ pub(crate) enum ClientTimer {
     Leave,
     /// Service 6 again after the leave, when the script joins again (HOST-14).
     Rejoin,
+    /// Message 22 moving into the next bubble, when the script moves (HOST-05).
+    RegionMove,
+    /// Message 18 asking for the new region's roster after the move (AUTH-13).
+    RosterRequest,
 }
 
 impl ClientTimer {
     /// Every timer, in the order they fire.
-    const ALL: [ClientTimer; 9] = [
+    const ALL: [ClientTimer; 11] = [
         ClientTimer::LinkSilence,
         ClientTimer::HostKeepalive,
         ClientTimer::PatchEpoch,
@@ -46,6 +50,8 @@ impl ClientTimer {
         ClientTimer::Identity,
         ClientTimer::Leave,
         ClientTimer::Rejoin,
+        ClientTimer::RegionMove,
+        ClientTimer::RosterRequest,
     ];
 }
 
@@ -93,6 +99,8 @@ impl ClientCore {
             ClientTimer::Identity => joined?.identity.due(),
             ClientTimer::Leave => joined?.leave.due(),
             ClientTimer::Rejoin => joined?.leave.rejoin_due(),
+            ClientTimer::RegionMove => joined?.region.move_due(),
+            ClientTimer::RosterRequest => joined?.region.request_due(),
         }
     }
 
@@ -106,7 +114,7 @@ impl ClientCore {
             verdict,
             ..
         } = self;
-        let (player, bubble) = (&config.scenario.player, config.scenario.arrival_bubble());
+        let player = &config.scenario.player;
         match (timer, activity.as_mut()) {
             (ClientTimer::LinkSilence, _) => {
                 let silent = links
@@ -134,7 +142,22 @@ impl ClientCore {
             }
             (ClientTimer::Refresh, Some(a)) => {
                 let revision = a.membership.acknowledged_revision();
-                let out = a.refresh.ask(now, a.join.public(), revision, bubble);
+                let out = a
+                    .refresh
+                    .ask(now, a.join.public(), revision, a.region.bubble());
+                links.send_activity(now, a.join.handle(), out);
+            }
+            (ClientTimer::RegionMove, Some(a)) => {
+                let out = a.region.report_move(now, &config.scenario);
+                a.roster.sweep();
+                links.send_activity(now, a.join.handle(), out);
+            }
+            (ClientTimer::RosterRequest, Some(a)) => {
+                a.region.request_sent(now);
+                let revision = a.membership.acknowledged_revision();
+                let out = a
+                    .refresh
+                    .ask(now, a.join.public(), revision, a.region.bubble());
                 links.send_activity(now, a.join.handle(), out);
             }
             (ClientTimer::Identity, Some(a)) => {
@@ -143,9 +166,9 @@ impl ClientCore {
                 }
             }
             (ClientTimer::Leave, Some(a)) => {
-                let out = a
-                    .leave
-                    .depart(now, a.roster.last(), bubble, player.member_key);
+                let out =
+                    a.leave
+                        .depart(now, a.roster.last(), a.region.bubble(), player.member_key);
                 links.send_activity(now, a.join.handle(), out);
             }
             // the activity client that left is judged now; service 7 makes the next one

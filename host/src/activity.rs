@@ -7,8 +7,10 @@
 //! reserve) and 4.10 (32 member lanes, revision +1 per change).
 
 use crate::LinkId;
+use crate::member_state::MemberState;
 use std::collections::BTreeMap;
 use std::ops::Range;
+use vex_wire::activity::client_state::ClientState;
 use vex_wire::activity::membership::{MEMBER_LANES, Member, ReplicateMembership};
 use vex_wire::activity::small::{ENTITY_SLOTS, EntitySlotMask};
 
@@ -21,6 +23,15 @@ pub const GRANTABLE: Range<usize> = 0..ENTITY_SLOTS - SERVER_RESERVE;
 /// client every free slot (facts 4.3: `client_join_grant_count` 8,192); with many members
 /// that would leave every later member an empty grant.
 pub const JOIN_GRANT_COUNT: usize = (ENTITY_SLOTS - SERVER_RESERVE) / MEMBER_LANES;
+
+/// What committing a message 22 changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Committed {
+    /// The member stands in another region.
+    pub region_moved: bool,
+    /// The member table changed, under the next revision.
+    pub table_changed: bool,
+}
 
 /// Why a member was not admitted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -39,6 +50,7 @@ pub struct Activity {
     lanes: [Option<(LinkId, Member)>; MEMBER_LANES],
     revision: u32,
     leases: BTreeMap<LinkId, EntitySlotMask>,
+    states: BTreeMap<LinkId, MemberState>,
 }
 
 impl Activity {
@@ -51,6 +63,7 @@ impl Activity {
             lanes: [None; MEMBER_LANES],
             revision: 0,
             leases: BTreeMap::new(),
+            states: BTreeMap::new(),
         }
     }
 
@@ -118,6 +131,7 @@ impl Activity {
     /// Takes `link` out of the table and frees its lease; false when it was not a member.
     pub fn depart(&mut self, link: LinkId) -> bool {
         self.leases.remove(&link);
+        self.states.remove(&link);
         let Some(lane) = self.lane_of(link) else {
             return false;
         };
@@ -136,7 +150,9 @@ impl Activity {
     }
 
     /// Message 12 for every member: the table at the current revision, the owner's key
-    /// (or the first member's, once the owner is gone) as the host key.
+    /// (or the first member's, once the owner is gone) as the host key, each member's
+    /// transition token in the record of the bubble it stands in, and the host's spawn and
+    /// teleport state in the tail (facts 4.10).
     pub fn table(&self) -> ReplicateMembership {
         let members = self.lanes.map(|lane| lane.map(|(_, m)| m));
         let host = self
@@ -144,9 +160,51 @@ impl Activity {
             .iter()
             .flatten()
             .find(|(l, _)| *l == self.owner)
-            .or_else(|| self.lanes.iter().flatten().next())
-            .map_or(0, |(_, m)| m.member_key);
-        ReplicateMembership::for_members(members, self.revision, host)
+            .or_else(|| self.lanes.iter().flatten().next());
+        let host_key = host.map_or(0, |(_, m)| m.member_key);
+        let mut table = ReplicateMembership::for_members(members, self.revision, host_key);
+        for (lane, (link, _)) in self
+            .lanes
+            .iter()
+            .enumerate()
+            .filter_map(|(i, l)| Some((i, l.as_ref()?)))
+        {
+            if let Some(state) = self.states.get(link) {
+                state.write_token(&mut table.regions, lane);
+            }
+        }
+        if let Some(state) = host.and_then(|(l, _)| self.states.get(l)) {
+            state.write_host_tail(&mut table.host);
+        }
+        table
+    }
+
+    /// The committed client state of member `link`.
+    pub fn member_state(&self, link: LinkId) -> MemberState {
+        self.states.get(&link).copied().unwrap_or_default()
+    }
+
+    /// Message 22 from member `link`, committed as a delta over what it reported before
+    /// (SR "What each client message gets"); `arrival` is where a member stands before
+    /// any report. The revision rises when the table changed. `None` when `link` is not a
+    /// member.
+    pub fn commit_client_state(
+        &mut self,
+        link: LinkId,
+        report: &ClientState,
+        arrival: i16,
+    ) -> Option<Committed> {
+        self.lane_of(link)?;
+        let before = self.table();
+        let region_moved = self.states.entry(link).or_default().commit(report, arrival);
+        let table_changed = self.table() != before;
+        if table_changed {
+            self.revision = self.revision.wrapping_add(1);
+        }
+        Some(Committed {
+            region_moved,
+            table_changed,
+        })
     }
 
     /// The lowest `count` grantable slots no member holds, `except`'s own lease aside

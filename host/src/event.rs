@@ -46,11 +46,29 @@ pub enum HostEvent {
         /// Why.
         reason: Closed,
     },
+    /// A report changed the world (SR "Client reports come in": each accepted report
+    /// becomes one or more events).
+    World(WorldEvent),
     /// A client joined an activity session.
     Joined {
         /// The link.
         link: LinkId,
         /// The session id.
         session: u64,
+    },
+}
+
+/// A change in the activity's world that a client report caused, after the host committed
+/// it (SR "Client reports come in", "How a script runs").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WorldEvent {
+    /// A member's message 22 moved it from slice set `from` to slice set `to`.
+    RegionChanged {
+        /// The member's link.
+        link: LinkId,
+        /// Where it stood.
+        from: i16,
+        /// Where it stands.
+        to: i16,
     },
 }

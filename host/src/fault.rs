@@ -31,6 +31,8 @@ pub enum ClientAction {
     ReportIdentity,
     /// Asks for the whole snapshot with message 18.
     Refresh,
+    /// Moves into the next bubble with message 22, then asks for its roster.
+    MoveRegion,
 }
 
 /// How long a fault's run lasts unless it says otherwise, in milliseconds.
@@ -274,6 +276,16 @@ faults! {
     SilentAfterJoin => Link01, also [Link03], runs 25_000;
     /// LINK-01: the host closes the activity link after the first message 5.
     CloseAfterJoin => Link01;
+    /// HOST-05 (duty): message 22 is not committed, so the roster request after a move
+    /// gets the old bubble's roster.
+    RegionNotCommitted => Host05, also [T1706], script MoveRegion;
+    /// AUTH-13: a region move sends the new roster at once, before the client's roster
+    /// request (what Sunrise does, facts 7 item 8).
+    RosterOnRegionReport => Auth13, script MoveRegion;
+    /// T17-06: type-17 current_bubble carries the slice set, not the bubble.
+    LifetimeBubbleAsSliceSet => T1706, script MoveRegion;
+    /// T17-06: type-17 current_bubble stays the arrival bubble after a move.
+    LifetimeBubbleStale => T1706, script MoveRegion;
     /// BAP-09: after the burst, a push on service 16, a request id the client sends.
     PushOnRequestService => Bap09;
     /// BAP-09: after the burst, a push on service 52, which the client never registers.

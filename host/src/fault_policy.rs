@@ -114,7 +114,12 @@ impl Policy for FaultPlan {
             burst.retain(|(msg, _)| *msg != REPLICATE_MEMBERSHIP);
         }
         if self.has(Fault::AuthBeforeEpoch) {
-            let early = roster::sensor_auth(context.scenario, context.join, context.epoch)?;
+            let early = roster::sensor_auth(
+                context.scenario,
+                context.join,
+                context.region,
+                context.epoch,
+            )?;
             let early = early.encode()?;
             let at = burst
                 .iter()
@@ -209,6 +214,14 @@ impl Policy for FaultPlan {
         !self.has(Fault::IdentityIgnored)
     }
 
+    fn commit_client_state(&self) -> bool {
+        !self.has(Fault::RegionNotCommitted)
+    }
+
+    fn hold_rosters_for_region_request(&self) -> bool {
+        !self.has(Fault::RosterOnRegionReport)
+    }
+
     fn answer_leave(&self) -> bool {
         !self.has(Fault::LeaveIgnored)
     }
@@ -225,7 +238,8 @@ impl Policy for FaultPlan {
         if !self.has(Fault::LeaveKeepsPresence) {
             return Ok(delta);
         }
-        let mut whole = roster::sensor_auth(inputs.scenario, inputs.join, inputs.epoch)?;
+        let mut whole =
+            roster::sensor_auth(inputs.scenario, inputs.join, inputs.region, inputs.epoch)?;
         whole.groups.clear(); // every key still present
         Ok(whole)
     }

@@ -3,13 +3,16 @@
 //! Used only by the [`crate::FaultPlan`].
 
 use crate::fault::{Fault, FaultPlan};
-use vex_wire::activity::auth::lifetime::{MAX_SWITCHES, SWITCH_COUNT_BIT};
+use vex_wire::activity::auth::lifetime::{
+    CURRENT_BUBBLE_BIT, I32_BIAS, MAX_SWITCHES, SWITCH_COUNT_BIT,
+};
 use vex_wire::activity::body::Body;
 use vex_wire::activity::sensor_auth::{
     AUTHORITY_BUBBLES, AuthPart, BubbleAuthority, BubbleElement, OBJECT_HEAD_BITS, ObjectBlock,
     SensorAuthUpdate,
 };
 use vex_wire::activity::slot::{CLIENT_REF_BITS, ClientRef, NEVER_DESCRIBED, TYPE_LIFETIME};
+use vex_wire::bits::BitReader;
 use vex_wire::schema::decode;
 use vex_wire::schema::tables::LIFETIME;
 
@@ -93,6 +96,22 @@ pub fn sensor_auth(plan: &FaultPlan, body: &mut [u8]) {
     let body_at = lifetime.at + OBJECT_HEAD_BITS + 2; // after the reset and root bits
     if plan.has(Fault::LifetimeStateEleven) {
         patch(body, body_at, 4, 12); // T17-01: state 11 is wire 12
+    }
+    if plan.has(Fault::LifetimeBubbleAsSliceSet) || plan.has(Fault::LifetimeBubbleStale) {
+        // T17-06: the slice set (the bubble times 8), or the arrival bubble 0
+        let at = body_at + CURRENT_BUBBLE_BIT;
+        let bias = I32_BIAS as u64;
+        let mut r = BitReader::new(body);
+        let bubble = r
+            .skip(at)
+            .and_then(|()| r.read(32))
+            .map_or(0, |b| b.wrapping_sub(bias));
+        let wrong = if plan.has(Fault::LifetimeBubbleStale) {
+            0
+        } else {
+            bubble * 8
+        };
+        patch(body, at, 32, wrong.wrapping_add(bias));
     }
     if plan.has(Fault::SwitchListOverflow) {
         patch(body, body_at + SWITCH_COUNT_BIT, 6, MAX_SWITCHES as u64 + 1); // T17-03

@@ -39,6 +39,7 @@ impl HostCore {
         // the client is gone: no request of its is answered, its lane and slots are free
         // again, and the other members get the table without it
         let (join, epoch, session) = (binding.join.take(), binding.epoch, binding.session);
+        let region = self.region_of(link, session);
         if self.policy().leave_frees_member() {
             self.depart(link, session);
         }
@@ -48,9 +49,10 @@ impl HostCore {
         let inputs = RosterInputs {
             scenario: &self.config.scenario,
             join: &join,
+            region,
             epoch: epoch.0,
         };
-        let delta = roster::leave_delta(inputs.scenario, epoch.0);
+        let delta = roster::leave_delta(inputs.scenario, region, epoch.0);
         // what the hook adds after the delta is asked for while `inputs` can borrow the host
         let answer = self
             .policy()

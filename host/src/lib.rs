@@ -5,6 +5,7 @@
 //! messages.
 
 pub mod activity;
+mod client_state;
 pub mod config;
 mod core;
 mod entity_slots;
@@ -17,6 +18,7 @@ mod incident_faults;
 mod keepalive;
 mod leave;
 mod link;
+pub mod member_state;
 mod membership;
 mod messages;
 pub mod outbound;

@@ -29,6 +29,10 @@ pub struct Binding {
     pub epoch: Option<PatchEpoch>,
     /// True until the first message 5 answers the first message 52 (AUTH-16).
     pub roster_owed: bool,
+    /// True from a message 22 that moved the member's region until the client's roster
+    /// request (message 18): every message 5 waits, and the request is answered in full
+    /// (AUTH-13).
+    pub roster_request_owed: bool,
     /// Message 5 bodies sent with the whole roster.
     pub rosters_sent: u32,
     /// The replication epoch the client holds: join_result's initial epoch, then each
@@ -52,6 +56,7 @@ impl Binding {
             join: None,
             epoch: None,
             roster_owed: false,
+            roster_request_owed: false,
             rosters_sent: 0,
             replication_epoch: INITIAL_REPLICATION_EPOCH,
             epoch_waiting_at: None,

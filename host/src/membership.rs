@@ -181,6 +181,15 @@ impl HostCore {
     }
 
     /// The session `link` joined, when its client is joined.
+    /// The slice set member `link` of `session` stands in: the region its message 22
+    /// committed, else the scenario's arrival slice set.
+    pub(crate) fn region_of(&self, link: LinkId, session: u64) -> i16 {
+        let arrival = self.config.scenario.arrival_slice_set;
+        self.activities
+            .get(&session)
+            .map_or(arrival, |a| a.member_state(link).region_or(arrival))
+    }
+
     pub(crate) fn joined_session(&self, link: LinkId) -> Option<u64> {
         let b = self.links.get(&link)?.binding.as_ref()?;
         b.join.is_some().then_some(b.session)

@@ -14,10 +14,11 @@ use crate::roster;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::envelope::ActivityNotification;
 use vex_wire::activity::ids::{
-    ALLOCATE_ENTITY_INDICES, BUBBLE_HOST_STATE, CLIENT_IDENTITY_UPDATE, ENTITY_SLOTS_ALLOCATED,
-    FREE_ENTITY_INDICES, GLOBAL_ACTIVITY_STATE, JOIN_REQUEST, JOIN_RESULT,
-    MEMBERSHIP_ACKNOWLEDGEMENT, PATCH_EPOCH, PEER_LEAVE_REQUEST, REPLICATE_MEMBERSHIP,
-    SENSOR_AUTH_UPDATE, SENSOR_SENSE_UPDATE, STATE_REFRESH, WORLD_GLOBALS_STATE,
+    ALLOCATE_ENTITY_INDICES, BUBBLE_HOST_STATE, CLIENT_AUTHORITATIVE_DATA_UPDATE,
+    CLIENT_IDENTITY_UPDATE, ENTITY_SLOTS_ALLOCATED, FREE_ENTITY_INDICES, GLOBAL_ACTIVITY_STATE,
+    JOIN_REQUEST, JOIN_RESULT, MEMBERSHIP_ACKNOWLEDGEMENT, PATCH_EPOCH, PEER_LEAVE_REQUEST,
+    REPLICATE_MEMBERSHIP, SENSOR_AUTH_UPDATE, SENSOR_SENSE_UPDATE, STATE_REFRESH,
+    WORLD_GLOBALS_STATE,
 };
 use vex_wire::activity::join::{INITIAL_REPLICATION_EPOCH, JoinRequest, JoinResult};
 use vex_wire::activity::join_template::JoinResultTemplate;
@@ -52,6 +53,7 @@ impl HostCore {
             PEER_LEAVE_REQUEST => self.peer_leave(link, &n.payload),
             MEMBERSHIP_ACKNOWLEDGEMENT => self.membership_acknowledged(link, &n.payload),
             STATE_REFRESH => self.state_refresh(link, &n.payload),
+            CLIENT_AUTHORITATIVE_DATA_UPDATE => self.client_state(link, &n.payload),
             ALLOCATE_ENTITY_INDICES => self.allocate_entity_slots(link, &n.payload),
             FREE_ENTITY_INDICES => self.free_entity_slots(link, &n.payload),
             SENSOR_SENSE_UPDATE => self.sense_update(link, &n.payload),
@@ -217,6 +219,7 @@ impl HostCore {
         let context = RosterInputs {
             scenario,
             join,
+            region: scenario.arrival_slice_set,
             epoch: [0, 0],
         };
         self.policy().join_burst(burst, context)
@@ -250,15 +253,21 @@ impl HostCore {
         self.inject(link, Moment::FirstRoster);
     }
 
-    /// Message 5 with the whole roster and every Auth body the host holds, echoing the
-    /// client's `epoch` (AUTH-01, AUTH-09).
+    /// Message 5 with the whole roster of the member's region and every Auth body the host
+    /// holds, echoing the client's `epoch` (AUTH-01, AUTH-09); none while a region move
+    /// waits for the client's roster request (AUTH-13, the HOST-05 note of `rules.md`).
     pub(crate) fn push_roster(&mut self, link: LinkId, join: &JoinRequest, epoch: PatchEpoch) {
         let Some(binding) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) else {
             return;
         };
+        if binding.roster_request_owed {
+            return; // held until the region move's roster request (AUTH-13)
+        }
         let first = binding.rosters_sent == 0;
         binding.rosters_sent += 1;
-        let body = roster::sensor_auth(&self.config.scenario, join, epoch.0)
+        let session = binding.session;
+        let region = self.region_of(link, session);
+        let body = roster::sensor_auth(&self.config.scenario, join, region, epoch.0)
             .and_then(|m| self.policy().roster(m, first).encode());
         match body {
             Ok(body) => self.push_message(link, SENSOR_AUTH_UPDATE, body),

@@ -20,6 +20,8 @@ pub struct RosterInputs<'a> {
     pub scenario: &'a Scenario,
     /// The link's join.
     pub join: &'a JoinRequest,
+    /// The slice set the member stands in: its roster is that bubble's.
+    pub region: i16,
     /// The patch epoch the roster echoes.
     pub epoch: [u64; 2],
 }
@@ -108,6 +110,17 @@ pub trait Policy {
 
     /// Whether message 23 is committed (HOST-15).
     fn commit_identity(&self) -> bool {
+        true
+    }
+
+    /// Whether message 22 is committed (HOST-05).
+    fn commit_client_state(&self) -> bool {
+        true
+    }
+
+    /// Whether a region move holds every message 5 until the client's roster request
+    /// (AUTH-13); a host that does not sends the moved roster at once.
+    fn hold_rosters_for_region_request(&self) -> bool {
         true
     }
 

@@ -82,6 +82,9 @@ pub enum Dropped {
     /// A message that needs a joined client, on a link with none.
     #[error("message {0} with no joined client")]
     NotJoined(u32),
+    /// Message 22 reports a slice set whose bubble the activity does not have.
+    #[error("client_authoritative_data_update: slice set {0} is outside the activity's bubbles")]
+    RegionOutside(i16),
     /// Message 20 asking for no slot (facts 4.4).
     #[error("allocate_entity_indices: a count of {0} is refused")]
     SlotCount(i32),

@@ -45,6 +45,7 @@ impl HostCore {
         }
         if let Some(binding) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) {
             binding.roster_owed = epoch.is_none();
+            binding.roster_request_owed = false; // this is the request a region move waits for
         }
         if let Some(epoch) = epoch {
             self.push_roster(link, &join, epoch);

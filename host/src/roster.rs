@@ -49,7 +49,7 @@ pub fn global_state(scenario: &Scenario, descriptor: &DescriptorBits) -> GlobalA
 /// The Auth part of one slot: a typed body for the types Vex publishes, reset-only for the
 /// others (AUTH-09: reset-only installs the schema defaults).
 fn auth_part(
-    scenario: &Scenario,
+    region: i16,
     slot: ClientRef,
     join: &JoinRequest,
     key_slot: bool,
@@ -57,11 +57,11 @@ fn auth_part(
     let body = match slot.slot_type {
         TYPE_LIFETIME => {
             let mut a = LifetimeAuth::sunrise_default(LIVE_STATE);
-            a.current_bubble = i32::from(scenario.arrival_bubble());
+            a.current_bubble = i32::from(bubble_of(region));
             Some(AuthBody::Lifetime(a))
         }
         TYPE_PARTICIPATION if key_slot => Some(AuthBody::Participation(ParticipationAuth {
-            region: Some(i32::from(scenario.arrival_slice_set)),
+            region: Some(i32::from(region)),
             player_key: Some(join.character_id),
             sync_state: 0,
         })),
@@ -75,7 +75,7 @@ fn auth_part(
 }
 
 fn group(
-    scenario: &Scenario,
+    region: i16,
     object: &PlacedObject,
     join: &JoinRequest,
     carries_key: bool,
@@ -93,7 +93,7 @@ fn group(
         objects.push(ObjectBlock {
             slot,
             auth: if decl.schemas.auth {
-                Some(auth_part(scenario, slot, join, key_slot)?)
+                Some(auth_part(region, slot, join, key_slot)?)
             } else {
                 None
             },
@@ -107,34 +107,42 @@ fn group(
     })
 }
 
-/// Message 5 for the arrival bubble: the top-level groups, the bubble's sub-block, and an
-/// object block for every slot, so the all-or-nothing apply succeeds (AUTH-08). Only the
-/// first top-level group carries the player key (facts 4.7).
+/// The bubble of slice set `region`: the slice set divided by 8 (AH "Type 17":
+/// current_bubble "is the selected region divided by 8").
+pub fn bubble_of(region: i16) -> u8 {
+    u8::try_from(region.max(0) / 8).unwrap_or(u8::MAX)
+}
+
+/// Message 5 for the bubble of slice set `region`, where the member stands: the top-level
+/// groups, the bubble's sub-block, and an object block for every slot, so the
+/// all-or-nothing apply succeeds (AUTH-08). Only the first top-level group carries the
+/// player key (facts 4.7).
 pub fn sensor_auth(
     scenario: &Scenario,
     join: &JoinRequest,
+    region: i16,
     epoch: [u64; 2],
 ) -> Result<SensorAuthUpdate, BitError> {
-    let (top, local) = placed(scenario);
+    let (top, local) = placed(scenario, bubble_of(region));
     let mut groups = Vec::with_capacity(top.len() + local.len());
     for (i, o) in top.iter().enumerate() {
-        groups.push(group(scenario, o, join, i == 0)?);
+        groups.push(group(region, o, join, i == 0)?);
     }
     for o in &local {
-        groups.push(group(scenario, o, join, false)?);
+        groups.push(group(region, o, join, false)?);
     }
     Ok(SensorAuthUpdate {
         prefix: prefix(epoch),
-        roster: Some(roster_delta(scenario)),
+        roster: Some(roster_delta(scenario, bubble_of(region))),
         groups,
     })
 }
 
 /// Message 5 answering a leave (AH "peer_leave_request, message 15"; LEAVE-01): every
-/// key and state byte of the roster kept, every presence bit clear, roster enable set, no
-/// Auth body and no grant.
-pub fn leave_delta(scenario: &Scenario, epoch: [u64; 2]) -> SensorAuthUpdate {
-    let mut roster = roster_delta(scenario);
+/// key and state byte of the roster of slice set `region` kept, every presence bit clear,
+/// roster enable set, no Auth body and no grant.
+pub fn leave_delta(scenario: &Scenario, region: i16, epoch: [u64; 2]) -> SensorAuthUpdate {
+    let mut roster = roster_delta(scenario, bubble_of(region));
     roster.mask = [0; TOP_MASK_WORDS];
     for s in roster.sub_blocks.iter_mut().flatten() {
         s.mask = [0; SUB_MASK_WORDS];
@@ -146,9 +154,8 @@ pub fn leave_delta(scenario: &Scenario, epoch: [u64; 2]) -> SensorAuthUpdate {
     }
 }
 
-/// The objects message 5 registers: the top-level ones, then the arrival bubble's.
-fn placed(scenario: &Scenario) -> (Vec<&PlacedObject>, Vec<&PlacedObject>) {
-    let bubble = scenario.arrival_bubble();
+/// The objects message 5 registers: the top-level ones, then `bubble`'s.
+fn placed(scenario: &Scenario, bubble: u8) -> (Vec<&PlacedObject>, Vec<&PlacedObject>) {
     let of_bubble = |b: Option<u8>| {
         scenario
             .objects
@@ -159,13 +166,13 @@ fn placed(scenario: &Scenario) -> (Vec<&PlacedObject>, Vec<&PlacedObject>) {
     (of_bubble(None), of_bubble(Some(bubble)))
 }
 
-/// The roster delta registering [`placed`]: the top-level keys, and a sub-block of the
-/// arrival bubble's keys.
-fn roster_delta(scenario: &Scenario) -> RosterDelta {
-    let (top, local) = placed(scenario);
+/// The roster delta registering [`placed`]: the top-level keys, and a sub-block of
+/// `bubble`'s keys.
+fn roster_delta(scenario: &Scenario, bubble: u8) -> RosterDelta {
+    let (top, local) = placed(scenario, bubble);
     let sub_blocks = (!local.is_empty()).then(|| {
         vec![SubBlock {
-            bubble: i32::from(scenario.arrival_bubble()),
+            bubble: i32::from(bubble),
             keys: local.iter().map(|o| o.key).collect(),
             mask: RosterDelta::mask_for(local.len()),
             states: vec![STATE_SEQUENCE; local.len()],

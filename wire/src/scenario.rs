@@ -75,7 +75,8 @@ const AUTH_ONLY: SlotSchemas = SlotSchemas {
 impl Scenario {
     /// The built-in scenario: a two-bubble patrol destination with the roster of facts
     /// 10.1's message-5 example (a top-level group with a type-13 and a type-17 slot, and a
-    /// per-bubble group with a type-8 slot in bubble 0).
+    /// per-bubble group with a type-8 slot in bubble 0), and a type-8 group in bubble 1 to
+    /// move into.
     pub fn builtin() -> Self {
         Self {
             name: "edz_patrol".into(),
@@ -111,6 +112,15 @@ impl Scenario {
                 PlacedObject {
                     key: 0xBBBB_0001,
                     bubble: Some(0),
+                    slots: vec![SlotDecl {
+                        slot_type: TYPE_CONFIGURATION,
+                        index: 0,
+                        schemas: AUTH_ONLY,
+                    }],
+                },
+                PlacedObject {
+                    key: 0xBBBB_0002,
+                    bubble: Some(1),
                     slots: vec![SlotDecl {
                         slot_type: TYPE_CONFIGURATION,
                         index: 0,

@@ -36,6 +36,7 @@ impl ActivityClient {
         self.identity.schedule(at(script.identity_after_ms));
         self.slots.schedule(at(script.slot_request_after_ms));
         self.refresh.schedule(at(script.refresh_after_ms));
+        self.region.schedule(at(script.move_region_after_ms));
         self.epochs.start(now, r.initial_epoch);
         cx.status.e = true;
         self.keepalive
@@ -95,8 +96,11 @@ impl ActivityClient {
 
     /// Message 5: ignored once the give-up flag is set (STICKY-02); a body over the
     /// per-tick budget is refused and sets it (AUTH-10); then the prefix is judged against
-    /// the patch epoch (AUTH-02, AUTH-01); after the leave it is the leave's answer; else
-    /// roster enable must be set (AUTH-04), and the roster is read.
+    /// the patch epoch (AUTH-02, AUTH-01); after the leave it is the leave's answer;
+    /// between a region report and the roster request it lands while no slice set is
+    /// current (AUTH-13); else roster enable must be set (AUTH-04), and the roster of the
+    /// bubble the client stands in is read, the first after a move judged as its answer
+    /// (HOST-05).
     fn on_auth_update(&mut self, cx: &mut Context<'_>, idx: u64, payload: &[u8]) {
         let f = Some(idx);
         if let Some(rule) = cx.verdict.gave_up() {
@@ -120,12 +124,19 @@ impl ActivityClient {
         if self.leave.left() {
             return self.leave.on_auth(cx.verdict, scenario, idx, payload);
         }
+        if self.region.between_report_and_request() {
+            let reason = "message 5 between the region report (message 22) and the roster request: applied while no slice set is current, it registers nothing and its rows outlive their objects".to_string();
+            return cx.verdict.violate(Rule::Auth13, f, None, reason);
+        }
         if !prefix.roster_enable {
             let reason = "roster_enable is 0".to_string();
             return cx.verdict.violate(Rule::Auth04, f, None, reason);
         }
-        if self.roster.read(cx.verdict, scenario, idx, payload) && !cx.verdict.crashed() {
+        let bubble = self.region.bubble();
+        if self.roster.read(cx.verdict, scenario, bubble, idx, payload) && !cx.verdict.crashed() {
             self.roster.count_applied();
+            let roster = self.roster.last();
+            self.region.on_roster(cx.verdict, scenario, idx, roster);
         }
     }
 }

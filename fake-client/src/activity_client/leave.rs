@@ -27,6 +27,8 @@ struct Departure {
     roster: Option<RosterDelta>,
     /// The keys that roster registered; none means no answer is owed.
     registered: Vec<u32>,
+    /// The bubble it stood in.
+    bubble: u8,
     /// The host's answer has arrived.
     answered: bool,
 }
@@ -86,6 +88,7 @@ impl Leave {
             at: now,
             roster: roster.cloned(),
             registered,
+            bubble,
             answered: false,
         });
         let body = PeerLeave {
@@ -165,7 +168,7 @@ fn leave_delta_problems(
     m: &DecodedAuthUpdate,
     scenario: &Scenario,
 ) -> Vec<String> {
-    let bubble = scenario.arrival_bubble();
+    let bubble = departure.bubble;
     let mut problems = Vec::new();
     match &m.roster {
         None => problems.push("it has no roster delta".to_string()),
@@ -229,6 +232,7 @@ mod tests {
                 at: Instant::default(),
                 roster,
                 registered,
+                bubble: 0,
                 answered: false,
             }),
         }

@@ -15,6 +15,7 @@ mod keepalive;
 mod leave;
 mod membership;
 mod refresh;
+mod region;
 mod roster;
 mod world;
 
@@ -30,6 +31,7 @@ use keepalive::Keepalive;
 use leave::Leave;
 use membership::Membership;
 use refresh::Refresh;
+use region::Region;
 use roster::Roster;
 use vex_wire::time::Instant;
 
@@ -58,6 +60,8 @@ pub(crate) struct ActivityClient {
     pub(crate) leave: Leave,
     /// Message 23.
     pub(crate) identity: IdentityReport,
+    /// The region it stands in, and message 22.
+    pub(crate) region: Region,
 }
 
 /// What an activity client reaches outside itself while it handles a push.
@@ -84,8 +88,8 @@ impl Context<'_> {
 impl ActivityClient {
     /// The activity client service 7 made, which sends join_request naming `id` at once;
     /// `public` when `id` is another member's session, `badly_shaped` when it failed
-    /// ENV-09.
-    pub(crate) fn new(id: u64, public: bool, badly_shaped: bool) -> Self {
+    /// ENV-09; it stands in the `arrival` slice set.
+    pub(crate) fn new(id: u64, public: bool, badly_shaped: bool, arrival: i16) -> Self {
         Self {
             join: Join::new(id, public, badly_shaped),
             epochs: Epochs::default(),
@@ -96,6 +100,7 @@ impl ActivityClient {
             refresh: Refresh::default(),
             leave: Leave::default(),
             identity: IdentityReport::default(),
+            region: Region::new(arrival),
         }
     }
 

@@ -14,6 +14,8 @@ use vex_wire::schema::Value;
 
 /// Bit offset of the bubble-authority block in message 5 (after the token and epoch).
 const AUTH_PREFIX_BLOCK_BIT: usize = 136;
+/// The index of current_bubble among the type-17 fields (AH "Type 17").
+const LIFETIME_CURRENT_BUBBLE: usize = 5;
 /// The safe type-17 states (T17-01).
 const LIFETIME_STATES: std::ops::RangeInclusive<i128> = -1..=10;
 
@@ -53,6 +55,7 @@ impl Roster {
         &mut self,
         verdict: &mut Verdict,
         scenario: &Scenario,
+        bubble: u8,
         idx: u64,
         message: &[u8],
     ) -> bool {
@@ -130,18 +133,20 @@ impl Roster {
             }
             if decl.slot_type == TYPE_LIFETIME
                 && let Some(Value::Record(fields)) = &body
-                && let Some(Value::Int(state)) = fields.first()
-                && !LIFETIME_STATES.contains(state)
             {
-                let reason = format!(
-                    "type-17 lifetime state {state}: states 11 to 14 jump through a 12-entry table"
-                );
-                verdict.violate(Rule::T1701, f, Some(object.at), reason);
+                check_lifetime(verdict, idx, object.at, fields, bubble);
             }
         }
-        check_apply(verdict, scenario, idx, &m);
+        check_apply(verdict, scenario, bubble, idx, &m);
         self.last = m.roster;
         true
+    }
+
+    /// The client retires its whole roster: after a region report it sweeps it (AH "How
+    /// the client applies an Auth body").
+    pub(crate) fn sweep(&mut self) {
+        self.last = None;
+        self.auth_bodies.clear();
     }
 
     /// A reset-only block installs the schema's defaults over the body the slot got
@@ -174,6 +179,33 @@ impl Roster {
             );
             verdict.violate(Rule::Auth09, Some(idx), Some(object.at), reason);
         }
+    }
+}
+
+/// A type-17 body: a state the client survives (T17-01), and current_bubble the bubble the
+/// client stands in, a bubble index and not a slice set (T17-06).
+fn check_lifetime(verdict: &mut Verdict, idx: u64, at: usize, fields: &[Value], bubble: u8) {
+    let f = Some(idx);
+    if let Some(Value::Int(state)) = fields.first()
+        && !LIFETIME_STATES.contains(state)
+    {
+        let reason = format!(
+            "type-17 lifetime state {state}: states 11 to 14 jump through a 12-entry table"
+        );
+        verdict.violate(Rule::T1701, f, Some(at), reason);
+    }
+    if let Some(Value::Int(current)) = fields.get(LIFETIME_CURRENT_BUBBLE)
+        && *current != i128::from(bubble)
+    {
+        let slice_set = i128::from(bubble) * 8;
+        let what = if *current == slice_set && bubble != 0 {
+            format!("slice set {slice_set}, not bubble {bubble}")
+        } else {
+            format!("bubble {current}, but the client stands in bubble {bubble}")
+        };
+        let reason =
+            format!("type-17 current_bubble is {what}: the client's current-bubble tests fail");
+        verdict.violate(Rule::T1706, f, Some(at), reason);
     }
 }
 
@@ -218,7 +250,13 @@ fn check_grants(verdict: &mut Verdict, idx: u64, m: &DecodedAuthUpdate) {
 
 /// The apply is all or nothing per bubble: every slot of every registered object needs
 /// a block (AUTH-08), and a group keyed 0x811C9DC5 is skipped whole (AUTH-07).
-fn check_apply(verdict: &mut Verdict, scenario: &Scenario, idx: u64, m: &DecodedAuthUpdate) {
+fn check_apply(
+    verdict: &mut Verdict,
+    scenario: &Scenario,
+    bubble: u8,
+    idx: u64,
+    m: &DecodedAuthUpdate,
+) {
     let f = Some(idx);
     let Some(roster) = &m.roster else {
         return;
@@ -230,7 +268,7 @@ fn check_apply(verdict: &mut Verdict, scenario: &Scenario, idx: u64, m: &Decoded
         );
         verdict.violate(Rule::Auth07, f, None, reason);
     }
-    let registered = registered_keys(roster, scenario.arrival_bubble());
+    let registered = registered_keys(roster, bubble);
     let sent: BTreeSet<ClientRef> = m
         .groups
         .iter()

@@ -19,6 +19,8 @@ pub const STATE_MAX: i8 = 10;
 pub const MAX_SWITCHES: usize = 50;
 /// The switch list's 6-bit count starts at this bit of the body (AH "Type 17").
 pub const SWITCH_COUNT_BIT: usize = 104;
+/// Bit offset of current_bubble in the body, an i32 with [`I32_BIAS`] (facts 4.8).
+pub const CURRENT_BUBBLE_BIT: usize = 72;
 /// Bias of the i32 fields.
 pub const I32_BIAS: i64 = 0x8000_0000;
 /// The value-class handle of a runtime i32 switch value (facts 4.8).

@@ -1,0 +1,136 @@
+//! The region an activity client stands in, and its move into another (AH "How the client
+//! applies an Auth body": the client reports the transition in message 22, sweeps its
+//! roster, then asks for a new one; SR "What each client message gets": 22 commits the
+//! region; the HOST-05 and AUTH-13 note of `rules.md`).
+
+use super::roster::registered_keys;
+use crate::links::Outgoing;
+use crate::rules::Rule;
+use crate::verdict::Verdict;
+use vex_wire::activity::body::Body;
+use vex_wire::activity::client_state::{ClientState, RegionLeg};
+use vex_wire::activity::ids;
+use vex_wire::activity::sensor_auth::RosterDelta;
+use vex_wire::scenario::Scenario;
+use vex_wire::time::Instant;
+
+/// How long the client takes between its region report and its roster request: the
+/// sweep and the new slice set's load. The pages give no figure; the window only needs to
+/// be long enough for a host's message 5 to land in it.
+pub(crate) const ROSTER_REQUEST_DELAY_MS: u64 = 200;
+/// Slice sets per bubble: a bubble is the selected region divided by 8 (AH "Type 17").
+const SLICE_SETS_PER_BUBBLE: i16 = 8;
+
+/// Where the client stands, and its scripted move (HOST-05, AUTH-13).
+#[derive(Debug)]
+pub(crate) struct Region {
+    /// The slice set the client stands in.
+    slice_set: i16,
+    /// When the client moves, if the script moves it.
+    move_at: Option<Instant>,
+    /// Message 22 went out, and message 18 goes at this time.
+    request_at: Option<Instant>,
+    /// The roster request went out at this time, and the roster of the new region is owed.
+    owed_since: Option<Instant>,
+    /// The transition token of the last report.
+    token: u8,
+}
+
+impl Region {
+    /// A client standing in `slice_set`, the scenario's arrival.
+    pub(crate) fn new(slice_set: i16) -> Self {
+        Self {
+            slice_set,
+            move_at: None,
+            request_at: None,
+            owed_since: None,
+            token: 0,
+        }
+    }
+
+    /// The bubble the client stands in.
+    pub(crate) fn bubble(&self) -> u8 {
+        u8::try_from(self.slice_set.max(0) / SLICE_SETS_PER_BUBBLE).unwrap_or(u8::MAX)
+    }
+
+    /// The client moves at `at`, if the script moves it.
+    pub(super) fn schedule(&mut self, at: Option<Instant>) {
+        self.move_at = at;
+    }
+
+    /// When message 22 is due.
+    pub(crate) fn move_due(&self) -> Option<Instant> {
+        self.move_at
+    }
+
+    /// When the roster request is due.
+    pub(crate) fn request_due(&self) -> Option<Instant> {
+        self.request_at
+    }
+
+    /// True between the region report and the roster request: a message 5 now lands
+    /// while no slice set is current (AUTH-13).
+    pub(super) fn between_report_and_request(&self) -> bool {
+        self.request_at.is_some()
+    }
+
+    /// Message 22 at `now`: the client stands in the next bubble of `scenario` (the first
+    /// slice set of it), with a new transition token. The caller sweeps the roster.
+    pub(crate) fn report_move(&mut self, now: Instant, scenario: &Scenario) -> Outgoing {
+        let bubbles = i16::from(scenario.bubble_count.max(1));
+        let next = (i16::from(self.bubble()) + 1) % bubbles;
+        self.slice_set = next * SLICE_SETS_PER_BUBBLE;
+        self.token = self.token.wrapping_add(1);
+        self.move_at = None;
+        self.request_at = Some(now + ROSTER_REQUEST_DELAY_MS);
+        let report = ClientState {
+            region: Some(RegionLeg {
+                index: self.slice_set,
+                hash: 0,
+            }),
+            transition_token: Some(self.token),
+            ..ClientState::default()
+        };
+        Outgoing {
+            message: ids::CLIENT_AUTHORITATIVE_DATA_UPDATE,
+            body: report.encode().unwrap_or_default(), // in range by construction
+        }
+    }
+
+    /// The roster request goes out at `now` (the caller sends message 18).
+    pub(crate) fn request_sent(&mut self, now: Instant) {
+        self.request_at = None;
+        self.owed_since = Some(now);
+    }
+
+    /// A roster applied after the request: the first one answers the move, and must
+    /// register the objects of the bubble the client moved into (HOST-05).
+    pub(super) fn on_roster(
+        &mut self,
+        verdict: &mut Verdict,
+        scenario: &Scenario,
+        idx: u64,
+        roster: Option<&RosterDelta>,
+    ) {
+        if self.owed_since.take().is_none() {
+            return;
+        }
+        let bubble = self.bubble();
+        let registered = roster
+            .map(|r| registered_keys(r, bubble))
+            .unwrap_or_default();
+        let missing: Vec<String> = scenario
+            .objects
+            .iter()
+            .filter(|o| o.bubble == Some(bubble) && !registered.contains(&o.key))
+            .map(|o| format!("{:#x}", o.key))
+            .collect();
+        if !missing.is_empty() {
+            let reason = format!(
+                "the roster answering the move into bubble {bubble} does not register its objects {}: the region message 22 reported was not committed",
+                missing.join(", ")
+            );
+            verdict.violate(Rule::Host05, Some(idx), None, reason);
+        }
+    }
+}

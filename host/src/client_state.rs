@@ -1,0 +1,63 @@
+//! Message 22, client_authoritative_data_update: the report of the client's own state,
+//! committed as a delta into its member record (SR "What each client message gets",
+//! "Client reports come in": the host sees the committed after-image; HOST-05, AUTH-13).
+
+use crate::core::{HostCore, LinkId};
+use crate::event::{HostEvent, WorldEvent};
+use crate::reason::Dropped;
+use vex_wire::activity::body::Body;
+use vex_wire::activity::client_state::ClientState;
+use vex_wire::activity::ids::CLIENT_AUTHORITATIVE_DATA_UPDATE;
+
+impl HostCore {
+    /// Commits region, spawn and teleport state. A changed member table goes to every
+    /// member (MEMBER-03). A region move raises the event and holds every message 5 on the
+    /// link until the client's roster request, which is answered in full with the new
+    /// region's roster (the HOST-05 and AUTH-13 note of `rules.md`).
+    pub(crate) fn client_state(&mut self, link: LinkId, payload: &[u8]) {
+        let msg = CLIENT_AUTHORITATIVE_DATA_UPDATE;
+        let report = match ClientState::decode(payload) {
+            Ok(r) => r,
+            Err(error) => return self.drop_input(link, Dropped::Body { msg, error }),
+        };
+        let Some(session) = self.joined_session(link) else {
+            return self.drop_input(link, Dropped::NotJoined(msg));
+        };
+        if !self.policy().commit_client_state() {
+            return;
+        }
+        let arrival = self.config.scenario.arrival_slice_set;
+        let bubbles = self.config.scenario.bubble_count;
+        if let Some(leg) = report.region
+            && leg.index >= 0
+            && crate::roster::bubble_of(leg.index) >= bubbles
+        {
+            return self.drop_input(link, Dropped::RegionOutside(leg.index));
+        }
+        let from = self.region_of(link, session);
+        let Some(committed) = self
+            .activities
+            .get_mut(&session)
+            .and_then(|a| a.commit_client_state(link, &report, arrival))
+        else {
+            return self.drop_input(link, Dropped::NotJoined(msg));
+        };
+        if committed.table_changed {
+            self.publish_membership(session, None);
+        }
+        if committed.region_moved {
+            let to = self.region_of(link, session);
+            self.event(HostEvent::World(WorldEvent::RegionChanged {
+                link,
+                from,
+                to,
+            }));
+            if !self.policy().hold_rosters_for_region_request() {
+                return self.push_current_roster(link);
+            }
+            if let Some(b) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) {
+                b.roster_request_owed = true;
+            }
+        }
+    }
+}
