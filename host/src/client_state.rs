@@ -46,6 +46,9 @@ impl HostCore {
             self.publish_membership(session, None);
         }
         if committed.region_moved {
+            if let Some(b) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) {
+                b.epoch_waiting = true; // its advertised host changed (SR "What the host pushes")
+            }
             let to = self.region_of(link, session);
             self.event(HostEvent::World(WorldEvent::RegionChanged {
                 link,

@@ -7,11 +7,6 @@ use vex_wire::scenario::Scenario;
 
 /// The keepalive push interval after a join (SR "Timed sends that remain": every 2 s).
 pub const KEEPALIVE_INTERVAL_MS: u64 = 2000;
-/// The built-in host advances the replication epoch once, this long after the join, so
-/// every run carries one message 44 at the next keepalive (SR "Timed sends that remain":
-/// the keepalive carries message 44 "when a replication epoch is waiting"). What makes a
-/// real epoch wait is host logic the pages do not describe.
-pub const EPOCH_ADVANCE_AFTER_MS: u64 = 4_000;
 /// The session-id class in bits 16-31 (ENV-09).
 pub const SESSION_CLASS: u64 = 0x0020;
 

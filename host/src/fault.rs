@@ -213,14 +213,15 @@ faults! {
     SwitchListOverflow => T1703;
     /// BODY-05: message 5's type-17 definition-ref count says 7, one above the array.
     DefinitionRefsOverflow => Body05;
-    /// EPOCH-01: message 44 repeats the epoch the client holds.
-    RepeatedEpoch => Epoch01;
-    /// EPOCH-01: message 44 skips an epoch.
-    SkippedEpoch => Epoch01;
+    /// EPOCH-01: message 44 repeats the epoch the client holds (the epoch a second
+    /// member's join makes wait).
+    RepeatedEpoch => Epoch01, members 2;
+    /// EPOCH-01: message 44 skips an epoch (the epoch a region move makes wait).
+    SkippedEpoch => Epoch01, script MoveRegion;
     /// EPOCH-02: message 44 sets the abort bit.
-    AbortEpoch => Epoch02;
+    AbortEpoch => Epoch02, members 2;
     /// STICKY-02: message 44 sets the abort bit, and the whole roster follows it.
-    RosterAfterAbort => Sticky02, also [Epoch02];
+    RosterAfterAbort => Sticky02, also [Epoch02], members 2;
     /// INCIDENT-01: an incident names row 7,763, past the table.
     IncidentPastTable => Incident01;
     /// INCIDENT-02: an incident names row 4690, whose type code is -1.

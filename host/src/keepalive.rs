@@ -126,7 +126,7 @@ impl HostCore {
     /// is waiting, and message 12 while its revision is unacknowledged (MEMBER-03).
     pub(crate) fn keepalive(&mut self, now: Instant, link: LinkId) {
         self.push_global_state(link);
-        self.advance_epoch_if_waiting(now, link);
+        self.advance_epoch_if_waiting(link);
         self.resend_membership_if_owed(link);
         self.inject(link, Moment::Keepalive);
         let interval = self.policy().keepalive_interval();
@@ -137,16 +137,16 @@ impl HostCore {
 
     /// Message 44: the epoch after the one the client holds, sent once and never retried
     /// (EPOCH-01), with the abort bit clear, since it is permanent (EPOCH-02).
-    fn advance_epoch_if_waiting(&mut self, now: Instant, link: LinkId) {
+    fn advance_epoch_if_waiting(&mut self, link: LinkId) {
         let Some(binding) = self.links.get(&link).and_then(|l| l.binding.as_ref()) else {
             return;
         };
-        if binding.epoch_waiting_at.is_none_or(|t| t > now) {
+        if !binding.epoch_waiting {
             return;
         }
         let next = self.policy().next_epoch(binding.replication_epoch);
         if let Some(b) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) {
-            b.epoch_waiting_at = None;
+            b.epoch_waiting = false;
             b.replication_epoch = next.epoch;
         }
         let msg = ADVANCE_REPLICATION_EPOCH;

@@ -38,8 +38,9 @@ pub struct Binding {
     /// The replication epoch the client holds: join_result's initial epoch, then each
     /// message 44's (EPOCH-01).
     pub replication_epoch: u8,
-    /// When the next replication epoch is waiting for a keepalive to carry it.
-    pub epoch_waiting_at: Option<Instant>,
+    /// A replication epoch is waiting for the keepalive to carry it: the peers the member
+    /// replicates with changed (see [`crate::HostCore`]'s `epoch_waits`).
+    pub epoch_waiting: bool,
     /// The membership revision sent, once message 12 has gone out.
     pub membership_revision: Option<u32>,
     /// The revision the client acknowledged with message 38.
@@ -59,7 +60,7 @@ impl Binding {
             roster_request_owed: false,
             rosters_sent: 0,
             replication_epoch: INITIAL_REPLICATION_EPOCH,
-            epoch_waiting_at: None,
+            epoch_waiting: false,
             membership_revision: None,
             membership_acknowledged: None,
         }

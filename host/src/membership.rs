@@ -109,6 +109,7 @@ impl HostCore {
         };
         if activity.depart(link) {
             self.publish_membership(session, Some(link));
+            self.epoch_waits(session, Some(link));
         }
         let owner_bound = |core: &Self, a: &crate::activity::Activity| {
             core.links
@@ -121,6 +122,28 @@ impl HostCore {
             && !owner_bound(self, a)
         {
             self.activities.remove(&session);
+        }
+    }
+
+    /// The peers the members of `session` replicate with changed (a member joined or left;
+    /// `except` is the one that did): each other member's next replication epoch waits for
+    /// its keepalive (SR "Timed sends that remain": message 44 "when a replication epoch is
+    /// waiting"). The pages do not say what makes an epoch wait; Vex takes a change in a
+    /// member's peers, or its own move into another region, as the cause.
+    pub(crate) fn epoch_waits(&mut self, session: u64, except: Option<LinkId>) {
+        let Some(activity) = self.activities.get(&session) else {
+            return;
+        };
+        for link in activity.member_links() {
+            if Some(link) == except {
+                continue;
+            }
+            if let Some(b) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut())
+                && b.join.is_some()
+                && b.session == session
+            {
+                b.epoch_waiting = true;
+            }
         }
     }
 

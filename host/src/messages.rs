@@ -4,7 +4,6 @@
 //! SR "The join burst", "What each client message gets"; AH "The activity envelope",
 //! "Hazards for a host"; facts 4.15.
 
-use crate::config::EPOCH_ADVANCE_AFTER_MS;
 use crate::core::{HostCore, LinkId};
 use crate::event::HostEvent;
 use crate::outbound::Moment;
@@ -136,7 +135,7 @@ impl HostCore {
         {
             binding.join = Some(join);
             binding.roster_owed = true;
-            binding.epoch_waiting_at = Some(now + EPOCH_ADVANCE_AFTER_MS);
+            binding.epoch_waiting = false;
             // a public joiner is sent the activity's table right below, after its private one
             binding.membership_revision = membership.then_some(current);
             binding.replication_epoch = INITIAL_REPLICATION_EPOCH;
@@ -149,6 +148,7 @@ impl HostCore {
         let joiner_too = public && membership;
         if current != revision_before {
             self.publish_membership(handle, (!joiner_too).then_some(link));
+            self.epoch_waits(handle, Some(link));
         } else if joiner_too {
             self.push_membership(link, handle);
         }
