@@ -86,6 +86,8 @@ pub enum ClientScript {
     /// Moves into the next bubble with message 22 and asks for its roster (HOST-05,
     /// AUTH-13).
     MoveRegion,
+    /// Asks to start the activity anew with message 11 (HOST-03).
+    StartActivity,
     /// Member 2 reports its identity with message 23 (HOST-15), member 3 leaves with
     /// message 15 and joins again a second later, the others stay.
     Churn,
@@ -107,6 +109,7 @@ impl From<ClientAction> for ClientScript {
             ClientAction::LastLeaves => Self::LastLeaves,
             ClientAction::ReportIdentity => Self::ReportIdentity,
             ClientAction::MoveRegion => Self::MoveRegion,
+            ClientAction::StartActivity => Self::StartActivity,
         }
     }
 }
@@ -133,6 +136,7 @@ impl ClientScript {
             Self::RequestSlots => client.script.slot_request_after_ms = Some(SCRIPT_AFTER_MS),
             Self::Refresh => client.script.refresh_after_ms = Some(SCRIPT_AFTER_MS),
             Self::MoveRegion => client.script.move_region_after_ms = Some(SCRIPT_AFTER_MS),
+            Self::StartActivity => client.script.start_activity_after_ms = Some(SCRIPT_AFTER_MS),
         }
     }
 }
@@ -315,6 +319,16 @@ pub fn catalog() -> Vec<Case> {
             host: HostUnderTest::Any,
             run_for_ms: 5_000,
             script: ClientScript::ReportIdentity,
+            members: 1,
+            expect: Expectation::CleanJoin,
+        },
+        Case {
+            id: "route.start_activity".into(),
+            title: "the client asks to start the activity anew (11): the whole snapshot, 1, 2, 12, then 5".into(),
+            rules: vec![Rule::Host03, Rule::Auth09, Rule::Member03],
+            host: HostUnderTest::Any,
+            run_for_ms: 5_000,
+            script: ClientScript::StartActivity,
             members: 1,
             expect: Expectation::CleanJoin,
         },

@@ -173,6 +173,9 @@ struct Script {
     /// Move into the next bubble with message 22, then ask for its roster with message 18.
     #[arg(long, value_name = "MS")]
     move_region_after: Option<u64>,
+    /// Ask to start the activity anew with message 11.
+    #[arg(long, value_name = "MS")]
+    start_activity_after: Option<u64>,
 }
 
 impl Script {
@@ -185,6 +188,7 @@ impl Script {
             identity_after_ms: self.identity_after,
             rejoin_after_ms: self.rejoin_after,
             move_region_after_ms: self.move_region_after,
+            start_activity_after_ms: self.start_activity_after,
         };
     }
 }

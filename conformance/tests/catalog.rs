@@ -50,6 +50,11 @@ fn route_identity() {
 }
 
 #[test]
+fn route_start_activity() {
+    assert_case("route.start_activity");
+}
+
+#[test]
 fn route_region() {
     assert_case("route.region");
 }
@@ -183,6 +188,7 @@ caught! {
     catch_member03 => MembershipOnTimer,
     catch_host03_ignored => RefreshIgnored,
     catch_host03_no_roster => RefreshWithoutRoster,
+    catch_host03_start_activity => StartActivityIgnored,
     catch_slots04 => JoinGrantIgnoresOthers,
     catch_host04 => SlotRequestIgnored,
     catch_host04_empty => SlotGrantEmpty,

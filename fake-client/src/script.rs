@@ -17,6 +17,9 @@ pub struct Script {
     pub identity_after_ms: Option<u64>,
     /// Joins again this long after it left: service 6, then message 3 (HOST-14).
     pub rejoin_after_ms: Option<u64>,
+    /// Asks to start the activity anew with message 11, which is owed the snapshot
+    /// (HOST-03).
+    pub start_activity_after_ms: Option<u64>,
     /// Moves into the next bubble with message 22, then asks for the new roster with
     /// message 18 (HOST-05, AUTH-13).
     pub move_region_after_ms: Option<u64>,
@@ -28,10 +31,11 @@ const LEAVE: &str = "leave-after";
 const IDENTITY: &str = "identity-after";
 const REJOIN: &str = "rejoin-after";
 const MOVE: &str = "move-region-after";
+const START: &str = "start-activity-after";
 
 /// The text form: `refresh-after=MS request-slots-after=MS leave-after=MS
-/// identity-after=MS rejoin-after=MS move-region-after=MS`, the set ones only; empty when
-/// there are none.
+/// identity-after=MS rejoin-after=MS move-region-after=MS start-activity-after=MS`, the
+/// set ones only; empty when there are none.
 impl fmt::Display for Script {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let words = [
@@ -41,6 +45,7 @@ impl fmt::Display for Script {
             (IDENTITY, self.identity_after_ms),
             (REJOIN, self.rejoin_after_ms),
             (MOVE, self.move_region_after_ms),
+            (START, self.start_activity_after_ms),
         ];
         let set: Vec<String> = words
             .iter()
@@ -66,6 +71,7 @@ impl Script {
                 IDENTITY => &mut s.identity_after_ms,
                 REJOIN => &mut s.rejoin_after_ms,
                 MOVE => &mut s.move_region_after_ms,
+                START => &mut s.start_activity_after_ms,
                 _ => return Err(format!("{name:?} is not a scripted action")),
             };
             *slot = Some(ms);
@@ -87,6 +93,7 @@ mod tests {
             identity_after_ms: Some(2),
             rejoin_after_ms: Some(4),
             move_region_after_ms: Some(5),
+            start_activity_after_ms: None,
         };
         assert_eq!(
             s.to_string(),

@@ -32,6 +32,8 @@ pub(crate) enum ClientTimer {
     Leave,
     /// Service 6 again after the leave, when the script joins again (HOST-14).
     Rejoin,
+    /// Message 11, when the script starts the activity anew (HOST-03).
+    StartActivity,
     /// Message 22 moving into the next bubble, when the script moves (HOST-05).
     RegionMove,
     /// Message 18 asking for the new region's roster after the move (AUTH-13).
@@ -40,13 +42,14 @@ pub(crate) enum ClientTimer {
 
 impl ClientTimer {
     /// Every timer, in the order they fire.
-    const ALL: [ClientTimer; 11] = [
+    const ALL: [ClientTimer; 12] = [
         ClientTimer::LinkSilence,
         ClientTimer::HostKeepalive,
         ClientTimer::PatchEpoch,
         ClientTimer::Keepalive,
         ClientTimer::SlotRequest,
         ClientTimer::Refresh,
+        ClientTimer::StartActivity,
         ClientTimer::Identity,
         ClientTimer::Leave,
         ClientTimer::Rejoin,
@@ -96,6 +99,7 @@ impl ClientCore {
             ClientTimer::Keepalive => Some(joined?.keepalive.send_due(link?.last_tx)),
             ClientTimer::SlotRequest => joined?.slots.request_due(),
             ClientTimer::Refresh => joined?.refresh.due(),
+            ClientTimer::StartActivity => joined?.refresh.start_due(),
             ClientTimer::Identity => joined?.identity.due(),
             ClientTimer::Leave => joined?.leave.due(),
             ClientTimer::Rejoin => joined?.leave.rejoin_due(),
@@ -145,6 +149,12 @@ impl ClientCore {
                 let out = a
                     .refresh
                     .ask(now, a.join.public(), revision, a.region.bubble());
+                links.send_activity(now, a.join.handle(), out);
+            }
+            (ClientTimer::StartActivity, Some(a)) => {
+                let descriptor = config.scenario.destination.to_bits();
+                let body = descriptor.map(|d| d.bytes).unwrap_or_default();
+                let out = a.refresh.start_activity(now, a.join.public(), body);
                 links.send_activity(now, a.join.handle(), out);
             }
             (ClientTimer::RegionMove, Some(a)) => {

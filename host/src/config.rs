@@ -23,6 +23,10 @@ pub struct HostConfig {
     pub scenario: Scenario,
     /// Deliberate faults, for conformance self-tests.
     pub faults: FaultPlan,
+    /// Sunrise's `server.activation.default_client_activation`: message 11 gets the
+    /// snapshot when on, is recorded only when off (SR "What each client message gets").
+    /// On by default, as in Sunrise's default settings.
+    pub default_client_activation: bool,
 }
 
 impl HostConfig {
@@ -34,6 +38,7 @@ impl HostConfig {
             seed: [7; 32],
             scenario: Scenario::builtin(),
             faults: FaultPlan::default(),
+            default_client_activation: true,
         }
     }
 

@@ -33,6 +33,8 @@ pub enum ClientAction {
     Refresh,
     /// Moves into the next bubble with message 22, then asks for its roster.
     MoveRegion,
+    /// Asks to start the activity anew with message 11.
+    StartActivity,
 }
 
 /// How long a fault's run lasts unless it says otherwise, in milliseconds.
@@ -237,6 +239,9 @@ faults! {
     RosterWithoutBodies => Auth09, script Refresh;
     /// HOST-03 (duty): message 18 gets no answer.
     RefreshIgnored => Host03, script Refresh;
+    /// HOST-03 (duty): message 11 gets no answer, as if `default_client_activation` were
+    /// off while the client expects it on.
+    StartActivityIgnored => Host03, script StartActivity;
     /// HOST-03 (duty): message 18 gets messages 1, 2 and 12 but no message 5.
     RefreshWithoutRoster => Host03, script Refresh;
     /// SLOTS-04: every join is granted every slot below the reserve, so a second member

@@ -244,6 +244,10 @@ impl Policy for FaultPlan {
         Ok(whole)
     }
 
+    fn answer_start_activity(&self) -> bool {
+        !self.has(Fault::StartActivityIgnored)
+    }
+
     fn answer_refresh(&self) -> bool {
         !self.has(Fault::RefreshIgnored)
     }

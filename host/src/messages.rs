@@ -16,8 +16,8 @@ use vex_wire::activity::ids::{
     ALLOCATE_ENTITY_INDICES, BUBBLE_HOST_STATE, CLIENT_AUTHORITATIVE_DATA_UPDATE,
     CLIENT_IDENTITY_UPDATE, ENTITY_SLOTS_ALLOCATED, FREE_ENTITY_INDICES, GLOBAL_ACTIVITY_STATE,
     JOIN_REQUEST, JOIN_RESULT, MEMBERSHIP_ACKNOWLEDGEMENT, PATCH_EPOCH, PEER_LEAVE_REQUEST,
-    REPLICATE_MEMBERSHIP, SENSOR_AUTH_UPDATE, SENSOR_SENSE_UPDATE, STATE_REFRESH,
-    WORLD_GLOBALS_STATE,
+    REPLICATE_MEMBERSHIP, SENSOR_AUTH_UPDATE, SENSOR_SENSE_UPDATE, START_NEW_ACTIVITY,
+    STATE_REFRESH, WORLD_GLOBALS_STATE,
 };
 use vex_wire::activity::join::{INITIAL_REPLICATION_EPOCH, JoinRequest, JoinResult};
 use vex_wire::activity::join_template::JoinResultTemplate;
@@ -53,6 +53,7 @@ impl HostCore {
             MEMBERSHIP_ACKNOWLEDGEMENT => self.membership_acknowledged(link, &n.payload),
             STATE_REFRESH => self.state_refresh(link, &n.payload),
             CLIENT_AUTHORITATIVE_DATA_UPDATE => self.client_state(link, &n.payload),
+            START_NEW_ACTIVITY => self.start_new_activity(link, &n.payload),
             ALLOCATE_ENTITY_INDICES => self.allocate_entity_slots(link, &n.payload),
             FREE_ENTITY_INDICES => self.free_entity_slots(link, &n.payload),
             SENSOR_SENSE_UPDATE => self.sense_update(link, &n.payload),

@@ -149,6 +149,12 @@ pub trait Policy {
         true
     }
 
+    /// Whether message 11 gets its snapshot while `default_client_activation` is on
+    /// (HOST-03).
+    fn answer_start_activity(&self) -> bool {
+        true
+    }
+
     /// Whether message 18's snapshot ends with message 5 (HOST-03).
     fn refresh_roster(&self) -> bool {
         true

@@ -11,6 +11,7 @@ use vex_wire::bap::header::HeaderError;
 use vex_wire::bap::secure::OpenError;
 use vex_wire::bap::services::FixedBodyError;
 use vex_wire::bits::BitError;
+use vex_wire::schema::SchemaError;
 
 /// Why input was dropped; the link goes on (SR "Client reports come in": the frame is
 /// still accepted).
@@ -79,6 +80,14 @@ pub enum Dropped {
     /// A join the activity cannot take.
     #[error("join refused: {0}")]
     Admit(AdmitError),
+    /// A body the schema walker refuses.
+    #[error("message {msg} does not decode: {error}")]
+    Schema {
+        /// The activity message id.
+        msg: u32,
+        /// Why.
+        error: SchemaError,
+    },
     /// A message that needs a joined client, on a link with none.
     #[error("message {0} with no joined client")]
     NotJoined(u32),

@@ -1,24 +1,45 @@
-//! Message 18, state refresh: a request for the whole snapshot, messages 1, 2 and 12
-//! (on a private link), then 5 (SR "What each client message gets"; HOST-03). An earlier send is not an
-//! answer: the client may have dropped what it held.
+//! Messages 18 (state refresh) and 11 (start_new_activity): requests for the whole
+//! snapshot, messages 1, 2 and 12 (on a private link), then 5 (SR "What each client message
+//! gets"; HOST-03). An earlier send is not an answer: the client may have dropped what it
+//! held.
 
 use crate::core::{HostCore, LinkId};
 use crate::reason::Dropped;
 use vex_wire::activity::body::Body;
-use vex_wire::activity::ids::{STATE_REFRESH, WORLD_GLOBALS_STATE};
+use vex_wire::activity::ids::{START_NEW_ACTIVITY, STATE_REFRESH, WORLD_GLOBALS_STATE};
 use vex_wire::bits::BitReader;
+use vex_wire::schema::decode;
+use vex_wire::schema::messages as schema;
 
 impl HostCore {
-    /// The snapshot in order. The request's membership revision and bubble are read and
-    /// not used: the host answers with its whole state whatever the client holds. Message
-    /// 5 needs the client's patch epoch; before the first message 52 it is owed, and the
-    /// epoch's arrival sends it. A client that left or never joined gets nothing.
+    /// Message 18. The request's membership revision and bubble are read and not used:
+    /// the host answers with its whole state whatever the client holds.
     pub(crate) fn state_refresh(&mut self, link: LinkId, payload: &[u8]) {
         let mut r = BitReader::new(payload);
         if let Err(e) = r.read(32).and_then(|_revision| r.read(32)) {
             let msg = STATE_REFRESH;
             return self.drop_input(link, Dropped::Body { msg, error: e });
         }
+        self.snapshot(link, STATE_REFRESH);
+    }
+
+    /// Message 11: the snapshot too while `default_client_activation` is on, else
+    /// recorded only (SR "What each client message gets"; facts 4.14: its head is the
+    /// selection's first fields, the rest opaque).
+    pub(crate) fn start_new_activity(&mut self, link: LinkId, payload: &[u8]) {
+        let msg = START_NEW_ACTIVITY;
+        if let Err(error) = decode(&schema::START_NEW_ACTIVITY, &mut BitReader::new(payload)) {
+            return self.drop_input(link, Dropped::Schema { msg, error });
+        }
+        if self.config.default_client_activation && self.policy().answer_start_activity() {
+            self.snapshot(link, msg);
+        }
+    }
+
+    /// The snapshot answering request `msg`, in order. Message 5 needs the client's
+    /// patch epoch; before the first message 52 it is owed, and the epoch's arrival sends
+    /// it. A client that left or never joined gets nothing.
+    fn snapshot(&mut self, link: LinkId, msg: u32) {
         if !self.policy().answer_refresh() {
             return;
         }
@@ -26,7 +47,7 @@ impl HostCore {
             return;
         };
         let (Some(join), epoch) = (binding.join.clone(), binding.epoch) else {
-            return self.drop_input(link, Dropped::NotJoined(STATE_REFRESH));
+            return self.drop_input(link, Dropped::NotJoined(msg));
         };
         let (session, public) = (binding.session, binding.is_public());
         self.push_global_state(link);

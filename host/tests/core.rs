@@ -4,6 +4,7 @@
 
 use std::net::{Ipv4Addr, SocketAddrV4};
 use vex_host::activity::JOIN_GRANT_COUNT;
+use vex_host::event::WorldEvent;
 use vex_host::reason::{Closed, Dropped};
 use vex_host::{HostConfig, HostCore, HostEvent, LinkId, Transmit};
 use vex_wire::activity::body::Body;
@@ -608,5 +609,91 @@ fn the_thirty_third_member_is_refused_and_stays_where_it_was() {
         pushed(&transmits(&mut h), &mut c),
         [4, 0, 1, 2, 54, 12],
         "its own session"
+    );
+}
+
+/// Message 11 gets the whole snapshot while `default_client_activation` is on, and is
+/// recorded only when it is off (SR "What each client message gets").
+#[test]
+fn start_new_activity_follows_the_activation_setting() {
+    use vex_wire::activity::selection::SelectionDescriptor;
+    for activation in [true, false] {
+        let mut config = HostConfig::builtin(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 30974));
+        config.default_client_activation = activation;
+        let mut h = HostCore::new(config);
+        h.handle_connect(Instant::default(), L);
+        let (mut c, session, _) = join_on(&mut h, L);
+        let send = |h: &mut HostCore, c: &mut SecureChannel, task: u32, msg: u32, body: Vec<u8>| {
+            let n = ActivityNotification::new(session, msg, 0, body);
+            send_sealed(h, L, c, 8, task, &n.encode());
+            pushed(&transmits(h), c)
+        };
+        assert_eq!(send(&mut h, &mut c, 3, 52, vec![0; 16]), [5]);
+        let head = SelectionDescriptor::default().to_bits().unwrap().bytes;
+        let answer = send(&mut h, &mut c, 4, 11, head);
+        let want: &[u32] = if activation { &[1, 2, 12, 5] } else { &[] };
+        assert_eq!(answer, want, "activation {activation}");
+        assert!(
+            send(&mut h, &mut c, 5, 11, vec![]).is_empty(),
+            "an empty body"
+        );
+        assert!(dropped_with(&events(&mut h), |r| matches!(
+            r,
+            Dropped::Schema { msg: 11, .. }
+        )));
+    }
+}
+
+/// Message 22 that moves the region is answered by nothing until the roster request (18),
+/// which gets the new bubble's roster; a region outside the activity is dropped; a 22
+/// with a new transition token changes the table (AUTH-13, HOST-05).
+#[test]
+fn a_region_move_holds_rosters_until_the_roster_request() {
+    use vex_wire::activity::client_state::{ClientState, RegionLeg};
+    use vex_wire::activity::sensor_auth::SensorAuthUpdate;
+    let mut h = host();
+    let (mut c, session, _) = join_on(&mut h, L);
+    let send = |h: &mut HostCore, c: &mut SecureChannel, task: u32, msg: u32, body: Vec<u8>| {
+        let n = ActivityNotification::new(session, msg, 0, body);
+        send_sealed(h, L, c, 8, task, &n.encode());
+        pushes(&transmits(h), c)
+    };
+    assert_eq!(send(&mut h, &mut c, 3, 52, vec![0; 16]).len(), 1);
+    let moved = |index: i16, token: Option<u8>| {
+        ClientState {
+            region: Some(RegionLeg { index, hash: 0 }),
+            transition_token: token,
+            ..ClientState::default()
+        }
+        .encode()
+        .unwrap()
+    };
+    assert!(send(&mut h, &mut c, 4, 22, moved(80, None)).is_empty());
+    assert!(dropped_with(&events(&mut h), |r| *r == Dropped::RegionOutside(80)));
+    let answer = send(&mut h, &mut c, 5, 22, moved(8, Some(1)));
+    assert_eq!(
+        answer.iter().map(|p| p.0).collect::<Vec<_>>(),
+        [12],
+        "the token"
+    );
+    assert!(events(&mut h).iter().any(|e| matches!(
+        e,
+        HostEvent::World(WorldEvent::RegionChanged { from: 0, to: 8, .. })
+    )));
+    let snapshot = send(&mut h, &mut c, 7, 18, vec![0; 8]);
+    let ids: Vec<u32> = snapshot.iter().map(|p| p.0).collect();
+    assert_eq!(ids, [1, 2, 12, 5]);
+    let roster = SensorAuthUpdate::decode(&snapshot[3].1)
+        .unwrap()
+        .roster
+        .unwrap();
+    let subs = roster.sub_blocks.unwrap();
+    assert_eq!(
+        (subs[0].bubble, subs[0].keys.clone()),
+        (1, vec![0xBBBB_0002])
+    );
+    assert!(
+        send(&mut h, &mut c, 8, 22, moved(8, Some(1))).is_empty(),
+        "no move"
     );
 }

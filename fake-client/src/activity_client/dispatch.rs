@@ -35,7 +35,10 @@ impl ActivityClient {
             .schedule(at(script.leave_after_ms), script.rejoin_after_ms);
         self.identity.schedule(at(script.identity_after_ms));
         self.slots.schedule(at(script.slot_request_after_ms));
-        self.refresh.schedule(at(script.refresh_after_ms));
+        self.refresh.schedule(
+            at(script.refresh_after_ms),
+            at(script.start_activity_after_ms),
+        );
         self.region.schedule(at(script.move_region_after_ms));
         self.epochs.start(now, r.initial_epoch);
         cx.status.e = true;

@@ -1,6 +1,6 @@
-//! The state refresh of an activity client: the scripted message 18 asks for the whole
-//! snapshot, and the host owes messages 1, 2 and 12, then 5, in that order (SR "What each
-//! client message gets"; facts 4.14; HOST-03).
+//! The snapshot requests of an activity client: the scripted message 18 (state refresh) or
+//! 11 (start_new_activity) asks for the whole snapshot, and the host owes messages 1, 2 and
+//! 12, then 5, in that order (SR "What each client message gets"; facts 4.14; HOST-03).
 
 use super::ANSWER_GRACE_MS;
 use crate::links::Outgoing;
@@ -26,21 +26,56 @@ const BUBBLE_BIAS: i64 = 0x8000_0000;
 pub(crate) struct Refresh {
     /// When the client sends message 18 (HOST-03).
     at: Option<Instant>,
-    /// When the client sent message 18.
-    asked_at: Option<Instant>,
+    /// When the client sends message 11 (HOST-03).
+    start_at: Option<Instant>,
+    /// The request the client sent last, and when.
+    asked: Option<(u32, Instant)>,
     /// The parts of the snapshot message 18 is still owed, in order.
     owed: VecDeque<u32>,
 }
 
 impl Refresh {
-    /// Message 18 is sent at `at`, if the script sends one.
-    pub(super) fn schedule(&mut self, at: Option<Instant>) {
+    /// Message 18 is sent at `at` and message 11 at `start_at`, if the script sends them.
+    pub(super) fn schedule(&mut self, at: Option<Instant>, start_at: Option<Instant>) {
         self.at = at;
+        self.start_at = start_at;
     }
 
     /// When message 18 is due.
     pub(crate) fn due(&self) -> Option<Instant> {
         self.at
+    }
+
+    /// When message 11 is due.
+    pub(crate) fn start_due(&self) -> Option<Instant> {
+        self.start_at
+    }
+
+    /// Message 11 at `now`: the client's own selection, whose first fields are message
+    /// 11's head (facts 4.14), `descriptor`'s bytes. The snapshot is owed as for 18 (with
+    /// `default_client_activation` on, Sunrise's default).
+    pub(crate) fn start_activity(
+        &mut self,
+        now: Instant,
+        public: bool,
+        descriptor: Vec<u8>,
+    ) -> Outgoing {
+        self.start_at = None;
+        self.owe(ids::START_NEW_ACTIVITY, now, public);
+        Outgoing {
+            message: ids::START_NEW_ACTIVITY,
+            body: descriptor,
+        }
+    }
+
+    /// Request `msg` went out at `now`: the snapshot is owed, without message 12 on a
+    /// `public` link (SR).
+    fn owe(&mut self, msg: u32, now: Instant, public: bool) {
+        self.asked = Some((msg, now));
+        self.owed = SNAPSHOT
+            .into_iter()
+            .filter(|&m| !(public && m == ids::REPLICATE_MEMBERSHIP))
+            .collect();
     }
 
     /// Message 18 at `now` (see `Script::refresh_after_ms`): the membership revision the
@@ -54,11 +89,7 @@ impl Refresh {
         bubble: u8,
     ) -> Outgoing {
         self.at = None;
-        self.asked_at = Some(now);
-        self.owed = SNAPSHOT
-            .into_iter()
-            .filter(|&m| !(public && m == ids::REPLICATE_MEMBERSHIP))
-            .collect();
+        self.owe(ids::STATE_REFRESH, now, public);
         let mut body = revision.to_be_bytes().to_vec();
         body.extend_from_slice(&((i64::from(bubble) + BUBBLE_BIAS) as u32).to_be_bytes());
         Outgoing {
@@ -82,12 +113,12 @@ impl Refresh {
     /// At the deadline `now`: a snapshot the host had time to finish and did not
     /// (HOST-03).
     pub(super) fn check_answered(&self, verdict: &mut Verdict, now: Instant) {
-        let due = self
-            .asked_at
-            .is_some_and(|t| now.since(t) >= ANSWER_GRACE_MS);
-        if due && !self.owed.is_empty() {
+        let Some((msg, at)) = self.asked else {
+            return;
+        };
+        if now.since(at) >= ANSWER_GRACE_MS && !self.owed.is_empty() {
             let owed: Vec<u32> = self.owed.iter().copied().collect();
-            let reason = format!("message 18's snapshot never sent messages {owed:?}, in order");
+            let reason = format!("message {msg}'s snapshot never sent messages {owed:?}, in order");
             verdict.violate(Rule::Host03, None, None, reason);
         }
     }

@@ -29,6 +29,8 @@ pub const KEEPALIVE_REQUEST: u32 = 16;
 pub const KEEPALIVE_RESPONSE: u32 = 17;
 /// Message 18, state_refresh (C->H): the client asks for the whole snapshot.
 pub const STATE_REFRESH: u32 = 18;
+/// start_new_activity (C->H): the selection head, then opaque bits (facts 4.14).
+pub const START_NEW_ACTIVITY: u32 = 11;
 /// Message 19, incident (both).
 pub const INCIDENT: u32 = 19;
 /// Message 20, allocate_entity_indices (C->H): asks for more entity slots.

@@ -158,7 +158,7 @@ pub static MESSAGES: [Message; MESSAGE_COUNT as usize] = [
     named(8, "request_activity_host", Local),
     unnamed(9, NameOnly),
     named(10, "start_activity_host_response", Local),
-    named(11, "start_new_activity", C2H).schema(&s::START_NEW_ACTIVITY),
+    named(START_NEW_ACTIVITY, "start_new_activity", C2H).schema(&s::START_NEW_ACTIVITY),
     named(REPLICATE_MEMBERSHIP, "replicate_membership", H2C).codec(codec!(ReplicateMembership)),
     unnamed(13, C2H),
     unnamed(14, C2H).schema(&s::RELEASE_RESERVATION),
