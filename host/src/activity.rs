@@ -7,12 +7,15 @@
 //! reserve) and 4.10 (32 member lanes, revision +1 per change).
 
 use crate::LinkId;
+use crate::config::TimedCommit;
 use crate::member_state::MemberState;
+use crate::world::World;
 use std::collections::BTreeMap;
 use std::ops::Range;
 use vex_wire::activity::client_state::ClientState;
 use vex_wire::activity::membership::{MEMBER_LANES, Member, ReplicateMembership};
 use vex_wire::activity::small::{ENTITY_SLOTS, EntitySlotMask};
+use vex_wire::time::Instant;
 
 /// The top 256 slots are the server's and are never granted (facts 4.3).
 pub const SERVER_RESERVE: usize = 256;
@@ -51,6 +54,9 @@ pub struct Activity {
     revision: u32,
     leases: BTreeMap<LinkId, EntitySlotMask>,
     states: BTreeMap<LinkId, MemberState>,
+    world: World,
+    started: Option<Instant>,
+    timeline_done: usize,
 }
 
 impl Activity {
@@ -64,6 +70,9 @@ impl Activity {
             revision: 0,
             leases: BTreeMap::new(),
             states: BTreeMap::new(),
+            world: World::default(),
+            started: None,
+            timeline_done: 0,
         }
     }
 
@@ -177,6 +186,40 @@ impl Activity {
             state.write_host_tail(&mut table.host);
         }
         table
+    }
+
+    /// Its first member joined at `now`: the host program's timeline starts (the first
+    /// call only).
+    pub fn start(&mut self, now: Instant) {
+        self.started.get_or_insert(now);
+    }
+
+    /// When the next of `timeline` is due, if the activity started and one is left.
+    pub fn next_commit_at(&self, timeline: &[TimedCommit]) -> Option<Instant> {
+        let started = self.started?;
+        timeline
+            .get(self.timeline_done)
+            .map(|c| started + c.after_ms)
+    }
+
+    /// How many entries of the timeline are done.
+    pub fn timeline_position(&self) -> usize {
+        self.timeline_done
+    }
+
+    /// The next entry of the timeline is done.
+    pub fn commit_done(&mut self) {
+        self.timeline_done += 1;
+    }
+
+    /// The world the activity's members share: the Auth bodies the host holds.
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// The world, to commit a change to.
+    pub fn world_mut(&mut self) -> &mut World {
+        &mut self.world
     }
 
     /// The committed client state of member `link`.

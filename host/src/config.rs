@@ -1,6 +1,7 @@
 //! Host configuration.
 
 use crate::fault::FaultPlan;
+use crate::world::WorldRequest;
 use std::net::{Ipv4Addr, SocketAddrV4};
 use vex_wire::bap::secure::SignOnKeys;
 use vex_wire::scenario::Scenario;
@@ -27,6 +28,19 @@ pub struct HostConfig {
     /// snapshot when on, is recorded only when off (SR "What each client message gets").
     /// On by default, as in Sunrise's default settings.
     pub default_client_activation: bool,
+    /// What the host program changes in every activity's world, and when: each commit
+    /// this long after the activity's first member joined (the door mission scripts use,
+    /// SR "Where mission scripts plug in"). Empty by default.
+    pub timeline: Vec<TimedCommit>,
+}
+
+/// Requests that commit together, `after_ms` after an activity's first join.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimedCommit {
+    /// Milliseconds after the activity's first join.
+    pub after_ms: u64,
+    /// The requests, committed together.
+    pub requests: Vec<WorldRequest>,
 }
 
 impl HostConfig {
@@ -39,6 +53,7 @@ impl HostConfig {
             scenario: Scenario::builtin(),
             faults: FaultPlan::default(),
             default_client_activation: true,
+            timeline: Vec::new(),
         }
     }
 

@@ -2,6 +2,7 @@
 
 use crate::LinkId;
 use crate::reason::{Closed, Dropped};
+use crate::requests::CommitError;
 
 /// A frame the core wants sent, with what it carries.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,6 +50,22 @@ pub enum HostEvent {
     /// A report changed the world (SR "Client reports come in": each accepted report
     /// becomes one or more events).
     World(WorldEvent),
+    /// A commit of the host's world reached the transport queue of every member it could:
+    /// the strongest outcome the host can prove (SR "Auth state goes out":
+    /// transport_staged).
+    Staged {
+        /// The activity's session.
+        session: u64,
+        /// The committed Auth revision.
+        revision: u64,
+    },
+    /// A commit was refused, and nothing of it applied.
+    Refused {
+        /// The activity's session.
+        session: u64,
+        /// Why.
+        error: CommitError,
+    },
     /// A client joined an activity session.
     Joined {
         /// The link.

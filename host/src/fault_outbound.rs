@@ -239,8 +239,7 @@ impl Outbound for FaultPlan {
                 added.push(Injected::Roster);
             }
             Moment::LeaveAnswered { inputs } if self.has(Fault::RosterAfterLeave) => {
-                let whole =
-                    roster::sensor_auth(inputs.scenario, inputs.join, inputs.region, inputs.epoch);
+                let whole = roster::sensor_auth(&inputs);
                 if let Ok(body) = whole.and_then(|w| w.encode()) {
                     added.push(Injected::Push(SENSOR_AUTH_UPDATE, body));
                 }

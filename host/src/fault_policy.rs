@@ -114,12 +114,7 @@ impl Policy for FaultPlan {
             burst.retain(|(msg, _)| *msg != REPLICATE_MEMBERSHIP);
         }
         if self.has(Fault::AuthBeforeEpoch) {
-            let early = roster::sensor_auth(
-                context.scenario,
-                context.join,
-                context.region,
-                context.epoch,
-            )?;
+            let early = roster::sensor_auth(&context)?;
             let early = early.encode()?;
             let at = burst
                 .iter()
@@ -238,8 +233,7 @@ impl Policy for FaultPlan {
         if !self.has(Fault::LeaveKeepsPresence) {
             return Ok(delta);
         }
-        let mut whole =
-            roster::sensor_auth(inputs.scenario, inputs.join, inputs.region, inputs.epoch)?;
+        let mut whole = roster::sensor_auth(&inputs)?;
         whole.groups.clear(); // every key still present
         Ok(whole)
     }

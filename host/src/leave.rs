@@ -3,13 +3,16 @@
 //! "Client reports come in": 15 "sends the message 5 leave delta"; LEAVE-01, LEAVE-02).
 
 use crate::core::{HostCore, LinkId};
-use crate::outbound::Moment;
+use crate::outbound::{Injected, Moment};
 use crate::policy::RosterInputs;
 use crate::reason::Dropped;
 use crate::roster;
+use crate::world::World;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::ids::{PEER_LEAVE_REQUEST, SENSOR_AUTH_UPDATE};
+use vex_wire::activity::join::JoinRequest;
 use vex_wire::activity::small::PeerLeave;
+use vex_wire::bits::BitError;
 
 impl HostCore {
     /// One message 5 on the link removes the client's roster, and no roster follows it.
@@ -36,43 +39,54 @@ impl HostCore {
         };
         let registered = binding.join.is_some() && !binding.roster_owed;
         binding.roster_owed = false;
+        let (join, epoch, session) = (binding.join.take(), binding.epoch, binding.session);
+        // the answer is built from what the member had, before it departs
+        let answer = match (epoch, join, registered) {
+            (Some(epoch), Some(join), true) => {
+                Some(self.leave_answer(link, session, &join, epoch.0))
+            }
+            _ => None,
+        };
         // the client is gone: no request of its is answered, its lane and slots are free
         // again, and the other members get the table without it
-        let (join, epoch, session) = (binding.join.take(), binding.epoch, binding.session);
-        let region = self.region_of(link, session);
         if self.policy().leave_frees_member() {
             self.depart(link, session);
         }
-        let (Some(epoch), Some(join), true) = (epoch, join, registered) else {
-            return;
-        };
-        let inputs = RosterInputs {
-            scenario: &self.config.scenario,
-            join: &join,
-            region,
-            epoch: epoch.0,
-        };
-        let delta = roster::leave_delta(inputs.scenario, region, epoch.0);
-        // what the hook adds after the delta is asked for while `inputs` can borrow the host
-        let answer = self
-            .policy()
-            .leave_delta(delta, inputs)
-            .and_then(|m| m.encode())
-            .map(|body| {
-                (
-                    body,
-                    self.outbound().after(Moment::LeaveAnswered { inputs }),
-                )
-            });
         match answer {
-            Ok((body, added)) => {
+            None => {}
+            Some(Ok((body, added))) => {
                 self.push_message(link, SENSOR_AUTH_UPDATE, body);
                 self.send_injected(link, added);
             }
-            Err(error) => {
+            Some(Err(error)) => {
                 let msg = SENSOR_AUTH_UPDATE;
                 self.drop_input(link, Dropped::NotBuilt { msg, error });
             }
         }
+    }
+
+    /// The leave delta of member `link` of `session`, and what the hook adds after it.
+    fn leave_answer(
+        &self,
+        link: LinkId,
+        session: u64,
+        join: &JoinRequest,
+        epoch: [u64; 2],
+    ) -> Result<(Vec<u8>, Vec<Injected>), BitError> {
+        let region = self.region_of(link, session);
+        let empty = World::default();
+        let inputs = RosterInputs {
+            scenario: &self.config.scenario,
+            join,
+            region,
+            world: self.activities.get(&session).map_or(&empty, |a| a.world()),
+            epoch,
+        };
+        let delta = roster::leave_delta(inputs.scenario, region, epoch);
+        let body = self.policy().leave_delta(delta, inputs)?.encode()?;
+        Ok((
+            body,
+            self.outbound().after(Moment::LeaveAnswered { inputs }),
+        ))
     }
 }

@@ -25,10 +25,12 @@ pub mod outbound;
 pub mod policy;
 pub mod reason;
 mod refresh;
+pub mod requests;
 pub mod roster;
 mod route;
 pub mod server;
 mod timer;
+pub mod world;
 
 pub use crate::core::{HostCore, LinkId};
 pub use config::HostConfig;

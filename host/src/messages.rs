@@ -10,6 +10,7 @@ use crate::outbound::Moment;
 use crate::policy::RosterInputs;
 use crate::reason::Dropped;
 use crate::roster;
+use crate::world::World;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::envelope::ActivityNotification;
 use vex_wire::activity::ids::{
@@ -112,6 +113,7 @@ impl HostCore {
         if let Err(e) = activity.admit(link, member) {
             return self.drop_input(link, Dropped::Admit(e)); // the link stays where it was
         }
+        activity.start(now);
         // it leaves the session it was in, unless that is its own private session, which a
         // public join reads and does not change (SR "The join burst")
         if previous != handle && previous != private {
@@ -217,10 +219,12 @@ impl HostCore {
             burst.push((REPLICATE_MEMBERSHIP, table.encode()?));
         }
         // no epoch yet: a roster in the burst could only echo zeros (AUTH-02)
+        let empty = World::default();
         let context = RosterInputs {
             scenario,
             join,
             region: scenario.arrival_slice_set,
+            world: self.activities.get(&session).map_or(&empty, |a| a.world()),
             epoch: [0, 0],
         };
         self.policy().join_burst(burst, context)
@@ -268,8 +272,16 @@ impl HostCore {
         binding.rosters_sent += 1;
         let session = binding.session;
         let region = self.region_of(link, session);
-        let body = roster::sensor_auth(&self.config.scenario, join, region, epoch.0)
-            .and_then(|m| self.policy().roster(m, first).encode());
+        let empty = World::default();
+        let inputs = RosterInputs {
+            scenario: &self.config.scenario,
+            join,
+            region,
+            world: self.activities.get(&session).map_or(&empty, |a| a.world()),
+            epoch: epoch.0,
+        };
+        let body =
+            roster::sensor_auth(&inputs).and_then(|m| self.policy().roster(m, first).encode());
         match body {
             Ok(body) => self.push_message(link, SENSOR_AUTH_UPDATE, body),
             Err(error) => {

@@ -4,6 +4,7 @@
 //! [`crate::FaultPlan`] keeps every default until it is told to break a rule.
 
 use crate::config::KEEPALIVE_INTERVAL_MS;
+use crate::world::World;
 use vex_wire::activity::global_state::GlobalActivityState;
 use vex_wire::activity::join::{JoinRequest, JoinResult};
 use vex_wire::activity::membership::ReplicateMembership;
@@ -22,6 +23,8 @@ pub struct RosterInputs<'a> {
     pub join: &'a JoinRequest,
     /// The slice set the member stands in: its roster is that bubble's.
     pub region: i16,
+    /// The Auth bodies the host holds.
+    pub world: &'a World,
     /// The patch epoch the roster echoes.
     pub epoch: [u64; 2],
 }

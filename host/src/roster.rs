@@ -4,6 +4,8 @@
 //! AH "global_activity_state", "Message 5", "Type 17"; SR "Auth state goes out";
 //! facts 4.5, 4.7, 4.8, 4.10.
 
+use crate::policy::RosterInputs;
+use crate::world::World;
 use vex_wire::activity::auth::AuthBody;
 use vex_wire::activity::auth::lifetime::LifetimeAuth;
 use vex_wire::activity::auth::participation::ParticipationAuth;
@@ -17,8 +19,13 @@ use vex_wire::activity::sensor_auth::{
     SubBlock, TOP_MASK_WORDS,
 };
 use vex_wire::activity::slot::{ClientRef, TYPE_CONFIGURATION, TYPE_LIFETIME, TYPE_PARTICIPATION};
-use vex_wire::bits::BitError;
+use vex_wire::bits::{BitError, BitWriter, Bits};
 use vex_wire::scenario::{PlacedObject, Scenario};
+use vex_wire::schema::tables::LIFETIME;
+use vex_wire::schema::{Value, encode};
+
+/// The index of current_bubble among the type-17 fields (AH "Type 17").
+const LIFETIME_CURRENT_BUBBLE: usize = 5;
 
 /// The lifetime state the host publishes: 3, the live case (AH "Type 17").
 pub const LIVE_STATE: i8 = 3;
@@ -49,32 +56,51 @@ pub fn global_state(scenario: &Scenario, descriptor: &DescriptorBits) -> GlobalA
 /// The Auth part of one slot: a typed body for the types Vex publishes, reset-only for the
 /// others (AUTH-09: reset-only installs the schema defaults).
 fn auth_part(
+    world: &World,
     region: i16,
     slot: ClientRef,
     join: &JoinRequest,
     key_slot: bool,
 ) -> Result<AuthPart, BitError> {
-    let body = match slot.slot_type {
-        TYPE_LIFETIME => {
+    let typed = |b: AuthBody| b.to_bits().map(Some);
+    let body = match (slot.slot_type, world.body(&slot)) {
+        (TYPE_LIFETIME, Some(held)) => Some(lifetime_held(held, region)?),
+        (TYPE_LIFETIME, None) => {
             let mut a = LifetimeAuth::sunrise_default(LIVE_STATE);
             a.current_bubble = i32::from(bubble_of(region));
-            Some(AuthBody::Lifetime(a))
+            typed(AuthBody::Lifetime(a))?
         }
-        TYPE_PARTICIPATION if key_slot => Some(AuthBody::Participation(ParticipationAuth {
+        (TYPE_PARTICIPATION, _) if key_slot => typed(AuthBody::Participation(ParticipationAuth {
             region: Some(i32::from(region)),
             player_key: Some(join.character_id),
             sync_state: 0,
-        })),
-        TYPE_CONFIGURATION => Some(AuthBody::ConfigurationNeutral),
+        }))?,
+        (_, Some(_)) => world.body_bits(&slot).cloned(),
+        (TYPE_CONFIGURATION, None) => typed(AuthBody::ConfigurationNeutral)?,
         _ => None,
     };
-    Ok(AuthPart {
-        reset: true,
-        body: body.map(|b| b.to_bits()).transpose()?,
-    })
+    Ok(AuthPart { reset: true, body })
+}
+
+/// The type-17 body the host holds, with current_bubble the member's own: the bubble of
+/// `region` (T17-06).
+fn lifetime_held(held: &Value, region: i16) -> Result<Bits, BitError> {
+    let mut body = held.clone();
+    if let Value::Record(fields) = &mut body
+        && let Some(f) = fields.get_mut(LIFETIME_CURRENT_BUBBLE)
+    {
+        *f = Value::Int(i128::from(bubble_of(region)));
+    }
+    let mut w = BitWriter::new();
+    encode(&LIFETIME, &body, &mut w).map_err(|_| BitError::Unsafe {
+        what: "the type-17 body the host holds",
+        value: 0,
+    })?;
+    w.finish_bits()
 }
 
 fn group(
+    world: &World,
     region: i16,
     object: &PlacedObject,
     join: &JoinRequest,
@@ -93,7 +119,7 @@ fn group(
         objects.push(ObjectBlock {
             slot,
             auth: if decl.schemas.auth {
-                Some(auth_part(region, slot, join, key_slot)?)
+                Some(auth_part(world, region, slot, join, key_slot)?)
             } else {
                 None
             },
@@ -115,21 +141,23 @@ pub fn bubble_of(region: i16) -> u8 {
 
 /// Message 5 for the bubble of slice set `region`, where the member stands: the top-level
 /// groups, the bubble's sub-block, and an object block for every slot, so the
-/// all-or-nothing apply succeeds (AUTH-08). Only the first top-level group carries the
-/// player key (facts 4.7).
-pub fn sensor_auth(
-    scenario: &Scenario,
-    join: &JoinRequest,
-    region: i16,
-    epoch: [u64; 2],
-) -> Result<SensorAuthUpdate, BitError> {
+/// all-or-nothing apply succeeds (AUTH-08), each with the body the host holds (AUTH-09).
+/// Only the first top-level group carries the player key (facts 4.7).
+pub fn sensor_auth(inputs: &RosterInputs<'_>) -> Result<SensorAuthUpdate, BitError> {
+    let RosterInputs {
+        scenario,
+        join,
+        region,
+        world,
+        epoch,
+    } = *inputs;
     let (top, local) = placed(scenario, bubble_of(region));
     let mut groups = Vec::with_capacity(top.len() + local.len());
     for (i, o) in top.iter().enumerate() {
-        groups.push(group(region, o, join, i == 0)?);
+        groups.push(group(world, region, o, join, i == 0)?);
     }
     for o in &local {
-        groups.push(group(region, o, join, false)?);
+        groups.push(group(world, region, o, join, false)?);
     }
     Ok(SensorAuthUpdate {
         prefix: prefix(epoch),

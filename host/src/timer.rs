@@ -3,6 +3,7 @@
 //! one through [`HostCore::fire`] (design "Sans-IO cores": the core never reads a clock).
 
 use crate::core::{HostCore, LinkId};
+use crate::event::HostEvent;
 use crate::link::Link;
 use vex_wire::time::Instant;
 
@@ -27,11 +28,15 @@ impl HostCore {
         }
     }
 
-    /// When [`HostCore::handle_timeout`] next has work: the earliest timer of any link.
+    /// When [`HostCore::handle_timeout`] next has work: the earliest timer of any link, or
+    /// the next commit of an activity's timeline.
     pub fn poll_timeout(&self) -> Option<Instant> {
+        let timeline = &self.config.timeline;
+        let commits = self.activities.values().map(|a| a.next_commit_at(timeline));
         self.links
             .values()
             .flat_map(|l| HostTimer::ALL.map(|t| Self::deadline(l, t)))
+            .chain(commits)
             .flatten()
             .min()
     }
@@ -47,6 +52,29 @@ impl HostCore {
             .collect();
         for (link, timer) in due {
             self.fire(now, link, timer);
+        }
+        self.commit_due(now);
+    }
+
+    /// Every activity's timeline commits that are due at `now`, in session order. A
+    /// refused commit is logged with its reason and reported, and the timeline goes on.
+    fn commit_due(&mut self, now: Instant) {
+        let timeline = &self.config.timeline;
+        let due: Vec<(u64, usize)> = self
+            .activities
+            .iter()
+            .filter(|(_, a)| a.next_commit_at(timeline).is_some_and(|at| at <= now))
+            .map(|(session, a)| (*session, a.timeline_position()))
+            .collect();
+        for (session, i) in due {
+            if let Some(a) = self.activities.get_mut(&session) {
+                a.commit_done();
+            }
+            let requests = self.config.timeline[i].requests.clone();
+            if let Err(error) = self.request(session, &requests) {
+                tracing::warn!(session = format_args!("{session:#x}"), %error, "timeline commit refused");
+                self.event(HostEvent::Refused { session, error });
+            }
         }
     }
 

@@ -7,7 +7,8 @@
 
 use crate::activity::selection::SelectionDescriptor;
 use crate::activity::slot::{
-    ClientRef, SlotSchemas, TYPE_CONFIGURATION, TYPE_LIFETIME, TYPE_PARTICIPATION,
+    ClientRef, SlotSchemas, TYPE_CHANNEL, TYPE_CONFIGURATION, TYPE_GHOST_LINK, TYPE_LIFETIME,
+    TYPE_OBJECTIVE, TYPE_PARTICIPATION, TYPE_TIMER,
 };
 
 /// One slot of a placed object's slot table.
@@ -75,8 +76,9 @@ const AUTH_ONLY: SlotSchemas = SlotSchemas {
 impl Scenario {
     /// The built-in scenario: a two-bubble patrol destination with the roster of facts
     /// 10.1's message-5 example (a top-level group with a type-13 and a type-17 slot, and a
-    /// per-bubble group with a type-8 slot in bubble 0), and a type-8 group in bubble 1 to
-    /// move into.
+    /// per-bubble group with a type-8 slot in bubble 0, which also holds an objective (3), a
+    /// timer (18), a channel (24) and a ghost link (65) for the host's requests), and a
+    /// type-8 group in bubble 1 to move into.
     pub fn builtin() -> Self {
         Self {
             name: "edz_patrol".into(),
@@ -112,11 +114,33 @@ impl Scenario {
                 PlacedObject {
                     key: 0xBBBB_0001,
                     bubble: Some(0),
-                    slots: vec![SlotDecl {
-                        slot_type: TYPE_CONFIGURATION,
-                        index: 0,
-                        schemas: AUTH_ONLY,
-                    }],
+                    slots: vec![
+                        SlotDecl {
+                            slot_type: TYPE_CONFIGURATION,
+                            index: 0,
+                            schemas: AUTH_ONLY,
+                        },
+                        SlotDecl {
+                            slot_type: TYPE_OBJECTIVE,
+                            index: 1,
+                            schemas: AUTH_AND_SENSE,
+                        },
+                        SlotDecl {
+                            slot_type: TYPE_TIMER,
+                            index: 2,
+                            schemas: AUTH_ONLY,
+                        },
+                        SlotDecl {
+                            slot_type: TYPE_CHANNEL,
+                            index: 3,
+                            schemas: AUTH_ONLY,
+                        },
+                        SlotDecl {
+                            slot_type: TYPE_GHOST_LINK,
+                            index: 4,
+                            schemas: AUTH_AND_SENSE,
+                        },
+                    ],
                 },
                 PlacedObject {
                     key: 0xBBBB_0002,

@@ -13,6 +13,8 @@ pub const SLOT_INDEX_BIAS: i64 = 32768;
 /// The empty registry key: the FNV-1 offset basis.
 pub const EMPTY_KEY: u32 = crate::tag::FNV1_EMPTY;
 
+/// Slot type 3, objective_sensor (AH "Type 3").
+pub const TYPE_OBJECTIVE: i8 = 3;
 /// Slot type 8, configuration (facts 4.8; AH's hud_sensor has the same 35-bit minimum).
 pub const TYPE_CONFIGURATION: i8 = 8;
 /// Slot type 13, participation (facts 4.8); carries the player key.
@@ -21,10 +23,17 @@ pub const TYPE_PARTICIPATION: i8 = 13;
 pub const TYPE_PACKAGE: i8 = 16;
 /// Slot type 17, activity_lifetime_sensor (AH "Type 17").
 pub const TYPE_LIFETIME: i8 = 17;
+/// Slot type 18, activity_timer_sensor (AH "How an Auth table is encoded": the clock
+/// window of types 18 and 35).
+pub const TYPE_TIMER: i8 = 18;
 /// Slot type 21 (facts 4.7: a roster type; sent reset-only).
 pub const TYPE_21: i8 = 21;
+/// Slot type 24, channel_sensor (AH "Type 24").
+pub const TYPE_CHANNEL: i8 = 24;
 /// Slot type 41, queues (facts 4.8).
 pub const TYPE_QUEUES: i8 = 41;
+/// Slot type 65, ghost_link_sensor (AH "Type 65").
+pub const TYPE_GHOST_LINK: i8 = 65;
 /// Slot type 67, team_side_sensor (AH "Type 67").
 pub const TYPE_TEAM_SIDE: i8 = 67;
 /// The twelve slot types that never have a descriptor (SLOT-02).

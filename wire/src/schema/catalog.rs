@@ -27,11 +27,15 @@ const AUTH: [(i8, &Schema); 8] = [
 /// Bodies that are not messages or slot bodies but have names of their own.
 const OTHERS: [&Schema; 3] = [&t::CLIENT_REF, &t::CLOCK_WINDOW, &m::SELECTION_DESCRIPTOR];
 
+/// The Auth schema of slot type `slot_type`, where Vex declares one.
+pub fn auth(slot_type: i8) -> Option<&'static Schema> {
+    AUTH.iter().find(|(t, _)| *t == slot_type).map(|(_, s)| *s)
+}
+
 /// The schema for `name`: a message name or id, `auth:TYPE`, or another body's name.
 pub fn lookup(name: &str) -> Option<&'static Schema> {
     if let Some(ty) = name.strip_prefix("auth:") {
-        let ty: i8 = ty.parse().ok()?;
-        return AUTH.iter().find(|(t, _)| *t == ty).map(|(_, s)| *s);
+        return auth(ty.parse().ok()?);
     }
     if let Ok(id) = name.parse::<u32>() {
         return table::message(id)?.schema;

@@ -1,0 +1,44 @@
+//! The host's one door for world changes: typed requests commit together, and every
+//! member of the activity gets one message 5 carrying everything the host holds (SR
+//! "Auth state goes out": requests that commit together go out in one push, reported as
+//! transport_staged; "What the host pushes on its own": a new committed Auth revision;
+//! HOST-19, AUTH-09).
+
+use crate::core::HostCore;
+use crate::event::HostEvent;
+use crate::world::{RequestError, WorldRequest};
+use thiserror::Error;
+
+/// Why a commit was refused.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum CommitError {
+    /// No activity has the session.
+    #[error("session {0:#x} has no activity")]
+    NoActivity(u64),
+    /// A request was refused, and with it the whole commit.
+    #[error(transparent)]
+    Request(#[from] RequestError),
+}
+
+impl HostCore {
+    /// Commits `requests` to the world of `session`'s activity, all or none. A commit
+    /// that changed a body goes to every member in one message 5 each (a member whose
+    /// roster waits for its epoch or a region move's request gets it then), and is
+    /// reported as [`HostEvent::Staged`] with the new revision.
+    pub fn request(&mut self, session: u64, requests: &[WorldRequest]) -> Result<(), CommitError> {
+        let scenario = &self.config.scenario;
+        let activity = self
+            .activities
+            .get_mut(&session)
+            .ok_or(CommitError::NoActivity(session))?;
+        if !activity.world_mut().commit(scenario, requests)? {
+            return Ok(());
+        }
+        let revision = activity.world().revision();
+        for link in activity.member_links() {
+            self.push_current_roster(link);
+        }
+        self.event(HostEvent::Staged { session, revision });
+        Ok(())
+    }
+}

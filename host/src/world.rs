@@ -1,0 +1,174 @@
+//! An activity's world: the Auth body the host holds for each slot, and the one door that
+//! changes it (SR "Auth state goes out": message 5 is retained state, and every message 5
+//! repeats what the host holds; "Where mission scripts plug in": typed requests that
+//! commit together go out in one push).
+
+use std::collections::BTreeMap;
+use thiserror::Error;
+use vex_wire::activity::slot::ClientRef;
+use vex_wire::bits::{BitWriter, Bits};
+use vex_wire::scenario::Scenario;
+use vex_wire::schema::{SchemaError, Value, catalog, encode};
+
+/// A change to the world a host program asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WorldRequest {
+    /// The whole Auth body of `slot`, as a record of its slot type's schema.
+    SetAuth {
+        /// The slot.
+        slot: ClientRef,
+        /// The body.
+        body: Value,
+    },
+    /// One top-level field of the Auth body `slot` holds.
+    SetAuthField {
+        /// The slot.
+        slot: ClientRef,
+        /// The field's name in the slot type's schema.
+        field: String,
+        /// Its new value.
+        value: Value,
+    },
+}
+
+/// Why a request was refused; nothing of its commit was applied.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum RequestError {
+    /// The scenario has no such slot.
+    #[error("slot {0:?} is not in the scenario")]
+    UnknownSlot(ClientRef),
+    /// The slot has no Auth schema, so it has no Auth body (AUTH-06).
+    #[error("slot {0:?} has no Auth schema")]
+    NoAuthSchema(ClientRef),
+    /// Vex does not know the slot type's Auth schema.
+    #[error("slot type {0} has no Auth schema Vex knows")]
+    UnknownSchema(i8),
+    /// The schema has no such field.
+    #[error("slot type {slot_type} has no field {field:?}")]
+    NoSuchField {
+        /// The slot type.
+        slot_type: i8,
+        /// The field asked for.
+        field: String,
+    },
+    /// A field set on a slot that holds no body yet: send the whole body first.
+    #[error("slot {0:?} holds no body to set a field of")]
+    NoBody(ClientRef),
+    /// The body does not encode, or breaks a client rule the encoder guards.
+    #[error("slot {slot:?}: {error}")]
+    Refused {
+        /// The slot.
+        slot: ClientRef,
+        /// Why.
+        error: SchemaError,
+    },
+}
+
+/// What an activity's host holds of its world.
+#[derive(Debug, Default, Clone)]
+pub struct World {
+    bodies: BTreeMap<ClientRef, Retained>,
+    revision: u64,
+}
+
+/// One slot's retained body: its value and its encoding.
+#[derive(Debug, Clone)]
+struct Retained {
+    value: Value,
+    bits: Bits,
+}
+
+impl World {
+    /// The committed Auth revision: +1 per commit that changed a body.
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// The encoded body the host holds for `slot`.
+    pub fn body_bits(&self, slot: &ClientRef) -> Option<&Bits> {
+        self.bodies.get(slot).map(|r| &r.bits)
+    }
+
+    /// The body the host holds for `slot`.
+    pub fn body(&self, slot: &ClientRef) -> Option<&Value> {
+        self.bodies.get(slot).map(|r| &r.value)
+    }
+
+    /// Applies `requests` together, all or none, against `scenario`'s slots. True when a
+    /// body changed, and the revision rose.
+    pub fn commit(
+        &mut self,
+        scenario: &Scenario,
+        requests: &[WorldRequest],
+    ) -> Result<bool, RequestError> {
+        let mut staged: BTreeMap<ClientRef, Retained> = BTreeMap::new();
+        for request in requests {
+            let (slot, value) = match request {
+                WorldRequest::SetAuth { slot, body } => (*slot, body.clone()),
+                WorldRequest::SetAuthField { slot, field, value } => {
+                    let held = staged.get(slot).or_else(|| self.bodies.get(slot));
+                    let body = held.map(|r| &r.value).ok_or(RequestError::NoBody(*slot))?;
+                    (*slot, with_field(*slot, body, field, value.clone())?)
+                }
+            };
+            let bits = encode_body(scenario, slot, &value)?;
+            staged.insert(slot, Retained { value, bits });
+        }
+        let changed = staged
+            .iter()
+            .any(|(slot, r)| self.bodies.get(slot).is_none_or(|held| held.bits != r.bits));
+        self.bodies.extend(staged);
+        if changed {
+            self.revision += 1;
+        }
+        Ok(changed)
+    }
+}
+
+/// `body` with its field `field` set to `value`.
+fn with_field(
+    slot: ClientRef,
+    body: &Value,
+    field: &str,
+    value: Value,
+) -> Result<Value, RequestError> {
+    let schema =
+        catalog::auth(slot.slot_type).ok_or(RequestError::UnknownSchema(slot.slot_type))?;
+    let i = schema
+        .fields
+        .iter()
+        .position(|f| f.name == field)
+        .ok_or_else(|| RequestError::NoSuchField {
+            slot_type: slot.slot_type,
+            field: field.to_string(),
+        })?;
+    let mut fields = match body {
+        Value::Record(fields) => fields.clone(),
+        _ => return Err(RequestError::NoBody(slot)),
+    };
+    if let Some(f) = fields.get_mut(i) {
+        *f = value;
+    }
+    Ok(Value::Record(fields))
+}
+
+/// `value` encoded by `slot`'s Auth schema, once the scenario has the slot with one.
+fn encode_body(scenario: &Scenario, slot: ClientRef, value: &Value) -> Result<Bits, RequestError> {
+    let (_, decl) = scenario
+        .schemas_of(&slot)
+        .ok_or(RequestError::UnknownSlot(slot))?;
+    if !decl.schemas.auth {
+        return Err(RequestError::NoAuthSchema(slot));
+    }
+    let schema =
+        catalog::auth(slot.slot_type).ok_or(RequestError::UnknownSchema(slot.slot_type))?;
+    let mut w = BitWriter::new();
+    encode(schema, value, &mut w).map_err(|error| RequestError::Refused { slot, error })?;
+    w.finish_bits().map_err(|e| RequestError::Refused {
+        slot,
+        error: SchemaError::Bits {
+            path: String::new(),
+            source: e,
+        },
+    })
+}
