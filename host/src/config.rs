@@ -1,6 +1,7 @@
 //! Host configuration.
 
 use crate::fault::FaultPlan;
+use crate::program::builtin_timeline;
 use crate::world::WorldRequest;
 use std::net::{Ipv4Addr, SocketAddrV4};
 use vex_wire::bap::secure::SignOnKeys;
@@ -30,7 +31,8 @@ pub struct HostConfig {
     pub default_client_activation: bool,
     /// What the host program changes in every activity's world, and when: each commit
     /// this long after the activity's first member joined (the door mission scripts use,
-    /// SR "Where mission scripts plug in"). Empty by default.
+    /// SR "Where mission scripts plug in"). The built-in host runs
+    /// [`builtin_timeline`].
     pub timeline: Vec<TimedCommit>,
 }
 
@@ -53,7 +55,7 @@ impl HostConfig {
             scenario: Scenario::builtin(),
             faults: FaultPlan::default(),
             default_client_activation: true,
-            timeline: Vec::new(),
+            timeline: builtin_timeline(),
         }
     }
 

@@ -10,7 +10,8 @@
 //! accepted message 4); a zero host id drops every later push (ENV-07); a skipped group
 //! leaves its registered slots without blocks (AUTH-08); a dropped burst message breaks the
 //! burst (JOIN-02); a dropped or missing keepalive leaves message 1 overdue (LINK-03); a
-//! roster ignored under the give-up flag follows the abort bit that set it (EPOCH-02); a
+//! roster ignored under the give-up flag follows the abort bit that set it (EPOCH-02), and
+//! the rosters after an abort bit or an over-budget roster are ignored (STICKY-02); a
 //! member table the client does not apply leaves it without the member that joined
 //! (MEMBER-01).
 
@@ -210,7 +211,7 @@ faults! {
     /// T17-01: message 5's type-17 body carries lifetime state 11.
     LifetimeStateEleven => T1701;
     /// AUTH-10: message 5 is padded past the per-tick budget of 471,859 bytes.
-    OverBudgetAuthUpdate => Auth10;
+    OverBudgetAuthUpdate => Auth10, also [Sticky02];
     /// T17-03: message 5's type-17 switch count says 51, one above the list.
     SwitchListOverflow => T1703;
     /// BODY-05: message 5's type-17 definition-ref count says 7, one above the array.
@@ -221,7 +222,7 @@ faults! {
     /// EPOCH-01: message 44 skips an epoch (the epoch a region move makes wait).
     SkippedEpoch => Epoch01, script MoveRegion;
     /// EPOCH-02: message 44 sets the abort bit.
-    AbortEpoch => Epoch02, members 2;
+    AbortEpoch => Epoch02, also [Sticky02], members 2;
     /// STICKY-02: message 44 sets the abort bit, and the whole roster follows it.
     RosterAfterAbort => Sticky02, also [Epoch02], members 2;
     /// INCIDENT-01: an incident names row 7,763, past the table.

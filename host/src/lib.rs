@@ -23,6 +23,7 @@ mod membership;
 mod messages;
 pub mod outbound;
 pub mod policy;
+pub mod program;
 pub mod reason;
 mod refresh;
 pub mod requests;

@@ -70,7 +70,7 @@ impl ActivityClient {
             }
             _ => {}
         }
-        self.refresh.track(msg);
+        self.refresh.track(cx.verdict, idx, msg);
     }
 
     /// Message 12: once it decodes, the status line gets its M, the table is applied, and a new revision

@@ -103,10 +103,22 @@ impl Refresh {
         self.owed.front() == Some(&msg)
     }
 
-    /// After a push is applied: it may be the next part of the snapshot.
-    pub(super) fn track(&mut self, msg: u32) {
+    /// After push `idx` of `msg` is applied: it may be the next part of the snapshot. A
+    /// part the snapshot sent already, coming again before the snapshot ended, means the
+    /// request was answered in part (SR "Answer what was asked": a request is never
+    /// answered in part; HOST-03).
+    pub(super) fn track(&mut self, verdict: &mut Verdict, idx: u64, msg: u32) {
         if self.answers(msg) {
             self.owed.pop_front();
+            return;
+        }
+        let sent_already = SNAPSHOT.contains(&msg) && !self.owed.contains(&msg);
+        if let (Some((asked, _)), true, false) = (self.asked, sent_already, self.owed.is_empty()) {
+            let owed: Vec<u32> = self.owed.drain(..).collect();
+            let reason = format!(
+                "message {asked}'s snapshot was answered in part: message {msg} came again before messages {owed:?}"
+            );
+            verdict.violate(Rule::Host03, Some(idx), None, reason);
         }
     }
 
@@ -141,7 +153,7 @@ mod tests {
         let (mut r, mut v) = (Refresh::default(), Verdict::new());
         r.ask(Instant::default(), false, 0, 0);
         for msg in SNAPSHOT {
-            r.track(msg);
+            r.track(&mut v, 1, msg);
         }
         r.check_answered(&mut v, Instant::from_millis(ANSWER_GRACE_MS));
         assert!(v.rules().is_empty());
@@ -153,8 +165,23 @@ mod tests {
         let mut r = Refresh::default();
         r.ask(Instant::default(), true, 0, 0);
         assert!(r.answers(ids::GLOBAL_ACTIVITY_STATE));
-        r.track(ids::GLOBAL_ACTIVITY_STATE);
-        r.track(ids::WORLD_GLOBALS_STATE);
+        let mut v = Verdict::new();
+        r.track(&mut v, 1, ids::GLOBAL_ACTIVITY_STATE);
+        r.track(&mut v, 2, ids::WORLD_GLOBALS_STATE);
         assert!(r.answers(ids::SENSOR_AUTH_UPDATE));
+    }
+
+    /// A part of the snapshot sent again before the rest, e.g. a keepalive's message 1
+    /// before the snapshot's message 5, is an answer in part, reported once.
+    #[test]
+    fn a_snapshot_broken_off_is_an_answer_in_part() {
+        let (mut r, mut v) = (Refresh::default(), Verdict::new());
+        r.ask(Instant::default(), false, 0, 0);
+        for (i, msg) in [1, 2, 12, 1, 5, 1].into_iter().enumerate() {
+            r.track(&mut v, i as u64, msg);
+        }
+        assert_eq!(v.rules(), [Rule::Host03]);
+        r.check_answered(&mut v, Instant::from_millis(ANSWER_GRACE_MS));
+        assert_eq!(v.rules(), [Rule::Host03], "reported once");
     }
 }
