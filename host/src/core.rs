@@ -44,7 +44,9 @@ pub struct HostCore {
 
 impl HostCore {
     /// A host with no links.
-    pub fn new(config: HostConfig) -> Self {
+    pub fn new(mut config: HostConfig) -> Self {
+        let timeline = std::mem::take(&mut config.timeline);
+        config.timeline = config.faults.program(timeline);
         Self {
             rng: ChaCha20Rng::from_seed(config.seed),
             config,

@@ -293,6 +293,22 @@ faults! {
     LifetimeBubbleAsSliceSet => T1706, script MoveRegion;
     /// T17-06: type-17 current_bubble stays the arrival bubble after a move.
     LifetimeBubbleStale => T1706, script MoveRegion;
+    /// T17-02: the type-17 body is one bit short of its fields, its remainder to match.
+    LifetimeBodyShort => T1702;
+    /// T17-04: type-17 spawn-point pair 1 is off by its hash but carries index 0 (wire 1).
+    SpawnPairHalfOff => T1704;
+    /// T17-07: type-17 join_flag_inverted is 0, as Sunrise sends it.
+    JoinFlagZero => T1707;
+    /// T17-09: type-17 selection_id is zero bits, INT32_MIN.
+    SelectionIdZeroBits => T1709;
+    /// T24-01: the channel body's row count says 5, one above its four rows.
+    ChannelRowsOverflow => T2401;
+    /// T3-01: a later commit sends the objective without the byte objective 0 held.
+    ObjectiveByteDropped => T301;
+    /// T3-02: a later commit sends the objective without its generation.
+    ObjectiveGenerationDropped => T302;
+    /// T65-01: a later commit turns the ghost back on without raising its generation.
+    GhostChangeWithoutGeneration => T6501;
     /// BAP-09: after the burst, a push on service 16, a request id the client sends.
     PushOnRequestService => Bap09;
     /// BAP-09: after the burst, a push on service 52, which the client never registers.

@@ -2,8 +2,9 @@
 //! in the plan, and keeps [`Policy`]'s correct default otherwise.
 
 use crate::activity::GRANTABLE;
-use crate::config::KEEPALIVE_INTERVAL_MS;
+use crate::config::{KEEPALIVE_INTERVAL_MS, TimedCommit};
 use crate::fault::{Fault, FaultPlan};
+use crate::fault_program;
 use crate::fault_roster;
 use crate::policy::{Burst, Policy, RosterInputs};
 use crate::roster;
@@ -207,6 +208,11 @@ impl Policy for FaultPlan {
 
     fn commit_identity(&self) -> bool {
         !self.has(Fault::IdentityIgnored)
+    }
+
+    fn program(&self, mut timeline: Vec<TimedCommit>) -> Vec<TimedCommit> {
+        timeline.extend(fault_program::commits(self));
+        timeline
     }
 
     fn commit_client_state(&self) -> bool {

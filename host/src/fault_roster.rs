@@ -11,10 +11,13 @@ use vex_wire::activity::sensor_auth::{
     AUTHORITY_BUBBLES, AuthPart, BubbleAuthority, BubbleElement, OBJECT_HEAD_BITS, ObjectBlock,
     SensorAuthUpdate,
 };
-use vex_wire::activity::slot::{CLIENT_REF_BITS, ClientRef, NEVER_DESCRIBED, TYPE_LIFETIME};
-use vex_wire::bits::BitReader;
-use vex_wire::schema::decode;
+use vex_wire::activity::slot::{
+    CLIENT_REF_BITS, ClientRef, NEVER_DESCRIBED, TYPE_CHANNEL, TYPE_LIFETIME,
+};
+use vex_wire::bits::{BitReader, BitWriter, Bits};
 use vex_wire::schema::tables::LIFETIME;
+use vex_wire::schema::{Value, decode, encode};
+use vex_wire::tag::FNV1_EMPTY;
 
 /// Overwrites `width` bits at bit `at` of `bytes` with the low bits of `value`.
 fn patch(bytes: &mut [u8], at: usize, width: usize, value: u64) {
@@ -65,6 +68,12 @@ pub fn roster_faults(plan: &FaultPlan, m: &mut SensorAuthUpdate) {
     {
         o.sense = Some(None); // AUTH-06: a Sense-present bit the client does not read
     }
+    edit_lifetime(plan, m);
+    if plan.has(Fault::ChannelRowsOverflow)
+        && let Some(body) = body_of(m, TYPE_CHANNEL)
+    {
+        patch(&mut body.bytes, 0, 3, 5); // T24-01: the 3-bit row count says 5; four rows fit
+    }
     if plan.has(Fault::GrantBubbleZero) {
         // AUTH-12: a grant the per-bubble arm of this build never applies
         let mut block = BubbleAuthority {
@@ -74,6 +83,49 @@ pub fn roster_faults(plan: &FaultPlan, m: &mut SensorAuthUpdate) {
         block.authority[0] = true;
         block.elements[0].grant = Some(1);
         m.prefix.bubble_block = Some(block);
+    }
+}
+
+/// The Auth body of the first block of `slot_type` in `m`, when one carries a body.
+fn body_of(m: &mut SensorAuthUpdate, slot_type: i8) -> Option<&mut Bits> {
+    m.groups
+        .iter_mut()
+        .flat_map(|g| &mut g.objects)
+        .find(|o| o.slot.slot_type == slot_type)
+        .and_then(|o| o.auth.as_mut())
+        .and_then(|a| a.body.as_mut())
+}
+
+/// The type-17 faults: fields of the body set to what breaks T17-04, T17-07 or T17-09,
+/// or the body cut one bit short (T17-02); the encoder computes the remainder.
+fn edit_lifetime(plan: &FaultPlan, m: &mut SensorAuthUpdate) {
+    let Some(body) = body_of(m, TYPE_LIFETIME) else {
+        return;
+    };
+    if plan.has(Fault::LifetimeBodyShort) {
+        body.bit_len -= 1;
+    }
+    let Ok(Value::Record(mut fields)) = decode(&LIFETIME, &mut body.reader()) else {
+        return;
+    };
+    if plan.has(Fault::JoinFlagZero) {
+        fields[2] = Value::Bool(false); // T17-07: join_flag_inverted
+    }
+    if plan.has(Fault::SelectionIdZeroBits) {
+        fields[11] = Value::Int(i32::MIN.into()); // T17-09: selection_id
+    }
+    if plan.has(Fault::SpawnPairHalfOff)
+        && let Value::Array(pairs) = &mut fields[8]
+    {
+        // T17-04: off by its hash, index 0 (wire 1): the bias emitted
+        pairs[1] = Value::Record(vec![Value::Int(0), Value::Int(FNV1_EMPTY.into())]);
+    }
+    let mut w = BitWriter::new();
+    if encode(&LIFETIME, &Value::Record(fields), &mut w).is_ok()
+        && let Ok(bits) = w.finish_bits()
+        && !plan.has(Fault::LifetimeBodyShort)
+    {
+        *body = bits;
     }
 }
 

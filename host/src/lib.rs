@@ -13,6 +13,7 @@ pub mod event;
 pub mod fault;
 mod fault_outbound;
 mod fault_policy;
+mod fault_program;
 mod fault_roster;
 mod incident_faults;
 mod keepalive;

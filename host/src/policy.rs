@@ -4,6 +4,7 @@
 //! [`crate::FaultPlan`] keeps every default until it is told to break a rule.
 
 use crate::config::KEEPALIVE_INTERVAL_MS;
+use crate::config::TimedCommit;
 use crate::world::World;
 use vex_wire::activity::global_state::GlobalActivityState;
 use vex_wire::activity::join::{JoinRequest, JoinResult};
@@ -114,6 +115,11 @@ pub trait Policy {
     /// Whether message 23 is committed (HOST-15).
     fn commit_identity(&self) -> bool {
         true
+    }
+
+    /// The host program's timeline, as the host runs it.
+    fn program(&self, timeline: Vec<TimedCommit>) -> Vec<TimedCommit> {
+        timeline
     }
 
     /// Whether message 22 is committed (HOST-05).

@@ -67,6 +67,8 @@ fn auth_part(
         (TYPE_LIFETIME, Some(held)) => Some(lifetime_held(held, region)?),
         (TYPE_LIFETIME, None) => {
             let mut a = LifetimeAuth::sunrise_default(LIVE_STATE);
+            // Sunrise sends 0, which raises join-policy bit 3 (AH "Type 17"; T17-07)
+            a.join_flag_inverted = true;
             a.current_bubble = i32::from(bubble_of(region));
             typed(AuthBody::Lifetime(a))?
         }

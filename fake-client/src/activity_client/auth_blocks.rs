@@ -15,6 +15,8 @@ pub(super) enum Block {
     Read { bits: usize, body: Option<Value> },
     /// A body or a Sense override with no schema Vex knows: only the remainder delimits it.
     Unknown,
+    /// The block ends inside the body its slot's schema reads.
+    Short(SchemaError),
     /// A count above its array's capacity: the client writes past the array (BODY-05).
     OverCapacity {
         path: String,
@@ -48,6 +50,7 @@ pub(super) fn read_block(decl: &SlotDecl, mut r: BitReader<'_>) -> Block {
                         capacity,
                     };
                 }
+                Err(e @ SchemaError::Bits { .. }) => return Block::Short(e),
                 Err(_) => return Block::Unknown,
             }
         }
@@ -101,6 +104,6 @@ pub(super) fn block_bits(scenario: &Scenario, slot: &ClientRef, r: BitReader<'_>
     let (_, decl) = scenario.schemas_of(slot)?;
     match read_block(&decl, r) {
         Block::Read { bits, .. } => Some(bits),
-        Block::Unknown | Block::OverCapacity { .. } => None,
+        Block::Unknown | Block::Short(_) | Block::OverCapacity { .. } => None,
     }
 }

@@ -17,6 +17,7 @@ mod membership;
 mod refresh;
 mod region;
 mod roster;
+mod slot_bodies;
 mod world;
 
 use crate::config::ClientConfig;

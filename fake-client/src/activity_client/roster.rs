@@ -3,21 +3,23 @@
 //! AUTH-09, AUTH-12, BODY-05, SLOT-01, SLOT-02, T17-01, T17-03).
 
 use super::auth_blocks::{Block, block_bits, describe, read_block, written_for};
+use super::slot_bodies::{self, At};
 use crate::rules::Rule;
 use crate::verdict::Verdict;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
+use vex_wire::activity::body::Body;
 use vex_wire::activity::ids;
-use vex_wire::activity::sensor_auth::{DecodedAuthUpdate, DecodedObject, RosterDelta};
-use vex_wire::activity::slot::{ClientRef, EMPTY_KEY, NEVER_DESCRIBED, TYPE_LIFETIME};
+use vex_wire::activity::sensor_auth::{
+    DecodedAuthUpdate, DecodedObject, RosterDelta, SensorAuthUpdate,
+};
+use vex_wire::activity::slot::{
+    ClientRef, EMPTY_KEY, NEVER_DESCRIBED, TYPE_CHANNEL, TYPE_LIFETIME,
+};
 use vex_wire::scenario::{Scenario, SlotDecl};
 use vex_wire::schema::Value;
 
 /// Bit offset of the bubble-authority block in message 5 (after the token and epoch).
 const AUTH_PREFIX_BLOCK_BIT: usize = 136;
-/// The index of current_bubble among the type-17 fields (AH "Type 17").
-const LIFETIME_CURRENT_BUBBLE: usize = 5;
-/// The safe type-17 states (T17-01).
-const LIFETIME_STATES: std::ops::RangeInclusive<i128> = -1..=10;
 
 /// What the client holds of the host's message 5s (AH "Message 5", "How the client
 /// applies an Auth body").
@@ -29,6 +31,8 @@ pub(crate) struct Roster {
     last: Option<RosterDelta>,
     /// The slots whose last Auth state came with a body (AUTH-09).
     auth_bodies: BTreeSet<ClientRef>,
+    /// The last body applied to each slot, which a later body is judged against.
+    held: BTreeMap<ClientRef, Value>,
 }
 
 impl Roster {
@@ -49,8 +53,10 @@ impl Roster {
 
     /// Reads message 5's blocks as the client does and checks each the client resolves:
     /// the remainder is the exact length of the block (AUTH-05), every array count fits
-    /// its array (BODY-05, T17-03), and a type-17 state is one the client survives
-    /// (T17-01). True when the roster was read.
+    /// its array (BODY-05, T17-03, T24-01), and each body keeps its slot type's rules
+    /// against the one held before (`slot_bodies`). A message the client cannot read is
+    /// dropped (BODY-04), or for a type-17 body short of its fields T17-02. True when the
+    /// roster was read.
     pub(super) fn read(
         &mut self,
         verdict: &mut Verdict,
@@ -64,13 +70,10 @@ impl Roster {
         }) {
             Ok(m) => m,
             Err(e) => {
-                verdict.undecodable(
-                    Rule::Body04,
-                    idx,
-                    ids::SENSOR_AUTH_UPDATE,
-                    message.len(),
-                    &e,
-                );
+                if !short_lifetime(verdict, scenario, idx, message) {
+                    let (msg, len) = (ids::SENSOR_AUTH_UPDATE, message.len());
+                    verdict.undecodable(Rule::Body04, idx, msg, len, &e);
+                }
                 return false;
             }
         };
@@ -96,13 +99,33 @@ impl Roster {
             let (bits, body) = match read_block(&decl, object.content.reader()) {
                 Block::Read { bits, body } => (bits, body),
                 Block::Unknown => continue,
+                Block::Short(e) => {
+                    let (rule, what) = if decl.slot_type == TYPE_LIFETIME {
+                        (
+                            Rule::T1702,
+                            "a type-17 body has no presence bits and is sent whole, at least 423 bits",
+                        )
+                    } else {
+                        (
+                            Rule::Auth05,
+                            "the block ends inside the body its slot's schema reads",
+                        )
+                    };
+                    let reason =
+                        format!("slot {:#x}/{}/{}: {what}: {e}", s.key, s.slot_type, s.index);
+                    verdict.violate(rule, f, Some(object.at), reason);
+                    continue;
+                }
                 Block::OverCapacity {
                     path,
                     count,
                     capacity,
                 } => {
-                    let switches = decl.slot_type == TYPE_LIFETIME && path == "switches";
-                    let rule = if switches { Rule::T1703 } else { Rule::Body05 };
+                    let rule = match (decl.slot_type, path.as_str()) {
+                        (TYPE_LIFETIME, "switches") => Rule::T1703,
+                        (TYPE_CHANNEL, "rows") => Rule::T2401,
+                        _ => Rule::Body05,
+                    };
                     let reason = format!(
                         "slot {:#x}/{}/{}: {path} count {count} is above its capacity {capacity}; the client does not clamp it and writes past the array",
                         s.key, s.slot_type, s.index
@@ -131,10 +154,13 @@ impl Roster {
                     }
                 }
             }
-            if decl.slot_type == TYPE_LIFETIME
-                && let Some(Value::Record(fields)) = &body
-            {
-                check_lifetime(verdict, idx, object.at, fields, bubble);
+            if let Some(body) = body {
+                let at = At {
+                    idx,
+                    bit: object.at,
+                };
+                slot_bodies::check(verdict, at, s.slot_type, &body, self.held.get(&s), bubble);
+                self.held.insert(s, body);
             }
         }
         check_apply(verdict, scenario, bubble, idx, &m);
@@ -147,6 +173,7 @@ impl Roster {
     pub(crate) fn sweep(&mut self) {
         self.last = None;
         self.auth_bodies.clear();
+        self.held.clear();
     }
 
     /// A reset-only block installs the schema's defaults over the body the slot got
@@ -169,7 +196,10 @@ impl Roster {
                 self.auth_bodies.insert(s);
                 false
             }
-            (Some(true), Some(false)) => self.auth_bodies.remove(&s),
+            (Some(true), Some(false)) => {
+                self.held.remove(&s); // the schema's defaults
+                self.auth_bodies.remove(&s)
+            }
             _ => false,
         };
         if reset_only {
@@ -182,31 +212,28 @@ impl Roster {
     }
 }
 
-/// A type-17 body: a state the client survives (T17-01), and current_bubble the bubble the
-/// client stands in, a bubble index and not a slice set (T17-06).
-fn check_lifetime(verdict: &mut Verdict, idx: u64, at: usize, fields: &[Value], bubble: u8) {
-    let f = Some(idx);
-    if let Some(Value::Int(state)) = fields.first()
-        && !LIFETIME_STATES.contains(state)
-    {
-        let reason = format!(
-            "type-17 lifetime state {state}: states 11 to 14 jump through a 12-entry table"
-        );
-        verdict.violate(Rule::T1701, f, Some(at), reason);
-    }
-    if let Some(Value::Int(current)) = fields.get(LIFETIME_CURRENT_BUBBLE)
-        && *current != i128::from(bubble)
-    {
-        let slice_set = i128::from(bubble) * 8;
-        let what = if *current == slice_set && bubble != 0 {
-            format!("slice set {slice_set}, not bubble {bubble}")
-        } else {
-            format!("bubble {current}, but the client stands in bubble {bubble}")
-        };
-        let reason =
-            format!("type-17 current_bubble is {what}: the client's current-bubble tests fail");
-        verdict.violate(Rule::T1706, f, Some(at), reason);
-    }
+/// A message 5 the client could not read, whose blocks by their remainders hold a
+/// type-17 body shorter than its 20 fields: the client reads the fields on into the next
+/// block, and the message is dropped (T17-02). True when that was reported.
+fn short_lifetime(verdict: &mut Verdict, scenario: &Scenario, idx: u64, message: &[u8]) -> bool {
+    let Ok(m) = SensorAuthUpdate::decode(message) else {
+        return false;
+    };
+    let short = m.groups.iter().flat_map(|g| &g.objects).find_map(|o| {
+        let (_, decl) = scenario.schemas_of(&o.slot)?;
+        match read_block(&decl, o.content.reader()) {
+            Block::Short(e) if decl.slot_type == TYPE_LIFETIME => Some((o.at, e)),
+            _ => None,
+        }
+    });
+    let Some((at, e)) = short else {
+        return false;
+    };
+    let reason = format!(
+        "the type-17 body is shorter than its 20 fields, which have no presence bits and go whole ({e}): the client reads on into the next block and drops the message"
+    );
+    verdict.violate(Rule::T1702, Some(idx), Some(at), reason);
+    true
 }
 
 /// The keys `roster` registers while `bubble` is current: the top-level keys whose

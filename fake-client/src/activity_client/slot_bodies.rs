@@ -1,0 +1,344 @@
+//! The Auth bodies of the slot types whose rules the pages give, checked as the client
+//! applies each against the body it held before (AH "Key slot types", "Values that crash
+//! the client"; T17-01, T17-04, T17-06, T17-07, T17-09, T3-01, T3-02, T65-01).
+
+use crate::rules::Rule;
+use crate::verdict::Verdict;
+use vex_wire::activity::slot::{TYPE_GHOST_LINK, TYPE_LIFETIME, TYPE_OBJECTIVE};
+use vex_wire::schema::Value;
+use vex_wire::tag::FNV1_EMPTY;
+
+/// Type-17 field indices (AH "Type 17").
+mod lifetime {
+    pub(super) const STATE: usize = 0;
+    pub(super) const JOIN_FLAG_INVERTED: usize = 2;
+    pub(super) const CURRENT_BUBBLE: usize = 5;
+    pub(super) const SPAWN_OVERRIDE: usize = 8;
+    pub(super) const SELECTION_ID: usize = 11;
+}
+/// The safe type-17 states (T17-01).
+const LIFETIME_STATES: std::ops::RangeInclusive<i128> = -1..=10;
+/// selection_id: 0 to 63 installs a record, -1 clears it (T17-09).
+const SELECTION_IDS: std::ops::RangeInclusive<i128> = -1..=63;
+/// A spawn-point pair's index when the pair is off: wire 0 (T17-04).
+const PAIR_OFF_INDEX: i128 = -1;
+
+/// Where a body sits, for reports: the frame, and the block's bit offset.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct At {
+    pub(super) idx: u64,
+    pub(super) bit: usize,
+}
+
+fn int(fields: &[Value], i: usize) -> Option<i128> {
+    match fields.get(i) {
+        Some(Value::Int(v)) => Some(*v),
+        _ => None,
+    }
+}
+
+fn report(verdict: &mut Verdict, at: At, rule: Rule, reason: String) {
+    verdict.violate(rule, Some(at.idx), Some(at.bit), reason);
+}
+
+/// A body of `slot_type` the client applies over `held`, the body it had before.
+pub(super) fn check(
+    verdict: &mut Verdict,
+    at: At,
+    slot_type: i8,
+    body: &Value,
+    held: Option<&Value>,
+    bubble: u8,
+) {
+    let Value::Record(fields) = body else {
+        return;
+    };
+    let held = match held {
+        Some(Value::Record(h)) => Some(h.as_slice()),
+        _ => None,
+    };
+    match slot_type {
+        TYPE_LIFETIME => check_lifetime(verdict, at, fields, bubble),
+        TYPE_OBJECTIVE => check_objective(verdict, at, fields, held),
+        TYPE_GHOST_LINK => check_ghost(verdict, at, fields, held),
+        _ => {}
+    }
+}
+
+/// Type 17: a state the client survives (T17-01); current_bubble the bubble the client
+/// stands in, not a slice set (T17-06); join_flag_inverted 1 (T17-07); each spawn-point
+/// pair either on or off in both halves (T17-04); selection_id -1 to 63 (T17-09).
+fn check_lifetime(verdict: &mut Verdict, at: At, fields: &[Value], bubble: u8) {
+    if let Some(state) = int(fields, lifetime::STATE).filter(|s| !LIFETIME_STATES.contains(s)) {
+        let reason = format!(
+            "type-17 lifetime state {state}: states 11 to 14 jump through a 12-entry table"
+        );
+        report(verdict, at, Rule::T1701, reason);
+    }
+    if let Some(current) =
+        int(fields, lifetime::CURRENT_BUBBLE).filter(|c| *c != i128::from(bubble))
+    {
+        let slice_set = i128::from(bubble) * 8;
+        let what = if current == slice_set && bubble != 0 {
+            format!("slice set {slice_set}, not bubble {bubble}")
+        } else {
+            format!("bubble {current}, but the client stands in bubble {bubble}")
+        };
+        let reason =
+            format!("type-17 current_bubble is {what}: the client's current-bubble tests fail");
+        report(verdict, at, Rule::T1706, reason);
+    }
+    if fields.get(lifetime::JOIN_FLAG_INVERTED) == Some(&Value::Bool(false)) {
+        let reason = "type-17 join_flag_inverted is 0: it raises bit 3 of the join-policy flags, which the character data carries back to the server".to_string();
+        report(verdict, at, Rule::T1707, reason);
+    }
+    if let Some(Value::Array(pairs)) = fields.get(lifetime::SPAWN_OVERRIDE) {
+        for (i, pair) in pairs.iter().enumerate() {
+            let Value::Record(p) = pair else { continue };
+            let (Some(index), Some(hash)) = (int(p, 0), int(p, 1)) else {
+                continue;
+            };
+            let off_hash = hash == i128::from(FNV1_EMPTY);
+            if off_hash != (index == PAIR_OFF_INDEX) {
+                let reason = format!(
+                    "type-17 spawn-point pair {i} is half off: index {index} (wire {}) with hash {hash:#x}; off is index 0 on the wire with hash {FNV1_EMPTY:#x}",
+                    index + 1
+                );
+                report(verdict, at, Rule::T1704, reason);
+            }
+        }
+    }
+    if let Some(id) = int(fields, lifetime::SELECTION_ID).filter(|id| !SELECTION_IDS.contains(id)) {
+        let reason = format!(
+            "type-17 selection_id {id}: 0 to 63 installs a record and -1 clears it (zero bits decode to INT32_MIN)"
+        );
+        report(verdict, at, Rule::T1709, reason);
+    }
+}
+
+/// Type 3: an objective that held a byte and now comes without one is handed a zero and
+/// reset (T3-01); a generation that comes without a value after one was held is a change
+/// to zero, which clears the latch bits (T3-02).
+fn check_objective(verdict: &mut Verdict, at: At, fields: &[Value], held: Option<&[Value]>) {
+    let Some(held) = held else { return };
+    let bytes = |f: &[Value]| -> Vec<i128> {
+        match f.first() {
+            Some(Value::Array(entries)) => entries
+                .iter()
+                .map(|e| match e {
+                    Value::Record(v) => int(v, 0).unwrap_or(0),
+                    _ => 0,
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    };
+    let (before, now) = (bytes(held), bytes(fields));
+    let reset: Vec<usize> = before
+        .iter()
+        .enumerate()
+        .filter(|(i, b)| **b != 0 && now.get(*i).copied().unwrap_or(0) == 0 && absent(fields, *i))
+        .map(|(i, _)| i)
+        .collect();
+    if !reset.is_empty() {
+        let reason = format!(
+            "type-3 objectives {reset:?} come without their byte: a clear presence bit hands the applier a zero and resets them (re-send the byte to keep it)"
+        );
+        report(verdict, at, Rule::T301, reason);
+    }
+    let held_generation = int(held, 1).filter(|g| *g != 0);
+    if let (Some(g), Some(Value::Absent)) = (held_generation, fields.get(1)) {
+        let reason = format!(
+            "type-3 generation {g} comes without a value: the change to 0 clears the objectives' latch bits (re-send {g} to keep them)"
+        );
+        report(verdict, at, Rule::T302, reason);
+    }
+}
+
+/// True when objective `i` of a type-3 body, or the whole array, has its presence bit clear.
+fn absent(fields: &[Value], i: usize) -> bool {
+    match fields.first() {
+        Some(Value::Array(entries)) => {
+            matches!(entries.get(i), Some(Value::Record(v)) if v.first() == Some(&Value::Absent))
+        }
+        _ => true,
+    }
+}
+
+/// Type 65: a change of `.1` acts only with a generation above the stored one (T65-01).
+fn check_ghost(verdict: &mut Verdict, at: At, fields: &[Value], held: Option<&[Value]>) {
+    let Some(held) = held else { return };
+    let (Some(stored), Some(generation)) = (int(held, 0), int(fields, 0)) else {
+        return;
+    };
+    if fields.get(1) != held.get(1) && generation <= stored {
+        let reason = format!(
+            "type-65 active changes with generation {generation}, not above the stored {stored}: the change does nothing"
+        );
+        report(verdict, at, Rule::T6501, reason);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lifetime_body() -> Vec<Value> {
+        let pair = |index: i128, hash: u32| {
+            Value::Record(vec![Value::Int(index), Value::Int(hash.into())])
+        };
+        let mut f = vec![Value::Int(0); 15];
+        f[lifetime::STATE] = Value::Int(3);
+        f[lifetime::JOIN_FLAG_INVERTED] = Value::Bool(true);
+        f[lifetime::CURRENT_BUBBLE] = Value::Int(1);
+        f[lifetime::SPAWN_OVERRIDE] = Value::Array(vec![
+            pair(-1, FNV1_EMPTY),
+            pair(8, 0x1234),
+            pair(-1, FNV1_EMPTY),
+        ]);
+        f[lifetime::SELECTION_ID] = Value::Int(-1);
+        f
+    }
+
+    fn rules(slot_type: i8, body: Vec<Value>, held: Option<Vec<Value>>) -> Vec<Rule> {
+        let mut v = Verdict::new();
+        let held = held.map(Value::Record);
+        check(
+            &mut v,
+            At { idx: 1, bit: 0 },
+            slot_type,
+            &Value::Record(body),
+            held.as_ref(),
+            1,
+        );
+        v.rules()
+    }
+
+    /// A body that keeps every type-17 rule passes; each breach, at each field and
+    /// boundary the rules name, is caught by its own rule.
+    #[test]
+    fn every_lifetime_field_is_judged() {
+        assert!(rules(TYPE_LIFETIME, lifetime_body(), None).is_empty());
+        let breaches: Vec<(usize, Value, Rule)> = vec![
+            (lifetime::STATE, Value::Int(11), Rule::T1701),
+            (lifetime::STATE, Value::Int(-2), Rule::T1701),
+            (lifetime::CURRENT_BUBBLE, Value::Int(8), Rule::T1706),
+            (lifetime::CURRENT_BUBBLE, Value::Int(0), Rule::T1706),
+            (
+                lifetime::JOIN_FLAG_INVERTED,
+                Value::Bool(false),
+                Rule::T1707,
+            ),
+            (lifetime::SELECTION_ID, Value::Int(64), Rule::T1709),
+            (
+                lifetime::SELECTION_ID,
+                Value::Int(i32::MIN.into()),
+                Rule::T1709,
+            ),
+        ];
+        for (field, value, rule) in breaches {
+            let mut body = lifetime_body();
+            body[field] = value.clone();
+            assert_eq!(
+                rules(TYPE_LIFETIME, body, None),
+                [rule],
+                "{field} = {value:?}"
+            );
+        }
+        for (edge, ok) in [(10, true), (-1, true), (63, true)] {
+            let mut body = lifetime_body();
+            body[if edge == 63 {
+                lifetime::SELECTION_ID
+            } else {
+                lifetime::STATE
+            }] = Value::Int(edge);
+            assert_eq!(
+                rules(TYPE_LIFETIME, body, None).is_empty(),
+                ok,
+                "edge {edge}"
+            );
+        }
+    }
+
+    /// A spawn pair is off in both halves or on in both; every half-off pair, at each of
+    /// the three positions, is T17-04.
+    #[test]
+    fn half_off_spawn_pairs_are_caught_at_every_position() {
+        for i in 0..3 {
+            for (index, hash) in [(0, FNV1_EMPTY), (-1, 0), (-1, 0x1234)] {
+                let mut body = lifetime_body();
+                if let Value::Array(pairs) = &mut body[lifetime::SPAWN_OVERRIDE] {
+                    pairs[i] = Value::Record(vec![Value::Int(index), Value::Int(hash.into())]);
+                }
+                assert_eq!(
+                    rules(TYPE_LIFETIME, body, None),
+                    [Rule::T1704],
+                    "pair {i}: {index}, {hash:#x}"
+                );
+            }
+        }
+    }
+
+    fn objective(bytes: &[Option<i128>], generation: Option<i128>) -> Vec<Value> {
+        let entries = bytes
+            .iter()
+            .map(|b| Value::Record(vec![b.map_or(Value::Absent, Value::Int)]))
+            .collect();
+        vec![
+            Value::Array(entries),
+            generation.map_or(Value::Absent, Value::Int),
+        ]
+    }
+
+    /// T3-01: an objective that held a byte comes absent; re-sending it, or an absent one
+    /// that held zero, is no breach. T3-02: a held generation comes absent.
+    #[test]
+    fn objectives_keep_their_bytes_and_generation() {
+        let held = objective(&[Some(3), Some(0), Some(5)], Some(1));
+        let same = objective(&[Some(3), None, Some(5)], Some(1));
+        assert!(rules(TYPE_OBJECTIVE, same, Some(held.clone())).is_empty());
+        for dropped in [0, 2] {
+            let mut bytes = [Some(3), Some(0), Some(5)];
+            bytes[dropped] = None;
+            let body = objective(&bytes, Some(1));
+            assert_eq!(
+                rules(TYPE_OBJECTIVE, body, Some(held.clone())),
+                [Rule::T301],
+                "objective {dropped}"
+            );
+        }
+        let no_array = vec![Value::Absent, Value::Int(1)];
+        assert_eq!(
+            rules(TYPE_OBJECTIVE, no_array, Some(held.clone())),
+            [Rule::T301]
+        );
+        let no_generation = objective(&[Some(3), Some(0), Some(5)], None);
+        assert_eq!(
+            rules(TYPE_OBJECTIVE, no_generation, Some(held.clone())),
+            [Rule::T302]
+        );
+        let new_generation = objective(&[Some(3), Some(0), Some(5)], Some(2));
+        assert!(
+            rules(TYPE_OBJECTIVE, new_generation, Some(held)).is_empty(),
+            "a reset asked for"
+        );
+    }
+
+    /// T65-01: active changes only with a generation above the stored one; equal and
+    /// lower are caught, higher passes, and the same active with any generation passes.
+    #[test]
+    fn a_ghost_change_needs_a_higher_generation() {
+        let ghost = |g: i128, active: bool| vec![Value::Int(g), Value::Bool(active), Value::Int(0)];
+        let held = Some(ghost(2, true));
+        assert_eq!(
+            rules(TYPE_GHOST_LINK, ghost(2, false), held.clone()),
+            [Rule::T6501]
+        );
+        assert_eq!(
+            rules(TYPE_GHOST_LINK, ghost(1, false), held.clone()),
+            [Rule::T6501]
+        );
+        assert!(rules(TYPE_GHOST_LINK, ghost(3, false), held.clone()).is_empty());
+        assert!(rules(TYPE_GHOST_LINK, ghost(2, true), held).is_empty());
+    }
+}
