@@ -88,6 +88,9 @@ pub enum ClientScript {
     MoveRegion,
     /// Asks to start the activity anew with message 11 (HOST-03).
     StartActivity,
+    /// Asks for a purge with message 27 (HOST-08), and gives up authority with 33 a
+    /// second later (HOST-17).
+    PurgeAndAbdicate,
     /// Member 2 reports its identity with message 23 (HOST-15), member 3 leaves with
     /// message 15 and joins again a second later, the others stay.
     Churn,
@@ -110,6 +113,7 @@ impl From<ClientAction> for ClientScript {
             ClientAction::ReportIdentity => Self::ReportIdentity,
             ClientAction::MoveRegion => Self::MoveRegion,
             ClientAction::StartActivity => Self::StartActivity,
+            ClientAction::PurgeAndAbdicate => Self::PurgeAndAbdicate,
         }
     }
 }
@@ -137,6 +141,10 @@ impl ClientScript {
             Self::Refresh => client.script.refresh_after_ms = Some(SCRIPT_AFTER_MS),
             Self::MoveRegion => client.script.move_region_after_ms = Some(SCRIPT_AFTER_MS),
             Self::StartActivity => client.script.start_activity_after_ms = Some(SCRIPT_AFTER_MS),
+            Self::PurgeAndAbdicate => {
+                client.script.purge_after_ms = Some(SCRIPT_AFTER_MS);
+                client.script.abdicate_after_ms = Some(SCRIPT_AFTER_MS + 1_000);
+            }
         }
     }
 }
@@ -329,6 +337,16 @@ pub fn catalog() -> Vec<Case> {
             host: HostUnderTest::Any,
             run_for_ms: 5_000,
             script: ClientScript::StartActivity,
+            members: 1,
+            expect: Expectation::CleanJoin,
+        },
+        Case {
+            id: "route.authority".into(),
+            title: "the host resets and queries every member's authority (28, 30), and the client asks for a purge (27) and abdicates (33): the answers carry their tokens, the notice keeps the mask and reason".into(),
+            rules: vec![Rule::Host08, Rule::Auth09, Rule::Member03],
+            host: HostUnderTest::Any,
+            run_for_ms: 5_000,
+            script: ClientScript::PurgeAndAbdicate,
             members: 1,
             expect: Expectation::CleanJoin,
         },

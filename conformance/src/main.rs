@@ -176,6 +176,12 @@ struct Script {
     /// Ask to start the activity anew with message 11.
     #[arg(long, value_name = "MS")]
     start_activity_after: Option<u64>,
+    /// Ask the host to purge the lowest 8 leased slots with message 27.
+    #[arg(long, value_name = "MS")]
+    purge_after: Option<u64>,
+    /// Give up authority over the lowest 8 leased slots with message 33.
+    #[arg(long, value_name = "MS")]
+    abdicate_after: Option<u64>,
 }
 
 impl Script {
@@ -189,6 +195,8 @@ impl Script {
             rejoin_after_ms: self.rejoin_after,
             move_region_after_ms: self.move_region_after,
             start_activity_after_ms: self.start_activity_after,
+            purge_after_ms: self.purge_after,
+            abdicate_after_ms: self.abdicate_after,
         };
     }
 }

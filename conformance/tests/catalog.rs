@@ -55,6 +55,11 @@ fn route_start_activity() {
 }
 
 #[test]
+fn route_authority() {
+    assert_case("route.authority");
+}
+
+#[test]
 fn route_region() {
     assert_case("route.region");
 }
@@ -218,6 +223,9 @@ caught! {
     catch_t3_01 => ObjectiveByteDropped,
     catch_t3_02 => ObjectiveGenerationDropped,
     catch_t65_01 => GhostChangeWithoutGeneration,
+    catch_host08_ignored => PurgeIgnored,
+    catch_host08_reason => PurgeNoticeOtherReason,
+    catch_host08_mask => PurgeNoticeOtherMask,
     catch_bap09_request_id => PushOnRequestService,
     catch_bap09_unregistered => PushOnUnregisteredService,
     catch_bap09_last_request => PushOnLastRequestService,

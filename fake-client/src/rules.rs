@@ -72,6 +72,7 @@ pub const ENFORCED: &[Rule] = &[
     Rule::T2401,
     Rule::Auth13,
     Rule::Host05,
+    Rule::Host08,
     Rule::Body04,
     Rule::Body05,
     Rule::Epoch01,

@@ -17,6 +17,10 @@ pub struct Script {
     pub identity_after_ms: Option<u64>,
     /// Joins again this long after it left: service 6, then message 3 (HOST-14).
     pub rejoin_after_ms: Option<u64>,
+    /// Asks the host to purge its lowest slots with message 27 (HOST-08).
+    pub purge_after_ms: Option<u64>,
+    /// Gives up authority over its lowest slots with message 33 (HOST-17).
+    pub abdicate_after_ms: Option<u64>,
     /// Asks to start the activity anew with message 11, which is owed the snapshot
     /// (HOST-03).
     pub start_activity_after_ms: Option<u64>,
@@ -32,10 +36,12 @@ const IDENTITY: &str = "identity-after";
 const REJOIN: &str = "rejoin-after";
 const MOVE: &str = "move-region-after";
 const START: &str = "start-activity-after";
+const PURGE: &str = "purge-after";
+const ABDICATE: &str = "abdicate-after";
 
 /// The text form: `refresh-after=MS request-slots-after=MS leave-after=MS
-/// identity-after=MS rejoin-after=MS move-region-after=MS start-activity-after=MS`, the
-/// set ones only; empty when there are none.
+/// identity-after=MS rejoin-after=MS move-region-after=MS start-activity-after=MS
+/// purge-after=MS abdicate-after=MS`, the set ones only; empty when there are none.
 impl fmt::Display for Script {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let words = [
@@ -46,6 +52,8 @@ impl fmt::Display for Script {
             (REJOIN, self.rejoin_after_ms),
             (MOVE, self.move_region_after_ms),
             (START, self.start_activity_after_ms),
+            (PURGE, self.purge_after_ms),
+            (ABDICATE, self.abdicate_after_ms),
         ];
         let set: Vec<String> = words
             .iter()
@@ -72,6 +80,8 @@ impl Script {
                 REJOIN => &mut s.rejoin_after_ms,
                 MOVE => &mut s.move_region_after_ms,
                 START => &mut s.start_activity_after_ms,
+                PURGE => &mut s.purge_after_ms,
+                ABDICATE => &mut s.abdicate_after_ms,
                 _ => return Err(format!("{name:?} is not a scripted action")),
             };
             *slot = Some(ms);
@@ -94,10 +104,12 @@ mod tests {
             rejoin_after_ms: Some(4),
             move_region_after_ms: Some(5),
             start_activity_after_ms: None,
+            purge_after_ms: Some(6),
+            abdicate_after_ms: None,
         };
         assert_eq!(
             s.to_string(),
-            "refresh-after=1 leave-after=3000 identity-after=2 rejoin-after=4 move-region-after=5"
+            "refresh-after=1 leave-after=3000 identity-after=2 rejoin-after=4 move-region-after=5 purge-after=6"
         );
         assert_eq!(Script::parse(&s.to_string()), Ok(s));
         assert_eq!(Script::parse(""), Ok(Script::default()));

@@ -34,6 +34,10 @@ pub(crate) enum ClientTimer {
     Rejoin,
     /// Message 11, when the script starts the activity anew (HOST-03).
     StartActivity,
+    /// Message 27, when the script asks for a purge (HOST-08).
+    Purge,
+    /// Message 33, when the script gives authority up (HOST-17).
+    Abdicate,
     /// Message 22 moving into the next bubble, when the script moves (HOST-05).
     RegionMove,
     /// Message 18 asking for the new region's roster after the move (AUTH-13).
@@ -42,7 +46,7 @@ pub(crate) enum ClientTimer {
 
 impl ClientTimer {
     /// Every timer, in the order they fire.
-    const ALL: [ClientTimer; 12] = [
+    const ALL: [ClientTimer; 14] = [
         ClientTimer::LinkSilence,
         ClientTimer::HostKeepalive,
         ClientTimer::PatchEpoch,
@@ -55,6 +59,8 @@ impl ClientTimer {
         ClientTimer::Rejoin,
         ClientTimer::RegionMove,
         ClientTimer::RosterRequest,
+        ClientTimer::Purge,
+        ClientTimer::Abdicate,
     ];
 }
 
@@ -105,6 +111,8 @@ impl ClientCore {
             ClientTimer::Rejoin => joined?.leave.rejoin_due(),
             ClientTimer::RegionMove => joined?.region.move_due(),
             ClientTimer::RosterRequest => joined?.region.request_due(),
+            ClientTimer::Purge => joined?.authority.purge_due(),
+            ClientTimer::Abdicate => joined?.authority.abdicate_due(),
         }
     }
 
@@ -155,6 +163,14 @@ impl ClientCore {
                 let descriptor = config.scenario.destination.to_bits();
                 let body = descriptor.map(|d| d.bytes).unwrap_or_default();
                 let out = a.refresh.start_activity(now, a.join.public(), body);
+                links.send_activity(now, a.join.handle(), out);
+            }
+            (ClientTimer::Purge, Some(a)) => {
+                let out = a.authority.purge(now, a.slots.lease());
+                links.send_activity(now, a.join.handle(), out);
+            }
+            (ClientTimer::Abdicate, Some(a)) => {
+                let out = a.authority.abdicate(a.slots.lease(), a.region.bubble());
                 links.send_activity(now, a.join.handle(), out);
             }
             (ClientTimer::RegionMove, Some(a)) => {

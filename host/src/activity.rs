@@ -55,6 +55,7 @@ pub struct Activity {
     leases: BTreeMap<LinkId, EntitySlotMask>,
     states: BTreeMap<LinkId, MemberState>,
     world: World,
+    authority: BTreeMap<LinkId, EntitySlotMask>,
     started: Option<Instant>,
     timeline_done: usize,
 }
@@ -71,6 +72,7 @@ impl Activity {
             leases: BTreeMap::new(),
             states: BTreeMap::new(),
             world: World::default(),
+            authority: BTreeMap::new(),
             started: None,
             timeline_done: 0,
         }
@@ -141,6 +143,7 @@ impl Activity {
     pub fn depart(&mut self, link: LinkId) -> bool {
         self.leases.remove(&link);
         self.states.remove(&link);
+        self.authority.remove(&link);
         let Some(lane) = self.lane_of(link) else {
             return false;
         };
@@ -210,6 +213,24 @@ impl Activity {
     /// The next entry of the timeline is done.
     pub fn commit_done(&mut self) {
         self.timeline_done += 1;
+    }
+
+    /// The slots member `link` said it has authority over, in its last answer to a query
+    /// (message 32), less what it gave up since.
+    pub fn authority(&self, link: LinkId) -> Option<&EntitySlotMask> {
+        self.authority.get(&link)
+    }
+
+    /// Member `link` has authority over `mask` (message 32).
+    pub fn set_authority(&mut self, link: LinkId, mask: EntitySlotMask) {
+        self.authority.insert(link, mask);
+    }
+
+    /// Member `link` gives up authority over `mask` (message 33).
+    pub fn release_authority(&mut self, link: LinkId, mask: &EntitySlotMask) {
+        if let Some(held) = self.authority.get_mut(&link) {
+            held.remove(mask);
+        }
     }
 
     /// The world the activity's members share: the Auth bodies the host holds.

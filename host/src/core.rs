@@ -59,6 +59,11 @@ impl HostCore {
         }
     }
 
+    /// The activity of `session`, for a host program or a test to read.
+    pub fn activity(&self, session: u64) -> Option<&Activity> {
+        self.activities.get(&session)
+    }
+
     /// The configuration.
     pub fn config(&self) -> &HostConfig {
         &self.config

@@ -79,6 +79,47 @@ pub enum HostEvent {
 /// it (SR "Client reports come in", "How a script runs").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WorldEvent {
+    /// A member asked for `slots` slots to be purged (message 27), and got the notice.
+    PurgeRequested {
+        /// The member's link.
+        link: LinkId,
+        /// Slots in its mask.
+        slots: usize,
+    },
+    /// A member rebuilt its authority mask for the host's reset `token` (message 29).
+    AuthorityReset {
+        /// The member's link.
+        link: LinkId,
+        /// The reset's token.
+        token: u32,
+    },
+    /// A member has authority over `slots` slots in `bubble` (message 31).
+    AuthorityInBubble {
+        /// The member's link.
+        link: LinkId,
+        /// The query's token.
+        token: u32,
+        /// The bubble selector.
+        bubble: u8,
+        /// Slots in its mask.
+        slots: usize,
+    },
+    /// A member has authority over `slots` slots in all (message 32).
+    AuthorityReported {
+        /// The member's link.
+        link: LinkId,
+        /// The query's token.
+        token: u32,
+        /// Slots in its mask.
+        slots: usize,
+    },
+    /// A member gave up authority over `slots` slots (message 33).
+    AuthorityReleased {
+        /// The member's link.
+        link: LinkId,
+        /// Slots it gave up.
+        slots: usize,
+    },
     /// A member's message 22 moved it from slice set `from` to slice set `to`.
     RegionChanged {
         /// The member's link.

@@ -36,6 +36,8 @@ pub enum ClientAction {
     MoveRegion,
     /// Asks to start the activity anew with message 11.
     StartActivity,
+    /// Asks for a purge with message 27, then gives up authority with message 33.
+    PurgeAndAbdicate,
 }
 
 /// How long a fault's run lasts unless it says otherwise, in milliseconds.
@@ -309,6 +311,12 @@ faults! {
     ObjectiveGenerationDropped => T302;
     /// T65-01: a later commit turns the ghost back on without raising its generation.
     GhostChangeWithoutGeneration => T6501;
+    /// HOST-08 (duty): message 27 gets no purge notice.
+    PurgeIgnored => Host08, script PurgeAndAbdicate;
+    /// HOST-08 (duty): the purge notice gives another reason.
+    PurgeNoticeOtherReason => Host08, script PurgeAndAbdicate;
+    /// HOST-08 (duty): the purge notice names one slot fewer.
+    PurgeNoticeOtherMask => Host08, script PurgeAndAbdicate;
     /// BAP-09: after the burst, a push on service 16, a request id the client sends.
     PushOnRequestService => Bap09;
     /// BAP-09: after the burst, a push on service 52, which the client never registers.

@@ -8,6 +8,7 @@ use crate::fault_program;
 use crate::fault_roster;
 use crate::policy::{Burst, Policy, RosterInputs};
 use crate::roster;
+use vex_wire::activity::authority::Purge;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::global_state::{BUBBLE_ENABLED, GlobalActivityState};
 use vex_wire::activity::ids::{
@@ -19,7 +20,7 @@ use vex_wire::activity::membership::ReplicateMembership;
 use vex_wire::activity::selection::SelectionDescriptor;
 use vex_wire::activity::sensor_auth::{AuthPart, SensorAuthUpdate};
 use vex_wire::activity::slot::EMPTY_KEY;
-use vex_wire::activity::small::{AdvanceEpoch, EntitySlotMask, WorldGlobals};
+use vex_wire::activity::small::{AdvanceEpoch, ENTITY_SLOTS, EntitySlotMask, WorldGlobals};
 use vex_wire::bits::BitError;
 
 /// Rows [`Fault::TooManyHostRows`] declares (BHS-01 allows 32).
@@ -213,6 +214,23 @@ impl Policy for FaultPlan {
     fn program(&self, mut timeline: Vec<TimedCommit>) -> Vec<TimedCommit> {
         timeline.extend(fault_program::commits(self));
         timeline
+    }
+
+    fn purge_notice(&self, mut request: Purge) -> Option<Purge> {
+        if self.has(Fault::PurgeIgnored) {
+            return None;
+        }
+        if self.has(Fault::PurgeNoticeOtherReason) {
+            request.reason = request.reason.wrapping_add(1);
+        }
+        if self.has(Fault::PurgeNoticeOtherMask)
+            && let Some(first) = (0..ENTITY_SLOTS).find(|&i| request.mask.get(i))
+        {
+            let mut one = EntitySlotMask::empty();
+            one.set(first);
+            request.mask.remove(&one);
+        }
+        Some(request)
     }
 
     fn commit_client_state(&self) -> bool {

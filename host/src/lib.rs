@@ -5,6 +5,7 @@
 //! messages.
 
 pub mod activity;
+mod authority;
 mod client_state;
 pub mod config;
 mod core;

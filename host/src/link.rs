@@ -2,6 +2,7 @@
 //! binding (NS "bdLobby BAP"; facts 1.4, 7.7).
 
 use crate::LinkId;
+use crate::authority::Exchange;
 use crate::event::Transmit;
 use vex_wire::activity::envelope::ActivityPush;
 use vex_wire::activity::join::{INITIAL_REPLICATION_EPOCH, JoinRequest};
@@ -45,6 +46,10 @@ pub struct Binding {
     pub membership_revision: Option<u32>,
     /// The revision the client acknowledged with message 38.
     pub membership_acknowledged: Option<u32>,
+    /// The last token the host gave an authority reset or query on this link.
+    pub next_token: u32,
+    /// The host's resets and queries the client has not finished answering.
+    pub exchanges: Vec<(Exchange, u32)>,
 }
 
 impl Binding {
@@ -63,6 +68,8 @@ impl Binding {
             epoch_waiting: false,
             membership_revision: None,
             membership_acknowledged: None,
+            next_token: 0,
+            exchanges: Vec::new(),
         }
     }
 

@@ -6,6 +6,7 @@
 use crate::config::KEEPALIVE_INTERVAL_MS;
 use crate::config::TimedCommit;
 use crate::world::World;
+use vex_wire::activity::authority::Purge;
 use vex_wire::activity::global_state::GlobalActivityState;
 use vex_wire::activity::join::{JoinRequest, JoinResult};
 use vex_wire::activity::membership::ReplicateMembership;
@@ -120,6 +121,12 @@ pub trait Policy {
     /// The host program's timeline, as the host runs it.
     fn program(&self, timeline: Vec<TimedCommit>) -> Vec<TimedCommit> {
         timeline
+    }
+
+    /// The purge notice answering message 27: the request itself, its mask and reason
+    /// kept (HOST-08); `None` sends none.
+    fn purge_notice(&self, request: Purge) -> Option<Purge> {
+        Some(request)
     }
 
     /// Whether message 22 is committed (HOST-05).

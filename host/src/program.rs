@@ -49,9 +49,9 @@ fn ghost(generation: i64, active: bool) -> Value {
     ])
 }
 
-/// At 2.5 s the objective, a channel row and the ghost link are published; at 4 s the
-/// first objective moves on and the ghost is put away, its generation raised with the
-/// change (T65-01).
+/// At 2.5 s the objective, a channel row and the ghost link are published; at 3.5 s
+/// every member is asked to rebuild and report its authority; at 4 s the first objective
+/// moves on and the ghost is put away, its generation raised with the change (T65-01).
 pub fn builtin_timeline() -> Vec<TimedCommit> {
     let mut moved = [0; OBJECTIVES];
     moved[0] = 3;
@@ -76,6 +76,10 @@ pub fn builtin_timeline() -> Vec<TimedCommit> {
                     body: ghost(1, true),
                 },
             ],
+        },
+        TimedCommit {
+            after_ms: 3_500,
+            requests: vec![WorldRequest::ResetAuthority, WorldRequest::QueryAuthority],
         },
         TimedCommit {
             after_ms: 4_000,
@@ -106,16 +110,14 @@ mod tests {
     use vex_wire::scenario::Scenario;
 
     /// Every commit of the built-in timeline is accepted by the built-in scenario, and
-    /// each raises the revision.
+    /// each that sets a body raises the revision.
     #[test]
     fn the_builtin_timeline_commits() {
         let (scenario, mut world) = (Scenario::builtin(), World::default());
         for (i, commit) in builtin_timeline().iter().enumerate() {
-            assert_eq!(
-                world.commit(&scenario, &commit.requests),
-                Ok(true),
-                "commit {i}"
-            );
+            let sets_a_body = !commit.requests.contains(&WorldRequest::ResetAuthority);
+            let committed = world.commit(&scenario, &commit.requests);
+            assert_eq!(committed, Ok(sets_a_body), "commit {i}");
         }
         assert_eq!(world.revision(), 2);
         let held = world.body(&slot(TYPE_GHOST_LINK, 4)).unwrap();

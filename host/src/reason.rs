@@ -88,6 +88,14 @@ pub enum Dropped {
         /// Why.
         error: SchemaError,
     },
+    /// An authority answer with a token the host has no reset or query outstanding for.
+    #[error("message {msg}: token {token} answers nothing the host asked")]
+    UnknownToken {
+        /// The activity message id.
+        msg: u32,
+        /// The token.
+        token: u32,
+    },
     /// A message that needs a joined client, on a link with none.
     #[error("message {0} with no joined client")]
     NotJoined(u32),

@@ -4,6 +4,7 @@
 //! transport_staged; "What the host pushes on its own": a new committed Auth revision;
 //! HOST-19, AUTH-09).
 
+use crate::authority::Exchange;
 use crate::core::HostCore;
 use crate::event::HostEvent;
 use crate::world::{RequestError, WorldRequest};
@@ -24,21 +25,28 @@ impl HostCore {
     /// Commits `requests` to the world of `session`'s activity, all or none. A commit
     /// that changed a body goes to every member in one message 5 each (a member whose
     /// roster waits for its epoch or a region move's request gets it then), and is
-    /// reported as [`HostEvent::Staged`] with the new revision.
+    /// reported as [`HostEvent::Staged`] with the new revision; then the authority resets
+    /// and queries it asks for go to every member.
     pub fn request(&mut self, session: u64, requests: &[WorldRequest]) -> Result<(), CommitError> {
         let scenario = &self.config.scenario;
         let activity = self
             .activities
             .get_mut(&session)
             .ok_or(CommitError::NoActivity(session))?;
-        if !activity.world_mut().commit(scenario, requests)? {
-            return Ok(());
+        if activity.world_mut().commit(scenario, requests)? {
+            let revision = activity.world().revision();
+            for link in activity.member_links() {
+                self.push_current_roster(link);
+            }
+            self.event(HostEvent::Staged { session, revision });
         }
-        let revision = activity.world().revision();
-        for link in activity.member_links() {
-            self.push_current_roster(link);
+        for request in requests {
+            match request {
+                WorldRequest::ResetAuthority => self.start_exchange(session, Exchange::Reset),
+                WorldRequest::QueryAuthority => self.start_exchange(session, Exchange::Query),
+                WorldRequest::SetAuth { .. } | WorldRequest::SetAuthField { .. } => {}
+            }
         }
-        self.event(HostEvent::Staged { session, revision });
         Ok(())
     }
 }

@@ -29,6 +29,12 @@ pub enum WorldRequest {
         /// Its new value.
         value: Value,
     },
+    /// Every member rebuilds its entity-slot authority mask: message 28 with a token the
+    /// member's 29 carries back (SLOTS-05).
+    ResetAuthority,
+    /// Every member reports its authority: message 30 with a token its 31 and 32 carry
+    /// back (SLOTS-05).
+    QueryAuthority,
 }
 
 /// Why a request was refused; nothing of its commit was applied.
@@ -94,7 +100,8 @@ impl World {
         self.bodies.get(slot).map(|r| &r.value)
     }
 
-    /// Applies `requests` together, all or none, against `scenario`'s slots. True when a
+    /// Applies the body requests of `requests` together, all or none, against
+    /// `scenario`'s slots (the authority exchanges are the host's to start). True when a
     /// body changed, and the revision rose.
     pub fn commit(
         &mut self,
@@ -104,6 +111,7 @@ impl World {
         let mut staged: BTreeMap<ClientRef, Retained> = BTreeMap::new();
         for request in requests {
             let (slot, value) = match request {
+                WorldRequest::ResetAuthority | WorldRequest::QueryAuthority => continue,
                 WorldRequest::SetAuth { slot, body } => (*slot, body.clone()),
                 WorldRequest::SetAuthField { slot, field, value } => {
                     let held = staged.get(slot).or_else(|| self.bodies.get(slot));

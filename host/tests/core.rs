@@ -697,3 +697,111 @@ fn a_region_move_holds_rosters_until_the_roster_request() {
         "no move"
     );
 }
+
+/// The host's reset and query go to the member with tokens its answers carry back, and
+/// are recorded (HOST-16): 29 ends the reset, 31 and 32 the query and set the member's
+/// authority, an answer with another token is dropped; 33 releases what it names
+/// (HOST-17); 27 gets the notice with its mask and reason (HOST-08).
+#[test]
+fn authority_answers_are_recorded_and_abdication_releases() {
+    use vex_host::world::WorldRequest;
+    use vex_wire::activity::authority::{
+        Abdication, AuthorityToken, BubbleMaskAnswer, FullMaskAnswer, Purge,
+    };
+    use vex_wire::activity::small::EntitySlotMask;
+    let mut h = host();
+    let (mut c, session, _) = join_on(&mut h, L);
+    let send = |h: &mut HostCore, c: &mut SecureChannel, task: u32, msg: u32, body: Vec<u8>| {
+        let n = ActivityNotification::new(session, msg, 0, body);
+        send_sealed(h, L, c, 8, task, &n.encode());
+        pushes(&transmits(h), c)
+    };
+    send(&mut h, &mut c, 3, 52, vec![0; 16]);
+    events(&mut h);
+    let asked = [WorldRequest::ResetAuthority, WorldRequest::QueryAuthority];
+    h.request(session, &asked).unwrap();
+    let sent = pushes(&transmits(&mut h), &mut c);
+    let ids: Vec<u32> = sent.iter().map(|p| p.0).collect();
+    assert_eq!(ids, [28, 30]);
+    let reset = AuthorityToken::decode(&sent[0].1).unwrap().0;
+    let query = AuthorityToken::decode(&sent[1].1).unwrap().0;
+    assert_ne!(reset, query, "a token each");
+    let token = |t: u32| AuthorityToken(t).encode().unwrap();
+    assert!(send(&mut h, &mut c, 4, 29, token(reset + 100)).is_empty());
+    assert!(
+        send(&mut h, &mut c, 5, 29, token(reset)).is_empty(),
+        "no reply"
+    );
+    let mask = EntitySlotMask::with_range(0..16);
+    let per_bubble = BubbleMaskAnswer {
+        token: query,
+        selector: 0,
+        mask: mask.clone(),
+    };
+    assert!(send(&mut h, &mut c, 6, 31, per_bubble.encode().unwrap()).is_empty());
+    let full = FullMaskAnswer {
+        token: query,
+        mask: mask.clone(),
+    };
+    assert!(send(&mut h, &mut c, 7, 32, full.encode().unwrap()).is_empty());
+    let seen = events(&mut h);
+    assert!(dropped_with(&seen, |r| matches!(
+        r,
+        Dropped::UnknownToken { msg: 29, .. }
+    )));
+    let world: Vec<_> = seen
+        .iter()
+        .filter_map(|e| match e {
+            HostEvent::World(w) => Some(*w),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        world,
+        [
+            WorldEvent::AuthorityReset {
+                link: L,
+                token: reset
+            },
+            WorldEvent::AuthorityInBubble {
+                link: L,
+                token: query,
+                bubble: 0,
+                slots: 16
+            },
+            WorldEvent::AuthorityReported {
+                link: L,
+                token: query,
+                slots: 16
+            },
+        ]
+    );
+    assert_eq!(h.activity(session).unwrap().authority(L), Some(&mask));
+    assert!(send(&mut h, &mut c, 8, 32, full.encode().unwrap()).is_empty());
+    assert!(
+        dropped_with(&events(&mut h), |r| matches!(
+            r,
+            Dropped::UnknownToken { msg: 32, .. }
+        )),
+        "the query ended"
+    );
+    let given_up = Abdication {
+        selector: 0,
+        mask: EntitySlotMask::with_range(0..4),
+    };
+    assert!(send(&mut h, &mut c, 9, 33, given_up.encode().unwrap()).is_empty());
+    assert_eq!(
+        h.activity(session).unwrap().authority(L),
+        Some(&EntitySlotMask::with_range(4..16))
+    );
+    let purge = Purge {
+        reason: 2,
+        mask: EntitySlotMask::with_range(8..10),
+    };
+    let notice = send(&mut h, &mut c, 10, 27, purge.encode().unwrap());
+    assert_eq!(notice.len(), 1);
+    assert_eq!(
+        (notice[0].0, Purge::decode(&notice[0].1).unwrap()),
+        (25, purge)
+    );
+}

@@ -1,6 +1,7 @@
 //! A push that names this activity client, routed by the join's arms to the feature state
 //! that applies it (AH "The activity envelope", "join_result", "Message 5").
 
+use super::authority::Authority;
 use super::join::Arm;
 use super::membership::Membership;
 use super::{ActivityClient, Context, incident, world};
@@ -40,6 +41,8 @@ impl ActivityClient {
             at(script.start_activity_after_ms),
         );
         self.region.schedule(at(script.move_region_after_ms));
+        self.authority
+            .schedule(at(script.purge_after_ms), at(script.abdicate_after_ms));
         self.epochs.start(now, r.initial_epoch);
         cx.status.e = true;
         self.keepalive
@@ -65,6 +68,18 @@ impl ActivityClient {
                 self.slots.on_allocated(cx.verdict, idx, payload, in_burst)
             }
             ids::INCIDENT => incident::check_incident(cx.verdict, idx, payload),
+            ids::RESET_AUTHORITY => {
+                if let Some(out) = Authority::on_reset(cx.verdict, idx, payload) {
+                    cx.send(self.join.handle(), out);
+                }
+            }
+            ids::QUERY_AUTHORITY => {
+                let (lease, bubble) = (self.slots.lease(), self.region.bubble());
+                for out in Authority::on_query(cx.verdict, idx, payload, lease, bubble) {
+                    cx.send(self.join.handle(), out);
+                }
+            }
+            ids::PURGE_NOTICE => self.authority.on_purge_notice(cx.verdict, idx, payload),
             ids::JOIN_RESULT => {
                 tracing::info!(frame = idx, "a second join_result on an established client")
             }

@@ -5,6 +5,7 @@
 //! (`crate::timer`) reaches their deadlines.
 
 mod auth_blocks;
+mod authority;
 mod dispatch;
 mod entity_slots;
 mod epochs;
@@ -24,6 +25,7 @@ use crate::config::ClientConfig;
 use crate::links::{Links, Outgoing};
 use crate::status::StatusLine;
 use crate::verdict::Verdict;
+use authority::Authority;
 use entity_slots::EntitySlots;
 use epochs::Epochs;
 use identity::IdentityReport;
@@ -63,6 +65,8 @@ pub(crate) struct ActivityClient {
     pub(crate) identity: IdentityReport,
     /// The region it stands in, and message 22.
     pub(crate) region: Region,
+    /// Its purge request and abdication, and the host's authority resets and queries.
+    pub(crate) authority: Authority,
 }
 
 /// What an activity client reaches outside itself while it handles a push.
@@ -102,16 +106,18 @@ impl ActivityClient {
             leave: Leave::default(),
             identity: IdentityReport::default(),
             region: Region::new(arrival),
+            authority: Authority::default(),
         }
     }
 
     /// The run's deadline `now` passed: what the host still owes it (JOIN-02, LEAVE-01,
-    /// HOST-04, HOST-03, HOST-15).
+    /// HOST-04, HOST-03, HOST-15, HOST-08).
     pub(crate) fn finish(&self, verdict: &mut Verdict, now: Instant) {
         self.join.check_burst_owed(verdict);
         self.leave.check_answered(verdict, now);
         self.slots.check_answered(verdict, now);
         self.refresh.check_answered(verdict, now);
         self.identity.check_answered(verdict, now);
+        self.authority.check_answered(verdict, now);
     }
 }

@@ -29,6 +29,22 @@ pub const KEEPALIVE_REQUEST: u32 = 16;
 pub const KEEPALIVE_RESPONSE: u32 = 17;
 /// Message 18, state_refresh (C->H): the client asks for the whole snapshot.
 pub const STATE_REFRESH: u32 = 18;
+/// purge_abandoned_entity_slots (H->C): the purge notice answering message 27.
+pub const PURGE_NOTICE: u32 = 25;
+/// The client's purge request (C->H).
+pub const PURGE_REQUEST: u32 = 27;
+/// reset_entity_slot_authority_mask (H->C): a token.
+pub const RESET_AUTHORITY: u32 = 28;
+/// reset_entity_slot_authority_mask_acknowledgement (C->H): the token echoed.
+pub const RESET_AUTHORITY_ACK: u32 = 29;
+/// query_entity_slot_authority_mask (H->C): a token.
+pub const QUERY_AUTHORITY: u32 = 30;
+/// The client's per-bubble answer to message 30 (C->H).
+pub const AUTHORITY_BUBBLE_MASK: u32 = 31;
+/// The client's whole-mask answer to message 30 (C->H).
+pub const AUTHORITY_FULL_MASK: u32 = 32;
+/// abdicate_authority (C->H).
+pub const ABDICATE_AUTHORITY: u32 = 33;
 /// start_new_activity (C->H): the selection head, then opaque bits (facts 4.14).
 pub const START_NEW_ACTIVITY: u32 = 11;
 /// Message 19, incident (both).

@@ -2,6 +2,7 @@
 //! body (AH).
 
 pub mod auth;
+pub mod authority;
 pub mod body;
 pub mod client_state;
 pub mod envelope;

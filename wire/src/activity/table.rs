@@ -7,6 +7,7 @@
 //! name is not known the row says so instead of guessing. Directions the pages leave out
 //! come from the client messages Sunrise parses or records (facts 4.14, 4.15).
 
+use super::authority::{Abdication, AuthorityToken, BubbleMaskAnswer, FullMaskAnswer, Purge};
 use super::body::Body;
 use super::client_state::ClientState;
 use super::global_state::GlobalActivityState;
@@ -191,16 +192,33 @@ pub static MESSAGES: [Message; MESSAGE_COUNT as usize] = [
         .schema(&s::CLIENT_IDENTITY_UPDATE)
         .codec(codec!(ClientIdentity)),
     named(24, "claim_authority_over_abandoned_entity_slots", H2C),
-    named(25, "purge_abandoned_entity_slots", H2C),
+    named(PURGE_NOTICE, "purge_abandoned_entity_slots", H2C).codec(codec!(Purge)),
     unnamed(26, C2H).schema(&s::ABANDON),
-    unnamed(27, C2H).schema(&s::PURGE_REQUEST),
-    named(28, "reset_entity_slot_authority_mask", H2C).schema(&s::RESET_ENTITY_SLOT_AUTHORITY_MASK),
-    named(29, "reset_entity_slot_authority_mask_acknowledgement", C2H)
-        .schema(&s::RESET_ACKNOWLEDGEMENT),
-    named(30, "query_entity_slot_authority_mask", H2C).schema(&s::QUERY_ENTITY_SLOT_AUTHORITY_MASK),
-    unnamed(31, C2H).schema(&s::AUTHORITY_BUBBLE_MASK),
-    unnamed(32, C2H).schema(&s::AUTHORITY_FULL_MASK),
-    named(33, "abdicate_authority", C2H).schema(&s::ABDICATE_AUTHORITY),
+    unnamed(PURGE_REQUEST, C2H)
+        .schema(&s::PURGE_REQUEST)
+        .codec(codec!(Purge)),
+    named(RESET_AUTHORITY, "reset_entity_slot_authority_mask", H2C)
+        .schema(&s::RESET_ENTITY_SLOT_AUTHORITY_MASK)
+        .codec(codec!(AuthorityToken)),
+    named(
+        RESET_AUTHORITY_ACK,
+        "reset_entity_slot_authority_mask_acknowledgement",
+        C2H,
+    )
+    .schema(&s::RESET_ACKNOWLEDGEMENT)
+    .codec(codec!(AuthorityToken)),
+    named(QUERY_AUTHORITY, "query_entity_slot_authority_mask", H2C)
+        .schema(&s::QUERY_ENTITY_SLOT_AUTHORITY_MASK)
+        .codec(codec!(AuthorityToken)),
+    unnamed(AUTHORITY_BUBBLE_MASK, C2H)
+        .schema(&s::AUTHORITY_BUBBLE_MASK)
+        .codec(codec!(BubbleMaskAnswer)),
+    unnamed(AUTHORITY_FULL_MASK, C2H)
+        .schema(&s::AUTHORITY_FULL_MASK)
+        .codec(codec!(FullMaskAnswer)),
+    named(ABDICATE_AUTHORITY, "abdicate_authority", C2H)
+        .schema(&s::ABDICATE_AUTHORITY)
+        .codec(codec!(Abdication)),
     unnamed(34, C2H),
     unnamed(35, NameOnly),
     unnamed(36, NameOnly),

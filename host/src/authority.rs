@@ -1,0 +1,172 @@
+//! Entity-slot authority between the host and its members (SR "What each client message
+//! gets": 27 gets a purge notice that keeps the client's mask and reason; 29, 31 and 32
+//! are recorded as the answers to the host's 28 and 30; 33 releases authority; "What the
+//! host pushes on its own": an authority reset or query the host started; HOST-08,
+//! HOST-16, HOST-17).
+
+use crate::core::{HostCore, LinkId};
+use crate::event::{HostEvent, WorldEvent};
+use crate::reason::Dropped;
+use vex_wire::activity::authority::{
+    Abdication, AuthorityToken, BubbleMaskAnswer, FullMaskAnswer, Purge,
+};
+use vex_wire::activity::body::Body;
+use vex_wire::activity::ids::{
+    ABDICATE_AUTHORITY, AUTHORITY_BUBBLE_MASK, AUTHORITY_FULL_MASK, PURGE_NOTICE, PURGE_REQUEST,
+    QUERY_AUTHORITY, RESET_AUTHORITY, RESET_AUTHORITY_ACK,
+};
+
+/// Which exchange a host-started token belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exchange {
+    /// Message 28: the client rebuilds its mask and echoes the token in 29.
+    Reset,
+    /// Message 30: the client answers 31 per bubble, then 32 with its whole mask.
+    Query,
+}
+
+impl HostCore {
+    /// Starts `exchange` with every joined member of `session`, each with a token of its
+    /// own, which its answer must carry.
+    pub(crate) fn start_exchange(&mut self, session: u64, exchange: Exchange) {
+        let Some(activity) = self.activities.get(&session) else {
+            return;
+        };
+        for link in activity.member_links() {
+            let Some(b) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) else {
+                continue;
+            };
+            if b.join.is_none() {
+                continue;
+            }
+            b.next_token = b.next_token.wrapping_add(1);
+            let token = b.next_token;
+            b.exchanges.push((exchange, token));
+            let msg = match exchange {
+                Exchange::Reset => RESET_AUTHORITY,
+                Exchange::Query => QUERY_AUTHORITY,
+            };
+            match AuthorityToken(token).encode() {
+                Ok(body) => self.push_message(link, msg, body),
+                Err(error) => self.drop_input(link, Dropped::NotBuilt { msg, error }),
+            }
+        }
+    }
+
+    /// True when `link` has `exchange` with `token` outstanding; a 32 or 29 ends it.
+    fn answers(&mut self, link: LinkId, exchange: Exchange, token: u32, ends: bool) -> bool {
+        let Some(b) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) else {
+            return false;
+        };
+        let Some(i) = b.exchanges.iter().position(|e| *e == (exchange, token)) else {
+            return false;
+        };
+        if ends {
+            b.exchanges.remove(i);
+        }
+        true
+    }
+
+    /// Message 27: the purge notice (message 25) keeps the client's mask and reason
+    /// (HOST-08).
+    pub(crate) fn purge_request(&mut self, link: LinkId, payload: &[u8]) {
+        let msg = PURGE_REQUEST;
+        let purge = match Purge::decode(payload) {
+            Ok(p) => p,
+            Err(error) => return self.drop_input(link, Dropped::Body { msg, error }),
+        };
+        let slots = purge.mask.count();
+        let Some(notice) = self.policy().purge_notice(purge) else {
+            return;
+        };
+        match notice.encode() {
+            Ok(body) => self.push_message(link, PURGE_NOTICE, body),
+            Err(error) => {
+                let msg = PURGE_NOTICE;
+                return self.drop_input(link, Dropped::NotBuilt { msg, error });
+            }
+        }
+        self.event(HostEvent::World(WorldEvent::PurgeRequested { link, slots }));
+    }
+
+    /// Message 29: the answer to the host's reset with its token, recorded (HOST-16).
+    pub(crate) fn reset_acknowledged(&mut self, link: LinkId, payload: &[u8]) {
+        let msg = RESET_AUTHORITY_ACK;
+        let token = match AuthorityToken::decode(payload) {
+            Ok(t) => t.0,
+            Err(error) => return self.drop_input(link, Dropped::Body { msg, error }),
+        };
+        if !self.answers(link, Exchange::Reset, token, true) {
+            return self.drop_input(link, Dropped::UnknownToken { msg, token });
+        }
+        self.event(HostEvent::World(WorldEvent::AuthorityReset { link, token }));
+    }
+
+    /// Message 31: one bubble's part of the answer to the host's query, recorded
+    /// (HOST-16).
+    pub(crate) fn bubble_mask_answered(&mut self, link: LinkId, payload: &[u8]) {
+        let msg = AUTHORITY_BUBBLE_MASK;
+        let answer = match BubbleMaskAnswer::decode(payload) {
+            Ok(a) => a,
+            Err(error) => return self.drop_input(link, Dropped::Body { msg, error }),
+        };
+        let token = answer.token;
+        if !self.answers(link, Exchange::Query, token, false) {
+            return self.drop_input(link, Dropped::UnknownToken { msg, token });
+        }
+        let (bubble, slots) = (answer.selector, answer.mask.count());
+        self.event(HostEvent::World(WorldEvent::AuthorityInBubble {
+            link,
+            token,
+            bubble,
+            slots,
+        }));
+    }
+
+    /// Message 32: the member's whole authority mask, the end of its answer to the
+    /// host's query: the activity records it (HOST-16).
+    pub(crate) fn full_mask_answered(&mut self, link: LinkId, payload: &[u8]) {
+        let msg = AUTHORITY_FULL_MASK;
+        let answer = match FullMaskAnswer::decode(payload) {
+            Ok(a) => a,
+            Err(error) => return self.drop_input(link, Dropped::Body { msg, error }),
+        };
+        let token = answer.token;
+        if !self.answers(link, Exchange::Query, token, true) {
+            return self.drop_input(link, Dropped::UnknownToken { msg, token });
+        }
+        let slots = answer.mask.count();
+        if let Some(a) = self
+            .joined_session(link)
+            .and_then(|s| self.activities.get_mut(&s))
+        {
+            a.set_authority(link, answer.mask);
+        }
+        self.event(HostEvent::World(WorldEvent::AuthorityReported {
+            link,
+            token,
+            slots,
+        }));
+    }
+
+    /// Message 33: the member gives up authority over the slots it names (HOST-17).
+    pub(crate) fn abdicate(&mut self, link: LinkId, payload: &[u8]) {
+        let msg = ABDICATE_AUTHORITY;
+        let abdication = match Abdication::decode(payload) {
+            Ok(a) => a,
+            Err(error) => return self.drop_input(link, Dropped::Body { msg, error }),
+        };
+        let Some(activity) = self
+            .joined_session(link)
+            .and_then(|s| self.activities.get_mut(&s))
+        else {
+            return self.drop_input(link, Dropped::NotJoined(msg));
+        };
+        activity.release_authority(link, &abdication.mask);
+        let slots = abdication.mask.count();
+        self.event(HostEvent::World(WorldEvent::AuthorityReleased {
+            link,
+            slots,
+        }));
+    }
+}
