@@ -55,6 +55,7 @@ pub const ENFORCED: &[Rule] = &[
     Rule::Auth08,
     Rule::Auth09,
     Rule::Auth10,
+    Rule::Auth11,
     Rule::Auth12,
     Rule::Slots04,
     Rule::Slot01,

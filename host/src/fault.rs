@@ -317,6 +317,14 @@ faults! {
     PurgeNoticeOtherReason => Host08, script PurgeAndAbdicate;
     /// HOST-08 (duty): the purge notice names one slot fewer.
     PurgeNoticeOtherMask => Host08, script PurgeAndAbdicate;
+    /// AUTH-11: the first roster sets bubble 64's authority bit with no token.
+    BubbleBitWithoutToken => Auth11;
+    /// AUTH-11: the first roster sends bubble 64's token with the authority bit clear.
+    BubbleTokenSpent => Auth11;
+    /// AUTH-11: every later roster changes bubble 64's token while the grant is held.
+    BubbleGrantRenewed => Auth11;
+    /// AUTH-11: the first roster grants bubble 64 with token 0.
+    BubbleTokenZero => Auth11;
     /// BAP-09: after the burst, a push on service 16, a request id the client sends.
     PushOnRequestService => Bap09;
     /// BAP-09: after the burst, a push on service 52, which the client never registers.

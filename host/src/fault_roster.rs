@@ -74,6 +74,7 @@ pub fn roster_faults(plan: &FaultPlan, m: &mut SensorAuthUpdate) {
     {
         patch(&mut body.bytes, 0, 3, 5); // T24-01: the 3-bit row count says 5; four rows fit
     }
+    bubble_grant_faults(plan, m);
     if plan.has(Fault::GrantBubbleZero) {
         // AUTH-12: a grant the per-bubble arm of this build never applies
         let mut block = BubbleAuthority {
@@ -83,6 +84,28 @@ pub fn roster_faults(plan: &FaultPlan, m: &mut SensorAuthUpdate) {
         block.authority[0] = true;
         block.elements[0].grant = Some(1);
         m.prefix.bubble_block = Some(block);
+    }
+}
+
+/// The AUTH-11 faults, on the bubble-64 element of the block that grants it, or on every
+/// later roster a block renewing it.
+fn bubble_grant_faults(plan: &FaultPlan, m: &mut SensorAuthUpdate) {
+    const GRANTED: usize = AUTHORITY_BUBBLES - 1;
+    let Some(block) = m.prefix.bubble_block.as_mut() else {
+        if plan.has(Fault::BubbleGrantRenewed) {
+            // a token other than the first grant's 1, with the bit set
+            m.prefix.bubble_block = Some(BubbleAuthority::granting(GRANTED, 7));
+        }
+        return;
+    };
+    if plan.has(Fault::BubbleBitWithoutToken) {
+        block.elements[GRANTED].grant = None;
+    }
+    if plan.has(Fault::BubbleTokenSpent) {
+        block.authority[GRANTED] = false;
+    }
+    if plan.has(Fault::BubbleTokenZero) {
+        block.elements[GRANTED].grant = Some(0);
     }
 }
 

@@ -46,6 +46,10 @@ pub struct Binding {
     pub membership_revision: Option<u32>,
     /// The revision the client acknowledged with message 38.
     pub membership_acknowledged: Option<u32>,
+    /// Bubble 64's grant token as the client mirrors it: the last one sent (AUTH-11).
+    pub bubble_mirror: u16,
+    /// The client holds bubble 64's grant.
+    pub bubble_granted: bool,
     /// The last token the host gave an authority reset or query on this link.
     pub next_token: u32,
     /// The host's resets and queries the client has not finished answering.
@@ -68,6 +72,8 @@ impl Binding {
             epoch_waiting: false,
             membership_revision: None,
             membership_acknowledged: None,
+            bubble_mirror: 0,
+            bubble_granted: false,
             next_token: 0,
             exchanges: Vec::new(),
         }

@@ -24,11 +24,15 @@ use vex_wire::activity::ids::{
 use vex_wire::activity::join::{INITIAL_REPLICATION_EPOCH, JoinRequest, JoinResult};
 use vex_wire::activity::join_template::JoinResultTemplate;
 use vex_wire::activity::sense_update::SenseUpdate;
+use vex_wire::activity::sensor_auth::BubbleAuthority;
 use vex_wire::activity::small::{BubbleHostState, PatchEpoch};
 use vex_wire::activity::table;
 use vex_wire::bap::services::ACTIVITY_TO_HOST;
 use vex_wire::bits::BitError;
 use vex_wire::time::Instant;
+
+/// The bubble whose grant applies in this build (AUTH-12).
+const GRANTED_BUBBLE: usize = 64;
 
 impl HostCore {
     /// One service-8 body. A message the message table says the client never sends, or
@@ -277,6 +281,7 @@ impl HostCore {
         let first = binding.rosters_sent == 0;
         binding.rosters_sent += 1;
         let session = binding.session;
+        let grant = self.bubble_grant_due(link, session);
         let region = self.region_of(link, session);
         let empty = World::default();
         let inputs = RosterInputs {
@@ -286,15 +291,38 @@ impl HostCore {
             world: self.activities.get(&session).map_or(&empty, |a| a.world()),
             epoch: epoch.0,
         };
-        let body =
-            roster::sensor_auth(&inputs).and_then(|m| self.policy().roster(m, first).encode());
+        let body = roster::sensor_auth(&inputs).and_then(|mut m| {
+            m.prefix.bubble_block = grant.map(|t| BubbleAuthority::granting(GRANTED_BUBBLE, t));
+            self.policy().roster(m, first).encode()
+        });
         match body {
-            Ok(body) => self.push_message(link, SENSOR_AUTH_UPDATE, body),
+            Ok(body) => {
+                self.push_message(link, SENSOR_AUTH_UPDATE, body);
+                if let (Some(token), Some(b)) = (grant, self.binding_mut(link)) {
+                    b.bubble_mirror = token; // the client's mirror takes every token sent
+                    b.bubble_granted = true;
+                }
+            }
             Err(error) => {
                 let msg = SENSOR_AUTH_UPDATE;
                 self.drop_input(link, Dropped::NotBuilt { msg, error });
             }
         }
+    }
+
+    /// The token of bubble 64's grant, when `link` is the owner of `session` and does not
+    /// hold it yet: the token after the client's mirror (AH "The bubble-authority block";
+    /// AUTH-11, AUTH-12: bubble 64 is the one bubble whose grant applies). The activity's
+    /// owner runs the activity's actors.
+    fn bubble_grant_due(&self, link: LinkId, session: u64) -> Option<u16> {
+        let owner = self.activities.get(&session).map(|a| a.owner());
+        let b = self.links.get(&link).and_then(|l| l.binding.as_ref())?;
+        (owner == Some(link) && !b.bubble_granted)
+            .then(|| BubbleAuthority::next_token(b.bubble_mirror))
+    }
+
+    fn binding_mut(&mut self, link: LinkId) -> Option<&mut crate::link::Binding> {
+        self.links.get_mut(&link).and_then(|l| l.binding.as_mut())
     }
 
     /// The link's whole roster again, when its client is joined and its epoch known.

@@ -6,6 +6,7 @@
 
 mod auth_blocks;
 mod authority;
+mod bubble_grants;
 mod dispatch;
 mod entity_slots;
 mod epochs;

@@ -3,6 +3,7 @@
 //! AUTH-09, AUTH-12, BODY-05, SLOT-01, SLOT-02, T17-01, T17-03).
 
 use super::auth_blocks::{Block, block_bits, describe, read_block, written_for};
+use super::bubble_grants::BubbleGrants;
 use super::slot_bodies::{self, At};
 use crate::rules::Rule;
 use crate::verdict::Verdict;
@@ -18,9 +19,6 @@ use vex_wire::activity::slot::{
 use vex_wire::scenario::{Scenario, SlotDecl};
 use vex_wire::schema::Value;
 
-/// Bit offset of the bubble-authority block in message 5 (after the token and epoch).
-const AUTH_PREFIX_BLOCK_BIT: usize = 136;
-
 /// What the client holds of the host's message 5s (AH "Message 5", "How the client
 /// applies an Auth body").
 #[derive(Debug, Default)]
@@ -33,6 +31,8 @@ pub(crate) struct Roster {
     auth_bodies: BTreeSet<ClientRef>,
     /// The last body applied to each slot, which a later body is judged against.
     held: BTreeMap<ClientRef, Value>,
+    /// Bubble 64's grant as the client mirrors it.
+    grants: BubbleGrants,
 }
 
 impl Roster {
@@ -78,7 +78,9 @@ impl Roster {
             }
         };
         let f = Some(idx);
-        check_grants(verdict, idx, &m);
+        if let Some(block) = &m.prefix.bubble_block {
+            self.grants.apply(verdict, idx, block);
+        }
         for object in m.groups.iter().flat_map(|g| &g.objects) {
             let s = object.slot;
             if !s.is_resolvable() {
@@ -256,23 +258,6 @@ pub(super) fn registered_keys(roster: &RosterDelta, bubble: u8) -> Vec<u32> {
         registered.extend(present(&s.keys, &s.mask));
     }
     registered
-}
-
-/// Grants for bubbles 0 to 63 pass through an arm this build leaves off; only bubble 64
-/// is applied (AUTH-12).
-fn check_grants(verdict: &mut Verdict, idx: u64, m: &DecodedAuthUpdate) {
-    let Some(block) = &m.prefix.bubble_block else {
-        return;
-    };
-    let gated: Vec<usize> = (0..64)
-        .filter(|&b| block.elements.get(b).is_some_and(|e| e.grant.is_some()))
-        .collect();
-    if !gated.is_empty() {
-        let reason = format!(
-            "grants for bubbles {gated:?}: the per-bubble arm for bubbles 0 to 63 is off in this build, so they do not apply"
-        );
-        verdict.violate(Rule::Auth12, Some(idx), Some(AUTH_PREFIX_BLOCK_BIT), reason);
-    }
 }
 
 /// The apply is all or nothing per bubble: every slot of every registered object needs

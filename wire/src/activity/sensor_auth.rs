@@ -56,6 +56,30 @@ pub struct BubbleAuthority {
     pub elements: [BubbleElement; AUTHORITY_BUBBLES],
 }
 
+impl BubbleAuthority {
+    /// The block that grants `bubble` with `token`: its authority bit set and its token
+    /// in the same message, every other bubble untouched (AUTH-11).
+    pub fn granting(bubble: usize, token: u16) -> Self {
+        let mut block = Self {
+            authority: [false; AUTHORITY_BUBBLES],
+            elements: [BubbleElement::default(); AUTHORITY_BUBBLES],
+        };
+        if let (Some(bit), Some(element)) = (
+            block.authority.get_mut(bubble),
+            block.elements.get_mut(bubble),
+        ) {
+            *bit = true;
+            element.grant = Some(token);
+        }
+        block
+    }
+
+    /// The grant token after `mirror`: the next one, 1 after 0xFFFF (AUTH-11).
+    pub fn next_token(mirror: u16) -> u16 {
+        mirror.checked_add(1).unwrap_or(1)
+    }
+}
+
 /// A per-bubble roster sub-block (facts 4.7, field 1 of the delta).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SubBlock {

@@ -1,0 +1,133 @@
+//! Bubble authority as the client mirrors it (AH "The bubble-authority block"): it grants
+//! on a token that differs from its mirror, which starts at zero and takes every token
+//! sent; only bubble 64 is applied, the arm for bubbles 0 to 63 being off in this build
+//! (AUTH-11, AUTH-12).
+
+use crate::rules::Rule;
+use crate::verdict::Verdict;
+use vex_wire::activity::sensor_auth::{AUTHORITY_BUBBLES, BubbleAuthority};
+
+/// Bit offset of the bubble-authority block in message 5 (after the token and epoch).
+const BLOCK_BIT: usize = 136;
+/// The one bubble whose grants apply (AUTH-12).
+const APPLIED: usize = AUTHORITY_BUBBLES - 1;
+
+/// The client's mirror of bubble 64's grant token, and whether it holds the grant.
+#[derive(Debug, Default)]
+pub(crate) struct BubbleGrants {
+    mirror: u16,
+    granted: bool,
+}
+
+impl BubbleGrants {
+    /// The bubble-authority block of message 5 `idx`, read as the client applies it.
+    pub(super) fn apply(&mut self, verdict: &mut Verdict, idx: u64, block: &BubbleAuthority) {
+        let gated: Vec<usize> = (0..APPLIED)
+            .filter(|&b| block.elements[b].grant.is_some())
+            .collect();
+        if !gated.is_empty() {
+            let reason = format!(
+                "grants for bubbles {gated:?}: the per-bubble arm for bubbles 0 to 63 is off in this build, so they do not apply"
+            );
+            verdict.violate(Rule::Auth12, Some(idx), Some(BLOCK_BIT), reason);
+        }
+        let mut report = |reason: String| {
+            verdict.violate(Rule::Auth11, Some(idx), Some(BLOCK_BIT), reason);
+        };
+        let bit = block.authority[APPLIED];
+        let token = block.elements[APPLIED].grant;
+        let changed = token.is_some_and(|t| t != self.mirror);
+        match (bit, token, changed) {
+            (true, Some(0), _) => {
+                report("bubble 64's grant token is 0: after 0xFFFF the next token is 1".to_string())
+            }
+            (true, _, true) if self.granted => report(format!(
+                "bubble 64's token changes from {} to {} while the client holds the grant: the bubble is marked unseeded and its Auth held back",
+                self.mirror,
+                token.unwrap_or_default()
+            )),
+            (true, _, true) => self.granted = true,
+            (true, _, false) if !self.granted => report(format!(
+                "bubble 64's authority bit is set with no token change (the mirror holds {}): no grant applies",
+                self.mirror
+            )),
+            (false, Some(t), true) => report(format!(
+                "bubble 64's token {t} comes with the authority bit clear: the token is spent and grants nothing"
+            )),
+            _ => {}
+        }
+        if let Some(t) = token {
+            self.mirror = t;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vex_wire::activity::sensor_auth::BubbleElement;
+
+    fn block(bit: bool, token: Option<u16>) -> BubbleAuthority {
+        let mut b = BubbleAuthority {
+            authority: [false; AUTHORITY_BUBBLES],
+            elements: [BubbleElement::default(); AUTHORITY_BUBBLES],
+        };
+        b.authority[APPLIED] = bit;
+        b.elements[APPLIED].grant = token;
+        b
+    }
+
+    fn rules(blocks: &[BubbleAuthority]) -> Vec<Rule> {
+        let (mut g, mut v) = (BubbleGrants::default(), Verdict::new());
+        for (i, b) in blocks.iter().enumerate() {
+            g.apply(&mut v, i as u64, b);
+        }
+        v.rules()
+    }
+
+    /// A grant sets the bit and changes the token in one message; the same block again
+    /// renews nothing; a later grant after a spent token applies.
+    #[test]
+    fn a_grant_changes_the_token_with_the_bit_set() {
+        assert!(rules(&[block(true, Some(1))]).is_empty());
+        assert!(
+            rules(&[
+                block(true, Some(1)),
+                block(true, Some(1)),
+                block(true, None)
+            ])
+            .is_empty()
+        );
+        assert!(rules(&[block(false, None), block(true, Some(0xFFFF))]).is_empty());
+    }
+
+    /// Every way the rule names: the bit with no token or an unchanged one, a token
+    /// spent with the bit clear, a token changed while the grant is held, token 0.
+    #[test]
+    fn each_breach_of_the_grant_rule_is_caught() {
+        let cases: [&[BubbleAuthority]; 5] = [
+            &[block(true, None)],
+            &[block(false, Some(3)), block(true, Some(3))],
+            &[block(false, Some(3))],
+            &[block(true, Some(1)), block(true, Some(2))],
+            &[block(true, Some(0))],
+        ];
+        for (i, blocks) in cases.iter().enumerate() {
+            let got = rules(blocks);
+            assert!(got.contains(&Rule::Auth11), "case {i}: {got:?}");
+        }
+        assert_eq!(
+            rules(&[block(false, Some(3)), block(true, Some(3))]),
+            [Rule::Auth11, Rule::Auth11]
+        );
+    }
+
+    /// Grants for bubbles 0 to 63 do not apply (AUTH-12).
+    #[test]
+    fn grants_below_bubble_64_are_gated() {
+        let mut b = block(false, None);
+        b.authority[0] = true;
+        b.elements[0].grant = Some(1);
+        assert_eq!(rules(&[b]), [Rule::Auth12]);
+    }
+}
