@@ -88,8 +88,8 @@ pub enum ClientScript {
     MoveRegion,
     /// Asks to start the activity anew with message 11 (HOST-03).
     StartActivity,
-    /// Asks for a purge with message 27 (HOST-08), and gives up authority with 33 a
-    /// second later (HOST-17).
+    /// Asks for a purge with message 27 (HOST-08), posts an incident (19) half a second
+    /// later (HOST-18) and gives up authority with 33 a second later (HOST-17).
     PurgeAndAbdicate,
     /// Member 2 reports its identity with message 23 (HOST-15), member 3 leaves with
     /// message 15 and joins again a second later, the others stay.
@@ -144,6 +144,7 @@ impl ClientScript {
             Self::PurgeAndAbdicate => {
                 client.script.purge_after_ms = Some(SCRIPT_AFTER_MS);
                 client.script.abdicate_after_ms = Some(SCRIPT_AFTER_MS + 1_000);
+                client.script.incident_after_ms = Some(SCRIPT_AFTER_MS + 500);
             }
         }
     }
@@ -342,7 +343,7 @@ pub fn catalog() -> Vec<Case> {
         },
         Case {
             id: "route.authority".into(),
-            title: "the host resets and queries every member's authority (28, 30), and the client asks for a purge (27) and abdicates (33): the answers carry their tokens, the notice keeps the mask and reason".into(),
+            title: "the host resets and queries every member's authority (28, 30) and fires an incident (19); the client asks for a purge (27), posts an incident (19) and abdicates (33): the answers carry their tokens, the notice keeps the mask and reason".into(),
             rules: vec![Rule::Host08, Rule::Auth09, Rule::Member03],
             host: HostUnderTest::Any,
             run_for_ms: 5_000,

@@ -182,6 +182,9 @@ struct Script {
     /// Give up authority over the lowest 8 leased slots with message 33.
     #[arg(long, value_name = "MS")]
     abdicate_after: Option<u64>,
+    /// Post an incident with message 19.
+    #[arg(long, value_name = "MS")]
+    incident_after: Option<u64>,
 }
 
 impl Script {
@@ -197,6 +200,7 @@ impl Script {
             start_activity_after_ms: self.start_activity_after,
             purge_after_ms: self.purge_after,
             abdicate_after_ms: self.abdicate_after,
+            incident_after_ms: self.incident_after,
         };
     }
 }

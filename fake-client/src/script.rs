@@ -21,6 +21,8 @@ pub struct Script {
     pub purge_after_ms: Option<u64>,
     /// Gives up authority over its lowest slots with message 33 (HOST-17).
     pub abdicate_after_ms: Option<u64>,
+    /// Posts an incident with message 19, as a player trigger does (HOST-18).
+    pub incident_after_ms: Option<u64>,
     /// Asks to start the activity anew with message 11, which is owed the snapshot
     /// (HOST-03).
     pub start_activity_after_ms: Option<u64>,
@@ -38,10 +40,12 @@ const MOVE: &str = "move-region-after";
 const START: &str = "start-activity-after";
 const PURGE: &str = "purge-after";
 const ABDICATE: &str = "abdicate-after";
+const INCIDENT: &str = "incident-after";
 
 /// The text form: `refresh-after=MS request-slots-after=MS leave-after=MS
 /// identity-after=MS rejoin-after=MS move-region-after=MS start-activity-after=MS
-/// purge-after=MS abdicate-after=MS`, the set ones only; empty when there are none.
+/// purge-after=MS abdicate-after=MS incident-after=MS`, the set ones only; empty when
+/// there are none.
 impl fmt::Display for Script {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let words = [
@@ -54,6 +58,7 @@ impl fmt::Display for Script {
             (START, self.start_activity_after_ms),
             (PURGE, self.purge_after_ms),
             (ABDICATE, self.abdicate_after_ms),
+            (INCIDENT, self.incident_after_ms),
         ];
         let set: Vec<String> = words
             .iter()
@@ -82,6 +87,7 @@ impl Script {
                 START => &mut s.start_activity_after_ms,
                 PURGE => &mut s.purge_after_ms,
                 ABDICATE => &mut s.abdicate_after_ms,
+                INCIDENT => &mut s.incident_after_ms,
                 _ => return Err(format!("{name:?} is not a scripted action")),
             };
             *slot = Some(ms);
@@ -106,6 +112,7 @@ mod tests {
             start_activity_after_ms: None,
             purge_after_ms: Some(6),
             abdicate_after_ms: None,
+            incident_after_ms: None,
         };
         assert_eq!(
             s.to_string(),

@@ -38,6 +38,8 @@ pub(crate) enum ClientTimer {
     Purge,
     /// Message 33, when the script gives authority up (HOST-17).
     Abdicate,
+    /// Message 19, when the script posts an incident (HOST-18).
+    Incident,
     /// Message 22 moving into the next bubble, when the script moves (HOST-05).
     RegionMove,
     /// Message 18 asking for the new region's roster after the move (AUTH-13).
@@ -46,7 +48,7 @@ pub(crate) enum ClientTimer {
 
 impl ClientTimer {
     /// Every timer, in the order they fire.
-    const ALL: [ClientTimer; 14] = [
+    const ALL: [ClientTimer; 15] = [
         ClientTimer::LinkSilence,
         ClientTimer::HostKeepalive,
         ClientTimer::PatchEpoch,
@@ -61,6 +63,7 @@ impl ClientTimer {
         ClientTimer::RosterRequest,
         ClientTimer::Purge,
         ClientTimer::Abdicate,
+        ClientTimer::Incident,
     ];
 }
 
@@ -113,6 +116,7 @@ impl ClientCore {
             ClientTimer::RosterRequest => joined?.region.request_due(),
             ClientTimer::Purge => joined?.authority.purge_due(),
             ClientTimer::Abdicate => joined?.authority.abdicate_due(),
+            ClientTimer::Incident => joined?.reports.incident_due(),
         }
     }
 
@@ -171,6 +175,11 @@ impl ClientCore {
             }
             (ClientTimer::Abdicate, Some(a)) => {
                 let out = a.authority.abdicate(a.slots.lease(), a.region.bubble());
+                links.send_activity(now, a.join.handle(), out);
+            }
+            (ClientTimer::Incident, Some(a)) => {
+                let player = a.slots.lease().lowest().unwrap_or_default();
+                let out = a.reports.incident(player);
                 links.send_activity(now, a.join.handle(), out);
             }
             (ClientTimer::RegionMove, Some(a)) => {

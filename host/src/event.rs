@@ -113,6 +113,18 @@ pub enum WorldEvent {
         /// Slots in its mask.
         slots: usize,
     },
+    /// A member's incident (message 19): the definition row, and how many targets and
+    /// payload bytes it carried.
+    Incident {
+        /// The member's link.
+        link: LinkId,
+        /// The definition table row.
+        definition: u16,
+        /// Extra targets.
+        targets: usize,
+        /// Payload bytes.
+        payload: usize,
+    },
     /// A member gave up authority over `slots` slots (message 33).
     AuthorityReleased {
         /// The member's link.

@@ -16,6 +16,7 @@ mod fault_outbound;
 mod fault_policy;
 mod fault_program;
 mod fault_roster;
+mod incident;
 mod incident_faults;
 mod keepalive;
 mod leave;

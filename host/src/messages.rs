@@ -16,8 +16,8 @@ use vex_wire::activity::envelope::ActivityNotification;
 use vex_wire::activity::ids::{
     ABDICATE_AUTHORITY, ALLOCATE_ENTITY_INDICES, AUTHORITY_BUBBLE_MASK, AUTHORITY_FULL_MASK,
     BUBBLE_HOST_STATE, CLIENT_AUTHORITATIVE_DATA_UPDATE, CLIENT_IDENTITY_UPDATE,
-    ENTITY_SLOTS_ALLOCATED, FREE_ENTITY_INDICES, GLOBAL_ACTIVITY_STATE, JOIN_REQUEST, JOIN_RESULT,
-    MEMBERSHIP_ACKNOWLEDGEMENT, PATCH_EPOCH, PEER_LEAVE_REQUEST, PURGE_REQUEST,
+    ENTITY_SLOTS_ALLOCATED, FREE_ENTITY_INDICES, GLOBAL_ACTIVITY_STATE, INCIDENT, JOIN_REQUEST,
+    JOIN_RESULT, MEMBERSHIP_ACKNOWLEDGEMENT, PATCH_EPOCH, PEER_LEAVE_REQUEST, PURGE_REQUEST,
     REPLICATE_MEMBERSHIP, RESET_AUTHORITY_ACK, SENSOR_AUTH_UPDATE, SENSOR_SENSE_UPDATE,
     START_NEW_ACTIVITY, STATE_REFRESH, WORLD_GLOBALS_STATE,
 };
@@ -61,6 +61,7 @@ impl HostCore {
             CLIENT_AUTHORITATIVE_DATA_UPDATE => self.client_state(link, &n.payload),
             START_NEW_ACTIVITY => self.start_new_activity(link, &n.payload),
             PURGE_REQUEST => self.purge_request(link, &n.payload),
+            INCIDENT => self.incident(link, &n.payload),
             RESET_AUTHORITY_ACK => self.reset_acknowledged(link, &n.payload),
             AUTHORITY_BUBBLE_MASK => self.bubble_mask_answered(link, &n.payload),
             AUTHORITY_FULL_MASK => self.full_mask_answered(link, &n.payload),

@@ -5,12 +5,16 @@
 
 use crate::config::TimedCommit;
 use crate::world::WorldRequest;
+use vex_wire::activity::incident::Incident;
 use vex_wire::activity::slot::{ClientRef, TYPE_CHANNEL, TYPE_GHOST_LINK, TYPE_OBJECTIVE};
 use vex_wire::schema::Value;
 use vex_wire::tag::FNV1_EMPTY;
 
 /// The placed object of the built-in scenario that holds the requested slots.
 const OBJECT: u32 = 0xBBBB_0001;
+/// The definition row of the incident the program fires: inside the table and off its
+/// crashing rows (INCIDENT-01, INCIDENT-02); an empty payload.
+const INCIDENT_ROW: u16 = 2;
 /// Objectives in a type-3 body (AH "Type 3").
 const OBJECTIVES: usize = 24;
 
@@ -50,7 +54,7 @@ fn ghost(generation: i64, active: bool) -> Value {
 }
 
 /// At 2.5 s the objective, a channel row and the ghost link are published; at 3.5 s
-/// every member is asked to rebuild and report its authority; at 4 s the first objective
+/// every member is asked to rebuild and report its authority and gets an incident; at 4 s the first objective
 /// moves on and the ghost is put away, its generation raised with the change (T65-01).
 pub fn builtin_timeline() -> Vec<TimedCommit> {
     let mut moved = [0; OBJECTIVES];
@@ -79,7 +83,15 @@ pub fn builtin_timeline() -> Vec<TimedCommit> {
         },
         TimedCommit {
             after_ms: 3_500,
-            requests: vec![WorldRequest::ResetAuthority, WorldRequest::QueryAuthority],
+            requests: vec![
+                WorldRequest::ResetAuthority,
+                WorldRequest::QueryAuthority,
+                WorldRequest::FireIncident(Incident {
+                    definition: INCIDENT_ROW,
+                    targets: Vec::new(),
+                    payload: Vec::new(),
+                }),
+            ],
         },
         TimedCommit {
             after_ms: 4_000,

@@ -26,7 +26,7 @@ impl HostCore {
     /// that changed a body goes to every member in one message 5 each (a member whose
     /// roster waits for its epoch or a region move's request gets it then), and is
     /// reported as [`HostEvent::Staged`] with the new revision; then the authority resets
-    /// and queries it asks for go to every member.
+    /// and queries and the incidents it asks for go to every member.
     pub fn request(&mut self, session: u64, requests: &[WorldRequest]) -> Result<(), CommitError> {
         let scenario = &self.config.scenario;
         let activity = self
@@ -44,6 +44,7 @@ impl HostCore {
             match request {
                 WorldRequest::ResetAuthority => self.start_exchange(session, Exchange::Reset),
                 WorldRequest::QueryAuthority => self.start_exchange(session, Exchange::Query),
+                WorldRequest::FireIncident(incident) => self.fire_incident(session, incident),
                 WorldRequest::SetAuth { .. } | WorldRequest::SetAuthField { .. } => {}
             }
         }

@@ -5,8 +5,9 @@
 
 use std::collections::BTreeMap;
 use thiserror::Error;
+use vex_wire::activity::incident::Incident;
 use vex_wire::activity::slot::ClientRef;
-use vex_wire::bits::{BitWriter, Bits};
+use vex_wire::bits::{BitError, BitWriter, Bits};
 use vex_wire::scenario::Scenario;
 use vex_wire::schema::{SchemaError, Value, catalog, encode};
 
@@ -35,6 +36,9 @@ pub enum WorldRequest {
     /// Every member reports its authority: message 30 with a token its 31 and 32 carry
     /// back (SLOTS-05).
     QueryAuthority,
+    /// Every member gets this incident, message 19 (SR "Auth state goes out": the host
+    /// can also send an incident through the same output slot).
+    FireIncident(Incident),
 }
 
 /// Why a request was refused; nothing of its commit was applied.
@@ -60,6 +64,9 @@ pub enum RequestError {
     /// A field set on a slot that holds no body yet: send the whole body first.
     #[error("slot {0:?} holds no body to set a field of")]
     NoBody(ClientRef),
+    /// An incident the client cannot take (INCIDENT-01 to INCIDENT-03, INCIDENT-05).
+    #[error("incident: {0}")]
+    Incident(BitError),
     /// The body does not encode, or breaks a client rule the encoder guards.
     #[error("slot {slot:?}: {error}")]
     Refused {
@@ -101,8 +108,9 @@ impl World {
     }
 
     /// Applies the body requests of `requests` together, all or none, against
-    /// `scenario`'s slots (the authority exchanges are the host's to start). True when a
-    /// body changed, and the revision rose.
+    /// `scenario`'s slots; the rest (authority exchanges, incidents) are the host's to
+    /// send, and an incident the client cannot take refuses the commit. True when a body
+    /// changed, and the revision rose.
     pub fn commit(
         &mut self,
         scenario: &Scenario,
@@ -112,6 +120,10 @@ impl World {
         for request in requests {
             let (slot, value) = match request {
                 WorldRequest::ResetAuthority | WorldRequest::QueryAuthority => continue,
+                WorldRequest::FireIncident(incident) => {
+                    incident.check().map_err(RequestError::Incident)?;
+                    continue;
+                }
                 WorldRequest::SetAuth { slot, body } => (*slot, body.clone()),
                 WorldRequest::SetAuthField { slot, field, value } => {
                     let held = staged.get(slot).or_else(|| self.bodies.get(slot));

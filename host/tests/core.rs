@@ -805,3 +805,46 @@ fn authority_answers_are_recorded_and_abdication_releases() {
         (25, purge)
     );
 }
+
+/// A member's incident becomes an event and gets nothing back (HOST-13, HOST-18); the
+/// host's incident goes to the member, and one the client cannot take refuses its whole
+/// commit.
+#[test]
+fn incidents_go_both_ways() {
+    use vex_host::requests::CommitError;
+    use vex_host::world::{RequestError, WorldRequest};
+    use vex_wire::activity::incident::Incident;
+    let mut h = host();
+    let (mut c, session, _) = join_on(&mut h, L);
+    events(&mut h);
+    let incident = Incident {
+        definition: 9,
+        targets: vec![1, 2],
+        payload: vec![7; 3],
+    };
+    let n = ActivityNotification::new(session, 19, 0, incident.encode().unwrap());
+    send_sealed(&mut h, L, &mut c, 8, 3, &n.encode());
+    assert!(transmits(&mut h).is_empty(), "no acknowledgement");
+    assert!(
+        events(&mut h).contains(&HostEvent::World(WorldEvent::Incident {
+            link: L,
+            definition: 9,
+            targets: 2,
+            payload: 3,
+        }))
+    );
+    h.request(session, &[WorldRequest::FireIncident(incident.clone())])
+        .unwrap();
+    let sent = pushes(&transmits(&mut h), &mut c);
+    assert_eq!(sent, [(19, incident.encode().unwrap())]);
+    let crashing = Incident {
+        definition: 4690,
+        ..incident
+    };
+    let refused = h.request(session, &[WorldRequest::FireIncident(crashing)]);
+    assert!(matches!(
+        refused,
+        Err(CommitError::Request(RequestError::Incident(_)))
+    ));
+    assert!(transmits(&mut h).is_empty());
+}

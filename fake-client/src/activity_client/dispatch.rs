@@ -43,6 +43,7 @@ impl ActivityClient {
         self.region.schedule(at(script.move_region_after_ms));
         self.authority
             .schedule(at(script.purge_after_ms), at(script.abdicate_after_ms));
+        self.reports.schedule(at(script.incident_after_ms));
         self.epochs.start(now, r.initial_epoch);
         cx.status.e = true;
         self.keepalive

@@ -18,6 +18,7 @@ mod leave;
 mod membership;
 mod refresh;
 mod region;
+mod reports;
 mod roster;
 mod slot_bodies;
 mod world;
@@ -36,6 +37,7 @@ use leave::Leave;
 use membership::Membership;
 use refresh::Refresh;
 use region::Region;
+use reports::Reports;
 use roster::Roster;
 use vex_wire::time::Instant;
 
@@ -68,6 +70,8 @@ pub(crate) struct ActivityClient {
     pub(crate) region: Region,
     /// Its purge request and abdication, and the host's authority resets and queries.
     pub(crate) authority: Authority,
+    /// Its own gameplay reports.
+    pub(crate) reports: Reports,
 }
 
 /// What an activity client reaches outside itself while it handles a push.
@@ -108,6 +112,7 @@ impl ActivityClient {
             identity: IdentityReport::default(),
             region: Region::new(arrival),
             authority: Authority::default(),
+            reports: Reports::default(),
         }
     }
 

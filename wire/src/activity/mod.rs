@@ -9,6 +9,7 @@ pub mod envelope;
 pub mod global_state;
 pub mod identity;
 pub mod ids;
+pub mod incident;
 pub mod join;
 pub mod join_template;
 pub mod membership;

@@ -44,6 +44,13 @@ impl EntitySlotMask {
         self.0.get(i / 8).is_some_and(|b| b & (1 << (i % 8)) != 0)
     }
 
+    /// The lowest slot set, if any.
+    pub fn lowest(&self) -> Option<u16> {
+        (0..self.0.len() * 8)
+            .find(|&i| self.get(i))
+            .and_then(|i| u16::try_from(i).ok())
+    }
+
     /// Number of slots set.
     pub fn count(&self) -> usize {
         self.0.iter().map(|b| b.count_ones() as usize).sum()

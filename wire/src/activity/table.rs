@@ -13,6 +13,7 @@ use super::client_state::ClientState;
 use super::global_state::GlobalActivityState;
 use super::identity::ClientIdentity;
 use super::ids::*;
+use super::incident::Incident;
 use super::join::{JoinRequest, JoinResult};
 use super::membership::ReplicateMembership;
 use super::sense_update::SenseUpdate;
@@ -174,7 +175,9 @@ pub static MESSAGES: [Message; MESSAGE_COUNT as usize] = [
         NameOnly,
     ),
     unnamed(STATE_REFRESH, C2H).schema(&s::STATE_REFRESH),
-    named(INCIDENT, "incident", Both).schema(&s::INCIDENT),
+    named(INCIDENT, "incident", Both)
+        .schema(&s::INCIDENT)
+        .codec(codec!(Incident)),
     named(ALLOCATE_ENTITY_INDICES, "allocate_entity_indices", C2H)
         .schema(&s::ALLOCATE_ENTITY_INDICES)
         .codec(codec!(SlotRequest)),

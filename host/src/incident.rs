@@ -1,0 +1,49 @@
+//! Message 19, incidents both ways (SR "What each client message gets": 19 is decoded and
+//! passed to the host runtime; "Auth state goes out": the host sends an incident through
+//! the same output slot; AH "incident, message 19": no acknowledgement; HOST-13, HOST-18).
+
+use crate::core::{HostCore, LinkId};
+use crate::event::{HostEvent, WorldEvent};
+use crate::reason::Dropped;
+use vex_wire::activity::body::Body;
+use vex_wire::activity::ids::INCIDENT;
+use vex_wire::activity::incident::Incident;
+
+impl HostCore {
+    /// A member's incident, decoded into an event; nothing goes back (HOST-13, HOST-18).
+    pub(crate) fn incident(&mut self, link: LinkId, payload: &[u8]) {
+        let incident = match Incident::decode(payload) {
+            Ok(i) => i,
+            Err(error) => {
+                let msg = INCIDENT;
+                return self.drop_input(link, Dropped::Body { msg, error });
+            }
+        };
+        self.event(HostEvent::World(WorldEvent::Incident {
+            link,
+            definition: incident.definition,
+            targets: incident.targets.len(),
+            payload: incident.payload.len(),
+        }));
+    }
+
+    /// `incident` to every joined member of `session`; the request was checked when it
+    /// committed.
+    pub(crate) fn fire_incident(&mut self, session: u64, incident: &Incident) {
+        let msg = INCIDENT;
+        let body = match incident.encode() {
+            Ok(b) => b,
+            Err(error) => {
+                return tracing::warn!(%error, "incident not built");
+            }
+        };
+        let Some(activity) = self.activities.get(&session) else {
+            return;
+        };
+        for link in activity.member_links() {
+            if self.joined_session(link) == Some(session) {
+                self.push_message(link, msg, body.clone());
+            }
+        }
+    }
+}
