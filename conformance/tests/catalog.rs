@@ -230,6 +230,8 @@ caught! {
     catch_auth11_spent => BubbleTokenSpent,
     catch_auth11_renewed => BubbleGrantRenewed,
     catch_auth11_zero => BubbleTokenZero,
+    catch_t65_02_one => GhostFinishAtOne,
+    catch_t65_02_generation => GhostFinishOldGeneration,
     catch_bap09_request_id => PushOnRequestService,
     catch_bap09_unregistered => PushOnUnregisteredService,
     catch_bap09_last_request => PushOnLastRequestService,

@@ -70,6 +70,7 @@ pub const ENFORCED: &[Rule] = &[
     Rule::T301,
     Rule::T302,
     Rule::T6501,
+    Rule::T6502,
     Rule::T2401,
     Rule::Auth13,
     Rule::Host05,

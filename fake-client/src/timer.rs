@@ -40,6 +40,8 @@ pub(crate) enum ClientTimer {
     Abdicate,
     /// Message 19, when the script posts an incident (HOST-18).
     Incident,
+    /// Message 6, the Ghost scan bar's next Sense report.
+    Sense,
     /// Message 22 moving into the next bubble, when the script moves (HOST-05).
     RegionMove,
     /// Message 18 asking for the new region's roster after the move (AUTH-13).
@@ -48,7 +50,7 @@ pub(crate) enum ClientTimer {
 
 impl ClientTimer {
     /// Every timer, in the order they fire.
-    const ALL: [ClientTimer; 15] = [
+    const ALL: [ClientTimer; 16] = [
         ClientTimer::LinkSilence,
         ClientTimer::HostKeepalive,
         ClientTimer::PatchEpoch,
@@ -64,6 +66,7 @@ impl ClientTimer {
         ClientTimer::Purge,
         ClientTimer::Abdicate,
         ClientTimer::Incident,
+        ClientTimer::Sense,
     ];
 }
 
@@ -117,6 +120,8 @@ impl ClientCore {
             ClientTimer::Purge => joined?.authority.purge_due(),
             ClientTimer::Abdicate => joined?.authority.abdicate_due(),
             ClientTimer::Incident => joined?.reports.incident_due(),
+            // a client that left reports nothing more (AH "peer_leave_request")
+            ClientTimer::Sense => joined.filter(|a| !a.leave.left())?.ghost.due(),
         }
     }
 
@@ -181,6 +186,12 @@ impl ClientCore {
                 let player = a.slots.lease().lowest().unwrap_or_default();
                 let out = a.reports.incident(player);
                 links.send_activity(now, a.join.handle(), out);
+            }
+            (ClientTimer::Sense, Some(a)) => {
+                let epoch = a.epochs.patch_sent().unwrap_or_default();
+                if let Some(out) = a.ghost.report(now, epoch) {
+                    links.send_activity(now, a.join.handle(), out);
+                }
             }
             (ClientTimer::RegionMove, Some(a)) => {
                 let out = a.region.report_move(now, &config.scenario);

@@ -3,6 +3,7 @@
 use crate::LinkId;
 use crate::reason::{Closed, Dropped};
 use crate::requests::CommitError;
+use vex_wire::activity::slot::ClientRef;
 
 /// A frame the core wants sent, with what it carries.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,7 +21,7 @@ pub struct Transmit {
 }
 
 /// Something that happened on a link.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum HostEvent {
     /// A frame arrived and was understood.
     Received {
@@ -77,8 +78,30 @@ pub enum HostEvent {
 
 /// A change in the activity's world that a client report caused, after the host committed
 /// it (SR "Client reports come in", "How a script runs").
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum WorldEvent {
+    /// A member reported a slot's Sense (message 6), with the client's counter.
+    Sensed {
+        /// The member's link.
+        link: LinkId,
+        /// The slot.
+        slot: ClientRef,
+        /// The client's per-slot counter.
+        counter: u32,
+    },
+    /// A member's Ghost scan bar (a type-65 Sense report).
+    GhostScan {
+        /// The member's link.
+        link: LinkId,
+        /// The ghost_link slot.
+        slot: ClientRef,
+        /// The bar is running.
+        active: bool,
+        /// How far it ran.
+        fraction: f32,
+        /// The Auth generation it runs for.
+        generation: i32,
+    },
     /// A member asked for `slots` slots to be purged (message 27), and got the notice.
     PurgeRequested {
         /// The member's link.

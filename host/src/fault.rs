@@ -325,6 +325,11 @@ faults! {
     BubbleGrantRenewed => Auth11;
     /// AUTH-11: the first roster grants bubble 64 with token 0.
     BubbleTokenZero => Auth11;
+    /// T65-02: the Sense override that finishes a stalled Ghost bar has fraction 1.0.
+    GhostFinishAtOne => T6502;
+    /// T65-02: the Sense override that finishes a stalled Ghost bar names the generation
+    /// before the bar's.
+    GhostFinishOldGeneration => T6502;
     /// BAP-09: after the burst, a push on service 16, a request id the client sends.
     PushOnRequestService => Bap09;
     /// BAP-09: after the burst, a push on service 52, which the client never registers.

@@ -233,6 +233,22 @@ impl Policy for FaultPlan {
         Some(request)
     }
 
+    fn ghost_finish(&self, fraction: f32) -> f32 {
+        if self.has(Fault::GhostFinishAtOne) {
+            1.0
+        } else {
+            fraction
+        }
+    }
+
+    fn ghost_finish_generation(&self, generation: i32) -> i32 {
+        if self.has(Fault::GhostFinishOldGeneration) {
+            generation.wrapping_sub(1)
+        } else {
+            generation
+        }
+    }
+
     fn commit_client_state(&self) -> bool {
         !self.has(Fault::RegionNotCommitted)
     }

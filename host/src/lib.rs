@@ -32,6 +32,7 @@ mod refresh;
 pub mod requests;
 pub mod roster;
 mod route;
+pub mod sense;
 pub mod server;
 mod timer;
 pub mod world;

@@ -4,14 +4,17 @@
 use crate::LinkId;
 use crate::authority::Exchange;
 use crate::event::Transmit;
+use std::collections::BTreeSet;
 use vex_wire::activity::envelope::ActivityPush;
 use vex_wire::activity::join::{INITIAL_REPLICATION_EPOCH, JoinRequest};
 use vex_wire::activity::selection::DescriptorBits;
+use vex_wire::activity::slot::ClientRef;
 use vex_wire::activity::small::PatchEpoch;
 use vex_wire::bap::deframer::Deframer;
 use vex_wire::bap::header::{FrameType, InnerHeader, outer_frame};
 use vex_wire::bap::secure::SecureChannel;
 use vex_wire::bap::services::ACTIVITY_PUSH;
+use vex_wire::bits::Bits;
 use vex_wire::time::Instant;
 
 /// What one link owns of the activity it is bound to (SR "Service 6 and 7", "The join
@@ -50,6 +53,11 @@ pub struct Binding {
     pub bubble_mirror: u16,
     /// The client holds bubble 64's grant.
     pub bubble_granted: bool,
+    /// The slots the last message 5 sent on the link registered: Sense is read against
+    /// them (SR "Client reports come in"; AUTH-15).
+    pub identity_map: BTreeSet<ClientRef>,
+    /// A Sense override the next message 5 carries, once.
+    pub sense_override: Option<(ClientRef, Bits)>,
     /// The last token the host gave an authority reset or query on this link.
     pub next_token: u32,
     /// The host's resets and queries the client has not finished answering.
@@ -74,6 +82,8 @@ impl Binding {
             membership_acknowledged: None,
             bubble_mirror: 0,
             bubble_granted: false,
+            identity_map: BTreeSet::new(),
+            sense_override: None,
             next_token: 0,
             exchanges: Vec::new(),
         }

@@ -23,7 +23,6 @@ use vex_wire::activity::ids::{
 };
 use vex_wire::activity::join::{INITIAL_REPLICATION_EPOCH, JoinRequest, JoinResult};
 use vex_wire::activity::join_template::JoinResultTemplate;
-use vex_wire::activity::sense_update::SenseUpdate;
 use vex_wire::activity::sensor_auth::BubbleAuthority;
 use vex_wire::activity::small::{BubbleHostState, PatchEpoch};
 use vex_wire::activity::table;
@@ -282,6 +281,7 @@ impl HostCore {
         let first = binding.rosters_sent == 0;
         binding.rosters_sent += 1;
         let session = binding.session;
+        let sense_override = binding.sense_override.take();
         let grant = self.bubble_grant_due(link, session);
         let region = self.region_of(link, session);
         let empty = World::default();
@@ -292,13 +292,32 @@ impl HostCore {
             world: self.activities.get(&session).map_or(&empty, |a| a.world()),
             epoch: epoch.0,
         };
-        let body = roster::sensor_auth(&inputs).and_then(|mut m| {
+        let built = roster::sensor_auth(&inputs).and_then(|mut m| {
             m.prefix.bubble_block = grant.map(|t| BubbleAuthority::granting(GRANTED_BUBBLE, t));
-            self.policy().roster(m, first).encode()
+            if let Some((slot, bits)) = sense_override {
+                let block = m
+                    .groups
+                    .iter_mut()
+                    .flat_map(|g| &mut g.objects)
+                    .find(|o| o.slot == slot);
+                if let Some(o) = block.filter(|o| o.sense.is_some()) {
+                    o.sense = Some(Some(bits)); // overwrites the client's Sense (AH "Message 5")
+                }
+            }
+            let m = self.policy().roster(m, first);
+            let map = m
+                .groups
+                .iter()
+                .flat_map(|g| g.objects.iter().map(|o| o.slot))
+                .collect();
+            Ok((m.encode()?, map))
         });
-        match body {
-            Ok(body) => {
+        match built {
+            Ok((body, map)) => {
                 self.push_message(link, SENSOR_AUTH_UPDATE, body);
+                if let Some(b) = self.binding_mut(link) {
+                    b.identity_map = map; // what Sense is read against (AUTH-15)
+                }
                 if let (Some(token), Some(b)) = (grant, self.binding_mut(link)) {
                     b.bubble_mirror = token; // the client's mirror takes every token sent
                     b.bubble_granted = true;
@@ -333,25 +352,6 @@ impl HostCore {
         };
         if let (Some(join), Some(epoch)) = (b.join.clone(), b.epoch) {
             self.push_roster(link, &join, epoch);
-        }
-    }
-
-    /// Message 6: read group by group and logged; the mission runtime that acts on Sense
-    /// is a later step (SR "Client reports come in").
-    fn sense_update(&mut self, link: LinkId, payload: &[u8]) {
-        match SenseUpdate::decode(payload) {
-            Ok(m) => {
-                let keys: Vec<String> = m
-                    .groups
-                    .iter()
-                    .map(|g| format!("{:#010x}", g.key))
-                    .collect();
-                tracing::info!(%link, groups = ?keys, "sense update");
-            }
-            Err(error) => {
-                let msg = SENSOR_SENSE_UPDATE;
-                self.drop_input(link, Dropped::Body { msg, error });
-            }
         }
     }
 }

@@ -129,6 +129,16 @@ pub trait Policy {
         Some(request)
     }
 
+    /// The fraction of the Sense override that finishes a stalled Ghost bar (T65-02).
+    fn ghost_finish(&self, fraction: f32) -> f32 {
+        fraction
+    }
+
+    /// The generation of that override: the bar's own (T65-02).
+    fn ghost_finish_generation(&self, generation: i32) -> i32 {
+        generation
+    }
+
     /// Whether message 22 is committed (HOST-05).
     fn commit_client_state(&self) -> bool {
         true

@@ -96,6 +96,17 @@ pub enum Dropped {
         /// The token.
         token: u32,
     },
+    /// A message 6 whose patch epoch is not the link's message 52.
+    #[error("sensor_sense_update: the patch epoch is not the link's message 52")]
+    SenseEpoch,
+    /// A Sense group that cannot be read; the message's other groups still count.
+    #[error("sensor_sense_update: group {key:#010x} is not read: {error}")]
+    SenseGroup {
+        /// The group's registry key.
+        key: u32,
+        /// Why.
+        error: BitError,
+    },
     /// A message that needs a joined client, on a link with none.
     #[error("message {0} with no joined client")]
     NotJoined(u32),

@@ -848,3 +848,114 @@ fn incidents_go_both_ways() {
     ));
     assert!(transmits(&mut h).is_empty());
 }
+
+/// Message 6 is read against the slots the last message 5 registered (AUTH-15): a report
+/// on an unregistered slot, or with another patch epoch, is dropped; a Ghost report
+/// becomes events, and a stalled bar gets one message 5 with the finishing Sense override
+/// (AH "Type 65").
+#[test]
+fn sense_is_read_against_the_last_roster_and_a_stalled_ghost_is_finished() {
+    use vex_host::sense::{GHOST_FINISHED, GHOST_STALLED};
+    use vex_wire::activity::sense_update::{SenseGroup, SenseObject, SenseUpdate};
+    use vex_wire::activity::sensor_auth::SensorAuthUpdate;
+    use vex_wire::activity::slot::ClientRef;
+    use vex_wire::bits::BitWriter;
+    use vex_wire::schema::tables::GHOST_LINK_SENSE;
+    use vex_wire::schema::{Value, encode};
+    let mut h = host();
+    let (mut c, session, _) = join_on(&mut h, L);
+    let send = |h: &mut HostCore, c: &mut SecureChannel, task: u32, msg: u32, body: Vec<u8>| {
+        let n = ActivityNotification::new(session, msg, 0, body);
+        send_sealed(h, L, c, 8, task, &n.encode());
+        pushes(&transmits(h), c)
+    };
+    let epoch: [u64; 2] = [3, 4];
+    let mut e = epoch[0].to_be_bytes().to_vec();
+    e.extend_from_slice(&epoch[1].to_be_bytes());
+    assert_eq!(send(&mut h, &mut c, 3, 52, e).len(), 1, "the first roster");
+    events(&mut h);
+    let ghost = ClientRef {
+        key: 0xBBBB_0001,
+        slot_type: 65,
+        index: 4,
+    };
+    let report = |slot: ClientRef, epoch: [u64; 2], fraction: f32| {
+        let v = Value::Record(vec![
+            Value::Bool(true),
+            Value::Raw {
+                bits: fraction.to_bits().into(),
+                width: 32,
+            },
+            Value::Int(1),
+        ]);
+        let mut w = BitWriter::new();
+        encode(&GHOST_LINK_SENSE, &v, &mut w).unwrap();
+        let object = SenseObject {
+            slot,
+            sense: w.finish_bits().unwrap(),
+            counter: 1,
+        };
+        SenseUpdate {
+            patch_epoch: epoch,
+            groups: vec![SenseGroup {
+                key: slot.key,
+                objects: vec![object],
+            }],
+        }
+        .encode()
+        .unwrap()
+    };
+    let elsewhere = ClientRef {
+        key: 0xBBBB_0002,
+        ..ghost
+    };
+    assert!(send(&mut h, &mut c, 4, 6, report(elsewhere, epoch, 0.5)).is_empty());
+    assert!(dropped_with(&events(&mut h), |r| matches!(
+        r,
+        Dropped::SenseGroup {
+            key: 0xBBBB_0002,
+            ..
+        }
+    )));
+    assert!(send(&mut h, &mut c, 5, 6, report(ghost, [9, 9], 0.5)).is_empty());
+    assert!(dropped_with(&events(&mut h), |r| *r == Dropped::SenseEpoch));
+    assert!(
+        send(&mut h, &mut c, 6, 6, report(ghost, epoch, 0.5)).is_empty(),
+        "running"
+    );
+    let seen = events(&mut h);
+    assert!(seen.contains(&HostEvent::World(WorldEvent::Sensed {
+        link: L,
+        slot: ghost,
+        counter: 1
+    })));
+    assert!(seen.contains(&HostEvent::World(WorldEvent::GhostScan {
+        link: L,
+        slot: ghost,
+        active: true,
+        fraction: 0.5,
+        generation: 1,
+    })));
+    let finish = send(&mut h, &mut c, 7, 6, report(ghost, epoch, GHOST_STALLED));
+    assert_eq!(finish.len(), 1, "the finishing roster");
+    let m = SensorAuthUpdate::decode(&finish[0].1).unwrap();
+    let block = m
+        .groups
+        .iter()
+        .flat_map(|g| &g.objects)
+        .find(|o| o.slot == ghost)
+        .unwrap();
+    // reset, root (the host holds no ghost body yet: no timeline ran), the Sense bit and
+    // the override
+    let mut r = block.content.reader();
+    assert!(r.read_bool().unwrap() && !r.read_bool().unwrap(), "reset-only");
+    assert!(r.read_bool().unwrap(), "a Sense override");
+    let Value::Record(f) = vex_wire::schema::decode(&GHOST_LINK_SENSE, &mut r).unwrap() else {
+        panic!("a record")
+    };
+    let want = Value::Raw {
+        bits: GHOST_FINISHED.to_bits().into(),
+        width: 32,
+    };
+    assert_eq!((&f[1], &f[2]), (&want, &Value::Int(1)));
+}

@@ -11,8 +11,13 @@ use vex_wire::schema::{SchemaError, Value, catalog, decode};
 /// One block as the client reads it by the slot's schemas.
 pub(super) enum Block {
     /// Reset and root when the slot has an Auth schema (AUTH-06), the body, and the Sense
-    /// bit when it has a Sense schema: the bits they take, and the body's value.
-    Read { bits: usize, body: Option<Value> },
+    /// bit when it has a Sense schema: the bits they take, the body's value, and the Sense
+    /// override's.
+    Read {
+        bits: usize,
+        body: Option<Value>,
+        sense: Option<Value>,
+    },
     /// A body or a Sense override with no schema Vex knows: only the remainder delimits it.
     Unknown,
     /// The block ends inside the body its slot's schema reads.
@@ -55,12 +60,21 @@ pub(super) fn read_block(decl: &SlotDecl, mut r: BitReader<'_>) -> Block {
             }
         }
     }
+    let mut sense = None;
     if decl.schemas.sense && r.read_bool().unwrap_or(true) {
-        return Block::Unknown; // a Sense override: no Sense schema is known yet
+        let Some(schema) = catalog::sense(decl.slot_type) else {
+            return Block::Unknown; // a Sense override with no schema Vex knows
+        };
+        match decode(schema, &mut r) {
+            Ok(v) => sense = Some(v),
+            Err(e @ SchemaError::Bits { .. }) => return Block::Short(e),
+            Err(_) => return Block::Unknown,
+        }
     }
     Block::Read {
         bits: r.position() - start,
         body,
+        sense,
     }
 }
 

@@ -9,6 +9,7 @@ use crate::rules::Rule;
 use vex_wire::activity::envelope::ActivityPush;
 use vex_wire::activity::ids;
 use vex_wire::activity::sensor_auth::BODY_BUDGET;
+use vex_wire::activity::slot::TYPE_GHOST_LINK;
 
 impl ActivityClient {
     /// A push naming this activity client: the join's routing arms, then message 4 on the
@@ -86,7 +87,7 @@ impl ActivityClient {
             }
             _ => {}
         }
-        self.refresh.track(cx.verdict, idx, msg);
+        self.refresh.track(cx.verdict, cx.now, idx, msg);
     }
 
     /// Message 12: once it decodes, the status line gets its M, the table is applied, and a new revision
@@ -156,6 +157,11 @@ impl ActivityClient {
             self.roster.count_applied();
             let roster = self.roster.last();
             self.region.on_roster(cx.verdict, scenario, idx, roster);
+            self.ghost
+                .on_bodies(cx.now, self.roster.held_of(TYPE_GHOST_LINK));
+            for (slot, sense) in self.roster.overrides() {
+                self.ghost.on_override(slot, sense);
+            }
         }
     }
 }

@@ -39,6 +39,11 @@ impl Epochs {
         self.patch_due = Some(now);
     }
 
+    /// The latest message 52 the client sent, which its message 6 repeats.
+    pub(crate) fn patch_sent(&self) -> Option<[u64; 2]> {
+        self.patch_sent
+    }
+
     /// When message 52 is next due.
     pub(crate) fn patch_due(&self) -> Option<Instant> {
         self.patch_due

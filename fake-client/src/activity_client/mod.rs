@@ -10,6 +10,7 @@ mod bubble_grants;
 mod dispatch;
 mod entity_slots;
 mod epochs;
+mod ghost;
 mod identity;
 mod incident;
 mod join;
@@ -30,6 +31,7 @@ use crate::verdict::Verdict;
 use authority::Authority;
 use entity_slots::EntitySlots;
 use epochs::Epochs;
+use ghost::GhostScan;
 use identity::IdentityReport;
 use join::Join;
 use keepalive::Keepalive;
@@ -72,6 +74,8 @@ pub(crate) struct ActivityClient {
     pub(crate) authority: Authority,
     /// Its own gameplay reports.
     pub(crate) reports: Reports,
+    /// The Ghost scan bar it runs, reported through Sense.
+    pub(crate) ghost: GhostScan,
 }
 
 /// What an activity client reaches outside itself while it handles a push.
@@ -113,6 +117,7 @@ impl ActivityClient {
             region: Region::new(arrival),
             authority: Authority::default(),
             reports: Reports::default(),
+            ghost: GhostScan::default(),
         }
     }
 

@@ -17,6 +17,10 @@ const SNAPSHOT: [u32; 4] = [
     ids::REPLICATE_MEMBERSHIP,
     ids::SENSOR_AUTH_UPDATE,
 ];
+/// The parts of one snapshot go out together: a part more than this after the one before
+/// it is not part of the answer (SR "Answer what was asked": a request is never answered
+/// in part).
+const SNAPSHOT_GAP_MS: u64 = 100;
 /// The bubble field of message 18 is an i32 with bias 2^31 (facts 4.14).
 const BUBBLE_BIAS: i64 = 0x8000_0000;
 
@@ -32,6 +36,8 @@ pub(crate) struct Refresh {
     asked: Option<(u32, Instant)>,
     /// The parts of the snapshot message 18 is still owed, in order.
     owed: VecDeque<u32>,
+    /// When the last part of the snapshot arrived.
+    last_part: Option<Instant>,
 }
 
 impl Refresh {
@@ -72,6 +78,7 @@ impl Refresh {
     /// `public` link (SR).
     fn owe(&mut self, msg: u32, now: Instant, public: bool) {
         self.asked = Some((msg, now));
+        self.last_part = None;
         self.owed = SNAPSHOT
             .into_iter()
             .filter(|&m| !(public && m == ids::REPLICATE_MEMBERSHIP))
@@ -107,19 +114,39 @@ impl Refresh {
     /// part the snapshot sent already, coming again before the snapshot ended, means the
     /// request was answered in part (SR "Answer what was asked": a request is never
     /// answered in part; HOST-03).
-    pub(super) fn track(&mut self, verdict: &mut Verdict, idx: u64, msg: u32) {
+    pub(super) fn track(&mut self, verdict: &mut Verdict, now: Instant, idx: u64, msg: u32) {
+        let stalled = self
+            .last_part
+            .is_some_and(|t| now.since(t) > SNAPSHOT_GAP_MS && !self.owed.is_empty());
+        if stalled {
+            return self.answered_in_part(
+                verdict,
+                idx,
+                format!(
+                    "message {msg} came {} ms after the last part",
+                    now.since(self.last_part.unwrap_or(now))
+                ),
+            );
+        }
         if self.answers(msg) {
             self.owed.pop_front();
+            self.last_part = Some(now);
             return;
         }
         let sent_already = SNAPSHOT.contains(&msg) && !self.owed.contains(&msg);
-        if let (Some((asked, _)), true, false) = (self.asked, sent_already, self.owed.is_empty()) {
-            let owed: Vec<u32> = self.owed.drain(..).collect();
-            let reason = format!(
-                "message {asked}'s snapshot was answered in part: message {msg} came again before messages {owed:?}"
-            );
-            verdict.violate(Rule::Host03, Some(idx), None, reason);
+        if sent_already && !self.owed.is_empty() {
+            self.answered_in_part(verdict, idx, format!("message {msg} came again"));
         }
+    }
+
+    /// The snapshot stopped short of `owed`: a request answered in part (HOST-03).
+    fn answered_in_part(&mut self, verdict: &mut Verdict, idx: u64, what: String) {
+        let owed: Vec<u32> = self.owed.drain(..).collect();
+        let asked = self.asked.map_or(0, |(m, _)| m);
+        let reason = format!(
+            "message {asked}'s snapshot was answered in part: {what}, before messages {owed:?}"
+        );
+        verdict.violate(Rule::Host03, Some(idx), None, reason);
     }
 
     /// At the deadline `now`: a snapshot the host had time to finish and did not
@@ -153,7 +180,7 @@ mod tests {
         let (mut r, mut v) = (Refresh::default(), Verdict::new());
         r.ask(Instant::default(), false, 0, 0);
         for msg in SNAPSHOT {
-            r.track(&mut v, 1, msg);
+            r.track(&mut v, Instant::default(), 1, msg);
         }
         r.check_answered(&mut v, Instant::from_millis(ANSWER_GRACE_MS));
         assert!(v.rules().is_empty());
@@ -166,8 +193,8 @@ mod tests {
         r.ask(Instant::default(), true, 0, 0);
         assert!(r.answers(ids::GLOBAL_ACTIVITY_STATE));
         let mut v = Verdict::new();
-        r.track(&mut v, 1, ids::GLOBAL_ACTIVITY_STATE);
-        r.track(&mut v, 2, ids::WORLD_GLOBALS_STATE);
+        r.track(&mut v, Instant::default(), 1, ids::GLOBAL_ACTIVITY_STATE);
+        r.track(&mut v, Instant::default(), 2, ids::WORLD_GLOBALS_STATE);
         assert!(r.answers(ids::SENSOR_AUTH_UPDATE));
     }
 
@@ -178,10 +205,30 @@ mod tests {
         let (mut r, mut v) = (Refresh::default(), Verdict::new());
         r.ask(Instant::default(), false, 0, 0);
         for (i, msg) in [1, 2, 12, 1, 5, 1].into_iter().enumerate() {
-            r.track(&mut v, i as u64, msg);
+            r.track(&mut v, Instant::default(), i as u64, msg);
         }
         assert_eq!(v.rules(), [Rule::Host03]);
         r.check_answered(&mut v, Instant::from_millis(ANSWER_GRACE_MS));
         assert_eq!(v.rules(), [Rule::Host03], "reported once");
+    }
+
+    /// A part that comes long after the one before is not part of the answer: the 5 a
+    /// later push brings does not finish a snapshot that stopped at 12.
+    #[test]
+    fn a_part_that_comes_late_is_an_answer_in_part() {
+        let (mut r, mut v) = (Refresh::default(), Verdict::new());
+        r.ask(Instant::default(), false, 0, 0);
+        for msg in [1, 2, 12] {
+            r.track(&mut v, Instant::from_millis(10), 1, msg);
+        }
+        r.track(&mut v, Instant::from_millis(10 + SNAPSHOT_GAP_MS), 2, 5);
+        assert!(v.rules().is_empty(), "within the gap");
+        let (mut r, mut v) = (Refresh::default(), Verdict::new());
+        r.ask(Instant::default(), false, 0, 0);
+        for msg in [1, 2, 12] {
+            r.track(&mut v, Instant::from_millis(10), 1, msg);
+        }
+        r.track(&mut v, Instant::from_millis(11 + SNAPSHOT_GAP_MS), 2, 5);
+        assert_eq!(v.rules(), [Rule::Host03]);
     }
 }

@@ -33,6 +33,8 @@ pub(crate) struct Roster {
     held: BTreeMap<ClientRef, Value>,
     /// Bubble 64's grant as the client mirrors it.
     grants: BubbleGrants,
+    /// The Sense overrides of the last message 5 read.
+    overrides: Vec<(ClientRef, Value)>,
 }
 
 impl Roster {
@@ -78,6 +80,7 @@ impl Roster {
             }
         };
         let f = Some(idx);
+        self.overrides.clear();
         if let Some(block) = &m.prefix.bubble_block {
             self.grants.apply(verdict, idx, block);
         }
@@ -98,8 +101,8 @@ impl Roster {
                 continue; // skipped by its remainder
             };
             self.check_body_kept(verdict, idx, object, &decl);
-            let (bits, body) = match read_block(&decl, object.content.reader()) {
-                Block::Read { bits, body } => (bits, body),
+            let (bits, body, sense) = match read_block(&decl, object.content.reader()) {
+                Block::Read { bits, body, sense } => (bits, body, sense),
                 Block::Unknown => continue,
                 Block::Short(e) => {
                     let (rule, what) = if decl.slot_type == TYPE_LIFETIME {
@@ -164,10 +167,30 @@ impl Roster {
                 slot_bodies::check(verdict, at, s.slot_type, &body, self.held.get(&s), bubble);
                 self.held.insert(s, body);
             }
+            if let Some(sense) = sense {
+                let at = At {
+                    idx,
+                    bit: object.at,
+                };
+                slot_bodies::check_sense(verdict, at, s.slot_type, &sense, self.held.get(&s));
+                self.overrides.push((s, sense));
+            }
         }
         check_apply(verdict, scenario, bubble, idx, &m);
         self.last = m.roster;
         true
+    }
+
+    /// The slots whose last body is of `slot_type`, with that body.
+    pub(super) fn held_of(&self, slot_type: i8) -> impl Iterator<Item = (&ClientRef, &Value)> {
+        self.held
+            .iter()
+            .filter(move |(s, _)| s.slot_type == slot_type)
+    }
+
+    /// The Sense overrides the last message 5 carried.
+    pub(super) fn overrides(&self) -> &[(ClientRef, Value)] {
+        &self.overrides
     }
 
     /// The client retires its whole roster: after a region report it sweeps it (AH "How

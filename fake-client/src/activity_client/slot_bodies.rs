@@ -179,6 +179,39 @@ fn check_ghost(verdict: &mut Verdict, at: At, fields: &[Value], held: Option<&[V
     }
 }
 
+/// A Sense override of `slot_type` over the Auth body `held`: a ghost link's finishes the
+/// scan only with a fraction above 1.0 and the Auth's current generation (T65-02).
+pub(super) fn check_sense(
+    verdict: &mut Verdict,
+    at: At,
+    slot_type: i8,
+    sense: &Value,
+    held: Option<&Value>,
+) {
+    let (TYPE_GHOST_LINK, Value::Record(fields)) = (slot_type, sense) else {
+        return;
+    };
+    let fraction = match fields.get(1) {
+        Some(Value::Raw { bits, width: 32 }) => f32::from_bits(*bits as u32),
+        _ => return,
+    };
+    if fraction == 1.0 {
+        let reason = "type-65 Sense override with fraction exactly 1.0: the scan bar does not finish; a fraction above 1.0 does".to_string();
+        report(verdict, at, Rule::T6502, reason);
+    }
+    let current = match held {
+        Some(Value::Record(h)) => int(h, 0),
+        _ => None,
+    };
+    let generation = int(fields, 2);
+    if fraction >= 1.0 && generation != current {
+        let reason = format!(
+            "type-65 Sense override with generation {generation:?}, not the Auth's current {current:?}: the scan bar does not finish"
+        );
+        report(verdict, at, Rule::T6502, reason);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

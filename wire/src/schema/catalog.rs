@@ -1,5 +1,5 @@
 //! Every body `vex decode` and `vex encode` know, by the game's name, by message id, or as
-//! `auth:TYPE` for a slot type's Auth body.
+//! `auth:TYPE` or `sense:TYPE` for a slot type's Auth or Sense body.
 
 use super::kind::Schema;
 use super::{messages as m, tables as t};
@@ -27,6 +27,14 @@ const AUTH: [(i8, &Schema); 8] = [
 /// Bodies that are not messages or slot bodies but have names of their own.
 const OTHERS: [&Schema; 3] = [&t::CLIENT_REF, &t::CLOCK_WINDOW, &m::SELECTION_DESCRIPTOR];
 
+/// Slot type, then its Sense body's schema.
+const SENSE: [(i8, &Schema); 1] = [(65, &t::GHOST_LINK_SENSE)];
+
+/// The Sense schema of slot type `slot_type`, where Vex declares one.
+pub fn sense(slot_type: i8) -> Option<&'static Schema> {
+    SENSE.iter().find(|(t, _)| *t == slot_type).map(|(_, s)| *s)
+}
+
 /// The Auth schema of slot type `slot_type`, where Vex declares one.
 pub fn auth(slot_type: i8) -> Option<&'static Schema> {
     AUTH.iter().find(|(t, _)| *t == slot_type).map(|(_, s)| *s)
@@ -36,6 +44,9 @@ pub fn auth(slot_type: i8) -> Option<&'static Schema> {
 pub fn lookup(name: &str) -> Option<&'static Schema> {
     if let Some(ty) = name.strip_prefix("auth:") {
         return auth(ty.parse().ok()?);
+    }
+    if let Some(ty) = name.strip_prefix("sense:") {
+        return sense(ty.parse().ok()?);
     }
     if let Ok(id) = name.parse::<u32>() {
         return table::message(id)?.schema;
@@ -51,8 +62,11 @@ pub fn lookup(name: &str) -> Option<&'static Schema> {
 pub fn names() -> Vec<String> {
     let messages = messages().map(|(id, s)| format!("{id:>2}  {}", s.name));
     let auth = AUTH.iter().map(|(ty, s)| format!("auth:{ty}  {}", s.name));
+    let sense = SENSE
+        .iter()
+        .map(|(ty, s)| format!("sense:{ty}  {}", s.name));
     let others = OTHERS.iter().map(|s| format!("    {}", s.name));
-    messages.chain(auth).chain(others).collect()
+    messages.chain(auth).chain(sense).chain(others).collect()
 }
 
 #[cfg(test)]

@@ -252,8 +252,21 @@ pub const PARTICIPATION: Schema = Schema {
     ],
 };
 
+/// Type 65's Sense: {active, fraction, generation} (AH "Type 65": the client "reports
+/// {active, fraction, generation} through Sense"). The pages give no widths; Vex reads
+/// them as the Auth's own kinds (a bool, a raw float32, an i32 with the bias of every
+/// documented i32), which is Vex's reading, not a documented layout.
+pub const GHOST_LINK_SENSE: Schema = Schema {
+    name: "ghost_link_sense",
+    fields: &[
+        Field::always("active", Kind::Bool),
+        Field::always("fraction", Kind::Real),
+        Field::always("generation", I32),
+    ],
+};
+
 /// Every schema declared here, for tools and tests.
-pub const ALL: [&Schema; 10] = [
+pub const ALL: [&Schema; 11] = [
     &CLIENT_REF,
     &COMBATANT,
     &PARTICIPATION,
@@ -263,6 +276,7 @@ pub const ALL: [&Schema; 10] = [
     &CHANNEL,
     &TEAM_SIDE,
     &GHOST_LINK,
+    &GHOST_LINK_SENSE,
     &LIFETIME,
 ];
 

@@ -1,0 +1,141 @@
+//! Message 6, Sense: what the client measured for its slots, read against the identity map
+//! of the last complete message 5 on the same link, in order, and turned into typed events
+//! (SR "Client reports come in"; AH "Message 6: Sense"; AUTH-15, HOST-07). A stalled Ghost
+//! scan bar is finished with a Sense override (AH "Type 65").
+
+use crate::core::{HostCore, LinkId};
+use crate::event::{HostEvent, WorldEvent};
+use crate::reason::Dropped;
+use vex_wire::activity::body::Body;
+use vex_wire::activity::ids::SENSOR_SENSE_UPDATE;
+use vex_wire::activity::sense_update::{SenseObject, SenseUpdate};
+use vex_wire::activity::slot::{ClientRef, TYPE_GHOST_LINK};
+use vex_wire::bits::{BitError, BitReader, BitWriter, Bits};
+use vex_wire::schema::tables::GHOST_LINK_SENSE;
+use vex_wire::schema::{Value, catalog, decode, encode};
+
+/// The fraction from which the host takes a running Ghost bar as stalled one frame short
+/// of its end. The bar's length is package data; this is Vex's threshold.
+pub const GHOST_STALLED: f32 = 0.99;
+/// The fraction of the override that finishes a Ghost bar: above 1.0 (T65-02).
+pub const GHOST_FINISHED: f32 = 1.5;
+
+impl HostCore {
+    /// One message 6: each group's objects read by their Sense schemas, against the slots
+    /// the last message 5 on `link` registered. A group that cannot be read is dropped
+    /// with its reason; the others still count, in order.
+    pub(crate) fn sense_update(&mut self, link: LinkId, payload: &[u8]) {
+        let msg = SENSOR_SENSE_UPDATE;
+        let m = match SenseUpdate::decode(payload) {
+            Ok(m) => m,
+            Err(error) => return self.drop_input(link, Dropped::Body { msg, error }),
+        };
+        let Some(binding) = self.links.get(&link).and_then(|l| l.binding.as_ref()) else {
+            return;
+        };
+        if binding.epoch.map(|e| e.0) != Some(m.patch_epoch) {
+            return self.drop_input(link, Dropped::SenseEpoch);
+        }
+        let map = binding.identity_map.clone();
+        for group in &m.groups {
+            let objects = group.objects(|slot, r| read_sense(&map, slot, r));
+            match objects {
+                Ok(objects) => {
+                    for o in objects {
+                        self.sensed(link, o);
+                    }
+                }
+                Err(error) => {
+                    let key = group.key;
+                    self.drop_input(link, Dropped::SenseGroup { key, error });
+                }
+            }
+        }
+    }
+
+    /// One slot's report, as events.
+    fn sensed(&mut self, link: LinkId, o: SenseObject) {
+        let (slot, counter) = (o.slot, o.counter);
+        self.event(HostEvent::World(WorldEvent::Sensed {
+            link,
+            slot,
+            counter,
+        }));
+        if slot.slot_type != TYPE_GHOST_LINK {
+            return;
+        }
+        let Ok(Value::Record(f)) = decode(&GHOST_LINK_SENSE, &mut o.sense.reader()) else {
+            return;
+        };
+        let (Some(Value::Bool(active)), Some(Value::Raw { bits, .. }), Some(Value::Int(g))) =
+            (f.first(), f.get(1), f.get(2))
+        else {
+            return;
+        };
+        let fraction = f32::from_bits(*bits as u32);
+        let generation = i32::try_from(*g).unwrap_or_default();
+        self.event(HostEvent::World(WorldEvent::GhostScan {
+            link,
+            slot,
+            active: *active,
+            fraction,
+            generation,
+        }));
+        if *active && fraction >= GHOST_STALLED {
+            self.finish_ghost(link, slot, generation);
+        }
+    }
+
+    /// The Ghost bar of `slot` stalled: one message 5 with its Auth unchanged and a Sense
+    /// override, active, above 1.0, at the current `generation` (AH "Type 65"; T65-02).
+    fn finish_ghost(&mut self, link: LinkId, slot: ClientRef, generation: i32) {
+        let value = Value::Record(vec![
+            Value::Bool(true),
+            Value::Raw {
+                bits: self.policy().ghost_finish(GHOST_FINISHED).to_bits().into(),
+                width: 32,
+            },
+            Value::Int(self.policy().ghost_finish_generation(generation).into()),
+        ]);
+        let mut w = BitWriter::new();
+        let Ok(bits) = encode(&GHOST_LINK_SENSE, &value, &mut w).and_then(|()| {
+            w.finish_bits()
+                .map_err(|e| vex_wire::schema::SchemaError::Bits {
+                    path: String::new(),
+                    source: e,
+                })
+        }) else {
+            return;
+        };
+        if let Some(b) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) {
+            b.sense_override = Some((slot, bits));
+        }
+        self.push_current_roster(link);
+    }
+}
+
+/// One Sense body at `r`, for a slot the identity map `map` holds and whose Sense schema
+/// Vex knows (AUTH-15).
+fn read_sense(
+    map: &std::collections::BTreeSet<ClientRef>,
+    slot: &ClientRef,
+    r: &mut BitReader<'_>,
+) -> Result<Bits, BitError> {
+    let at = r.position();
+    if !map.contains(slot) {
+        return Err(BitError::UnknownShape {
+            at,
+            what: "a slot the last message 5 on the link did not register",
+        });
+    }
+    let schema = catalog::sense(slot.slot_type).ok_or(BitError::UnknownShape {
+        at,
+        what: "a Sense body of a slot type whose Sense schema Vex does not know",
+    })?;
+    let mut probe = r.clone();
+    decode(schema, &mut probe).map_err(|_| BitError::UnknownShape {
+        at,
+        what: "a Sense body its schema does not read",
+    })?;
+    r.read_bits(probe.position() - at)
+}
