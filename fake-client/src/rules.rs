@@ -22,6 +22,7 @@ pub const ENFORCED: &[Rule] = &[
     Rule::Env03,
     Rule::Env04,
     Rule::Env11,
+    Rule::Env12,
     Rule::Env05,
     Rule::Env06,
     Rule::Env07,

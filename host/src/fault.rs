@@ -330,6 +330,14 @@ faults! {
     /// T65-02: the Sense override that finishes a stalled Ghost bar names the generation
     /// before the bar's.
     GhostFinishOldGeneration => T6502;
+    /// ENV-12: after the burst, a message 40 (script_state), which drives nothing.
+    ScriptStatePushed => Env12;
+    /// ENV-12: after the burst, a message 57 (perf_request_reflect), which drives nothing.
+    PerfReflectPushed => Env12;
+    /// BODY-04: after the burst, a message 24 of 10 bytes, short of its 1,024-byte mask.
+    ShortClaim => Body04;
+    /// BODY-04: after the burst, a message 37 of 2 bytes, short of its 66 bits.
+    ShortConnectivityFailure => Body04;
     /// BAP-09: after the burst, a push on service 16, a request id the client sends.
     PushOnRequestService => Bap09;
     /// BAP-09: after the burst, a push on service 52, which the client never registers.

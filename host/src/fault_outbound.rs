@@ -10,9 +10,10 @@ use crate::roster;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::envelope::{ActivityPush, PUSH_HEADER_LEN};
 use vex_wire::activity::ids::{
-    ADVANCE_REPLICATION_EPOCH, BUBBLE_HOST_STATE, ENTITY_SLOTS_ALLOCATED, GLOBAL_ACTIVITY_STATE,
-    INCIDENT, JOIN_RESULT, KEEPALIVE_RESPONSE, MESSAGE_COUNT, REPLICATE_MEMBERSHIP,
-    SENSOR_AUTH_UPDATE, WORLD_GLOBALS_STATE,
+    ADVANCE_REPLICATION_EPOCH, BUBBLE_HOST_STATE, CLAIM_AUTHORITY, CONNECTIVITY_FAILURE,
+    ENTITY_SLOTS_ALLOCATED, GLOBAL_ACTIVITY_STATE, INCIDENT, JOIN_RESULT, KEEPALIVE_RESPONSE,
+    MESSAGE_COUNT, PERF_REQUEST_REFLECT, REPLICATE_MEMBERSHIP, SCRIPT_STATE, SENSOR_AUTH_UPDATE,
+    WORLD_GLOBALS_STATE,
 };
 use vex_wire::activity::selection::SERVICE6_LEN;
 use vex_wire::activity::sensor_auth::BODY_BUDGET;
@@ -285,6 +286,17 @@ impl FaultPlan {
         }
         if self.has(Fault::UnknownMessageId) {
             added.push(Injected::Push(MESSAGE_COUNT, vec![0]));
+        }
+        let messages = [
+            (Fault::ScriptStatePushed, SCRIPT_STATE, 1),
+            (Fault::PerfReflectPushed, PERF_REQUEST_REFLECT, 1),
+            (Fault::ShortClaim, CLAIM_AUTHORITY, 10),
+            (Fault::ShortConnectivityFailure, CONNECTIVITY_FAILURE, 2),
+        ];
+        for (fault, msg, len) in messages {
+            if self.has(fault) {
+                added.push(Injected::Push(msg, vec![0; len]));
+            }
         }
         let pushes = [
             (Fault::PushOnRequestService, HOST_LOOKUP, 0),

@@ -948,7 +948,10 @@ fn sense_is_read_against_the_last_roster_and_a_stalled_ghost_is_finished() {
     // reset, root (the host holds no ghost body yet: no timeline ran), the Sense bit and
     // the override
     let mut r = block.content.reader();
-    assert!(r.read_bool().unwrap() && !r.read_bool().unwrap(), "reset-only");
+    assert!(
+        r.read_bool().unwrap() && !r.read_bool().unwrap(),
+        "reset-only"
+    );
     assert!(r.read_bool().unwrap(), "a Sense override");
     let Value::Record(f) = vex_wire::schema::decode(&GHOST_LINK_SENSE, &mut r).unwrap() else {
         panic!("a record")

@@ -82,9 +82,24 @@ impl ActivityClient {
                 }
             }
             ids::PURGE_NOTICE => self.authority.on_purge_notice(cx.verdict, idx, payload),
+            ids::CLAIM_AUTHORITY => world::check_claim(cx.verdict, idx, payload),
+            ids::CONNECTIVITY_FAILURE => {
+                world::check_connectivity_failure(cx.verdict, idx, payload)
+            }
+            ids::SCRIPT_STATE
+            | ids::SCRIPT_EVENT
+            | ids::PERF_REQUEST_KILL
+            | ids::PERF_REQUEST_REFLECT => {
+                let reason = format!(
+                    "message {msg} is decoded and discarded in this build: it drives nothing"
+                );
+                cx.verdict.violate(Rule::Env12, Some(idx), None, reason);
+            }
             ids::JOIN_RESULT => {
                 tracing::info!(frame = idx, "a second join_result on an established client")
             }
+            // 7 goes to a method the target component bound at spawn, and 45 ends a wait on
+            // reservations: the emulated client models neither (`vex rules`: ENV-13, ENV-14)
             _ => {}
         }
         self.refresh.track(cx.verdict, cx.now, idx, msg);

@@ -10,9 +10,15 @@ use vex_wire::activity::global_state::{
     BUBBLE_COUNT_BIT, BUBBLE_ENABLED, BUBBLE_SKIPPED, BUBBLE_STATES_BIT, DESCRIPTOR_BIT,
     GlobalActivityState,
 };
-use vex_wire::activity::ids::{BUBBLE_HOST_STATE, WORLD_GLOBALS_STATE};
+use vex_wire::activity::ids::{
+    BUBBLE_HOST_STATE, CLAIM_AUTHORITY, CONNECTIVITY_FAILURE, WORLD_GLOBALS_STATE,
+};
+use vex_wire::activity::small::EntitySlotMask;
 use vex_wire::activity::small::{BUBBLE_HOST_MAX_ROWS, BubbleHostState, WorldGlobals};
+use vex_wire::bits::BitReader;
 use vex_wire::scenario::Scenario;
+use vex_wire::schema::decode;
+use vex_wire::schema::messages::CONNECTIVITY_FAILURE as CONNECTIVITY_FAILURE_SCHEMA;
 
 /// Bit offset of message 2's tick period, after its flag.
 const TICK_PERIOD_BIT: usize = 1;
@@ -73,6 +79,25 @@ pub(super) fn check_world_globals(verdict: &mut Verdict, idx: u64, payload: &[u8
     } else if m.tick_ms <= 0.0 {
         let reason = format!("tick period {} ms freezes the activity clock", m.tick_ms);
         verdict.violate(Rule::World01, f, Some(TICK_PERIOD_BIT), reason);
+    }
+}
+
+/// Message 24: a 1,024-byte mask; one shorter does not decode (BODY-04).
+pub(super) fn check_claim(verdict: &mut Verdict, idx: u64, payload: &[u8]) {
+    if let Err(e) = EntitySlotMask::decode(payload) {
+        verdict.undecodable(Rule::Body04, idx, CLAIM_AUTHORITY, payload.len(), &e);
+    }
+}
+
+/// Message 37: one peer key and a 2-bit reason, 66 bits; one shorter does not decode
+/// (BODY-04). It is diagnostic only (AH "The main messages").
+pub(super) fn check_connectivity_failure(verdict: &mut Verdict, idx: u64, payload: &[u8]) {
+    if let Err(e) = decode(&CONNECTIVITY_FAILURE_SCHEMA, &mut BitReader::new(payload)) {
+        let reason = format!(
+            "message {CONNECTIVITY_FAILURE} of {} bytes does not decode ({e}): dropped before its consumer runs",
+            payload.len()
+        );
+        verdict.violate(Rule::Body04, Some(idx), None, reason);
     }
 }
 

@@ -29,6 +29,18 @@ pub const KEEPALIVE_REQUEST: u32 = 16;
 pub const KEEPALIVE_RESPONSE: u32 = 17;
 /// Message 18, state_refresh (C->H): the client asks for the whole snapshot.
 pub const STATE_REFRESH: u32 = 18;
+/// claim_authority_over_abandoned_entity_slots (H->C): a 1,024-byte mask.
+pub const CLAIM_AUTHORITY: u32 = 24;
+/// connectivity_failure (both): one peer key and a 2-bit reason.
+pub const CONNECTIVITY_FAILURE: u32 = 37;
+/// script_state (H->C): decoded and discarded in this build.
+pub const SCRIPT_STATE: u32 = 40;
+/// script_event (H->C): decoded and discarded in this build.
+pub const SCRIPT_EVENT: u32 = 41;
+/// perf_request_kill (H->C): decoded and discarded.
+pub const PERF_REQUEST_KILL: u32 = 56;
+/// perf_request_reflect (H->C): decoded and discarded.
+pub const PERF_REQUEST_REFLECT: u32 = 57;
 /// purge_abandoned_entity_slots (H->C): the purge notice answering message 27.
 pub const PURGE_NOTICE: u32 = 25;
 /// The client's purge request (C->H).

@@ -194,7 +194,12 @@ pub static MESSAGES: [Message; MESSAGE_COUNT as usize] = [
     named(CLIENT_IDENTITY_UPDATE, "client_identity_update", C2H)
         .schema(&s::CLIENT_IDENTITY_UPDATE)
         .codec(codec!(ClientIdentity)),
-    named(24, "claim_authority_over_abandoned_entity_slots", H2C),
+    named(
+        CLAIM_AUTHORITY,
+        "claim_authority_over_abandoned_entity_slots",
+        H2C,
+    )
+    .codec(codec!(EntitySlotMask)),
     named(PURGE_NOTICE, "purge_abandoned_entity_slots", H2C).codec(codec!(Purge)),
     unnamed(26, C2H).schema(&s::ABANDON),
     unnamed(PURGE_REQUEST, C2H)
@@ -225,7 +230,7 @@ pub static MESSAGES: [Message; MESSAGE_COUNT as usize] = [
     unnamed(34, C2H),
     unnamed(35, NameOnly),
     unnamed(36, NameOnly),
-    named(37, "connectivity_failure", Both).schema(&s::CONNECTIVITY_FAILURE),
+    named(CONNECTIVITY_FAILURE, "connectivity_failure", Both).schema(&s::CONNECTIVITY_FAILURE),
     named(
         MEMBERSHIP_ACKNOWLEDGEMENT,
         "membership_acknowledgement",
@@ -233,8 +238,8 @@ pub static MESSAGES: [Message; MESSAGE_COUNT as usize] = [
     )
     .schema(&s::MEMBERSHIP_ACKNOWLEDGEMENT),
     named(39, "send_client_heartbeat", C2H),
-    named(40, "script_state", H2C),
-    named(41, "script_event", H2C),
+    named(SCRIPT_STATE, "script_state", H2C),
+    named(SCRIPT_EVENT, "script_event", H2C),
     unnamed(42, NameOnly),
     unnamed(43, C2H),
     named(ADVANCE_REPLICATION_EPOCH, "advance_replication_epoch", H2C)
@@ -255,8 +260,8 @@ pub static MESSAGES: [Message; MESSAGE_COUNT as usize] = [
         .schema(&s::BUBBLE_HOST_STATE)
         .codec(codec!(BubbleHostState)),
     unnamed(55, NameOnly),
-    named(56, "perf_request_kill", H2C),
-    named(57, "perf_request_reflect", H2C),
+    named(PERF_REQUEST_KILL, "perf_request_kill", H2C),
+    named(PERF_REQUEST_REFLECT, "perf_request_reflect", H2C),
     unnamed(58, NameOnly),
 ];
 
