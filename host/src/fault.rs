@@ -338,6 +338,22 @@ faults! {
     ShortClaim => Body04;
     /// BODY-04: after the burst, a message 37 of 2 bytes, short of its 66 bits.
     ShortConnectivityFailure => Body04;
+    /// MEMBER-04: every member's field 1 and field 2 are 0, not -1.
+    MemberFieldsZero => Member04;
+    /// MEMBER-05: the membership epoch follows the revision.
+    MembershipEpochMoves => Member05, members 2;
+    /// MEMBER-06: region record 1 names ambassador slot 0.
+    AmbassadorSlotZero => Member06;
+    /// SEED-01: the first roster's first block has reset 0.
+    FirstSendWithoutReset => Seed01;
+    /// SEED-05: type-17 lifetime state 4, which the player spawn gate does not accept.
+    LifetimeStateFour => Seed05;
+    /// SEED-06: every roster after the first bumps the first key's state byte.
+    StateByteBumped => Seed06;
+    /// AUTH-18: the bubble-authority block carries its header.
+    BubbleHeaderSet => Auth18;
+    /// AUTH-19: bubble 64's element carries a host token.
+    BubbleHostTokenSet => Auth19;
     /// BAP-09: after the burst, a push on service 16, a request id the client sends.
     PushOnRequestService => Bap09;
     /// BAP-09: after the burst, a push on service 52, which the client never registers.

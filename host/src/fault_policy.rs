@@ -145,6 +145,17 @@ impl Policy for FaultPlan {
                 m.member_key ^= 1;
             }
         }
+        if self.has(Fault::MemberFieldsZero) {
+            for m in table.members.iter_mut().flatten() {
+                (m.field1, m.field2) = (0, 0);
+            }
+        }
+        if self.has(Fault::MembershipEpochMoves) {
+            table.epoch = table.revision;
+        }
+        if self.has(Fault::AmbassadorSlotZero) {
+            table.regions[1].ambassador_slot = 0;
+        }
         table
     }
 
@@ -172,6 +183,23 @@ impl Policy for FaultPlan {
             g.key = EMPTY_KEY;
         }
         fault_roster::roster_faults(self, &mut roster);
+        if self.has(Fault::FirstSendWithoutReset)
+            && first
+            && let Some(auth) = roster
+                .groups
+                .first_mut()
+                .and_then(|g| g.objects.first_mut())
+                .and_then(|o| o.auth.as_mut())
+        {
+            auth.reset = false;
+        }
+        if self.has(Fault::StateByteBumped)
+            && !first
+            && let Some(r) = roster.roster.as_mut()
+            && let Some(s) = r.states.first_mut()
+        {
+            *s = s.wrapping_add(1);
+        }
         if self.has(Fault::RosterWithoutBodies) && !first {
             for o in roster.groups.iter_mut().flat_map(|g| &mut g.objects) {
                 o.auth = o.auth.take().map(|_| AuthPart {

@@ -79,6 +79,7 @@ pub fn roster_faults(plan: &FaultPlan, m: &mut SensorAuthUpdate) {
         // AUTH-12: a grant the per-bubble arm of this build never applies
         let mut block = BubbleAuthority {
             authority: [false; AUTHORITY_BUBBLES],
+            header: None,
             elements: [BubbleElement::default(); AUTHORITY_BUBBLES],
         };
         block.authority[0] = true;
@@ -98,6 +99,12 @@ fn bubble_grant_faults(plan: &FaultPlan, m: &mut SensorAuthUpdate) {
         }
         return;
     };
+    if plan.has(Fault::BubbleHeaderSet) {
+        block.header = Some(0);
+    }
+    if plan.has(Fault::BubbleHostTokenSet) {
+        block.elements[GRANTED].host_token = Some(0);
+    }
     if plan.has(Fault::BubbleBitWithoutToken) {
         block.elements[GRANTED].grant = None;
     }
@@ -131,6 +138,9 @@ fn edit_lifetime(plan: &FaultPlan, m: &mut SensorAuthUpdate) {
     let Ok(Value::Record(mut fields)) = decode(&LIFETIME, &mut body.reader()) else {
         return;
     };
+    if plan.has(Fault::LifetimeStateFour) {
+        fields[0] = Value::Int(4); // SEED-05: a safe state the spawn gate does not accept
+    }
     if plan.has(Fault::JoinFlagZero) {
         fields[2] = Value::Bool(false); // T17-07: join_flag_inverted
     }

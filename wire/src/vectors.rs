@@ -74,6 +74,7 @@ pub fn sensor_auth_full_example() -> SensorAuthUpdate {
             patch_epoch: [0x0102_0304_0506_0708, 0x1112_1314_1516_1718],
             bubble_block: Some(BubbleAuthority {
                 authority,
+                header: None,
                 elements,
             }),
             token: 0,

@@ -1,7 +1,7 @@
 //! Bubble authority as the client mirrors it (AH "The bubble-authority block"): it grants
 //! on a token that differs from its mirror, which starts at zero and takes every token
 //! sent; only bubble 64 is applied, the arm for bubbles 0 to 63 being off in this build
-//! (AUTH-11, AUTH-12).
+//! (AUTH-11, AUTH-12); the header and the host tokens stay absent (AUTH-18, AUTH-19).
 
 use crate::rules::Rule;
 use crate::verdict::Verdict;
@@ -30,6 +30,21 @@ impl BubbleGrants {
                 "grants for bubbles {gated:?}: the per-bubble arm for bubbles 0 to 63 is off in this build, so they do not apply"
             );
             verdict.violate(Rule::Auth12, Some(idx), Some(BLOCK_BIT), reason);
+        }
+        if let Some(h) = block.header {
+            let reason = format!(
+                "the bubble-authority block's header is present ({h:#x}): the i32 behind it has no known reader"
+            );
+            verdict.violate(Rule::Auth18, Some(idx), Some(BLOCK_BIT), reason);
+        }
+        let tokens: Vec<usize> = (0..AUTHORITY_BUBBLES)
+            .filter(|&b| block.elements[b].host_token.is_some())
+            .collect();
+        if !tokens.is_empty() {
+            let reason = format!(
+                "bubbles {tokens:?} carry a host token: the u8[8] is compared with a simulation record the pages do not describe"
+            );
+            verdict.violate(Rule::Auth19, Some(idx), Some(BLOCK_BIT), reason);
         }
         let mut report = |reason: String| {
             verdict.violate(Rule::Auth11, Some(idx), Some(BLOCK_BIT), reason);
@@ -70,6 +85,7 @@ mod tests {
     fn block(bit: bool, token: Option<u16>) -> BubbleAuthority {
         let mut b = BubbleAuthority {
             authority: [false; AUTHORITY_BUBBLES],
+            header: None,
             elements: [BubbleElement::default(); AUTHORITY_BUBBLES],
         };
         b.authority[APPLIED] = bit;

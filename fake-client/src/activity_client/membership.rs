@@ -25,6 +25,8 @@ pub(crate) struct Membership {
     tables: Vec<(u32, Vec<Member>)>,
     /// The revision the client acknowledged with message 38, and when.
     acknowledged: Option<(u32, Instant)>,
+    /// The membership epoch of the first table (MEMBER-05).
+    epoch: Option<u32>,
 }
 
 /// A message 12 that decoded: frame `idx`, the table `m`, its bytes `payload`.
@@ -36,6 +38,44 @@ pub(super) struct Table<'a> {
 }
 
 impl Membership {
+    /// Every member's field 1 and field 2 are -1 (MEMBER-04), the epoch stays the first
+    /// table's (MEMBER-05), and no region record names ambassador slot 0 (MEMBER-06).
+    fn check_fields(&mut self, verdict: &mut Verdict, idx: u64, m: &ReplicateMembership) {
+        let f = Some(idx);
+        let seeded: Vec<String> = m
+            .members
+            .iter()
+            .enumerate()
+            .filter_map(|(lane, l)| l.map(|member| (lane, member)))
+            .filter(|(_, member)| member.field1 != -1 || member.field2 != -1)
+            .map(|(lane, member)| format!("lane {lane} ({}, {})", member.field1, member.field2))
+            .collect();
+        if !seeded.is_empty() {
+            let reason = format!(
+                "member field 1 and field 2 are not -1 for {}: seeding them costs the ship and the banner",
+                seeded.join(", ")
+            );
+            verdict.violate(Rule::Member04, f, None, reason);
+        }
+        let first = *self.epoch.get_or_insert(m.epoch);
+        if m.epoch != first {
+            let reason = format!(
+                "membership epoch {} after {first}: changing it clears the client's peer table",
+                m.epoch
+            );
+            verdict.violate(Rule::Member05, f, None, reason);
+        }
+        let zero: Vec<usize> = (0..m.regions.len())
+            .filter(|&b| m.regions[b].ambassador_slot == 0)
+            .collect();
+        if !zero.is_empty() {
+            let reason = format!(
+                "region records {zero:?} name ambassador slot 0, which is the client itself"
+            );
+            verdict.violate(Rule::Member06, f, None, reason);
+        }
+    }
+
     /// The revision and member keys of every message 12 applied, in order.
     pub(crate) fn tables(&self) -> &[(u32, Vec<Member>)] {
         &self.tables
@@ -117,6 +157,7 @@ impl Membership {
             );
             verdict.violate(Rule::Member02, Some(idx), None, reason);
         }
+        self.check_fields(verdict, idx, m);
         let acknowledged = self.acknowledged.filter(|(r, _)| *r == m.revision);
         // a host resend that crossed the acknowledgement on the wire is not a repeat
         let settled = acknowledged.is_some_and(|(_, at)| now.since(at) > ACK_CROSSING_MS);
@@ -246,6 +287,42 @@ mod tests {
             feed(&mut m, &mut v, Instant::default(), 1, &body, p.member_key);
             m.check_private_table(&mut v, 1, p.member_key);
             assert_eq!(v.rules(), want);
+        }
+    }
+
+    /// MEMBER-04 at each field and lane, MEMBER-05 on a later table, MEMBER-06 at the
+    /// first and last region record; the seed passes.
+    #[test]
+    fn member_fields_epoch_and_ambassador_slots_are_judged() {
+        let p = Scenario::builtin().player;
+        let me = Member::seed(p.member_key, p.account_soid, p.character_id);
+        let table = ReplicateMembership::for_local_member(me, 1);
+        let rules = |tables: &[ReplicateMembership]| {
+            let (mut m, mut v) = (Membership::default(), Verdict::new());
+            for (i, t) in tables.iter().enumerate() {
+                m.check_fields(&mut v, i as u64, t);
+            }
+            v.rules()
+        };
+        assert!(rules(&[table.clone(), table.clone()]).is_empty());
+        let mut field1 = table.clone();
+        field1.members[0].as_mut().unwrap().field1 = 0;
+        let mut field2 = table.clone();
+        field2.members[0].as_mut().unwrap().field2 = 0;
+        let mut lane5 = table.clone();
+        let mut other = Member::seed(9, p.account_soid, 10);
+        other.field2 = 5;
+        lane5.members[5] = Some(other);
+        for t in [field1, field2, lane5] {
+            assert_eq!(rules(&[t]), [Rule::Member04]);
+        }
+        let mut moved = table.clone();
+        moved.epoch = 1;
+        assert_eq!(rules(&[table.clone(), moved]), [Rule::Member05]);
+        for record in [0, 63] {
+            let mut zero = table.clone();
+            zero.regions[record].ambassador_slot = 0;
+            assert_eq!(rules(&[zero]), [Rule::Member06], "record {record}");
         }
     }
 }

@@ -35,6 +35,8 @@ pub(crate) struct Roster {
     grants: BubbleGrants,
     /// The Sense overrides of the last message 5 read.
     overrides: Vec<(ClientRef, Value)>,
+    /// The slots that had their first block (SEED-01).
+    seeded: BTreeSet<ClientRef>,
 }
 
 impl Roster {
@@ -177,6 +179,9 @@ impl Roster {
             }
         }
         check_apply(verdict, scenario, bubble, idx, &m);
+        if let (Some(before), Some(now)) = (&self.last, &m.roster) {
+            check_state_bytes(verdict, idx, before, now);
+        }
         self.last = m.roster;
         true
     }
@@ -199,6 +204,7 @@ impl Roster {
         self.last = None;
         self.auth_bodies.clear();
         self.held.clear();
+        self.seeded.clear();
     }
 
     /// A reset-only block installs the schema's defaults over the body the slot got
@@ -214,6 +220,13 @@ impl Roster {
             return;
         };
         let s = object.slot;
+        if self.seeded.insert(s) && parts.reset == Some(false) {
+            let reason = format!(
+                "slot {:#x}/{}/{}: its first block has reset 0, so its body is a delta on whatever the client holds",
+                s.key, s.slot_type, s.index
+            );
+            verdict.violate(Rule::Seed01, Some(idx), Some(object.at), reason);
+        }
         // as the client applies it: a body is kept, reset-only installs the defaults, and
         // reset 0 with root 0 leaves the last body in place
         let reset_only = match (parts.reset, parts.root) {
@@ -259,6 +272,36 @@ fn short_lifetime(verdict: &mut Verdict, scenario: &Scenario, idx: u64, message:
     );
     verdict.violate(Rule::T1702, Some(idx), Some(at), reason);
     true
+}
+
+/// The state byte of each key, top-level and per bubble.
+fn state_bytes(r: &RosterDelta) -> BTreeMap<(Option<i32>, u32), i8> {
+    let top = r.keys.iter().zip(&r.states).map(|(k, s)| ((None, *k), *s));
+    let subs = r.sub_blocks.iter().flatten().flat_map(|b| {
+        b.keys
+            .iter()
+            .zip(&b.states)
+            .map(move |(k, s)| ((Some(b.bubble), *k), *s))
+    });
+    top.chain(subs).collect()
+}
+
+/// A key whose state byte changed from the roster before makes the client destroy and
+/// rebuild every roster-owned object (SEED-06).
+fn check_state_bytes(verdict: &mut Verdict, idx: u64, before: &RosterDelta, now: &RosterDelta) {
+    let held = state_bytes(before);
+    let changed: Vec<String> = state_bytes(now)
+        .iter()
+        .filter(|(key, s)| held.get(key).is_some_and(|h| h != *s))
+        .map(|((_, k), s)| format!("{k:#x} to {s}"))
+        .collect();
+    if !changed.is_empty() {
+        let reason = format!(
+            "roster state bytes changed ({}): the client destroys and rebuilds every roster-owned object",
+            changed.join(", ")
+        );
+        verdict.violate(Rule::Seed06, Some(idx), None, reason);
+    }
 }
 
 /// The keys `roster` registers while `bubble` is current: the top-level keys whose

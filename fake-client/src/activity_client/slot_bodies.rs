@@ -1,6 +1,7 @@
 //! The Auth bodies of the slot types whose rules the pages give, checked as the client
 //! applies each against the body it held before (AH "Key slot types", "Values that crash
-//! the client"; T17-01, T17-04, T17-06, T17-07, T17-09, T3-01, T3-02, T65-01).
+//! the client"; T17-01, T17-04, T17-06, T17-07, T17-09, SEED-05, T3-01, T3-02, T65-01,
+//! T65-02).
 
 use crate::rules::Rule;
 use crate::verdict::Verdict;
@@ -18,6 +19,8 @@ mod lifetime {
 }
 /// The safe type-17 states (T17-01).
 const LIFETIME_STATES: std::ops::RangeInclusive<i128> = -1..=10;
+/// The lifetime states the player spawn gate accepts (SEED-05).
+const SPAWN_STATES: [i128; 3] = [3, 6, 10];
 /// selection_id: 0 to 63 installs a record, -1 clears it (T17-09).
 const SELECTION_IDS: std::ops::RangeInclusive<i128> = -1..=63;
 /// A spawn-point pair's index when the pair is off: wire 0 (T17-04).
@@ -65,7 +68,8 @@ pub(super) fn check(
     }
 }
 
-/// Type 17: a state the client survives (T17-01); current_bubble the bubble the client
+/// Type 17: a state the client survives (T17-01) and whose spawn gate opens (SEED-05);
+/// current_bubble the bubble the client
 /// stands in, not a slice set (T17-06); join_flag_inverted 1 (T17-07); each spawn-point
 /// pair either on or off in both halves (T17-04); selection_id -1 to 63 (T17-09).
 fn check_lifetime(verdict: &mut Verdict, at: At, fields: &[Value], bubble: u8) {
@@ -74,6 +78,14 @@ fn check_lifetime(verdict: &mut Verdict, at: At, fields: &[Value], bubble: u8) {
             "type-17 lifetime state {state}: states 11 to 14 jump through a 12-entry table"
         );
         report(verdict, at, Rule::T1701, reason);
+    }
+    if let Some(state) = int(fields, lifetime::STATE)
+        .filter(|s| LIFETIME_STATES.contains(s) && !SPAWN_STATES.contains(s))
+    {
+        let reason = format!(
+            "type-17 lifetime state {state}: the player spawn gate accepts 3, 6 and 10 only, so the player's spawn is held"
+        );
+        report(verdict, at, Rule::Seed05, reason);
     }
     if let Some(current) =
         int(fields, lifetime::CURRENT_BUBBLE).filter(|c| *c != i128::from(bubble))
@@ -278,18 +290,17 @@ mod tests {
                 "{field} = {value:?}"
             );
         }
-        for (edge, ok) in [(10, true), (-1, true), (63, true)] {
+        for (field, edge, want) in [
+            (lifetime::STATE, 10, vec![]),
+            (lifetime::STATE, 6, vec![]),
+            (lifetime::STATE, -1, vec![Rule::Seed05]),
+            (lifetime::STATE, 4, vec![Rule::Seed05]),
+            (lifetime::SELECTION_ID, 63, vec![]),
+            (lifetime::SELECTION_ID, -1, vec![]),
+        ] {
             let mut body = lifetime_body();
-            body[if edge == 63 {
-                lifetime::SELECTION_ID
-            } else {
-                lifetime::STATE
-            }] = Value::Int(edge);
-            assert_eq!(
-                rules(TYPE_LIFETIME, body, None).is_empty(),
-                ok,
-                "edge {edge}"
-            );
+            body[field] = Value::Int(edge);
+            assert_eq!(rules(TYPE_LIFETIME, body, None), want, "{field} = {edge}");
         }
     }
 

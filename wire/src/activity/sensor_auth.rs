@@ -41,6 +41,8 @@ pub const STATE_BYTE_BIAS: i64 = 128;
 /// One element of the bubble-authority block (AH: 3 bits, 19 with a grant).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct BubbleElement {
+    /// The u8[8] host token, when its presence bit is set; a host sends none (AUTH-19).
+    pub host_token: Option<u64>,
     /// The 16-bit grant token, when this element grants (AUTH-11).
     pub grant: Option<u16>,
     /// The revoke bit, always on the wire.
@@ -52,6 +54,9 @@ pub struct BubbleElement {
 pub struct BubbleAuthority {
     /// Authority bit per bubble 0 to 64.
     pub authority: [bool; AUTHORITY_BUBBLES],
+    /// The i32 header (bias -2^31), when its presence bit is set; a host sends none
+    /// (AUTH-18).
+    pub header: Option<u32>,
     /// Element per bubble 0 to 64.
     pub elements: [BubbleElement; AUTHORITY_BUBBLES],
 }
@@ -62,6 +67,7 @@ impl BubbleAuthority {
     pub fn granting(bubble: usize, token: u16) -> Self {
         let mut block = Self {
             authority: [false; AUTHORITY_BUBBLES],
+            header: None,
             elements: [BubbleElement::default(); AUTHORITY_BUBBLES],
         };
         if let (Some(bit), Some(element)) = (
@@ -431,13 +437,22 @@ impl Body for AuthPrefix {
                 w.write(word, chunk.len() as u32);
             }
             w.write_bool(true); // root present
-            w.write_bool(false); // header present: no reader known
+            w.write_bool(b.header.is_some());
+            if let Some(h) = b.header {
+                w.write(u64::from(h), 32);
+            }
             for e in &b.elements {
-                // host-token-present 0, grant-present, [16-bit token], revoke: one write
+                if let Some(t) = e.host_token {
+                    w.write_bool(true);
+                    w.write(t, 64);
+                } else {
+                    w.write_bool(false);
+                }
+                // grant-present, [16-bit token], revoke: one write
                 let revoke = u64::from(e.revoke);
                 match e.grant {
-                    Some(t) => w.write((1 << 17) | (u64::from(t) << 1) | revoke, 19),
-                    None => w.write(revoke, 3),
+                    Some(t) => w.write((1 << 17) | (u64::from(t) << 1) | revoke, 18),
+                    None => w.write(revoke, 2),
                 }
             }
         }
@@ -455,13 +470,15 @@ impl Body for AuthPrefix {
                 *a = r.read_bool()?;
             }
             expect_one(r, "an absent bubble-block root")?;
-            if r.read_bool()? {
-                r.read(32)?; // header, no reader known
-            }
+            let header = if r.read_bool()? {
+                Some(r.read(32)? as u32) // no reader known
+            } else {
+                None
+            };
             let mut elements = [BubbleElement::default(); AUTHORITY_BUBBLES];
             for e in &mut elements {
                 if r.read_bool()? {
-                    r.read(64)?; // host token u8[8]
+                    e.host_token = Some(r.read(64)?); // compared with a simulation record
                 }
                 e.grant = if r.read_bool()? {
                     Some(r.read(16)? as u16)
@@ -472,6 +489,7 @@ impl Body for AuthPrefix {
             }
             Some(BubbleAuthority {
                 authority,
+                header,
                 elements,
             })
         } else {
