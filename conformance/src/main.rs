@@ -23,7 +23,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 use vex_conformance::{CheckOptions, Transport, catalog, codec, report, run_case};
-use vex_fake_client::{ClientConfig, Outcome};
+use vex_fake_client::not_enforced;
+use vex_fake_client::{ClientConfig, Outcome, Rule};
 use vex_harness::transcript::Transcript;
 use vex_host::{HostConfig, HostCore};
 use vex_wire::activity::{ids, table};
@@ -358,20 +359,32 @@ async fn check(
 
 fn rules() -> ExitCode {
     let cases = catalog();
-    for rule in vex_fake_client::ENFORCED {
+    let enforced = vex_fake_client::ENFORCED;
+    let width = enforced.iter().map(|r| r.source().len()).max().unwrap_or(0);
+    out!("enforced: {} of {} rules", enforced.len(), Rule::ALL.len());
+    for rule in enforced {
         let covering: Vec<&str> = cases
             .iter()
             .filter(|c| c.rules.contains(rule))
             .map(|c| c.id.as_str())
             .collect();
         out!(
-            "{:<10} {:<6} {:<28} {}",
+            "{:<10} {:<6} {:<width$} {}",
             rule.id(),
-            rule.effect(),
+            rule.effect().to_string(),
             rule.source(),
             rule.summary()
         );
         out!("{:<10} cases: {}", "", covering.join(", "));
+    }
+    let not: Vec<(Rule, &str)> = Rule::ALL
+        .iter()
+        .filter_map(|r| not_enforced::reason(*r).map(|why| (*r, why)))
+        .collect();
+    out!("");
+    out!("not enforced: {} rules, each with the reason", not.len());
+    for (rule, why) in not {
+        out!("{:<10} {:<6} {why}", rule.id(), rule.effect().to_string());
     }
     ExitCode::SUCCESS
 }

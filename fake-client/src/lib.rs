@@ -10,6 +10,7 @@ pub mod config;
 mod core;
 pub mod link;
 mod links;
+pub mod not_enforced;
 mod push;
 mod receive;
 mod route;

@@ -1,0 +1,294 @@
+//! The catalog rules the emulated client does not check, each with the one-line reason
+//! (`vex rules`): what the pages leave out, what is a host's inside and not on the wire,
+//! and what waits for the lobby and peer emulation.
+
+use crate::rules::{Family, Rule};
+
+/// The families that are enforced with the lobby and peer emulation (`rules.md`: "Lobby
+/// and peer transport"), which the emulated client does not have yet.
+pub const LOBBY_AND_PEER: [Family; 9] = [
+    Family::Signon,
+    Family::Manifest,
+    Family::Ws,
+    Family::Qz,
+    Family::Mm,
+    Family::Pb,
+    Family::Peer,
+    Family::Qos,
+    Family::Actor,
+];
+
+/// Why the emulated client does not check `rule`, when it does not; `None` for an
+/// enforced rule.
+pub fn reason(rule: Rule) -> Option<&'static str> {
+    if crate::rules::is_enforced(rule) {
+        return None;
+    }
+    if LOBBY_AND_PEER.contains(&rule.family()) {
+        return Some("a lobby or peer rule: enforced once the lobby and peer emulation exist");
+    }
+    NOT_ENFORCED
+        .iter()
+        .find(|(r, _)| *r == rule)
+        .map(|(_, why)| *why)
+}
+
+const LOBBY: &str =
+    "a lobby service the emulated client does not use: it checks the route's services only";
+const INSIDE: &str = "a host's inside: nothing on the wire shows it";
+const NO_BODY: &str =
+    "Vex has no body for this slot type: the pages give its fields without a wire layout";
+const INHERENT: &str = "the codec itself: every body the client reads is read this way, so a breach shows as another rule";
+const NO_SLOT: &str =
+    "the built-in scenario has no such slot; it is checked when a scenario names one";
+
+/// Every activity rule the emulated client does not check, with the reason.
+pub const NOT_ENFORCED: &[(Rule, &str)] = &[
+    (
+        Rule::Bap08,
+        "the route's fixed-length services are judged by their own rules (BAP-12, BAP-13); the other 17 are lobby services",
+    ),
+    (Rule::Bap11, LOBBY),
+    (
+        Rule::Bap14,
+        "the host's side of service 6: the client only ever sends a well-formed one",
+    ),
+    (Rule::Bap15, LOBBY),
+    (
+        Rule::Bap16,
+        "the emulated client matches a response by its task, not to the head of its pending ring: answers out of order are not caught yet",
+    ),
+    (
+        Rule::Bap17,
+        "a body that does not open is caught as BAP-06; the 84-byte layout is the codec's",
+    ),
+    (
+        Rule::Bap18,
+        "a frame sealed out of step fails to open and is caught as BAP-02",
+    ),
+    (
+        Rule::Bap19,
+        "service 31's length is read by no check beyond BAP-06's",
+    ),
+    (Rule::Bap20, LOBBY),
+    (Rule::Bap21, LOBBY),
+    (Rule::Bap22, LOBBY),
+    (
+        Rule::Env08,
+        "one client cannot see another session's id; the members cases see each join answered",
+    ),
+    (
+        Rule::Env13,
+        "message 7 goes to a method the target component bound at spawn; the emulated client models no components",
+    ),
+    (
+        Rule::Env14,
+        "the emulated client makes no reservations, so it never waits for message 45",
+    ),
+    (Rule::Body01, INHERENT),
+    (Rule::Body02, INHERENT),
+    (Rule::Body03, INHERENT),
+    (
+        Rule::Body06,
+        "no body the host sends carries codes 13, 34 or 38 yet",
+    ),
+    (
+        Rule::Body07,
+        "a host decoder's duty: the emulated client cannot see how the host reads its bodies",
+    ),
+    (
+        Rule::Body08,
+        "no body the host sends nests deeper than the schemas declare; what a deeper one does is not documented",
+    ),
+    (
+        Rule::Body09,
+        "no body the host sends carries a nullable tag reference yet",
+    ),
+    (
+        Rule::Body10,
+        "the schemas declare each real field's width; a host that misreads params shows as another rule",
+    ),
+    (
+        Rule::Join08,
+        "the clock base is the host's to choose: 0 starts a new activity, any other value continues one",
+    ),
+    (
+        Rule::Join10,
+        "the emulated client models a patched client: it sends message 3 once service 7 arrives",
+    ),
+    (
+        Rule::Slots01,
+        "the mask's layout is the codec: a short mask is BODY-04, a grant of held slots HOST-04",
+    ),
+    (
+        Rule::Slots03,
+        "the burst's own message 0 precedes its message 12 (JOIN-02), so when a grant applies is not judged",
+    ),
+    (
+        Rule::Slots05,
+        "a 28 or 30 that decodes is answered; what makes the consumer fail is not documented",
+    ),
+    (
+        Rule::Global05,
+        "the activity time base's field in message 1 is not laid out on the pages",
+    ),
+    (
+        Rule::Global06,
+        "every message 1 is judged whole already (GLOBAL-01 to GLOBAL-04)",
+    ),
+    (
+        Rule::Global07,
+        "the arm bit is set by every host that replays the descriptor; what the client does with it clear is not judged",
+    ),
+    (
+        Rule::World03,
+        "any positive tick period is legal; the skew is the host's choice, not a breach the client sees",
+    ),
+    (
+        Rule::Sticky01,
+        "what makes a consumer of 24, 25, 28 or 30 fail is not documented",
+    ),
+    (
+        Rule::Auth03,
+        "the emulated client's SignOn names no features, so the hardwipe token is never checked",
+    ),
+    (
+        Rule::Auth14,
+        "one roster per link is far below the sensor heap; the heap is judged under load (vex load)",
+    ),
+    (
+        Rule::Auth15,
+        "how the host reads Sense is inside it; our own host's tests hold it to the rule",
+    ),
+    (
+        Rule::Auth16,
+        "which change a later message 5 follows is inside the host; AUTH-02 catches one before message 52",
+    ),
+    (
+        Rule::Auth17,
+        "the singleton gate is read as the message's end; a 1 leads into a section the pages do not describe",
+    ),
+    (
+        Rule::Seed02,
+        "the scenario both sides load has both slots; a roster without them is AUTH-08",
+    ),
+    (
+        Rule::Seed03,
+        "what the client does with a key elsewhere is not documented",
+    ),
+    (
+        Rule::Seed04,
+        "the values the spawn gate accepts at +8 and +10 are not documented",
+    ),
+    (
+        Rule::Leave03,
+        "no host message ends the wait, and its length is not documented",
+    ),
+    (
+        Rule::Link02,
+        "the client's own duty: the emulated client sends messages 16 and 52 as it says",
+    ),
+    (
+        Rule::Slot03,
+        "the host sends type 18 reset-only; a body for it is refused by no documented check",
+    ),
+    (Rule::T1705, "the built-in scenario has one type-17 slot"),
+    (
+        Rule::T1708,
+        "whether the host owns an authored phase is not on the wire",
+    ),
+    (Rule::T101, NO_SLOT),
+    (Rule::T102, NO_SLOT),
+    (Rule::T103, NO_SLOT),
+    (Rule::T104, NO_SLOT),
+    (Rule::T105, NO_SLOT),
+    (Rule::T106, NO_SLOT),
+    (Rule::T201, NO_SLOT),
+    (Rule::T202, NO_SLOT),
+    (Rule::T203, NO_SLOT),
+    (Rule::T204, NO_SLOT),
+    (Rule::T501, NO_BODY),
+    (Rule::T5301, NO_BODY),
+    (Rule::T3701, NO_BODY),
+    (Rule::T4301, NO_BODY),
+    (Rule::T4302, NO_BODY),
+    (
+        Rule::T6701,
+        "a type-67 body replaces the faction matrix by design: sending one is not a breach the client can see",
+    ),
+    (Rule::T6801, NO_BODY),
+    (Rule::T3801, NO_BODY),
+    (
+        Rule::Host01,
+        "the general rule: each request and report has its own HOST row",
+    ),
+    (
+        Rule::Host02,
+        "the general rule: each push the host owns has its own row",
+    ),
+    (
+        Rule::Host06,
+        "how the host treats another link's message is inside it; our own host's tests hold it",
+    ),
+    (Rule::Host07, INSIDE),
+    (
+        Rule::Host09,
+        "the host's send never fails in a way the client sees; a retry is inside it",
+    ),
+    (
+        Rule::Host10,
+        "the emulated client sends discriminator 1; the host's tests send 2",
+    ),
+    (
+        Rule::Host11,
+        "the host's side of the hello; the emulated client's activity hello is answered",
+    ),
+    (
+        Rule::Host12,
+        "a BAP response to service 8 has no request to answer and is caught as BAP-05",
+    ),
+    (
+        Rule::Host13,
+        "an acknowledgement cannot be told apart from an incident the host fires",
+    ),
+    (
+        Rule::Host16,
+        "recording the answers is inside the host; our own host's tests hold it",
+    ),
+    (
+        Rule::Host17,
+        "releasing authority is inside the host; our own host's tests hold it",
+    ),
+    (
+        Rule::Host18,
+        "passing an incident on is inside the host; our own host's tests hold it",
+    ),
+    (
+        Rule::Host19,
+        "which requests committed together is inside the host; our own host's tests hold it",
+    ),
+    (Rule::Host20, INSIDE),
+    (Rule::Host21, INSIDE),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::ENFORCED;
+
+    /// Every rule of the catalog is enforced, or has exactly one reason it is not.
+    #[test]
+    fn every_rule_is_enforced_or_has_a_reason() {
+        for rule in Rule::ALL {
+            let listed = NOT_ENFORCED.iter().filter(|(r, _)| r == rule).count();
+            let enforced = ENFORCED.contains(rule);
+            let lobby = LOBBY_AND_PEER.contains(&rule.family());
+            assert_eq!(
+                usize::from(enforced) + listed + usize::from(lobby && !enforced),
+                1,
+                "{rule}"
+            );
+            assert_eq!(reason(*rule).is_none(), enforced, "{rule}");
+        }
+    }
+}
