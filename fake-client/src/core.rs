@@ -107,6 +107,17 @@ impl ClientCore {
         self.received.pop_front()
     }
 
+    /// Sends activity message `msg` with `body` on the activity link at `now`, as it is: no
+    /// check of the body, for experiments and fuzzing. Nothing is sent before a session
+    /// exists.
+    pub fn send_raw(&mut self, now: Instant, msg: u32, body: Vec<u8>) {
+        let Some(session) = self.session() else {
+            return;
+        };
+        let out = crate::links::Outgoing { message: msg, body };
+        self.links.send_activity(now, session, out);
+    }
+
     /// The IO layer opened `link`: start channel setup and the hello (facts 1.5).
     pub fn handle_connected(&mut self, now: Instant, link: LinkKind) {
         self.links.open(now, link, &self.config.token);

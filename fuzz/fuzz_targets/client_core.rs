@@ -43,6 +43,11 @@ fuzz_target!(|ops: Vec<Op>| {
         leave_after_ms: Some(300),
         identity_after_ms: Some(150),
         rejoin_after_ms: Some(50),
+        move_region_after_ms: Some(120),
+        start_activity_after_ms: Some(130),
+        purge_after_ms: Some(140),
+        abdicate_after_ms: Some(160),
+        incident_after_ms: Some(170),
     };
     let mut client = ClientCore::new(config);
     let mut now = Instant::default();

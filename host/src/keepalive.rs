@@ -23,6 +23,13 @@ impl HostCore {
     }
 
     /// Sends activity message `msg` as a service-9 push on the link's session.
+    /// Sends activity message `msg` with `payload` on `link`'s session, as it is: no check
+    /// of the body, for experiments and fuzzing (the built-in host never sends an
+    /// unchecked body of its own).
+    pub fn push_raw(&mut self, link: LinkId, msg: u32, payload: Vec<u8>) {
+        self.push_message(link, msg, payload);
+    }
+
     pub(crate) fn push_message(&mut self, link: LinkId, msg: u32, payload: Vec<u8>) {
         self.push_with(link, msg, payload, false);
     }

@@ -1,0 +1,29 @@
+#![no_main]
+//! The host after a real join against arbitrary client reports: any activity message with
+//! any body on the member's session, between the client's own traffic and the host's
+//! program: no input may panic either side.
+
+use arbitrary::Arbitrary;
+use libfuzzer_sys::fuzz_target;
+
+#[path = "pair.rs"]
+mod pair;
+
+#[derive(Arbitrary, Debug)]
+enum Op {
+    Report { msg: u8, payload: Vec<u8> },
+    Wait(u16),
+}
+
+fuzz_target!(|ops: Vec<Op>| {
+    let mut p = pair::Pair::joined();
+    for op in ops {
+        match op {
+            Op::Report { msg, payload } => {
+                p.client.send_raw(p.now, u32::from(msg % 64), payload);
+                p.pump();
+            }
+            Op::Wait(ms) => p.advance(u64::from(ms % 2_000)),
+        }
+    }
+});
