@@ -6,6 +6,7 @@
 use crate::core::{HostCore, LinkId};
 use crate::event::{HostEvent, WorldEvent};
 use crate::reason::Dropped;
+use std::collections::BTreeSet;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::ids::SENSOR_SENSE_UPDATE;
 use vex_wire::activity::sense_update::{SenseObject, SenseUpdate};
@@ -25,29 +26,19 @@ impl HostCore {
     /// the last message 5 on `link` registered. A group that cannot be read is dropped
     /// with its reason; the others still count, in order.
     pub(crate) fn sense_update(&mut self, link: LinkId, payload: &[u8]) {
-        let msg = SENSOR_SENSE_UPDATE;
-        let m = match SenseUpdate::decode(payload) {
-            Ok(m) => m,
-            Err(error) => return self.drop_input(link, Dropped::Body { msg, error }),
-        };
         let Some(binding) = self.links.get(&link).and_then(|l| l.binding.as_ref()) else {
             return;
         };
-        if binding.epoch.map(|e| e.0) != Some(m.patch_epoch) {
-            return self.drop_input(link, Dropped::SenseEpoch);
-        }
-        let map = binding.identity_map.clone();
-        for group in &m.groups {
-            let objects = group.objects(|slot, r| read_sense(&map, slot, r));
-            match objects {
-                Ok(objects) => {
-                    for o in objects {
-                        self.sensed(link, o);
+        let epoch = binding.epoch.map(|e| e.0);
+        let read = read_reports(&binding.identity_map, epoch, payload);
+        match read {
+            Err(reason) => self.drop_input(link, reason),
+            Ok(groups) => {
+                for group in groups {
+                    match group {
+                        Ok(objects) => objects.into_iter().for_each(|o| self.sensed(link, o)),
+                        Err(reason) => self.drop_input(link, reason),
                     }
-                }
-                Err(error) => {
-                    let key = group.key;
-                    self.drop_input(link, Dropped::SenseGroup { key, error });
                 }
             }
         }
@@ -55,34 +46,19 @@ impl HostCore {
 
     /// One slot's report, as events.
     fn sensed(&mut self, link: LinkId, o: SenseObject) {
-        let (slot, counter) = (o.slot, o.counter);
-        self.event(HostEvent::World(WorldEvent::Sensed {
-            link,
-            slot,
-            counter,
-        }));
-        if slot.slot_type != TYPE_GHOST_LINK {
-            return;
-        }
-        let Ok(Value::Record(f)) = decode(&GHOST_LINK_SENSE, &mut o.sense.reader()) else {
-            return;
-        };
-        let (Some(Value::Bool(active)), Some(Value::Raw { bits, .. }), Some(Value::Int(g))) =
-            (f.first(), f.get(1), f.get(2))
-        else {
-            return;
-        };
-        let fraction = f32::from_bits(*bits as u32);
-        let generation = i32::try_from(*g).unwrap_or_default();
-        self.event(HostEvent::World(WorldEvent::GhostScan {
-            link,
-            slot,
-            active: *active,
-            fraction,
-            generation,
-        }));
-        if *active && fraction >= GHOST_STALLED {
-            self.finish_ghost(link, slot, generation);
+        for event in report_events(link, &o) {
+            self.event(HostEvent::World(event));
+            if let WorldEvent::GhostScan {
+                slot,
+                active: true,
+                fraction,
+                generation,
+                ..
+            } = event
+                && fraction >= GHOST_STALLED
+            {
+                self.finish_ghost(link, slot, generation);
+            }
         }
     }
 
@@ -114,10 +90,66 @@ impl HostCore {
     }
 }
 
+/// The events one slot's report raises: [`WorldEvent::Sensed`], and for a ghost link its
+/// bar as [`WorldEvent::GhostScan`] (AH "Type 65").
+pub fn report_events(link: LinkId, o: &SenseObject) -> Vec<WorldEvent> {
+    let (slot, counter) = (o.slot, o.counter);
+    let mut events = vec![WorldEvent::Sensed {
+        link,
+        slot,
+        counter,
+    }];
+    if slot.slot_type != TYPE_GHOST_LINK {
+        return events;
+    }
+    let Ok(Value::Record(f)) = decode(&GHOST_LINK_SENSE, &mut o.sense.reader()) else {
+        return events;
+    };
+    if let (Some(Value::Bool(active)), Some(Value::Raw { bits, .. }), Some(Value::Int(g))) =
+        (f.first(), f.get(1), f.get(2))
+    {
+        events.push(WorldEvent::GhostScan {
+            link,
+            slot,
+            active: *active,
+            fraction: f32::from_bits(*bits as u32),
+            generation: i32::try_from(*g).unwrap_or_default(),
+        });
+    }
+    events
+}
+
+/// The reports of a message 6, group by group, read against `map`, the slots the last
+/// message 5 on the link registered (AUTH-15), the link's message 52 being `epoch`. The
+/// message is refused whole when it does not decode or carries another epoch; a group
+/// that cannot be read is refused alone.
+pub fn read_reports(
+    map: &BTreeSet<ClientRef>,
+    epoch: Option<[u64; 2]>,
+    payload: &[u8],
+) -> Result<Vec<Result<Vec<SenseObject>, Dropped>>, Dropped> {
+    let msg = SENSOR_SENSE_UPDATE;
+    let m = SenseUpdate::decode(payload).map_err(|error| Dropped::Body { msg, error })?;
+    if epoch != Some(m.patch_epoch) {
+        return Err(Dropped::SenseEpoch);
+    }
+    Ok(m.groups
+        .iter()
+        .map(|group| {
+            group
+                .objects(|slot, r| read_sense(map, slot, r))
+                .map_err(|error| Dropped::SenseGroup {
+                    key: group.key,
+                    error,
+                })
+        })
+        .collect())
+}
+
 /// One Sense body at `r`, for a slot the identity map `map` holds and whose Sense schema
 /// Vex knows (AUTH-15).
 fn read_sense(
-    map: &std::collections::BTreeSet<ClientRef>,
+    map: &BTreeSet<ClientRef>,
     slot: &ClientRef,
     r: &mut BitReader<'_>,
 ) -> Result<Bits, BitError> {

@@ -160,6 +160,36 @@ impl Scenario {
         }
     }
 
+    /// The built-in scenario with `extra` more placed objects in bubble 0, each with a
+    /// configuration, two objectives, two channels and two ghost links, for load and
+    /// benchmarks. A sub-block registers at most 96 keys (facts 4.7), so `extra` is
+    /// clamped to the 95 that fit beside the built-in one.
+    pub fn large(extra: usize) -> Self {
+        let mut s = Self::builtin();
+        s.name = "edz_patrol_large".into();
+        let slot = |slot_type, index, schemas| SlotDecl {
+            slot_type,
+            index,
+            schemas,
+        };
+        for i in 0..extra.min(crate::activity::sensor_auth::MAX_SUB_KEYS - 1) {
+            s.objects.push(PlacedObject {
+                key: 0xCC00_0000 + i as u32,
+                bubble: Some(0),
+                slots: vec![
+                    slot(TYPE_CONFIGURATION, 0, AUTH_ONLY),
+                    slot(TYPE_OBJECTIVE, 1, AUTH_AND_SENSE),
+                    slot(TYPE_OBJECTIVE, 2, AUTH_AND_SENSE),
+                    slot(TYPE_CHANNEL, 3, AUTH_ONLY),
+                    slot(TYPE_CHANNEL, 4, AUTH_ONLY),
+                    slot(TYPE_GHOST_LINK, 5, AUTH_AND_SENSE),
+                    slot(TYPE_GHOST_LINK, 6, AUTH_AND_SENSE),
+                ],
+            });
+        }
+        s
+    }
+
     /// The bubble the player arrives in: the arrival slice set divided by 8 (AH type 17
     /// "current_bubble").
     pub fn arrival_bubble(&self) -> u8 {
