@@ -29,6 +29,8 @@ use vex_harness::transcript::Transcript;
 use vex_host::{HostConfig, HostCore};
 use vex_wire::activity::{ids, table};
 use vex_wire::bap::secure::SignOnKeys;
+use vex_wire::scenario::Scenario;
+use vex_wire::scenario_file;
 
 /// Vex: a test bench for Destiny 2 (build 86657) Activity Host servers.
 #[derive(Parser)]
@@ -77,8 +79,17 @@ enum Command {
         /// The address service 17 advertises (default: the listen address).
         #[arg(long)]
         advertise: Option<SocketAddrV4>,
+        /// The scenario to serve, a TOML file (default: the built-in one,
+        /// `scenarios/edz_patrol.toml`).
+        #[arg(long)]
+        scenario: Option<PathBuf>,
         #[command(flatten)]
         keys: Keys,
+    },
+    /// Read a scenario file and print what it places, or the line and field it gets wrong.
+    Scenario {
+        /// The TOML file.
+        file: PathBuf,
     },
     /// Run the conformance suite: against the built-in host, or `--target` over TCP.
     Check {
@@ -146,6 +157,9 @@ enum Command {
         /// How long to stay, in seconds.
         #[arg(long, default_value_t = 10)]
         seconds: u64,
+        /// The scenario the client's packages hold, a TOML file (default: the built-in).
+        #[arg(long)]
+        scenario: Option<PathBuf>,
         #[command(flatten)]
         script: Script,
         #[command(flatten)]
@@ -223,11 +237,43 @@ async fn main() -> ExitCode {
         Command::Host {
             listen,
             advertise,
+            scenario,
             keys,
         } => {
             init_logs("info");
-            host(listen, advertise.unwrap_or(listen), keys.keys()).await
+            let mut config = HostConfig::builtin(advertise.unwrap_or(listen));
+            config.signon = keys.keys();
+            match load_scenario(scenario.as_deref()) {
+                Ok(Some(s)) => config.scenario = s,
+                Ok(None) => {}
+                Err(code) => return code,
+            }
+            host(listen, config).await
         }
+        Command::Scenario { file } => match load_scenario(Some(&file)) {
+            Ok(Some(s)) => {
+                out!(
+                    "{}: {} bubbles, arrival slice set {}",
+                    s.name,
+                    s.bubble_count,
+                    s.arrival_slice_set
+                );
+                for o in &s.objects {
+                    let place = o
+                        .bubble
+                        .map_or("top level".to_string(), |b| format!("bubble {b}"));
+                    let types: Vec<String> = o
+                        .slots
+                        .iter()
+                        .map(|d| format!("{}@{}", d.slot_type, d.index))
+                        .collect();
+                    out!("  {:#010x}  {place:<10}  slots {}", o.key, types.join(" "));
+                }
+                ExitCode::SUCCESS
+            }
+            Ok(None) => ExitCode::SUCCESS,
+            Err(code) => code,
+        },
         Command::Check {
             target,
             filter,
@@ -263,6 +309,7 @@ async fn main() -> ExitCode {
         Command::Client {
             target,
             seconds,
+            scenario,
             script,
             keys,
         } => {
@@ -270,14 +317,33 @@ async fn main() -> ExitCode {
             let mut config = ClientConfig::builtin(target);
             config.signon = keys.keys();
             script.apply(&mut config);
+            match load_scenario(scenario.as_deref()) {
+                Ok(Some(s)) => config.scenario = s,
+                Ok(None) => {}
+                Err(code) => return code,
+            }
             client(config, seconds).await
         }
     }
 }
 
-async fn host(listen: SocketAddrV4, advertise: SocketAddrV4, keys: SignOnKeys) -> ExitCode {
-    let mut config = HostConfig::builtin(advertise);
-    config.signon = keys;
+/// The scenario in `file`, when one is named; a file that cannot be read or is refused is
+/// an error (exit 2) naming the line and the field.
+fn load_scenario(file: Option<&std::path::Path>) -> Result<Option<Scenario>, ExitCode> {
+    let Some(file) = file else {
+        return Ok(None);
+    };
+    let text = std::fs::read_to_string(file).map_err(|e| {
+        eprintln!("vex: {}: {e}", file.display());
+        ExitCode::from(2)
+    })?;
+    scenario_file::parse(&text).map(Some).map_err(|e| {
+        eprintln!("vex: {}: {e}", file.display());
+        ExitCode::from(2)
+    })
+}
+
+async fn host(listen: SocketAddrV4, mut config: HostConfig) -> ExitCode {
     let mut seed = [0u8; 32];
     if let Err(e) = getrandom(&mut seed) {
         eprintln!("vex host: no OS randomness for key material: {e}");
@@ -291,7 +357,8 @@ async fn host(listen: SocketAddrV4, advertise: SocketAddrV4, keys: SignOnKeys) -
             return ExitCode::FAILURE;
         }
     };
-    tracing::info!(%listen, %advertise, "vex host serving the built-in scenario");
+    let (advertise, scenario) = (config.advertised, config.scenario.name.clone());
+    tracing::info!(%listen, %advertise, %scenario, "vex host serving");
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;
     };

@@ -8,6 +8,7 @@ pub mod activity;
 pub mod bap;
 pub mod bits;
 pub mod scenario;
+pub mod scenario_file;
 pub mod schema;
 pub mod tag;
 pub mod time;
