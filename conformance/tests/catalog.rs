@@ -244,6 +244,7 @@ caught! {
     catch_seed06 => StateByteBumped,
     catch_auth18 => BubbleHeaderSet,
     catch_auth19 => BubbleHostTokenSet,
+    catch_t17_05 => SecondLifetimeDiffers,
     catch_bap09_request_id => PushOnRequestService,
     catch_bap09_unregistered => PushOnUnregisteredService,
     catch_bap09_last_request => PushOnLastRequestService,

@@ -15,7 +15,7 @@ fn a_scenario_from_a_file_is_served_and_joined() {
         "{BUILTIN}\n[[object]]\nkey = \"0xDDDD0001\"\nbubble = 0\nslots = [\n    {{ type = 3, index = 0, auth = true, sense = true }},\n    {{ type = 24, index = 7, auth = true, sense = false }},\n]\n"
     );
     let scenario = parse(&text).unwrap();
-    assert_eq!(scenario.objects.len(), 4);
+    assert_eq!(scenario.objects.len(), 5);
     let address = HostConfig::default_address();
     let mut host = HostConfig::builtin(address);
     host.scenario = scenario.clone();

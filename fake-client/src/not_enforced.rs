@@ -192,7 +192,6 @@ pub const NOT_ENFORCED: &[(Rule, &str)] = &[
         Rule::Slot03,
         "the host sends type 18 reset-only; a body for it is refused by no documented check",
     ),
-    (Rule::T1705, "the built-in scenario has one type-17 slot"),
     (
         Rule::T1708,
         "whether the host owns an authored phase is not on the wire",

@@ -73,6 +73,7 @@ pub const ENFORCED: &[Rule] = &[
     Rule::T1703,
     Rule::T1702,
     Rule::T1704,
+    Rule::T1705,
     Rule::T1706,
     Rule::T1707,
     Rule::T1709,

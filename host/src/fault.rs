@@ -354,6 +354,8 @@ faults! {
     BubbleHeaderSet => Auth18;
     /// AUTH-19: bubble 64's element carries a host token.
     BubbleHostTokenSet => Auth19;
+    /// T17-05: the second type-17 slot gets lifetime state 6, the first state 3.
+    SecondLifetimeDiffers => T1705;
     /// BAP-09: after the burst, a push on service 16, a request id the client sends.
     PushOnRequestService => Bap09;
     /// BAP-09: after the burst, a push on service 52, which the client never registers.

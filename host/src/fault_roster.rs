@@ -8,8 +8,8 @@ use vex_wire::activity::auth::lifetime::{
 };
 use vex_wire::activity::body::Body;
 use vex_wire::activity::sensor_auth::{
-    AUTHORITY_BUBBLES, AuthPart, BubbleAuthority, BubbleElement, OBJECT_HEAD_BITS, ObjectBlock,
-    SensorAuthUpdate,
+    AUTHORITY_BUBBLES, AuthPart, BubbleAuthority, BubbleElement, DecodedObject, OBJECT_HEAD_BITS,
+    ObjectBlock, SensorAuthUpdate,
 };
 use vex_wire::activity::slot::{
     CLIENT_REF_BITS, ClientRef, NEVER_DESCRIBED, TYPE_CHANNEL, TYPE_LIFETIME,
@@ -69,6 +69,18 @@ pub fn roster_faults(plan: &FaultPlan, m: &mut SensorAuthUpdate) {
         o.sense = Some(None); // AUTH-06: a Sense-present bit the client does not read
     }
     edit_lifetime(plan, m);
+    if plan.has(Fault::SecondLifetimeDiffers)
+        && let Some(body) = m
+            .groups
+            .iter_mut()
+            .flat_map(|g| &mut g.objects)
+            .filter(|o| o.slot.slot_type == TYPE_LIFETIME)
+            .nth(1)
+            .and_then(|o| o.auth.as_mut())
+            .and_then(|a| a.body.as_mut())
+    {
+        patch(&mut body.bytes, 0, 4, 7); // state 6 (wire 7): valid, but not the first's 3
+    }
     if plan.has(Fault::ChannelRowsOverflow)
         && let Some(body) = body_of(m, TYPE_CHANNEL)
     {
@@ -126,12 +138,23 @@ fn body_of(m: &mut SensorAuthUpdate, slot_type: i8) -> Option<&mut Bits> {
         .and_then(|a| a.body.as_mut())
 }
 
-/// The type-17 faults: fields of the body set to what breaks T17-04, T17-07 or T17-09,
-/// or the body cut one bit short (T17-02); the encoder computes the remainder.
+/// The type-17 faults on every type-17 body: fields set to what breaks T17-04, T17-07,
+/// T17-09 or SEED-05, or the body cut one bit short (T17-02); the encoder computes the
+/// remainder.
 fn edit_lifetime(plan: &FaultPlan, m: &mut SensorAuthUpdate) {
-    let Some(body) = body_of(m, TYPE_LIFETIME) else {
-        return;
-    };
+    let bodies = m
+        .groups
+        .iter_mut()
+        .flat_map(|g| &mut g.objects)
+        .filter(|o| o.slot.slot_type == TYPE_LIFETIME)
+        .filter_map(|o| o.auth.as_mut().and_then(|a| a.body.as_mut()));
+    for body in bodies {
+        edit_one_lifetime(plan, body);
+    }
+}
+
+/// One type-17 body of [`edit_lifetime`]: every type-17 slot gets the same (T17-05).
+fn edit_one_lifetime(plan: &FaultPlan, body: &mut Bits) {
     if plan.has(Fault::LifetimeBodyShort) {
         body.bit_len -= 1;
     }
@@ -167,7 +190,7 @@ pub fn sensor_auth(plan: &FaultPlan, body: &mut [u8]) {
     let Ok(m) = SensorAuthUpdate::decode(body) else {
         return;
     };
-    let mut objects = m.groups.iter().flat_map(|g| &g.objects);
+    let objects = m.groups.iter().flat_map(|g| &g.objects);
     if plan.has(Fault::WrongRemainder)
         && let Some(first) = objects.clone().next()
     {
@@ -175,9 +198,13 @@ pub fn sensor_auth(plan: &FaultPlan, body: &mut [u8]) {
         let at = first.at + 1 + CLIENT_REF_BITS;
         patch(body, at, 32, u64::from(first.remainder) + 1);
     }
-    let Some(lifetime) = objects.find(|o| o.slot.slot_type == TYPE_LIFETIME) else {
-        return;
-    };
+    for lifetime in objects.filter(|o| o.slot.slot_type == TYPE_LIFETIME) {
+        patch_lifetime(plan, body, lifetime);
+    }
+}
+
+/// One type-17 block of [`sensor_auth`]: every type-17 slot gets the same (T17-05).
+fn patch_lifetime(plan: &FaultPlan, body: &mut [u8], lifetime: &DecodedObject) {
     let body_at = lifetime.at + OBJECT_HEAD_BITS + 2; // after the reset and root bits
     if plan.has(Fault::LifetimeStateEleven) {
         patch(body, body_at, 4, 12); // T17-01: state 11 is wire 12

@@ -55,26 +55,14 @@ pub fn global_state(scenario: &Scenario, descriptor: &DescriptorBits) -> GlobalA
 
 /// The Auth part of one slot: a typed body for the types Vex publishes, reset-only for the
 /// others (AUTH-09: reset-only installs the schema defaults).
-fn auth_part(
-    world: &World,
-    region: i16,
-    slot: ClientRef,
-    join: &JoinRequest,
-    key_slot: bool,
-) -> Result<AuthPart, BitError> {
+fn auth_part(bodies: &Bodies<'_>, slot: ClientRef, key_slot: bool) -> Result<AuthPart, BitError> {
     let typed = |b: AuthBody| b.to_bits().map(Some);
+    let world = bodies.world;
     let body = match (slot.slot_type, world.body(&slot)) {
-        (TYPE_LIFETIME, Some(held)) => Some(lifetime_held(held, region)?),
-        (TYPE_LIFETIME, None) => {
-            let mut a = LifetimeAuth::sunrise_default(LIVE_STATE);
-            // Sunrise sends 0, which raises join-policy bit 3 (AH "Type 17"; T17-07)
-            a.join_flag_inverted = true;
-            a.current_bubble = i32::from(bubble_of(region));
-            typed(AuthBody::Lifetime(a))?
-        }
+        (TYPE_LIFETIME, _) => Some(bodies.lifetime.clone()),
         (TYPE_PARTICIPATION, _) if key_slot => typed(AuthBody::Participation(ParticipationAuth {
-            region: Some(i32::from(region)),
-            player_key: Some(join.character_id),
+            region: Some(i32::from(bodies.region)),
+            player_key: Some(bodies.join.character_id),
             sync_state: 0,
         }))?,
         (_, Some(_)) => world.body_bits(&slot).cloned(),
@@ -82,6 +70,41 @@ fn auth_part(
         _ => None,
     };
     Ok(AuthPart { reset: true, body })
+}
+
+/// What one member's roster is built from.
+struct Bodies<'a> {
+    world: &'a World,
+    region: i16,
+    join: &'a JoinRequest,
+    /// The one type-17 body every type-17 slot gets (T17-05).
+    lifetime: Bits,
+}
+
+/// The type-17 body of the roster for slice set `region`: the first type-17 slot's that
+/// the host holds, in roster order, else the live default; current_bubble the member's
+/// own either way (T17-05: only the first registered type-17 slot is read, so every one
+/// gets the same body).
+fn lifetime_body(world: &World, placed: &[&PlacedObject], region: i16) -> Result<Bits, BitError> {
+    let held = placed
+        .iter()
+        .flat_map(|o| o.slots.iter().map(move |d| (o.key, d)))
+        .filter(|(_, d)| d.slot_type == TYPE_LIFETIME)
+        .find_map(|(key, d)| {
+            world.body(&ClientRef {
+                key,
+                slot_type: d.slot_type,
+                index: d.index,
+            })
+        });
+    if let Some(held) = held {
+        return lifetime_held(held, region);
+    }
+    let mut a = LifetimeAuth::sunrise_default(LIVE_STATE);
+    // Sunrise sends 0, which raises join-policy bit 3 (AH "Type 17"; T17-07)
+    a.join_flag_inverted = true;
+    a.current_bubble = i32::from(bubble_of(region));
+    AuthBody::Lifetime(a).to_bits()
 }
 
 /// The type-17 body the host holds, with current_bubble the member's own: the bubble of
@@ -102,10 +125,8 @@ fn lifetime_held(held: &Value, region: i16) -> Result<Bits, BitError> {
 }
 
 fn group(
-    world: &World,
-    region: i16,
+    bodies: &Bodies<'_>,
     object: &PlacedObject,
-    join: &JoinRequest,
     carries_key: bool,
 ) -> Result<EntityGroup, BitError> {
     let mut key_given = !carries_key;
@@ -121,7 +142,7 @@ fn group(
         objects.push(ObjectBlock {
             slot,
             auth: if decl.schemas.auth {
-                Some(auth_part(world, region, slot, join, key_slot)?)
+                Some(auth_part(bodies, slot, key_slot)?)
             } else {
                 None
             },
@@ -154,12 +175,16 @@ pub fn sensor_auth(inputs: &RosterInputs<'_>) -> Result<SensorAuthUpdate, BitErr
         epoch,
     } = *inputs;
     let (top, local) = placed(scenario, bubble_of(region));
-    let mut groups = Vec::with_capacity(top.len() + local.len());
-    for (i, o) in top.iter().enumerate() {
-        groups.push(group(world, region, o, join, i == 0)?);
-    }
-    for o in &local {
-        groups.push(group(world, region, o, join, false)?);
+    let all: Vec<&PlacedObject> = top.iter().chain(&local).copied().collect();
+    let bodies = Bodies {
+        world,
+        region,
+        join,
+        lifetime: lifetime_body(world, &all, region)?,
+    };
+    let mut groups = Vec::with_capacity(all.len());
+    for (i, o) in all.iter().enumerate() {
+        groups.push(group(&bodies, o, i == 0)?);
     }
     Ok(SensorAuthUpdate {
         prefix: prefix(epoch),

@@ -64,6 +64,32 @@ pub struct Scenario {
     pub player: Player,
 }
 
+/// One slot of every other type whose body the pages document, with the schemas each
+/// has (AH "Slot types", "Key slot types"), and a second lifetime slot (T17-05). Type 67
+/// is left out: a body for it replaces the whole faction matrix (T67-01).
+fn every_documented_type() -> Vec<SlotDecl> {
+    [
+        (1, AUTH_AND_SENSE),
+        (2, AUTH_AND_SENSE),
+        (4, AUTH_AND_SENSE),
+        (5, AUTH_ONLY),
+        (TYPE_LIFETIME, AUTH_ONLY),
+        (30, AUTH_AND_SENSE),
+        (31, AUTH_ONLY),
+        (37, AUTH_ONLY),
+        (43, AUTH_AND_SENSE),
+        (53, AUTH_ONLY),
+    ]
+    .into_iter()
+    .zip(0..)
+    .map(|((slot_type, schemas), index)| SlotDecl {
+        slot_type,
+        index,
+        schemas,
+    })
+    .collect()
+}
+
 const AUTH_AND_SENSE: SlotSchemas = SlotSchemas {
     auth: true,
     sense: true,
@@ -141,6 +167,11 @@ impl Scenario {
                             schemas: AUTH_AND_SENSE,
                         },
                     ],
+                },
+                PlacedObject {
+                    key: 0xBBBB_0003,
+                    bubble: Some(0),
+                    slots: every_documented_type(),
                 },
                 PlacedObject {
                     key: 0xBBBB_0002,

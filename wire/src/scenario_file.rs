@@ -395,9 +395,9 @@ mod tests {
             (
                 "key = \"0xBBBB0002\"",
                 "key = \"0xBBBB0001\"",
-                "object[2].key",
+                "object[3].key",
             ),
-            ("bubble = 1", "bubble = 2", "object[2].bubble"),
+            ("bubble = 1", "bubble = 2", "object[3].bubble"),
             (
                 "{ type = 8, index = 0, auth = true, sense = false },\n    { type = 3",
                 "{ type = 12, index = 0, auth = true, sense = false },\n    { type = 3",

@@ -83,6 +83,7 @@ impl Roster {
         };
         let f = Some(idx);
         self.overrides.clear();
+        let mut first_lifetime: Option<Value> = None;
         if let Some(block) = &m.prefix.bubble_block {
             self.grants.apply(verdict, idx, block);
         }
@@ -166,6 +167,19 @@ impl Roster {
                     idx,
                     bit: object.at,
                 };
+                if s.slot_type == TYPE_LIFETIME {
+                    match &first_lifetime {
+                        None => first_lifetime = Some(body.clone()),
+                        Some(first) if *first != body => {
+                            let reason = format!(
+                                "slot {:#x}/17/{}: another type-17 body than the first type-17 slot's; only the first is read",
+                                s.key, s.index
+                            );
+                            verdict.violate(Rule::T1705, f, Some(object.at), reason);
+                        }
+                        Some(_) => {}
+                    }
+                }
                 slot_bodies::check(verdict, at, s.slot_type, &body, self.held.get(&s), bubble);
                 self.held.insert(s, body);
             }
