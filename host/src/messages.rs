@@ -23,7 +23,7 @@ use vex_wire::activity::ids::{
 };
 use vex_wire::activity::join::{INITIAL_REPLICATION_EPOCH, JoinRequest, JoinResult};
 use vex_wire::activity::join_template::JoinResultTemplate;
-use vex_wire::activity::sensor_auth::BubbleAuthority;
+use vex_wire::activity::sensor_auth::{BODY_BUDGET, BubbleAuthority};
 use vex_wire::activity::small::{BubbleHostState, PatchEpoch};
 use vex_wire::activity::table;
 use vex_wire::bap::services::ACTIVITY_TO_HOST;
@@ -310,7 +310,15 @@ impl HostCore {
                 .iter()
                 .flat_map(|g| g.objects.iter().map(|o| o.slot))
                 .collect();
-            Ok((m.encode()?, map))
+            let body = m.encode()?;
+            if body.len() > BODY_BUDGET {
+                // a body the client refuses, and then it ignores message 5 (AUTH-10)
+                return Err(BitError::Unsafe {
+                    what: "message 5 bytes, over the per-tick budget",
+                    value: body.len() as i64,
+                });
+            }
+            Ok((body, map))
         });
         match built {
             Ok((body, map)) => {

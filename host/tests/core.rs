@@ -962,3 +962,77 @@ fn sense_is_read_against_the_last_roster_and_a_stalled_ghost_is_finished() {
     };
     assert_eq!((&f[1], &f[2]), (&want, &Value::Int(1)));
 }
+
+/// A message 5 over the per-tick budget is never sent: the client would refuse it and
+/// ignore message 5 for the rest of the session (AUTH-10). The roster is refused with its
+/// reason, and the host goes on.
+#[test]
+fn a_roster_over_the_budget_is_not_sent() {
+    use vex_host::world::WorldRequest;
+    use vex_wire::activity::slot::{ClientRef, SlotSchemas, TYPE_OBJECTIVE};
+    use vex_wire::scenario::{PlacedObject, Scenario, SlotDecl};
+    use vex_wire::schema::Value;
+    let mut scenario = Scenario::builtin();
+    let schemas = SlotSchemas {
+        auth: true,
+        sense: true,
+    };
+    let slots: Vec<SlotDecl> = (0..60)
+        .map(|index| SlotDecl {
+            slot_type: TYPE_OBJECTIVE,
+            index,
+            schemas,
+        })
+        .collect();
+    for k in 0..250u32 {
+        scenario.objects.push(PlacedObject {
+            key: 0xEE00_0000 + k,
+            bubble: None,
+            slots: slots.clone(),
+        });
+    }
+    let mut config = HostConfig::builtin(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 30974));
+    config.scenario = scenario.clone();
+    config.timeline.clear();
+    let mut h = HostCore::new(config);
+    h.handle_connect(Instant::default(), L);
+    let (mut c, session, _) = join_on(&mut h, L);
+    let n = ActivityNotification::new(session, 52, 0, vec![0; 16]);
+    send_sealed(&mut h, L, &mut c, 8, 3, &n.encode());
+    assert_eq!(
+        pushed(&transmits(&mut h), &mut c),
+        [5],
+        "the first roster fits"
+    );
+    let full = Value::Record(vec![
+        Value::Array(
+            (0..24)
+                .map(|_| Value::Record(vec![Value::Int(1)]))
+                .collect(),
+        ),
+        Value::Int(1),
+    ]);
+    let requests: Vec<WorldRequest> = scenario
+        .objects
+        .iter()
+        .filter(|o| o.key >= 0xEE00_0000)
+        .flat_map(|o| o.slots.iter().map(move |d| (o.key, d.index)))
+        .map(|(key, index)| WorldRequest::SetAuth {
+            slot: ClientRef {
+                key,
+                slot_type: TYPE_OBJECTIVE,
+                index,
+            },
+            body: full.clone(),
+        })
+        .collect();
+    h.request(session, &requests).unwrap();
+    assert!(
+        pushed(&transmits(&mut h), &mut c).is_empty(),
+        "over the budget"
+    );
+    assert!(dropped_with(&events(&mut h), |r| matches!(
+        r,
+        Dropped::NotBuilt { msg: 5, .. }
+    )));
+}
