@@ -69,7 +69,7 @@ fn world(scenario: &Scenario) -> World {
 }
 
 fn message5(c: &mut Criterion) {
-    let scenario = Scenario::large(95);
+    let scenario = Scenario::large(usize::MAX);
     let slots: usize = scenario.objects.iter().map(|o| o.slots.len()).sum();
     let mut world = world(&scenario);
     let join = JoinRequest::new(1, 0x9EAA_3001_0020_0001, 5, 6);

@@ -194,16 +194,17 @@ impl Scenario {
     /// The built-in scenario with `extra` more placed objects in bubble 0, each with a
     /// configuration, two objectives, two channels and two ghost links, for load and
     /// benchmarks. A sub-block registers at most 96 keys (facts 4.7), so `extra` is
-    /// clamped to the 95 that fit beside the built-in one.
+    /// clamped to what fits beside the built-in objects of bubble 0.
     pub fn large(extra: usize) -> Self {
         let mut s = Self::builtin();
         s.name = "edz_patrol_large".into();
+        let held = s.objects.iter().filter(|o| o.bubble == Some(0)).count();
         let slot = |slot_type, index, schemas| SlotDecl {
             slot_type,
             index,
             schemas,
         };
-        for i in 0..extra.min(crate::activity::sensor_auth::MAX_SUB_KEYS - 1) {
+        for i in 0..extra.min(crate::activity::sensor_auth::MAX_SUB_KEYS - held) {
             s.objects.push(PlacedObject {
                 key: 0xCC00_0000 + i as u32,
                 bubble: Some(0),
