@@ -174,6 +174,7 @@ caught! {
     catch_auth02 => AuthBeforeEpoch,
     catch_auth04 => RosterDisabled,
     catch_auth05 => WrongRemainder,
+    catch_auth05_last => WrongRemainderLast,
     catch_auth06 => SenseBitWithoutSchema,
     catch_auth07 => EmptyGroupKey,
     catch_auth08 => MissingBlock,

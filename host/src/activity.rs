@@ -12,7 +12,7 @@ use crate::member_state::MemberState;
 use crate::world::World;
 use std::collections::BTreeMap;
 use std::ops::Range;
-use vex_wire::activity::client_state::ClientState;
+use vex_wire::activity::client_state::{ClientState, TeleportState};
 use vex_wire::activity::membership::{MEMBER_LANES, Member, ReplicateMembership};
 use vex_wire::activity::small::{ENTITY_SLOTS, EntitySlotMask};
 use vex_wire::time::Instant;
@@ -56,6 +56,7 @@ pub struct Activity {
     states: BTreeMap<LinkId, MemberState>,
     world: World,
     authority: BTreeMap<LinkId, EntitySlotMask>,
+    teleport: Option<TeleportState>,
     started: Option<Instant>,
     timeline_done: usize,
 }
@@ -73,6 +74,7 @@ impl Activity {
             states: BTreeMap::new(),
             world: World::default(),
             authority: BTreeMap::new(),
+            teleport: None,
             started: None,
             timeline_done: 0,
         }
@@ -188,7 +190,26 @@ impl Activity {
         if let Some(state) = host.and_then(|(l, _)| self.states.get(l)) {
             state.write_host_tail(&mut table.host);
         }
+        if let Some(t) = self.teleport {
+            let tail = &mut table.host;
+            (tail.teleport_state, tail.teleport_token) = (t.state, t.token);
+            (tail.teleport_slice_set, tail.teleport_slice_hash) = (t.slice_set, t.slice_hash);
+        }
         table
+    }
+
+    /// Arms a host teleport into `slice_set` (`slice_hash`) with `state`: the table's tail
+    /// carries it with the next token, under the next revision (SR "What the host pushes
+    /// on its own": a host teleport the host armed; facts 4.10).
+    pub fn arm_teleport(&mut self, state: i8, slice_set: i16, slice_hash: u32) {
+        let token = self.teleport.map_or(1, |t| t.token.wrapping_add(1));
+        self.teleport = Some(TeleportState {
+            state,
+            token,
+            slice_set,
+            slice_hash,
+        });
+        self.revision = self.revision.wrapping_add(1);
     }
 
     /// Its first member joined at `now`: the host program's timeline starts (the first

@@ -198,6 +198,13 @@ pub fn sensor_auth(plan: &FaultPlan, body: &mut [u8]) {
         let at = first.at + 1 + CLIENT_REF_BITS;
         patch(body, at, 32, u64::from(first.remainder) + 1);
     }
+    if plan.has(Fault::WrongRemainderLast)
+        && let Some(last) = objects.clone().last()
+    {
+        // AUTH-05 on the message's last block: one bit fewer than it holds
+        let at = last.at + 1 + CLIENT_REF_BITS;
+        patch(body, at, 32, u64::from(last.remainder.saturating_sub(1)));
+    }
     for lifetime in objects.filter(|o| o.slot.slot_type == TYPE_LIFETIME) {
         patch_lifetime(plan, body, lifetime);
     }

@@ -26,7 +26,8 @@ impl HostCore {
     /// that changed a body goes to every member in one message 5 each (a member whose
     /// roster waits for its epoch or a region move's request gets it then), and is
     /// reported as [`HostEvent::Staged`] with the new revision; then the authority resets
-    /// and queries and the incidents it asks for go to every member.
+    /// and queries, the incidents and the armed teleports (a new member table) it asks for
+    /// go to every member.
     pub fn request(&mut self, session: u64, requests: &[WorldRequest]) -> Result<(), CommitError> {
         let scenario = &self.config.scenario;
         let activity = self
@@ -45,6 +46,16 @@ impl HostCore {
                 WorldRequest::ResetAuthority => self.start_exchange(session, Exchange::Reset),
                 WorldRequest::QueryAuthority => self.start_exchange(session, Exchange::Query),
                 WorldRequest::FireIncident(incident) => self.fire_incident(session, incident),
+                WorldRequest::ArmTeleport {
+                    state,
+                    slice_set,
+                    slice_hash,
+                } => {
+                    if let Some(a) = self.activities.get_mut(&session) {
+                        a.arm_teleport(*state, *slice_set, *slice_hash);
+                    }
+                    self.publish_membership(session, None);
+                }
                 WorldRequest::SetAuth { .. } | WorldRequest::SetAuthField { .. } => {}
             }
         }

@@ -36,6 +36,17 @@ pub enum WorldRequest {
     /// Every member reports its authority: message 30 with a token its 31 and 32 carry
     /// back (SLOTS-05).
     QueryAuthority,
+    /// A host teleport every member is told of through the member table's tail, message
+    /// 12 (SR "What the host pushes on its own": a host teleport the host armed; facts
+    /// 4.10): a state (3 bits, bias 1) and a target slice set of the activity.
+    ArmTeleport {
+        /// The teleport state, -1 to 6; a negative one goes out as 0 (facts 4.10).
+        state: i8,
+        /// The target slice set.
+        slice_set: i16,
+        /// The target's hash.
+        slice_hash: u32,
+    },
     /// Every member gets this incident, message 19 (SR "Auth state goes out": the host
     /// can also send an incident through the same output slot).
     FireIncident(Incident),
@@ -64,6 +75,10 @@ pub enum RequestError {
     /// A field set on a slot that holds no body yet: send the whole body first.
     #[error("slot {0:?} holds no body to set a field of")]
     NoBody(ClientRef),
+    /// A teleport whose state does not fit 3 bits, or whose slice set is not in the
+    /// activity's bubbles.
+    #[error("teleport: {0}")]
+    Teleport(String),
     /// An incident the client cannot take (INCIDENT-01 to INCIDENT-03, INCIDENT-05).
     #[error("incident: {0}")]
     Incident(BitError),
@@ -124,6 +139,12 @@ impl World {
                     incident.check().map_err(RequestError::Incident)?;
                     continue;
                 }
+                WorldRequest::ArmTeleport {
+                    state, slice_set, ..
+                } => {
+                    check_teleport(scenario, *state, *slice_set)?;
+                    continue;
+                }
                 WorldRequest::SetAuth { slot, body } => (*slot, body.clone()),
                 WorldRequest::SetAuthField { slot, field, value } => {
                     let held = staged.get(slot).or_else(|| self.bodies.get(slot));
@@ -143,6 +164,22 @@ impl World {
         }
         Ok(changed)
     }
+}
+
+/// A teleport state of 3 bits (bias 1), into a slice set of the activity's bubbles.
+fn check_teleport(scenario: &Scenario, state: i8, slice_set: i16) -> Result<(), RequestError> {
+    if !(-1..=6).contains(&state) {
+        return Err(RequestError::Teleport(format!(
+            "state {state} does not fit 3 bits with bias 1"
+        )));
+    }
+    let bubbles = i16::from(scenario.bubble_count);
+    if !(0..bubbles * 8).contains(&slice_set) {
+        return Err(RequestError::Teleport(format!(
+            "slice set {slice_set} is not in the activity's {bubbles} bubbles"
+        )));
+    }
+    Ok(())
 }
 
 /// `body` with its field `field` set to `value`.

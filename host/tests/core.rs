@@ -1036,3 +1036,34 @@ fn a_roster_over_the_budget_is_not_sent() {
         Dropped::NotBuilt { msg: 5, .. }
     )));
 }
+
+/// An armed host teleport goes to every member in the member table's tail, under the next
+/// revision; a slice set outside the activity refuses the commit.
+#[test]
+fn an_armed_teleport_is_in_the_next_member_table() {
+    use vex_host::world::WorldRequest;
+    let mut h = host();
+    let (mut c, session, _) = join_on(&mut h, L);
+    let arm = |slice_set| WorldRequest::ArmTeleport {
+        state: 2,
+        slice_set,
+        slice_hash: 0xABCD,
+    };
+    assert!(h.request(session, &[arm(16)]).is_err(), "bubble 2 of 2");
+    assert!(transmits(&mut h).is_empty());
+    h.request(session, &[arm(8)]).unwrap();
+    let sent = pushes(&transmits(&mut h), &mut c);
+    assert_eq!(sent.len(), 1);
+    let table = ReplicateMembership::decode(&sent[0].1).unwrap();
+    let tail = table.host;
+    assert_eq!(
+        (
+            tail.teleport_state,
+            tail.teleport_token,
+            tail.teleport_slice_set,
+            tail.teleport_slice_hash
+        ),
+        (2, 1, 8, 0xABCD)
+    );
+    assert_eq!(table.revision, 2, "the next revision");
+}
