@@ -8,6 +8,7 @@ use vex_harness::RunReport;
 use vex_host::Fault;
 use vex_host::fault::ClientAction;
 use vex_wire::bap::secure::SignOnKeys;
+use vex_wire::scenario::Scenario;
 
 /// What a case needs from the host under test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,7 +45,19 @@ pub struct Case {
 impl Case {
     /// Member `m`'s client for this case, aimed at `target`.
     pub fn client(&self, target: SocketAddrV4, m: usize, keys: SignOnKeys) -> ClientConfig {
-        let mut client = ClientConfig::member(target, m as u64);
+        self.client_of(target, m, keys, Scenario::builtin())
+    }
+
+    /// Member `m`'s client for this case, aimed at `target`, whose packages hold
+    /// `scenario`.
+    pub fn client_of(
+        &self,
+        target: SocketAddrV4,
+        m: usize,
+        keys: SignOnKeys,
+        scenario: Scenario,
+    ) -> ClientConfig {
+        let mut client = ClientConfig::member_of(target, scenario, m as u64);
         client.signon = keys;
         self.script.apply(&mut client, m, self.members);
         client
@@ -57,8 +70,18 @@ impl Case {
 
     /// Every member's client for this case, aimed at `target`.
     pub fn clients(&self, target: SocketAddrV4, keys: SignOnKeys) -> Vec<ClientConfig> {
+        self.clients_of(target, keys, &Scenario::builtin())
+    }
+
+    /// Every member's client for this case, aimed at `target`, holding `scenario`.
+    pub fn clients_of(
+        &self,
+        target: SocketAddrV4,
+        keys: SignOnKeys,
+        scenario: &Scenario,
+    ) -> Vec<ClientConfig> {
         (0..self.members)
-            .map(|m| self.client(target, m, keys))
+            .map(|m| self.client_of(target, m, keys, scenario.clone()))
             .collect()
     }
 }

@@ -111,6 +111,10 @@ enum Command {
         /// Fail a clean run on host duties too (ENV-10, JOIN-02, SLOTS-02, LINK-03).
         #[arg(long)]
         strict: bool,
+        /// The scenario the host serves and the emulated client's packages hold, a TOML
+        /// file (default: the built-in one).
+        #[arg(long)]
+        scenario: Option<PathBuf>,
         #[command(flatten)]
         keys: Keys,
     },
@@ -281,13 +285,20 @@ async fn main() -> ExitCode {
             junit,
             transcripts,
             strict,
+            scenario,
             keys,
         } => {
             init_logs("error");
             let transport = target.map_or(Transport::InProcess, Transport::Tcp);
+            let scenario = match load_scenario(scenario.as_deref()) {
+                // one scenario for the whole run, shared by every case
+                Ok(s) => s.map(|s| &*Box::leak(Box::new(s))),
+                Err(code) => return code,
+            };
             let options = CheckOptions {
                 keys: keys.keys(),
                 strict,
+                scenario,
             };
             check(transport, filter, json, junit, transcripts, options).await
         }

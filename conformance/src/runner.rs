@@ -7,6 +7,7 @@ use vex_fake_client::Violation;
 use vex_harness::{RunReport, in_process, tcp};
 use vex_host::{FaultPlan, HostConfig};
 use vex_wire::bap::secure::SignOnKeys;
+use vex_wire::scenario::Scenario;
 
 /// Where the host under test is.
 #[derive(Debug, Clone, Copy)]
@@ -42,6 +43,16 @@ pub struct CheckOptions {
     pub keys: SignOnKeys,
     /// Host duties fail a clean run too (`vex check --strict`).
     pub strict: bool,
+    /// The scenario host and clients hold, when not the built-in one (`vex check
+    /// --scenario`).
+    pub scenario: Option<&'static Scenario>,
+}
+
+impl CheckOptions {
+    /// The scenario the run uses.
+    fn scenario(&self) -> Scenario {
+        self.scenario.cloned().unwrap_or_else(Scenario::builtin)
+    }
 }
 
 impl CheckOptions {
@@ -49,6 +60,7 @@ impl CheckOptions {
     pub const STRICT_DEVELOPMENT: CheckOptions = CheckOptions {
         keys: SignOnKeys::DEVELOPMENT,
         strict: true,
+        scenario: None,
     };
 }
 
@@ -58,11 +70,12 @@ pub fn run_in_process(case: &Case, options: CheckOptions) -> CaseResult {
     let started = Instant::now();
     let mut config = HostConfig::builtin(IN_PROCESS_HOST);
     config.signon = keys;
+    config.scenario = options.scenario();
     if let HostUnderTest::Faulty(f) = case.host {
         config.faults = FaultPlan::single(f);
     }
-    let reports =
-        in_process::run_members(config, case.clients(IN_PROCESS_HOST, keys), case.run_for_ms);
+    let clients = case.clients_of(IN_PROCESS_HOST, keys, &config.scenario);
+    let reports = in_process::run_members(config, clients, case.run_for_ms);
     result(case, merged(reports), started, options.strict)
 }
 
@@ -74,7 +87,8 @@ pub async fn run_case(case: &Case, transport: Transport, options: CheckOptions) 
         (Transport::InProcess, _) => return run_in_process(case, options),
         (Transport::Tcp(target), HostUnderTest::Any) => {
             let run_for = Duration::from_millis(case.run_for_ms);
-            merged(tcp::run_members(case.clients(target, keys), run_for).await)
+            let clients = case.clients_of(target, keys, &options.scenario());
+            merged(tcp::run_members(clients, run_for).await)
         }
         (Transport::Tcp(_), HostUnderTest::Faulty(_)) => None,
     };

@@ -44,7 +44,14 @@ impl ClientConfig {
     /// built-in player, and every other has a member key, character and join nonce of its
     /// own (the account is the scenario's: no message the client sends carries it).
     pub fn member(target: SocketAddrV4, m: u64) -> Self {
+        Self::member_of(target, Scenario::builtin(), m)
+    }
+
+    /// Member `m`'s client of `scenario`, as [`ClientConfig::member`] makes it of the
+    /// built-in one.
+    pub fn member_of(target: SocketAddrV4, scenario: Scenario, m: u64) -> Self {
         let mut config = Self::builtin(target);
+        config.scenario = scenario;
         let player = &mut config.scenario.player;
         player.member_key = player.member_key.wrapping_add(m);
         player.character_id = player.character_id.wrapping_add(m);
