@@ -137,14 +137,6 @@ pub const NOT_ENFORCED: &[(Rule, &str)] = &[
         "every message 1 is judged whole already (GLOBAL-01 to GLOBAL-04)",
     ),
     (
-        Rule::Global07,
-        "the arm bit is set by every host that replays the descriptor; what the client does with it clear is not judged",
-    ),
-    (
-        Rule::World03,
-        "any positive tick period is legal; the skew is the host's choice, not a breach the client sees",
-    ),
-    (
         Rule::Sticky01,
         "what makes a consumer of 24, 25, 28 or 30 fail is not documented",
     ),
@@ -167,10 +159,6 @@ pub const NOT_ENFORCED: &[(Rule, &str)] = &[
     (
         Rule::Auth17,
         "the singleton gate is read as the message's end; a 1 leads into a section the pages do not describe",
-    ),
-    (
-        Rule::Seed02,
-        "the scenario both sides load has both slots; a roster without them is AUTH-08",
     ),
     (
         Rule::Seed03,

@@ -358,6 +358,17 @@ faults! {
     BubbleHostTokenSet => Auth19;
     /// T17-05: the second type-17 slot gets lifetime state 6, the first state 3.
     SecondLifetimeDiffers => T1705;
+    /// GLOBAL-07: the burst's message 1 leaves the arm bit clear.
+    InitialSliceSetUnarmed => Global07;
+    /// GLOBAL-07: the burst's message 1 arms slice set 16, past the activity's two
+    /// bubbles.
+    InitialSliceSetOutside => Global07;
+    /// GLOBAL-07: the burst's message 1 arms another spawn set than the selection's.
+    InitialSpawnSetOther => Global07;
+    /// WORLD-03: message 2's tick period is 50 ms, not 1000 / 30.
+    OtherTickPeriod => World03;
+    /// SEED-02: every roster leaves the top-level group's presence bit clear.
+    TopGroupUnregistered => Seed02;
     /// BAP-09: after the burst, a push on service 16, a request id the client sends.
     PushOnRequestService => Bap09;
     /// BAP-09: after the burst, a push on service 52, which the client never registers.

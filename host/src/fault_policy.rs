@@ -27,6 +27,8 @@ use vex_wire::bits::BitError;
 const TOO_MANY_ROWS: u8 = 40;
 /// The index bits of a session id; [`Fault::BareSessionId`] keeps only them.
 const SESSION_INDEX_MASK: u64 = 0xFFFF;
+/// A slice set past the built-in scenario's two bubbles (GLOBAL-07).
+const OUTSIDE_SLICE_SET: i16 = 16;
 
 impl Policy for FaultPlan {
     fn session_id(&self, shaped: u64) -> u64 {
@@ -82,6 +84,15 @@ impl Policy for FaultPlan {
                 *s = s.wrapping_sub(BUBBLE_ENABLED); // the bias left out: 0x80 is 0, 0x7F is 0xFF
             }
         }
+        if self.has(Fault::InitialSliceSetUnarmed) {
+            state.arm_initial_slice_set = false;
+        }
+        if self.has(Fault::InitialSliceSetOutside) {
+            state.initial_slice_set = OUTSIDE_SLICE_SET;
+        }
+        if self.has(Fault::InitialSpawnSetOther) {
+            state.spawn_set_hash ^= 1;
+        }
         if self.has(Fault::RebuiltDescriptor) {
             let mut rebuilt = SelectionDescriptor::from_bits(&state.descriptor)?;
             rebuilt.flag = !rebuilt.flag;
@@ -96,6 +107,9 @@ impl Policy for FaultPlan {
         }
         if self.has(Fault::NanTickPeriod) {
             globals.tick_ms = f32::NAN;
+        }
+        if self.has(Fault::OtherTickPeriod) {
+            globals.tick_ms = 50.0;
         }
         globals
     }
@@ -192,6 +206,11 @@ impl Policy for FaultPlan {
                 .and_then(|o| o.auth.as_mut())
         {
             auth.reset = false;
+        }
+        if self.has(Fault::TopGroupUnregistered)
+            && let Some(r) = roster.roster.as_mut()
+        {
+            r.mask[0] &= !1; // the first top-level key, with the type-13 and type-17 slots
         }
         if self.has(Fault::StateByteBumped)
             && !first

@@ -59,7 +59,8 @@ impl ActivityClient {
         let scenario = &cx.config.scenario;
         match msg {
             ids::GLOBAL_ACTIVITY_STATE => {
-                cx.status.g |= world::check_global_state(cx.verdict, scenario, idx, payload);
+                let g = world::check_global_state(cx.verdict, scenario, idx, payload, in_burst);
+                cx.status.g |= g;
             }
             ids::WORLD_GLOBALS_STATE => world::check_world_globals(cx.verdict, idx, payload),
             ids::REPLICATE_MEMBERSHIP => self.on_membership(cx, idx, payload),

@@ -14,7 +14,7 @@ use vex_wire::activity::sensor_auth::{
     DecodedAuthUpdate, DecodedObject, RosterDelta, SensorAuthUpdate,
 };
 use vex_wire::activity::slot::{
-    ClientRef, EMPTY_KEY, NEVER_DESCRIBED, TYPE_CHANNEL, TYPE_LIFETIME,
+    ClientRef, EMPTY_KEY, NEVER_DESCRIBED, TYPE_CHANNEL, TYPE_LIFETIME, TYPE_PARTICIPATION,
 };
 use vex_wire::scenario::{Scenario, SlotDecl};
 use vex_wire::schema::Value;
@@ -193,6 +193,11 @@ impl Roster {
             }
         }
         check_apply(verdict, scenario, bubble, idx, &m);
+        if self.applied == 0
+            && let Some(roster) = &m.roster
+        {
+            check_spawn_gate_slots(verdict, scenario, idx, roster, bubble);
+        }
         if let (Some(before), Some(now)) = (&self.last, &m.roster) {
             check_state_bytes(verdict, idx, before, now);
         }
@@ -286,6 +291,37 @@ fn short_lifetime(verdict: &mut Verdict, scenario: &Scenario, idx: u64, message:
     );
     verdict.violate(Rule::T1702, Some(idx), Some(at), reason);
     true
+}
+
+/// The first roster registers a type-13 and a type-17 slot, which the player spawn gate
+/// reads (SEED-02).
+fn check_spawn_gate_slots(
+    verdict: &mut Verdict,
+    scenario: &Scenario,
+    idx: u64,
+    roster: &RosterDelta,
+    bubble: u8,
+) {
+    let registered = registered_keys(roster, bubble);
+    let has = |t: i8| {
+        scenario
+            .objects
+            .iter()
+            .filter(|o| registered.contains(&o.key))
+            .any(|o| o.slots.iter().any(|s| s.slot_type == t))
+    };
+    let missing: Vec<&str> = [(TYPE_PARTICIPATION, "type-13"), (TYPE_LIFETIME, "type-17")]
+        .into_iter()
+        .filter(|(t, _)| !has(*t))
+        .map(|(_, name)| name)
+        .collect();
+    if !missing.is_empty() {
+        let reason = format!(
+            "the first roster registers no {} slot: the player spawn gate reads both, and the player never spawns",
+            missing.join(" or ")
+        );
+        verdict.violate(Rule::Seed02, Some(idx), None, reason);
+    }
 }
 
 /// The state byte of each key, top-level and per bubble.

@@ -8,7 +8,7 @@ use crate::verdict::{Verdict, bit_of};
 use vex_wire::activity::body::Body;
 use vex_wire::activity::global_state::{
     BUBBLE_COUNT_BIT, BUBBLE_ENABLED, BUBBLE_SKIPPED, BUBBLE_STATES_BIT, DESCRIPTOR_BIT,
-    GlobalActivityState,
+    GlobalActivityState, SLICE_SET_BIT,
 };
 use vex_wire::activity::ids::{
     BUBBLE_HOST_STATE, CLAIM_AUTHORITY, CONNECTIVITY_FAILURE, WORLD_GLOBALS_STATE,
@@ -20,6 +20,8 @@ use vex_wire::scenario::Scenario;
 use vex_wire::schema::decode;
 use vex_wire::schema::messages::CONNECTIVITY_FAILURE as CONNECTIVITY_FAILURE_SCHEMA;
 
+/// The client's own tick period (AH "world_globals_state").
+const DEFAULT_TICK_MS: f32 = 1000.0 / 30.0;
 /// Bit offset of message 2's tick period, after its flag.
 const TICK_PERIOD_BIT: usize = 1;
 
@@ -30,6 +32,7 @@ pub(super) fn check_global_state(
     scenario: &Scenario,
     idx: u64,
     payload: &[u8],
+    in_burst: bool,
 ) -> bool {
     let f = Some(idx);
     let m = match GlobalActivityState::decode(payload) {
@@ -55,6 +58,7 @@ pub(super) fn check_global_state(
         let bit = BUBBLE_STATES_BIT + 8 * first;
         verdict.violate(Rule::Global03, f, Some(bit), reason);
     }
+    check_initial_slice_set(verdict, scenario, idx, &m, in_burst);
     let own = scenario.destination.to_bits().ok();
     if own.as_ref() != Some(&m.descriptor) {
         let reason = "the selection descriptor is not the client's own, bit for bit: \"Waiting for Other Players\" stays up".to_string();
@@ -63,8 +67,48 @@ pub(super) fn check_global_state(
     true
 }
 
+/// Bit 0 arms the initial slice set, and only then are the slice set and the spawn-set
+/// hash read (GLOBAL-07): the join burst's message 1 arms it, with a slice set of the
+/// activity's bubbles and the spawn set the client's selection names.
+fn check_initial_slice_set(
+    verdict: &mut Verdict,
+    scenario: &Scenario,
+    idx: u64,
+    m: &GlobalActivityState,
+    in_burst: bool,
+) {
+    let f = Some(idx);
+    if !m.arm_initial_slice_set {
+        if in_burst {
+            let reason = "the join burst's message 1 leaves bit 0 clear: the initial slice set is not armed, and the client reads neither it nor the spawn set".to_string();
+            verdict.violate(Rule::Global07, f, Some(0), reason);
+        }
+        return;
+    }
+    let bubbles = i16::from(scenario.bubble_count);
+    if !(0..bubbles * 8).contains(&m.initial_slice_set) {
+        let reason = format!(
+            "the armed initial slice set {} is not one of the activity's {bubbles} bubbles",
+            m.initial_slice_set
+        );
+        verdict.violate(Rule::Global07, f, Some(SLICE_SET_BIT), reason);
+    }
+    if let Some(want) = scenario
+        .destination
+        .spawn_hash
+        .filter(|h| *h != m.spawn_set_hash)
+    {
+        let reason = format!(
+            "the armed spawn set {:#x} is not the one the client's selection names ({want:#x})",
+            m.spawn_set_hash
+        );
+        verdict.violate(Rule::Global07, f, Some(SLICE_SET_BIT + 10), reason);
+    }
+}
+
 /// Message 2: the tick period runs the activity clock only when positive (WORLD-01),
-/// and NaN splits the two readers (WORLD-02).
+/// NaN splits the two readers (WORLD-02), and the scoreboard expects the client's own
+/// default, 1000 / 30 ms (WORLD-03).
 pub(super) fn check_world_globals(verdict: &mut Verdict, idx: u64, payload: &[u8]) {
     let m = match WorldGlobals::decode(payload) {
         Ok(m) => m,
@@ -79,6 +123,12 @@ pub(super) fn check_world_globals(verdict: &mut Verdict, idx: u64, payload: &[u8
     } else if m.tick_ms <= 0.0 {
         let reason = format!("tick period {} ms freezes the activity clock", m.tick_ms);
         verdict.violate(Rule::World01, f, Some(TICK_PERIOD_BIT), reason);
+    } else if m.tick_ms != DEFAULT_TICK_MS {
+        let reason = format!(
+            "tick period {} ms, not the client's own 1000 / 30: the scoreboard's per-second stats skew",
+            m.tick_ms
+        );
+        verdict.violate(Rule::World03, f, Some(TICK_PERIOD_BIT), reason);
     }
 }
 
