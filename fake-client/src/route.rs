@@ -65,7 +65,14 @@ impl ClientCore {
             HELLO => self.on_hello(now, link, idx, body),
             HOST_LOOKUP => self.on_host_lookup(idx, body),
             HOST_REQUEST => self.on_host_response(now, idx, body),
-            _ => {} // 31 and 251: the client reads nothing from them
+            ECHO if !body.is_empty() => {
+                let reason = format!(
+                    "service 251 answers the echo with {} bytes; its body is empty, and the client reads nothing from it",
+                    body.len()
+                );
+                self.verdict.violate(Rule::Bap15, Some(idx), None, reason);
+            }
+            _ => {} // 31 and an empty 251: the client reads nothing from them
         }
     }
 

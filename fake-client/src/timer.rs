@@ -150,6 +150,7 @@ impl ClientCore {
             (_, None) => {}
             (ClientTimer::HostKeepalive, Some(a)) => a.keepalive.report_host_overdue(verdict),
             (ClientTimer::PatchEpoch, Some(a)) => {
+                a.auth_cause.on_epoch_sent(now);
                 let out = a.epochs.send_patch(now, config.patch_epoch);
                 links.send_activity(now, a.join.handle(), out);
             }

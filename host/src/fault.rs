@@ -11,7 +11,9 @@
 //! leaves its registered slots without blocks (AUTH-08); a dropped burst message breaks the
 //! burst (JOIN-02); a dropped or missing keepalive leaves message 1 overdue (LINK-03); a
 //! roster ignored under the give-up flag follows the abort bit that set it (EPOCH-02), and
-//! the rosters after an abort bit or an over-budget roster are ignored (STICKY-02); a
+//! the rosters after an abort bit or an over-budget roster are ignored (STICKY-02); pushes
+//! the client drops leave its first message 52 unanswered, and a roster it misreads or
+//! that lost its changes says what the one before said (AUTH-16); a
 //! member table the client does not apply leaves it without the member that joined
 //! (MEMBER-01).
 
@@ -148,7 +150,7 @@ faults! {
     /// ENV-06: a message 1 pushed right after service 7, before any join.
     PushBeforeJoin => Env06, also [Join01];
     /// ENV-07: keepalive pushes carry the session id plus one.
-    WrongSessionAfterJoin => Env07, also [Link03];
+    WrongSessionAfterJoin => Env07, also [Link03, Auth16];
     /// ENV-09: session ids are a bare counter (1, 2, ...).
     BareSessionId => Env09, also [Join09];
     /// ENV-10 (duty): service-9 pushes carry sequence 5.
@@ -170,7 +172,7 @@ faults! {
     /// JOIN-05: message 4 echoes a host id other than the join's.
     WrongHostId => Join05, also [Env06, Join09];
     /// JOIN-06: message 4 echoes host id 0.
-    ZeroHostId => Join06, also [Env07, Join02, Join09];
+    ZeroHostId => Join06, also [Env07, Join02, Join09, Auth16];
     /// JOIN-09: the burst has no message 12.
     NoMembership => Join09;
     /// GLOBAL-01: message 1 is cut to 100 bytes.
@@ -201,7 +203,7 @@ faults! {
     WrongRemainderLast => Auth05;
     /// AUTH-06: message 5 writes a Sense bit in the type-17 block; that slot has no Sense
     /// schema.
-    SenseBitWithoutSchema => Auth06, also [Auth08];
+    SenseBitWithoutSchema => Auth06, also [Auth08, Auth16];
     /// AUTH-07: message 5's first group is keyed 0x811C9DC5.
     EmptyGroupKey => Auth07, also [Auth08];
     /// AUTH-08: message 5 leaves out the block of one registered slot.
@@ -241,7 +243,7 @@ faults! {
     IncidentPayloadTooLong => Incident05;
     /// AUTH-09 (duty): message 18's roster sends every block reset-only, dropping the
     /// bodies the first roster sent.
-    RosterWithoutBodies => Auth09, script Refresh;
+    RosterWithoutBodies => Auth09, also [Auth16], script Refresh;
     /// HOST-03 (duty): message 18 gets no answer.
     RefreshIgnored => Host03, script Refresh;
     /// HOST-03 (duty): message 11 gets no answer, as if `default_client_activation` were
@@ -369,6 +371,12 @@ faults! {
     OtherTickPeriod => World03;
     /// SEED-02: every roster leaves the top-level group's presence bit clear.
     TopGroupUnregistered => Seed02;
+    /// BAP-15: service 251 answers the echo with a byte.
+    EchoWithBody => Bap15;
+    /// AUTH-16: every keepalive also sends the whole roster again, nothing changed.
+    RosterOnKeepalive => Auth16;
+    /// AUTH-16: the first message 52 gets no message 5.
+    NoFirstRoster => Auth16;
     /// BAP-09: after the burst, a push on service 16, a request id the client sends.
     PushOnRequestService => Bap09;
     /// BAP-09: after the burst, a push on service 52, which the client never registers.

@@ -118,6 +118,7 @@ impl Outbound for FaultPlan {
                 }
             }
             ECHO_RESPONSE if self.has(Fault::DuplicateEcho) => return 2,
+            ECHO_RESPONSE if self.has(Fault::EchoWithBody) => body.push(0),
             _ => {}
         }
         1
@@ -228,6 +229,9 @@ impl Outbound for FaultPlan {
                 }
             }
             Moment::Keepalive => {
+                if self.has(Fault::RosterOnKeepalive) {
+                    added.push(Injected::Roster);
+                }
                 if self.has(Fault::KeepaliveResponse) {
                     added.push(Injected::Push(KEEPALIVE_RESPONSE, Vec::new()));
                 }

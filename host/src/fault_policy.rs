@@ -296,6 +296,10 @@ impl Policy for FaultPlan {
         }
     }
 
+    fn first_roster(&self) -> bool {
+        !self.has(Fault::NoFirstRoster)
+    }
+
     fn commit_client_state(&self) -> bool {
         !self.has(Fault::RegionNotCommitted)
     }

@@ -264,6 +264,9 @@ impl HostCore {
             return;
         };
         binding.roster_owed = false;
+        if !self.policy().first_roster() {
+            return;
+        }
         self.push_roster(link, &join, epoch);
         self.inject(link, Moment::FirstRoster);
     }

@@ -139,6 +139,11 @@ pub trait Policy {
         generation
     }
 
+    /// Whether the first message 52 gets the first message 5 (AUTH-16).
+    fn first_roster(&self) -> bool {
+        true
+    }
+
     /// Whether message 22 is committed (HOST-05).
     fn commit_client_state(&self) -> bool {
         true

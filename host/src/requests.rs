@@ -7,8 +7,11 @@
 use crate::authority::Exchange;
 use crate::core::HostCore;
 use crate::event::HostEvent;
+use crate::roster;
 use crate::world::{RequestError, WorldRequest};
 use thiserror::Error;
+use vex_wire::activity::slot::ClientRef;
+use vex_wire::scenario::Scenario;
 
 /// Why a commit was refused.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -19,6 +22,16 @@ pub enum CommitError {
     /// A request was refused, and with it the whole commit.
     #[error(transparent)]
     Request(#[from] RequestError),
+}
+
+/// The bubble of the object that holds `slot` (`None` for a top-level one), when the
+/// scenario places it.
+fn scenario_of(scenario: &Scenario, slot: &ClientRef) -> Option<Option<u8>> {
+    scenario
+        .objects
+        .iter()
+        .find(|o| o.key == slot.key)
+        .map(|o| o.bubble)
 }
 
 impl HostCore {
@@ -34,10 +47,19 @@ impl HostCore {
             .activities
             .get_mut(&session)
             .ok_or(CommitError::NoActivity(session))?;
-        if activity.world_mut().commit(scenario, requests)? {
+        let changed = activity.world_mut().commit(scenario, requests)?;
+        if !changed.is_empty() {
             let revision = activity.world().revision();
             for link in activity.member_links() {
-                self.push_current_roster(link);
+                // a member whose roster holds none of the changed slots is owed nothing
+                let bubble = roster::bubble_of(self.region_of(link, session));
+                let in_roster = |s: &ClientRef| {
+                    scenario_of(&self.config.scenario, s)
+                        .is_some_and(|b| b.is_none_or(|b| b == bubble))
+                };
+                if changed.iter().any(in_roster) {
+                    self.push_current_roster(link);
+                }
             }
             self.event(HostEvent::Staged { session, revision });
         }

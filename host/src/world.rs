@@ -3,7 +3,7 @@
 //! repeats what the host holds; "Where mission scripts plug in": typed requests that
 //! commit together go out in one push).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use thiserror::Error;
 use vex_wire::activity::incident::Incident;
 use vex_wire::activity::slot::ClientRef;
@@ -124,13 +124,13 @@ impl World {
 
     /// Applies the body requests of `requests` together, all or none, against
     /// `scenario`'s slots; the rest (authority exchanges, incidents) are the host's to
-    /// send, and an incident the client cannot take refuses the commit. True when a body
-    /// changed, and the revision rose.
+    /// send, and an incident the client cannot take refuses the commit. The slots whose
+    /// body changed; when there are any, the revision rose.
     pub fn commit(
         &mut self,
         scenario: &Scenario,
         requests: &[WorldRequest],
-    ) -> Result<bool, RequestError> {
+    ) -> Result<BTreeSet<ClientRef>, RequestError> {
         let mut staged: BTreeMap<ClientRef, Retained> = BTreeMap::new();
         for request in requests {
             let (slot, value) = match request {
@@ -155,11 +155,13 @@ impl World {
             let bits = encode_body(scenario, slot, &value)?;
             staged.insert(slot, Retained { value, bits });
         }
-        let changed = staged
+        let changed: BTreeSet<ClientRef> = staged
             .iter()
-            .any(|(slot, r)| self.bodies.get(slot).is_none_or(|held| held.bits != r.bits));
+            .filter(|(slot, r)| self.bodies.get(slot).is_none_or(|held| held.bits != r.bits))
+            .map(|(slot, _)| *slot)
+            .collect();
         self.bodies.extend(staged);
-        if changed {
+        if !changed.is_empty() {
             self.revision += 1;
         }
         Ok(changed)

@@ -139,6 +139,8 @@ impl ActivityClient {
     /// (HOST-05).
     fn on_auth_update(&mut self, cx: &mut Context<'_>, idx: u64, payload: &[u8]) {
         let f = Some(idx);
+        let asked = self.refresh.answers(ids::SENSOR_AUTH_UPDATE);
+        self.auth_cause.on_read(cx.verdict, cx.now, idx);
         if let Some(rule) = cx.verdict.gave_up() {
             let reason = format!(
                 "message 5 ignored: the give-up flag has been set since {}",
@@ -171,6 +173,8 @@ impl ActivityClient {
         let bubble = self.region.bubble();
         if self.roster.read(cx.verdict, scenario, bubble, idx, payload) && !cx.verdict.crashed() {
             self.roster.count_applied();
+            let said = self.roster.said();
+            self.auth_cause.on_applied(cx.verdict, idx, said, asked);
             let roster = self.roster.last();
             self.region.on_roster(cx.verdict, scenario, idx, roster);
             self.ghost

@@ -5,6 +5,7 @@
 //! (`crate::timer`) reaches their deadlines.
 
 mod auth_blocks;
+mod auth_cause;
 mod authority;
 mod bubble_grants;
 mod dispatch;
@@ -28,6 +29,7 @@ use crate::config::ClientConfig;
 use crate::links::{Links, Outgoing};
 use crate::status::StatusLine;
 use crate::verdict::Verdict;
+use auth_cause::AuthCause;
 use authority::Authority;
 use entity_slots::EntitySlots;
 use epochs::Epochs;
@@ -76,6 +78,8 @@ pub(crate) struct ActivityClient {
     pub(crate) reports: Reports,
     /// The Ghost scan bar it runs, reported through Sense.
     pub(crate) ghost: GhostScan,
+    /// Why each message 5 came.
+    pub(crate) auth_cause: AuthCause,
 }
 
 /// What an activity client reaches outside itself while it handles a push.
@@ -118,11 +122,12 @@ impl ActivityClient {
             authority: Authority::default(),
             reports: Reports::default(),
             ghost: GhostScan::default(),
+            auth_cause: AuthCause::default(),
         }
     }
 
     /// The run's deadline `now` passed: what the host still owes it (JOIN-02, LEAVE-01,
-    /// HOST-04, HOST-03, HOST-15, HOST-08).
+    /// HOST-04, HOST-03, HOST-15, HOST-08, AUTH-16).
     pub(crate) fn finish(&self, verdict: &mut Verdict, now: Instant) {
         self.join.check_burst_owed(verdict);
         self.leave.check_answered(verdict, now);
@@ -130,5 +135,6 @@ impl ActivityClient {
         self.refresh.check_answered(verdict, now);
         self.identity.check_answered(verdict, now);
         self.authority.check_answered(verdict, now);
+        self.auth_cause.check_answered(verdict, now);
     }
 }

@@ -3,6 +3,7 @@
 //! AUTH-09, AUTH-12, BODY-05, SLOT-01, SLOT-02, T17-01, T17-03).
 
 use super::auth_blocks::{Block, block_bits, describe, read_block, written_for};
+use super::auth_cause::Said;
 use super::bubble_grants::BubbleGrants;
 use super::slot_bodies::{self, At};
 use crate::rules::Rule;
@@ -16,6 +17,7 @@ use vex_wire::activity::sensor_auth::{
 use vex_wire::activity::slot::{
     ClientRef, EMPTY_KEY, NEVER_DESCRIBED, TYPE_CHANNEL, TYPE_LIFETIME, TYPE_PARTICIPATION,
 };
+use vex_wire::bits::Bits;
 use vex_wire::scenario::{Scenario, SlotDecl};
 use vex_wire::schema::Value;
 
@@ -35,6 +37,8 @@ pub(crate) struct Roster {
     grants: BubbleGrants,
     /// The Sense overrides of the last message 5 read.
     overrides: Vec<(ClientRef, Value)>,
+    /// The blocks of the last message 5 read, slot and content.
+    blocks: Vec<(ClientRef, Bits)>,
     /// The slots that had their first block (SEED-01).
     seeded: BTreeSet<ClientRef>,
 }
@@ -193,6 +197,11 @@ impl Roster {
             }
         }
         check_apply(verdict, scenario, bubble, idx, &m);
+        self.blocks = m
+            .groups
+            .iter()
+            .flat_map(|g| g.objects.iter().map(|o| (o.slot, o.content.clone())))
+            .collect();
         if self.applied == 0
             && let Some(roster) = &m.roster
         {
@@ -210,6 +219,11 @@ impl Roster {
         self.held
             .iter()
             .filter(move |(s, _)| s.slot_type == slot_type)
+    }
+
+    /// What the last message 5 read said: its roster and blocks (AUTH-16).
+    pub(super) fn said(&self) -> Said {
+        (self.last.clone(), self.blocks.clone())
     }
 
     /// The Sense overrides the last message 5 carried.
