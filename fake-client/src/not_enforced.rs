@@ -54,10 +54,6 @@ pub const NOT_ENFORCED: &[(Rule, &str)] = &[
         "the host's side of service 6: the client only ever sends a well-formed one",
     ),
     (
-        Rule::Bap16,
-        "the emulated client matches a response by its task, not to the head of its pending ring: answers out of order are not caught yet",
-    ),
-    (
         Rule::Bap17,
         "a body that does not open is caught as BAP-06; the 84-byte layout is the codec's",
     ),

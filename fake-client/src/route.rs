@@ -45,6 +45,7 @@ impl ClientCore {
             return self.verdict.violate(Rule::Bap06, Some(idx), None, reason);
         }
         let asked = l.pending.get(&header.task).copied();
+        let head = l.pending.keys().next().copied();
         let Some(request) = asked.filter(answers) else {
             let reason = format!(
                 "service {} response with task {} answers no outstanding request",
@@ -52,6 +53,15 @@ impl ClientCore {
             );
             return self.verdict.violate(Rule::Bap05, Some(idx), None, reason);
         };
+        if head != Some(header.task) {
+            let reason = format!(
+                "service {} answers task {} while task {} heads the pending ring: the client matches only the head",
+                header.service,
+                header.task,
+                head.unwrap_or_default()
+            );
+            return self.verdict.violate(Rule::Bap16, Some(idx), None, reason);
+        }
         if header.status != Some(STATUS_OK) {
             let reason = format!(
                 "service {} response has status {:?}, not 200",

@@ -18,6 +18,7 @@ pub const ENFORCED: &[Rule] = &[
     Rule::Bap12,
     Rule::Bap13,
     Rule::Bap15,
+    Rule::Bap16,
     Rule::Env01,
     Rule::Env02,
     Rule::Env03,

@@ -5,7 +5,8 @@
 //! how many members it needs and how long it runs. Everything else is generated from that.
 //!
 //! What else a fault causes: a route that stalls never reaches E, G and M (JOIN-09) and
-//! leaves its request unanswered (BAP-06); a refused join_result leaves the rest of the
+//! leaves its request unanswered (BAP-06), and the answer to the next request is then not
+//! the head of the client's ring (BAP-16); a refused join_result leaves the rest of the
 //! burst before the join (ENV-06, and JOIN-01 when the burst no longer starts with an
 //! accepted message 4); a zero host id drops every later push (ENV-07); a skipped group
 //! leaves its registered slots without blocks (AUTH-08); a dropped burst message breaks the
@@ -110,11 +111,15 @@ faults! {
     /// BAP-04: after the join burst, one frame on service 400.
     ServiceIdOutOfRange => Bap04;
     /// BAP-05: the service-17 response echoes the wrong task id.
-    WrongTaskEcho => Bap05, also [Bap06, Join09];
+    WrongTaskEcho => Bap05, also [Bap06, Bap16, Join09];
     /// BAP-05: the service-17 response carries status 500.
-    ResponseStatus => Bap05, also [Bap06, Join09];
-    /// BAP-06: service 16 gets no response.
-    UnansweredLookup => Bap06, also [Join09];
+    ResponseStatus => Bap05, also [Bap06, Bap16, Join09];
+    /// BAP-06: service 16 gets no response, so the echo's answer is not the head of the
+    /// client's ring either (BAP-16).
+    UnansweredLookup => Bap06, also [Bap16, Join09];
+    /// BAP-16: service 16's response goes out after the echo's, which the client asked
+    /// for after it.
+    LookupAnsweredLate => Bap16, also [Bap06];
     /// BAP-06: service 250 gets two responses.
     DuplicateEcho => Bap06;
     /// BAP-06: the service-26 envelope's HMAC has a flipped bit, so its decoder refuses it.

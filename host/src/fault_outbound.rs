@@ -5,7 +5,7 @@ use crate::activity::GRANTABLE;
 use crate::fault::{Fault, FaultPlan};
 use crate::fault_roster;
 use crate::incident_faults::faulty_incident;
-use crate::outbound::{Injected, Moment, Outbound};
+use crate::outbound::{Delivery, Injected, Moment, Outbound};
 use crate::roster;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::envelope::{ActivityPush, PUSH_HEADER_LEN};
@@ -73,11 +73,14 @@ fn flip(body: &mut [u8], at: usize, bits: u8) {
 }
 
 impl Outbound for FaultPlan {
-    fn response(&self, service: u16, header: &mut InnerHeader, body: &mut Vec<u8>) -> usize {
+    fn response(&self, service: u16, header: &mut InnerHeader, body: &mut Vec<u8>) -> Delivery {
         match service {
             HOST_LOOKUP_RESPONSE => {
                 if self.has(Fault::UnansweredLookup) {
-                    return 0;
+                    return Delivery::Copies(0);
+                }
+                if self.has(Fault::LookupAnsweredLate) {
+                    return Delivery::AfterNext;
                 }
                 if self.has(Fault::ZeroLookupAddress) {
                     zero(body, LOOKUP_ADDRESS);
@@ -117,11 +120,11 @@ impl Outbound for FaultPlan {
                     *last ^= 1;
                 }
             }
-            ECHO_RESPONSE if self.has(Fault::DuplicateEcho) => return 2,
+            ECHO_RESPONSE if self.has(Fault::DuplicateEcho) => return Delivery::Copies(2),
             ECHO_RESPONSE if self.has(Fault::EchoWithBody) => body.push(0),
             _ => {}
         }
-        1
+        Delivery::Copies(1)
     }
 
     fn payload(&self, msg: u32, in_burst: bool, payload: &mut Vec<u8>) {

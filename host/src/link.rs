@@ -107,6 +107,8 @@ pub struct Link {
     pub secure: Option<SecureChannel>,
     /// The activity binding, after service 6.
     pub binding: Option<Binding>,
+    /// A response the outbound hook holds back until the link's next response.
+    pub deferred_response: Option<(FrameType, InnerHeader, Vec<u8>)>,
     /// When the next keepalive push is due, after a join.
     pub next_keepalive: Option<Instant>,
     /// Set when a framing error ended the link.
@@ -121,6 +123,7 @@ impl Link {
             deframer: Deframer::default(),
             secure: None,
             binding: None,
+            deferred_response: None,
             next_keepalive: None,
             closed: false,
         }

@@ -30,6 +30,15 @@ pub enum Moment<'a> {
     },
 }
 
+/// How a response goes out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Delivery {
+    /// This many copies, now.
+    Copies(usize),
+    /// One copy, after the link's next response.
+    AfterNext,
+}
+
 /// A frame the hook adds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Injected {
@@ -61,10 +70,11 @@ pub enum Injected {
 
 /// The outbound hook.
 pub trait Outbound {
-    /// A response to a request, as `service` (the response's id): how many copies go out
-    /// (BAP-06: exactly one). Its header and body may change.
-    fn response(&self, _service: u16, _header: &mut InnerHeader, _body: &mut Vec<u8>) -> usize {
-        1
+    /// A response to a request, as `service` (the response's id): how it goes out (BAP-06:
+    /// exactly one copy; BAP-16: in the order of the requests). Its header and body may
+    /// change.
+    fn response(&self, _service: u16, _header: &mut InnerHeader, _body: &mut Vec<u8>) -> Delivery {
+        Delivery::Copies(1)
     }
 
     /// An activity message's body before its envelope; `in_burst` in the join burst.

@@ -7,7 +7,7 @@ use crate::activity::Activity;
 use crate::config::SESSION_CLASS;
 use crate::core::{HostCore, LinkId};
 use crate::link::Binding;
-use crate::outbound::Moment;
+use crate::outbound::{Delivery, Moment};
 use crate::reason::Dropped;
 use rand_core::RngCore;
 use vex_wire::activity::selection::SelectionRequest;
@@ -61,12 +61,25 @@ impl HostCore {
         mut body: Vec<u8>,
     ) {
         let mut header = InnerHeader::response(service, task);
-        let copies = self.outbound().response(service, &mut header, &mut body);
-        for _ in 0..copies {
-            let Some(l) = self.links.get_mut(&link) else {
+        let copies = match self.outbound().response(service, &mut header, &mut body) {
+            Delivery::Copies(n) => n,
+            Delivery::AfterNext => {
+                if let Some(l) = self.links.get_mut(&link) {
+                    l.deferred_response = Some((reply_type, header, body));
+                }
                 return;
-            };
-            let t = l.framed(reply_type, header, &body);
+            }
+        };
+        let Some(l) = self.links.get_mut(&link) else {
+            return;
+        };
+        let mut frames: Vec<_> = (0..copies)
+            .map(|_| l.framed(reply_type, header, &body))
+            .collect();
+        if let Some((ty, h, b)) = l.deferred_response.take() {
+            frames.push(l.framed(ty, h, &b));
+        }
+        for t in frames {
             self.send(t);
         }
     }
