@@ -58,10 +58,6 @@ pub const NOT_ENFORCED: &[(Rule, &str)] = &[
         "a body that does not open is caught as BAP-06; the 84-byte layout is the codec's",
     ),
     (
-        Rule::Bap18,
-        "a frame sealed out of step fails to open and is caught as BAP-02",
-    ),
-    (
         Rule::Bap19,
         "service 31's length is read by no check beyond BAP-06's",
     ),

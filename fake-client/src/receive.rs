@@ -32,6 +32,10 @@ pub struct Received {
     pub bytes: Vec<u8>,
 }
 
+/// How many nonces either side of the one due a frame that does not open is tried with,
+/// to tell a frame sealed out of step (BAP-18) from a bad tag (BAP-02).
+const OUT_OF_STEP_WINDOW: u8 = 4;
+
 impl ClientCore {
     /// Bytes arrived on `link`.
     pub fn handle_bytes(&mut self, now: Instant, link: LinkKind, bytes: &[u8]) {
@@ -110,6 +114,14 @@ impl ClientCore {
             (FrameType::Encrypted, Some(channel)) => match channel.open(&frame.payload) {
                 Ok(inner) => inner,
                 Err(e) => {
+                    if let Some(k) = channel.out_of_step(&frame.payload, OUT_OF_STEP_WINDOW) {
+                        let reason = format!(
+                            "{link} link: the frame is sealed with the nonce {} {} the one due: every frame, each push included, takes the next nonce",
+                            k.unsigned_abs(),
+                            if k > 0 { "after" } else { "before" }
+                        );
+                        return self.verdict.violate(Rule::Bap18, f, None, reason);
+                    }
                     let reason = format!("{link} link: {e}");
                     return self.verdict.violate(Rule::Bap02, f, None, reason);
                 }

@@ -19,6 +19,7 @@ pub const ENFORCED: &[Rule] = &[
     Rule::Bap13,
     Rule::Bap15,
     Rule::Bap16,
+    Rule::Bap18,
     Rule::Env01,
     Rule::Env02,
     Rule::Env03,

@@ -382,6 +382,9 @@ faults! {
     RosterOnKeepalive => Auth16;
     /// AUTH-16: the first message 52 gets no message 5.
     NoFirstRoster => Auth16;
+    /// BAP-18: after the first roster, a frame is sealed and never sent, so every later
+    /// frame is sealed one nonce ahead.
+    LostFrame => Bap18;
     /// BAP-09: after the burst, a push on service 16, a request id the client sends.
     PushOnRequestService => Bap09;
     /// BAP-09: after the burst, a push on service 52, which the client never registers.

@@ -221,6 +221,9 @@ impl Outbound for FaultPlan {
                 if let Some(body) = faulty_incident(self) {
                     added.push(Injected::Push(INCIDENT, body));
                 }
+                if self.has(Fault::LostFrame) {
+                    added.push(Injected::LostFrame);
+                }
                 if self.has(Fault::ShortMembership) {
                     added.push(Injected::Push(REPLICATE_MEMBERSHIP, vec![0x80]));
                 }

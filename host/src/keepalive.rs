@@ -14,6 +14,8 @@ use vex_wire::activity::body::Body;
 use vex_wire::activity::envelope::ActivityPush;
 use vex_wire::activity::ids::{ADVANCE_REPLICATION_EPOCH, GLOBAL_ACTIVITY_STATE};
 use vex_wire::activity::small::WorldGlobals;
+use vex_wire::bap::header::{FrameType, InnerHeader};
+use vex_wire::bap::services::ACTIVITY_PUSH;
 use vex_wire::time::Instant;
 
 impl HostCore {
@@ -92,6 +94,13 @@ impl HostCore {
                 }
                 Injected::GlobalState => self.push_global_state(link),
                 Injected::Roster => self.push_current_roster(link),
+                Injected::LostFrame => {
+                    if let Some(l) = self.links.get_mut(&link) {
+                        // sealed, so the send nonce moves on, and dropped
+                        let header = InnerHeader::request(ACTIVITY_PUSH, 0);
+                        drop(l.framed(FrameType::Encrypted, header, &[]));
+                    }
+                }
                 Injected::Close(reason) => {
                     if let Some(l) = self.links.get_mut(&link) {
                         l.closed = true;

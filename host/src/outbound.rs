@@ -64,6 +64,8 @@ pub enum Injected {
     GlobalState,
     /// The link's whole roster again.
     Roster,
+    /// A frame sealed on the link and never sent: the link's send nonce moves on.
+    LostFrame,
     /// The host closes the link, for this reason.
     Close(&'static str),
 }

@@ -172,6 +172,17 @@ pub fn increment_nonce(nonce: &mut [u8; 12]) {
     }
 }
 
+/// Takes one from a 96-bit nonce, little-endian over all 12 bytes.
+fn decrement_nonce(nonce: &mut [u8; 12]) {
+    for b in nonce.iter_mut() {
+        let (v, borrow) = b.overflowing_sub(1);
+        *b = v;
+        if !borrow {
+            break;
+        }
+    }
+}
+
 /// One link's AES-128-GCM state: key and the two nonce counters (facts 1.4).
 pub struct SecureChannel {
     cipher: Aes128Gcm,
@@ -226,6 +237,32 @@ impl SecureChannel {
         out[..TAG_LEN].copy_from_slice(&tag);
         increment_nonce(&mut self.send_nonce);
         out
+    }
+
+    /// For a frame that did not open: how many nonces away from the expected one it was
+    /// sealed, when one within `window` either side opens it; the receive nonce does not
+    /// move (BAP-18: a frame sealed out of step).
+    pub fn out_of_step(&self, payload: &[u8], window: u8) -> Option<i16> {
+        let (tag, ct) = payload.split_at_checked(TAG_LEN)?;
+        let tag = Tag::try_from(tag).ok()?;
+        let opens = |nonce: [u8; 12]| {
+            let mut plain = ct.to_vec();
+            self.cipher
+                .decrypt_inout_detached(&Nonce::from(nonce), &[], plain.as_mut_slice().into(), &tag)
+                .is_ok()
+        };
+        let (mut ahead, mut behind) = (self.recv_nonce, self.recv_nonce);
+        for k in 1..=i16::from(window) {
+            increment_nonce(&mut ahead);
+            decrement_nonce(&mut behind);
+            if opens(ahead) {
+                return Some(k);
+            }
+            if opens(behind) {
+                return Some(-k);
+            }
+        }
+        None
     }
 
     /// Opens tag-then-ciphertext. The receive nonce advances only after the tag verifies.
@@ -359,5 +396,26 @@ mod tests {
         let mut n = [0xFF, 0xFF, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
         increment_nonce(&mut n);
         assert_eq!(n, [0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    }
+
+    /// A frame sealed one or two nonces away from the expected one is found, either way;
+    /// the expected nonce is not consumed, and an unrelated frame finds nothing.
+    #[test]
+    fn out_of_step_frames_are_found_without_consuming() {
+        let s = vector_secrets();
+        let mut host = SecureChannel::new(&s, Role::Host);
+        let client = SecureChannel::new(&s, Role::Client);
+        let first = host.seal(b"one");
+        let _second = host.seal(b"two");
+        let third = host.seal(b"three");
+        assert_eq!(client.out_of_step(&third, 4), Some(2));
+        assert_eq!(client.out_of_step(&third, 1), None, "outside the window");
+        let mut ahead = SecureChannel::new(&s, Role::Client);
+        ahead.open(&first).unwrap();
+        ahead.open(&_second).unwrap();
+        assert_eq!(ahead.out_of_step(&first, 4), Some(-2));
+        assert_eq!(client.out_of_step(&[0; 20], 4), None);
+        let mut c = SecureChannel::new(&s, Role::Client);
+        assert_eq!(c.open(&first).unwrap(), b"one", "nothing consumed");
     }
 }
