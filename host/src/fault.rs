@@ -223,6 +223,9 @@ faults! {
     LifetimeStateEleven => T1701;
     /// AUTH-10: message 5 is padded past the per-tick budget of 471,859 bytes.
     OverBudgetAuthUpdate => Auth10, also [Sticky02];
+    /// AUTH-10: every message 5 is padded to 250,000 bytes, and the first roster is sent
+    /// twice in the same tick: each fits the budget, the two together do not.
+    TwoRostersInOneTick => Auth10, also [Sticky02];
     /// T17-03: message 5's type-17 switch count says 51, one above the list.
     SwitchListOverflow => T1703;
     /// BODY-05: message 5's type-17 definition-ref count says 7, one above the array.
@@ -351,6 +354,10 @@ faults! {
     MemberFieldsZero => Member04;
     /// MEMBER-05: the membership epoch follows the revision.
     MembershipEpochMoves => Member05, members 2;
+    /// MEMBER-01: message 12's member mask names a lane no member holds.
+    MemberMaskWrong => Member01;
+    /// MEMBER-01: message 12's host key names no member.
+    HostKeyForeign => Member01;
     /// MEMBER-06: region record 1 names ambassador slot 0.
     AmbassadorSlotZero => Member06;
     /// SEED-01: the first roster's first block has reset 0.

@@ -25,6 +25,9 @@ use vex_wire::bap::services::{
     HOST_LOOKUP_RESPONSE, HOST_REQUEST, HOST_RESPONSE, SEND_ONLY, UNHANDLED_PUSH_IDS,
 };
 
+/// The bytes [`Fault::TwoRostersInOneTick`] pads every message 5 to: more than half the
+/// per-tick budget (AUTH-10).
+const HALF_BUDGET_ROSTER: usize = 250_000;
 /// The service-9 sequence [`Fault::PushSequence`] puts on pushes (ENV-10 wants 0).
 const FAULT_SEQUENCE: u32 = 5;
 /// The payload_len [`Fault::PayloadLenLarger`] declares: far more than follows, yet below
@@ -148,6 +151,9 @@ impl Outbound for FaultPlan {
                 if self.has(Fault::OverBudgetAuthUpdate) {
                     payload.resize(BODY_BUDGET + 1, 0); // AUTH-10: trailing zeros the budget counts
                 }
+                if self.has(Fault::TwoRostersInOneTick) {
+                    payload.resize(HALF_BUDGET_ROSTER, 0);
+                }
                 if self.has(Fault::ShortAuthPrefix) {
                     payload.truncate(SHORT_AUTH_PREFIX);
                 }
@@ -220,6 +226,9 @@ impl Outbound for FaultPlan {
             Moment::FirstRoster => {
                 if let Some(body) = faulty_incident(self) {
                     added.push(Injected::Push(INCIDENT, body));
+                }
+                if self.has(Fault::TwoRostersInOneTick) {
+                    added.push(Injected::Roster);
                 }
                 if self.has(Fault::LostFrame) {
                     added.push(Injected::LostFrame);

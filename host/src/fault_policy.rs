@@ -158,6 +158,7 @@ impl Policy for FaultPlan {
             for m in table.members.iter_mut().flatten() {
                 m.member_key ^= 1;
             }
+            table.host.host_key ^= 1; // a table of other members, whole
         }
         if self.has(Fault::MemberFieldsZero) {
             for m in table.members.iter_mut().flatten() {
@@ -166,6 +167,12 @@ impl Policy for FaultPlan {
         }
         if self.has(Fault::MembershipEpochMoves) {
             table.epoch = table.revision;
+        }
+        if self.has(Fault::MemberMaskWrong) {
+            table.member_mask |= 1 << 31;
+        }
+        if self.has(Fault::HostKeyForeign) {
+            table.host.host_key ^= 1;
         }
         if self.has(Fault::AmbassadorSlotZero) {
             table.regions[1].ambassador_slot = 0;

@@ -148,9 +148,9 @@ impl ActivityClient {
             );
             return cx.verdict.violate(Rule::Sticky02, f, None, reason);
         }
-        if payload.len() > BODY_BUDGET {
+        if let Err(before) = self.tick_budget.take(cx.now, payload.len()) {
             let reason = format!(
-                "message 5 of {} bytes is over the per-tick budget of {BODY_BUDGET}: it is refused, and message 5 is ignored for the rest of the session",
+                "message 5 of {} bytes, with the {before} bytes of message 5 before it in this tick, is over the per-tick budget of {BODY_BUDGET}: it is refused, and message 5 is ignored for the rest of the session",
                 payload.len()
             );
             return cx.verdict.violate(Rule::Auth10, f, None, reason);

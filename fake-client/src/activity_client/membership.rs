@@ -38,10 +38,42 @@ pub(super) struct Table<'a> {
 }
 
 impl Membership {
-    /// Every member's field 1 and field 2 are -1 (MEMBER-04), the epoch stays the first
+    /// The masks name the lanes present and the host key a member (MEMBER-01: the client
+    /// applies the table without checks, so a wrong one is taken as it is), every
+    /// member's field 1 and field 2 are -1 (MEMBER-04), the epoch stays the first
     /// table's (MEMBER-05), and no region record names ambassador slot 0 (MEMBER-06).
     fn check_fields(&mut self, verdict: &mut Verdict, idx: u64, m: &ReplicateMembership) {
         let f = Some(idx);
+        let present = m
+            .members
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.is_some())
+            .fold(0u32, |mask, (lane, _)| mask | 1 << lane);
+        let mut wrong = Vec::new();
+        for (name, mask) in [
+            ("member mask", m.member_mask),
+            ("second mask", m.second_mask),
+        ] {
+            if mask != present {
+                wrong.push(format!(
+                    "the {name} is {mask:#x}, the lanes present are {present:#x}"
+                ));
+            }
+        }
+        if !m.has_member(m.host.host_key) {
+            wrong.push(format!(
+                "the host key {:#018x} names no member",
+                m.host.host_key
+            ));
+        }
+        if !wrong.is_empty() {
+            let reason = format!(
+                "message 12 is applied without checks, and this one is wrong: {}",
+                wrong.join("; ")
+            );
+            verdict.violate(Rule::Member01, f, None, reason);
+        }
         let seeded: Vec<String> = m
             .members
             .iter()
@@ -240,11 +272,13 @@ mod tests {
         }
         let mut second_lane = table.clone();
         second_lane.members[5] = Some(Member::seed(7, p.account_soid, 8));
-        let mut host_key = table.clone();
-        host_key.host.host_key ^= 1;
-        let mut mask = table.clone();
-        mask.second_mask = 3;
-        for changed in [other_record, second_lane, host_key, mask] {
+        second_lane.member_mask |= 1 << 5;
+        second_lane.second_mask |= 1 << 5;
+        let mut host_tail = table.clone();
+        host_tail.host.spawn_state = 1;
+        let mut token = table.clone();
+        token.regions[0].transition_tokens[0] = 1;
+        for changed in [other_record, second_lane, host_tail, token] {
             let (mut m, mut v) = (Membership::default(), Verdict::new());
             let body = table.encode().unwrap();
             feed(&mut m, &mut v, Instant::default(), 1, &body, p.member_key);
@@ -281,6 +315,7 @@ mod tests {
         let alone = ReplicateMembership::for_local_member(me, 1);
         let mut shared = alone.clone();
         shared.members[1] = Some(Member::seed(9, p.account_soid, 10));
+        (shared.member_mask, shared.second_mask) = (0b11, 0b11);
         for (table, want) in [(alone, vec![]), (shared, vec![Rule::Host14])] {
             let (mut m, mut v) = (Membership::default(), Verdict::new());
             let body = table.encode().unwrap();
@@ -313,6 +348,7 @@ mod tests {
         let mut other = Member::seed(9, p.account_soid, 10);
         other.field2 = 5;
         lane5.members[5] = Some(other);
+        (lane5.member_mask, lane5.second_mask) = (0b10_0001, 0b10_0001);
         for t in [field1, field2, lane5] {
             assert_eq!(rules(&[t]), [Rule::Member04]);
         }
@@ -324,5 +360,28 @@ mod tests {
             zero.regions[record].ambassador_slot = 0;
             assert_eq!(rules(&[zero]), [Rule::Member06], "record {record}");
         }
+    }
+
+    /// MEMBER-01 on a single table: each mask that disagrees with the lanes present, and
+    /// a host key that names no member.
+    #[test]
+    fn a_wrong_table_is_caught_by_its_masks_and_host_key() {
+        let p = Scenario::builtin().player;
+        let me = Member::seed(p.member_key, p.account_soid, p.character_id);
+        let table = ReplicateMembership::for_local_member(me, 1);
+        let mut first = table.clone();
+        first.member_mask = 0b11;
+        let mut second = table.clone();
+        second.second_mask = 0;
+        let mut host = table.clone();
+        host.host.host_key ^= 1;
+        for t in [first, second, host] {
+            let (mut m, mut v) = (Membership::default(), Verdict::new());
+            m.check_fields(&mut v, 1, &t);
+            assert_eq!(v.rules(), [Rule::Member01]);
+        }
+        let (mut m, mut v) = (Membership::default(), Verdict::new());
+        m.check_fields(&mut v, 1, &table);
+        assert!(v.rules().is_empty());
     }
 }

@@ -23,6 +23,7 @@ mod region;
 mod reports;
 mod roster;
 mod slot_bodies;
+mod tick_budget;
 mod world;
 
 use crate::config::ClientConfig;
@@ -43,6 +44,7 @@ use refresh::Refresh;
 use region::Region;
 use reports::Reports;
 use roster::Roster;
+use tick_budget::TickBudget;
 use vex_wire::time::Instant;
 
 /// A request the client made in a run's last second is not judged at its end: its
@@ -80,6 +82,8 @@ pub(crate) struct ActivityClient {
     pub(crate) ghost: GhostScan,
     /// Why each message 5 came.
     pub(crate) auth_cause: AuthCause,
+    /// The message 5 bytes of the current tick.
+    pub(crate) tick_budget: TickBudget,
 }
 
 /// What an activity client reaches outside itself while it handles a push.
@@ -123,6 +127,7 @@ impl ActivityClient {
             reports: Reports::default(),
             ghost: GhostScan::default(),
             auth_cause: AuthCause::default(),
+            tick_budget: TickBudget::default(),
         }
     }
 
