@@ -4,10 +4,8 @@
 
 use crate::core::{HostCore, LinkId};
 use crate::outbound::{Injected, Moment};
-use crate::policy::RosterInputs;
 use crate::reason::Dropped;
 use crate::roster;
-use crate::world::World;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::ids::{PEER_LEAVE_REQUEST, SENSOR_AUTH_UPDATE};
 use vex_wire::activity::join::JoinRequest;
@@ -73,16 +71,8 @@ impl HostCore {
         join: &JoinRequest,
         epoch: [u64; 2],
     ) -> Result<(Vec<u8>, Vec<Injected>), BitError> {
-        let region = self.region_of(link, session);
-        let empty = World::default();
-        let inputs = RosterInputs {
-            scenario: &self.config.scenario,
-            join,
-            region,
-            world: self.activities.get(&session).map_or(&empty, |a| a.world()),
-            epoch,
-        };
-        let delta = roster::leave_delta(inputs.scenario, region, epoch);
+        let inputs = self.roster_inputs(link, session, join, epoch);
+        let delta = roster::leave_delta(inputs.scenario, inputs.region, epoch);
         let body = self.policy().leave_delta(delta, inputs)?.encode()?;
         Ok((
             body,

@@ -229,12 +229,14 @@ impl HostCore {
             burst.push((REPLICATE_MEMBERSHIP, table.encode()?));
         }
         // no epoch yet: a roster in the burst could only echo zeros (AUTH-02)
-        let empty = World::default();
         let context = RosterInputs {
             scenario,
             join,
             region: scenario.arrival_slice_set,
-            world: self.activities.get(&session).map_or(&empty, |a| a.world()),
+            world: self
+                .activities
+                .get(&session)
+                .map_or(World::empty(), |a| a.world()),
             epoch: [0, 0],
         };
         self.policy().join_burst(burst, context)
@@ -286,15 +288,7 @@ impl HostCore {
         let session = binding.session;
         let sense_override = binding.sense_override.take();
         let grant = self.bubble_grant_due(link, session);
-        let region = self.region_of(link, session);
-        let empty = World::default();
-        let inputs = RosterInputs {
-            scenario: &self.config.scenario,
-            join,
-            region,
-            world: self.activities.get(&session).map_or(&empty, |a| a.world()),
-            epoch: epoch.0,
-        };
+        let inputs = self.roster_inputs(link, session, join, epoch.0);
         let built = roster::sensor_auth(&inputs).and_then(|mut m| {
             m.prefix.bubble_block = grant.map(|t| BubbleAuthority::granting(GRANTED_BUBBLE, t));
             if let Some((slot, bits)) = sense_override {
@@ -354,6 +348,27 @@ impl HostCore {
 
     fn binding_mut(&mut self, link: LinkId) -> Option<&mut crate::link::Binding> {
         self.links.get_mut(&link).and_then(|l| l.binding.as_mut())
+    }
+
+    /// What member `link` of `session`'s roster is built from: the scenario, its join,
+    /// the region it stands in, the world the host holds, and `epoch`.
+    pub(crate) fn roster_inputs<'a>(
+        &'a self,
+        link: LinkId,
+        session: u64,
+        join: &'a JoinRequest,
+        epoch: [u64; 2],
+    ) -> RosterInputs<'a> {
+        RosterInputs {
+            scenario: &self.config.scenario,
+            join,
+            region: self.region_of(link, session),
+            world: self
+                .activities
+                .get(&session)
+                .map_or(World::empty(), |a| a.world()),
+            epoch,
+        }
     }
 
     /// The link's whole roster again, when its client is joined and its epoch known.

@@ -106,7 +106,18 @@ struct Retained {
     bits: Bits,
 }
 
+/// The world of a session no activity has: nothing held.
+static EMPTY: World = World {
+    bodies: BTreeMap::new(),
+    revision: 0,
+};
+
 impl World {
+    /// A world that holds nothing.
+    pub fn empty() -> &'static World {
+        &EMPTY
+    }
+
     /// The committed Auth revision: +1 per commit that changed a body.
     pub fn revision(&self) -> u64 {
         self.revision

@@ -423,9 +423,7 @@ fn nothing_follows_the_leave_delta() {
     let mut h = host();
     let (mut c, session, _) = join_on(&mut h, L);
     let send = |h: &mut HostCore, c: &mut SecureChannel, task: u32, msg: u32, body: Vec<u8>| {
-        let n = ActivityNotification::new(session, msg, 0, body);
-        send_sealed(h, L, c, 8, task, &n.encode());
-        pushed(&transmits(h), c)
+        ids(&exchange(h, c, session, task, msg, body))
     };
     assert_eq!(
         send(&mut h, &mut c, 3, 52, vec![0; 16]),
@@ -447,6 +445,26 @@ fn nothing_follows_the_leave_delta() {
     let request = SlotRequest { count: 8 }.encode().unwrap();
     assert!(send(&mut h, &mut c, 6, 20, request).is_empty());
     assert!(dropped_with(&events(&mut h), |r| *r == Dropped::NotJoined(20)));
+}
+
+/// Activity message `msg` with `body` sent on `session` as task `task`, and the pushes it
+/// brought back as (message id, payload).
+fn exchange(
+    h: &mut HostCore,
+    c: &mut SecureChannel,
+    session: u64,
+    task: u32,
+    msg: u32,
+    body: Vec<u8>,
+) -> Vec<(u32, Vec<u8>)> {
+    let n = ActivityNotification::new(session, msg, 0, body);
+    send_sealed(h, L, c, 8, task, &n.encode());
+    pushes(&transmits(h), c)
+}
+
+/// The message ids of `pushes`.
+fn ids(pushes: &[(u32, Vec<u8>)]) -> Vec<u32> {
+    pushes.iter().map(|p| p.0).collect()
 }
 
 /// The pushes in `t` as (message id, payload), opened with `c`.
@@ -624,9 +642,7 @@ fn start_new_activity_follows_the_activation_setting() {
         h.handle_connect(Instant::default(), L);
         let (mut c, session, _) = join_on(&mut h, L);
         let send = |h: &mut HostCore, c: &mut SecureChannel, task: u32, msg: u32, body: Vec<u8>| {
-            let n = ActivityNotification::new(session, msg, 0, body);
-            send_sealed(h, L, c, 8, task, &n.encode());
-            pushed(&transmits(h), c)
+            ids(&exchange(h, c, session, task, msg, body))
         };
         assert_eq!(send(&mut h, &mut c, 3, 52, vec![0; 16]), [5]);
         let head = SelectionDescriptor::default().to_bits().unwrap().bytes;
@@ -654,9 +670,7 @@ fn a_region_move_holds_rosters_until_the_roster_request() {
     let mut h = host();
     let (mut c, session, _) = join_on(&mut h, L);
     let send = |h: &mut HostCore, c: &mut SecureChannel, task: u32, msg: u32, body: Vec<u8>| {
-        let n = ActivityNotification::new(session, msg, 0, body);
-        send_sealed(h, L, c, 8, task, &n.encode());
-        pushes(&transmits(h), c)
+        exchange(h, c, session, task, msg, body)
     };
     assert_eq!(send(&mut h, &mut c, 3, 52, vec![0; 16]).len(), 1);
     let moved = |index: i16, token: Option<u8>| {
@@ -712,9 +726,7 @@ fn authority_answers_are_recorded_and_abdication_releases() {
     let mut h = host();
     let (mut c, session, _) = join_on(&mut h, L);
     let send = |h: &mut HostCore, c: &mut SecureChannel, task: u32, msg: u32, body: Vec<u8>| {
-        let n = ActivityNotification::new(session, msg, 0, body);
-        send_sealed(h, L, c, 8, task, &n.encode());
-        pushes(&transmits(h), c)
+        exchange(h, c, session, task, msg, body)
     };
     send(&mut h, &mut c, 3, 52, vec![0; 16]);
     events(&mut h);
@@ -865,9 +877,7 @@ fn sense_is_read_against_the_last_roster_and_a_stalled_ghost_is_finished() {
     let mut h = host();
     let (mut c, session, _) = join_on(&mut h, L);
     let send = |h: &mut HostCore, c: &mut SecureChannel, task: u32, msg: u32, body: Vec<u8>| {
-        let n = ActivityNotification::new(session, msg, 0, body);
-        send_sealed(h, L, c, 8, task, &n.encode());
-        pushes(&transmits(h), c)
+        exchange(h, c, session, task, msg, body)
     };
     let epoch: [u64; 2] = [3, 4];
     let mut e = epoch[0].to_be_bytes().to_vec();
