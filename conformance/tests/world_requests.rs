@@ -1,7 +1,9 @@
 //! Any sequence of host requests, generated, gives message bodies the emulated client
 //! applies with no crash, no end and no sticky give-up: the host's one door either
 //! refuses a request (and nothing of its commit goes out) or sends what the client takes
-//! (SR "Auth state goes out"; AH "Values that crash the client").
+//! (SR "Auth state goes out"; AH "Values that crash the client"): Auth bodies and fields,
+//! incidents (rows past the table or crashing, too many targets, payloads past 500
+//! bytes), teleports and authority exchanges.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code
 
 use proptest::prelude::*;
@@ -12,6 +14,7 @@ use vex_host::config::TimedCommit;
 use vex_host::world::WorldRequest;
 use vex_wire::activity::auth::AuthBody;
 use vex_wire::activity::auth::lifetime::LifetimeAuth;
+use vex_wire::activity::incident::Incident;
 use vex_wire::activity::slot::{
     ClientRef, TYPE_CHANNEL, TYPE_GHOST_LINK, TYPE_LIFETIME, TYPE_OBJECTIVE,
 };
@@ -95,7 +98,38 @@ fn request() -> impl Strategy<Value = WorldRequest> {
             slot: slot(OBJECT, TYPE_GHOST_LINK, 4),
             body: Value::Record(vec![g, Value::Bool(active), Value::Int(hash.into())]),
         });
-    prop_oneof![lifetime_field, objective, channel, ghost]
+    let incident = (
+        0u16..8192,
+        prop::collection::vec(0u16..8192, 0..28),
+        0usize..520,
+    )
+        .prop_map(|(definition, targets, payload)| {
+            WorldRequest::FireIncident(Incident {
+                definition,
+                targets,
+                payload: vec![0; payload],
+            })
+        });
+    let teleport = (-2i8..8, -2i16..40, any::<u32>()).prop_map(|(state, slice_set, slice_hash)| {
+        WorldRequest::ArmTeleport {
+            state,
+            slice_set,
+            slice_hash,
+        }
+    });
+    let authority = prop_oneof![
+        Just(WorldRequest::ResetAuthority),
+        Just(WorldRequest::QueryAuthority)
+    ];
+    prop_oneof![
+        lifetime_field,
+        objective,
+        channel,
+        ghost,
+        incident,
+        teleport,
+        authority
+    ]
 }
 
 proptest! {
