@@ -1,5 +1,6 @@
 //! The host's one door for world changes: typed requests commit together, and every
-//! member of the activity gets one message 5 carrying everything the host holds (SR
+//! member whose roster they change gets one message 5 carrying everything the host holds
+//! (SR
 //! "Auth state goes out": requests that commit together go out in one push, reported as
 //! transport_staged; "What the host pushes on its own": a new committed Auth revision;
 //! HOST-19, AUTH-09).
@@ -36,8 +37,9 @@ fn scenario_of(scenario: &Scenario, slot: &ClientRef) -> Option<Option<u8>> {
 
 impl HostCore {
     /// Commits `requests` to the world of `session`'s activity, all or none. A commit
-    /// that changed a body goes to every member in one message 5 each (a member whose
-    /// roster waits for its epoch or a region move's request gets it then), and is
+    /// that changed a body goes in one message 5 to each member whose roster holds a
+    /// changed slot, and to no other (HOST-02; a member whose roster waits for its epoch or
+    /// a region move's request gets it then), and is
     /// reported as [`HostEvent::Staged`] with the new revision; then the authority resets
     /// and queries, the incidents and the armed teleports (a new member table) it asks for
     /// go to every member.
