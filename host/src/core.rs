@@ -40,6 +40,8 @@ pub struct HostCore {
     pub(crate) join_template: Option<JoinResultTemplate>,
     transmits: VecDeque<Transmit>,
     events: VecDeque<HostEvent>,
+    /// The time of the call in progress: every entry point is given it.
+    pub(crate) now: Instant,
 }
 
 impl HostCore {
@@ -52,6 +54,7 @@ impl HostCore {
             config,
             links: BTreeMap::new(),
             activities: BTreeMap::new(),
+            now: Instant::default(),
             next_session_index: 1,
             join_template: None,
             transmits: VecDeque::new(),
@@ -90,6 +93,7 @@ impl HostCore {
 
     /// Bytes arrived on `link`, split anywhere.
     pub fn handle_bytes(&mut self, now: Instant, link: LinkId, bytes: &[u8]) {
+        self.now = now;
         let Some(l) = self.links.get_mut(&link) else {
             return;
         };

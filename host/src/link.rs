@@ -58,6 +58,11 @@ pub struct Binding {
     pub identity_map: BTreeSet<ClientRef>,
     /// A Sense override the next message 5 carries, once.
     pub sense_override: Option<(ClientRef, Bits)>,
+    /// The client tick of the last message 5 sent, and the message-5 bytes sent in it
+    /// (AUTH-10: every message 5 of a tick shares the budget).
+    pub tick_bytes: (u64, usize),
+    /// When a roster that did not fit its tick goes out.
+    pub roster_deferred: Option<Instant>,
     /// The last token the host gave an authority reset or query on this link.
     pub next_token: u32,
     /// The host's resets and queries the client has not finished answering.
@@ -83,6 +88,8 @@ impl Binding {
             bubble_mirror: 0,
             bubble_granted: false,
             identity_map: BTreeSet::new(),
+            tick_bytes: (0, 0),
+            roster_deferred: None,
             sense_override: None,
             next_token: 0,
             exchanges: Vec::new(),

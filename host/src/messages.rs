@@ -30,6 +30,26 @@ use vex_wire::bap::services::ACTIVITY_TO_HOST;
 use vex_wire::bits::BitError;
 use vex_wire::time::Instant;
 
+/// A roster built for one link.
+struct BuiltRoster {
+    body: Vec<u8>,
+    map: std::collections::BTreeSet<vex_wire::activity::slot::ClientRef>,
+    grant: Option<u16>,
+}
+
+/// Client ticks a second: its own default, 1000 / 30 ms (AH "world_globals_state").
+const TICKS_PER_SECOND: u64 = 30;
+
+/// The client tick `now` falls in.
+fn client_tick(now: Instant) -> u64 {
+    now.millis() * TICKS_PER_SECOND / 1000
+}
+
+/// The first millisecond of client tick `tick`.
+fn tick_start(tick: u64) -> u64 {
+    (tick * 1000).div_ceil(TICKS_PER_SECOND)
+}
+
 /// The bubble whose grant applies in this build (AUTH-12).
 const GRANTED_BUBBLE: usize = 64;
 
@@ -277,62 +297,79 @@ impl HostCore {
     /// holds, echoing the client's `epoch` (AUTH-01, AUTH-09); none while a region move
     /// waits for the client's roster request (AUTH-13, the HOST-05 note of `rules.md`).
     pub(crate) fn push_roster(&mut self, link: LinkId, join: &JoinRequest, epoch: PatchEpoch) {
-        let Some(binding) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) else {
+        let Some(binding) = self.links.get(&link).and_then(|l| l.binding.as_ref()) else {
             return;
         };
         if binding.roster_request_owed {
             return; // held until the region move's roster request (AUTH-13)
         }
-        let first = binding.rosters_sent == 0;
-        binding.rosters_sent += 1;
-        let session = binding.session;
-        let sense_override = binding.sense_override.take();
-        let grant = self.bubble_grant_due(link, session);
-        let inputs = self.roster_inputs(link, session, join, epoch.0);
-        let built = roster::sensor_auth(&inputs).and_then(|mut m| {
-            m.prefix.bubble_block = grant.map(|t| BubbleAuthority::granting(GRANTED_BUBBLE, t));
-            if let Some((slot, bits)) = sense_override {
-                let block = m
-                    .groups
-                    .iter_mut()
-                    .flat_map(|g| &mut g.objects)
-                    .find(|o| o.slot == slot);
-                if let Some(o) = block.filter(|o| o.sense.is_some()) {
-                    o.sense = Some(Some(bits)); // overwrites the client's Sense (AH "Message 5")
-                }
-            }
-            let m = self.policy().roster(m, first);
-            let map = m
-                .groups
-                .iter()
-                .flat_map(|g| g.objects.iter().map(|o| o.slot))
-                .collect();
-            let body = m.encode()?;
-            if body.len() > BODY_BUDGET {
-                // a body the client refuses, and then it ignores message 5 (AUTH-10)
-                return Err(BitError::Unsafe {
-                    what: "message 5 bytes, over the per-tick budget",
-                    value: body.len() as i64,
-                });
-            }
-            Ok((body, map))
-        });
-        match built {
-            Ok((body, map)) => {
-                self.push_message(link, SENSOR_AUTH_UPDATE, body);
-                if let Some(b) = self.binding_mut(link) {
-                    b.identity_map = map; // what Sense is read against (AUTH-15)
-                }
-                if let (Some(token), Some(b)) = (grant, self.binding_mut(link)) {
-                    b.bubble_mirror = token; // the client's mirror takes every token sent
-                    b.bubble_granted = true;
-                }
-            }
+        match self.build_roster(link, join, epoch) {
             Err(error) => {
                 let msg = SENSOR_AUTH_UPDATE;
                 self.drop_input(link, Dropped::NotBuilt { msg, error });
             }
+            Ok(built) if !self.fits_tick(link, built.body.len()) => {
+                // the whole roster again in the next tick; this one is not sent (AUTH-10)
+                let next = tick_start(client_tick(self.now) + 1);
+                if let Some(b) = self.binding_mut(link) {
+                    b.roster_deferred = Some(Instant::from_millis(next));
+                }
+            }
+            Ok(built) => {
+                self.push_message(link, SENSOR_AUTH_UPDATE, built.body);
+                if let Some(b) = self.binding_mut(link) {
+                    b.rosters_sent += 1;
+                    b.sense_override = None; // sent once
+                    b.identity_map = built.map; // what Sense is read against (AUTH-15)
+                    if let Some(token) = built.grant {
+                        b.bubble_mirror = token; // the client's mirror takes every token sent
+                        b.bubble_granted = true;
+                    }
+                }
+            }
         }
+    }
+
+    /// The link's roster as [`HostCore::push_roster`] sends it: the body, the slots it
+    /// registers, and the bubble-64 grant token it carries.
+    fn build_roster(
+        &self,
+        link: LinkId,
+        join: &JoinRequest,
+        epoch: PatchEpoch,
+    ) -> Result<BuiltRoster, BitError> {
+        let b = self.links.get(&link).and_then(|l| l.binding.as_ref());
+        let first = b.is_none_or(|b| b.rosters_sent == 0);
+        let session = b.map_or(0, |b| b.session);
+        let sense_override = b.and_then(|b| b.sense_override.clone());
+        let grant = self.bubble_grant_due(link, session);
+        let mut m = roster::sensor_auth(&self.roster_inputs(link, session, join, epoch.0))?;
+        m.prefix.bubble_block = grant.map(|t| BubbleAuthority::granting(GRANTED_BUBBLE, t));
+        if let Some((slot, bits)) = sense_override {
+            let block = m
+                .groups
+                .iter_mut()
+                .flat_map(|g| &mut g.objects)
+                .find(|o| o.slot == slot);
+            if let Some(o) = block.filter(|o| o.sense.is_some()) {
+                o.sense = Some(Some(bits)); // overwrites the client's Sense (AH "Message 5")
+            }
+        }
+        let m = self.policy().roster(m, first);
+        let map = m
+            .groups
+            .iter()
+            .flat_map(|g| g.objects.iter().map(|o| o.slot))
+            .collect();
+        let body = m.encode()?;
+        if body.len() > BODY_BUDGET {
+            // a body the client refuses, and then it ignores message 5 (AUTH-10)
+            return Err(BitError::Unsafe {
+                what: "message 5 bytes, over the per-tick budget",
+                value: body.len() as i64,
+            });
+        }
+        Ok(BuiltRoster { body, map, grant })
     }
 
     /// The token of bubble 64's grant, when `link` is the owner of `session` and does not
@@ -344,6 +381,23 @@ impl HostCore {
         let b = self.links.get(&link).and_then(|l| l.binding.as_ref())?;
         (owner == Some(link) && !b.bubble_granted)
             .then(|| BubbleAuthority::next_token(b.bubble_mirror))
+    }
+
+    /// True when a message 5 of `len` bytes fits the client's current tick beside the
+    /// ones sent in it; then it is counted (AUTH-10).
+    fn fits_tick(&mut self, link: LinkId, len: usize) -> bool {
+        let tick = client_tick(self.now);
+        let Some(b) = self.binding_mut(link) else {
+            return false;
+        };
+        if b.tick_bytes.0 != tick {
+            b.tick_bytes = (tick, 0);
+        }
+        if b.tick_bytes.1 + len > BODY_BUDGET {
+            return false;
+        }
+        b.tick_bytes.1 += len;
+        true
     }
 
     fn binding_mut(&mut self, link: LinkId) -> Option<&mut crate::link::Binding> {

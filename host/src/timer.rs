@@ -13,11 +13,14 @@ pub(crate) enum HostTimer {
     /// The keepalive of a joined link: message 1, message 44 when an epoch waits, message
     /// 12 while unacknowledged (LINK-03).
     Keepalive,
+    /// A roster that did not fit the client's tick beside the ones before it, sent in the
+    /// next tick (AUTH-10).
+    DeferredRoster,
 }
 
 impl HostTimer {
     /// Every timer, in the order a link's due ones fire.
-    const ALL: [HostTimer; 1] = [HostTimer::Keepalive];
+    const ALL: [HostTimer; 2] = [HostTimer::Keepalive, HostTimer::DeferredRoster];
 }
 
 impl HostCore {
@@ -25,6 +28,7 @@ impl HostCore {
     fn deadline(link: &Link, timer: HostTimer) -> Option<Instant> {
         match timer {
             HostTimer::Keepalive => link.next_keepalive,
+            HostTimer::DeferredRoster => link.binding.as_ref()?.roster_deferred,
         }
     }
 
@@ -43,6 +47,7 @@ impl HostCore {
 
     /// Time passed: every timer due at `now` fires, link by link in id order.
     pub fn handle_timeout(&mut self, now: Instant) {
+        self.now = now;
         let due: Vec<(LinkId, HostTimer)> = self
             .links
             .values()
@@ -82,6 +87,12 @@ impl HostCore {
     fn fire(&mut self, now: Instant, link: LinkId, timer: HostTimer) {
         match timer {
             HostTimer::Keepalive => self.keepalive(now, link),
+            HostTimer::DeferredRoster => {
+                if let Some(b) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) {
+                    b.roster_deferred = None;
+                }
+                self.push_current_roster(link);
+            }
         }
     }
 }

@@ -1077,3 +1077,88 @@ fn an_armed_teleport_is_in_the_next_member_table() {
     );
     assert_eq!(table.revision, 2, "the next revision");
 }
+
+/// Every message 5 of one client tick shares the budget (AUTH-10): a second large roster
+/// in the same tick waits for the next one, whole.
+#[test]
+fn rosters_of_one_tick_share_the_budget() {
+    use vex_host::world::WorldRequest;
+    use vex_wire::activity::slot::{ClientRef, SlotSchemas, TYPE_OBJECTIVE};
+    use vex_wire::scenario::{PlacedObject, Scenario, SlotDecl};
+    use vex_wire::schema::Value;
+    let mut scenario = Scenario::builtin();
+    let schemas = SlotSchemas {
+        auth: true,
+        sense: true,
+    };
+    let slots: Vec<SlotDecl> = (0..30)
+        .map(|index| SlotDecl {
+            slot_type: TYPE_OBJECTIVE,
+            index,
+            schemas,
+        })
+        .collect();
+    for k in 0..250u32 {
+        scenario.objects.push(PlacedObject {
+            key: 0xEE00_0000 + k,
+            bubble: None,
+            slots: slots.clone(),
+        });
+    }
+    let mut config = HostConfig::builtin(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 30974));
+    config.scenario = scenario.clone();
+    config.timeline.clear();
+    let mut h = HostCore::new(config);
+    h.handle_connect(Instant::default(), L);
+    let (mut c, session, _) = join_on(&mut h, L);
+    h.handle_timeout(Instant::from_millis(500));
+    let n = ActivityNotification::new(session, 52, 0, vec![0; 16]);
+    send_sealed(&mut h, L, &mut c, 8, 3, &n.encode());
+    pushes(&transmits(&mut h), &mut c);
+    let commit = |generation: i128| -> Vec<WorldRequest> {
+        let full = Value::Record(vec![
+            Value::Array(
+                (0..24)
+                    .map(|_| Value::Record(vec![Value::Int(1)]))
+                    .collect(),
+            ),
+            Value::Int(generation),
+        ]);
+        scenario
+            .objects
+            .iter()
+            .filter(|o| o.key >= 0xEE00_0000)
+            .flat_map(|o| o.slots.iter().map(move |d| (o.key, d.index)))
+            .map(|(key, index)| WorldRequest::SetAuth {
+                slot: ClientRef {
+                    key,
+                    slot_type: TYPE_OBJECTIVE,
+                    index,
+                },
+                body: full.clone(),
+            })
+            .collect()
+    };
+    h.handle_timeout(Instant::from_millis(1_000)); // the commits fall in this tick
+    pushes(&transmits(&mut h), &mut c);
+    h.request(session, &commit(2)).unwrap();
+    let first = pushes(&transmits(&mut h), &mut c);
+    assert_eq!(ids(&first), [5]);
+    assert!(first[0].1.len() > 471_859 / 2, "{} bytes", first[0].1.len());
+    h.request(session, &commit(3)).unwrap();
+    assert!(
+        pushes(&transmits(&mut h), &mut c).is_empty(),
+        "the tick is full"
+    );
+    let next = h.poll_timeout().unwrap();
+    assert!(
+        next.millis() > 1_000 && next.millis() <= 1_034,
+        "the next tick: {next:?}"
+    );
+    h.handle_timeout(next);
+    assert_eq!(
+        ids(&pushes(&transmits(&mut h), &mut c)),
+        [5],
+        "sent in the next tick"
+    );
+}
