@@ -259,6 +259,7 @@ caught! {
     catch_auth16_none => NoFirstRoster,
     catch_bap16 => LookupAnsweredLate,
     catch_bap18 => LostFrame,
+    catch_bap19 => ShortChannelStart,
     catch_bap09_request_id => PushOnRequestService,
     catch_bap09_unregistered => PushOnUnregisteredService,
     catch_bap09_last_request => PushOnLastRequestService,

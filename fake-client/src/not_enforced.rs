@@ -57,10 +57,6 @@ pub const NOT_ENFORCED: &[(Rule, &str)] = &[
         Rule::Bap17,
         "a body that does not open is caught as BAP-06; the 84-byte layout is the codec's",
     ),
-    (
-        Rule::Bap19,
-        "service 31's length is read by no check beyond BAP-06's",
-    ),
     (Rule::Bap20, LOBBY),
     (Rule::Bap21, LOBBY),
     (Rule::Bap22, LOBBY),

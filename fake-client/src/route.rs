@@ -3,6 +3,7 @@
 //! registry"; AH "The route into an activity").
 
 use crate::activity_client::ActivityClient;
+use crate::config::CHANNEL_START_LEN;
 use crate::core::ClientCore;
 use crate::link::LinkKind;
 use crate::links::Outgoing;
@@ -15,8 +16,8 @@ use vex_wire::activity::selection::SelectionRequest;
 use vex_wire::bap::header::{InnerHeader, STATUS_OK};
 use vex_wire::bap::secure::{Role, SecureChannel, open_hello};
 use vex_wire::bap::services::{
-    ECHO, HELLO, HOST_LOOKUP, HOST_REQUEST, HostLookup, HostLookupResponse, HostResponse,
-    response_for,
+    CHANNEL_START, ECHO, HELLO, HOST_LOOKUP, HOST_REQUEST, HostLookup, HostLookupResponse,
+    HostResponse, response_for,
 };
 use vex_wire::bits::BitError;
 use vex_wire::time::Instant;
@@ -75,6 +76,13 @@ impl ClientCore {
             HELLO => self.on_hello(now, link, idx, body),
             HOST_LOOKUP => self.on_host_lookup(idx, body),
             HOST_REQUEST => self.on_host_response(now, idx, body),
+            CHANNEL_START if body.len() != CHANNEL_START_LEN => {
+                let reason = format!(
+                    "service 31 of {} bytes; the client takes exactly {CHANNEL_START_LEN}",
+                    body.len()
+                );
+                self.verdict.violate(Rule::Bap19, Some(idx), None, reason);
+            }
             ECHO if !body.is_empty() => {
                 let reason = format!(
                     "service 251 answers the echo with {} bytes; its body is empty, and the client reads nothing from it",
@@ -82,7 +90,7 @@ impl ClientCore {
                 );
                 self.verdict.violate(Rule::Bap15, Some(idx), None, reason);
             }
-            _ => {} // 31 and an empty 251: the client reads nothing from them
+            _ => {} // a 128-byte 31 and an empty 251: the client reads nothing more
         }
     }
 

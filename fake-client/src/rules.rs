@@ -20,6 +20,7 @@ pub const ENFORCED: &[Rule] = &[
     Rule::Bap15,
     Rule::Bap16,
     Rule::Bap18,
+    Rule::Bap19,
     Rule::Env01,
     Rule::Env02,
     Rule::Env03,

@@ -392,6 +392,8 @@ faults! {
     /// BAP-18: after the first roster, a frame is sealed and never sent, so every later
     /// frame is sealed one nonce ahead.
     LostFrame => Bap18;
+    /// BAP-19: service 31 is 127 bytes.
+    ShortChannelStart => Bap19;
     /// BAP-09: after the burst, a push on service 16, a request id the client sends.
     PushOnRequestService => Bap09;
     /// BAP-09: after the burst, a push on service 52, which the client never registers.

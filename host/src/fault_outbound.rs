@@ -124,6 +124,9 @@ impl Outbound for FaultPlan {
                 }
             }
             ECHO_RESPONSE if self.has(Fault::DuplicateEcho) => return Delivery::Copies(2),
+            CHANNEL_START_RESPONSE if self.has(Fault::ShortChannelStart) => {
+                body.pop();
+            }
             ECHO_RESPONSE if self.has(Fault::EchoWithBody) => body.push(0),
             _ => {}
         }

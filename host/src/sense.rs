@@ -63,8 +63,20 @@ impl HostCore {
     }
 
     /// The Ghost bar of `slot` stalled: one message 5 with its Auth unchanged and a Sense
-    /// override, active, above 1.0, at the current `generation` (AH "Type 65"; T65-02).
-    fn finish_ghost(&mut self, link: LinkId, slot: ClientRef, generation: i32) {
+    /// override, active, above 1.0, at the current generation, the Auth's the host holds
+    /// (else the `reported` one) (AH "Type 65"; T65-02).
+    fn finish_ghost(&mut self, link: LinkId, slot: ClientRef, reported: i32) {
+        let held = self
+            .joined_session(link)
+            .and_then(|s| self.activities.get(&s))
+            .and_then(|a| match a.world().body(&slot) {
+                Some(Value::Record(f)) => match f.first() {
+                    Some(Value::Int(g)) => i32::try_from(*g).ok(),
+                    _ => None,
+                },
+                _ => None,
+            });
+        let generation = held.unwrap_or(reported);
         let value = Value::Record(vec![
             Value::Bool(true),
             Value::Raw {

@@ -38,6 +38,9 @@ use std::collections::BTreeSet;
 use thiserror::Error;
 use toml::Spanned;
 
+/// The largest slot type a ClientRef carries: 7 bits with bias 1 (SLOT-01).
+const MAX_SLOT_TYPE: i8 = 126;
+
 /// The built-in scenario as a file: what `Scenario::builtin` holds.
 pub const BUILTIN: &str = include_str!("../../scenarios/edz_patrol.toml");
 
@@ -275,7 +278,9 @@ fn objects(
         for (j, s) in o.slots.iter().enumerate() {
             let (at, decl) = (s.span().start, s.get_ref());
             let field = |f: &str| format!("object[{i}].slots[{j}].{f}");
-            if decl.slot_type < 0 || NEVER_DESCRIBED.contains(&decl.slot_type) {
+            if !(0..=MAX_SLOT_TYPE).contains(&decl.slot_type)
+                || NEVER_DESCRIBED.contains(&decl.slot_type)
+            {
                 return Err(lines.error(
                     at,
                     field("type"),

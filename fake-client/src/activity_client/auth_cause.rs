@@ -45,11 +45,12 @@ impl AuthCause {
         self.seen = true;
     }
 
-    /// The roster and blocks `said` of message 5 `idx`, which the client applied; `asked`
-    /// when it answers a request of the client's. One that says what the last one said,
-    /// unasked, follows no change the host owns (AUTH-16).
-    pub(super) fn on_applied(&mut self, verdict: &mut Verdict, idx: u64, said: Said, asked: bool) {
-        if !asked && self.last.as_ref() == Some(&said) {
+    /// The roster and blocks `said` of message 5 `idx`, which the client applied; `caused`
+    /// when it answers a request of the client's or moved a bubble grant. One that says
+    /// what the last one said, with no such cause, follows no change the host owns
+    /// (AUTH-16).
+    pub(super) fn on_applied(&mut self, verdict: &mut Verdict, idx: u64, said: Said, caused: bool) {
+        if !caused && self.last.as_ref() == Some(&said) {
             let reason = "message 5 says what the last one said (the same roster and blocks), asked by nothing: it follows no change the host owns".to_string();
             verdict.violate(Rule::Auth16, Some(idx), None, reason);
         }

@@ -7,8 +7,11 @@ use crate::rules::Rule;
 use crate::verdict::Verdict;
 use vex_wire::activity::sensor_auth::{AUTHORITY_BUBBLES, BubbleAuthority};
 
-/// Bit offset of the bubble-authority block in message 5 (after the token and epoch).
-const BLOCK_BIT: usize = 136;
+/// Bit offset of the bubble-authority block in message 5: after the hardwipe token, the
+/// patch epoch and the block's own presence bit.
+const BLOCK_BIT: usize = 137;
+/// Bit offset of bubble 64's authority bit.
+const BUBBLE_64_BIT: usize = BLOCK_BIT + 64;
 /// The one bubble whose grants apply (AUTH-12).
 const APPLIED: usize = AUTHORITY_BUBBLES - 1;
 
@@ -17,11 +20,20 @@ const APPLIED: usize = AUTHORITY_BUBBLES - 1;
 pub(crate) struct BubbleGrants {
     mirror: u16,
     granted: bool,
+    /// The last block changed the mirror or the grant: a change the host owns.
+    moved: bool,
 }
 
 impl BubbleGrants {
+    /// True when the last bubble block read changed the mirror or the grant, and clears
+    /// it: a message 5 that does so follows a change the host owns (AUTH-16).
+    pub(super) fn take_moved(&mut self) -> bool {
+        std::mem::take(&mut self.moved)
+    }
+
     /// The bubble-authority block of message 5 `idx`, read as the client applies it.
     pub(super) fn apply(&mut self, verdict: &mut Verdict, idx: u64, block: &BubbleAuthority) {
+        let before = (self.mirror, self.granted);
         let gated: Vec<usize> = (0..APPLIED)
             .filter(|&b| block.elements[b].grant.is_some())
             .collect();
@@ -47,14 +59,15 @@ impl BubbleGrants {
             verdict.violate(Rule::Auth19, Some(idx), Some(BLOCK_BIT), reason);
         }
         let mut report = |reason: String| {
-            verdict.violate(Rule::Auth11, Some(idx), Some(BLOCK_BIT), reason);
+            verdict.violate(Rule::Auth11, Some(idx), Some(BUBBLE_64_BIT), reason);
         };
         let bit = block.authority[APPLIED];
         let token = block.elements[APPLIED].grant;
         let changed = token.is_some_and(|t| t != self.mirror);
         match (bit, token, changed) {
             (true, Some(0), _) => {
-                report("bubble 64's grant token is 0: after 0xFFFF the next token is 1".to_string())
+                report("bubble 64's grant token is 0: after 0xFFFF the next token is 1".into());
+                self.granted |= changed; // the client grants on any difference
             }
             (true, _, true) if self.granted => report(format!(
                 "bubble 64's token changes from {} to {} while the client holds the grant: the bubble is marked unseeded and its Auth held back",
@@ -74,6 +87,10 @@ impl BubbleGrants {
         if let Some(t) = token {
             self.mirror = t;
         }
+        if block.elements[APPLIED].revoke {
+            self.granted = false;
+        }
+        self.moved = (self.mirror, self.granted) != before;
     }
 }
 

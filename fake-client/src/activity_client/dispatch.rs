@@ -130,13 +130,15 @@ impl ActivityClient {
         }
     }
 
-    /// Message 5: ignored once the give-up flag is set (STICKY-02); a body over the
-    /// per-tick budget is refused and sets it (AUTH-10); then the prefix is judged against
-    /// the patch epoch (AUTH-02, AUTH-01); after the leave it is the leave's answer;
-    /// between a region report and the roster request it lands while no slice set is
-    /// current (AUTH-13); else roster enable must be set (AUTH-04), and the roster of the
-    /// bubble the client stands in is read, the first after a move judged as its answer
-    /// (HOST-05).
+    /// Message 5: the first must answer the first message 52 (AUTH-16); ignored once the
+    /// give-up flag is set (STICKY-02); a body that does not fit the tick beside the ones
+    /// before it is refused and sets it (AUTH-10); then the prefix is judged against the
+    /// patch epoch (AUTH-02, AUTH-01); after the leave it is the leave's answer; between a
+    /// region report and the roster request it lands while no slice set is current
+    /// (AUTH-13); else roster enable must be set (AUTH-04), and the roster of the bubble
+    /// the client stands in is read (one that says what the last said, unasked, follows no
+    /// change: AUTH-16), the first after a move judged as its answer (HOST-05), and the
+    /// Ghost bar it arms or finishes runs.
     fn on_auth_update(&mut self, cx: &mut Context<'_>, idx: u64, payload: &[u8]) {
         let f = Some(idx);
         let asked = self.refresh.answers(ids::SENSOR_AUTH_UPDATE);
@@ -155,7 +157,11 @@ impl ActivityClient {
             );
             return cx.verdict.violate(Rule::Auth10, f, None, reason);
         }
-        let Some(prefix) = self.epochs.check_auth_prefix(cx.verdict, idx, payload) else {
+        let grants = &mut self.grants;
+        let Some(prefix) = self
+            .epochs
+            .check_auth_prefix(cx.verdict, idx, payload, grants)
+        else {
             return;
         };
         let scenario = &cx.config.scenario;
@@ -174,7 +180,8 @@ impl ActivityClient {
         if self.roster.read(cx.verdict, scenario, bubble, idx, payload) && !cx.verdict.crashed() {
             self.roster.count_applied();
             let said = self.roster.said();
-            self.auth_cause.on_applied(cx.verdict, idx, said, asked);
+            let caused = asked | self.grants.take_moved();
+            self.auth_cause.on_applied(cx.verdict, idx, said, caused);
             let roster = self.roster.last();
             self.region.on_roster(cx.verdict, scenario, idx, roster);
             self.ghost

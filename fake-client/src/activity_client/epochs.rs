@@ -3,6 +3,7 @@
 //! client reports with message 52 every second, which every message 5 must echo (AH
 //! "join_result", "Message 5"; LINK-02, AUTH-01, AUTH-02).
 
+use super::bubble_grants::BubbleGrants;
 use crate::config::PATCH_EPOCH_INTERVAL_MS;
 use crate::links::Outgoing;
 use crate::rules::Rule;
@@ -68,6 +69,7 @@ impl Epochs {
         verdict: &mut Verdict,
         idx: u64,
         payload: &[u8],
+        grants: &mut BubbleGrants,
     ) -> Option<AuthPrefix> {
         let f = Some(idx);
         let Some(sent) = self.patch_sent else {
@@ -88,6 +90,11 @@ impl Epochs {
                 return None;
             }
         };
+        // the client reads the bubble block with the prefix, before it looks at the epoch,
+        // and its mirror takes every token sent (AH "How the client applies an Auth body")
+        if let Some(block) = &prefix.bubble_block {
+            grants.apply(verdict, idx, block);
+        }
         if prefix.patch_epoch != sent {
             let reason = format!(
                 "patch epoch {:x?}, the client sent {sent:x?}",

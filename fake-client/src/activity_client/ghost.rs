@@ -30,8 +30,8 @@ pub(crate) struct GhostScan {
     running: Option<(ClientRef, i128, usize)>,
     /// When the next report goes.
     next_at: Option<Instant>,
-    /// The generation whose bar finished.
-    finished: Option<i128>,
+    /// The generation the client stored: only a higher one acts (AH "Type 65").
+    stored: Option<i128>,
     /// Each slot's counter: the value its last report carried (AH "Message 6").
     counters: BTreeMap<ClientRef, u32>,
 }
@@ -45,7 +45,8 @@ fn int(fields: &[Value], i: usize) -> Option<i128> {
 
 impl GhostScan {
     /// After a roster applied at `now`, with `ghosts` the type-65 bodies the client holds:
-    /// one with active set and a generation not run yet arms its bar.
+    /// a generation above the stored one acts, arming the bar when active is set and
+    /// destroying the Ghost when it is not (AH "Type 65"; T65-01).
     pub(super) fn on_bodies<'a>(
         &mut self,
         now: Instant,
@@ -56,11 +57,14 @@ impl GhostScan {
             let (Some(generation), Some(Value::Bool(active))) = (int(f, 0), f.get(1)) else {
                 continue;
             };
-            let run = self.running.map(|(_, g, _)| g);
-            if *active && run != Some(generation) && self.finished != Some(generation) {
+            if self.stored.is_some_and(|s| generation <= s) {
+                continue; // only a value above the stored one acts
+            }
+            self.stored = Some(generation);
+            if *active {
                 self.running = Some((*slot, generation, 0));
                 self.next_at = Some(now + REPORT_EVERY_MS);
-            } else if !*active && self.running.is_some_and(|(s, _, _)| s == *slot) {
+            } else if self.running.is_some_and(|(s, _, _)| s == *slot) {
                 self.running = None; // the Ghost is destroyed
                 self.next_at = None;
             }
@@ -78,9 +82,9 @@ impl GhostScan {
         if let Some((s, generation, _)) = self.running
             && s == *slot
             && fraction > 1.0
+            && f.first() == Some(&Value::Bool(true))
             && int(f, 2) == Some(generation)
         {
-            self.finished = Some(generation);
             self.running = None;
             self.next_at = None;
         }
@@ -180,7 +184,7 @@ mod tests {
         g.on_override(&SLOT, &finish(1.5, 2));
         assert!(g.running.is_some(), "another generation does not finish");
         g.on_override(&SLOT, &finish(1.5, 1));
-        assert!(g.running.is_none() && g.finished == Some(1));
+        assert!(g.running.is_none(), "finished");
         g.on_bodies(Instant::default(), std::iter::once((&SLOT, &body)));
         assert_eq!(g.due(), None, "finished");
     }

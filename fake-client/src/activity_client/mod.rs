@@ -32,6 +32,7 @@ use crate::status::StatusLine;
 use crate::verdict::Verdict;
 use auth_cause::AuthCause;
 use authority::Authority;
+use bubble_grants::BubbleGrants;
 use entity_slots::EntitySlots;
 use epochs::Epochs;
 use ghost::GhostScan;
@@ -84,6 +85,8 @@ pub(crate) struct ActivityClient {
     pub(crate) auth_cause: AuthCause,
     /// The message 5 bytes of the current tick.
     pub(crate) tick_budget: TickBudget,
+    /// Bubble 64's grant as the client mirrors it.
+    pub(crate) grants: BubbleGrants,
 }
 
 /// What an activity client reaches outside itself while it handles a push.
@@ -128,6 +131,7 @@ impl ActivityClient {
             ghost: GhostScan::default(),
             auth_cause: AuthCause::default(),
             tick_budget: TickBudget::default(),
+            grants: BubbleGrants::default(),
         }
     }
 

@@ -38,6 +38,8 @@ pub(crate) struct Refresh {
     owed: VecDeque<u32>,
     /// When the last part of the snapshot arrived.
     last_part: Option<Instant>,
+    /// The parts of the snapshot that arrived.
+    received: Vec<u32>,
 }
 
 impl Refresh {
@@ -79,6 +81,7 @@ impl Refresh {
     fn owe(&mut self, msg: u32, now: Instant, public: bool) {
         self.asked = Some((msg, now));
         self.last_part = None;
+        self.received.clear();
         self.owed = SNAPSHOT
             .into_iter()
             .filter(|&m| !(public && m == ids::REPLICATE_MEMBERSHIP))
@@ -131,10 +134,10 @@ impl Refresh {
         if self.answers(msg) {
             self.owed.pop_front();
             self.last_part = Some(now);
+            self.received.push(msg);
             return;
         }
-        let sent_already = SNAPSHOT.contains(&msg) && !self.owed.contains(&msg);
-        if sent_already && !self.owed.is_empty() {
+        if self.received.contains(&msg) && !self.owed.is_empty() {
             self.answered_in_part(verdict, idx, format!("message {msg} came again"));
         }
     }
@@ -230,5 +233,18 @@ mod tests {
         }
         r.track(&mut v, Instant::from_millis(11 + SNAPSHOT_GAP_MS), 2, 5);
         assert_eq!(v.rules(), [Rule::Host03]);
+    }
+
+    /// On a public link message 12 is no part of the snapshot, so a table that comes
+    /// during it (another member joined) breaks nothing.
+    #[test]
+    fn a_table_during_a_public_snapshot_is_no_part_of_it() {
+        let (mut r, mut v) = (Refresh::default(), Verdict::new());
+        r.ask(Instant::default(), true, 0, 0);
+        for (i, msg) in [1, 12, 2, 5].into_iter().enumerate() {
+            r.track(&mut v, Instant::default(), i as u64, msg);
+        }
+        r.check_answered(&mut v, Instant::from_millis(ANSWER_GRACE_MS));
+        assert!(v.rules().is_empty(), "{:?}", v.rules());
     }
 }

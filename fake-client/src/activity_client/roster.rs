@@ -4,8 +4,7 @@
 
 use super::auth_blocks::{Block, block_bits, describe, read_block, written_for};
 use super::auth_cause::Said;
-use super::bubble_grants::BubbleGrants;
-use super::slot_bodies::{self, At};
+use super::slot_bodies::{self, At, Standing};
 use crate::rules::Rule;
 use crate::verdict::Verdict;
 use std::collections::{BTreeMap, BTreeSet};
@@ -33,14 +32,14 @@ pub(crate) struct Roster {
     auth_bodies: BTreeSet<ClientRef>,
     /// The last body applied to each slot, which a later body is judged against.
     held: BTreeMap<ClientRef, Value>,
-    /// Bubble 64's grant as the client mirrors it.
-    grants: BubbleGrants,
     /// The Sense overrides of the last message 5 read.
     overrides: Vec<(ClientRef, Value)>,
     /// The blocks of the last message 5 read, slot and content.
     blocks: Vec<(ClientRef, Bits)>,
     /// The slots that had their first block (SEED-01).
     seeded: BTreeSet<ClientRef>,
+    /// A type-17 body has opened the player spawn gate (SEED-05).
+    spawned: bool,
 }
 
 impl Roster {
@@ -88,9 +87,6 @@ impl Roster {
         let f = Some(idx);
         self.overrides.clear();
         let mut first_lifetime: Option<Value> = None;
-        if let Some(block) = &m.prefix.bubble_block {
-            self.grants.apply(verdict, idx, block);
-        }
         for object in m.groups.iter().flat_map(|g| &g.objects) {
             let s = object.slot;
             if !s.is_resolvable() {
@@ -184,7 +180,13 @@ impl Roster {
                         Some(_) => {}
                     }
                 }
-                slot_bodies::check(verdict, at, s.slot_type, &body, self.held.get(&s), bubble);
+                let standing = Standing {
+                    bubble,
+                    spawn_pending: !self.spawned,
+                };
+                slot_bodies::check(verdict, at, s.slot_type, &body, self.held.get(&s), standing);
+                self.spawned |=
+                    s.slot_type == TYPE_LIFETIME && slot_bodies::opens_spawn_gate(&body);
                 self.held.insert(s, body);
             }
             if let Some(sense) = sense {

@@ -26,6 +26,19 @@ const SELECTION_IDS: std::ops::RangeInclusive<i128> = -1..=63;
 /// A spawn-point pair's index when the pair is off: wire 0 (T17-04).
 const PAIR_OFF_INDEX: i128 = -1;
 
+/// Where the client stands when a body applies: the bubble, and whether the player's spawn
+/// still waits on the spawn gate.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Standing {
+    pub(super) bubble: u8,
+    pub(super) spawn_pending: bool,
+}
+
+/// True when `body`, a type-17 body, opens the player spawn gate (SEED-05).
+pub(super) fn opens_spawn_gate(body: &Value) -> bool {
+    matches!(body, Value::Record(f) if int(f, lifetime::STATE).is_some_and(|s| SPAWN_STATES.contains(&s)))
+}
+
 /// Where a body sits, for reports: the frame, and the block's bit offset.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct At {
@@ -51,7 +64,7 @@ pub(super) fn check(
     slot_type: i8,
     body: &Value,
     held: Option<&Value>,
-    bubble: u8,
+    standing: Standing,
 ) {
     let Value::Record(fields) = body else {
         return;
@@ -61,7 +74,7 @@ pub(super) fn check(
         _ => None,
     };
     match slot_type {
-        TYPE_LIFETIME => check_lifetime(verdict, at, fields, bubble),
+        TYPE_LIFETIME => check_lifetime(verdict, at, fields, standing),
         TYPE_OBJECTIVE => check_objective(verdict, at, fields, held),
         TYPE_GHOST_LINK => check_ghost(verdict, at, fields, held),
         _ => {}
@@ -72,7 +85,8 @@ pub(super) fn check(
 /// current_bubble the bubble the client
 /// stands in, not a slice set (T17-06); join_flag_inverted 1 (T17-07); each spawn-point
 /// pair either on or off in both halves (T17-04); selection_id -1 to 63 (T17-09).
-fn check_lifetime(verdict: &mut Verdict, at: At, fields: &[Value], bubble: u8) {
+fn check_lifetime(verdict: &mut Verdict, at: At, fields: &[Value], standing: Standing) {
+    let bubble = standing.bubble;
     if let Some(state) = int(fields, lifetime::STATE).filter(|s| !LIFETIME_STATES.contains(s)) {
         let reason = format!(
             "type-17 lifetime state {state}: states 11 to 14 jump through a 12-entry table"
@@ -80,7 +94,8 @@ fn check_lifetime(verdict: &mut Verdict, at: At, fields: &[Value], bubble: u8) {
         report(verdict, at, Rule::T1701, reason);
     }
     if let Some(state) = int(fields, lifetime::STATE)
-        .filter(|s| LIFETIME_STATES.contains(s) && !SPAWN_STATES.contains(s))
+        .filter(|s| standing.spawn_pending && LIFETIME_STATES.contains(s))
+        .filter(|s| !SPAWN_STATES.contains(s))
     {
         let reason = format!(
             "type-17 lifetime state {state}: the player spawn gate accepts 3, 6 and 10 only, so the player's spawn is held"
@@ -211,6 +226,10 @@ pub(super) fn check_sense(
         let reason = "type-65 Sense override with fraction exactly 1.0: the scan bar does not finish; a fraction above 1.0 does".to_string();
         report(verdict, at, Rule::T6502, reason);
     }
+    if fraction > 1.0 && fields.first() != Some(&Value::Bool(true)) {
+        let reason = "type-65 Sense override above 1.0 with active false: the scan bar finishes only with active true".to_string();
+        report(verdict, at, Rule::T6502, reason);
+    }
     let current = match held {
         Some(Value::Record(h)) => int(h, 0),
         _ => None,
@@ -254,7 +273,10 @@ mod tests {
             slot_type,
             &Value::Record(body),
             held.as_ref(),
-            1,
+            Standing {
+                bubble: 1,
+                spawn_pending: true,
+            },
         );
         v.rules()
     }
@@ -384,5 +406,27 @@ mod tests {
         );
         assert!(rules(TYPE_GHOST_LINK, ghost(3, false), held.clone()).is_empty());
         assert!(rules(TYPE_GHOST_LINK, ghost(2, true), held).is_empty());
+    }
+
+    /// Once the player has spawned, a lifetime state the gate does not accept holds
+    /// nothing: SEED-05 is judged only while the spawn is pending.
+    #[test]
+    fn seed_05_only_while_the_spawn_is_pending() {
+        let mut body = lifetime_body();
+        body[lifetime::STATE] = Value::Int(4);
+        let mut v = Verdict::new();
+        let standing = Standing {
+            bubble: 1,
+            spawn_pending: false,
+        };
+        check(
+            &mut v,
+            At { idx: 1, bit: 0 },
+            TYPE_LIFETIME,
+            &Value::Record(body),
+            None,
+            standing,
+        );
+        assert!(v.rules().is_empty());
     }
 }
