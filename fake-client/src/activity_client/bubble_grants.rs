@@ -163,4 +163,36 @@ mod tests {
         b.elements[0].grant = Some(1);
         assert_eq!(rules(&[b]), [Rule::Auth12]);
     }
+
+    /// A revoke clears the held grant, so a new token with the bit grants again; token 0
+    /// is reported but still grants on a difference, so the next block is no breach.
+    #[test]
+    fn revoke_and_token_zero_keep_the_mirror_right() {
+        let mut revoked = block(false, None);
+        revoked.elements[APPLIED].revoke = true;
+        assert!(rules(&[block(true, Some(1)), revoked, block(true, Some(2))]).is_empty());
+        let zero_after = [
+            block(false, Some(5)),
+            block(true, Some(0)),
+            block(true, None),
+        ];
+        assert_eq!(
+            rules(&zero_after),
+            [Rule::Auth11, Rule::Auth11],
+            "spent, then token 0 only"
+        );
+    }
+
+    /// The header and a host token are reported, each at its own rule.
+    #[test]
+    fn header_and_host_tokens_stay_absent() {
+        let mut header = block(true, Some(1));
+        header.header = Some(0);
+        assert_eq!(rules(&[header]), [Rule::Auth18]);
+        for bubble in [0, APPLIED] {
+            let mut token = block(true, Some(1));
+            token.elements[bubble].host_token = Some(7);
+            assert_eq!(rules(&[token]), [Rule::Auth19], "bubble {bubble}");
+        }
+    }
 }

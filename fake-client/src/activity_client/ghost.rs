@@ -188,4 +188,21 @@ mod tests {
         g.on_bodies(Instant::default(), std::iter::once((&SLOT, &body)));
         assert_eq!(g.due(), None, "finished");
     }
+
+    /// Only a generation above the stored one acts: a lower or equal one neither arms nor
+    /// destroys (T65-01).
+    #[test]
+    fn only_a_higher_generation_acts() {
+        let mut g = GhostScan::default();
+        let (on, off_same, on_lower) = (ghost(5, true), ghost(5, false), ghost(4, true));
+        g.on_bodies(Instant::default(), std::iter::once((&SLOT, &on)));
+        assert!(g.due().is_some());
+        g.on_bodies(Instant::default(), std::iter::once((&SLOT, &off_same)));
+        assert!(g.running.is_some(), "the same generation does nothing");
+        let mut g = GhostScan::default();
+        g.on_bodies(Instant::default(), std::iter::once((&SLOT, &on)));
+        g.running = None;
+        g.on_bodies(Instant::default(), std::iter::once((&SLOT, &on_lower)));
+        assert!(g.running.is_none(), "a lower generation does not arm");
+    }
 }

@@ -429,4 +429,40 @@ mod tests {
         );
         assert!(v.rules().is_empty());
     }
+
+    /// T65-02: a finishing override needs active true, a fraction above 1.0 (1.0 does not
+    /// finish) and the Auth's current generation.
+    #[test]
+    fn a_ghost_finish_is_judged_at_each_field() {
+        let held = Value::Record(vec![Value::Int(3), Value::Bool(true), Value::Int(0)]);
+        let sense = |active: bool, fraction: f32, generation: i128| {
+            Value::Record(vec![
+                Value::Bool(active),
+                Value::Raw {
+                    bits: fraction.to_bits().into(),
+                    width: 32,
+                },
+                Value::Int(generation),
+            ])
+        };
+        let rules = |s: Value| {
+            let mut v = Verdict::new();
+            check_sense(
+                &mut v,
+                At { idx: 1, bit: 0 },
+                TYPE_GHOST_LINK,
+                &s,
+                Some(&held),
+            );
+            v.rules()
+        };
+        assert!(rules(sense(true, 1.5, 3)).is_empty());
+        assert!(
+            rules(sense(true, 0.5, 3)).is_empty(),
+            "progress, not a finish"
+        );
+        assert_eq!(rules(sense(true, 1.0, 3)), [Rule::T6502]);
+        assert_eq!(rules(sense(false, 1.5, 3)), [Rule::T6502]);
+        assert_eq!(rules(sense(true, 1.5, 2)), [Rule::T6502]);
+    }
 }
