@@ -3,6 +3,7 @@
 //! for a slot type with a known Auth schema it is also read as reset, root and that body,
 //! which holds when the slot has an Auth schema, as roster slots do.
 
+use serde_json::{Value as Json, json};
 use std::fmt::Write;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::sensor_auth::{OBJECT_HEAD_BITS, SensorAuthUpdate};
@@ -121,6 +122,84 @@ pub fn text(body: &[u8]) -> Result<String, BitError> {
     Ok(out)
 }
 
+/// The JSON form of a message-5 body: the prefix, the roster, then each group's objects
+/// with their bit offsets, raw content and, for a slot type with a known Auth schema read
+/// as a roster slot, the body field by field (the form `vex decode auth:TYPE --json`
+/// prints).
+pub fn json(body: &[u8]) -> Result<Json, BitError> {
+    let m = SensorAuthUpdate::decode(body)?;
+    let p = &m.prefix;
+    let bubble_block = p.bubble_block.as_ref().map(|b| {
+        let grants: Vec<Json> = b
+            .elements
+            .iter()
+            .enumerate()
+            .filter_map(|(i, e)| e.grant.map(|t| json!({ "bubble": i, "token": t })))
+            .collect();
+        json!({
+            "authority": (0..b.authority.len()).filter(|&i| b.authority[i]).collect::<Vec<_>>(),
+            "grants": grants,
+        })
+    });
+    let roster = m.roster.as_ref().map(|d| {
+        let sub_blocks: Vec<Json> = d
+            .sub_blocks
+            .iter()
+            .flatten()
+            .map(|s| json!({ "bubble": s.bubble, "keys": s.keys, "states": s.states }))
+            .collect();
+        json!({ "keys": d.keys, "states": d.states, "sub_blocks": sub_blocks })
+    });
+    let groups: Vec<Json> = m
+        .groups
+        .iter()
+        .map(|g| {
+            let objects: Vec<Json> = g.objects.iter().map(object_json).collect();
+            json!({ "key": g.key, "filler": g.filler, "objects": objects })
+        })
+        .collect();
+    Ok(json!({
+        "message": "sensor_auth_update",
+        "bits": body.len() * 8,
+        "hardwipe_token": p.hardwipe_token,
+        "patch_epoch": p.patch_epoch.to_vec(),
+        "bubble_block": bubble_block,
+        "token": p.token,
+        "roster_enable": p.roster_enable,
+        "roster": roster,
+        "groups": groups,
+        "singleton_gate": m.singleton_gate,
+    }))
+}
+
+/// One object of a group: its place, slot and content, and its body when it reads.
+fn object_json(o: &vex_wire::activity::sensor_auth::DecodedObject) -> Json {
+    let s = o.slot;
+    let body = catalog::lookup(&format!("auth:{}", s.slot_type)).and_then(|schema| {
+        let parts = o.parse(ASSUMED).ok()?;
+        let mut r = o.content.reader();
+        if parts.root != Some(true) || r.skip(parts.body_at).is_err() {
+            return None;
+        }
+        let value = vex_wire::schema::decode(schema, &mut r).ok()?;
+        Some(json!({
+            "schema": schema.name,
+            "reset": parts.reset == Some(true),
+            "fields": crate::codec::to_json(schema, &value),
+        }))
+    });
+    json!({
+        "at": o.at,
+        "slot": {
+            "key": s.key, "slot_type": s.slot_type, "index": s.index,
+            "type_name": slot_types::by_number(s.slot_type).map(|t| t.name),
+        },
+        "remainder": o.remainder,
+        "content": hex::encode_upper(&o.content.bytes),
+        "body": body,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,5 +220,19 @@ mod tests {
             assert!(out.contains(want), "missing {want:?} in\n{out}");
         }
         assert!(text(&[0; 10]).is_err());
+    }
+
+    /// The same example as JSON: offsets, slots and a body's fields.
+    #[test]
+    fn the_full_example_as_json() {
+        let body = hex::decode(vex_wire::vectors::SENSOR_AUTH_FULL_EXAMPLE).unwrap();
+        let j = json(&body).unwrap();
+        let objects = &j["groups"][0]["objects"];
+        assert_eq!(objects[0]["at"], 1059);
+        assert_eq!(objects[0]["remainder"], 227);
+        assert_eq!(objects[1]["slot"]["type_name"], "activity_lifetime_sensor");
+        assert_eq!(objects[0]["body"]["schema"], "participation");
+        assert_eq!(j["bubble_block"]["grants"][0]["token"], 1);
+        assert!(json(&[0; 10]).is_err());
     }
 }

@@ -205,6 +205,17 @@ pub enum Verdict {
         /// Why.
         reason: String,
     },
+    /// It failed, and the expected results (`vex check --expect`) list it as a known
+    /// failure: reported, not counted against the run.
+    ExpectedFail {
+        /// What was expected.
+        expected: String,
+        /// What happened.
+        actual: String,
+    },
+    /// It passed, but the expected results list it as a known failure: the list is out of
+    /// date, and the run fails until the case is taken off it.
+    UnexpectedPass,
 }
 
 impl Expectation {

@@ -5,6 +5,7 @@ use serde_json::{Map, Value as Json, json};
 use thiserror::Error;
 use vex_wire::bits::{BitReader, BitWriter};
 use vex_wire::schema::kind::{KEYED_LANE_FIRST, KEYED_LANE_SECOND};
+use vex_wire::schema::text;
 use vex_wire::schema::{
     Kind, Schema, SchemaError, TagMode, TraceLine, Value, decode_traced, encode,
 };
@@ -107,6 +108,9 @@ fn kind_json(kind: &Kind, v: &Value) -> Json {
     match (kind, v) {
         (_, Value::Absent) => Json::Null,
         (Kind::Record(s), v) => record_json(s, v),
+        (Kind::FixedArray { element, .. }, Value::Array(items)) if text::is_char(element) => {
+            json!(text::to_text(items))
+        }
         (Kind::FixedArray { element, .. } | Kind::Array { element, .. }, Value::Array(items)) => {
             Json::Array(items.iter().map(|i| kind_json(element, i)).collect())
         }
@@ -242,6 +246,10 @@ fn kind_value(kind: &Kind, j: &Json, path: &str) -> Result<Value, CodecError> {
         Kind::TagRef(TagMode::Investment | TagMode::Simulation) => {
             Value::Tag(i64::try_from(int_of(path, j)?).map_err(|_| shape(path, "a tag"))?)
         }
+        Kind::FixedArray { element, len } if text::is_char(element) => {
+            let name = j.as_str().ok_or_else(|| shape(path, "a string"))?;
+            Value::Array(text::from_text(name, usize::from(*len)).map_err(|e| shape(path, e))?)
+        }
         Kind::FixedArray { element, .. } | Kind::Array { element, .. } => {
             let a = j.as_array().ok_or_else(|| shape(path, "an array"))?;
             let items = a
@@ -325,6 +333,39 @@ mod tests {
                 "{name}"
             );
         }
+    }
+
+    /// Names print as one line of text and as a JSON string, and a string encodes back to
+    /// the same bytes (issue 13: `vex decode join_result` was 409 lines).
+    #[test]
+    fn names_are_text() {
+        use vex_wire::activity::body::Body;
+        use vex_wire::activity::join::{JoinRequest, JoinResult};
+        let request = JoinRequest::new(7, 0x0123_4567_89AB_CDEF, 0x1122, 0x3344);
+        let body = JoinResult::accept(&request, 0x0123_4567_89AB_CDEF)
+            .encode()
+            .unwrap();
+        let hex_text = hex::encode_upper(&body);
+        let schema = lookup("join_result").unwrap();
+        let d = decode_hex(schema, &hex_text).unwrap();
+        let out = text(schema, &d);
+        assert!(
+            out.contains("session_name") && out.contains("\"0123456789abcdef\""),
+            "{out}"
+        );
+        assert!(
+            out.lines().count() < 60,
+            "{} lines:\n{out}",
+            out.lines().count()
+        );
+        let j = to_json(schema, d.value.as_ref().unwrap());
+        assert_eq!(j["session_name"], "0123456789abcdef");
+        assert_eq!(j["workspace_name"], "");
+        assert_eq!(encode_json(schema, &j.to_string()).unwrap(), hex_text);
+        let mut long = j.clone();
+        long["session_name"] = serde_json::json!("x".repeat(129));
+        let e = encode_json(schema, &long.to_string()).unwrap_err();
+        assert!(e.to_string().contains("session_name"), "{e}");
     }
 
     #[test]

@@ -4,6 +4,8 @@
 pub mod auth_update;
 pub mod case;
 pub mod codec;
+pub mod coverage;
+pub mod expect;
 pub mod membership;
 pub mod report;
 pub mod runner;

@@ -1,16 +1,18 @@
 //! `vex decode replicate_membership HEX`: message 12 as its members, the regions that
 //! differ from the seed, and the host tail (facts 4.10 layout).
 
+use serde_json::{Value as Json, json};
 use std::fmt::Write;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::membership::{RegionRecord, ReplicateMembership};
 use vex_wire::bits::BitError;
 
-/// The text form of a message-12 body.
+/// The text form of a message-12 body; each part starts with its bit offset.
 pub fn text(body: &[u8]) -> Result<String, BitError> {
     let m = ReplicateMembership::decode(body)?;
+    let at = m.offsets();
     let mut out = format!(
-        "replicate_membership ({} bytes)\nrevision {} epoch {}\n",
+        "replicate_membership ({} bytes)\n@1      revision {}\n@33     epoch {}\n",
         body.len(),
         m.revision,
         m.epoch
@@ -19,7 +21,8 @@ pub fn text(body: &[u8]) -> Result<String, BitError> {
         if let Some(p) = member {
             let _ = writeln!(
                 out,
-                "member lane {lane}: key {:#018x} account {:#018x} character {:#018x} join {:#018x} field1 {} field2 {} field6 {:#x} leave {}",
+                "@{:<6} member lane {lane}: key {:#018x} account {:#018x} character {:#018x} join {:#018x} field1 {} field2 {} field6 {:#x} leave {}",
+                at.lanes[lane],
                 p.member_key,
                 p.account_soid,
                 p.character_soid,
@@ -31,22 +34,17 @@ pub fn text(body: &[u8]) -> Result<String, BitError> {
             );
         }
     }
-    let seeded = m
-        .regions
-        .iter()
-        .enumerate()
-        .filter(|(b, r)| **r == RegionRecord::seed(*b))
-        .count();
-    let _ = writeln!(out, "regions: {seeded} of {} as seeded", m.regions.len());
-    for (b, r) in m
-        .regions
-        .iter()
-        .enumerate()
-        .filter(|(b, r)| **r != RegionRecord::seed(*b))
-    {
+    let _ = writeln!(
+        out,
+        "regions: {} of {} as seeded",
+        m.regions.len() - changed_regions(&m).count(),
+        m.regions.len()
+    );
+    for (b, r) in changed_regions(&m) {
         let _ = writeln!(
             out,
-            "region {b}: index {} ambassador state {} slot {} tokens {:?} citizen {} session {:#x}",
+            "@{:<6} region {b}: index {} ambassador state {} slot {} tokens {:?} citizen {} session {:#x}",
+            at.regions[b],
             r.region_index,
             r.ambassador_state,
             r.ambassador_slot,
@@ -60,7 +58,8 @@ pub fn text(body: &[u8]) -> Result<String, BitError> {
     let h = &m.host;
     let _ = writeln!(
         out,
-        "host: key {:#018x} spawn {} ({:#x}, {:#x}) teleport {} token {} slice set {} hash {:#x}",
+        "@{:<6} host: key {:#018x} spawn {} ({:#x}, {:#x}) teleport {} token {} slice set {} hash {:#x}",
+        at.host,
         h.host_key,
         h.spawn_state,
         h.spawn_opaque_byte,
@@ -70,8 +69,70 @@ pub fn text(body: &[u8]) -> Result<String, BitError> {
         h.teleport_slice_set,
         h.teleport_slice_hash
     );
-    let _ = writeln!(out, "masks {:#x} {:#x}", m.member_mask, m.second_mask);
+    let _ = writeln!(
+        out,
+        "@{:<6} masks {:#x} {:#x}",
+        at.masks, m.member_mask, m.second_mask
+    );
     Ok(out)
+}
+
+/// The JSON form of a message-12 body: every present lane, the regions that differ from
+/// the seed, the host tail and the masks, each with its bit offset.
+pub fn json(body: &[u8]) -> Result<Json, BitError> {
+    let m = ReplicateMembership::decode(body)?;
+    let at = m.offsets();
+    let members: Vec<Json> = m
+        .members
+        .iter()
+        .enumerate()
+        .filter_map(|(lane, p)| p.map(|p| (lane, p)))
+        .map(|(lane, p)| {
+            json!({
+                "lane": lane, "at": at.lanes[lane],
+                "member_key": p.member_key, "account_soid": p.account_soid,
+                "character_soid": p.character_soid, "join_identity": p.join_identity,
+                "field1": p.field1, "field2": p.field2, "field6": p.field6,
+                "leave_reason": p.leave_reason,
+            })
+        })
+        .collect();
+    let regions: Vec<Json> = changed_regions(&m)
+        .map(|(b, r)| {
+            json!({
+                "bubble": b, "at": at.regions[b], "region_index": r.region_index,
+                "ambassador_state": r.ambassador_state, "ambassador_slot": r.ambassador_slot,
+                "transition_tokens": r.transition_tokens.to_vec(),
+                "citizen_descriptor": r.citizen_descriptor.as_ref().map(hex::encode),
+                "online_session_id": r.online_session_id,
+            })
+        })
+        .collect();
+    let h = &m.host;
+    Ok(json!({
+        "message": "replicate_membership",
+        "bytes": body.len(),
+        "revision": m.revision,
+        "epoch": m.epoch,
+        "members": members,
+        "changed_regions": regions,
+        "host": {
+            "at": at.host, "host_key": h.host_key, "spawn_state": h.spawn_state,
+            "spawn_opaque_byte": h.spawn_opaque_byte, "spawn_opaque_value": h.spawn_opaque_value,
+            "teleport_state": h.teleport_state, "teleport_token": h.teleport_token,
+            "teleport_slice_set": h.teleport_slice_set,
+            "teleport_slice_hash": h.teleport_slice_hash,
+        },
+        "masks": { "at": at.masks, "member_mask": m.member_mask, "second_mask": m.second_mask },
+    }))
+}
+
+/// The region records that differ from the seed, with their bubble.
+fn changed_regions(m: &ReplicateMembership) -> impl Iterator<Item = (usize, &RegionRecord)> {
+    m.regions
+        .iter()
+        .enumerate()
+        .filter(|(b, r)| **r != RegionRecord::seed(*b))
 }
 
 #[cfg(test)]
@@ -91,6 +152,13 @@ mod tests {
             "{out}"
         );
         assert!(out.contains("regions: 64 of 64 as seeded"), "{out}");
+        assert!(out.contains("@65     member lane 0"), "{out}");
+        assert!(out.contains("@29699  host"), "{out}");
         assert!(text(&[0; 10]).is_err());
+        let j = json(&m.encode().unwrap()).unwrap();
+        assert_eq!(j["members"][0]["member_key"], 0x1122);
+        assert_eq!(j["members"][0]["at"], 65);
+        assert_eq!(j["masks"]["at"], 29_899);
+        assert!(json(&[0; 10]).is_err());
     }
 }

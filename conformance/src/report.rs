@@ -9,10 +9,12 @@ use std::fmt::Write;
 pub struct Totals {
     /// Cases that passed.
     pub passed: usize,
-    /// Cases that failed.
+    /// Cases that failed, and listed known failures that passed.
     pub failed: usize,
     /// Cases skipped on this transport.
     pub skipped: usize,
+    /// Listed known failures that failed (`vex check --expect`).
+    pub expected_failures: usize,
 }
 
 /// Counts the verdicts.
@@ -21,44 +23,87 @@ pub fn totals(results: &[CaseResult]) -> Totals {
     for r in results {
         match r.verdict {
             Verdict::Pass => t.passed += 1,
-            Verdict::Fail { .. } => t.failed += 1,
+            Verdict::Fail { .. } | Verdict::UnexpectedPass => t.failed += 1,
             Verdict::Skip { .. } => t.skipped += 1,
+            Verdict::ExpectedFail { .. } => t.expected_failures += 1,
         }
     }
     t
 }
 
-/// Human-readable: one line per case, details under a failure, totals last.
+impl std::fmt::Display for Totals {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} passed, {} failed", self.passed, self.failed)?;
+        if self.expected_failures > 0 {
+            write!(f, ", {} failed as expected", self.expected_failures)?;
+        }
+        write!(f, ", {} skipped", self.skipped)
+    }
+}
+
+/// The word a verdict prints as.
+pub fn word(v: &Verdict) -> &'static str {
+    match v {
+        Verdict::Pass => "PASS",
+        Verdict::Fail { .. } => "FAIL",
+        Verdict::Skip { .. } => "SKIP",
+        Verdict::ExpectedFail { .. } => "XFAIL",
+        Verdict::UnexpectedPass => "XPASS",
+    }
+}
+
+/// The skipped cases grouped by their reason, in the order the reasons first appear.
+fn skips(results: &[CaseResult]) -> Vec<(&str, Vec<&str>)> {
+    let mut groups: Vec<(&str, Vec<&str>)> = Vec::new();
+    for r in results {
+        let Verdict::Skip { reason } = &r.verdict else {
+            continue;
+        };
+        match groups.iter_mut().find(|(why, _)| why == reason) {
+            Some((_, ids)) => ids.push(&r.case.id),
+            None => groups.push((reason, vec![&r.case.id])),
+        }
+    }
+    groups
+}
+
+/// Human-readable: one line per case that ran, details under a failure, the skipped
+/// cases one line per reason, totals last.
 pub fn text(results: &[CaseResult]) -> String {
     let mut out = String::new();
     for r in results {
-        let word = match &r.verdict {
-            Verdict::Pass => "PASS",
-            Verdict::Fail { .. } => "FAIL",
-            Verdict::Skip { .. } => "SKIP",
-        };
-        let _ = writeln!(out, "{word} {:<40} {}", r.case.id, r.case.title);
+        if matches!(r.verdict, Verdict::Skip { .. }) {
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "{:<5} {:<40} {}",
+            word(&r.verdict),
+            r.case.id,
+            r.case.title
+        );
         match &r.verdict {
-            Verdict::Fail { expected, actual } => {
-                let _ = writeln!(out, "     rules:    {}", r.case.rule_ids().join(", "));
-                let _ = writeln!(out, "     expected: {expected}");
-                let _ = writeln!(out, "     actual:   {actual}");
+            Verdict::Fail { expected, actual } | Verdict::ExpectedFail { expected, actual } => {
+                let _ = writeln!(out, "      rules:    {}", r.case.rule_ids().join(", "));
+                let _ = writeln!(out, "      expected: {expected}");
+                let _ = writeln!(out, "      actual:   {actual}");
                 for v in &r.violations {
-                    let _ = writeln!(out, "     - {v}");
+                    let _ = writeln!(out, "      - {v}");
                 }
             }
-            Verdict::Skip { reason } => {
-                let _ = writeln!(out, "     skipped:  {reason}");
+            Verdict::UnexpectedPass => {
+                let _ = writeln!(
+                    out,
+                    "      listed as a known failure, but it passed: take it off the list"
+                );
             }
-            Verdict::Pass => {}
+            Verdict::Pass | Verdict::Skip { .. } => {}
         }
     }
-    let t = totals(results);
-    let _ = writeln!(
-        out,
-        "{} passed, {} failed, {} skipped",
-        t.passed, t.failed, t.skipped
-    );
+    for (reason, ids) in skips(results) {
+        let _ = writeln!(out, "SKIP  {} cases: {reason}", ids.len());
+    }
+    let _ = writeln!(out, "{}", totals(results));
     out
 }
 
@@ -74,6 +119,11 @@ pub fn json(results: &[CaseResult]) -> String {
                     serde_json::json!({ "expected": expected, "actual": actual }),
                 ),
                 Verdict::Skip { reason } => ("skip", serde_json::json!({ "reason": reason })),
+                Verdict::ExpectedFail { expected, actual } => (
+                    "expected_fail",
+                    serde_json::json!({ "expected": expected, "actual": actual }),
+                ),
+                Verdict::UnexpectedPass => ("unexpected_pass", serde_json::Value::Null),
             };
             serde_json::json!({
                 "id": r.case.id,
@@ -94,7 +144,8 @@ pub fn json(results: &[CaseResult]) -> String {
         .collect();
     let t = totals(results);
     let doc = serde_json::json!({
-        "passed": t.passed, "failed": t.failed, "skipped": t.skipped, "cases": cases,
+        "passed": t.passed, "failed": t.failed, "skipped": t.skipped,
+        "expected_failures": t.expected_failures, "cases": cases,
     });
     serde_json::to_string_pretty(&doc).unwrap_or_default()
 }
@@ -106,7 +157,17 @@ fn xml_escape(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// JUnit XML, one testcase per case.
+/// A failure's text: what was expected, what happened, then every violation with its
+/// rule, effect, frame, bit and reason.
+fn failure_body(r: &CaseResult, expected: &str, actual: &str) -> String {
+    let mut body = format!("expected: {expected}\nactual: {actual}\n");
+    for v in &r.violations {
+        let _ = writeln!(body, "{v}");
+    }
+    body
+}
+
+/// JUnit XML, one testcase per case; a failure carries its violations.
 pub fn junit(results: &[CaseResult]) -> String {
     let t = totals(results);
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
@@ -129,14 +190,26 @@ pub fn junit(results: &[CaseResult]) -> String {
             Verdict::Fail { expected, actual } => {
                 let _ = write!(
                     out,
-                    "<failure message=\"{}\">expected: {}\nactual: {}</failure>",
+                    "<failure message=\"{}\">{}</failure>",
                     xml_escape(&r.case.rule_ids().join(", ")),
-                    xml_escape(expected),
-                    xml_escape(actual)
+                    xml_escape(&failure_body(r, expected, actual))
+                );
+            }
+            Verdict::UnexpectedPass => {
+                let _ = write!(
+                    out,
+                    "<failure message=\"unexpected pass\">listed as a known failure, but it passed: take it off the list</failure>"
                 );
             }
             Verdict::Skip { reason } => {
                 let _ = write!(out, "<skipped message=\"{}\"/>", xml_escape(reason));
+            }
+            Verdict::ExpectedFail { expected, actual } => {
+                let _ = write!(
+                    out,
+                    "<skipped message=\"expected failure\">{}</skipped>",
+                    xml_escape(&failure_body(r, expected, actual))
+                );
             }
         }
         out.push_str("</testcase>\n");

@@ -110,7 +110,9 @@ fn result(case: &Case, run: Option<RunReport>, started: Instant, strict: bool) -
     let verdict = match &run {
         Some(r) => case.expect.judge(r, strict),
         None => Verdict::Skip {
-            reason: "needs our in-process host told to break the rule".into(),
+            reason: "they need our in-process host told to break a rule (over TCP, \
+                     `vex host --fault NAME` serves one)"
+                .into(),
         },
     };
     CaseResult {

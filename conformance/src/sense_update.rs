@@ -6,6 +6,7 @@
 //! prints its key, its length and its bits, and the slot of its first object, which sits
 //! at a fixed place.
 
+use serde_json::{Value as Json, json};
 use std::fmt::Write;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::sense_update::SenseUpdate;
@@ -64,6 +65,39 @@ pub fn text(body: &[u8]) -> Result<String, BitError> {
     Ok(out)
 }
 
+/// The JSON form of a message-6 body: the patch epoch, then each group with its bit
+/// offset, its substream and the slot of its first object.
+pub fn json(body: &[u8]) -> Result<Json, BitError> {
+    let m = SenseUpdate::decode(body)?;
+    let groups: Vec<Json> = m
+        .groups
+        .iter()
+        .map(|g| {
+            let mut r = g.substream.reader();
+            let first = match r.read_bool() {
+                Ok(true) => ClientRef::read(&mut r).ok().map(|s| {
+                    json!({
+                        "at": g.at + GROUP_HEAD_BITS + 1, "key": s.key, "slot_type": s.slot_type,
+                        "index": s.index,
+                        "type_name": slot_types::by_number(s.slot_type).map(|t| t.name),
+                    })
+                }),
+                _ => None,
+            };
+            json!({
+                "at": g.at, "key": g.key, "bits": g.substream.bit_len,
+                "substream": hex::encode_upper(&g.substream.bytes), "first_slot": first,
+            })
+        })
+        .collect();
+    Ok(json!({
+        "message": "sensor_sense_update",
+        "bits": body.len() * 8,
+        "patch_epoch": m.patch_epoch.to_vec(),
+        "groups": groups,
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -107,6 +141,12 @@ mod tests {
         );
         assert!(out.contains("group 0xbbbb0002"), "{out}");
         assert!(out.contains("no objects"), "{out}");
+        let j = json(&body).unwrap();
+        assert_eq!(
+            j["groups"][0]["first_slot"]["type_name"],
+            "player_monitor_sensor"
+        );
+        assert_eq!(j["groups"][1]["first_slot"], Json::Null);
         let mut literal = body;
         literal[16] |= 0x80;
         assert!(

@@ -23,6 +23,19 @@ enum Input {
     Closed(LinkKind),
 }
 
+/// Whether a host listens at `addr`: one connection, opened and closed within the connect
+/// timeout. `vex check --target` and `vex client` ask this first, so a host that cannot be
+/// reached is an error of the command, not a rule the host broke.
+pub async fn reachable(addr: std::net::SocketAddrV4) -> std::io::Result<()> {
+    match tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(addr)).await {
+        Ok(stream) => stream.map(drop),
+        Err(_) => Err(std::io::Error::new(
+            std::io::ErrorKind::TimedOut,
+            format!("no answer within {} s", CONNECT_TIMEOUT.as_secs()),
+        )),
+    }
+}
+
 /// Runs the emulated client against the host at `client.target` for `run_for` of real time.
 /// `on_violation` sees each violation as it happens.
 pub async fn run(

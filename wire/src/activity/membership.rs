@@ -274,6 +274,19 @@ impl HostTail {
     }
 }
 
+/// Bit offsets of a message 12's parts ([`ReplicateMembership::offsets`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MembershipOffsets {
+    /// Each member lane's first bit.
+    pub lanes: [usize; MEMBER_LANES],
+    /// Each region record's first bit, bubble 0 first.
+    pub regions: [usize; REGION_COUNT],
+    /// The host tail's first bit.
+    pub host: usize,
+    /// The first trailing mask's presence bit.
+    pub masks: usize,
+}
+
 /// Message 12 as facts 4.10 lays it out.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReplicateMembership {
@@ -326,6 +339,38 @@ impl ReplicateMembership {
             host: HostTail::seed(host_key),
             member_mask: mask,
             second_mask: mask,
+        }
+    }
+
+    /// Where each part of this body sits, in bits from its start (facts 4.10): a present
+    /// lane takes [`PRESENT_MEMBER_BITS`], an absent one [`ABSENT_MEMBER_BITS`], a region
+    /// record [`REGION_RECORD_BITS`] and 8 bits a descriptor byte.
+    pub fn offsets(&self) -> MembershipOffsets {
+        let mut at = MEMBER_START_BIT;
+        let lanes = std::array::from_fn(|lane| {
+            let start = at;
+            at += if self.members[lane].is_some() {
+                PRESENT_MEMBER_BITS
+            } else {
+                ABSENT_MEMBER_BITS
+            };
+            start
+        });
+        at += 1; // the region block's presence bit
+        let regions = std::array::from_fn(|b| {
+            let start = at;
+            let descriptor = self.regions[b]
+                .citizen_descriptor
+                .as_ref()
+                .map_or(0, Vec::len);
+            at += REGION_RECORD_BITS + 8 * descriptor;
+            start
+        });
+        MembershipOffsets {
+            lanes,
+            regions,
+            host: at,
+            masks: at + HOST_TAIL_BITS,
         }
     }
 
@@ -682,6 +727,11 @@ mod tests {
             REGION_BLOCK_BIT + 1 + REGION_COUNT * REGION_RECORD_BITS
         );
         assert_eq!(MASKS_BIT, HOST_TAIL_BIT + HOST_TAIL_BITS);
+        let offsets = m.offsets();
+        assert_eq!(offsets.lanes[1], MEMBER_START_BIT + PRESENT_MEMBER_BITS);
+        assert_eq!(offsets.regions[0], REGION_BLOCK_BIT + 1);
+        assert_eq!(offsets.host, HOST_TAIL_BIT);
+        assert_eq!(offsets.masks, MASKS_BIT);
 
         let mut r = BitReader::new(&body);
         r.skip(REGION_BLOCK_BIT).unwrap();

@@ -6,10 +6,10 @@
 //! "peer_leave_request"; facts 4.1, 4.5, 4.6, 4.13, 4.14, 5.2.
 
 use super::kind::{Field, Guard, I32, Kind, Schema, U32, U64, int, uint};
+use super::text::CHAR;
 use vex_rules::Rule;
 
 const BYTE: Kind = uint(8, 0);
-const CHAR: Kind = int(8, 128);
 
 const SKULL: Schema = Schema {
     name: "skull",

@@ -8,6 +8,7 @@ pub mod messages;
 #[cfg(test)]
 mod round_trip;
 pub mod tables;
+pub mod text;
 pub mod value;
 pub mod walk;
 

@@ -6,6 +6,7 @@ use super::kind::{
     Field, Guard, KEYED_LANE_FIRST, KEYED_LANE_SECOND, KEYED_LANE_SELECTOR_BITS, Kind, MAX_DEPTH,
     RUNTIME_I32, Schema, TagMode,
 };
+use super::text;
 use super::value::Value;
 use crate::bits::{BitError, BitReader, BitWriter};
 use thiserror::Error;
@@ -495,6 +496,19 @@ fn decode_kind(
     let before = r.clone();
     let leaf = match kind {
         Kind::Record(s) => return decode_record(s, r, path, depth + 1, lines),
+        Kind::FixedArray { element, len } if text::is_char(element) => {
+            let items = (0..*len)
+                .map(|i| decode_kind(element, r, &format!("{path}[{i}]"), depth, None))
+                .collect::<Result<Vec<_>, _>>()?;
+            trace(
+                lines,
+                &before,
+                r,
+                path,
+                format!("{:?}", text::to_text(&items)),
+            );
+            return Ok(Value::Array(items));
+        }
         Kind::FixedArray { element, len } => {
             let mut items = Vec::with_capacity(usize::from(*len));
             for i in 0..*len {

@@ -1,0 +1,309 @@
+//! `vex check`: the conformance catalog against the built-in host in-process, or against
+//! any host over TCP, with progress, expected results and reports.
+
+use crate::progress::Progress;
+use crate::{Keys, error, load_scenario};
+use std::collections::BTreeMap;
+use std::net::SocketAddrV4;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{Semaphore, mpsc};
+use tokio::task::JoinSet;
+use vex_conformance::expect::{self, Expected};
+use vex_conformance::{
+    Case, CaseResult, CheckOptions, HostUnderTest, Transport, Verdict, catalog, report, run_case,
+    run_in_process,
+};
+
+/// TCP cases run at once unless `--jobs` says otherwise.
+const TCP_JOBS: usize = 4;
+/// How long a host started by `--spawn` may take to listen.
+const SPAWN_READY: Duration = Duration::from_secs(10);
+
+/// `vex check`'s arguments.
+#[derive(clap::Args)]
+pub struct CheckArgs {
+    /// A host to check over TCP; without it, the built-in host runs in-process.
+    #[arg(long)]
+    target: Option<SocketAddrV4>,
+    /// Start the host under test with this shell command, wait until it listens at
+    /// `--target`, and stop it after the run.
+    #[arg(long, value_name = "CMD", requires = "target")]
+    spawn: Option<String>,
+    /// Only cases whose id contains this (repeat it for several); a filter that matches
+    /// no case is an error.
+    #[arg(long)]
+    filter: Vec<String>,
+    /// List the cases (id, the host each needs, the rules it names) and exit.
+    #[arg(long)]
+    list: bool,
+    /// Cases run at once (default: 4 over TCP, one per core in-process).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    jobs: Option<u16>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Also write a JUnit XML report here; a failure carries its violations.
+    #[arg(long)]
+    junit: Option<PathBuf>,
+    /// Write each case's transcript into this folder.
+    #[arg(long)]
+    transcripts: Option<PathBuf>,
+    /// The cases this host is known to fail, one id a line: their failures are expected,
+    /// and a listed case that passes fails the run.
+    #[arg(long, value_name = "FILE")]
+    expect: Option<PathBuf>,
+    /// Write the cases that failed in this run as an expected-results file.
+    #[arg(long, value_name = "FILE")]
+    write_expect: Option<PathBuf>,
+    /// Fail a clean run on host duties too (ENV-10, JOIN-02, SLOTS-02, LINK-03).
+    #[arg(long)]
+    strict: bool,
+    /// No progress on standard error.
+    #[arg(long)]
+    quiet: bool,
+    /// The scenario the host serves and the emulated client's packages hold, a TOML
+    /// file (default: the built-in one).
+    #[arg(long)]
+    scenario: Option<PathBuf>,
+    #[command(flatten)]
+    keys: Keys,
+}
+
+/// Runs the check: 0 when every case passed (or failed as expected), 1 on a failure, 2
+/// when the command itself cannot do its work.
+pub async fn run(args: CheckArgs) -> ExitCode {
+    crate::init_logs("error");
+    let cases: Vec<Case> = catalog()
+        .into_iter()
+        .filter(|c| args.filter.is_empty() || args.filter.iter().any(|f| c.id.contains(f)))
+        .collect();
+    if let Some(f) = args
+        .filter
+        .iter()
+        .find(|f| !cases.iter().any(|c| c.id.contains(f.as_str())))
+    {
+        eprintln!("vex check: no case id contains {f:?}; `vex check --list` shows them");
+        return error();
+    }
+    if args.list {
+        list(&cases);
+        return ExitCode::SUCCESS;
+    }
+    let expected = match args.expect.as_deref().map(read_expected).transpose() {
+        Ok(e) => e.unwrap_or_default(),
+        Err(code) => return code,
+    };
+    let scenario = match load_scenario(args.scenario.as_deref()) {
+        // one scenario for the whole run, shared by every case
+        Ok(s) => s.map(|s| &*Box::leak(Box::new(s))),
+        Err(code) => return code,
+    };
+    let options = CheckOptions {
+        keys: args.keys.keys(),
+        strict: args.strict,
+        scenario,
+    };
+    let transport = args.target.map_or(Transport::InProcess, Transport::Tcp);
+    let _host = match (&args.spawn, args.target) {
+        (Some(cmd), Some(target)) => match spawn(cmd, target).await {
+            Ok(child) => Some(child),
+            Err(why) => {
+                eprintln!("vex check: --spawn {cmd:?}: {why}");
+                return error();
+            }
+        },
+        _ => None,
+    };
+    if let Some(target) = args.target
+        && let Err(e) = vex_harness::tcp::reachable(target).await
+    {
+        eprintln!("vex check: cannot reach a host at {target}: {e}");
+        return error();
+    }
+    let jobs = args
+        .jobs
+        .map_or_else(|| default_jobs(transport), usize::from);
+    let mut results = run_all(cases, transport, options, jobs, args.quiet).await;
+    expected.apply(&mut results);
+    write_reports(&args, &results)
+}
+
+/// The expected results in `path`; a file that cannot be read or names an unknown case is
+/// an error.
+fn read_expected(path: &Path) -> Result<Expected, ExitCode> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        eprintln!("vex check: {}: {e}", path.display());
+        error()
+    })?;
+    let all = catalog();
+    Expected::parse(&text, all.iter().map(|c| c.id.as_str())).map_err(|e| {
+        eprintln!("vex check: {}: {e}", path.display());
+        error()
+    })
+}
+
+fn default_jobs(transport: Transport) -> usize {
+    match transport {
+        Transport::Tcp(_) => TCP_JOBS,
+        Transport::InProcess => std::thread::available_parallelism().map_or(1, usize::from),
+    }
+}
+
+fn list(cases: &[Case]) {
+    let width = cases.iter().map(|c| c.id.len()).max().unwrap_or(0);
+    for c in cases {
+        let host = match c.host {
+            HostUnderTest::Any => "any host".to_string(),
+            HostUnderTest::Faulty(f) => format!("our host with --fault {f:?}"),
+        };
+        out!(
+            "{:<width$}  {:<48}  {}",
+            c.id,
+            host,
+            c.rule_ids().join(", ")
+        );
+    }
+}
+
+/// Starts the host under test and waits until it listens at `target`. The child is
+/// killed when the returned handle is dropped, at the end of the run.
+async fn spawn(cmd: &str, target: SocketAddrV4) -> Result<tokio::process::Child, String> {
+    let mut child = tokio::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("exec {cmd}"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| format!("cannot start it: {e}"))?;
+    let deadline = tokio::time::Instant::now() + SPAWN_READY;
+    loop {
+        if let Ok(Some(status)) = child.try_wait() {
+            return Err(format!("it exited ({status}) before listening at {target}"));
+        }
+        if vex_harness::tcp::reachable(target).await.is_ok() {
+            return Ok(child);
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return Err(format!(
+                "it did not listen at {target} within {} s",
+                SPAWN_READY.as_secs()
+            ));
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Runs `cases`, `jobs` at a time, showing progress; the results come back in the
+/// catalog's order.
+async fn run_all(
+    cases: Vec<Case>,
+    transport: Transport,
+    options: CheckOptions,
+    jobs: usize,
+    quiet: bool,
+) -> Vec<CaseResult> {
+    let real_time = matches!(transport, Transport::Tcp(_));
+    let mut progress = Progress::new(cases.len(), quiet, real_time);
+    let permits = Arc::new(Semaphore::new(jobs));
+    let (started_tx, mut started_rx) = mpsc::unbounded_channel::<String>();
+    let mut set = JoinSet::new();
+    let mut index_of = BTreeMap::new();
+    for (i, case) in cases.iter().cloned().enumerate() {
+        let (permits, started) = (permits.clone(), started_tx.clone());
+        let handle = set.spawn(async move {
+            let _permit = permits.acquire_owned().await;
+            let _ = started.send(case.id.clone());
+            let result = match transport {
+                Transport::InProcess => {
+                    tokio::task::spawn_blocking(move || run_in_process(&case, options)).await
+                }
+                Transport::Tcp(_) => Ok(run_case(&case, transport, options).await),
+            };
+            (i, result)
+        });
+        index_of.insert(handle.id(), i);
+    }
+    drop(started_tx);
+    let mut results: Vec<Option<CaseResult>> = vec![None; cases.len()];
+    loop {
+        tokio::select! {
+            Some(id) = started_rx.recv() => progress.started(&id),
+            joined = set.join_next_with_id() => {
+                let Some(joined) = joined else { break };
+                let (i, result) = match joined {
+                    Ok((_, (i, Ok(r)))) => (i, r),
+                    Ok((_, (i, Err(e)))) => (i, broken(&cases[i], &e.to_string())),
+                    Err(e) => {
+                        let i = index_of.get(&e.id()).copied().unwrap_or_default();
+                        (i, broken(&cases[i], &e.to_string()))
+                    }
+                };
+                progress.finished(&result);
+                results[i] = Some(result);
+            }
+        }
+    }
+    progress.finish();
+    results.into_iter().flatten().collect()
+}
+
+/// The result of a case whose run failed inside Vex itself: a failure that says so.
+fn broken(case: &Case, why: &str) -> CaseResult {
+    CaseResult {
+        case: case.clone(),
+        verdict: Verdict::Fail {
+            expected: "the case runs to its end".into(),
+            actual: format!("Vex itself failed while running it: {why}"),
+        },
+        violations: Vec::new(),
+        duration: Duration::ZERO,
+        run: None,
+    }
+}
+
+/// Writes transcripts, the report and the files asked for; the exit code of the run.
+fn write_reports(args: &CheckArgs, results: &[CaseResult]) -> ExitCode {
+    let mut io_failed = false;
+    let mut write = |path: &Path, text: String| {
+        if let Err(e) = std::fs::write(path, text) {
+            eprintln!("vex check: cannot write {}: {e}", path.display());
+            io_failed = true;
+        }
+    };
+    if let Some(dir) = &args.transcripts {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            eprintln!("vex check: cannot create {}: {e}", dir.display());
+            return error();
+        }
+        for r in results {
+            if let Some(run) = &r.run {
+                write(
+                    &dir.join(format!("{}.txt", r.case.id)),
+                    run.transcript.to_text(),
+                );
+            }
+        }
+    }
+    if args.json {
+        out!("{}", report::json(results));
+    } else {
+        out_raw!("{}", report::text(results));
+    }
+    if let Some(path) = &args.junit {
+        write(path, report::junit(results));
+    }
+    if let Some(path) = &args.write_expect {
+        write(path, expect::write(results));
+    }
+    if io_failed {
+        error()
+    } else if report::totals(results).failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}

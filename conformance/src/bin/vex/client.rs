@@ -1,0 +1,172 @@
+//! `vex client` and `vex replay`: one emulated client against a host, or against a
+//! recorded transcript.
+
+use crate::{Keys, error, load_scenario};
+use std::net::SocketAddrV4;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+use vex_fake_client::{ClientConfig, Outcome};
+use vex_harness::transcript::Transcript;
+use vex_host::HostConfig;
+
+/// `vex client`'s arguments.
+#[derive(clap::Args)]
+pub struct ClientArgs {
+    /// The host's lobby address.
+    #[arg(long)]
+    target: SocketAddrV4,
+    /// How long to stay, in seconds.
+    #[arg(long, default_value_t = 10)]
+    seconds: u64,
+    /// The scenario the client's packages hold, a TOML file (default: the built-in).
+    #[arg(long)]
+    scenario: Option<PathBuf>,
+    #[command(flatten)]
+    script: Script,
+    #[command(flatten)]
+    keys: Keys,
+}
+
+/// `vex replay`'s arguments.
+#[derive(clap::Args)]
+pub struct ReplayArgs {
+    /// A transcript, as `vex check --transcripts` writes it.
+    file: PathBuf,
+    #[command(flatten)]
+    keys: Keys,
+}
+
+/// What the emulated client does after the join, each this many milliseconds after it.
+#[derive(clap::Args)]
+struct Script {
+    /// Ask for the whole snapshot with message 18.
+    #[arg(long, value_name = "MS")]
+    refresh_after: Option<u64>,
+    /// Return 32 entity slots with message 21 and ask for 8 with message 20.
+    #[arg(long, value_name = "MS")]
+    request_slots_after: Option<u64>,
+    /// Leave with message 15.
+    #[arg(long, value_name = "MS")]
+    leave_after: Option<u64>,
+    /// Report the member identity with message 23.
+    #[arg(long, value_name = "MS")]
+    identity_after: Option<u64>,
+    /// Join again (service 6, then message 3) this long after leaving.
+    #[arg(long, value_name = "MS", requires = "leave_after")]
+    rejoin_after: Option<u64>,
+    /// Move into the next bubble with message 22, then ask for its roster with message 18.
+    #[arg(long, value_name = "MS")]
+    move_region_after: Option<u64>,
+    /// Ask to start the activity anew with message 11.
+    #[arg(long, value_name = "MS")]
+    start_activity_after: Option<u64>,
+    /// Ask the host to purge the lowest 8 leased slots with message 27.
+    #[arg(long, value_name = "MS")]
+    purge_after: Option<u64>,
+    /// Give up authority over the lowest 8 leased slots with message 33.
+    #[arg(long, value_name = "MS")]
+    abdicate_after: Option<u64>,
+    /// Post an incident with message 19.
+    #[arg(long, value_name = "MS")]
+    incident_after: Option<u64>,
+}
+
+impl Script {
+    /// The client's script.
+    fn script(&self) -> vex_fake_client::Script {
+        vex_fake_client::Script {
+            refresh_after_ms: self.refresh_after,
+            slot_request_after_ms: self.request_slots_after,
+            leave_after_ms: self.leave_after,
+            identity_after_ms: self.identity_after,
+            rejoin_after_ms: self.rejoin_after,
+            move_region_after_ms: self.move_region_after,
+            start_activity_after_ms: self.start_activity_after,
+            purge_after_ms: self.purge_after,
+            abdicate_after_ms: self.abdicate_after,
+            incident_after_ms: self.incident_after,
+        }
+    }
+}
+
+/// Runs one client against `--target`; a host that cannot be reached is an error (exit 2).
+pub async fn run(args: ClientArgs) -> ExitCode {
+    crate::init_logs("error");
+    let mut config = ClientConfig::builtin(args.target);
+    config.signon = args.keys.keys();
+    config.script = args.script.script();
+    match load_scenario(args.scenario.as_deref()) {
+        Ok(Some(s)) => config.scenario = s,
+        Ok(None) => {}
+        Err(code) => return code,
+    }
+    if let Err(e) = vex_harness::tcp::reachable(args.target).await {
+        eprintln!("vex client: cannot reach a host at {}: {e}", args.target);
+        return error();
+    }
+    out!("vex client -> {} for {} s", config.target, args.seconds);
+    let run = vex_harness::tcp::run(config, Duration::from_secs(args.seconds), |v| {
+        out!("VIOLATION {v}");
+    })
+    .await;
+    verdict(&run)
+}
+
+/// Replays a transcript to the emulated client.
+pub fn replay(args: ReplayArgs) -> ExitCode {
+    crate::init_logs("error");
+    // the replayed client connects nowhere: its address only names its links
+    let mut config = ClientConfig::builtin(HostConfig::default_address());
+    config.signon = args.keys.keys();
+    let file = &args.file;
+    let text = match std::fs::read_to_string(file) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("vex replay: {}: {e}", file.display());
+            return error();
+        }
+    };
+    let transcript = match Transcript::parse(&text) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("vex replay: {}: {e}", file.display());
+            return error();
+        }
+    };
+    let run = vex_harness::replay::to_client(&transcript, config);
+    let script = transcript.script.to_string();
+    let script = if script.is_empty() {
+        "none".into()
+    } else {
+        script
+    };
+    out!("vex replay {} (script: {script})", file.display());
+    for v in &run.violations {
+        out!("VIOLATION {v}");
+    }
+    verdict(&run)
+}
+
+/// Prints the status line and the outcome; success when the client is in the activity
+/// with no violation, 1 otherwise.
+fn verdict(run: &vex_harness::RunReport) -> ExitCode {
+    out!("{}", run.status);
+    match &run.outcome {
+        Outcome::Running if run.status.in_activity() => {
+            out!("outcome: still in the activity after {} ms", run.elapsed_ms)
+        }
+        Outcome::Running => out!(
+            "outcome: never got into the activity in {} ms",
+            run.elapsed_ms
+        ),
+        Outcome::Ended { rule, reason } => out!("outcome: ended by {rule}: {reason}"),
+        Outcome::Crashed { rule, reason } => out!("outcome: crashed by {rule}: {reason}"),
+        Outcome::Aborted { reason } => out!("outcome: the emulated client stopped: {reason}"),
+    }
+    if run.violations.is_empty() && run.status.in_activity() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}

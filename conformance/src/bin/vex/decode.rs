@@ -1,0 +1,168 @@
+//! `vex decode` and `vex encode`: one body between hex, its fields with bit offsets, and
+//! JSON.
+
+use crate::error;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use vex_conformance::{auth_update, codec, membership, sense_update};
+use vex_wire::activity::{ids, table};
+use vex_wire::schema::Schema;
+
+/// `vex decode`'s arguments.
+#[derive(clap::Args)]
+pub struct DecodeArgs {
+    /// What the body is.
+    #[arg(required_unless_present = "list")]
+    name: Option<String>,
+    /// The body in hex.
+    #[arg(required_unless_present = "list")]
+    hex: Option<String>,
+    /// Print JSON (the form `vex encode` reads) instead of the field list.
+    #[arg(long)]
+    json: bool,
+    /// List the names `decode` and `encode` take.
+    #[arg(long)]
+    list: bool,
+}
+
+/// `vex encode`'s arguments.
+#[derive(clap::Args)]
+pub struct EncodeArgs {
+    /// What the body is.
+    name: String,
+    /// Read the JSON from this file instead of standard input.
+    #[arg(long)]
+    file: Option<PathBuf>,
+}
+
+/// A body printed by its own decoder rather than a schema: its field list and its JSON.
+struct Printer {
+    id: u32,
+    text: fn(&[u8]) -> Result<String, vex_wire::bits::BitError>,
+    json: fn(&[u8]) -> Result<serde_json::Value, vex_wire::bits::BitError>,
+    how: &'static str,
+}
+
+/// The messages `vex decode` prints with their own decoder (AH "Message 5", "Message 6",
+/// "replicate_membership").
+const PRINTERS: [Printer; 3] = [
+    Printer {
+        id: ids::SENSOR_AUTH_UPDATE,
+        text: auth_update::text,
+        json: auth_update::json,
+        how: "decode only, block by block",
+    },
+    Printer {
+        id: ids::SENSOR_SENSE_UPDATE,
+        text: sense_update::text,
+        json: sense_update::json,
+        how: "decode only, group by group",
+    },
+    Printer {
+        id: ids::REPLICATE_MEMBERSHIP,
+        text: membership::text,
+        json: membership::json,
+        how: "decode only",
+    },
+];
+
+/// The printer of the message `name` gives by id or by the table's name.
+fn printer_for(name: &str) -> Option<&'static Printer> {
+    let id = table::find(name)?.id;
+    PRINTERS.iter().find(|p| p.id == id)
+}
+
+fn schema_for(name: &str) -> Option<&'static Schema> {
+    let found = vex_wire::schema::catalog::lookup(name);
+    if found.is_none() {
+        eprintln!("vex: no body named {name:?}; `vex decode --list` shows the names");
+    }
+    found
+}
+
+/// Decodes one body; 1 when it does not parse, 2 when the name or the hex is wrong.
+pub fn decode(args: DecodeArgs) -> ExitCode {
+    if args.list {
+        for p in &PRINTERS {
+            out!("{:>2}  {} ({})", p.id, table::label(p.id), p.how);
+        }
+        for n in vex_wire::schema::catalog::names() {
+            out!("{n}");
+        }
+        return ExitCode::SUCCESS;
+    }
+    let (Some(name), Some(hex_text)) = (args.name, args.hex) else {
+        return error();
+    };
+    if let Some(printer) = printer_for(&name) {
+        let body = match codec::parse_hex(&hex_text) {
+            Ok(b) => b,
+            Err(e) => {
+                eprintln!("vex decode: not hex: {e}");
+                return error();
+            }
+        };
+        let printed = if args.json {
+            (printer.json)(&body).map(|j| format!("{j:#}\n"))
+        } else {
+            (printer.text)(&body)
+        };
+        return match printed {
+            Ok(t) => {
+                out_raw!("{t}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("vex decode: {name} does not parse: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    let Some(schema) = schema_for(&name) else {
+        return error();
+    };
+    let decoded = match codec::decode_hex(schema, &hex_text) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("vex decode: {e}");
+            return error();
+        }
+    };
+    match (&decoded.value, args.json) {
+        (Ok(v), true) => out!("{:#}", codec::to_json(schema, v)),
+        _ => out_raw!("{}", codec::text(schema, &decoded)),
+    }
+    if decoded.value.is_ok() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// Encodes one body from JSON; 2 when the name, the file or the JSON is wrong.
+pub fn encode(args: EncodeArgs) -> ExitCode {
+    let Some(schema) = schema_for(&args.name) else {
+        return error();
+    };
+    let text = match args.file {
+        Some(path) => std::fs::read_to_string(&path),
+        None => std::io::read_to_string(std::io::stdin()),
+    };
+    let text = match text {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("vex encode: cannot read the JSON: {e}");
+            return error();
+        }
+    };
+    match codec::encode_json(schema, &text) {
+        Ok(hex_text) => {
+            out!("{hex_text}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("vex encode: {e}");
+            error()
+        }
+    }
+}

@@ -1,0 +1,176 @@
+//! `vex`: the Activity Host, the conformance check and the emulated client on the command
+//! line (design "The harness and the CLI").
+//!
+//! Exit codes, the same for every command: 0 success, 1 a finding (a conformance failure,
+//! a violation, a body that does not parse), 2 an error of the command itself (usage, a
+//! file that cannot be read, a host that cannot be reached).
+
+/// Prints a line to standard output; a closed pipe (`vex rules | head`) is not an error.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
+/// Prints to standard output without a newline, ignoring a closed pipe.
+macro_rules! out_raw {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout(), $($arg)*);
+    }};
+}
+
+mod check;
+mod client;
+mod decode;
+mod progress;
+mod rules;
+mod serve;
+
+use clap::{Parser, Subcommand};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use vex_wire::bap::secure::SignOnKeys;
+use vex_wire::scenario::Scenario;
+use vex_wire::scenario_file;
+
+/// Exit status of an error of the command itself: usage, IO, a host that cannot be reached.
+const ERROR: u8 = 2;
+
+/// The exit code of an error of the command itself.
+fn error() -> ExitCode {
+    ExitCode::from(ERROR)
+}
+
+/// Vex: a test bench for Destiny 2 (build 86657) Activity Host servers.
+///
+/// Exit status: 0 success, 1 a finding (a failed case, a violation, a body that does not
+/// parse), 2 an error of the command (usage, IO, a host that cannot be reached).
+#[derive(Parser)]
+#[command(name = "vex", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// SignOn key material shared by every subcommand.
+#[derive(clap::Args, Clone)]
+struct Keys {
+    /// SignOn success field 2, the AES-128 key of the secure hello (32 hex digits).
+    /// Default: the development key 000102...0F.
+    #[arg(long, value_parser = parse_key)]
+    signon_aes_key: Option<[u8; 16]>,
+    /// SignOn success field 3, the HMAC-SHA256 key of the secure hello (32 hex digits).
+    /// Default: the development key 101112...1F.
+    #[arg(long, value_parser = parse_key)]
+    signon_hmac_key: Option<[u8; 16]>,
+}
+
+impl Keys {
+    fn keys(&self) -> SignOnKeys {
+        SignOnKeys {
+            aes: self.signon_aes_key.unwrap_or(SignOnKeys::DEVELOPMENT.aes),
+            hmac: self.signon_hmac_key.unwrap_or(SignOnKeys::DEVELOPMENT.hmac),
+        }
+    }
+}
+
+fn parse_key(s: &str) -> Result<[u8; 16], String> {
+    let bytes = hex::decode(s).map_err(|e| format!("not hex: {e}"))?;
+    bytes
+        .try_into()
+        .map_err(|b: Vec<u8>| format!("a key is 16 bytes (32 hex digits), got {}", b.len()))
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve lobby and activity links on one TCP port until Ctrl-C.
+    Host(serve::HostArgs),
+    /// Read a scenario file and print what it places, or the line and field it gets wrong.
+    Scenario {
+        /// The TOML file.
+        file: PathBuf,
+    },
+    /// Run the conformance suite: against the built-in host, or `--target` over TCP.
+    Check(check::CheckArgs),
+    /// Print one body field by field, with bit offsets: a message name or id, `auth:TYPE`,
+    /// or another body's name (`--list` shows them).
+    Decode(decode::DecodeArgs),
+    /// Read a body as JSON (the form `vex decode --json` prints) and print its hex.
+    Encode(decode::EncodeArgs),
+    /// List the client checks the emulated client enforces, with the conformance cases
+    /// that prove each one fires, then the rules it does not enforce and why.
+    Rules(rules::RulesArgs),
+    /// Replay a transcript's host frames to the emulated client and print its verdict:
+    /// a recorded run judged again, without the host that sent it.
+    Replay(client::ReplayArgs),
+    /// Run one emulated client against a host and print its status and violations.
+    Client(client::ClientArgs),
+}
+
+fn init_logs(default: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .init();
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    match Cli::parse().command {
+        Command::Host(args) => serve::run(args).await,
+        Command::Scenario { file } => print_scenario(&file),
+        Command::Check(args) => check::run(args).await,
+        Command::Decode(args) => decode::decode(args),
+        Command::Encode(args) => decode::encode(args),
+        Command::Rules(args) => rules::run(args),
+        Command::Replay(args) => client::replay(args),
+        Command::Client(args) => client::run(args).await,
+    }
+}
+
+/// The scenario in `file`, when one is named; a file that cannot be read or is refused is
+/// an error (exit 2) naming the line and the field.
+fn load_scenario(file: Option<&Path>) -> Result<Option<Scenario>, ExitCode> {
+    let Some(file) = file else {
+        return Ok(None);
+    };
+    let text = std::fs::read_to_string(file).map_err(|e| {
+        eprintln!("vex: {}: {e}", file.display());
+        error()
+    })?;
+    scenario_file::parse(&text).map(Some).map_err(|e| {
+        eprintln!("vex: {}: {e}", file.display());
+        error()
+    })
+}
+
+fn print_scenario(file: &Path) -> ExitCode {
+    let s = match load_scenario(Some(file)) {
+        Ok(Some(s)) => s,
+        Ok(None) => return ExitCode::SUCCESS,
+        Err(code) => return code,
+    };
+    out!(
+        "{}: {} bubbles, arrival slice set {}",
+        s.name,
+        s.bubble_count,
+        s.arrival_slice_set
+    );
+    for o in &s.objects {
+        let place = o
+            .bubble
+            .map_or("top level".to_string(), |b| format!("bubble {b}"));
+        let types: Vec<String> = o
+            .slots
+            .iter()
+            .map(|d| format!("{}@{}", d.slot_type, d.index))
+            .collect();
+        out!("  {:#010x}  {place:<10}  slots {}", o.key, types.join(" "));
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,180 @@
+//! Rule coverage (`vex rules --coverage`): every rule of `rules.md` with its status and the
+//! cases that cover it: those that run against any host (and so judge a third-party host
+//! over TCP), and those where our host breaks the rule on purpose and the emulated client
+//! must catch it.
+
+use crate::case::{Case, HostUnderTest};
+use serde_json::{Value as Json, json};
+use std::fmt::Write;
+use vex_fake_client::{ENFORCED, Rule, not_enforced};
+
+/// One rule's coverage.
+#[derive(Debug, Clone)]
+pub struct RuleCoverage {
+    /// The rule.
+    pub rule: Rule,
+    /// Why the emulated client does not enforce it; `None` when it does.
+    pub why_not: Option<&'static str>,
+    /// Cases that run against any host and name it.
+    pub any_host: Vec<String>,
+    /// Cases where our host breaks it on purpose and the client must report it.
+    pub caught: Vec<String>,
+}
+
+impl RuleCoverage {
+    /// Whether the emulated client enforces it.
+    pub fn enforced(&self) -> bool {
+        ENFORCED.contains(&self.rule)
+    }
+
+    /// Every case that covers it, the any-host ones first.
+    pub fn cases(&self) -> Vec<&str> {
+        self.any_host
+            .iter()
+            .chain(&self.caught)
+            .map(String::as_str)
+            .collect()
+    }
+}
+
+/// The whole catalog's coverage, in `rules.md` order.
+#[derive(Debug, Clone)]
+pub struct Coverage {
+    /// One entry per rule.
+    pub rules: Vec<RuleCoverage>,
+}
+
+/// Counts of a coverage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CoverageTotals {
+    /// Rules in the catalog.
+    pub rules: usize,
+    /// Rules the emulated client enforces.
+    pub enforced: usize,
+    /// Enforced rules with a case that makes them fire.
+    pub caught: usize,
+    /// Rules a case judges against any host, over TCP too.
+    pub any_host: usize,
+}
+
+/// The coverage `cases` give.
+pub fn of(cases: &[Case]) -> Coverage {
+    let rules = Rule::ALL
+        .iter()
+        .map(|&rule| {
+            let ids = |pick: fn(&Case) -> bool| {
+                cases
+                    .iter()
+                    .filter(|c| pick(c) && c.rules.contains(&rule))
+                    .map(|c| c.id.clone())
+                    .collect()
+            };
+            RuleCoverage {
+                rule,
+                why_not: not_enforced::reason(rule),
+                any_host: ids(|c| c.host == HostUnderTest::Any),
+                caught: ids(|c| matches!(c.host, HostUnderTest::Faulty(_))),
+            }
+        })
+        .collect();
+    Coverage { rules }
+}
+
+impl Coverage {
+    /// The counts.
+    pub fn totals(&self) -> CoverageTotals {
+        let count = |f: fn(&RuleCoverage) -> bool| self.rules.iter().filter(|r| f(r)).count();
+        CoverageTotals {
+            rules: self.rules.len(),
+            enforced: count(RuleCoverage::enforced),
+            caught: count(|r| r.enforced() && !r.caught.is_empty()),
+            any_host: count(|r| r.enforced() && !r.any_host.is_empty()),
+        }
+    }
+
+    /// One line per rule, then the totals.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for r in &self.rules {
+            let _ = write!(out, "{:<10} ", r.rule.id());
+            match r.why_not {
+                None if r.enforced() => {
+                    let _ = writeln!(out, "enforced");
+                    let _ = writeln!(out, "{:<10}   any host: {}", "", list(&r.any_host));
+                    let _ = writeln!(out, "{:<10}   caught:   {}", "", list(&r.caught));
+                }
+                None => {
+                    let _ = writeln!(out, "not enforced");
+                }
+                Some(why) => {
+                    let _ = writeln!(out, "not enforced: {why}");
+                }
+            }
+        }
+        let t = self.totals();
+        let _ = writeln!(
+            out,
+            "{} rules: {} enforced ({} made to fire by a case, {} judged against any host), {} not enforced",
+            t.rules,
+            t.enforced,
+            t.caught,
+            t.any_host,
+            t.rules - t.enforced
+        );
+        out
+    }
+
+    /// The JSON form: the totals, then every rule.
+    pub fn json(&self) -> Json {
+        let t = self.totals();
+        let rules: Vec<Json> = self
+            .rules
+            .iter()
+            .map(|r| {
+                json!({
+                    "id": r.rule.id(),
+                    "effect": r.rule.effect().to_string(),
+                    "source": r.rule.source(),
+                    "enforced": r.enforced(),
+                    "why_not": r.why_not,
+                    "any_host": r.any_host,
+                    "caught": r.caught,
+                })
+            })
+            .collect();
+        json!({
+            "rules": t.rules, "enforced": t.enforced, "caught": t.caught,
+            "any_host": t.any_host, "coverage": rules,
+        })
+    }
+}
+
+fn list(ids: &[String]) -> String {
+    if ids.is_empty() {
+        "none".into()
+    } else {
+        ids.join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every enforced rule has a case that makes it fire, and every rule the client does
+    /// not enforce says why (CI fails otherwise).
+    #[test]
+    fn every_enforced_rule_is_made_to_fire_and_every_other_says_why() {
+        let c = of(&crate::catalog());
+        for r in &c.rules {
+            if r.enforced() {
+                assert!(!r.caught.is_empty(), "{} fires in no case", r.rule);
+            } else {
+                assert!(r.why_not.is_some(), "{} has no reason", r.rule);
+            }
+        }
+        let t = c.totals();
+        assert_eq!(t.caught, t.enforced);
+        assert!(t.any_host > 0);
+    }
+}

@@ -1,0 +1,265 @@
+//! The `vex` binary's behaviour, run as a user runs it: exit codes (0 passed, 1 a finding,
+//! 2 an error of the command), what it prints, the files it writes (issue 13).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code
+use pretty_assertions::assert_eq;
+use rstest::rstest;
+use std::process::{Command, Output};
+
+const VEX: &str = env!("CARGO_BIN_EXE_vex");
+
+fn vex(args: &[&str]) -> Output {
+    Command::new(VEX)
+        .args(args)
+        .output()
+        .expect("the vex binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A folder of the test's own under the target directory.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    dir
+}
+
+/// Exit 2 for errors of the command itself, with a message that says what went wrong.
+#[rstest]
+#[case::unreachable_target(&["check", "--target", "127.0.0.1:1", "--quiet"], "cannot reach a host at 127.0.0.1:1")]
+#[case::unreachable_client(&["client", "--target", "127.0.0.1:1", "--seconds", "1"], "cannot reach a host at 127.0.0.1:1")]
+#[case::filter_matching_nothing(&["check", "--filter", "typo"], "no case id contains \"typo\"")]
+#[case::unknown_fault(&["host", "--fault", "Nope"], "no fault named \"Nope\"")]
+#[case::unknown_body(&["decode", "no_such_body", "00"], "no body named")]
+#[case::not_hex(&["decode", "incident", "zz"], "not hex")]
+#[case::missing_expect_file(&["check", "--expect", "/nonexistent/expect.txt"], "/nonexistent/expect.txt")]
+#[case::spawn_without_target(&["check", "--spawn", "true"], "--target")]
+#[case::unknown_command(&["frobnicate"], "unrecognized subcommand")]
+fn errors_of_the_command_exit_2(#[case] args: &[&str], #[case] says: &str) {
+    let o = vex(args);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains(says), "{}", stderr(&o));
+}
+
+#[test]
+fn help_and_version_say_vex() {
+    let help = vex(&["--help"]);
+    assert!(
+        stdout(&help).contains("Usage: vex <COMMAND>"),
+        "{}",
+        stdout(&help)
+    );
+    assert!(!stdout(&help).contains("vex-conformance"));
+    assert!(stdout(&vex(&["--version"])).starts_with("vex "));
+}
+
+/// A body that does not parse is a finding (1), not an error of the command.
+#[test]
+fn a_body_that_does_not_parse_exits_1() {
+    let o = vex(&["decode", "join_result", "00112233"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("does not parse"), "{}", stdout(&o));
+}
+
+#[test]
+fn the_in_process_check_passes_and_lists_its_cases() {
+    let o = vex(&["check", "--filter", "route.", "--quiet"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(stdout(&o).contains("PASS  route.join"), "{}", stdout(&o));
+    let list = vex(&["check", "--list"]);
+    assert!(
+        stdout(&list)
+            .lines()
+            .any(|l| l.starts_with("route.join ") && l.contains("any host"))
+    );
+    assert!(
+        stdout(&list)
+            .lines()
+            .any(|l| l.starts_with("catch.JOIN-01.BurstOrder") && l.contains("--fault BurstOrder"))
+    );
+}
+
+/// A listed case that passes is an unexpected pass and fails the run; an unknown id in the
+/// file is an error naming its line.
+#[test]
+fn expected_results_fail_on_an_unexpected_pass_and_refuse_unknown_ids() {
+    let dir = scratch("cli_expect");
+    let file = dir.join("expect.txt");
+    std::fs::write(&file, "# known\nroute.join  # passes\n").unwrap();
+    let path = file.to_str().unwrap();
+    let o = vex(&[
+        "check",
+        "--filter",
+        "route.join",
+        "--expect",
+        path,
+        "--quiet",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(stdout(&o).contains("XPASS route.join"), "{}", stdout(&o));
+    std::fs::write(&file, "route.join\nroute.jion\n").unwrap();
+    let o = vex(&["check", "--expect", path]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("line 2: \"route.jion\""),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// Against `vex host --fault BurstOrder`, started by `--spawn`, route.join fails with
+/// JOIN-01 and the JUnit failure carries the violation; `--write-expect` records it, and
+/// with that file the same run passes with an expected failure. Skipped cases print as
+/// one line with their reason.
+#[test]
+fn a_faulty_host_over_tcp_fails_with_its_rule_and_can_be_expected() {
+    let dir = scratch("cli_tcp_fault");
+    let addr = "127.0.0.1:30981";
+    let spawn = format!("{VEX} host --listen {addr} --fault BurstOrder");
+    let (junit, expect) = (dir.join("junit.xml"), dir.join("expect.txt"));
+    let common = ["check", "--target", addr, "--spawn", &spawn];
+    let mut args = common.to_vec();
+    args.extend([
+        "--filter",
+        "route.join",
+        "--filter",
+        "BurstOrder",
+        "--junit",
+        junit.to_str().unwrap(),
+        "--write-expect",
+        expect.to_str().unwrap(),
+    ]);
+    let o = vex(&args);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{}", stderr(&o));
+    assert!(out.contains("FAIL  route.join"), "{out}");
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("SKIP")).count(),
+        1,
+        "skips collapse to one line: {out}"
+    );
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(
+        xml.contains("JOIN-01 ["),
+        "the failure carries its violation: {xml}"
+    );
+    let written = std::fs::read_to_string(&expect).unwrap();
+    assert!(
+        written.lines().any(|l| l.starts_with("route.join ")),
+        "{written}"
+    );
+
+    let mut args = common.to_vec();
+    args.extend([
+        "--filter",
+        "route.join",
+        "--expect",
+        expect.to_str().unwrap(),
+    ]);
+    let o = vex(&args);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("XFAIL route.join"), "{}", stdout(&o));
+}
+
+/// A `--spawn` command that never listens is an error, not a failed case.
+#[test]
+fn a_spawned_host_that_exits_is_an_error() {
+    let o = vex(&["check", "--target", "127.0.0.1:30982", "--spawn", "false"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("exited"), "{}", stderr(&o));
+}
+
+/// Every enforced rule's summary starts in the same column as the header's.
+#[test]
+fn rules_are_aligned() {
+    let out = stdout(&vex(&["rules"]));
+    let header = out.lines().nth(1).unwrap();
+    let column = header.find("summary").unwrap();
+    for rule in vex_fake_client::ENFORCED {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(&format!("{} ", rule.id())))
+            .unwrap();
+        assert_eq!(line.find(rule.summary()), Some(column), "{line}");
+    }
+}
+
+#[test]
+fn coverage_as_json_counts_every_rule() {
+    let o = vex(&["rules", "--coverage", "--json"]);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["rules"], vex_fake_client::Rule::ALL.len());
+    assert_eq!(j["enforced"], vex_fake_client::ENFORCED.len());
+    assert_eq!(j["caught"], j["enforced"]);
+    let join01 = j["coverage"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == "JOIN-01")
+        .unwrap();
+    assert_eq!(join01["enforced"], true);
+    assert!(
+        join01["any_host"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c == "route.join")
+    );
+}
+
+/// A message 12 of one member.
+fn membership_hex() -> String {
+    use vex_wire::activity::body::Body;
+    use vex_wire::activity::membership::{Member, ReplicateMembership};
+    let m =
+        ReplicateMembership::for_local_member(Member::seed(0x1122, 0x9EAA_3001_0000_0001, 7), 1);
+    hex::encode_upper(m.encode().unwrap())
+}
+
+/// A message 6 of one empty group.
+fn sense_hex() -> String {
+    use vex_wire::activity::body::Body;
+    use vex_wire::activity::sense_update::{SenseGroup, SenseUpdate};
+    let m = SenseUpdate {
+        patch_epoch: [1, 2],
+        groups: vec![SenseGroup {
+            key: 0xBBBB_0002,
+            objects: vec![],
+        }],
+    };
+    hex::encode_upper(m.encode().unwrap())
+}
+
+/// Messages 5, 6 and 12 print as JSON too, by name or by id.
+#[rstest]
+#[case::roster("5", vex_wire::vectors::SENSOR_AUTH_FULL_EXAMPLE.into(), "sensor_auth_update")]
+#[case::sense("sensor_sense_update", sense_hex(), "sensor_sense_update")]
+#[case::membership("12", membership_hex(), "replicate_membership")]
+fn activity_messages_print_as_json(
+    #[case] name: &str,
+    #[case] body: String,
+    #[case] message: &str,
+) {
+    let o = vex(&["decode", name, &body, "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["message"], message);
+}
+
+#[test]
+fn faults_list_with_their_rules() {
+    let out = stdout(&vex(&["host", "--list-faults"]));
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("BurstOrder ") && l.ends_with("JOIN-01")),
+        "{out}"
+    );
+    assert_eq!(out.lines().count(), vex_host::Fault::ALL.len());
+}
