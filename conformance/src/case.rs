@@ -3,7 +3,7 @@
 
 use std::net::SocketAddrV4;
 
-use vex_fake_client::{ClientConfig, Rule};
+use vex_fake_client::{ClientConfig, Probe, Rule};
 use vex_harness::RunReport;
 use vex_host::Fault;
 use vex_host::fault::ClientAction;
@@ -117,12 +117,17 @@ pub enum ClientScript {
     /// Member 2 reports its identity with message 23 (HOST-15), member 3 leaves with
     /// message 15 and joins again a second later, the others stay.
     Churn,
+    /// Probes the host (`vex_fake_client::Probe`): the odd message goes out after the
+    /// first roster, and a message 18 half a second later must still get its snapshot.
+    Probe(Probe),
 }
 
 /// When a scripted client acts: after its first roster.
 const SCRIPT_AFTER_MS: u64 = 3_000;
 /// How long after its leave a member joins again.
 const REJOIN_AFTER_MS: u64 = 1_000;
+/// How long after a probe the client asks for the snapshot, to see the link go on.
+const PROBE_CHECK_AFTER_MS: u64 = 500;
 
 impl From<ClientAction> for ClientScript {
     /// The script that does what a fault needs the client to do.
@@ -137,6 +142,12 @@ impl From<ClientAction> for ClientScript {
             ClientAction::MoveRegion => Self::MoveRegion,
             ClientAction::StartActivity => Self::StartActivity,
             ClientAction::PurgeAndAbdicate => Self::PurgeAndAbdicate,
+            ClientAction::ProbeMalformedSelection => Self::Probe(Probe::MalformedSelection),
+            ClientAction::ProbeDiscriminatorTwo => Self::Probe(Probe::DiscriminatorTwo),
+            ClientAction::ProbeForeignSession => Self::Probe(Probe::ForeignSession),
+            ClientAction::ProbeUnknownMessage => Self::Probe(Probe::UnknownMessage),
+            ClientAction::ProbeHostMessage => Self::Probe(Probe::HostMessage),
+            ClientAction::ProbeShortBody => Self::Probe(Probe::ShortBody),
         }
     }
 }
@@ -168,6 +179,10 @@ impl ClientScript {
                 client.script.purge_after_ms = Some(SCRIPT_AFTER_MS);
                 client.script.abdicate_after_ms = Some(SCRIPT_AFTER_MS + 1_000);
                 client.script.incident_after_ms = Some(SCRIPT_AFTER_MS + 500);
+            }
+            Self::Probe(probe) => {
+                client.script.probe = Some((probe, SCRIPT_AFTER_MS));
+                client.script.refresh_after_ms = Some(SCRIPT_AFTER_MS + PROBE_CHECK_AFTER_MS);
             }
         }
     }
@@ -407,6 +422,21 @@ pub fn catalog() -> Vec<Case> {
             expect: Expectation::CleanJoin,
         },
     ];
+    for probe in Probe::ALL {
+        cases.push(Case {
+            id: format!("probe.{}", probe.name()),
+            title: format!(
+                "the client sends {}: the host answers as the pages say, and the link goes on",
+                probe.what()
+            ),
+            rules: vec![probe.rule(), Rule::Host03],
+            host: HostUnderTest::Any,
+            run_for_ms: 5_000,
+            script: ClientScript::Probe(probe),
+            members: 1,
+            expect: Expectation::CleanJoin,
+        });
+    }
     for &fault in Fault::ALL {
         let rule = fault.rule();
         cases.push(Case {

@@ -95,3 +95,78 @@ where
     }
     out
 }
+
+/// Serves our host with `faults` on a free port until `stop` fires.
+async fn serve(
+    faults: vex_host::FaultPlan,
+) -> (
+    std::net::SocketAddrV4,
+    tokio::sync::oneshot::Sender<()>,
+    tokio::task::JoinHandle<std::io::Result<()>>,
+) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let std::net::SocketAddr::V4(addr) = listener.local_addr().unwrap() else {
+        unreachable!("bound to an IPv4 address")
+    };
+    let mut config = HostConfig::builtin(addr);
+    config.faults = faults;
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(vex_host::server::serve(
+        listener,
+        HostCore::new(config),
+        async {
+            let _ = stopped.await;
+        },
+    ));
+    (addr, stop, server)
+}
+
+/// Every probe judges a third-party host over real TCP: against our host told to break
+/// the duty it probes (`vex host --fault NAME`), the probe fails with that duty's rule.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_probe_fails_against_a_host_that_breaks_its_duty() {
+    use vex_conformance::case::ClientScript;
+    let probing: Vec<(vex_host::Fault, vex_fake_client::Probe)> = vex_host::Fault::ALL
+        .iter()
+        .filter_map(|&f| match ClientScript::from(f.needs()) {
+            ClientScript::Probe(p) => Some((f, p)),
+            _ => None,
+        })
+        .collect();
+    for p in vex_fake_client::Probe::ALL {
+        assert!(
+            probing.iter().any(|(_, q)| *q == p),
+            "no fault breaks what {p:?} probes"
+        );
+    }
+    let runs = probing.into_iter().map(|(fault, probe)| async move {
+        let (addr, stop, server) = serve(vex_host::FaultPlan::single(fault)).await;
+        let case = catalog()
+            .into_iter()
+            .find(|c| c.id == format!("probe.{}", probe.name()))
+            .unwrap();
+        let result = run_case(
+            &case,
+            Transport::Tcp(addr),
+            CheckOptions::STRICT_DEVELOPMENT,
+        )
+        .await;
+        let _ = stop.send(());
+        server.await.unwrap().unwrap();
+        (fault, result)
+    });
+    for (fault, result) in futures_join_all(runs).await {
+        assert!(
+            matches!(result.verdict, Verdict::Fail { .. }),
+            "{fault:?}: {} passed",
+            result.case.id
+        );
+        assert!(
+            result.violations.iter().any(|v| v.rule == fault.rule()),
+            "{fault:?}: {} fails without {}: {:#?}",
+            result.case.id,
+            fault.rule(),
+            result.violations
+        );
+    }
+}

@@ -9,6 +9,7 @@ use crate::activity_client::ActivityClient;
 use crate::config::ClientConfig;
 use crate::link::LinkKind;
 use crate::links::{ClientTransmit, Links};
+use crate::probe::Probe;
 use crate::receive::Received;
 use crate::rules::Rule;
 use crate::status::StatusLine;
@@ -16,6 +17,7 @@ use crate::verdict::{Outcome, Verdict};
 use crate::violation::Violation;
 use std::collections::VecDeque;
 use std::net::SocketAddrV4;
+use vex_wire::bap::services::HOST_REQUEST;
 use vex_wire::time::Instant;
 
 /// The emulated client.
@@ -124,11 +126,19 @@ impl ClientCore {
     }
 
     /// The link closed under the client. Losing the Activity Host link of a joined activity
-    /// ends it as the link timeout does (LINK-01, `error_host_crashed`).
-    pub fn handle_closed(&mut self, _now: Instant, link: LinkKind) {
+    /// ends it as the link timeout does (LINK-01, `error_host_crashed`); closed just after a
+    /// probe, it breaks the probe's rule first.
+    pub fn handle_closed(&mut self, now: Instant, link: LinkKind) {
         let was_open = self.links.close(link);
-        let joined = self.activity.as_ref().is_some_and(|a| a.join.established());
-        if was_open && joined && link == LinkKind::Activity && self.verdict.running() {
+        let joined = self.activity.as_ref().filter(|a| a.join.established());
+        if was_open
+            && link == LinkKind::Activity
+            && self.verdict.running()
+            && let Some(a) = joined
+        {
+            if let Some((rule, reason)) = a.probe.blame_close(now) {
+                self.verdict.violate(rule, None, None, reason);
+            }
             let reason = "error_host_crashed: the host closed the Activity Host link".to_string();
             self.verdict.violate(Rule::Link01, None, None, reason);
         }
@@ -139,10 +149,20 @@ impl ClientCore {
         if !self.verdict.running() {
             return;
         }
+        let malformed = self.config.script.probe.map(|(p, _)| p) == Some(Probe::MalformedSelection);
         for (link, task, service) in self.links.unanswered() {
-            let reason =
-                format!("{link} link: service {service} request (task {task}) was never answered");
-            self.verdict.violate(Rule::Bap06, None, None, reason);
+            let (rule, what) = if malformed && service == HOST_REQUEST {
+                (
+                    Rule::Bap14,
+                    "malformed service 6 (the host falls back to a default selection)",
+                )
+            } else {
+                (Rule::Bap06, "")
+            };
+            let reason = format!(
+                "{link} link: service {service} request{what} (task {task}) was never answered"
+            );
+            self.verdict.violate(rule, None, None, reason);
         }
         if let Some(activity) = &self.activity {
             activity.finish(&mut self.verdict, now);

@@ -129,8 +129,22 @@ impl Links {
 
     /// Sends activity message `out` on service 8 with `handle` (the session id).
     pub(crate) fn send_activity(&mut self, now: Instant, handle: u64, out: Outgoing) {
-        let Outgoing { message, body } = out;
-        let envelope = ActivityNotification::new(handle, message, 0, body.clone()).encode();
+        let n = ActivityNotification::new(handle, out.message, 0, out.body);
+        self.send_notification(now, n);
+    }
+
+    /// Sends activity message `out` on service-8 discriminator 2, the arm without a
+    /// peer-heard mask (AH "Client to host, service 8"; HOST-10).
+    pub(crate) fn send_activity_on_two(&mut self, now: Instant, handle: u64, out: Outgoing) {
+        let mut n = ActivityNotification::new(handle, out.message, 0, out.body);
+        n.discriminator = 2;
+        n.peer_heard_mask = None;
+        self.send_notification(now, n);
+    }
+
+    fn send_notification(&mut self, now: Instant, n: ActivityNotification) {
+        let envelope = n.encode();
+        let (message, body) = (n.msg_type, n.payload);
         if let Some(l) = self.open.get_mut(&LinkKind::Activity) {
             let bytes = l.request(now, ACTIVITY_TO_HOST, &envelope, false);
             self.transmits.push_back(ClientTransmit {

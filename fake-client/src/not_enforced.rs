@@ -50,10 +50,6 @@ pub const NOT_ENFORCED: &[(Rule, &str)] = &[
     ),
     (Rule::Bap11, LOBBY),
     (
-        Rule::Bap14,
-        "the host's side of service 6: the client only ever sends a well-formed one",
-    ),
-    (
         Rule::Bap17,
         "a body that does not open is caught as BAP-06; the 84-byte layout is the codec's",
     ),
@@ -189,25 +185,13 @@ pub const NOT_ENFORCED: &[(Rule, &str)] = &[
     (Rule::T6801, NO_BODY),
     (Rule::T3801, NO_BODY),
     (
-        Rule::Host01,
-        "the general rule: each request and report has its own HOST row",
-    ),
-    (
         Rule::Host02,
         "the general rule: each push the host owns has its own row",
-    ),
-    (
-        Rule::Host06,
-        "how the host treats another link's message is inside it; our own host's tests hold it",
     ),
     (Rule::Host07, INSIDE),
     (
         Rule::Host09,
         "the host's send never fails in a way the client sees; a retry is inside it",
-    ),
-    (
-        Rule::Host10,
-        "the emulated client sends discriminator 1; the host's tests send 2",
     ),
     (
         Rule::Host11,

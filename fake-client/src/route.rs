@@ -7,6 +7,7 @@ use crate::config::CHANNEL_START_LEN;
 use crate::core::ClientCore;
 use crate::link::LinkKind;
 use crate::links::Outgoing;
+use crate::probe::Probe;
 use crate::rules::Rule;
 use std::net::SocketAddrV4;
 use vex_wire::activity::body::Body;
@@ -24,6 +25,9 @@ use vex_wire::time::Instant;
 
 /// The session-id class in bits 16-31 (ENV-09).
 const SESSION_CLASS: u64 = 0x0020;
+/// A service-6 body no selection decoder takes: three bytes where the request's head alone
+/// is longer (the malformed-selection probe, BAP-14).
+const MALFORMED_SELECTION: [u8; 3] = [0xFF, 0xFF, 0xFF];
 
 impl ClientCore {
     pub(crate) fn handle_response(
@@ -121,8 +125,13 @@ impl ClientCore {
     }
 
     /// Service 6 on the Activity Host link: the client's own selection (SR "Service 6 and
-    /// 7").
+    /// 7"), or under the malformed-selection probe a body no decoder takes (BAP-14).
     pub(crate) fn request_host(&mut self, now: Instant) {
+        if self.config.script.probe.map(|(p, _)| p) == Some(Probe::MalformedSelection) {
+            self.links
+                .send_request(now, LinkKind::Activity, HOST_REQUEST, &MALFORMED_SELECTION);
+            return;
+        }
         match self.selection_request() {
             Ok(body) => {
                 self.links

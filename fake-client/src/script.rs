@@ -2,6 +2,7 @@
 //! milliseconds after the join was accepted (design "The emulated client": a scenario
 //! script drives it).
 
+use crate::probe::Probe;
 use std::fmt;
 
 /// The client's scripted actions; none by default.
@@ -29,6 +30,9 @@ pub struct Script {
     /// Moves into the next bubble with message 22, then asks for the new roster with
     /// message 18 (HOST-05, AUTH-13).
     pub move_region_after_ms: Option<u64>,
+    /// A probe of the host, and when its message goes out; the route's and the refresh's
+    /// probes go with those, whatever the time.
+    pub probe: Option<(Probe, u64)>,
 }
 
 const REFRESH: &str = "refresh-after";
@@ -41,11 +45,13 @@ const START: &str = "start-activity-after";
 const PURGE: &str = "purge-after";
 const ABDICATE: &str = "abdicate-after";
 const INCIDENT: &str = "incident-after";
+/// The prefix of a probe's word: `probe-NAME=MS`.
+const PROBE: &str = "probe-";
 
 /// The text form: `refresh-after=MS request-slots-after=MS leave-after=MS
 /// identity-after=MS rejoin-after=MS move-region-after=MS start-activity-after=MS
-/// purge-after=MS abdicate-after=MS incident-after=MS`, the set ones only; empty when
-/// there are none.
+/// purge-after=MS abdicate-after=MS incident-after=MS probe-NAME=MS`, the set ones only;
+/// empty when there are none.
 impl fmt::Display for Script {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let words = [
@@ -60,9 +66,13 @@ impl fmt::Display for Script {
             (ABDICATE, self.abdicate_after_ms),
             (INCIDENT, self.incident_after_ms),
         ];
+        let probe = self
+            .probe
+            .map(|(p, ms)| format!("{PROBE}{}={ms}", p.name()));
         let set: Vec<String> = words
             .iter()
             .filter_map(|(name, ms)| ms.map(|ms| format!("{name}={ms}")))
+            .chain(probe)
             .collect();
         f.write_str(&set.join(" "))
     }
@@ -77,6 +87,12 @@ impl Script {
                 .split_once('=')
                 .ok_or_else(|| format!("{word:?} is not NAME=MS"))?;
             let ms = ms.parse().map_err(|_| format!("{word:?}: not a number"))?;
+            if let Some(probe) = name.strip_prefix(PROBE) {
+                let probe =
+                    Probe::named(probe).ok_or_else(|| format!("{name:?} is not a probe"))?;
+                s.probe = Some((probe, ms));
+                continue;
+            }
             let slot = match name {
                 REFRESH => &mut s.refresh_after_ms,
                 SLOTS => &mut s.slot_request_after_ms,
@@ -113,14 +129,16 @@ mod tests {
             purge_after_ms: Some(6),
             abdicate_after_ms: None,
             incident_after_ms: None,
+            probe: Some((Probe::ForeignSession, 7)),
         };
         assert_eq!(
             s.to_string(),
-            "refresh-after=1 leave-after=3000 identity-after=2 rejoin-after=4 move-region-after=5 purge-after=6"
+            "refresh-after=1 leave-after=3000 identity-after=2 rejoin-after=4 move-region-after=5 purge-after=6 probe-foreign-session=7"
         );
         assert_eq!(Script::parse(&s.to_string()), Ok(s));
         assert_eq!(Script::parse(""), Ok(Script::default()));
         assert!(Script::parse("leave-after").is_err());
         assert!(Script::parse("stay=1").is_err());
+        assert!(Script::parse("probe-nope=1").is_err());
     }
 }

@@ -3,9 +3,11 @@
 //! fires each due timer through the one match in [`ClientCore::fire`] (design "Sans-IO
 //! cores").
 
+use crate::activity_client::state_refresh_body;
 use crate::config::LINK_SILENCE_MS;
 use crate::core::ClientCore;
 use crate::link::LinkKind;
+use crate::probe::Probe;
 use crate::rules::Rule;
 use vex_wire::time::Instant;
 
@@ -46,11 +48,13 @@ pub(crate) enum ClientTimer {
     RegionMove,
     /// Message 18 asking for the new region's roster after the move (AUTH-13).
     RosterRequest,
+    /// The scripted probe's own message (`crate::probe`).
+    Probe,
 }
 
 impl ClientTimer {
     /// Every timer, in the order they fire.
-    const ALL: [ClientTimer; 16] = [
+    const ALL: [ClientTimer; 17] = [
         ClientTimer::LinkSilence,
         ClientTimer::HostKeepalive,
         ClientTimer::PatchEpoch,
@@ -67,6 +71,7 @@ impl ClientTimer {
         ClientTimer::Abdicate,
         ClientTimer::Incident,
         ClientTimer::Sense,
+        ClientTimer::Probe,
     ];
 }
 
@@ -122,6 +127,7 @@ impl ClientCore {
             ClientTimer::Incident => joined?.reports.incident_due(),
             // a client that left reports nothing more (AH "peer_leave_request")
             ClientTimer::Sense => joined.filter(|a| !a.leave.left())?.ghost.due(),
+            ClientTimer::Probe => joined?.probe.due(),
         }
     }
 
@@ -167,7 +173,23 @@ impl ClientCore {
                 let out = a
                     .refresh
                     .ask(now, a.join.public(), revision, a.region.bubble());
-                links.send_activity(now, a.join.handle(), out);
+                if config
+                    .script
+                    .probe
+                    .is_some_and(|(p, _)| p == Probe::DiscriminatorTwo)
+                {
+                    a.refresh.sent_on_two();
+                    links.send_activity_on_two(now, a.join.handle(), out);
+                } else {
+                    links.send_activity(now, a.join.handle(), out);
+                }
+            }
+            (ClientTimer::Probe, Some(a)) => {
+                let revision = a.membership.acknowledged_revision();
+                let body = state_refresh_body(revision, a.region.bubble());
+                if let Some((handle, out)) = a.probe.send(now, a.join.handle(), body) {
+                    links.send_activity(now, handle, out);
+                }
             }
             (ClientTimer::StartActivity, Some(a)) => {
                 let descriptor = config.scenario.destination.to_bits();

@@ -48,6 +48,7 @@ fuzz_target!(|ops: Vec<Op>| {
         purge_after_ms: Some(140),
         abdicate_after_ms: Some(160),
         incident_after_ms: Some(170),
+        probe: None,
     };
     let mut client = ClientCore::new(config);
     let mut now = Instant::default();

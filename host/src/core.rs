@@ -162,7 +162,11 @@ impl HostCore {
 
     pub(crate) fn drop_input(&mut self, link: LinkId, reason: Dropped) {
         tracing::warn!(%link, %reason, "input dropped");
+        let close = self.policy().close_after_drop(&reason);
         self.events.push_back(HostEvent::Dropped { link, reason });
+        if close {
+            self.close(link, Closed::Plan("closes the link after a dropped input"));
+        }
     }
 
     pub(crate) fn close(&mut self, link: LinkId, reason: Closed) {

@@ -41,6 +41,19 @@ pub enum ClientAction {
     StartActivity,
     /// Asks for a purge with message 27, then gives up authority with message 33.
     PurgeAndAbdicate,
+    /// Sends a service 6 that does not decode (BAP-14).
+    ProbeMalformedSelection,
+    /// Asks for the snapshot with message 18 on service-8 discriminator 2 (HOST-10).
+    ProbeDiscriminatorTwo,
+    /// Sends a message 18 naming a session the link does not own, then a real one
+    /// (HOST-06).
+    ProbeForeignSession,
+    /// Sends a message id outside the table, then a message 18 (HOST-01).
+    ProbeUnknownMessage,
+    /// Sends message 5, which only a host sends, then a message 18 (HOST-01).
+    ProbeHostMessage,
+    /// Sends a message 23 cut short, then a message 18 (HOST-01).
+    ProbeShortBody,
 }
 
 /// How long a fault's run lasts unless it says otherwise, in milliseconds.
@@ -426,6 +439,18 @@ faults! {
     TruncatedRoster => Body04;
     /// BODY-04: after the first roster, a two-byte incident, short of its 29 bits.
     ShortIncident => Body04;
+    /// BAP-14 (probe): a service 6 that does not decode gets no service 7.
+    MalformedSelectionUnanswered => Bap14, also [Join09], script ProbeMalformedSelection;
+    /// HOST-10 (probe): a service-8 message on discriminator 2 is dropped.
+    DiscriminatorTwoDropped => Host10, script ProbeDiscriminatorTwo;
+    /// HOST-06 (probe): a message naming a session the link does not own closes the link.
+    CloseOnForeignSession => Host06, also [Link01], script ProbeForeignSession;
+    /// HOST-01 (probe): a message id outside the table closes the link.
+    CloseOnUnknownMessage => Host01, also [Link01], script ProbeUnknownMessage;
+    /// HOST-01 (probe): a message only the host sends, sent by the client, closes the link.
+    CloseOnHostMessage => Host01, also [Link01], script ProbeHostMessage;
+    /// HOST-01 (probe): a client message whose body does not decode closes the link.
+    CloseOnShortBody => Host01, also [Link01], script ProbeShortBody;
 }
 
 /// The faults a host is told to commit. Empty for a well-behaved host.

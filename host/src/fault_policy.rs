@@ -7,6 +7,7 @@ use crate::fault::{Fault, FaultPlan};
 use crate::fault_program;
 use crate::fault_roster;
 use crate::policy::{Burst, Policy, RosterInputs};
+use crate::reason::Dropped;
 use crate::roster;
 use vex_wire::activity::authority::Purge;
 use vex_wire::activity::body::Body;
@@ -21,6 +22,7 @@ use vex_wire::activity::selection::SelectionDescriptor;
 use vex_wire::activity::sensor_auth::{AuthPart, SensorAuthUpdate};
 use vex_wire::activity::slot::EMPTY_KEY;
 use vex_wire::activity::small::{AdvanceEpoch, ENTITY_SLOTS, EntitySlotMask, WorldGlobals};
+use vex_wire::activity::table;
 use vex_wire::bits::BitError;
 
 /// Rows [`Fault::TooManyHostRows`] declares (BHS-01 allows 32).
@@ -365,6 +367,26 @@ impl Policy for FaultPlan {
             Some(EntitySlotMask::with_range(0..count)) // the join grant's lowest slots
         } else {
             Some(free)
+        }
+    }
+
+    fn answer_malformed_selection(&self) -> bool {
+        !self.has(Fault::MalformedSelectionUnanswered)
+    }
+
+    fn take_discriminator_two(&self) -> bool {
+        !self.has(Fault::DiscriminatorTwoDropped)
+    }
+
+    fn close_after_drop(&self, reason: &Dropped) -> bool {
+        match reason {
+            Dropped::Unowned { .. } => self.has(Fault::CloseOnForeignSession),
+            Dropped::NotClientSent(msg) if table::message(*msg).is_none() => {
+                self.has(Fault::CloseOnUnknownMessage)
+            }
+            Dropped::NotClientSent(_) => self.has(Fault::CloseOnHostMessage),
+            Dropped::Body { .. } => self.has(Fault::CloseOnShortBody),
+            _ => false,
         }
     }
 }

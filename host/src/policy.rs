@@ -5,6 +5,7 @@
 
 use crate::config::KEEPALIVE_INTERVAL_MS;
 use crate::config::TimedCommit;
+use crate::reason::Dropped;
 use crate::world::World;
 use vex_wire::activity::authority::Purge;
 use vex_wire::activity::global_state::GlobalActivityState;
@@ -200,5 +201,21 @@ pub trait Policy {
     /// (HOST-04).
     fn slot_grant(&self, _count: usize, free: EntitySlotMask) -> Option<EntitySlotMask> {
         Some(free)
+    }
+
+    /// Whether a service 6 that does not decode still gets service 7 (BAP-14).
+    fn answer_malformed_selection(&self) -> bool {
+        true
+    }
+
+    /// Whether a service-8 message on discriminator 2 is taken as on 1 (HOST-10).
+    fn take_discriminator_two(&self) -> bool {
+        true
+    }
+
+    /// Whether the link closes after input dropped for `reason`; it goes on (HOST-01,
+    /// HOST-06).
+    fn close_after_drop(&self, _reason: &Dropped) -> bool {
+        false
     }
 }

@@ -44,6 +44,10 @@ pub enum Dropped {
     /// A service-8 envelope that does not decode.
     #[error("service 8: {0}")]
     Envelope(EnvelopeError),
+    /// A service-8 message on discriminator 2, which the policy refuses (HOST-10 says it is
+    /// legal: only a host told to break it refuses it).
+    #[error("service 8 on discriminator 2 refused")]
+    DiscriminatorTwo,
     /// A message id the client never sends: a host-to-client, name-only or local id, or
     /// one past the table's 59 (AH "Message ids": the client sender set).
     #[error("message {0} is not one the client sends")]

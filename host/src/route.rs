@@ -171,6 +171,9 @@ impl HostCore {
             Ok(req) => req.descriptor,
             Err(e) => {
                 self.drop_input(link, Dropped::Selection(e));
+                if !self.policy().answer_malformed_selection() {
+                    return;
+                }
                 self.config
                     .scenario
                     .destination

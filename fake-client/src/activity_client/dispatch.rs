@@ -45,6 +45,8 @@ impl ActivityClient {
         self.authority
             .schedule(at(script.purge_after_ms), at(script.abdicate_after_ms));
         self.reports.schedule(at(script.incident_after_ms));
+        self.probe
+            .schedule(script.probe.map(|(p, ms)| (p, now + ms)));
         self.epochs.start(now, r.initial_epoch);
         cx.status.e = true;
         self.keepalive

@@ -18,6 +18,7 @@ mod join;
 mod keepalive;
 mod leave;
 mod membership;
+mod probe;
 mod refresh;
 mod region;
 mod reports;
@@ -41,7 +42,9 @@ use join::Join;
 use keepalive::Keepalive;
 use leave::Leave;
 use membership::Membership;
+use probe::TimedProbe;
 use refresh::Refresh;
+pub(crate) use refresh::state_refresh_body;
 use region::Region;
 use reports::Reports;
 use roster::Roster;
@@ -87,6 +90,8 @@ pub(crate) struct ActivityClient {
     pub(crate) tick_budget: TickBudget,
     /// Bubble 64's grant as the client mirrors it.
     pub(crate) grants: BubbleGrants,
+    /// The scripted probe of the host, when it is a message of its own.
+    pub(crate) probe: TimedProbe,
 }
 
 /// What an activity client reaches outside itself while it handles a push.
@@ -132,6 +137,7 @@ impl ActivityClient {
             auth_cause: AuthCause::default(),
             tick_budget: TickBudget::default(),
             grants: BubbleGrants::default(),
+            probe: TimedProbe::default(),
         }
     }
 

@@ -40,6 +40,17 @@ pub(crate) struct Refresh {
     last_part: Option<Instant>,
     /// The parts of the snapshot that arrived.
     received: Vec<u32>,
+    /// The request went on service-8 discriminator 2: a snapshot it never gets is the
+    /// host refusing that arm (HOST-10).
+    on_two: bool,
+}
+
+/// Message 18's body: the membership revision the client holds and the bubble it stands
+/// in (facts 4.14).
+pub(crate) fn state_refresh_body(revision: u32, bubble: u8) -> Vec<u8> {
+    let mut body = revision.to_be_bytes().to_vec();
+    body.extend_from_slice(&((i64::from(bubble) + BUBBLE_BIAS) as u32).to_be_bytes());
+    body
 }
 
 impl Refresh {
@@ -100,11 +111,26 @@ impl Refresh {
     ) -> Outgoing {
         self.at = None;
         self.owe(ids::STATE_REFRESH, now, public);
-        let mut body = revision.to_be_bytes().to_vec();
-        body.extend_from_slice(&((i64::from(bubble) + BUBBLE_BIAS) as u32).to_be_bytes());
         Outgoing {
             message: ids::STATE_REFRESH,
-            body,
+            body: state_refresh_body(revision, bubble),
+        }
+    }
+
+    /// The request just asked went on service-8 discriminator 2 (HOST-10).
+    pub(crate) fn sent_on_two(&mut self) {
+        self.on_two = true;
+    }
+
+    /// The rule an unanswered snapshot breaks, and what the request was.
+    fn owed_rule(&self) -> (Rule, &'static str) {
+        if self.on_two {
+            (
+                Rule::Host10,
+                " (sent on service-8 discriminator 2, which is legal)",
+            )
+        } else {
+            (Rule::Host03, "")
         }
     }
 
@@ -146,10 +172,11 @@ impl Refresh {
     fn answered_in_part(&mut self, verdict: &mut Verdict, idx: u64, what: String) {
         let owed: Vec<u32> = self.owed.drain(..).collect();
         let asked = self.asked.map_or(0, |(m, _)| m);
+        let (rule, how) = self.owed_rule();
         let reason = format!(
-            "message {asked}'s snapshot was answered in part: {what}, before messages {owed:?}"
+            "message {asked}'s snapshot{how} was answered in part: {what}, before messages {owed:?}"
         );
-        verdict.violate(Rule::Host03, Some(idx), None, reason);
+        verdict.violate(rule, Some(idx), None, reason);
     }
 
     /// At the deadline `now`: a snapshot the host had time to finish and did not
@@ -160,8 +187,10 @@ impl Refresh {
         };
         if now.since(at) >= ANSWER_GRACE_MS && !self.owed.is_empty() {
             let owed: Vec<u32> = self.owed.iter().copied().collect();
-            let reason = format!("message {msg}'s snapshot never sent messages {owed:?}, in order");
-            verdict.violate(Rule::Host03, None, None, reason);
+            let (rule, how) = self.owed_rule();
+            let reason =
+                format!("message {msg}'s snapshot{how} never sent messages {owed:?}, in order");
+            verdict.violate(rule, None, None, reason);
         }
     }
 }

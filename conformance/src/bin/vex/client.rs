@@ -6,7 +6,7 @@ use std::net::SocketAddrV4;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
-use vex_fake_client::{ClientConfig, Outcome};
+use vex_fake_client::{ClientConfig, Outcome, Probe};
 use vex_harness::transcript::Transcript;
 use vex_host::HostConfig;
 
@@ -70,6 +70,20 @@ struct Script {
     /// Post an incident with message 19.
     #[arg(long, value_name = "MS")]
     incident_after: Option<u64>,
+    /// Probe the host: malformed-selection, discriminator-two, foreign-session,
+    /// unknown-message, host-message or short-body (see `vex check --list`, `probe.*`).
+    #[arg(long, value_name = "NAME", value_parser = parse_probe)]
+    probe: Option<Probe>,
+    /// When the probe's own message goes out.
+    #[arg(long, value_name = "MS", default_value_t = 3_000)]
+    probe_after: u64,
+}
+
+fn parse_probe(name: &str) -> Result<Probe, String> {
+    Probe::named(name).ok_or_else(|| {
+        let names: Vec<&str> = Probe::ALL.iter().map(|p| p.name()).collect();
+        format!("no probe named {name:?}; the probes: {}", names.join(", "))
+    })
 }
 
 impl Script {
@@ -86,6 +100,7 @@ impl Script {
             purge_after_ms: self.purge_after,
             abdicate_after_ms: self.abdicate_after,
             incident_after_ms: self.incident_after,
+            probe: self.probe.map(|p| (p, self.probe_after)),
         }
     }
 }

@@ -1,0 +1,91 @@
+//! Probes: something legal but unusual, or malformed, that the emulated client sends to
+//! judge how a host answers it, against any host (issue 13; `rules.md` HOST duties). The
+//! host must take the legal ones as it takes the usual form, and drop the malformed ones
+//! and go on; a message 18 half a second later must still get its snapshot (HOST-03).
+
+use crate::rules::Rule;
+
+/// One probe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Probe {
+    /// Service 6 with a body no selection decoder takes: the host still answers with
+    /// service 7, falling back to a default selection (BAP-14).
+    MalformedSelection,
+    /// The scripted message 18 goes on service-8 discriminator 2, the arm with no
+    /// peer-heard mask: legal, and owed the snapshot as with 1 (HOST-10).
+    DiscriminatorTwo,
+    /// A message 18 naming a session the link does not own: recorded and dropped, the
+    /// link goes on (HOST-06).
+    ForeignSession,
+    /// A message id outside the table (200): dropped, the link goes on (HOST-01).
+    UnknownMessage,
+    /// A message only the host sends (5, sensor_auth_update): dropped, the link goes on
+    /// (HOST-01).
+    HostMessage,
+    /// A message 23 cut to 3 of its 46 bytes: dropped, the link goes on (HOST-01).
+    ShortBody,
+}
+
+impl Probe {
+    /// Every probe.
+    pub const ALL: [Probe; 6] = [
+        Probe::MalformedSelection,
+        Probe::DiscriminatorTwo,
+        Probe::ForeignSession,
+        Probe::UnknownMessage,
+        Probe::HostMessage,
+        Probe::ShortBody,
+    ];
+
+    /// The rule a host breaks when it mishandles the probe.
+    pub fn rule(self) -> Rule {
+        match self {
+            Probe::MalformedSelection => Rule::Bap14,
+            Probe::DiscriminatorTwo => Rule::Host10,
+            Probe::ForeignSession => Rule::Host06,
+            Probe::UnknownMessage | Probe::HostMessage | Probe::ShortBody => Rule::Host01,
+        }
+    }
+
+    /// Its name in a script's text form and in case ids.
+    pub fn name(self) -> &'static str {
+        match self {
+            Probe::MalformedSelection => "malformed-selection",
+            Probe::DiscriminatorTwo => "discriminator-two",
+            Probe::ForeignSession => "foreign-session",
+            Probe::UnknownMessage => "unknown-message",
+            Probe::HostMessage => "host-message",
+            Probe::ShortBody => "short-body",
+        }
+    }
+
+    /// The probe named `name`.
+    pub fn named(name: &str) -> Option<Probe> {
+        Probe::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    /// What the client sent, for a violation's reason.
+    pub fn what(self) -> &'static str {
+        match self {
+            Probe::MalformedSelection => "a service 6 no selection decoder takes",
+            Probe::DiscriminatorTwo => "message 18 on service-8 discriminator 2",
+            Probe::ForeignSession => "a message 18 naming a session the link does not own",
+            Probe::UnknownMessage => "message id 200, outside the message table",
+            Probe::HostMessage => "message 5, which only a host sends",
+            Probe::ShortBody => "a message 23 cut to 3 bytes",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for p in Probe::ALL {
+            assert_eq!(Probe::named(p.name()), Some(p));
+        }
+        assert_eq!(Probe::named("nope"), None);
+    }
+}
