@@ -12,6 +12,7 @@ use std::time::Duration;
 use tokio::sync::{Semaphore, mpsc};
 use tokio::task::JoinSet;
 use vex_conformance::expect::{self, Expected};
+use vex_conformance::html;
 use vex_conformance::{
     Case, CaseResult, CheckOptions, HostUnderTest, Transport, Verdict, catalog, report, run_case,
     run_in_process,
@@ -51,6 +52,10 @@ pub struct CheckArgs {
     /// Write each case's transcript into this folder.
     #[arg(long)]
     transcripts: Option<PathBuf>,
+    /// Write the run as a web page, `DIR/index.html`: each case's frames as a sequence
+    /// diagram, violations on the frame that caused them, a frame's decode on click.
+    #[arg(long, value_name = "DIR")]
+    html: Option<PathBuf>,
     /// The cases this host is known to fail, one id a line: their failures are expected,
     /// and a listed case that passes fails the run.
     #[arg(long, value_name = "FILE")]
@@ -292,6 +297,13 @@ fn write_reports(args: &CheckArgs, results: &[CaseResult]) -> ExitCode {
         out!("{}", report::json(results));
     } else {
         out_raw!("{}", report::text(results));
+    }
+    if let Some(dir) = &args.html {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            eprintln!("vex check: cannot create {}: {e}", dir.display());
+            return error();
+        }
+        write(&dir.join("index.html"), html::page(results));
     }
     if let Some(path) = &args.junit {
         write(path, report::junit(results));

@@ -4,8 +4,9 @@
 use crate::error;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use vex_conformance::{auth_update, codec, membership, sense_update};
-use vex_wire::activity::{ids, table};
+use vex_conformance::codec;
+use vex_conformance::printers::{PRINTERS, printer_for};
+use vex_wire::activity::table;
 use vex_wire::schema::Schema;
 
 /// `vex decode`'s arguments.
@@ -33,43 +34,6 @@ pub struct EncodeArgs {
     /// Read the JSON from this file instead of standard input.
     #[arg(long)]
     file: Option<PathBuf>,
-}
-
-/// A body printed by its own decoder rather than a schema: its field list and its JSON.
-struct Printer {
-    id: u32,
-    text: fn(&[u8]) -> Result<String, vex_wire::bits::BitError>,
-    json: fn(&[u8]) -> Result<serde_json::Value, vex_wire::bits::BitError>,
-    how: &'static str,
-}
-
-/// The messages `vex decode` prints with their own decoder (AH "Message 5", "Message 6",
-/// "replicate_membership").
-const PRINTERS: [Printer; 3] = [
-    Printer {
-        id: ids::SENSOR_AUTH_UPDATE,
-        text: auth_update::text,
-        json: auth_update::json,
-        how: "decode only, block by block",
-    },
-    Printer {
-        id: ids::SENSOR_SENSE_UPDATE,
-        text: sense_update::text,
-        json: sense_update::json,
-        how: "decode only, group by group",
-    },
-    Printer {
-        id: ids::REPLICATE_MEMBERSHIP,
-        text: membership::text,
-        json: membership::json,
-        how: "decode only",
-    },
-];
-
-/// The printer of the message `name` gives by id or by the table's name.
-fn printer_for(name: &str) -> Option<&'static Printer> {
-    let id = table::find(name)?.id;
-    PRINTERS.iter().find(|p| p.id == id)
 }
 
 fn schema_for(name: &str) -> Option<&'static Schema> {
