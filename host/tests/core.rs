@@ -2,7 +2,9 @@
 //! going after bad input.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 
+use pretty_assertions::assert_eq;
 use std::net::{Ipv4Addr, SocketAddrV4};
+use tracing_test::traced_test;
 use vex_host::activity::JOIN_GRANT_COUNT;
 use vex_host::event::WorldEvent;
 use vex_host::reason::{Closed, Dropped};
@@ -1161,4 +1163,74 @@ fn rosters_of_one_tick_share_the_budget() {
         [5],
         "sent in the next tick"
     );
+}
+
+/// Sends `bad` on a joined link and then an echo: the host drops the first and answers
+/// the second (SR "Client reports come in": bad input is recorded with why, and loses no
+/// state).
+fn drop_then_echo(bad: Bad) {
+    let mut h = host();
+    let mut c = hello(&mut h, L);
+    let session = session_of(&mut h, L, &mut c, 1);
+    let body = match bad {
+        Bad::Session => ActivityNotification::new(session ^ 1, 52, 0, vec![0; 16]).encode(),
+        Bad::Message(msg) => ActivityNotification::new(session, msg, 0, vec![0; 16]).encode(),
+        Bad::ShortBody => ActivityNotification::new(session, 23, 0, vec![1, 2, 3]).encode(),
+        Bad::Envelope => vec![0; 5],
+    };
+    send_sealed(&mut h, L, &mut c, 8, 2, &body);
+    send_sealed(&mut h, L, &mut c, 250, 3, &[0; 4]);
+    assert_eq!(transmits(&mut h).len(), 1, "the link still answers");
+}
+
+/// A way to make the host drop a service-8 input.
+#[derive(Debug, Clone, Copy)]
+enum Bad {
+    /// A message naming a session the link does not own.
+    Session,
+    /// A message id the client never sends.
+    Message(u32),
+    /// A message 23 of 3 bytes.
+    ShortBody,
+    /// A service-8 body shorter than its header.
+    Envelope,
+}
+
+// Each dropped input is logged with its reason; one test each, so each reads its own logs.
+
+#[traced_test]
+#[test]
+fn a_foreign_session_is_logged() {
+    drop_then_echo(Bad::Session);
+    assert!(logs_contain("input dropped"));
+    assert!(logs_contain("which this link does not own"));
+}
+
+#[traced_test]
+#[test]
+fn a_message_past_the_table_is_logged() {
+    drop_then_echo(Bad::Message(59));
+    assert!(logs_contain("message 59 is not one the client sends"));
+}
+
+#[traced_test]
+#[test]
+fn a_host_to_client_message_is_logged() {
+    drop_then_echo(Bad::Message(5));
+    assert!(logs_contain("message 5 is not one the client sends"));
+}
+
+#[traced_test]
+#[test]
+fn a_short_body_is_logged() {
+    drop_then_echo(Bad::ShortBody);
+    assert!(logs_contain("message 23 does not decode"));
+}
+
+#[traced_test]
+#[test]
+fn a_short_envelope_is_logged() {
+    drop_then_echo(Bad::Envelope);
+    assert!(logs_contain("input dropped"));
+    assert!(logs_contain("reason=service 8:"));
 }
