@@ -63,6 +63,25 @@ impl Case {
         client
     }
 
+    /// The faults this case shows on any host: those whose catch case runs the same script
+    /// with as many members for no longer. Against a host that commits one, this case
+    /// fails with its rule (`conformance/tests/catalog.rs` proves it for each), so the case
+    /// judges that rule of a third-party host.
+    pub fn shows(&self) -> Vec<Fault> {
+        if self.host != HostUnderTest::Any {
+            return Vec::new();
+        }
+        Fault::ALL
+            .iter()
+            .copied()
+            .filter(|f| {
+                ClientScript::from(f.needs()) == self.script
+                    && f.members() == self.members
+                    && f.runs_ms() <= self.run_for_ms
+            })
+            .collect()
+    }
+
     /// The ids of the rules it covers.
     pub fn rule_ids(&self) -> Vec<&'static str> {
         ids(&self.rules)
@@ -436,6 +455,13 @@ pub fn catalog() -> Vec<Case> {
             members: 1,
             expect: Expectation::CleanJoin,
         });
+    }
+    for case in &mut cases {
+        for fault in case.shows() {
+            if !case.rules.contains(&fault.rule()) {
+                case.rules.push(fault.rule());
+            }
+        }
     }
     for &fault in Fault::ALL {
         let rule = fault.rule();

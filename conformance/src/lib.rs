@@ -14,4 +14,6 @@ pub mod runner;
 pub mod sense_update;
 
 pub use case::{Case, Expectation, HostUnderTest, Verdict, catalog};
-pub use runner::{CaseResult, CheckOptions, Transport, run_case, run_in_process};
+pub use runner::{
+    CaseResult, CheckOptions, Transport, run_case, run_in_process, run_in_process_against,
+};

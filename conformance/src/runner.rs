@@ -64,16 +64,24 @@ impl CheckOptions {
     };
 }
 
-/// Runs one case against our host in-process, with a virtual clock.
+/// Runs one case against our host in-process, with a virtual clock: told to break its
+/// rule when the case needs that.
 pub fn run_in_process(case: &Case, options: CheckOptions) -> CaseResult {
+    let faults = match case.host {
+        HostUnderTest::Faulty(f) => FaultPlan::single(f),
+        HostUnderTest::Any => FaultPlan::default(),
+    };
+    run_in_process_against(case, faults, options)
+}
+
+/// Runs one case in-process against our host committing `faults`.
+pub fn run_in_process_against(case: &Case, faults: FaultPlan, options: CheckOptions) -> CaseResult {
     let keys = options.keys;
     let started = Instant::now();
     let mut config = HostConfig::builtin(IN_PROCESS_HOST);
     config.signon = keys;
     config.scenario = options.scenario();
-    if let HostUnderTest::Faulty(f) = case.host {
-        config.faults = FaultPlan::single(f);
-    }
+    config.faults = faults;
     let clients = case.clients_of(IN_PROCESS_HOST, keys, &config.scenario);
     let reports = in_process::run_members(config, clients, case.run_for_ms);
     result(case, merged(reports), started, options.strict)

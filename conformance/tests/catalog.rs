@@ -420,3 +420,33 @@ fn a_member_that_rejoins_is_in_every_table_again() {
     }
     assert!(reports.iter().all(|r| r.violations.is_empty()));
 }
+
+/// Every fault a case that runs against any host names (`Case::shows`) makes that case
+/// fail with the fault's rule: the case judges that rule of a third-party host.
+#[test]
+fn every_any_host_case_fails_against_each_fault_it_shows() {
+    let mut judged = 0;
+    for case in catalog() {
+        for fault in case.shows() {
+            let r = vex_conformance::run_in_process_against(
+                &case,
+                vex_host::FaultPlan::single(fault),
+                CheckOptions::STRICT_DEVELOPMENT,
+            );
+            assert!(
+                matches!(r.verdict, Verdict::Fail { .. }),
+                "{} passes against {fault:?}",
+                case.id
+            );
+            assert!(
+                r.violations.iter().any(|v| v.rule == fault.rule()),
+                "{} fails against {fault:?} without {}: {:#?}",
+                case.id,
+                fault.rule(),
+                r.violations
+            );
+            judged += 1;
+        }
+    }
+    assert!(judged > 100, "{judged} case and fault pairs");
+}
