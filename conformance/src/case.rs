@@ -167,6 +167,7 @@ impl From<ClientAction> for ClientScript {
             ClientAction::ProbeUnknownMessage => Self::Probe(Probe::UnknownMessage),
             ClientAction::ProbeHostMessage => Self::Probe(Probe::HostMessage),
             ClientAction::ProbeShortBody => Self::Probe(Probe::ShortBody),
+            ClientAction::ProbeTrailingBytes => Self::Probe(Probe::TrailingBytes),
         }
     }
 }
@@ -448,7 +449,11 @@ pub fn catalog() -> Vec<Case> {
                 "the client sends {}: the host answers as the pages say, and the link goes on",
                 probe.what()
             ),
-            rules: vec![probe.rule(), Rule::Host03],
+            rules: if probe.rule() == Rule::Host03 {
+                vec![Rule::Host03]
+            } else {
+                vec![probe.rule(), Rule::Host03]
+            },
             host: HostUnderTest::Any,
             run_for_ms: 5_000,
             script: ClientScript::Probe(probe),

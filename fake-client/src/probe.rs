@@ -24,17 +24,21 @@ pub enum Probe {
     HostMessage,
     /// A message 23 cut to 3 of its 46 bytes: dropped, the link goes on (HOST-01).
     ShortBody,
+    /// The scripted message 18 carries 4 bytes past its 8: a bit-packed body ends in
+    /// padding, and the request still gets its snapshot (HOST-03).
+    TrailingBytes,
 }
 
 impl Probe {
     /// Every probe.
-    pub const ALL: [Probe; 6] = [
+    pub const ALL: [Probe; 7] = [
         Probe::MalformedSelection,
         Probe::DiscriminatorTwo,
         Probe::ForeignSession,
         Probe::UnknownMessage,
         Probe::HostMessage,
         Probe::ShortBody,
+        Probe::TrailingBytes,
     ];
 
     /// The rule a host breaks when it mishandles the probe.
@@ -44,6 +48,7 @@ impl Probe {
             Probe::DiscriminatorTwo => Rule::Host10,
             Probe::ForeignSession => Rule::Host06,
             Probe::UnknownMessage | Probe::HostMessage | Probe::ShortBody => Rule::Host01,
+            Probe::TrailingBytes => Rule::Host03,
         }
     }
 
@@ -56,6 +61,7 @@ impl Probe {
             Probe::UnknownMessage => "unknown-message",
             Probe::HostMessage => "host-message",
             Probe::ShortBody => "short-body",
+            Probe::TrailingBytes => "trailing-bytes",
         }
     }
 
@@ -73,6 +79,7 @@ impl Probe {
             Probe::UnknownMessage => "message id 200, outside the message table",
             Probe::HostMessage => "message 5, which only a host sends",
             Probe::ShortBody => "a message 23 cut to 3 bytes",
+            Probe::TrailingBytes => "a message 18 with 4 bytes past its body",
         }
     }
 }

@@ -8,6 +8,9 @@ use crate::config::LINK_SILENCE_MS;
 use crate::core::ClientCore;
 use crate::link::LinkKind;
 use crate::probe::Probe;
+
+/// What the trailing-bytes probe appends to message 18 (HOST-03).
+const TRAILING_BYTES: [u8; 4] = [0; 4];
 use crate::rules::Rule;
 use vex_wire::time::Instant;
 
@@ -170,18 +173,19 @@ impl ClientCore {
             }
             (ClientTimer::Refresh, Some(a)) => {
                 let revision = a.membership.acknowledged_revision();
-                let out = a
+                let mut out = a
                     .refresh
                     .ask(now, a.join.public(), revision, a.region.bubble());
-                if config
-                    .script
-                    .probe
-                    .is_some_and(|(p, _)| p == Probe::DiscriminatorTwo)
-                {
-                    a.refresh.sent_on_two();
-                    links.send_activity_on_two(now, a.join.handle(), out);
-                } else {
-                    links.send_activity(now, a.join.handle(), out);
+                match config.script.probe.map(|(p, _)| p) {
+                    Some(Probe::DiscriminatorTwo) => {
+                        a.refresh.sent_on_two();
+                        links.send_activity_on_two(now, a.join.handle(), out);
+                    }
+                    Some(Probe::TrailingBytes) => {
+                        out.body.extend_from_slice(&TRAILING_BYTES);
+                        links.send_activity(now, a.join.handle(), out);
+                    }
+                    _ => links.send_activity(now, a.join.handle(), out),
                 }
             }
             (ClientTimer::Probe, Some(a)) => {

@@ -54,6 +54,8 @@ pub enum ClientAction {
     ProbeHostMessage,
     /// Sends a message 23 cut short, then a message 18 (HOST-01).
     ProbeShortBody,
+    /// Asks for the snapshot with a message 18 that has 4 bytes past its body (HOST-03).
+    ProbeTrailingBytes,
 }
 
 /// How long a fault's run lasts unless it says otherwise, in milliseconds.
@@ -451,6 +453,8 @@ faults! {
     CloseOnHostMessage => Host01, also [Link01], script ProbeHostMessage;
     /// HOST-01 (probe): a client message whose body does not decode closes the link.
     CloseOnShortBody => Host01, also [Link01], script ProbeShortBody;
+    /// HOST-03 (probe): a message 18 with bytes past its body is dropped.
+    TrailingBytesRefused => Host03, script ProbeTrailingBytes;
 }
 
 /// The faults a host is told to commit. Empty for a well-behaved host.

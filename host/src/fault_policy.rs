@@ -374,6 +374,10 @@ impl Policy for FaultPlan {
         !self.has(Fault::MalformedSelectionUnanswered)
     }
 
+    fn take_trailing_bytes(&self) -> bool {
+        !self.has(Fault::TrailingBytesRefused)
+    }
+
     fn take_discriminator_two(&self) -> bool {
         !self.has(Fault::DiscriminatorTwoDropped)
     }

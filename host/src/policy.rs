@@ -208,6 +208,11 @@ pub trait Policy {
         true
     }
 
+    /// Whether a message 18 with bytes past its body is taken as one without (HOST-03).
+    fn take_trailing_bytes(&self) -> bool {
+        true
+    }
+
     /// Whether a service-8 message on discriminator 2 is taken as on 1 (HOST-10).
     fn take_discriminator_two(&self) -> bool {
         true

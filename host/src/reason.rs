@@ -44,6 +44,13 @@ pub enum Dropped {
     /// A service-8 envelope that does not decode.
     #[error("service 8: {0}")]
     Envelope(EnvelopeError),
+    /// A message with bytes past its body, which the policy refuses (HOST-03 says the
+    /// request is still answered: only a host told to break it refuses it).
+    #[error("message {msg} has bytes past its body; refused")]
+    TrailingBytes {
+        /// The activity message id.
+        msg: u32,
+    },
     /// A service-8 message on discriminator 2, which the policy refuses (HOST-10 says it is
     /// legal: only a host told to break it refuses it).
     #[error("service 8 on discriminator 2 refused")]

@@ -20,6 +20,10 @@ impl HostCore {
             let msg = STATE_REFRESH;
             return self.drop_input(link, Dropped::Body { msg, error: e });
         }
+        if r.remaining_bits() > 0 && !self.policy().take_trailing_bytes() {
+            let msg = STATE_REFRESH;
+            return self.drop_input(link, Dropped::TrailingBytes { msg });
+        }
         self.snapshot(link, STATE_REFRESH);
     }
 
