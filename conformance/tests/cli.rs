@@ -140,6 +140,11 @@ fn a_faulty_host_over_tcp_fails_with_its_rule_and_can_be_expected() {
     let out = stdout(&o);
     assert_eq!(o.status.code(), Some(1), "{out}{}", stderr(&o));
     assert!(out.contains("FAIL  route.join"), "{out}");
+    assert!(
+        stderr(&o).contains("] FAIL  route.join ("),
+        "a TCP run off a terminal shows each finished case on stderr: {}",
+        stderr(&o)
+    );
     assert_eq!(
         out.lines().filter(|l| l.starts_with("SKIP")).count(),
         1,
@@ -262,4 +267,67 @@ fn faults_list_with_their_rules() {
         "{out}"
     );
     assert_eq!(out.lines().count(), vex_host::Fault::ALL.len());
+}
+
+/// TCP cases run `--jobs` at a time: two 5-second cases at two jobs end well before ten
+/// seconds.
+#[test]
+fn tcp_cases_run_concurrently() {
+    let addr = "127.0.0.1:30985";
+    let spawn = format!("{VEX} host --listen {addr}");
+    let started = std::time::Instant::now();
+    let o = vex(&[
+        "check",
+        "--target",
+        addr,
+        "--spawn",
+        &spawn,
+        "--quiet",
+        "--jobs",
+        "2",
+        "--filter",
+        "route.join",
+        "--filter",
+        "route.leave",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("2 passed"), "{}", stdout(&o));
+    let took = started.elapsed();
+    assert!(took < std::time::Duration::from_secs(9), "took {took:?}");
+}
+
+/// A name decodes as one line of text, and `vex encode` takes it back as a string.
+#[test]
+fn names_decode_as_text_and_encode_from_strings() {
+    use std::io::Write as _;
+    use vex_wire::activity::body::Body;
+    use vex_wire::activity::join::{JoinRequest, JoinResult};
+    let request = JoinRequest::new(7, 0x0123_4567_89AB_CDEF, 0x1122, 0x3344);
+    let body = JoinResult::accept(&request, 0x0123_4567_89AB_CDEF)
+        .encode()
+        .unwrap();
+    let hex_text = hex::encode_upper(&body);
+    let text = stdout(&vex(&["decode", "join_result", &hex_text]));
+    let line = text.lines().find(|l| l.contains("session_name")).unwrap();
+    assert!(line.ends_with("\"0123456789abcdef\""), "{line}");
+    assert!(text.lines().count() < 60, "{text}");
+    let json = stdout(&vex(&["decode", "join_result", &hex_text, "--json"]));
+    assert!(
+        json.contains("\"session_name\": \"0123456789abcdef\""),
+        "{json}"
+    );
+    let mut encode = Command::new(VEX)
+        .args(["encode", "join_result"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    encode
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(json.as_bytes())
+        .unwrap();
+    let back = encode.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&back.stdout).trim(), hex_text);
 }
