@@ -168,6 +168,7 @@ impl From<ClientAction> for ClientScript {
             ClientAction::ProbeHostMessage => Self::Probe(Probe::HostMessage),
             ClientAction::ProbeShortBody => Self::Probe(Probe::ShortBody),
             ClientAction::ProbeTrailingBytes => Self::Probe(Probe::TrailingBytes),
+            ClientAction::ProbeLargeSlotRequest => Self::Probe(Probe::LargeSlotRequest),
         }
     }
 }
@@ -202,6 +203,9 @@ impl ClientScript {
             }
             Self::Probe(probe) => {
                 client.script.probe = Some((probe, SCRIPT_AFTER_MS));
+                if probe == Probe::LargeSlotRequest {
+                    client.script.slot_request_after_ms = Some(SCRIPT_AFTER_MS);
+                }
                 client.script.refresh_after_ms = Some(SCRIPT_AFTER_MS + PROBE_CHECK_AFTER_MS);
             }
         }

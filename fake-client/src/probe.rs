@@ -5,6 +5,10 @@
 
 use crate::rules::Rule;
 
+/// Slots the large-slot-request probe asks for with message 20: every slot, more than any
+/// member can be granted.
+pub const LARGE_SLOT_REQUEST: i32 = 8_192;
+
 /// One probe.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Probe {
@@ -27,11 +31,14 @@ pub enum Probe {
     /// The scripted message 18 carries 4 bytes past its 8: a bit-packed body ends in
     /// padding, and the request still gets its snapshot (HOST-03).
     TrailingBytes,
+    /// The scripted message 20 asks for [`LARGE_SLOT_REQUEST`] slots, beyond any lease:
+    /// the host grants the free ones (HOST-04).
+    LargeSlotRequest,
 }
 
 impl Probe {
     /// Every probe.
-    pub const ALL: [Probe; 7] = [
+    pub const ALL: [Probe; 8] = [
         Probe::MalformedSelection,
         Probe::DiscriminatorTwo,
         Probe::ForeignSession,
@@ -39,6 +46,7 @@ impl Probe {
         Probe::HostMessage,
         Probe::ShortBody,
         Probe::TrailingBytes,
+        Probe::LargeSlotRequest,
     ];
 
     /// The rule a host breaks when it mishandles the probe.
@@ -49,6 +57,7 @@ impl Probe {
             Probe::ForeignSession => Rule::Host06,
             Probe::UnknownMessage | Probe::HostMessage | Probe::ShortBody => Rule::Host01,
             Probe::TrailingBytes => Rule::Host03,
+            Probe::LargeSlotRequest => Rule::Host04,
         }
     }
 
@@ -62,6 +71,7 @@ impl Probe {
             Probe::HostMessage => "host-message",
             Probe::ShortBody => "short-body",
             Probe::TrailingBytes => "trailing-bytes",
+            Probe::LargeSlotRequest => "large-slot-request",
         }
     }
 
@@ -80,6 +90,7 @@ impl Probe {
             Probe::HostMessage => "message 5, which only a host sends",
             Probe::ShortBody => "a message 23 cut to 3 bytes",
             Probe::TrailingBytes => "a message 18 with 4 bytes past its body",
+            Probe::LargeSlotRequest => "a message 20 asking for all 8,192 slots",
         }
     }
 }

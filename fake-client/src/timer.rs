@@ -3,11 +3,12 @@
 //! fires each due timer through the one match in [`ClientCore::fire`] (design "Sans-IO
 //! cores").
 
+use crate::activity_client::REQUESTED_SLOTS;
 use crate::activity_client::state_refresh_body;
 use crate::config::LINK_SILENCE_MS;
 use crate::core::ClientCore;
 use crate::link::LinkKind;
-use crate::probe::Probe;
+use crate::probe::{LARGE_SLOT_REQUEST, Probe};
 
 /// What the trailing-bytes probe appends to message 18 (HOST-03).
 const TRAILING_BYTES: [u8; 4] = [0; 4];
@@ -167,7 +168,13 @@ impl ClientCore {
                 links.send_activity(now, a.join.handle(), a.keepalive.send());
             }
             (ClientTimer::SlotRequest, Some(a)) => {
-                for out in a.slots.request(now) {
+                let large = config.script.probe.map(|(p, _)| p) == Some(Probe::LargeSlotRequest);
+                let count = if large {
+                    LARGE_SLOT_REQUEST
+                } else {
+                    REQUESTED_SLOTS
+                };
+                for out in a.slots.request(now, count) {
                     links.send_activity(now, a.join.handle(), out);
                 }
             }

@@ -56,6 +56,8 @@ pub enum ClientAction {
     ProbeShortBody,
     /// Asks for the snapshot with a message 18 that has 4 bytes past its body (HOST-03).
     ProbeTrailingBytes,
+    /// Returns slots with message 21 and asks for all 8,192 with message 20 (HOST-04).
+    ProbeLargeSlotRequest,
 }
 
 /// How long a fault's run lasts unless it says otherwise, in milliseconds.
@@ -455,6 +457,8 @@ faults! {
     CloseOnShortBody => Host01, also [Link01], script ProbeShortBody;
     /// HOST-03 (probe): a message 18 with bytes past its body is dropped.
     TrailingBytesRefused => Host03, script ProbeTrailingBytes;
+    /// HOST-04 (probe): a message 20 asking for more slots than a join grant is ignored.
+    LargeSlotRequestIgnored => Host04, script ProbeLargeSlotRequest;
 }
 
 /// The faults a host is told to commit. Empty for a well-behaved host.

@@ -1,7 +1,7 @@
 //! The decisions a [`FaultPlan`] changes: each override breaks one rule when its fault is
 //! in the plan, and keeps [`Policy`]'s correct default otherwise.
 
-use crate::activity::GRANTABLE;
+use crate::activity::{GRANTABLE, JOIN_GRANT_COUNT};
 use crate::config::{KEEPALIVE_INTERVAL_MS, TimedCommit};
 use crate::fault::{Fault, FaultPlan};
 use crate::fault_program;
@@ -359,7 +359,9 @@ impl Policy for FaultPlan {
     }
 
     fn slot_grant(&self, count: usize, free: EntitySlotMask) -> Option<EntitySlotMask> {
-        if self.has(Fault::SlotRequestIgnored) {
+        if self.has(Fault::SlotRequestIgnored)
+            || (self.has(Fault::LargeSlotRequestIgnored) && count > JOIN_GRANT_COUNT)
+        {
             None
         } else if self.has(Fault::SlotGrantEmpty) {
             Some(EntitySlotMask::empty())

@@ -15,7 +15,7 @@ use vex_wire::time::Instant;
 /// Slots the client returns with message 21: the highest it holds.
 const RETURNED_SLOTS: usize = 32;
 /// Slots the client then asks for with message 20.
-const REQUESTED_SLOTS: i32 = 8;
+pub(crate) const REQUESTED_SLOTS: i32 = 8;
 
 /// A message 20 waiting for its message 0.
 #[derive(Debug, Clone, Copy)]
@@ -110,8 +110,8 @@ impl EntitySlots {
     }
 
     /// The request at `now`: returns the highest slots held with message 21, then asks
-    /// for more with message 20 (see `Script::slot_request_after_ms`).
-    pub(crate) fn request(&mut self, now: Instant) -> [Outgoing; 2] {
+    /// for `count` more with message 20 (see `Script::slot_request_after_ms`).
+    pub(crate) fn request(&mut self, now: Instant, count: i32) -> [Outgoing; 2] {
         self.request_at = None;
         let mut returned = EntitySlotMask::empty();
         for i in (0..ENTITY_SLOTS)
@@ -126,9 +126,7 @@ impl EntitySlots {
             at: now,
             returned: returned.count(),
         });
-        let ask = SlotRequest {
-            count: REQUESTED_SLOTS,
-        };
+        let ask = SlotRequest { count };
         [
             Outgoing {
                 message: ids::FREE_ENTITY_INDICES,

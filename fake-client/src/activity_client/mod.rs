@@ -35,6 +35,7 @@ use auth_cause::AuthCause;
 use authority::Authority;
 use bubble_grants::BubbleGrants;
 use entity_slots::EntitySlots;
+pub(crate) use entity_slots::REQUESTED_SLOTS;
 use epochs::Epochs;
 use ghost::GhostScan;
 use identity::IdentityReport;

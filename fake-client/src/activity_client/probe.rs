@@ -59,9 +59,10 @@ impl TimedProbe {
             Probe::UnknownMessage => (handle, UNKNOWN_MESSAGE, vec![0; 4]),
             Probe::HostMessage => (handle, ids::SENSOR_AUTH_UPDATE, vec![0; 16]),
             Probe::ShortBody => (handle, ids::CLIENT_IDENTITY_UPDATE, SHORT_IDENTITY.to_vec()),
-            Probe::MalformedSelection | Probe::DiscriminatorTwo | Probe::TrailingBytes => {
-                return None;
-            }
+            Probe::MalformedSelection
+            | Probe::DiscriminatorTwo
+            | Probe::TrailingBytes
+            | Probe::LargeSlotRequest => return None,
         };
         Some((handle, Outgoing { message, body }))
     }
