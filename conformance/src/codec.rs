@@ -88,6 +88,26 @@ pub fn text(schema: &Schema, d: &Decoded) -> String {
     out
 }
 
+/// The JSON form of a body that does not parse: the fields read before it stopped, each
+/// with its bit offset, and why it stopped.
+pub fn failure_json(schema: &Schema, d: &Decoded, error: &SchemaError) -> Json {
+    let fields: Vec<Json> = d
+        .lines
+        .iter()
+        .map(|l| {
+            serde_json::json!({
+                "at": l.at, "width": l.width, "field": l.path, "raw": l.raw, "value": l.value,
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "message": schema.name,
+        "bits": d.body_bits,
+        "read": fields,
+        "error": error.to_string(),
+    })
+}
+
 /// The JSON form of a value of `schema`.
 pub fn to_json(schema: &Schema, v: &Value) -> Json {
     record_json(schema, v)

@@ -102,7 +102,7 @@ pub fn write(results: &[CaseResult]) -> String {
                 out,
                 "{}  # {}: {actual}",
                 r.case.id,
-                r.case.rule_ids().join(", ")
+                r.violated().join(", ")
             );
         }
     }

@@ -3,14 +3,12 @@
 
 use serde_json::{Value as Json, json};
 use std::fmt::Write;
-use vex_wire::activity::body::Body;
 use vex_wire::activity::membership::{RegionRecord, ReplicateMembership};
 use vex_wire::bits::BitError;
 
 /// The text form of a message-12 body; each part starts with its bit offset.
 pub fn text(body: &[u8]) -> Result<String, BitError> {
-    let m = ReplicateMembership::decode(body)?;
-    let at = m.offsets();
+    let (m, at) = ReplicateMembership::decode_with_offsets(body)?;
     let mut out = format!(
         "replicate_membership ({} bytes)\n@1      revision {}\n@33     epoch {}\n",
         body.len(),
@@ -80,8 +78,7 @@ pub fn text(body: &[u8]) -> Result<String, BitError> {
 /// The JSON form of a message-12 body: every present lane, the regions that differ from
 /// the seed, the host tail and the masks, each with its bit offset.
 pub fn json(body: &[u8]) -> Result<Json, BitError> {
-    let m = ReplicateMembership::decode(body)?;
-    let at = m.offsets();
+    let (m, at) = ReplicateMembership::decode_with_offsets(body)?;
     let members: Vec<Json> = m
         .members
         .iter()
@@ -138,6 +135,7 @@ fn changed_regions(m: &ReplicateMembership) -> impl Iterator<Item = (usize, &Reg
 #[cfg(test)]
 mod tests {
     use super::*;
+    use vex_wire::activity::body::Body;
     use vex_wire::activity::membership::Member;
 
     #[test]

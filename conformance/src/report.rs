@@ -84,7 +84,7 @@ pub fn text(results: &[CaseResult]) -> String {
         );
         match &r.verdict {
             Verdict::Fail { expected, actual } | Verdict::ExpectedFail { expected, actual } => {
-                let _ = writeln!(out, "      rules:    {}", r.case.rule_ids().join(", "));
+                let _ = writeln!(out, "      broken:   {}", r.violated().join(", "));
                 let _ = writeln!(out, "      expected: {expected}");
                 let _ = writeln!(out, "      actual:   {actual}");
                 for v in &r.violations {
@@ -176,7 +176,7 @@ pub fn junit(results: &[CaseResult]) -> String {
         "<testsuite name=\"vex-check\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">",
         results.len(),
         t.failed,
-        t.skipped
+        t.skipped + t.expected_failures
     );
     for r in results {
         let _ = write!(
@@ -191,7 +191,7 @@ pub fn junit(results: &[CaseResult]) -> String {
                 let _ = write!(
                     out,
                     "<failure message=\"{}\">{}</failure>",
-                    xml_escape(&r.case.rule_ids().join(", ")),
+                    xml_escape(&r.violated().join(", ")),
                     xml_escape(&failure_body(r, expected, actual))
                 );
             }

@@ -33,6 +33,19 @@ pub struct CaseResult {
     pub run: Option<RunReport>,
 }
 
+impl CaseResult {
+    /// The rules its violations name, each once, in the order they were first reported.
+    pub fn violated(&self) -> Vec<&'static str> {
+        let mut ids: Vec<&'static str> = Vec::new();
+        for v in &self.violations {
+            if !ids.contains(&v.rule.id()) {
+                ids.push(v.rule.id());
+            }
+        }
+        ids
+    }
+}
+
 /// The in-process host's listener address, as service 17 advertises it.
 const IN_PROCESS_HOST: SocketAddrV4 = SocketAddrV4::new(std::net::Ipv4Addr::LOCALHOST, 30974);
 
@@ -60,6 +73,13 @@ impl CheckOptions {
     pub const STRICT_DEVELOPMENT: CheckOptions = CheckOptions {
         keys: SignOnKeys::DEVELOPMENT,
         strict: true,
+        scenario: None,
+    };
+
+    /// The development keys, not strict: what `vex check` does by default.
+    pub const DEVELOPMENT: CheckOptions = CheckOptions {
+        keys: SignOnKeys::DEVELOPMENT,
+        strict: false,
         scenario: None,
     };
 }
@@ -116,11 +136,9 @@ fn merged(mut reports: Vec<RunReport>) -> Option<RunReport> {
 
 fn result(case: &Case, run: Option<RunReport>, started: Instant, strict: bool) -> CaseResult {
     let verdict = match &run {
-        Some(r) => case.expect.judge(r, strict),
+        Some(r) => case.expect.judge(r, strict, &case.rules),
         None => Verdict::Skip {
-            reason: "they need our in-process host told to break a rule (over TCP, \
-                     `vex host --fault NAME` serves one)"
-                .into(),
+            reason: "they need our in-process host told to break a rule".into(),
         },
     };
     CaseResult {

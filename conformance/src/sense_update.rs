@@ -9,13 +9,38 @@
 use serde_json::{Value as Json, json};
 use std::fmt::Write;
 use vex_wire::activity::body::Body;
-use vex_wire::activity::sense_update::SenseUpdate;
+use vex_wire::activity::sense_update::{DecodedSenseGroup, SenseUpdate};
 use vex_wire::activity::slot::ClientRef;
 use vex_wire::activity::slot_types;
 use vex_wire::bits::BitError;
 
 /// Bits before a group's substream: its present bit, key and length.
 const GROUP_HEAD_BITS: usize = 1 + 32 + 32;
+
+/// What a group's substream starts with.
+enum FirstObject {
+    /// The substream's present bit is 0: the group has no objects.
+    Absent,
+    /// The slot of the first object.
+    Slot(ClientRef),
+    /// The substream ends inside the first object's slot.
+    Unreadable(BitError),
+}
+
+/// The group's first object, read from the substream's start.
+fn first_object(g: &DecodedSenseGroup) -> FirstObject {
+    let mut r = g.substream.reader();
+    match r.read_bool() {
+        Ok(false) => FirstObject::Absent,
+        Ok(true) => ClientRef::read(&mut r).map_or_else(FirstObject::Unreadable, FirstObject::Slot),
+        Err(e) => FirstObject::Unreadable(e),
+    }
+}
+
+/// The name of the slot's type, when the type table knows it.
+fn type_name(s: &ClientRef) -> Option<&'static str> {
+    slot_types::by_number(s.slot_type).map(|t| t.name)
+}
 
 /// The text form of a message-6 body.
 pub fn text(body: &[u8]) -> Result<String, BitError> {
@@ -36,31 +61,19 @@ pub fn text(body: &[u8]) -> Result<String, BitError> {
             g.substream.bit_len,
             hex::encode_upper(&g.substream.bytes)
         );
-        let mut r = g.substream.reader();
-        match r.read_bool() {
-            Ok(false) => {
-                let _ = writeln!(out, "  no objects");
-            }
-            Ok(true) => match ClientRef::read(&mut r) {
-                Ok(s) => {
-                    let type_name = slot_types::by_number(s.slot_type).map_or("", |t| t.name);
-                    let _ = writeln!(
-                        out,
-                        "  @{:<6} first slot {:#010x}/{}/{} {type_name}; its Sense body and the objects after it need the type's Sense schema",
-                        g.at + GROUP_HEAD_BITS + 1,
-                        s.key,
-                        s.slot_type,
-                        s.index
-                    );
-                }
-                Err(e) => {
-                    let _ = writeln!(out, "  the first object does not parse: {e}");
-                }
-            },
-            Err(e) => {
-                let _ = writeln!(out, "  empty substream: {e}");
-            }
-        }
+        let _ = match first_object(g) {
+            FirstObject::Absent => writeln!(out, "  no objects"),
+            FirstObject::Slot(s) => writeln!(
+                out,
+                "  @{:<6} first slot {:#010x}/{}/{} {}; its Sense body and the objects after it need the type's Sense schema",
+                g.at + GROUP_HEAD_BITS + 1,
+                s.key,
+                s.slot_type,
+                s.index,
+                type_name(&s).unwrap_or_default()
+            ),
+            FirstObject::Unreadable(e) => writeln!(out, "  the first object does not parse: {e}"),
+        };
     }
     Ok(out)
 }
@@ -73,16 +86,13 @@ pub fn json(body: &[u8]) -> Result<Json, BitError> {
         .groups
         .iter()
         .map(|g| {
-            let mut r = g.substream.reader();
-            let first = match r.read_bool() {
-                Ok(true) => ClientRef::read(&mut r).ok().map(|s| {
-                    json!({
-                        "at": g.at + GROUP_HEAD_BITS + 1, "key": s.key, "slot_type": s.slot_type,
-                        "index": s.index,
-                        "type_name": slot_types::by_number(s.slot_type).map(|t| t.name),
-                    })
+            let first = match first_object(g) {
+                FirstObject::Absent => Json::Null,
+                FirstObject::Slot(s) => json!({
+                    "at": g.at + GROUP_HEAD_BITS + 1, "key": s.key, "slot_type": s.slot_type,
+                    "index": s.index, "type_name": type_name(&s),
                 }),
-                _ => None,
+                FirstObject::Unreadable(e) => json!({ "error": e.to_string() }),
             };
             json!({
                 "at": g.at, "key": g.key, "bits": g.substream.bit_len,

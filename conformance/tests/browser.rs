@@ -67,9 +67,11 @@ fn the_report_loads_and_shows_a_failing_case_violation() {
         .and_then(|n| n.parse().ok())
         .unwrap_or_default();
     assert!(shown > 0, "violations on screen: <body{body}>");
-    let violating = dom.find("frame to-client violating").unwrap();
+    let violating = dom.find("\"frame to-client violating").unwrap();
+    let row = &dom[violating + 1..];
+    let row = &row[..row.find("\"frame ").unwrap_or(row.len())];
     assert!(
-        dom[violating..].contains("JOIN-01 [drop] frame 7"),
-        "JOIN-01 sits on the frame that caused it"
+        row.contains("JOIN-01 [drop] frame 7"),
+        "JOIN-01 sits on the frame that caused it, before the next frame: {row}"
     );
 }

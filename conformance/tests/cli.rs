@@ -68,6 +68,23 @@ fn a_body_that_does_not_parse_exits_1() {
     assert!(stdout(&o).contains("does not parse"), "{}", stdout(&o));
 }
 
+/// With `--json`, a body that does not parse is still JSON: what was read, and why it
+/// stopped.
+#[rstest]
+#[case::schema("join_result", "request.host_id: read of 64 bits at bit 32")]
+#[case::printed("replicate_membership", "read of 32 bits at bit 1")]
+fn a_body_that_does_not_parse_is_json_with_json(#[case] name: &str, #[case] why: &str) {
+    let o = vex(&["decode", name, "00112233", "--json"]);
+    assert_eq!(o.status.code(), Some(1));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["message"], name);
+    assert!(j["error"].as_str().unwrap().contains(why), "{j}");
+    if name == "join_result" {
+        assert_eq!(j["read"][0]["field"], "request.nonce", "{j}");
+        assert_eq!(j["read"][0]["raw"], "00112233", "{j}");
+    }
+}
+
 #[test]
 fn the_in_process_check_passes_and_lists_its_cases() {
     let o = vex(&["check", "--filter", "route.", "--quiet"]);
@@ -173,12 +190,27 @@ fn a_faulty_host_over_tcp_fails_with_its_rule_and_can_be_expected() {
     assert!(stdout(&o).contains("XFAIL route.join"), "{}", stdout(&o));
 }
 
-/// A `--spawn` command that never listens is an error, not a failed case.
+/// A `--spawn` command that never listens is an error, not a failed case, and its last
+/// output says why.
 #[test]
 fn a_spawned_host_that_exits_is_an_error() {
-    let o = vex(&["check", "--target", "127.0.0.1:30982", "--spawn", "false"]);
+    let cmd = "echo the port is taken >&2; exit 3";
+    let o = vex(&["check", "--target", "127.0.0.1:30982", "--spawn", cmd]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("exited"), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("exited (exit status: 3)"), "{err}");
+    assert!(err.contains("| the port is taken"), "{err}");
+}
+
+/// With a host already listening at the target, `--spawn` refuses: the run would check
+/// that host, not the one it was asked to start.
+#[test]
+fn spawn_refuses_a_target_already_taken() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let o = vex(&["check", "--target", &addr, "--spawn", "sleep 30"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("already listens"), "{}", stderr(&o));
 }
 
 /// Every enforced rule's summary starts in the same column as the header's.

@@ -1,7 +1,9 @@
 //! Probes: something legal but unusual, or malformed, that the emulated client sends to
 //! judge how a host answers it, against any host (issue 13; `rules.md` HOST duties). The
 //! host must take the legal ones as it takes the usual form, and drop the malformed ones
-//! and go on; a message 18 half a second later must still get its snapshot (HOST-03).
+//! and go on. A probe case also asks for the snapshot with a plain message 18 (HOST-03): a
+//! second after the probe, or, for discriminator two, a second before it, so that only a
+//! host that answers the plain form and not discriminator 2 is blamed for HOST-10.
 
 use crate::rules::Rule;
 
@@ -19,7 +21,9 @@ pub enum Probe {
     /// peer-heard mask: legal, and owed the snapshot as with 1 (HOST-10).
     DiscriminatorTwo,
     /// A message 18 naming a session the link does not own: recorded and dropped, the
-    /// link goes on (HOST-06).
+    /// link goes on (HOST-06). It names the complement of the link's session, one no host
+    /// made; a host that checks only that a session exists, not which link owns it, is not
+    /// caught by this probe.
     ForeignSession,
     /// A message id outside the table (200): dropped, the link goes on (HOST-01).
     UnknownMessage,
@@ -73,6 +77,12 @@ impl Probe {
             Probe::TrailingBytes => "trailing-bytes",
             Probe::LargeSlotRequest => "large-slot-request",
         }
+    }
+
+    /// Whether its message goes out at the script's time; the malformed selection goes
+    /// with the route's service 6 instead.
+    pub fn is_timed(self) -> bool {
+        self != Probe::MalformedSelection
     }
 
     /// The probe named `name`.

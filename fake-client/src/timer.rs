@@ -4,14 +4,9 @@
 //! cores").
 
 use crate::activity_client::REQUESTED_SLOTS;
-use crate::activity_client::state_refresh_body;
 use crate::config::LINK_SILENCE_MS;
 use crate::core::ClientCore;
 use crate::link::LinkKind;
-use crate::probe::{LARGE_SLOT_REQUEST, Probe};
-
-/// What the trailing-bytes probe appends to message 18 (HOST-03).
-const TRAILING_BYTES: [u8; 4] = [0; 4];
 use crate::rules::Rule;
 use vex_wire::time::Instant;
 
@@ -168,44 +163,23 @@ impl ClientCore {
                 links.send_activity(now, a.join.handle(), a.keepalive.send());
             }
             (ClientTimer::SlotRequest, Some(a)) => {
-                let large = config.script.probe.map(|(p, _)| p) == Some(Probe::LargeSlotRequest);
-                let count = if large {
-                    LARGE_SLOT_REQUEST
-                } else {
-                    REQUESTED_SLOTS
-                };
-                for out in a.slots.request(now, count) {
+                for out in a.slots.request(now, REQUESTED_SLOTS) {
                     links.send_activity(now, a.join.handle(), out);
                 }
             }
             (ClientTimer::Refresh, Some(a)) => {
                 let revision = a.membership.acknowledged_revision();
-                let mut out = a
-                    .refresh
-                    .ask(now, a.join.public(), revision, a.region.bubble());
-                match config.script.probe.map(|(p, _)| p) {
-                    Some(Probe::DiscriminatorTwo) => {
-                        a.refresh.sent_on_two();
-                        links.send_activity_on_two(now, a.join.handle(), out);
-                    }
-                    Some(Probe::TrailingBytes) => {
-                        out.body.extend_from_slice(&TRAILING_BYTES);
-                        links.send_activity(now, a.join.handle(), out);
-                    }
-                    _ => links.send_activity(now, a.join.handle(), out),
-                }
+                let (public, bubble) = (a.join.public(), a.region.bubble());
+                let out = a.refresh.ask(verdict, now, public, revision, bubble);
+                links.send_activity(now, a.join.handle(), out);
             }
-            (ClientTimer::Probe, Some(a)) => {
-                let revision = a.membership.acknowledged_revision();
-                let body = state_refresh_body(revision, a.region.bubble());
-                if let Some((handle, out)) = a.probe.send(now, a.join.handle(), body) {
-                    links.send_activity(now, handle, out);
-                }
-            }
+            (ClientTimer::Probe, Some(a)) => a.send_probe(verdict, now, links),
             (ClientTimer::StartActivity, Some(a)) => {
                 let descriptor = config.scenario.destination.to_bits();
                 let body = descriptor.map(|d| d.bytes).unwrap_or_default();
-                let out = a.refresh.start_activity(now, a.join.public(), body);
+                let out = a
+                    .refresh
+                    .start_activity(verdict, now, a.join.public(), body);
                 links.send_activity(now, a.join.handle(), out);
             }
             (ClientTimer::Purge, Some(a)) => {
@@ -235,9 +209,8 @@ impl ClientCore {
             (ClientTimer::RosterRequest, Some(a)) => {
                 a.region.request_sent(now);
                 let revision = a.membership.acknowledged_revision();
-                let out = a
-                    .refresh
-                    .ask(now, a.join.public(), revision, a.region.bubble());
+                let (public, bubble) = (a.join.public(), a.region.bubble());
+                let out = a.refresh.ask(verdict, now, public, revision, bubble);
                 links.send_activity(now, a.join.handle(), out);
             }
             (ClientTimer::Identity, Some(a)) => {

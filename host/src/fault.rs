@@ -444,21 +444,21 @@ faults! {
     /// BODY-04: after the first roster, a two-byte incident, short of its 29 bits.
     ShortIncident => Body04;
     /// BAP-14 (probe): a service 6 that does not decode gets no service 7.
-    MalformedSelectionUnanswered => Bap14, also [Join09], script ProbeMalformedSelection;
+    MalformedSelectionUnanswered => Bap14, also [Join09], script ProbeMalformedSelection, runs 6_000;
     /// HOST-10 (probe): a service-8 message on discriminator 2 is dropped.
-    DiscriminatorTwoDropped => Host10, script ProbeDiscriminatorTwo;
+    DiscriminatorTwoDropped => Host10, script ProbeDiscriminatorTwo, runs 6_000;
     /// HOST-06 (probe): a message naming a session the link does not own closes the link.
-    CloseOnForeignSession => Host06, also [Link01], script ProbeForeignSession;
+    CloseOnForeignSession => Host06, also [Link01], script ProbeForeignSession, runs 6_000;
     /// HOST-01 (probe): a message id outside the table closes the link.
-    CloseOnUnknownMessage => Host01, also [Link01], script ProbeUnknownMessage;
+    CloseOnUnknownMessage => Host01, also [Link01], script ProbeUnknownMessage, runs 6_000;
     /// HOST-01 (probe): a message only the host sends, sent by the client, closes the link.
-    CloseOnHostMessage => Host01, also [Link01], script ProbeHostMessage;
+    CloseOnHostMessage => Host01, also [Link01], script ProbeHostMessage, runs 6_000;
     /// HOST-01 (probe): a client message whose body does not decode closes the link.
-    CloseOnShortBody => Host01, also [Link01], script ProbeShortBody;
+    CloseOnShortBody => Host01, also [Link01], script ProbeShortBody, runs 6_000;
     /// HOST-03 (probe): a message 18 with bytes past its body is dropped.
-    TrailingBytesRefused => Host03, script ProbeTrailingBytes;
+    TrailingBytesRefused => Host03, script ProbeTrailingBytes, runs 6_000;
     /// HOST-04 (probe): a message 20 asking for more slots than a join grant is ignored.
-    LargeSlotRequestIgnored => Host04, script ProbeLargeSlotRequest;
+    LargeSlotRequestIgnored => Host04, script ProbeLargeSlotRequest, runs 6_000;
 }
 
 /// The faults a host is told to commit. Empty for a well-behaved host.

@@ -62,10 +62,10 @@ impl HostCore {
             Ok(n) => n,
             Err(e) => return self.drop_input(link, Dropped::Envelope(e)),
         };
+        self.record(link, ACTIVITY_TO_HOST, task, Some(n.msg_type));
         if n.discriminator == 2 && !self.policy().take_discriminator_two() {
             return self.drop_input(link, Dropped::DiscriminatorTwo);
         }
-        self.record(link, ACTIVITY_TO_HOST, task, Some(n.msg_type));
         if !table::client_sends(n.msg_type) {
             return self.drop_input(link, Dropped::NotClientSent(n.msg_type));
         }

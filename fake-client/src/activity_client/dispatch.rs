@@ -5,6 +5,7 @@ use super::authority::Authority;
 use super::join::Arm;
 use super::membership::Membership;
 use super::{ActivityClient, Context, incident, world};
+use crate::probe::Probe;
 use crate::rules::Rule;
 use vex_wire::activity::envelope::ActivityPush;
 use vex_wire::activity::ids;
@@ -61,7 +62,9 @@ impl ActivityClient {
         let scenario = &cx.config.scenario;
         match msg {
             ids::GLOBAL_ACTIVITY_STATE => {
-                let g = world::check_global_state(cx.verdict, scenario, idx, payload, in_burst);
+                let own = cx.config.script.probe.map(|(p, _)| p) != Some(Probe::MalformedSelection);
+                let g =
+                    world::check_global_state(cx.verdict, scenario, own, idx, payload, in_burst);
                 cx.status.g |= g;
             }
             ids::WORLD_GLOBALS_STATE => world::check_world_globals(cx.verdict, idx, payload),

@@ -45,7 +45,6 @@ use leave::Leave;
 use membership::Membership;
 use probe::TimedProbe;
 use refresh::Refresh;
-pub(crate) use refresh::state_refresh_body;
 use region::Region;
 use reports::Reports;
 use roster::Roster;

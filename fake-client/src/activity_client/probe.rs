@@ -1,10 +1,13 @@
-//! The timed probes of an activity client (`crate::probe`): the odd message goes out when
-//! the script says, and a host that closes the link soon after it broke the probe's rule
-//! (the real client then ends the activity: LINK-01).
+//! The timed probes of an activity client (`crate::probe`): the probe's message goes out
+//! when the script says, and a host that closes the link soon after it broke the probe's
+//! rule (the real client then ends the activity: LINK-01).
 
-use crate::links::Outgoing;
-use crate::probe::Probe;
+use super::ActivityClient;
+use super::refresh::state_refresh_body;
+use crate::links::{Links, Outgoing};
+use crate::probe::{LARGE_SLOT_REQUEST, Probe};
 use crate::rules::Rule;
+use crate::verdict::Verdict;
 use vex_wire::activity::ids;
 use vex_wire::time::Instant;
 
@@ -14,6 +17,8 @@ const BLAME_WINDOW_MS: u64 = 2_000;
 const UNKNOWN_MESSAGE: u32 = 200;
 /// The bytes a cut-short message 23 keeps, of 46.
 const SHORT_IDENTITY: [u8; 3] = [0x11, 0x22, 0x33];
+/// What the trailing-bytes probe appends to message 18 (HOST-03).
+const TRAILING_BYTES: [u8; 4] = [0; 4];
 
 /// A timed probe and when it went out.
 #[derive(Debug, Default)]
@@ -27,44 +32,12 @@ pub(crate) struct TimedProbe {
 impl TimedProbe {
     /// `probe` goes out at `at`, when it is one sent on its own.
     pub(super) fn schedule(&mut self, probe: Option<(Probe, Instant)>) {
-        self.due = probe.filter(|(p, _)| {
-            matches!(
-                p,
-                Probe::ForeignSession
-                    | Probe::UnknownMessage
-                    | Probe::HostMessage
-                    | Probe::ShortBody
-            )
-        });
+        self.due = probe.filter(|(p, _)| p.is_timed());
     }
 
     /// When the probe is due.
     pub(crate) fn due(&self) -> Option<Instant> {
         self.due.map(|(_, at)| at)
-    }
-
-    /// The probe goes out at `now` on a link whose session is `handle`, with a message 18
-    /// body of `refresh`: the session it names and the message.
-    pub(crate) fn send(
-        &mut self,
-        now: Instant,
-        handle: u64,
-        refresh: Vec<u8>,
-    ) -> Option<(u64, Outgoing)> {
-        let (probe, _) = self.due.take()?;
-        self.sent = Some((probe, now));
-        let (handle, message, body) = match probe {
-            // the complement of the link's own session: no session the host made
-            Probe::ForeignSession => (!handle, ids::STATE_REFRESH, refresh),
-            Probe::UnknownMessage => (handle, UNKNOWN_MESSAGE, vec![0; 4]),
-            Probe::HostMessage => (handle, ids::SENSOR_AUTH_UPDATE, vec![0; 16]),
-            Probe::ShortBody => (handle, ids::CLIENT_IDENTITY_UPDATE, SHORT_IDENTITY.to_vec()),
-            Probe::MalformedSelection
-            | Probe::DiscriminatorTwo
-            | Probe::TrailingBytes
-            | Probe::LargeSlotRequest => return None,
-        };
-        Some((handle, Outgoing { message, body }))
     }
 
     /// The link closed at `now`: the probe's rule and why, when a probe went out just
@@ -82,6 +55,55 @@ impl TimedProbe {
     }
 }
 
+impl ActivityClient {
+    /// The scripted probe's message goes out at `now`: a message 18 on discriminator 2 or
+    /// with trailing bytes, owed its snapshot; a message 20 for every slot; or an odd
+    /// message the host must drop.
+    pub(crate) fn send_probe(&mut self, verdict: &mut Verdict, now: Instant, links: &mut Links) {
+        let Some((probe, _)) = self.probe.due.take() else {
+            return;
+        };
+        self.probe.sent = Some((probe, now));
+        let handle = self.join.handle();
+        let (public, bubble) = (self.join.public(), self.region.bubble());
+        let revision = self.membership.acknowledged_revision();
+        let odd = |message, body| Outgoing { message, body };
+        match probe {
+            Probe::DiscriminatorTwo => {
+                let out = self.refresh.ask(verdict, now, public, revision, bubble);
+                self.refresh.sent_on_two();
+                links.send_activity_on_two(now, handle, out);
+            }
+            Probe::TrailingBytes => {
+                let mut out = self.refresh.ask(verdict, now, public, revision, bubble);
+                out.body.extend_from_slice(&TRAILING_BYTES);
+                links.send_activity(now, handle, out);
+            }
+            Probe::LargeSlotRequest => {
+                for out in self.slots.request(now, LARGE_SLOT_REQUEST) {
+                    links.send_activity(now, handle, out);
+                }
+            }
+            // the complement of the link's own session: no session the host made
+            Probe::ForeignSession => {
+                let body = state_refresh_body(revision, bubble);
+                links.send_activity(now, !handle, odd(ids::STATE_REFRESH, body));
+            }
+            Probe::UnknownMessage => {
+                links.send_activity(now, handle, odd(UNKNOWN_MESSAGE, vec![0; 4]))
+            }
+            Probe::HostMessage => {
+                links.send_activity(now, handle, odd(ids::SENSOR_AUTH_UPDATE, vec![0; 16]));
+            }
+            Probe::ShortBody => {
+                let body = SHORT_IDENTITY.to_vec();
+                links.send_activity(now, handle, odd(ids::CLIENT_IDENTITY_UPDATE, body));
+            }
+            Probe::MalformedSelection => {} // it goes with service 6, on the route
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -91,12 +113,10 @@ mod tests {
         let mut p = TimedProbe::default();
         p.schedule(Some((Probe::ForeignSession, Instant::from_millis(10))));
         assert_eq!(p.due(), Some(Instant::from_millis(10)));
-        let (handle, out) = p
-            .send(Instant::from_millis(10), 0x20_0001, vec![1])
-            .unwrap();
-        assert_eq!(handle, !0x20_0001);
-        assert_eq!(out.message, ids::STATE_REFRESH);
-        assert_eq!(p.due(), None);
+        p.sent = p
+            .due
+            .take()
+            .map(|(probe, _)| (probe, Instant::from_millis(10)));
         let blamed = p.blame_close(Instant::from_millis(10 + BLAME_WINDOW_MS));
         assert_eq!(blamed.map(|(r, _)| r), Some(Rule::Host06));
         assert_eq!(
@@ -106,9 +126,9 @@ mod tests {
     }
 
     #[test]
-    fn the_route_and_refresh_probes_are_not_timed() {
+    fn the_route_probe_is_not_timed() {
         let mut p = TimedProbe::default();
-        p.schedule(Some((Probe::DiscriminatorTwo, Instant::from_millis(10))));
+        p.schedule(Some((Probe::MalformedSelection, Instant::from_millis(10))));
         assert_eq!(p.due(), None);
         assert_eq!(p.blame_close(Instant::from_millis(10)), None);
     }

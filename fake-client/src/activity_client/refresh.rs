@@ -47,7 +47,7 @@ pub(crate) struct Refresh {
 
 /// Message 18's body: the membership revision the client holds and the bubble it stands
 /// in (facts 4.14).
-pub(crate) fn state_refresh_body(revision: u32, bubble: u8) -> Vec<u8> {
+pub(super) fn state_refresh_body(revision: u32, bubble: u8) -> Vec<u8> {
     let mut body = revision.to_be_bytes().to_vec();
     body.extend_from_slice(&((i64::from(bubble) + BUBBLE_BIAS) as u32).to_be_bytes());
     body
@@ -75,12 +75,13 @@ impl Refresh {
     /// `default_client_activation` on, Sunrise's default).
     pub(crate) fn start_activity(
         &mut self,
+        verdict: &mut Verdict,
         now: Instant,
         public: bool,
         descriptor: Vec<u8>,
     ) -> Outgoing {
         self.start_at = None;
-        self.owe(ids::START_NEW_ACTIVITY, now, public);
+        self.owe(verdict, ids::START_NEW_ACTIVITY, now, public);
         Outgoing {
             message: ids::START_NEW_ACTIVITY,
             body: descriptor,
@@ -88,8 +89,11 @@ impl Refresh {
     }
 
     /// Request `msg` went out at `now`: the snapshot is owed, without message 12 on a
-    /// `public` link (SR).
-    fn owe(&mut self, msg: u32, now: Instant, public: bool) {
+    /// `public` link (SR). A request before it that the host had time to answer and did
+    /// not is judged first (HOST-03, or HOST-10 for one on discriminator 2).
+    fn owe(&mut self, verdict: &mut Verdict, msg: u32, now: Instant, public: bool) {
+        self.check_answered(verdict, now);
+        self.on_two = false;
         self.asked = Some((msg, now));
         self.last_part = None;
         self.received.clear();
@@ -104,13 +108,14 @@ impl Refresh {
     /// of the snapshot (SR).
     pub(crate) fn ask(
         &mut self,
+        verdict: &mut Verdict,
         now: Instant,
         public: bool,
         revision: u32,
         bubble: u8,
     ) -> Outgoing {
         self.at = None;
-        self.owe(ids::STATE_REFRESH, now, public);
+        self.owe(verdict, ids::STATE_REFRESH, now, public);
         Outgoing {
             message: ids::STATE_REFRESH,
             body: state_refresh_body(revision, bubble),
@@ -163,6 +168,12 @@ impl Refresh {
             self.received.push(msg);
             return;
         }
+        // a keepalive's message 1 between the request and its snapshot looks like the
+        // snapshot's first part: the snapshot starts again at the next one
+        if self.received == [msg] && SNAPSHOT.first() == Some(&msg) {
+            self.last_part = Some(now);
+            return;
+        }
         if self.received.contains(&msg) && !self.owed.is_empty() {
             self.answered_in_part(verdict, idx, format!("message {msg} came again"));
         }
@@ -179,8 +190,8 @@ impl Refresh {
         verdict.violate(rule, Some(idx), None, reason);
     }
 
-    /// At the deadline `now`: a snapshot the host had time to finish and did not
-    /// (HOST-03).
+    /// At `now` (the deadline, or the next request): a snapshot the host had time to
+    /// finish and did not (HOST-03).
     pub(super) fn check_answered(&self, verdict: &mut Verdict, now: Instant) {
         let Some((msg, at)) = self.asked else {
             return;
@@ -204,13 +215,13 @@ mod tests {
     #[test]
     fn an_unfinished_snapshot_is_judged_after_the_grace_period() {
         let (mut r, mut v) = (Refresh::default(), Verdict::new());
-        r.ask(Instant::default(), false, 0, 0);
+        r.ask(&mut Verdict::new(), Instant::default(), false, 0, 0);
         r.check_answered(&mut v, Instant::from_millis(ANSWER_GRACE_MS - 1));
         assert!(v.rules().is_empty());
         r.check_answered(&mut v, Instant::from_millis(ANSWER_GRACE_MS));
         assert_eq!(v.rules(), [Rule::Host03]);
         let (mut r, mut v) = (Refresh::default(), Verdict::new());
-        r.ask(Instant::default(), false, 0, 0);
+        r.ask(&mut Verdict::new(), Instant::default(), false, 0, 0);
         for msg in SNAPSHOT {
             r.track(&mut v, Instant::default(), 1, msg);
         }
@@ -222,7 +233,7 @@ mod tests {
     #[test]
     fn a_public_link_is_owed_no_membership() {
         let mut r = Refresh::default();
-        r.ask(Instant::default(), true, 0, 0);
+        r.ask(&mut Verdict::new(), Instant::default(), true, 0, 0);
         assert!(r.answers(ids::GLOBAL_ACTIVITY_STATE));
         let mut v = Verdict::new();
         r.track(&mut v, Instant::default(), 1, ids::GLOBAL_ACTIVITY_STATE);
@@ -235,7 +246,7 @@ mod tests {
     #[test]
     fn a_snapshot_broken_off_is_an_answer_in_part() {
         let (mut r, mut v) = (Refresh::default(), Verdict::new());
-        r.ask(Instant::default(), false, 0, 0);
+        r.ask(&mut Verdict::new(), Instant::default(), false, 0, 0);
         for (i, msg) in [1, 2, 12, 1, 5, 1].into_iter().enumerate() {
             r.track(&mut v, Instant::default(), i as u64, msg);
         }
@@ -249,14 +260,14 @@ mod tests {
     #[test]
     fn a_part_that_comes_late_is_an_answer_in_part() {
         let (mut r, mut v) = (Refresh::default(), Verdict::new());
-        r.ask(Instant::default(), false, 0, 0);
+        r.ask(&mut Verdict::new(), Instant::default(), false, 0, 0);
         for msg in [1, 2, 12] {
             r.track(&mut v, Instant::from_millis(10), 1, msg);
         }
         r.track(&mut v, Instant::from_millis(10 + SNAPSHOT_GAP_MS), 2, 5);
         assert!(v.rules().is_empty(), "within the gap");
         let (mut r, mut v) = (Refresh::default(), Verdict::new());
-        r.ask(Instant::default(), false, 0, 0);
+        r.ask(&mut Verdict::new(), Instant::default(), false, 0, 0);
         for msg in [1, 2, 12] {
             r.track(&mut v, Instant::from_millis(10), 1, msg);
         }
@@ -269,11 +280,77 @@ mod tests {
     #[test]
     fn a_table_during_a_public_snapshot_is_no_part_of_it() {
         let (mut r, mut v) = (Refresh::default(), Verdict::new());
-        r.ask(Instant::default(), true, 0, 0);
+        r.ask(&mut Verdict::new(), Instant::default(), true, 0, 0);
         for (i, msg) in [1, 12, 2, 5].into_iter().enumerate() {
             r.track(&mut v, Instant::default(), i as u64, msg);
         }
         r.check_answered(&mut v, Instant::from_millis(ANSWER_GRACE_MS));
         assert!(v.rules().is_empty(), "{:?}", v.rules());
+    }
+
+    /// A request the host left unanswered is judged when the next one goes out, under the
+    /// rule of its own arm: HOST-10 for discriminator 2, HOST-03 for the plain one; one
+    /// asked less than the grace before is not.
+    #[test]
+    fn an_unanswered_request_is_judged_at_the_next() {
+        let mut r = Refresh::default();
+        r.ask(&mut Verdict::new(), Instant::default(), false, 0, 0);
+        r.sent_on_two();
+        let mut v = Verdict::new();
+        r.ask(
+            &mut v,
+            Instant::from_millis(ANSWER_GRACE_MS - 1),
+            false,
+            0,
+            0,
+        );
+        assert!(v.rules().is_empty(), "too soon to judge");
+        r.sent_on_two();
+        let mut v = Verdict::new();
+        r.ask(
+            &mut v,
+            Instant::from_millis(3 * ANSWER_GRACE_MS),
+            false,
+            0,
+            0,
+        );
+        assert_eq!(v.rules(), [Rule::Host10]);
+        let mut v = Verdict::new();
+        r.ask(
+            &mut v,
+            Instant::from_millis(5 * ANSWER_GRACE_MS),
+            false,
+            0,
+            0,
+        );
+        assert_eq!(v.rules(), [Rule::Host03], "the flag belongs to one request");
+    }
+
+    /// The keepalive's message 1 arriving just before the snapshot is no part of it: the
+    /// snapshot that follows is whole. Message 2 twice is still answered in part.
+    #[test]
+    fn a_keepalive_message_1_before_the_snapshot_is_not_a_repeat() {
+        let mut r = Refresh::default();
+        r.ask(&mut Verdict::new(), Instant::default(), false, 0, 0);
+        let mut v = Verdict::new();
+        let now = Instant::from_millis(1);
+        for (idx, msg) in [1, 1, 2, 12, 5].into_iter().enumerate() {
+            r.track(&mut v, now, idx as u64, msg);
+        }
+        assert!(v.rules().is_empty());
+        r.check_answered(&mut v, Instant::from_millis(5_000));
+        assert!(v.rules().is_empty(), "the snapshot was whole");
+        r.ask(
+            &mut Verdict::new(),
+            Instant::from_millis(6_000),
+            false,
+            0,
+            0,
+        );
+        let now = Instant::from_millis(6_001);
+        for (idx, msg) in [1, 2, 2].into_iter().enumerate() {
+            r.track(&mut v, now, idx as u64, msg);
+        }
+        assert_eq!(v.rules(), [Rule::Host03]);
     }
 }

@@ -25,11 +25,14 @@ const DEFAULT_TICK_MS: f32 = 1000.0 / 30.0;
 /// Bit offset of message 2's tick period, after its flag.
 const TICK_PERIOD_BIT: usize = 1;
 
-/// Message 1 (GLOBAL-01 to GLOBAL-04), against the client's `scenario`. True when it
-/// decoded, so the client applied it.
+/// Message 1 (GLOBAL-01 to GLOBAL-04), against the client's `scenario`; the descriptor
+/// and the spawn set only when the client sent its `own_selection` in service 6 (not under
+/// the malformed-selection probe, where the host falls back to a selection of its own).
+/// True when it decoded, so the client applied it.
 pub(super) fn check_global_state(
     verdict: &mut Verdict,
     scenario: &Scenario,
+    own_selection: bool,
     idx: u64,
     payload: &[u8],
     in_burst: bool,
@@ -58,9 +61,9 @@ pub(super) fn check_global_state(
         let bit = BUBBLE_STATES_BIT + 8 * first;
         verdict.violate(Rule::Global03, f, Some(bit), reason);
     }
-    check_initial_slice_set(verdict, scenario, idx, &m, in_burst);
+    check_initial_slice_set(verdict, scenario, own_selection, idx, &m, in_burst);
     let own = scenario.destination.to_bits().ok();
-    if own.as_ref() != Some(&m.descriptor) {
+    if own_selection && own.as_ref() != Some(&m.descriptor) {
         let reason = "the selection descriptor is not the client's own, bit for bit: \"Waiting for Other Players\" stays up".to_string();
         verdict.violate(Rule::Global04, f, Some(DESCRIPTOR_BIT), reason);
     }
@@ -73,6 +76,7 @@ pub(super) fn check_global_state(
 fn check_initial_slice_set(
     verdict: &mut Verdict,
     scenario: &Scenario,
+    own_selection: bool,
     idx: u64,
     m: &GlobalActivityState,
     in_burst: bool,
@@ -96,7 +100,7 @@ fn check_initial_slice_set(
     if let Some(want) = scenario
         .destination
         .spawn_hash
-        .filter(|h| *h != m.spawn_set_hash)
+        .filter(|h| own_selection && *h != m.spawn_set_hash)
     {
         let reason = format!(
             "the armed spawn set {:#x} is not the one the client's selection names ({want:#x})",

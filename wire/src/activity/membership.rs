@@ -274,7 +274,7 @@ impl HostTail {
     }
 }
 
-/// Bit offsets of a message 12's parts ([`ReplicateMembership::offsets`]).
+/// Bit offsets of a message 12's parts ([`ReplicateMembership::decode_with_offsets`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MembershipOffsets {
     /// Each member lane's first bit.
@@ -286,6 +286,14 @@ pub struct MembershipOffsets {
     /// The first trailing mask's presence bit.
     pub masks: usize,
 }
+
+/// The offsets before a read fills them in.
+const UNREAD: MembershipOffsets = MembershipOffsets {
+    lanes: [0; MEMBER_LANES],
+    regions: [0; REGION_COUNT],
+    host: 0,
+    masks: 0,
+};
 
 /// Message 12 as facts 4.10 lays it out.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -342,36 +350,52 @@ impl ReplicateMembership {
         }
     }
 
-    /// Where each part of this body sits, in bits from its start (facts 4.10): a present
-    /// lane takes [`PRESENT_MEMBER_BITS`], an absent one [`ABSENT_MEMBER_BITS`], a region
-    /// record [`REGION_RECORD_BITS`] and 8 bits a descriptor byte.
-    pub fn offsets(&self) -> MembershipOffsets {
-        let mut at = MEMBER_START_BIT;
-        let lanes = std::array::from_fn(|lane| {
-            let start = at;
-            at += if self.members[lane].is_some() {
-                PRESENT_MEMBER_BITS
+    /// Reads a body and where each of its parts starts, in bits from the body's start,
+    /// as the reader found them (facts 4.10).
+    pub fn decode_with_offsets(body: &[u8]) -> Result<(Self, MembershipOffsets), BitError> {
+        let mut at = UNREAD;
+        let m = Self::read_recording(&mut BitReader::new(body), &mut at)?;
+        Ok((m, at))
+    }
+
+    /// Reads message 12, noting each part's first bit in `at`; fails only when the body
+    /// ends before the layout does (BODY-04).
+    fn read_recording(r: &mut BitReader<'_>, at: &mut MembershipOffsets) -> Result<Self, BitError> {
+        r.skip(ROOT_BITS as usize)?;
+        let revision = r.read(REVISION_BITS)? as u32;
+        let epoch = r.read(EPOCH_BITS)? as u32;
+        let mut members = [None; MEMBER_LANES];
+        for (lane, start) in members.iter_mut().zip(&mut at.lanes) {
+            *start = r.position();
+            if r.read_bool()? {
+                *lane = Some(read_member(r)?);
             } else {
-                ABSENT_MEMBER_BITS
-            };
-            start
-        });
-        at += 1; // the region block's presence bit
-        let regions = std::array::from_fn(|b| {
-            let start = at;
-            let descriptor = self.regions[b]
-                .citizen_descriptor
-                .as_ref()
-                .map_or(0, Vec::len);
-            at += REGION_RECORD_BITS + 8 * descriptor;
-            start
-        });
-        MembershipOffsets {
-            lanes,
-            regions,
-            host: at,
-            masks: at + HOST_TAIL_BITS,
+                r.skip(ABSENT_MEMBER_BITS - 1)?;
+            }
         }
+        r.skip(1)?; // region block present
+        let mut regions = std::array::from_fn(RegionRecord::seed);
+        for (region, start) in regions.iter_mut().zip(&mut at.regions) {
+            *start = r.position();
+            *region = read_region(r)?;
+        }
+        at.host = r.position();
+        let host = read_host(r)?;
+        at.masks = r.position();
+        r.skip(1)?;
+        let member_mask = r.read(MASK_BITS)? as u32;
+        r.skip(1)?;
+        let second_mask = r.read(MASK_BITS)? as u32;
+        r.skip(TRAILING_ABSENT_BITS)?;
+        Ok(Self {
+            revision,
+            epoch,
+            members,
+            regions,
+            host,
+            member_mask,
+            second_mask,
+        })
     }
 
     /// The member keys of the present lanes, in lane order.
@@ -433,37 +457,8 @@ impl Body for ReplicateMembership {
 
     /// Reads message 12; fails only when the body ends before the layout does (BODY-04).
     fn read(r: &mut BitReader<'_>) -> Result<Self, BitError> {
-        r.skip(ROOT_BITS as usize)?;
-        let revision = r.read(REVISION_BITS)? as u32;
-        let epoch = r.read(EPOCH_BITS)? as u32;
-        let mut members = [None; MEMBER_LANES];
-        for lane in &mut members {
-            if r.read_bool()? {
-                *lane = Some(read_member(r)?);
-            } else {
-                r.skip(ABSENT_MEMBER_BITS - 1)?;
-            }
-        }
-        r.skip(1)?; // region block present
-        let mut regions = std::array::from_fn(RegionRecord::seed);
-        for region in &mut regions {
-            *region = read_region(r)?;
-        }
-        let host = read_host(r)?;
-        r.skip(1)?;
-        let member_mask = r.read(MASK_BITS)? as u32;
-        r.skip(1)?;
-        let second_mask = r.read(MASK_BITS)? as u32;
-        r.skip(TRAILING_ABSENT_BITS)?;
-        Ok(Self {
-            revision,
-            epoch,
-            members,
-            regions,
-            host,
-            member_mask,
-            second_mask,
-        })
+        let mut at = UNREAD;
+        Self::read_recording(r, &mut at)
     }
 }
 
@@ -727,7 +722,7 @@ mod tests {
             REGION_BLOCK_BIT + 1 + REGION_COUNT * REGION_RECORD_BITS
         );
         assert_eq!(MASKS_BIT, HOST_TAIL_BIT + HOST_TAIL_BITS);
-        let offsets = m.offsets();
+        let (_, offsets) = ReplicateMembership::decode_with_offsets(&body).unwrap();
         assert_eq!(offsets.lanes[1], MEMBER_START_BIT + PRESENT_MEMBER_BITS);
         assert_eq!(offsets.regions[0], REGION_BLOCK_BIT + 1);
         assert_eq!(offsets.host, HOST_TAIL_BIT);
@@ -806,6 +801,18 @@ mod tests {
         let body = m.encode().unwrap();
         assert_eq!(body.len(), bits.div_ceil(8));
         assert_eq!(ReplicateMembership::decode(&body).unwrap(), m);
+
+        // the offsets are where the reader found each part: lane 6 after a present lane
+        // 5, region 4 after region 3's descriptor
+        let (_, at) = ReplicateMembership::decode_with_offsets(&body).unwrap();
+        assert_eq!(at.lanes[6] - at.lanes[5], PRESENT_MEMBER_BITS);
+        assert_eq!(at.lanes[5] - at.lanes[4], ABSENT_MEMBER_BITS);
+        assert_eq!(
+            at.regions[4] - at.regions[3],
+            CITIZEN_EXTRA_BITS + REGION_RECORD_BITS
+        );
+        assert_eq!(at.host, HOST_TAIL_BIT + bits - MEMBERSHIP_BITS);
+        assert_eq!(at.masks, at.host + HOST_TAIL_BITS);
     }
 
     #[test]

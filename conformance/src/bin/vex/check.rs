@@ -2,6 +2,7 @@
 //! any host over TCP, with progress, expected results and reports.
 
 use crate::progress::Progress;
+use crate::spawn::Spawned;
 use crate::{Keys, error, load_scenario};
 use std::collections::BTreeMap;
 use std::net::SocketAddrV4;
@@ -20,8 +21,6 @@ use vex_conformance::{
 
 /// TCP cases run at once unless `--jobs` says otherwise.
 const TCP_JOBS: usize = 4;
-/// How long a host started by `--spawn` may take to listen.
-const SPAWN_READY: Duration = Duration::from_secs(10);
 
 /// `vex check`'s arguments.
 #[derive(clap::Args)]
@@ -112,9 +111,9 @@ pub async fn run(args: CheckArgs) -> ExitCode {
         scenario,
     };
     let transport = args.target.map_or(Transport::InProcess, Transport::Tcp);
-    let _host = match (&args.spawn, args.target) {
-        (Some(cmd), Some(target)) => match spawn(cmd, target).await {
-            Ok(child) => Some(child),
+    let mut spawned = match (&args.spawn, args.target) {
+        (Some(cmd), Some(target)) => match Spawned::start(cmd, target).await {
+            Ok(host) => Some(host),
             Err(why) => {
                 eprintln!("vex check: --spawn {cmd:?}: {why}");
                 return error();
@@ -132,6 +131,14 @@ pub async fn run(args: CheckArgs) -> ExitCode {
         .jobs
         .map_or_else(|| default_jobs(transport), usize::from);
     let mut results = run_all(cases, transport, options, jobs, args.quiet).await;
+    if let Some(host) = spawned.as_mut()
+        && let Some(status) = host.exited()
+    {
+        eprintln!(
+            "vex check: the host --spawn started exited ({status}) during the run{}",
+            host.tail()
+        );
+    }
     expected.apply(&mut results);
     write_reports(&args, &results)
 }
@@ -170,35 +177,6 @@ fn list(cases: &[Case]) {
             host,
             c.rule_ids().join(", ")
         );
-    }
-}
-
-/// Starts the host under test and waits until it listens at `target`. The child is
-/// killed when the returned handle is dropped, at the end of the run.
-async fn spawn(cmd: &str, target: SocketAddrV4) -> Result<tokio::process::Child, String> {
-    let mut child = tokio::process::Command::new("sh")
-        .arg("-c")
-        .arg(format!("exec {cmd}"))
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|e| format!("cannot start it: {e}"))?;
-    let deadline = tokio::time::Instant::now() + SPAWN_READY;
-    loop {
-        if let Ok(Some(status)) = child.try_wait() {
-            return Err(format!("it exited ({status}) before listening at {target}"));
-        }
-        if vex_harness::tcp::reachable(target).await.is_ok() {
-            return Ok(child);
-        }
-        if tokio::time::Instant::now() >= deadline {
-            return Err(format!(
-                "it did not listen at {target} within {} s",
-                SPAWN_READY.as_secs()
-            ));
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
 
@@ -311,9 +289,14 @@ fn write_reports(args: &CheckArgs, results: &[CaseResult]) -> ExitCode {
     if let Some(path) = &args.write_expect {
         write(path, expect::write(results));
     }
+    let totals = report::totals(results);
+    if totals.skipped == results.len() {
+        eprintln!("vex check: every case selected was skipped: nothing was checked");
+        return error();
+    }
     if io_failed {
         error()
-    } else if report::totals(results).failed == 0 {
+    } else if totals.failed == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

@@ -2,6 +2,7 @@
 //! recorded transcript.
 
 use crate::{Keys, error, load_scenario};
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use std::net::SocketAddrV4;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -70,20 +71,19 @@ struct Script {
     /// Post an incident with message 19.
     #[arg(long, value_name = "MS")]
     incident_after: Option<u64>,
-    /// Probe the host: malformed-selection, discriminator-two, foreign-session,
-    /// unknown-message, host-message or short-body (see `vex check --list`, `probe.*`).
-    #[arg(long, value_name = "NAME", value_parser = parse_probe)]
+    /// Probe the host with one of the `probe.*` cases' messages (`vex check --list`).
+    /// discriminator-two also wants a plain --refresh-after before --probe-after.
+    #[arg(long, value_name = "NAME", value_parser = probe_names())]
     probe: Option<Probe>,
     /// When the probe's own message goes out.
     #[arg(long, value_name = "MS", default_value_t = 3_000)]
     probe_after: u64,
 }
 
-fn parse_probe(name: &str) -> Result<Probe, String> {
-    Probe::named(name).ok_or_else(|| {
-        let names: Vec<&str> = Probe::ALL.iter().map(|p| p.name()).collect();
-        format!("no probe named {name:?}; the probes: {}", names.join(", "))
-    })
+/// `--probe`'s values: every probe's name, listed in the help.
+fn probe_names() -> impl TypedValueParser<Value = Probe> {
+    PossibleValuesParser::new(Probe::ALL.map(Probe::name))
+        .try_map(|name| Probe::named(&name).ok_or("no such probe"))
 }
 
 impl Script {

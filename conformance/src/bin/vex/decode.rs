@@ -77,6 +77,12 @@ pub fn decode(args: DecodeArgs) -> ExitCode {
                 ExitCode::SUCCESS
             }
             Err(e) => {
+                if args.json {
+                    out!(
+                        "{:#}",
+                        serde_json::json!({"message": name, "error": e.to_string()})
+                    );
+                }
                 eprintln!("vex decode: {name} does not parse: {e}");
                 ExitCode::FAILURE
             }
@@ -94,6 +100,7 @@ pub fn decode(args: DecodeArgs) -> ExitCode {
     };
     match (&decoded.value, args.json) {
         (Ok(v), true) => out!("{:#}", codec::to_json(schema, v)),
+        (Err(e), true) => out!("{:#}", codec::failure_json(schema, &decoded, e)),
         _ => out_raw!("{}", codec::text(schema, &decoded)),
     }
     if decoded.value.is_ok() {

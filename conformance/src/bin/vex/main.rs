@@ -27,6 +27,7 @@ mod decode;
 mod progress;
 mod rules;
 mod serve;
+mod spawn;
 
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
