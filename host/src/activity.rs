@@ -92,7 +92,7 @@ impl Activity {
 
     /// True when `link` has a member lane.
     pub fn has_member(&self, link: LinkId) -> bool {
-        self.lane_of(link).is_some()
+        self.lane(link).is_some()
     }
 
     /// The member links, in lane order.
@@ -111,7 +111,8 @@ impl Activity {
         self.revision
     }
 
-    fn lane_of(&self, link: LinkId) -> Option<usize> {
+    /// The lane of `link`'s member.
+    pub fn lane(&self, link: LinkId) -> Option<usize> {
         self.lanes
             .iter()
             .position(|lane| lane.is_some_and(|(l, _)| l == link))
@@ -120,7 +121,7 @@ impl Activity {
     /// Gives `link` a lane holding `member`: the lane it has, or the lowest free one. The
     /// revision rises only when the table changes.
     pub fn admit(&mut self, link: LinkId, member: Member) -> Result<(), AdmitError> {
-        let lane = match self.lane_of(link) {
+        let lane = match self.lane(link) {
             Some(lane) => lane,
             None => self
                 .lanes
@@ -134,7 +135,7 @@ impl Activity {
 
     /// Commits `link`'s identity (message 23); false when `link` is not a member.
     pub fn set_identity(&mut self, link: LinkId, member: Member) -> bool {
-        let Some(lane) = self.lane_of(link) else {
+        let Some(lane) = self.lane(link) else {
             return false;
         };
         self.set_lane(lane, Some((link, member)));
@@ -146,7 +147,7 @@ impl Activity {
         self.leases.remove(&link);
         self.states.remove(&link);
         self.authority.remove(&link);
-        let Some(lane) = self.lane_of(link) else {
+        let Some(lane) = self.lane(link) else {
             return false;
         };
         self.set_lane(lane, None);
@@ -212,10 +213,12 @@ impl Activity {
         self.revision = self.revision.wrapping_add(1);
     }
 
-    /// Its first member joined at `now`: the host program's timeline starts (the first
-    /// call only).
-    pub fn start(&mut self, now: Instant) {
+    /// Its first member joined at `now`: the host program's timeline starts. True on the
+    /// first call only.
+    pub fn start(&mut self, now: Instant) -> bool {
+        let first = self.started.is_none();
         self.started.get_or_insert(now);
+        first
     }
 
     /// When the next of `timeline` is due, if the activity started and one is left.
@@ -279,7 +282,7 @@ impl Activity {
         report: &ClientState,
         arrival: i16,
     ) -> Option<Committed> {
-        self.lane_of(link)?;
+        self.lane(link)?;
         let before = self.table();
         let region_moved = self.states.entry(link).or_default().commit(report, arrival);
         let table_changed = self.table() != before;

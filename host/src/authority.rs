@@ -5,7 +5,7 @@
 //! HOST-16, HOST-17).
 
 use crate::core::{HostCore, LinkId};
-use crate::event::{HostEvent, WorldEvent};
+use crate::event::WorldEvent;
 use crate::reason::Dropped;
 use vex_wire::activity::authority::{
     Abdication, AuthorityToken, BubbleMaskAnswer, FullMaskAnswer, Purge,
@@ -86,7 +86,7 @@ impl HostCore {
                 return self.drop_input(link, Dropped::NotBuilt { msg, error });
             }
         }
-        self.event(HostEvent::World(WorldEvent::PurgeRequested { link, slots }));
+        self.world_event(WorldEvent::PurgeRequested { link, slots });
     }
 
     /// Message 29: the answer to the host's reset with its token, recorded (HOST-16).
@@ -99,7 +99,7 @@ impl HostCore {
         if !self.answers(link, Exchange::Reset, token, true) {
             return self.drop_input(link, Dropped::UnknownToken { msg, token });
         }
-        self.event(HostEvent::World(WorldEvent::AuthorityReset { link, token }));
+        self.world_event(WorldEvent::AuthorityReset { link, token });
     }
 
     /// Message 31: one bubble's part of the answer to the host's query, recorded
@@ -115,12 +115,12 @@ impl HostCore {
             return self.drop_input(link, Dropped::UnknownToken { msg, token });
         }
         let (bubble, slots) = (answer.selector, answer.mask.count());
-        self.event(HostEvent::World(WorldEvent::AuthorityInBubble {
+        self.world_event(WorldEvent::AuthorityInBubble {
             link,
             token,
             bubble,
             slots,
-        }));
+        });
     }
 
     /// Message 32: the member's whole authority mask, the end of its answer to the
@@ -142,11 +142,7 @@ impl HostCore {
         {
             a.set_authority(link, answer.mask);
         }
-        self.event(HostEvent::World(WorldEvent::AuthorityReported {
-            link,
-            token,
-            slots,
-        }));
+        self.world_event(WorldEvent::AuthorityReported { link, token, slots });
     }
 
     /// Message 33: the member gives up authority over the slots it names (HOST-17).
@@ -164,9 +160,6 @@ impl HostCore {
         };
         activity.release_authority(link, &abdication.mask);
         let slots = abdication.mask.count();
-        self.event(HostEvent::World(WorldEvent::AuthorityReleased {
-            link,
-            slots,
-        }));
+        self.world_event(WorldEvent::AuthorityReleased { link, slots });
     }
 }

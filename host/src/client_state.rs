@@ -3,7 +3,7 @@
 //! "Client reports come in": the host sees the committed after-image; HOST-05, AUTH-13).
 
 use crate::core::{HostCore, LinkId};
-use crate::event::{HostEvent, WorldEvent};
+use crate::event::WorldEvent;
 use crate::reason::Dropped;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::client_state::ClientState;
@@ -50,11 +50,7 @@ impl HostCore {
                 b.epoch_waiting = true; // its advertised host changed (SR "What the host pushes")
             }
             let to = self.region_of(link, session);
-            self.event(HostEvent::World(WorldEvent::RegionChanged {
-                link,
-                from,
-                to,
-            }));
+            self.world_event(WorldEvent::RegionChanged { link, from, to });
             if !self.policy().hold_rosters_for_region_request() {
                 return self.push_current_roster(link);
             }

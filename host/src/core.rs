@@ -5,6 +5,7 @@ use crate::activity::Activity;
 use crate::config::HostConfig;
 use crate::event::{HostEvent, Transmit};
 use crate::link::Link;
+use crate::mission::{Mission, MissionStage};
 use crate::outbound::Outbound;
 use crate::policy::Policy;
 use crate::reason::{Closed, Dropped};
@@ -40,6 +41,8 @@ pub struct HostCore {
     pub(crate) join_template: Option<JoinResultTemplate>,
     transmits: VecDeque<Transmit>,
     events: VecDeque<HostEvent>,
+    /// The mission stage, when a mission runs.
+    pub(crate) mission: Option<MissionStage>,
     /// The time of the call in progress: every entry point is given it.
     pub(crate) now: Instant,
 }
@@ -59,6 +62,16 @@ impl HostCore {
             join_template: None,
             transmits: VecDeque::new(),
             events: VecDeque::new(),
+            mission: None,
+        }
+    }
+
+    /// A host that runs `mission` in every activity it starts (SR "Where mission scripts
+    /// plug in").
+    pub fn with_mission(config: HostConfig, mission: Box<dyn Mission>) -> Self {
+        Self {
+            mission: Some(MissionStage::new(mission)),
+            ..Self::new(config)
         }
     }
 
@@ -79,7 +92,7 @@ impl HostCore {
     }
 
     /// A connection closed; its state is dropped, and its member leaves its activity.
-    pub fn handle_close(&mut self, _now: Instant, link: LinkId) {
+    pub fn handle_close(&mut self, now: Instant, link: LinkId) {
         tracing::debug!(%link, "link closed");
         let sessions = self
             .links
@@ -89,11 +102,18 @@ impl HostCore {
         for session in sessions.into_iter().flatten() {
             self.depart(link, session);
         }
+        self.run_mission(now);
     }
 
     /// Bytes arrived on `link`, split anywhere.
     pub fn handle_bytes(&mut self, now: Instant, link: LinkId, bytes: &[u8]) {
         self.now = now;
+        self.read_frames(now, link, bytes);
+        self.run_mission(now);
+    }
+
+    /// The transport and host stages of [`HostCore::handle_bytes`]: every whole frame.
+    fn read_frames(&mut self, now: Instant, link: LinkId, bytes: &[u8]) {
         let Some(l) = self.links.get_mut(&link) else {
             return;
         };

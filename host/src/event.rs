@@ -1,6 +1,7 @@
 //! What the host core reports, for logs, transcripts and tests.
 
 use crate::LinkId;
+use crate::mission::MissionReport;
 use crate::reason::{Closed, Dropped};
 use crate::requests::CommitError;
 use vex_wire::activity::slot::ClientRef;
@@ -67,6 +68,8 @@ pub enum HostEvent {
         /// Why.
         error: CommitError,
     },
+    /// What the mission stage did.
+    Mission(MissionReport),
     /// A client joined an activity session.
     Joined {
         /// The link.
@@ -164,4 +167,21 @@ pub enum WorldEvent {
         /// Where it stands.
         to: i16,
     },
+}
+
+impl WorldEvent {
+    /// The link of the member whose report raised it.
+    pub fn link(&self) -> LinkId {
+        match *self {
+            Self::Sensed { link, .. }
+            | Self::GhostScan { link, .. }
+            | Self::PurgeRequested { link, .. }
+            | Self::AuthorityReset { link, .. }
+            | Self::AuthorityInBubble { link, .. }
+            | Self::AuthorityReported { link, .. }
+            | Self::Incident { link, .. }
+            | Self::AuthorityReleased { link, .. }
+            | Self::RegionChanged { link, .. } => link,
+        }
+    }
 }

@@ -3,7 +3,7 @@
 //! the same output slot; AH "incident, message 19": no acknowledgement; HOST-13, HOST-18).
 
 use crate::core::{HostCore, LinkId};
-use crate::event::{HostEvent, WorldEvent};
+use crate::event::WorldEvent;
 use crate::reason::Dropped;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::ids::INCIDENT;
@@ -19,12 +19,12 @@ impl HostCore {
                 return self.drop_input(link, Dropped::Body { msg, error });
             }
         };
-        self.event(HostEvent::World(WorldEvent::Incident {
+        self.world_event(WorldEvent::Incident {
             link,
             definition: incident.definition,
             targets: incident.targets.len(),
             payload: incident.payload.len(),
-        }));
+        });
     }
 
     /// `incident` to every joined member of `session`; the request was checked when it

@@ -24,6 +24,7 @@ mod link;
 pub mod member_state;
 mod membership;
 mod messages;
+pub mod mission;
 pub mod outbound;
 pub mod policy;
 pub mod program;

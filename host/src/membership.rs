@@ -8,6 +8,7 @@
 //! "Publication rules", 4.12; MEMBER-03, MEMBER-07, HOST-15.
 
 use crate::core::{HostCore, LinkId};
+use crate::mission::MissionEvent;
 use crate::reason::Dropped;
 use crate::roster;
 use vex_wire::activity::body::Body;
@@ -107,9 +108,13 @@ impl HostCore {
         let Some(activity) = self.activities.get_mut(&session) else {
             return;
         };
+        let lane = activity.lane(link);
         if activity.depart(link) {
             self.publish_membership(session, Some(link));
             self.epoch_waits(session, Some(link));
+        }
+        if let Some(member) = lane {
+            self.mission_event(session, MissionEvent::MemberLeft { member });
         }
         let owner_bound = |core: &Self, a: &crate::activity::Activity| {
             core.links
@@ -122,6 +127,7 @@ impl HostCore {
             && !owner_bound(self, a)
         {
             self.activities.remove(&session);
+            self.mission_ended(session);
         }
     }
 

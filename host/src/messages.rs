@@ -6,6 +6,7 @@
 
 use crate::core::{HostCore, LinkId};
 use crate::event::HostEvent;
+use crate::mission::MissionEvent;
 use crate::outbound::Moment;
 use crate::policy::RosterInputs;
 use crate::reason::Dropped;
@@ -146,7 +147,8 @@ impl HostCore {
         if let Err(e) = activity.admit(link, member) {
             return self.drop_input(link, Dropped::Admit(e)); // the link stays where it was
         }
-        activity.start(now);
+        let started = activity.start(now);
+        let lane = activity.lane(link);
         // it leaves the session it was in, unless that is its own private session, which a
         // public join reads and does not change (SR "The join burst")
         if previous != handle && previous != private {
@@ -192,6 +194,12 @@ impl HostCore {
             link,
             session: handle,
         });
+        if started {
+            self.mission_event(handle, MissionEvent::Started);
+        }
+        if let Some(member) = lane {
+            self.mission_event(handle, MissionEvent::MemberJoined { member });
+        }
     }
 
     /// A join whose burst could not be built: the member leaves the session again, and the

@@ -4,7 +4,7 @@
 //! scan bar is finished with a Sense override (AH "Type 65").
 
 use crate::core::{HostCore, LinkId};
-use crate::event::{HostEvent, WorldEvent};
+use crate::event::WorldEvent;
 use crate::reason::Dropped;
 use std::collections::BTreeSet;
 use vex_wire::activity::body::Body;
@@ -47,7 +47,7 @@ impl HostCore {
     /// One slot's report, as events.
     fn sensed(&mut self, link: LinkId, o: SenseObject) {
         for event in report_events(link, &o) {
-            self.event(HostEvent::World(event));
+            self.world_event(event);
             if let WorldEvent::GhostScan {
                 slot,
                 active: true,

@@ -32,8 +32,8 @@ impl HostCore {
         }
     }
 
-    /// When [`HostCore::handle_timeout`] next has work: the earliest timer of any link, or
-    /// the next commit of an activity's timeline.
+    /// When [`HostCore::handle_timeout`] next has work: the earliest timer of any link,
+    /// the next commit of an activity's timeline, or the mission stage's next work.
     pub fn poll_timeout(&self) -> Option<Instant> {
         let timeline = &self.config.timeline;
         let commits = self.activities.values().map(|a| a.next_commit_at(timeline));
@@ -41,6 +41,7 @@ impl HostCore {
             .values()
             .flat_map(|l| HostTimer::ALL.map(|t| Self::deadline(l, t)))
             .chain(commits)
+            .chain([self.mission_timeout()])
             .flatten()
             .min()
     }
@@ -59,6 +60,7 @@ impl HostCore {
             self.fire(now, link, timer);
         }
         self.commit_due(now);
+        self.run_mission(now);
     }
 
     /// Every activity's timeline commits that are due at `now`, in session order. A

@@ -9,6 +9,7 @@ use vex_wire::activity::incident::Incident;
 use vex_wire::activity::slot::ClientRef;
 use vex_wire::bits::{BitError, BitWriter, Bits};
 use vex_wire::scenario::Scenario;
+use vex_wire::schema::path::{self, PathError};
 use vex_wire::schema::{SchemaError, Value, catalog, encode};
 
 /// A change to the world a host program asks for.
@@ -21,11 +22,11 @@ pub enum WorldRequest {
         /// The body.
         body: Value,
     },
-    /// One top-level field of the Auth body `slot` holds.
+    /// One part of the Auth body `slot` holds.
     SetAuthField {
         /// The slot.
         slot: ClientRef,
-        /// The field's name in the slot type's schema.
+        /// A field path in the slot type's schema: `generation`, `objective[0].value`.
         field: String,
         /// Its new value.
         value: Value,
@@ -64,13 +65,14 @@ pub enum RequestError {
     /// Vex does not know the slot type's Auth schema.
     #[error("slot type {0} has no Auth schema Vex knows")]
     UnknownSchema(i8),
-    /// The schema has no such field.
-    #[error("slot type {slot_type} has no field {field:?}")]
-    NoSuchField {
+    /// The field path names no part of the slot type's Auth body, or one the held body
+    /// has absent.
+    #[error("slot type {slot_type}: {error}")]
+    Path {
         /// The slot type.
         slot_type: i8,
-        /// The field asked for.
-        field: String,
+        /// Why.
+        error: PathError,
     },
     /// A field set on a slot that holds no body yet: send the whole body first.
     #[error("slot {0:?} holds no body to set a field of")]
@@ -195,7 +197,7 @@ fn check_teleport(scenario: &Scenario, state: i8, slice_set: i16) -> Result<(), 
     Ok(())
 }
 
-/// `body` with its field `field` set to `value`.
+/// `body` with the part `field` names (a field path) set to `value`.
 fn with_field(
     slot: ClientRef,
     body: &Value,
@@ -204,22 +206,12 @@ fn with_field(
 ) -> Result<Value, RequestError> {
     let schema =
         catalog::auth(slot.slot_type).ok_or(RequestError::UnknownSchema(slot.slot_type))?;
-    let i = schema
-        .fields
-        .iter()
-        .position(|f| f.name == field)
-        .ok_or_else(|| RequestError::NoSuchField {
-            slot_type: slot.slot_type,
-            field: field.to_string(),
-        })?;
-    let mut fields = match body {
-        Value::Record(fields) => fields.clone(),
-        _ => return Err(RequestError::NoBody(slot)),
-    };
-    if let Some(f) = fields.get_mut(i) {
-        *f = value;
-    }
-    Ok(Value::Record(fields))
+    let mut body = body.clone();
+    path::set_at(schema, &mut body, field, value).map_err(|error| RequestError::Path {
+        slot_type: slot.slot_type,
+        error,
+    })?;
+    Ok(body)
 }
 
 /// `value` encoded by `slot`'s Auth schema, once the scenario has the slot with one.

@@ -5,6 +5,7 @@ pub mod catalog;
 pub mod kind;
 pub mod measure;
 pub mod messages;
+pub mod path;
 #[cfg(test)]
 mod round_trip;
 pub mod tables;
