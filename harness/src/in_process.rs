@@ -52,7 +52,42 @@ pub fn run_members(
     members: Vec<ClientConfig>,
     run_for_ms: u64,
 ) -> Vec<RunReport> {
-    let mut host = HostCore::new(host);
+    run_host(HostCore::new(host), members, run_for_ms, Vec::new()).reports
+}
+
+/// What a [`HostAction`] does, given the time.
+pub type Act = Box<dyn FnOnce(Instant, &mut HostCore)>;
+
+/// Something done to the host at a time of the run, as its operator would: a mission
+/// reload, for one.
+pub struct HostAction {
+    /// When, in virtual milliseconds from the start.
+    pub at_ms: u64,
+    /// What.
+    pub act: Act,
+}
+
+/// A run of [`run_host`]: each member's report, every event the host reported with its
+/// time, and the host as the run left it.
+pub struct HostRun {
+    /// One report per member, in the members' order.
+    pub reports: Vec<RunReport>,
+    /// The host's events, in order.
+    pub events: Vec<(Instant, HostEvent)>,
+    /// The host.
+    pub host: HostCore,
+}
+
+/// [`run_members`] on a host already made (one that runs a mission, say), doing each of
+/// `actions` at its time.
+pub fn run_host(
+    mut host: HostCore,
+    members: Vec<ClientConfig>,
+    run_for_ms: u64,
+    mut actions: Vec<HostAction>,
+) -> HostRun {
+    actions.sort_by_key(|a| std::cmp::Reverse(a.at_ms));
+    let mut events = Vec::new();
     let mut members = members.into_iter();
     let mut parts: Vec<(ClientCore, Transcript)> = members.next().map(start).into_iter().collect();
     let mut waiting: Vec<ClientConfig> = members.collect();
@@ -103,14 +138,16 @@ pub fn run_members(
                     transcript.closed(now, kind);
                 }
             }
+            events.push((now, e));
         }
         if progress {
             continue;
         }
+        let action_at = actions.last().map(|a| Instant::from_millis(a.at_ms));
         let next = parts
             .iter()
             .map(|(client, _)| client.poll_timeout())
-            .chain([host.poll_timeout()])
+            .chain([host.poll_timeout(), action_at])
             .flatten()
             .min();
         match next {
@@ -121,16 +158,24 @@ pub fn run_members(
                     client.handle_timeout(now);
                 }
                 host.handle_timeout(now);
+                while let Some(action) = actions.pop_if(|a| Instant::from_millis(a.at_ms) <= now) {
+                    (action.act)(now, &mut host);
+                }
             }
             _ => break,
         }
     }
     let end = now.max(deadline);
-    parts
+    let reports = parts
         .into_iter()
         .map(|(mut client, transcript)| {
             client.finish(end);
             RunReport::of(&client, transcript, end)
         })
-        .collect()
+        .collect();
+    HostRun {
+        reports,
+        events,
+        host,
+    }
 }

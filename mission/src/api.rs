@@ -1,0 +1,173 @@
+//! What a script can call. Each request function checks what it is given at once, so a
+//! bad request fails at its script line with the client rule it would break, never sent
+//! (rules.md's guards, the same the encoder keeps); what it asks for commits when the
+//! handler returns.
+
+use crate::convert::{self, Slot};
+use rhai::{Dynamic, Engine, EvalAltResult, INT, Map};
+use std::sync::{Arc, Mutex, MutexGuard};
+use vex_host::world::WorldRequest;
+use vex_wire::activity::incident::Incident;
+use vex_wire::bits::BitWriter;
+use vex_wire::schema::{Schema, catalog, encode, path};
+use vex_wire::time::Instant;
+
+/// How far ahead a timer may be set: a day.
+const LONGEST_TIMER_MS: INT = 86_400_000;
+
+/// What one handler call asked for, committed when it returns and dropped when it fails.
+#[derive(Debug, Default)]
+pub struct Call {
+    /// The host's time of the call.
+    pub now: Instant,
+    /// The requests, in the order asked.
+    pub requests: Vec<WorldRequest>,
+    /// Timers set and cancelled, in the order asked.
+    pub timers: Vec<TimerOp>,
+}
+
+/// A change to the instance's timers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TimerOp {
+    /// `after(ms, name)`: a timer due then.
+    Set(Instant, String),
+    /// `cancel(name)`: every timer of that name goes.
+    Cancel(String),
+}
+
+/// The call in progress, shared by every registered function.
+pub type Shared = Arc<Mutex<Call>>;
+
+/// The call, also after a panic elsewhere poisoned it (it holds plain data).
+pub fn lock(call: &Shared) -> MutexGuard<'_, Call> {
+    call.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+type Result<T> = std::result::Result<T, Box<EvalAltResult>>;
+
+fn fail<T>(message: String) -> Result<T> {
+    Err(message.into())
+}
+
+fn narrow<T: TryFrom<INT>>(what: &str, v: INT) -> Result<T> {
+    T::try_from(v).or_else(|_| fail(format!("{what} {v} is out of range")))
+}
+
+/// The Auth schema of `slot`'s type.
+fn auth_schema(slot: &Slot) -> Result<&'static Schema> {
+    catalog::auth(slot.slot_type).map_or_else(
+        || {
+            fail(format!(
+                "slot type {} has no Auth schema Vex knows",
+                slot.slot_type
+            ))
+        },
+        Ok,
+    )
+}
+
+/// Registers the mission API on `engine`, every request going into `call`.
+pub fn register(engine: &mut Engine, call: &Shared) {
+    engine
+        .register_type_with_name::<Slot>("Slot")
+        .register_get("key", |s: &mut Slot| INT::from(s.key))
+        .register_get("type", |s: &mut Slot| INT::from(s.slot_type))
+        .register_get("index", |s: &mut Slot| INT::from(s.index))
+        .register_fn("==", |a: Slot, b: Slot| a == b)
+        .register_fn("!=", |a: Slot, b: Slot| a != b)
+        .register_fn("to_string", slot_text)
+        .register_fn("to_debug", slot_text)
+        .register_fn(
+            "slot",
+            |key: INT, slot_type: INT, index: INT| -> Result<Slot> {
+                Ok(Slot {
+                    key: narrow("slot key", key)?,
+                    slot_type: narrow("slot type", slot_type)?,
+                    index: narrow("slot index", index)?,
+                })
+            },
+        );
+
+    let c = call.clone();
+    engine.register_fn("now", move || -> INT {
+        INT::try_from(lock(&c).now.millis()).unwrap_or(INT::MAX)
+    });
+    let c = call.clone();
+    engine.register_fn("set_auth", move |slot: Slot, body: Map| -> Result<()> {
+        let schema = auth_schema(&slot)?;
+        let body = convert::record(schema, &Dynamic::from_map(body), "").or_else(fail)?;
+        encode(schema, &body, &mut BitWriter::new()).or_else(|e| fail(e.to_string()))?;
+        lock(&c).requests.push(WorldRequest::SetAuth { slot, body });
+        Ok(())
+    });
+    let c = call.clone();
+    engine.register_fn(
+        "set_field",
+        move |slot: Slot, field: &str, value: Dynamic| -> Result<()> {
+            let schema = auth_schema(&slot)?;
+            let (kind, optional) = path::kind_at(schema, field).or_else(|e| fail(e.to_string()))?;
+            let value = convert::to_value(&kind, optional, &value, field).or_else(fail)?;
+            let field = field.to_string();
+            lock(&c)
+                .requests
+                .push(WorldRequest::SetAuthField { slot, field, value });
+            Ok(())
+        },
+    );
+    let c = call.clone();
+    engine.register_fn("fire_incident", move |definition: INT| -> Result<()> {
+        let incident = Incident {
+            definition: narrow("incident definition", definition)?,
+            targets: Vec::new(),
+            payload: Vec::new(),
+        };
+        incident.check().or_else(|e| fail(e.to_string()))?;
+        lock(&c).requests.push(WorldRequest::FireIncident(incident));
+        Ok(())
+    });
+    let c = call.clone();
+    engine.register_fn(
+        "arm_teleport",
+        move |state: INT, slice_set: INT, hash: INT| -> Result<()> {
+            let state: i8 = narrow("teleport state", state)?;
+            if !(-1..=6).contains(&state) {
+                return fail(format!(
+                    "teleport state {state} does not fit 3 bits with bias 1"
+                ));
+            }
+            lock(&c).requests.push(WorldRequest::ArmTeleport {
+                state,
+                slice_set: narrow("slice set", slice_set)?,
+                slice_hash: narrow("slice hash", hash)?,
+            });
+            Ok(())
+        },
+    );
+    let c = call.clone();
+    engine.register_fn("reset_authority", move || {
+        lock(&c).requests.push(WorldRequest::ResetAuthority);
+    });
+    let c = call.clone();
+    engine.register_fn("query_authority", move || {
+        lock(&c).requests.push(WorldRequest::QueryAuthority);
+    });
+    let c = call.clone();
+    engine.register_fn("after", move |ms: INT, name: &str| -> Result<()> {
+        if !(0..=LONGEST_TIMER_MS).contains(&ms) {
+            return fail(format!("a timer runs 0 to {LONGEST_TIMER_MS} ms, not {ms}"));
+        }
+        let mut call = lock(&c);
+        let due = call.now + ms.unsigned_abs();
+        call.timers.push(TimerOp::Set(due, name.to_string()));
+        Ok(())
+    });
+    let c = call.clone();
+    engine.register_fn("cancel", move |name: &str| {
+        lock(&c).timers.push(TimerOp::Cancel(name.to_string()));
+    });
+}
+
+fn slot_text(s: &mut Slot) -> String {
+    format!("slot({:#x}, {}, {})", s.key, s.slot_type, s.index)
+}

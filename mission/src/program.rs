@@ -1,0 +1,232 @@
+//! [`RhaiMission`]: a compiled mission script and one instance of it per started
+//! activity, each with its variables (`this`) and timers, which a reload keeps.
+
+use crate::api::{self, Call, Shared, TimerOp};
+use crate::convert;
+use crate::engine;
+use crate::errors;
+use rhai::{AST, CallFnOptions, Dynamic, Engine, Map, Scope};
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use vex_host::mission::{Mission, MissionEvent, ScriptError};
+use vex_host::world::WorldRequest;
+use vex_wire::time::Instant;
+
+/// The handler run once when an activity's instance is made, before its first event.
+const INIT: &str = "init";
+
+/// A mission script: its program, and per activity session its variables and timers.
+pub struct RhaiMission {
+    file: String,
+    engine: Engine,
+    call: Shared,
+    program: AST,
+    held: Option<AST>,
+    /// Each started activity's variables, the `this` of its handlers.
+    instances: BTreeMap<u64, Dynamic>,
+    /// Every timer: due time and the order it was set, then its session and name.
+    timers: BTreeMap<(Instant, u64), (u64, String)>,
+    timers_set: u64,
+}
+
+impl RhaiMission {
+    /// Compiles `source`, the script in `file` (the name its errors carry).
+    pub fn compile(file: &str, source: &str) -> Result<Self, ScriptError> {
+        let call: Shared = Arc::new(Mutex::new(Call::default()));
+        let engine = engine::new(file, &call);
+        let program = compile(&engine, file, source)?;
+        Ok(Self {
+            file: file.to_string(),
+            engine,
+            call,
+            program,
+            held: None,
+            instances: BTreeMap::new(),
+            timers: BTreeMap::new(),
+            timers_set: 0,
+        })
+    }
+
+    /// The handlers the program defines, in [`MissionEvent::HANDLERS`] order.
+    pub fn handlers(&self) -> Vec<&'static str> {
+        defined(&self.program)
+    }
+
+    /// Calls `handler` with `args` in `session`'s instance: its requests, or why it failed
+    /// (then its requests and timers are dropped).
+    fn run(
+        &mut self,
+        now: Instant,
+        session: u64,
+        handler: &str,
+        args: Vec<Dynamic>,
+    ) -> Result<Vec<WorldRequest>, ScriptError> {
+        *api::lock(&self.call) = Call {
+            now,
+            ..Call::default()
+        };
+        let this = self
+            .instances
+            .entry(session)
+            .or_insert_with(|| Dynamic::from_map(Map::new()));
+        let options = CallFnOptions::new()
+            .eval_ast(false)
+            .rewind_scope(true)
+            .bind_this_ptr(this);
+        let result = self.engine.call_fn_with_options::<Dynamic>(
+            options,
+            &mut Scope::new(),
+            &self.program,
+            handler,
+            args,
+        );
+        let call = std::mem::take(&mut *api::lock(&self.call));
+        // what a handler returns is not used: it acts through its requests
+        let _returned = result.map_err(|e| errors::eval(&self.file, &e))?;
+        for op in call.timers {
+            match op {
+                TimerOp::Set(due, name) => {
+                    self.timers.insert((due, self.timers_set), (session, name));
+                    self.timers_set += 1;
+                }
+                TimerOp::Cancel(name) => {
+                    self.timers
+                        .retain(|_, (s, n)| !(*s == session && *n == name));
+                }
+            }
+        }
+        Ok(call.requests)
+    }
+
+    fn defines(&self, handler: &str) -> bool {
+        self.program.iter_functions().any(|f| f.name == handler)
+    }
+}
+
+impl Mission for RhaiMission {
+    fn handle(
+        &mut self,
+        now: Instant,
+        session: u64,
+        event: &MissionEvent,
+    ) -> Result<Vec<WorldRequest>, ScriptError> {
+        let mut requests = Vec::new();
+        if !self.instances.contains_key(&session) && self.defines(INIT) {
+            requests = self.run(now, session, INIT, Vec::new())?;
+        }
+        let handler = event.handler();
+        if self.defines(handler) {
+            let map = Dynamic::from_map(convert::event_map(event));
+            requests.extend(self.run(now, session, handler, vec![map])?);
+        }
+        Ok(requests)
+    }
+
+    fn next_timer(&self) -> Option<Instant> {
+        self.timers.keys().next().map(|(due, _)| *due)
+    }
+
+    fn take_due_timer(&mut self, now: Instant) -> Option<(u64, String)> {
+        let first = self.timers.first_entry()?;
+        (first.key().0 <= now).then(|| first.remove())
+    }
+
+    fn end(&mut self, session: u64) {
+        self.instances.remove(&session);
+        self.timers.retain(|_, (s, _)| *s != session);
+    }
+
+    fn started(&self) -> bool {
+        !self.instances.is_empty()
+    }
+
+    fn prepare(&mut self, source: &str) -> Result<(), ScriptError> {
+        self.held = None;
+        self.held = Some(compile(&self.engine, &self.file, source)?);
+        Ok(())
+    }
+
+    fn swap(&mut self) {
+        if let Some(program) = self.held.take() {
+            self.program = program;
+        }
+    }
+
+    fn status(&self) -> Vec<(u64, String)> {
+        self.instances
+            .iter()
+            .map(|(session, this)| (*session, this.to_string()))
+            .collect()
+    }
+}
+
+/// Compiles `source` and checks its handlers: a function named `init` or `on_...` must be
+/// a handler of [`MissionEvent::HANDLERS`], with no parameter for `init` and one (the
+/// event) for the others, so a misspelt handler is an error, not a handler never called.
+fn compile(engine: &Engine, file: &str, source: &str) -> Result<AST, ScriptError> {
+    let ast = engine
+        .compile(source)
+        .map_err(|e| errors::parse(file, &e))?;
+    if let Some(stmt) = ast.statements().first() {
+        return Err(errors::at(
+            file,
+            stmt.position(),
+            "a mission is its functions: top-level code never runs; set up in fn init()".into(),
+        ));
+    }
+    for f in ast.iter_functions() {
+        let is_handler = f.name == INIT || f.name.starts_with("on_");
+        if !is_handler {
+            continue;
+        }
+        let known = MissionEvent::HANDLERS.contains(&f.name);
+        let params = if f.name == INIT { 0 } else { 1 };
+        let message = if !known {
+            format!(
+                "{} is not a handler; the handlers are {}",
+                f.name,
+                MissionEvent::HANDLERS.join(", ")
+            )
+        } else if f.params.len() != params {
+            format!(
+                "{} takes {params} parameter(s), not {}",
+                f.name,
+                f.params.len()
+            )
+        } else {
+            continue;
+        };
+        return Err(at_fn(file, source, f.name, message));
+    }
+    Ok(ast)
+}
+
+/// An error at the definition of function `name` in `source`.
+fn at_fn(file: &str, source: &str, name: &str, message: String) -> ScriptError {
+    let needle = format!("fn {name}");
+    let place = source
+        .lines()
+        .enumerate()
+        .find_map(|(i, line)| line.find(&needle).map(|col| (i + 1, col + 1)));
+    let (line, column) = place.unwrap_or((0, 0));
+    ScriptError {
+        file: file.to_string(),
+        line,
+        column,
+        message,
+    }
+}
+
+/// The handlers `program` defines.
+fn defined(program: &AST) -> Vec<&'static str> {
+    MissionEvent::HANDLERS
+        .into_iter()
+        .filter(|h| program.iter_functions().any(|f| f.name == *h))
+        .collect()
+}
+
+/// Compiles the script in `file` without a host: the handlers it defines, or its first
+/// error (`vex mission check`).
+pub fn check(file: &str, source: &str) -> Result<Vec<&'static str>, ScriptError> {
+    RhaiMission::compile(file, source).map(|m| m.handlers())
+}
