@@ -47,15 +47,12 @@ pub fn to_value(kind: &Kind, optional: bool, value: &Dynamic, path: &str) -> Res
                 text::from_text(&name, usize::from(*len)).map_err(|e| format!("{path}: {e}"))?,
             )
         }
-        Kind::FixedArray { element, .. } | Kind::Array { element, .. } => {
-            let items = value.as_array_ref().map_err(|_| wrong("an array"))?;
-            let values = items
-                .iter()
-                .enumerate()
-                .map(|(i, item)| to_value(element, false, item, &format!("{path}[{i}]")))
-                .collect::<Result<_, _>>()?;
-            Value::Array(values)
-        }
+        Kind::FixedArray { element, len: most }
+        | Kind::Array {
+            element,
+            capacity: most,
+            ..
+        } => elements(element, *most, value, path)?,
         Kind::Record(schema) => record(schema, value, path)?,
         Kind::QuantizedReal { .. }
         | Kind::Bits { .. }
@@ -68,6 +65,26 @@ pub fn to_value(kind: &Kind, optional: bool, value: &Dynamic, path: &str) -> Res
             ));
         }
     })
+}
+
+/// An array of at most `most` elements of `element`: more is refused, since the encoder
+/// would clamp the count and drop the rest without a word (BODY-05).
+fn elements(element: &Kind, most: u16, value: &Dynamic, path: &str) -> Result<Value, String> {
+    let items = value
+        .as_array_ref()
+        .map_err(|_| format!("{path} takes an array, not {}", value.type_name()))?;
+    if items.len() > usize::from(most) {
+        return Err(format!(
+            "{path} holds at most {most} elements, not {} (BODY-05)",
+            items.len()
+        ));
+    }
+    let values = items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| to_value(element, false, item, &format!("{path}[{i}]")))
+        .collect::<Result<_, _>>()?;
+    Ok(Value::Array(values))
 }
 
 /// A record of `schema` from a script's map: every field by name, `()` or left out for an

@@ -24,16 +24,27 @@ pub fn parse(file: &str, e: &ParseError) -> ScriptError {
 pub fn eval(file: &str, e: &EvalAltResult) -> ScriptError {
     let mut inner = e;
     let mut through = Vec::new();
+    // the innermost place known: some errors (an empty loop's) carry none of their own
+    let mut position = e.position();
     while let EvalAltResult::ErrorInFunctionCall(name, _, cause, _) = inner {
         through.push(name.clone());
         inner = cause;
+        if !inner.position().is_none() {
+            position = inner.position();
+        }
     }
-    let mut message = inner.unwrap_inner().to_string();
+    let mut message = match inner.unwrap_inner() {
+        EvalAltResult::ErrorTooManyOperations(_) => format!(
+            "stopped after {} operations: a loop that does not end?",
+            crate::engine::MAX_OPERATIONS
+        ),
+        other => other.to_string(),
+    };
     if let Some(stripped) = message.rfind(" (line ").map(|i| message[..i].to_string()) {
         message = stripped;
     }
     if !through.is_empty() {
         message = format!("{message} (in {})", through.join(" < "));
     }
-    at(file, inner.position(), message)
+    at(file, position, message)
 }

@@ -15,13 +15,19 @@ use vex_wire::time::Instant;
 /// The handler run once when an activity's instance is made, before its first event.
 const INIT: &str = "init";
 
+/// A compiled script and its text, where errors are placed.
+struct Program {
+    ast: AST,
+    source: String,
+}
+
 /// A mission script: its program, and per activity session its variables and timers.
 pub struct RhaiMission {
     file: String,
     engine: Engine,
     call: Shared,
-    program: AST,
-    held: Option<AST>,
+    program: Program,
+    held: Option<Program>,
     /// Each started activity's variables, the `this` of its handlers.
     instances: BTreeMap<u64, Dynamic>,
     /// Every timer: due time and the order it was set, then its session and name.
@@ -49,7 +55,7 @@ impl RhaiMission {
 
     /// The handlers the program defines, in [`MissionEvent::HANDLERS`] order.
     pub fn handlers(&self) -> Vec<&'static str> {
-        defined(&self.program)
+        defined(&self.program.ast)
     }
 
     /// Calls `handler` with `args` in `session`'s instance: its requests, or why it failed
@@ -76,13 +82,28 @@ impl RhaiMission {
         let result = self.engine.call_fn_with_options::<Dynamic>(
             options,
             &mut Scope::new(),
-            &self.program,
+            &self.program.ast,
             handler,
             args,
         );
         let call = std::mem::take(&mut *api::lock(&self.call));
         // what a handler returns is not used: it acts through its requests
-        let _returned = result.map_err(|e| errors::eval(&self.file, &e))?;
+        let _returned = result.map_err(|e| {
+            let error = errors::eval(&self.file, &e);
+            if error.line == 0 {
+                // Rhai drops the place of a limit's error (operations, stack, sizes) at the
+                // function boundary: it is placed at the handler that ran into it
+                let source = &self.program.source;
+                at_fn(
+                    &self.file,
+                    source,
+                    handler,
+                    format!("{handler}: {}", error.message),
+                )
+            } else {
+                error
+            }
+        })?;
         for op in call.timers {
             match op {
                 TimerOp::Set(due, name) => {
@@ -99,7 +120,7 @@ impl RhaiMission {
     }
 
     fn defines(&self, handler: &str) -> bool {
-        self.program.iter_functions().any(|f| f.name == handler)
+        self.program.ast.iter_functions().any(|f| f.name == handler)
     }
 }
 
@@ -163,7 +184,7 @@ impl Mission for RhaiMission {
 /// Compiles `source` and checks its handlers: a function named `init` or `on_...` must be
 /// a handler of [`MissionEvent::HANDLERS`], with no parameter for `init` and one (the
 /// event) for the others, so a misspelt handler is an error, not a handler never called.
-fn compile(engine: &Engine, file: &str, source: &str) -> Result<AST, ScriptError> {
+fn compile(engine: &Engine, file: &str, source: &str) -> Result<Program, ScriptError> {
     let ast = engine
         .compile(source)
         .map_err(|e| errors::parse(file, &e))?;
@@ -198,7 +219,10 @@ fn compile(engine: &Engine, file: &str, source: &str) -> Result<AST, ScriptError
         };
         return Err(at_fn(file, source, f.name, message));
     }
-    Ok(ast)
+    Ok(Program {
+        ast,
+        source: source.to_string(),
+    })
 }
 
 /// An error at the definition of function `name` in `source`.

@@ -49,17 +49,26 @@ impl Incident {
     /// Why the client cannot take this incident, if it cannot.
     pub fn check(&self) -> Result<(), BitError> {
         let d = self.definition;
-        if d >= DEFINITION_ROWS || CRASHING_ROWS.contains(&d) {
-            return Err(refuse("incident definition index", d.into()));
+        if d >= DEFINITION_ROWS {
+            return Err(refuse("incident definition index (INCIDENT-01)", d.into()));
+        }
+        if CRASHING_ROWS.contains(&d) {
+            return Err(refuse("incident definition row (INCIDENT-02)", d.into()));
         }
         if let Some(t) = self.targets.iter().find(|t| **t >= DEFINITION_ROWS) {
-            return Err(refuse("incident target index", (*t).into()));
+            return Err(refuse("incident target index (INCIDENT-01)", (*t).into()));
         }
         if self.targets.len() > MAX_TARGETS {
-            return Err(refuse("incident target count", self.targets.len()));
+            return Err(refuse(
+                "incident target count (INCIDENT-03)",
+                self.targets.len(),
+            ));
         }
         if self.payload.len() > MAX_PAYLOAD {
-            return Err(refuse("incident payload bytes", self.payload.len()));
+            return Err(refuse(
+                "incident payload bytes (INCIDENT-05)",
+                self.payload.len(),
+            ));
         }
         Ok(())
     }
