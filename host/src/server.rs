@@ -7,13 +7,14 @@
 
 use crate::core::{HostCore, LinkId};
 use crate::event::HostEvent;
-use std::collections::BTreeMap;
+use crate::mission::MissionReport;
+use std::collections::{BTreeMap, VecDeque};
 use std::future::Future;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use vex_wire::time::Instant;
 
 /// Bytes read per socket read.
@@ -28,6 +29,33 @@ const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
 enum Input {
     Bytes(LinkId, Vec<u8>),
     Closed(LinkId),
+}
+
+/// How many of the mission stage's last reports the server keeps for [`Control::Events`].
+pub const RECENT_REPORTS: usize = 256;
+
+/// What an operator asks of a running server's mission (SR "Where mission scripts plug
+/// in": the Studio link and the Reload script button).
+#[derive(Debug)]
+pub enum Control {
+    /// Swap in this script. The answer is the reload's end: swapped in, did not compile,
+    /// or refused; a newer reload replaces one still held, whose answer is then dropped.
+    Reload {
+        /// The new script's text.
+        source: String,
+        /// Where the answer goes.
+        reply: oneshot::Sender<MissionReport>,
+    },
+    /// What each running instance holds.
+    Status {
+        /// Where the answer goes.
+        reply: oneshot::Sender<Vec<(u64, String)>>,
+    },
+    /// The mission stage's last reports, oldest first.
+    Events {
+        /// Where the answer goes.
+        reply: oneshot::Sender<Vec<MissionReport>>,
+    },
 }
 
 struct Conn {
@@ -82,9 +110,22 @@ fn connect(stream: TcpStream, link: LinkId, tx: mpsc::Sender<Input>) -> Conn {
 /// Serves `listener` with `core` until `shutdown` completes.
 pub async fn serve(
     listener: TcpListener,
-    mut core: HostCore,
+    core: HostCore,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
+    let (_control, controls) = mpsc::channel(1);
+    serve_with_control(listener, core, controls, shutdown).await
+}
+
+/// [`serve`], taking [`Control`]s of the mission from `controls`.
+pub async fn serve_with_control(
+    listener: TcpListener,
+    mut core: HostCore,
+    mut controls: mpsc::Receiver<Control>,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    let mut recent: VecDeque<MissionReport> = VecDeque::with_capacity(RECENT_REPORTS);
+    let mut reload_reply: Option<oneshot::Sender<MissionReport>> = None;
     let start = tokio::time::Instant::now();
     let now = move || Instant::from_millis(start.elapsed().as_millis() as u64);
     let (in_tx, mut in_rx) = mpsc::channel::<Input>(INPUT_QUEUE);
@@ -124,6 +165,18 @@ pub async fn serve(
                 }
             },
             () = sleep => core.handle_timeout(now()),
+            Some(control) = controls.recv() => match control {
+                Control::Reload { source, reply } => {
+                    reload_reply = Some(reply);
+                    core.request_reload(now(), &source);
+                }
+                Control::Status { reply } => {
+                    let _ = reply.send(core.mission_status());
+                }
+                Control::Events { reply } => {
+                    let _ = reply.send(recent.iter().cloned().collect());
+                }
+            },
         }
         let mut backlogged = Vec::new();
         while let Some(t) = core.poll_transmit() {
@@ -135,8 +188,24 @@ pub async fn serve(
         }
         let mut closing: Vec<LinkId> = Vec::new();
         while let Some(event) = core.poll_event() {
-            if let HostEvent::Close { link, .. } = event {
-                closing.push(link);
+            match event {
+                HostEvent::Close { link, .. } => closing.push(link),
+                HostEvent::Mission(report) => {
+                    let ends_reload = matches!(
+                        report,
+                        MissionReport::Reloaded
+                            | MissionReport::ReloadFailed(_)
+                            | MissionReport::ReloadRefused
+                    );
+                    if ends_reload && let Some(reply) = reload_reply.take() {
+                        let _ = reply.send(report.clone());
+                    }
+                    if recent.len() == RECENT_REPORTS {
+                        recent.pop_front();
+                    }
+                    recent.push_back(report);
+                }
+                _ => {}
             }
         }
         for link in backlogged {

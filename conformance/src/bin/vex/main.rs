@@ -24,6 +24,8 @@ macro_rules! out_raw {
 mod check;
 mod client;
 mod decode;
+mod mission;
+mod mission_link;
 mod progress;
 mod rules;
 mod serve;
@@ -108,6 +110,10 @@ enum Command {
     Replay(client::ReplayArgs),
     /// Run one emulated client against a host and print its status and violations.
     Client(client::ClientArgs),
+    /// Check a mission script, or reload, inspect and follow the mission of a running
+    /// `vex host --mission`.
+    #[command(subcommand)]
+    Mission(mission::MissionCommand),
 }
 
 fn init_logs(default: &str) {
@@ -131,6 +137,7 @@ async fn main() -> ExitCode {
         Command::Rules(args) => rules::run(args),
         Command::Replay(args) => client::replay(args),
         Command::Client(args) => client::run(args).await,
+        Command::Mission(command) => mission::run(command).await,
     }
 }
 

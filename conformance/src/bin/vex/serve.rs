@@ -1,10 +1,14 @@
 //! `vex host`: our Activity Host on a TCP port, correct or told to break one rule.
 
+use crate::mission_link;
 use crate::{Keys, error, load_scenario};
-use std::net::SocketAddrV4;
-use std::path::PathBuf;
+use std::net::{SocketAddr, SocketAddrV4};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use tokio::net::TcpListener;
+use tokio::sync::mpsc;
 use vex_host::{Fault, FaultPlan, HostConfig, HostCore};
+use vex_mission::RhaiMission;
 
 /// `vex host`'s arguments.
 #[derive(clap::Args)]
@@ -26,6 +30,14 @@ pub struct HostArgs {
     /// List the faults `--fault` takes, each with the rule it breaks, and exit.
     #[arg(long)]
     list_faults: bool,
+    /// Run this mission script (Rhai) in every activity in place of the built-in
+    /// program; saving the file reloads it (`vex mission check FILE` compiles it alone).
+    #[arg(long, value_name = "FILE")]
+    mission: Option<PathBuf>,
+    /// Where the mission's command link listens (`vex mission reload|status|events`);
+    /// this machine only.
+    #[arg(long, default_value = crate::mission::COMMAND_ADDRESS, requires = "mission")]
+    command: SocketAddr,
     #[command(flatten)]
     keys: Keys,
 }
@@ -59,10 +71,50 @@ pub async fn run(args: HostArgs) -> ExitCode {
         tracing::warn!(?fault, rule = %fault.rule(), "serving with a fault on purpose");
         config.faults = FaultPlan::single(fault);
     }
-    serve(args.listen, config).await
+    let mission = match &args.mission {
+        Some(file) => match Mission::start(file, args.command).await {
+            Ok(m) => Some(m),
+            Err(why) => {
+                eprintln!("vex host: --mission {}: {why}", file.display());
+                return error();
+            }
+        },
+        None => None,
+    };
+    serve(args.listen, config, mission).await
 }
 
-async fn serve(listen: SocketAddrV4, mut config: HostConfig) -> ExitCode {
+/// A mission for the host: the compiled script, its command link and the file watch.
+struct Mission {
+    program: RhaiMission,
+    file: PathBuf,
+    commands: TcpListener,
+}
+
+impl Mission {
+    /// Compiles `file` and binds the command link at `command`, which must be on this
+    /// machine.
+    async fn start(file: &Path, command: SocketAddr) -> Result<Self, String> {
+        let source = std::fs::read_to_string(file).map_err(|e| e.to_string())?;
+        let program = RhaiMission::compile(&file.display().to_string(), &source)
+            .map_err(|e| format!("does not compile: {e}"))?;
+        if !mission_link::is_local(command) {
+            return Err(format!(
+                "the command link listens on this machine only, not {command}"
+            ));
+        }
+        let commands = TcpListener::bind(command)
+            .await
+            .map_err(|e| format!("the command link cannot listen on {command}: {e}"))?;
+        Ok(Self {
+            program,
+            file: file.to_path_buf(),
+            commands,
+        })
+    }
+}
+
+async fn serve(listen: SocketAddrV4, mut config: HostConfig, mission: Option<Mission>) -> ExitCode {
     let mut seed = [0u8; 32];
     if let Err(e) = getrandom(&mut seed) {
         eprintln!("vex host: no OS randomness for key material: {e}");
@@ -81,7 +133,28 @@ async fn serve(listen: SocketAddrV4, mut config: HostConfig) -> ExitCode {
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;
     };
-    match vex_host::server::serve(listener, HostCore::new(config), shutdown).await {
+    let (controls, controlled) = mpsc::channel(4);
+    let (core, _watch) = match mission {
+        Some(m) => {
+            tracing::info!(mission = %m.file.display(), command = ?m.commands.local_addr().ok(), "running a mission");
+            config.timeline.clear();
+            tokio::spawn(mission_link::serve_commands(
+                m.commands,
+                m.file.clone(),
+                controls.clone(),
+            ));
+            let watch = match mission_link::watch(&m.file, controls) {
+                Ok(w) => Some(w),
+                Err(e) => {
+                    eprintln!("vex host: cannot watch {}: {e}", m.file.display());
+                    return error();
+                }
+            };
+            (HostCore::with_mission(config, Box::new(m.program)), watch)
+        }
+        None => (HostCore::new(config), None),
+    };
+    match vex_host::server::serve_with_control(listener, core, controlled, shutdown).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("vex host: {e}");
