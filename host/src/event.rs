@@ -184,4 +184,12 @@ impl WorldEvent {
             | Self::RegionChanged { link, .. } => link,
         }
     }
+
+    /// The slot a Sense report names, for the events that come from one.
+    pub fn slot(&self) -> Option<ClientRef> {
+        match *self {
+            Self::Sensed { slot, .. } | Self::GhostScan { slot, .. } => Some(slot),
+            _ => None,
+        }
+    }
 }

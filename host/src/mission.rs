@@ -10,7 +10,8 @@
 use crate::core::HostCore;
 use crate::event::{HostEvent, WorldEvent};
 use crate::world::WorldRequest;
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
+use vex_wire::activity::slot::ClientRef;
 use vex_wire::time::Instant;
 
 /// What a mission handler is called with. The script never sees packet bytes (SR "Where
@@ -50,6 +51,17 @@ pub enum MissionEvent {
         /// The activity's Auth revision after the commit.
         revision: u64,
     },
+    /// A member's Sense report of a slot a handler changed, the first after the change
+    /// was staged: where the slot reports back, the report shows what the client applied
+    /// (SR "Auth state goes out"). The report itself is its own event, just before.
+    Reported {
+        /// The handler whose requests changed the slot.
+        handler: String,
+        /// The lane of the member that reported.
+        member: usize,
+        /// The slot.
+        slot: ClientRef,
+    },
     /// A handler's requests were refused, all of them, and nothing was sent.
     Refused {
         /// The handler that made the requests.
@@ -61,7 +73,7 @@ pub enum MissionEvent {
 
 impl MissionEvent {
     /// Every handler a program may define, one per kind of event.
-    pub const HANDLERS: [&'static str; 16] = [
+    pub const HANDLERS: [&'static str; 17] = [
         "on_started",
         "on_member_joined",
         "on_member_left",
@@ -76,6 +88,7 @@ impl MissionEvent {
         "on_region_changed",
         "on_timer",
         "on_staged",
+        "on_reported",
         "on_refused",
         // not an event: run once when an activity's instance is made, before on_started
         "init",
@@ -89,6 +102,7 @@ impl MissionEvent {
             Self::MemberLeft { .. } => "on_member_left",
             Self::Timer { .. } => "on_timer",
             Self::Staged { .. } => "on_staged",
+            Self::Reported { .. } => "on_reported",
             Self::Refused { .. } => "on_refused",
             Self::World { event, .. } => match event {
                 WorldEvent::Sensed { .. } => "on_sensed",
@@ -202,6 +216,9 @@ pub(crate) struct MissionStage {
     inputs: VecDeque<Input>,
     /// A compiled reload waits to be swapped in.
     reload_held: bool,
+    /// Slots a handler changed whose first Sense report after is owed an outcome, with
+    /// the handler: per activity session, at most one per slot.
+    awaiting_report: BTreeMap<(u64, ClientRef), &'static str>,
 }
 
 impl std::fmt::Debug for MissionStage {
@@ -219,6 +236,7 @@ impl MissionStage {
             program,
             inputs: VecDeque::new(),
             reload_held: false,
+            awaiting_report: BTreeMap::new(),
         }
     }
 
@@ -256,6 +274,19 @@ impl HostCore {
             .and_then(|s| Some((s, self.activities.get(&s)?.lane(link)?)));
         if let Some((session, member)) = member {
             self.mission_event(session, MissionEvent::World { member, event });
+            let handler = event.slot().and_then(|slot| {
+                let stage = self.mission.as_mut()?;
+                Some((stage.awaiting_report.remove(&(session, slot))?, slot))
+            });
+            if let Some((handler, slot)) = handler {
+                let handler = handler.to_string();
+                let reported = MissionEvent::Reported {
+                    handler,
+                    member,
+                    slot,
+                };
+                self.mission_event(session, reported);
+            }
         }
         self.event(HostEvent::World(event));
     }
@@ -323,6 +354,7 @@ impl HostCore {
                 Input::Ended(session) => {
                     if let Some(stage) = self.mission.as_mut() {
                         stage.program.end(session);
+                        stage.awaiting_report.retain(|(s, _), _| *s != session);
                     }
                 }
             }
@@ -369,13 +401,19 @@ impl HostCore {
             return;
         }
         let outcome = match self.request(session, &requests) {
-            Ok(()) => MissionEvent::Staged {
-                handler: handler.to_string(),
-                revision: self
-                    .activities
-                    .get(&session)
-                    .map_or(0, |a| a.world().revision()),
-            },
+            Ok(changed) => {
+                if let Some(stage) = self.mission.as_mut() {
+                    let awaited = changed.into_iter().map(|slot| ((session, slot), handler));
+                    stage.awaiting_report.extend(awaited);
+                }
+                MissionEvent::Staged {
+                    handler: handler.to_string(),
+                    revision: self
+                        .activities
+                        .get(&session)
+                        .map_or(0, |a| a.world().revision()),
+                }
+            }
             Err(error) => {
                 tracing::warn!(handler, %error, "mission requests refused");
                 self.event(HostEvent::Refused {
@@ -388,10 +426,12 @@ impl HostCore {
                 }
             }
         };
-        // an outcome is not answered within the run that caused it: no handler loops
+        // an outcome's handler gets no outcome of its own: no handler loops on outcomes
         if !matches!(
             event,
-            MissionEvent::Staged { .. } | MissionEvent::Refused { .. }
+            MissionEvent::Staged { .. }
+                | MissionEvent::Refused { .. }
+                | MissionEvent::Reported { .. }
         ) {
             self.mission_event(session, outcome);
         }

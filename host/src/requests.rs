@@ -10,6 +10,7 @@ use crate::core::HostCore;
 use crate::event::HostEvent;
 use crate::roster;
 use crate::world::{RequestError, WorldRequest};
+use std::collections::BTreeSet;
 use thiserror::Error;
 use vex_wire::activity::slot::ClientRef;
 use vex_wire::scenario::Scenario;
@@ -42,8 +43,12 @@ impl HostCore {
     /// a region move's request gets it then), and is
     /// reported as [`HostEvent::Staged`] with the new revision; then the authority resets
     /// and queries, the incidents and the armed teleports (a new member table) it asks for
-    /// go to every member.
-    pub fn request(&mut self, session: u64, requests: &[WorldRequest]) -> Result<(), CommitError> {
+    /// go to every member. The slots whose body changed.
+    pub fn request(
+        &mut self,
+        session: u64,
+        requests: &[WorldRequest],
+    ) -> Result<BTreeSet<ClientRef>, CommitError> {
         let scenario = &self.config.scenario;
         let activity = self
             .activities
@@ -83,6 +88,6 @@ impl HostCore {
                 WorldRequest::SetAuth { .. } | WorldRequest::SetAuthField { .. } => {}
             }
         }
-        Ok(())
+        Ok(changed)
     }
 }

@@ -153,6 +153,15 @@ pub fn event_map(event: &MissionEvent) -> Map {
             put("handler", handler.clone().into());
             put("revision", int(*revision));
         }
+        MissionEvent::Reported {
+            handler,
+            member,
+            slot,
+        } => {
+            put("handler", handler.clone().into());
+            put("member", int(*member));
+            put("slot", Dynamic::from(*slot));
+        }
         MissionEvent::Refused { handler, error } => {
             put("handler", handler.clone().into());
             put("error", error.clone().into());

@@ -137,6 +137,11 @@ fn ghost_chain_plays_through_three_scans() {
         .count();
     assert_eq!(staged, 4, "the start and three scans");
     assert!(report.rosters_applied >= 4);
+    // the first scan report after each arming is its outcome: the client applied it
+    let reported = ran.iter().filter(|h| **h == "on_reported").count();
+    assert_eq!(reported, 3, "{ran:?}");
+    let status = run.host.mission_status();
+    assert!(status[0].1.contains("\"confirmed\": 3"), "{status:?}");
 }
 
 #[test]
