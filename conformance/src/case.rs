@@ -18,6 +18,10 @@ pub enum HostUnderTest {
     /// Our host told to commit `Fault`: proves the emulated client catches the breach.
     /// Runs in-process only.
     Faulty(Fault),
+    /// Our host running a shipped mission (`missions/NAME`) in place of its built-in
+    /// program: the emulated client plays it through and judges every message it causes.
+    /// Runs in-process only.
+    Mission(&'static str),
 }
 
 /// One conformance case.
@@ -487,6 +491,28 @@ pub fn catalog() -> Vec<Case> {
             }
         }
     }
+    cases.extend([
+        Case {
+            id: "mission.ghost_chain".into(),
+            title: "missions/ghost_chain.rhai played through: three Ghost scans move the objective, then the Ghost goes and an incident fires".into(),
+            rules: vec![Rule::Host19, Rule::T301, Rule::T6501, Rule::T6502, Rule::Incident01, Rule::Incident02],
+            host: HostUnderTest::Mission("ghost_chain.rhai"),
+            run_for_ms: 12_000,
+            script: ClientScript::Stay,
+            members: 1,
+            expect: Expectation::CleanJoin,
+        },
+        Case {
+            id: "mission.timed_phases".into(),
+            title: "missions/timed_phases.rhai played through by two members: the timer, the channel, an incident and an authority query on the host's clock".into(),
+            rules: vec![Rule::Host19, Rule::T2401, Rule::Incident01, Rule::Incident02],
+            host: HostUnderTest::Mission("timed_phases.rhai"),
+            run_for_ms: 8_000,
+            script: ClientScript::Stay,
+            members: 2,
+            expect: Expectation::CleanJoin,
+        },
+    ]);
     for &fault in Fault::ALL {
         let rule = fault.rule();
         cases.push(Case {

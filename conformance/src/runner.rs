@@ -5,7 +5,9 @@ use std::net::SocketAddrV4;
 use std::time::{Duration, Instant};
 use vex_fake_client::Violation;
 use vex_harness::{RunReport, in_process, tcp};
-use vex_host::{FaultPlan, HostConfig};
+use vex_host::mission::MissionReport;
+use vex_host::{FaultPlan, HostConfig, HostCore, HostEvent};
+use vex_mission::RhaiMission;
 use vex_wire::bap::secure::SignOnKeys;
 use vex_wire::scenario::Scenario;
 
@@ -89,9 +91,66 @@ impl CheckOptions {
 pub fn run_in_process(case: &Case, options: CheckOptions) -> CaseResult {
     let faults = match case.host {
         HostUnderTest::Faulty(f) => FaultPlan::single(f),
+        HostUnderTest::Mission(name) => return run_mission(case, name, options),
         HostUnderTest::Any => FaultPlan::default(),
     };
     run_in_process_against(case, faults, options)
+}
+
+/// Runs one case in-process against our host running the shipped mission `name`: the
+/// case's own judgement, and every handler must run and every commit be staged.
+fn run_mission(case: &Case, name: &str, options: CheckOptions) -> CaseResult {
+    match vex_mission::SHIPPED.iter().find(|(n, _)| *n == name) {
+        Some((_, source)) => run_mission_source(case, name, source, options),
+        None => broken_mission(case, &format!("no shipped mission {name}"), Instant::now()),
+    }
+}
+
+/// [`run_mission`] with the mission's text given.
+fn run_mission_source(case: &Case, name: &str, source: &str, options: CheckOptions) -> CaseResult {
+    let started = Instant::now();
+    let mut config = HostConfig::builtin(IN_PROCESS_HOST);
+    config.signon = options.keys;
+    config.scenario = options.scenario();
+    config.timeline.clear();
+    let clients = case.clients_of(IN_PROCESS_HOST, options.keys, &config.scenario);
+    let host = match RhaiMission::compile(name, source) {
+        Ok(mission) => HostCore::with_mission(config, Box::new(mission)),
+        Err(e) => return broken_mission(case, &e.to_string(), started),
+    };
+    let run = in_process::run_host(host, clients, case.run_for_ms, Vec::new());
+    let failure = run.events.iter().find_map(|(at, e)| match e {
+        HostEvent::Mission(MissionReport::Failed { handler, error, .. }) => {
+            Some(format!("at {} ms {handler} failed: {error}", at.millis()))
+        }
+        HostEvent::Refused { error, .. } => Some(format!(
+            "at {} ms a commit was refused: {error}",
+            at.millis()
+        )),
+        _ => None,
+    });
+    let mut result = result(case, merged(run.reports), started, options.strict);
+    if let (Some(actual), Verdict::Pass) = (failure, &result.verdict) {
+        result.verdict = Verdict::Fail {
+            expected: format!("every handler of {name} runs and every commit is staged"),
+            actual,
+        };
+    }
+    result
+}
+
+/// A case whose mission does not load.
+fn broken_mission(case: &Case, why: &str, started: Instant) -> CaseResult {
+    CaseResult {
+        case: case.clone(),
+        verdict: Verdict::Fail {
+            expected: "the mission compiles".into(),
+            actual: why.into(),
+        },
+        violations: Vec::new(),
+        duration: started.elapsed(),
+        run: None,
+    }
 }
 
 /// Runs one case in-process against our host committing `faults`.
@@ -118,7 +177,7 @@ pub async fn run_case(case: &Case, transport: Transport, options: CheckOptions) 
             let clients = case.clients_of(target, keys, &options.scenario());
             merged(tcp::run_members(clients, run_for).await)
         }
-        (Transport::Tcp(_), HostUnderTest::Faulty(_)) => None,
+        (Transport::Tcp(_), HostUnderTest::Faulty(_) | HostUnderTest::Mission(_)) => None,
     };
     result(case, run, started, options.strict)
 }
@@ -138,7 +197,11 @@ fn result(case: &Case, run: Option<RunReport>, started: Instant, strict: bool) -
     let verdict = match &run {
         Some(r) => case.expect.judge(r, strict, &case.rules),
         None => Verdict::Skip {
-            reason: "they need our in-process host told to break a rule".into(),
+            reason: match case.host {
+                HostUnderTest::Mission(_) => "they play our host's shipped missions in-process",
+                _ => "they need our in-process host told to break a rule",
+            }
+            .into(),
         },
     };
     CaseResult {
@@ -150,5 +213,45 @@ fn result(case: &Case, run: Option<RunReport>, started: Instant, strict: bool) -
             .unwrap_or_default(),
         duration: started.elapsed(),
         run,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog;
+
+    fn ghost_chain() -> Case {
+        catalog()
+            .into_iter()
+            .find(|c| c.id == "mission.ghost_chain")
+            .unwrap()
+    }
+
+    /// A handler that fails, or a commit refused, fails the case though the client saw
+    /// nothing wrong.
+    #[test]
+    fn a_failing_handler_or_a_refused_commit_fails_a_mission_case() {
+        let case = ghost_chain();
+        let options = CheckOptions::DEVELOPMENT;
+        let throws = "fn on_started(e) {\n  throw \"no\";\n}";
+        let r = run_mission_source(&case, "t.rhai", throws, options);
+        let Verdict::Fail { actual, .. } = &r.verdict else {
+            panic!("{:?}", r.verdict)
+        };
+        assert!(actual.contains("on_started failed: t.rhai:2:3"), "{actual}");
+        // a field set on a slot that holds no body: refused at the commit
+        let refused = "fn on_started(e) { set_field(slot(0xBBBB0001, 65, 4), \"active\", true); }";
+        let r = run_mission_source(&case, "t.rhai", refused, options);
+        let Verdict::Fail { actual, .. } = &r.verdict else {
+            panic!("{:?}", r.verdict)
+        };
+        assert!(actual.contains("a commit was refused"), "{actual}");
+        let r = run_mission_source(&case, "t.rhai", "fn on_started() {}", options);
+        assert!(matches!(r.verdict, Verdict::Fail { .. }), "{:?}", r.verdict);
+        let r = run_mission(&case, "no_such.rhai", options);
+        assert!(matches!(r.verdict, Verdict::Fail { .. }), "{:?}", r.verdict);
+        let r = run_mission(&case, "ghost_chain.rhai", options);
+        assert_eq!(r.verdict, Verdict::Pass);
     }
 }

@@ -15,3 +15,16 @@ mod errors;
 mod program;
 
 pub use program::{RhaiMission, check};
+
+/// The missions shipped in `missions/`, by file name, built in so `vex check` plays them
+/// from anywhere.
+pub const SHIPPED: [(&str, &str); 2] = [
+    (
+        "ghost_chain.rhai",
+        include_str!("../../missions/ghost_chain.rhai"),
+    ),
+    (
+        "timed_phases.rhai",
+        include_str!("../../missions/timed_phases.rhai"),
+    ),
+];
