@@ -68,7 +68,8 @@ impl HostCore {
 
     /// A host that runs `mission` in every activity it starts (SR "Where mission scripts
     /// plug in").
-    pub fn with_mission(config: HostConfig, mission: Box<dyn Mission>) -> Self {
+    pub fn with_mission(config: HostConfig, mut mission: Box<dyn Mission>) -> Self {
+        mission.serve(&config.scenario);
         Self {
             mission: Some(MissionStage::new(mission)),
             ..Self::new(config)

@@ -12,6 +12,7 @@ use crate::event::{HostEvent, WorldEvent};
 use crate::world::WorldRequest;
 use std::collections::{BTreeMap, VecDeque};
 use vex_wire::activity::slot::ClientRef;
+use vex_wire::scenario::Scenario;
 use vex_wire::time::Instant;
 
 /// What a mission handler is called with. The script never sees packet bytes (SR "Where
@@ -137,6 +138,10 @@ pub struct ScriptError {
 /// timers. An implementation is deterministic: it reads no clock but `now`, and no file,
 /// network or process.
 pub trait Mission: Send {
+    /// The scenario the host serves, given once before any event, so a request for a slot
+    /// it does not place can be refused where the program makes it.
+    fn serve(&mut self, scenario: &Scenario);
+
     /// Runs the handler of `event` in `session`'s instance (made on its first event): the
     /// requests the handler made, which commit together, or why it failed; a failed handler
     /// makes no request, and the instance goes on.

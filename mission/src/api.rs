@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use vex_host::world::WorldRequest;
 use vex_wire::activity::incident::Incident;
 use vex_wire::bits::BitWriter;
+use vex_wire::scenario::Scenario;
 use vex_wire::schema::{Schema, catalog, encode, path};
 use vex_wire::time::Instant;
 
@@ -18,6 +19,9 @@ const LONGEST_TIMER_MS: INT = 86_400_000;
 /// What one handler call asked for, committed when it returns and dropped when it fails.
 #[derive(Debug, Default)]
 pub struct Call {
+    /// The scenario the host serves, once it said: a slot it does not place is refused at
+    /// the request.
+    pub scenario: Option<Arc<Scenario>>,
     /// The host's time of the call.
     pub now: Instant,
     /// The requests, in the order asked.
@@ -54,8 +58,27 @@ fn narrow<T: TryFrom<INT>>(what: &str, v: INT) -> Result<T> {
     T::try_from(v).or_else(|_| fail(format!("{what} {v} is out of range")))
 }
 
-/// The Auth schema of `slot`'s type.
-fn auth_schema(slot: &Slot) -> Result<&'static Schema> {
+/// The Auth schema of `slot`'s type, once the scenario (when known) places the slot with
+/// an Auth body (AUTH-06).
+fn auth_schema(call: &Shared, slot: &Slot) -> Result<&'static Schema> {
+    if let Some(scenario) = lock(call).scenario.clone() {
+        match scenario.schemas_of(slot) {
+            None => {
+                return fail(format!(
+                    "{} is not in scenario {}",
+                    slot_text(&mut slot.clone()),
+                    scenario.name
+                ));
+            }
+            Some((_, decl)) if !decl.schemas.auth => {
+                return fail(format!(
+                    "{} has no Auth body (AUTH-06)",
+                    slot_text(&mut slot.clone())
+                ));
+            }
+            Some(_) => {}
+        }
+    }
     catalog::auth(slot.slot_type).map_or_else(
         || {
             fail(format!(
@@ -95,7 +118,7 @@ pub fn register(engine: &mut Engine, call: &Shared) {
     });
     let c = call.clone();
     engine.register_fn("set_auth", move |slot: Slot, body: Map| -> Result<()> {
-        let schema = auth_schema(&slot)?;
+        let schema = auth_schema(&c, &slot)?;
         let body = convert::record(schema, &Dynamic::from_map(body), "").or_else(fail)?;
         encode(schema, &body, &mut BitWriter::new()).or_else(|e| fail(e.to_string()))?;
         lock(&c).requests.push(WorldRequest::SetAuth { slot, body });
@@ -105,7 +128,7 @@ pub fn register(engine: &mut Engine, call: &Shared) {
     engine.register_fn(
         "set_field",
         move |slot: Slot, field: &str, value: Dynamic| -> Result<()> {
-            let schema = auth_schema(&slot)?;
+            let schema = auth_schema(&c, &slot)?;
             let (kind, optional) = path::kind_at(schema, field).or_else(|e| fail(e.to_string()))?;
             let value = convert::to_value(&kind, optional, &value, field).or_else(fail)?;
             let field = field.to_string();

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use vex_host::mission::{Mission, MissionEvent, ScriptError};
 use vex_host::world::WorldRequest;
+use vex_wire::scenario::Scenario;
 use vex_wire::time::Instant;
 
 /// The handler run once when an activity's instance is made, before its first event.
@@ -67,10 +68,12 @@ impl RhaiMission {
         handler: &str,
         args: Vec<Dynamic>,
     ) -> Result<Vec<WorldRequest>, ScriptError> {
-        *api::lock(&self.call) = Call {
-            now,
-            ..Call::default()
-        };
+        {
+            let mut call = api::lock(&self.call);
+            call.now = now;
+            call.requests.clear();
+            call.timers.clear();
+        }
         let this = self
             .instances
             .entry(session)
@@ -86,7 +89,13 @@ impl RhaiMission {
             handler,
             args,
         );
-        let call = std::mem::take(&mut *api::lock(&self.call));
+        let (requests, timers) = {
+            let mut call = api::lock(&self.call);
+            (
+                std::mem::take(&mut call.requests),
+                std::mem::take(&mut call.timers),
+            )
+        };
         // what a handler returns is not used: it acts through its requests
         let _returned = result.map_err(|e| {
             let error = errors::eval(&self.file, &e);
@@ -104,7 +113,7 @@ impl RhaiMission {
                 error
             }
         })?;
-        for op in call.timers {
+        for op in timers {
             match op {
                 TimerOp::Set(due, name) => {
                     self.timers.insert((due, self.timers_set), (session, name));
@@ -116,7 +125,7 @@ impl RhaiMission {
                 }
             }
         }
-        Ok(call.requests)
+        Ok(requests)
     }
 
     fn defines(&self, handler: &str) -> bool {
@@ -125,6 +134,10 @@ impl RhaiMission {
 }
 
 impl Mission for RhaiMission {
+    fn serve(&mut self, scenario: &Scenario) {
+        api::lock(&self.call).scenario = Some(Arc::new(scenario.clone()));
+    }
+
     fn handle(
         &mut self,
         now: Instant,

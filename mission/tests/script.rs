@@ -211,6 +211,26 @@ fn a_request_that_breaks_a_client_rule_fails_at_its_line() {
 }
 
 #[test]
+fn a_slot_the_scenario_does_not_place_is_refused_at_its_line() {
+    let mut m = mission(
+        "fn on_started(e) {\n  set_field(slot(0xBBBB0001, 3, 9), \"generation\", 1);\n}\n\
+         fn on_member_joined(e) {\n  set_auth(slot(0xBBBB0001, 3, 1), #{ generation: 1 });\n}",
+    );
+    m.serve(&vex_wire::scenario::Scenario::builtin());
+    let e = m
+        .handle(at(0), SESSION, &MissionEvent::Started)
+        .unwrap_err();
+    assert_eq!(e.line, 2, "{e}");
+    assert!(
+        e.message
+            .contains("slot(0xbbbb0001, 3, 9) is not in scenario edz_patrol"),
+        "{e}"
+    );
+    let placed = m.handle(at(0), SESSION, &joined(0)).unwrap();
+    assert_eq!(placed.len(), 1, "a placed slot is asked for");
+}
+
+#[test]
 fn timers_fire_in_due_order_and_cancel_by_name() {
     let mut m = mission(
         "fn on_started(e) { after(300, \"b\"); after(100, \"a\"); after(200, \"gone\"); cancel(\"gone\"); }
