@@ -66,15 +66,12 @@ fn auth_schema(call: &Shared, slot: &Slot) -> Result<&'static Schema> {
             None => {
                 return fail(format!(
                     "{} is not in scenario {}",
-                    slot_text(&mut slot.clone()),
+                    text(slot),
                     scenario.name
                 ));
             }
             Some((_, decl)) if !decl.schemas.auth => {
-                return fail(format!(
-                    "{} has no Auth body (AUTH-06)",
-                    slot_text(&mut slot.clone())
-                ));
+                return fail(format!("{} has no Auth body (AUTH-06)", text(slot)));
             }
             Some(_) => {}
         }
@@ -112,6 +109,23 @@ pub fn register(engine: &mut Engine, call: &Shared) {
             },
         );
 
+    let c = call.clone();
+    engine.register_fn("slot", move |name: &str| -> Result<Slot> {
+        let Some(scenario) = lock(&c).scenario.clone() else {
+            return fail(format!("slot({name:?}): no scenario is served yet"));
+        };
+        match scenario.slot_names.get(name) {
+            Some(slot) => Ok(*slot),
+            None => {
+                let names: Vec<&str> = scenario.slot_names.keys().map(String::as_str).collect();
+                fail(format!(
+                    "scenario {} names no slot {name:?}; it names {}",
+                    scenario.name,
+                    names.join(", ")
+                ))
+            }
+        }
+    });
     let c = call.clone();
     engine.register_fn("now", move || -> INT {
         INT::try_from(lock(&c).now.millis()).unwrap_or(INT::MAX)
@@ -192,5 +206,10 @@ pub fn register(engine: &mut Engine, call: &Shared) {
 }
 
 fn slot_text(s: &mut Slot) -> String {
-    format!("slot({:#x}, {}, {})", s.key, s.slot_type, s.index)
+    text(s)
+}
+
+/// A slot as scripts print it.
+fn text(s: &Slot) -> String {
+    convert::show(&Dynamic::from(*s))
 }

@@ -232,3 +232,25 @@ fn world(event: &WorldEvent, put: &mut impl FnMut(&str, Dynamic)) {
 fn int<T: TryInto<i64>>(v: T) -> Dynamic {
     Dynamic::from_int(v.try_into().unwrap_or(i64::MAX))
 }
+
+/// A script value as text, as Rhai prints it, with slots as `slot(key, type, index)`.
+pub fn show(value: &Dynamic) -> String {
+    if let Some(slot) = value.read_lock::<Slot>() {
+        return format!("slot({:#x}, {}, {})", slot.key, slot.slot_type, slot.index);
+    }
+    if let Some(map) = value.read_lock::<Map>() {
+        let fields: Vec<String> = map
+            .iter()
+            .map(|(k, v)| format!("{:?}: {}", k.as_str(), show(v)))
+            .collect();
+        return format!("#{{{}}}", fields.join(", "));
+    }
+    if let Ok(items) = value.as_array_ref() {
+        let items: Vec<String> = items.iter().map(show).collect();
+        return format!("[{}]", items.join(", "));
+    }
+    if let Ok(text) = value.as_immutable_string_ref() {
+        return format!("{:?}", text.as_str());
+    }
+    value.to_string()
+}

@@ -189,7 +189,7 @@ impl Mission for RhaiMission {
     fn status(&self) -> Vec<(u64, String)> {
         self.instances
             .iter()
-            .map(|(session, this)| (*session, this.to_string()))
+            .map(|(session, this)| (*session, convert::show(this)))
             .collect()
     }
 }

@@ -68,6 +68,7 @@ type Outcome = (
 /// (none past the end); due timers fire between events, 700 ms apart.
 fn run(source: &str, events: &[(usize, MissionEvent)], reload_at: Option<usize>) -> Outcome {
     let mut m = RhaiMission::compile("m.rhai", source).unwrap();
+    m.serve(&vex_wire::scenario::Scenario::builtin());
     let mut calls = Vec::new();
     for (i, (session, event)) in events.iter().enumerate() {
         if reload_at == Some(i) {

@@ -10,6 +10,7 @@ use crate::activity::slot::{
     ClientRef, SlotSchemas, TYPE_CHANNEL, TYPE_CONFIGURATION, TYPE_GHOST_LINK, TYPE_LIFETIME,
     TYPE_OBJECTIVE, TYPE_PARTICIPATION, TYPE_TIMER,
 };
+use std::collections::BTreeMap;
 
 /// One slot of a placed object's slot table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,6 +63,9 @@ pub struct Scenario {
     pub objects: Vec<PlacedObject>,
     /// The player.
     pub player: Player,
+    /// Names for slots, as a mission script asks for them (`slot("ghost")`): a scenario
+    /// file's `name = "..."` on a slot.
+    pub slot_names: BTreeMap<String, ClientRef>,
 }
 
 /// One slot of every other type whose body the pages document, with the schemas each
@@ -188,6 +192,22 @@ impl Scenario {
                 character_id: 0x0123_4567_89AB_CDEF,
                 account_soid: 0x9EAA_3001_0000_0001,
             },
+            slot_names: [
+                ("objective", TYPE_OBJECTIVE, 1),
+                ("timer", TYPE_TIMER, 2),
+                ("channel", TYPE_CHANNEL, 3),
+                ("ghost", TYPE_GHOST_LINK, 4),
+            ]
+            .into_iter()
+            .map(|(name, slot_type, index)| {
+                let slot = ClientRef {
+                    key: 0xBBBB_0001,
+                    slot_type,
+                    index,
+                };
+                (name.to_string(), slot)
+            })
+            .collect(),
         }
     }
 

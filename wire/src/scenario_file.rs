@@ -30,11 +30,11 @@ use crate::activity::global_state::MAX_BUBBLES;
 use crate::activity::selection::SelectionDescriptor;
 use crate::activity::sensor_auth::{MAX_SUB_KEYS, MAX_TOP_KEYS};
 use crate::activity::slot::{
-    EMPTY_KEY, NEVER_DESCRIBED, SlotSchemas, TYPE_LIFETIME, TYPE_PARTICIPATION,
+    ClientRef, EMPTY_KEY, NEVER_DESCRIBED, SlotSchemas, TYPE_LIFETIME, TYPE_PARTICIPATION,
 };
 use crate::scenario::{PlacedObject, Player, Scenario, SlotDecl};
 use serde::Deserialize;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use thiserror::Error;
 use toml::Spanned;
 
@@ -113,6 +113,8 @@ struct SlotFile {
     index: i16,
     auth: bool,
     sense: bool,
+    /// What a mission script calls it: `slot("ghost")`.
+    name: Option<String>,
 }
 
 /// Turns byte offsets into lines.
@@ -223,6 +225,7 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
         account_soid: lines.wide(&p.account_soid, "player.account_soid")?,
     };
     let objects = objects(&lines, &file.objects, bubbles)?;
+    let slot_names = slot_names(&lines, &file.objects)?;
     Ok(Scenario {
         name: file.name,
         activity_host_id: lines.wide(&file.activity_host_id, "activity_host_id")?,
@@ -231,7 +234,36 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
         arrival_slice_set: arrival,
         objects,
         player,
+        slot_names,
     })
+}
+
+/// The slots' names, each used once.
+fn slot_names(
+    lines: &Lines<'_>,
+    files: &[Spanned<ObjectFile>],
+) -> Result<BTreeMap<String, ClientRef>, ScenarioError> {
+    let mut names = BTreeMap::new();
+    for (i, o) in files.iter().enumerate() {
+        let key = lines.narrow(&o.get_ref().key, &format!("object[{i}].key"))?;
+        for (j, s) in o.get_ref().slots.iter().enumerate() {
+            let decl = s.get_ref();
+            let Some(name) = &decl.name else { continue };
+            let slot = ClientRef {
+                key,
+                slot_type: decl.slot_type,
+                index: decl.index,
+            };
+            if names.insert(name.clone(), slot).is_some() {
+                return Err(lines.error(
+                    s.span().start,
+                    format!("object[{i}].slots[{j}].name"),
+                    format!("{name:?} names another slot already"),
+                ));
+            }
+        }
+    }
+    Ok(names)
 }
 
 /// The placed objects, each checked: a key other than the empty one and used once

@@ -180,5 +180,13 @@ fn print_scenario(file: &Path) -> ExitCode {
             .collect();
         out!("  {:#010x}  {place:<10}  slots {}", o.key, types.join(" "));
     }
+    for (name, slot) in &s.slot_names {
+        out!(
+            "  slot {name:?} = {:#010x} type {} index {}",
+            slot.key,
+            slot.slot_type,
+            slot.index
+        );
+    }
     ExitCode::SUCCESS
 }
