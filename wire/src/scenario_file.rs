@@ -456,6 +456,11 @@ mod tests {
                 "colour = 3\nbubble_count = 2\n",
                 "colour",
             ),
+            (
+                "name = \"timer\"",
+                "name = \"objective\"",
+                "object[1].slots[2].name",
+            ),
         ];
         for (from, to, field) in cases {
             assert!(BUILTIN.contains(from), "{from}");
