@@ -19,9 +19,9 @@ pub enum HostUnderTest {
     /// Runs in-process only.
     Faulty(Fault),
     /// Our host running a shipped mission (`missions/NAME`) in place of its built-in
-    /// program: the emulated client plays it through and judges every message it causes.
-    /// Runs in-process only.
-    Mission(&'static str),
+    /// program: the emulated client plays it through and judges every message it causes,
+    /// and each of the handlers named must run. Runs in-process only.
+    Mission(&'static str, &'static [&'static str]),
 }
 
 /// One conformance case.
@@ -496,7 +496,10 @@ pub fn catalog() -> Vec<Case> {
             id: "mission.ghost_chain".into(),
             title: "missions/ghost_chain.rhai played through: three Ghost scans move the objective, then the Ghost goes and an incident fires".into(),
             rules: vec![Rule::Host19, Rule::T301, Rule::T6501, Rule::T6502, Rule::Incident01, Rule::Incident02],
-            host: HostUnderTest::Mission("ghost_chain.rhai"),
+            host: HostUnderTest::Mission(
+                "ghost_chain.rhai",
+                &["on_started", "on_ghost_scan", "on_reported", "on_staged"],
+            ),
             run_for_ms: 12_000,
             script: ClientScript::Stay,
             members: 1,
@@ -506,7 +509,7 @@ pub fn catalog() -> Vec<Case> {
             id: "mission.timed_phases".into(),
             title: "missions/timed_phases.rhai played through by two members: the timer, the channel, an incident and an authority query on the host's clock".into(),
             rules: vec![Rule::Host19, Rule::T2401, Rule::Incident01, Rule::Incident02],
-            host: HostUnderTest::Mission("timed_phases.rhai"),
+            host: HostUnderTest::Mission("timed_phases.rhai", &["on_started", "on_timer"]),
             run_for_ms: 8_000,
             script: ClientScript::Stay,
             members: 2,

@@ -91,23 +91,30 @@ impl CheckOptions {
 pub fn run_in_process(case: &Case, options: CheckOptions) -> CaseResult {
     let faults = match case.host {
         HostUnderTest::Faulty(f) => FaultPlan::single(f),
-        HostUnderTest::Mission(name) => return run_mission(case, name, options),
+        HostUnderTest::Mission(name, runs) => return run_mission(case, name, runs, options),
         HostUnderTest::Any => FaultPlan::default(),
     };
     run_in_process_against(case, faults, options)
 }
 
 /// Runs one case in-process against our host running the shipped mission `name`: the
-/// case's own judgement, and every handler must run and every commit be staged.
-fn run_mission(case: &Case, name: &str, options: CheckOptions) -> CaseResult {
+/// case's own judgement, and no handler may fail, no commit be refused, and each handler
+/// of `runs` must run.
+fn run_mission(case: &Case, name: &str, runs: &[&str], options: CheckOptions) -> CaseResult {
     match vex_mission::SHIPPED.iter().find(|(n, _)| *n == name) {
-        Some((_, source)) => run_mission_source(case, name, source, options),
+        Some((_, source)) => run_mission_source(case, name, source, runs, options),
         None => broken_mission(case, &format!("no shipped mission {name}"), Instant::now()),
     }
 }
 
 /// [`run_mission`] with the mission's text given.
-fn run_mission_source(case: &Case, name: &str, source: &str, options: CheckOptions) -> CaseResult {
+fn run_mission_source(
+    case: &Case,
+    name: &str,
+    source: &str,
+    runs: &[&str],
+    options: CheckOptions,
+) -> CaseResult {
     let started = Instant::now();
     let mut config = HostConfig::builtin(IN_PROCESS_HOST);
     config.signon = options.keys;
@@ -129,10 +136,24 @@ fn run_mission_source(case: &Case, name: &str, source: &str, options: CheckOptio
         )),
         _ => None,
     });
+    let ran: Vec<&str> = run
+        .events
+        .iter()
+        .filter_map(|(_, e)| match e {
+            HostEvent::Mission(MissionReport::Handled { handler, .. }) => Some(*handler),
+            _ => None,
+        })
+        .collect();
+    let missing: Vec<&str> = runs.iter().copied().filter(|h| !ran.contains(h)).collect();
+    let failure = failure
+        .or_else(|| (!missing.is_empty()).then(|| format!("{} never ran", missing.join(", "))));
     let mut result = result(case, merged(run.reports), started, options.strict);
     if let (Some(actual), Verdict::Pass) = (failure, &result.verdict) {
         result.verdict = Verdict::Fail {
-            expected: format!("every handler of {name} runs and every commit is staged"),
+            expected: format!(
+                "no handler of {name} fails, no commit is refused, and {} run",
+                runs.join(", ")
+            ),
             actual,
         };
     }
@@ -177,7 +198,7 @@ pub async fn run_case(case: &Case, transport: Transport, options: CheckOptions) 
             let clients = case.clients_of(target, keys, &options.scenario());
             merged(tcp::run_members(clients, run_for).await)
         }
-        (Transport::Tcp(_), HostUnderTest::Faulty(_) | HostUnderTest::Mission(_)) => None,
+        (Transport::Tcp(_), HostUnderTest::Faulty(_) | HostUnderTest::Mission(..)) => None,
     };
     result(case, run, started, options.strict)
 }
@@ -198,7 +219,7 @@ fn result(case: &Case, run: Option<RunReport>, started: Instant, strict: bool) -
         Some(r) => case.expect.judge(r, strict, &case.rules),
         None => Verdict::Skip {
             reason: match case.host {
-                HostUnderTest::Mission(_) => "they play our host's shipped missions in-process",
+                HostUnderTest::Mission(..) => "they play our host's shipped missions in-process",
                 _ => "they need our in-process host told to break a rule",
             }
             .into(),
@@ -235,23 +256,31 @@ mod tests {
         let case = ghost_chain();
         let options = CheckOptions::DEVELOPMENT;
         let throws = "fn on_started(e) {\n  throw \"no\";\n}";
-        let r = run_mission_source(&case, "t.rhai", throws, options);
+        let runs = &["on_started"];
+        let r = run_mission_source(&case, "t.rhai", throws, runs, options);
         let Verdict::Fail { actual, .. } = &r.verdict else {
             panic!("{:?}", r.verdict)
         };
         assert!(actual.contains("on_started failed: t.rhai:2:3"), "{actual}");
         // a field set on a slot that holds no body: refused at the commit
         let refused = "fn on_started(e) { set_field(slot(0xBBBB0001, 65, 4), \"active\", true); }";
-        let r = run_mission_source(&case, "t.rhai", refused, options);
+        let r = run_mission_source(&case, "t.rhai", refused, runs, options);
         let Verdict::Fail { actual, .. } = &r.verdict else {
             panic!("{:?}", r.verdict)
         };
         assert!(actual.contains("a commit was refused"), "{actual}");
-        let r = run_mission_source(&case, "t.rhai", "fn on_started() {}", options);
+        let r = run_mission_source(&case, "t.rhai", "fn on_started() {}", runs, options);
         assert!(matches!(r.verdict, Verdict::Fail { .. }), "{:?}", r.verdict);
-        let r = run_mission(&case, "no_such.rhai", options);
+        // a handler the case needs that never runs
+        let quiet = "fn on_started(e) { }";
+        let r = run_mission_source(&case, "t.rhai", quiet, &["on_started", "on_timer"], options);
+        let Verdict::Fail { actual, .. } = &r.verdict else {
+            panic!("{:?}", r.verdict)
+        };
+        assert_eq!(actual, "on_timer never ran");
+        let r = run_mission(&case, "no_such.rhai", runs, options);
         assert!(matches!(r.verdict, Verdict::Fail { .. }), "{:?}", r.verdict);
-        let r = run_mission(&case, "ghost_chain.rhai", options);
+        let r = run_mission(&case, "ghost_chain.rhai", runs, options);
         assert_eq!(r.verdict, Verdict::Pass);
     }
 }

@@ -94,6 +94,7 @@ impl HostCore {
 
     /// A connection closed; its state is dropped, and its member leaves its activity.
     pub fn handle_close(&mut self, now: Instant, link: LinkId) {
+        self.now = now;
         tracing::debug!(%link, "link closed");
         let sessions = self
             .links

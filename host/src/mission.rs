@@ -26,7 +26,8 @@ pub enum MissionEvent {
         /// The member's lane.
         member: usize,
     },
-    /// The member of lane `member` left.
+    /// The member of lane `member` left. When it was the last, the activity has ended:
+    /// what the handler asks for is refused, and its instance goes after it.
     MemberLeft {
         /// The member's lane.
         member: usize,
@@ -245,16 +246,22 @@ impl MissionStage {
         }
     }
 
-    /// True when an event, a due timer or a request's outcome waits (SR: the swap waits
-    /// until the program has no request, report, timer or event in flight).
-    fn in_flight(&self, now: Instant) -> bool {
-        !self.inputs.is_empty() || self.program.next_timer().is_some_and(|t| t <= now)
+    /// True when an event waits: a client report's, or a commit's outcome (SR: the swap
+    /// waits until the program has no request, report, timer or event in flight). The
+    /// stage has fired every due timer before it asks. An owed `Reported` does not hold
+    /// the swap: a client may never report the slot again.
+    fn in_flight(&self) -> bool {
+        !self.inputs.is_empty()
     }
 }
 
 impl HostCore {
-    /// Queues `event` of `session` for the mission stage, when a mission runs.
+    /// Queues `event` of `session` for the mission stage, when a mission runs and the
+    /// activity is still there (an outcome of a commit refused because it ended is not).
     pub(crate) fn mission_event(&mut self, session: u64, event: MissionEvent) {
+        if !self.activities.contains_key(&session) {
+            return;
+        }
         if let Some(stage) = self.mission.as_mut() {
             stage.inputs.push_back(Input::Event(session, event));
         }
@@ -374,7 +381,7 @@ impl HostCore {
         let Some(stage) = self.mission.as_mut() else {
             return;
         };
-        if stage.reload_held && !stage.in_flight(now) {
+        if stage.reload_held && !stage.in_flight() {
             stage.program.swap();
             stage.reload_held = false;
             self.mission_report(MissionReport::Reloaded);

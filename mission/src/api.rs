@@ -13,21 +13,39 @@ use vex_wire::scenario::Scenario;
 use vex_wire::schema::{Schema, catalog, encode, path};
 use vex_wire::time::Instant;
 
-/// How far ahead a timer may be set: a day.
+/// How far ahead a timer may be set: a day. The shortest is 1 ms, so a timer set by a
+/// timer's handler is never due in the run that set it.
 const LONGEST_TIMER_MS: INT = 86_400_000;
+/// Requests one handler call may make: the host's queues stay bounded.
+pub const MAX_REQUESTS: usize = 256;
+/// Timers one handler call may set or cancel.
+pub const MAX_TIMER_OPS: usize = 256;
+/// Timers one activity's instance may hold.
+pub const MAX_TIMERS: usize = 1_024;
+/// The longest timer name, in bytes.
+const MAX_TIMER_NAME: usize = 64;
+
+/// What every registered function shares: the scenario and the call in progress.
+#[derive(Debug, Default)]
+pub struct Context {
+    /// The scenario the host serves, once it said: a slot it does not place is refused at
+    /// the request.
+    pub scenario: Option<Arc<Scenario>>,
+    /// The call in progress.
+    pub call: Call,
+}
 
 /// What one handler call asked for, committed when it returns and dropped when it fails.
 #[derive(Debug, Default)]
 pub struct Call {
-    /// The scenario the host serves, once it said: a slot it does not place is refused at
-    /// the request.
-    pub scenario: Option<Arc<Scenario>>,
     /// The host's time of the call.
     pub now: Instant,
     /// The requests, in the order asked.
     pub requests: Vec<WorldRequest>,
     /// Timers set and cancelled, in the order asked.
     pub timers: Vec<TimerOp>,
+    /// Timers the instance held when the call began.
+    pub instance_timers: usize,
 }
 
 /// A change to the instance's timers.
@@ -39,11 +57,11 @@ pub enum TimerOp {
     Cancel(String),
 }
 
-/// The call in progress, shared by every registered function.
-pub type Shared = Arc<Mutex<Call>>;
+/// The context, shared by every registered function.
+pub type Shared = Arc<Mutex<Context>>;
 
-/// The call, also after a panic elsewhere poisoned it (it holds plain data).
-pub fn lock(call: &Shared) -> MutexGuard<'_, Call> {
+/// The context, also after a panic elsewhere poisoned it (it holds plain data).
+pub fn lock(call: &Shared) -> MutexGuard<'_, Context> {
     call.lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
@@ -52,6 +70,45 @@ type Result<T> = std::result::Result<T, Box<EvalAltResult>>;
 
 fn fail<T>(message: String) -> Result<T> {
     Err(message.into())
+}
+
+/// Adds `request` to the call, up to [`MAX_REQUESTS`].
+fn ask(call: &Shared, request: WorldRequest) -> Result<()> {
+    let mut context = lock(call);
+    let call = &mut context.call;
+    if call.requests.len() == MAX_REQUESTS {
+        return fail(format!(
+            "a handler makes at most {MAX_REQUESTS} requests (a loop that does not end?)"
+        ));
+    }
+    call.requests.push(request);
+    Ok(())
+}
+
+/// Adds a timer change to the call, up to [`MAX_TIMER_OPS`] a call and [`MAX_TIMERS`] an
+/// instance, with a name of at most [`MAX_TIMER_NAME`] bytes.
+fn time(call: &Shared, op: TimerOp) -> Result<()> {
+    let (TimerOp::Set(_, name) | TimerOp::Cancel(name)) = &op;
+    if name.len() > MAX_TIMER_NAME {
+        return fail(format!("a timer name is at most {MAX_TIMER_NAME} bytes"));
+    }
+    let mut context = lock(call);
+    let call = &mut context.call;
+    if call.timers.len() == MAX_TIMER_OPS {
+        return fail(format!(
+            "a handler sets or cancels at most {MAX_TIMER_OPS} timers (a loop that does not end?)"
+        ));
+    }
+    let sets = call
+        .timers
+        .iter()
+        .filter(|t| matches!(t, TimerOp::Set(..)))
+        .count();
+    if matches!(op, TimerOp::Set(..)) && call.instance_timers + sets >= MAX_TIMERS {
+        return fail(format!("an activity holds at most {MAX_TIMERS} timers"));
+    }
+    call.timers.push(op);
+    Ok(())
 }
 
 fn narrow<T: TryFrom<INT>>(what: &str, v: INT) -> Result<T> {
@@ -128,15 +185,14 @@ pub fn register(engine: &mut Engine, call: &Shared) {
     });
     let c = call.clone();
     engine.register_fn("now", move || -> INT {
-        INT::try_from(lock(&c).now.millis()).unwrap_or(INT::MAX)
+        INT::try_from(lock(&c).call.now.millis()).unwrap_or(INT::MAX)
     });
     let c = call.clone();
     engine.register_fn("set_auth", move |slot: Slot, body: Map| -> Result<()> {
         let schema = auth_schema(&c, &slot)?;
         let body = convert::record(schema, &Dynamic::from_map(body), "").or_else(fail)?;
         encode(schema, &body, &mut BitWriter::new()).or_else(|e| fail(e.to_string()))?;
-        lock(&c).requests.push(WorldRequest::SetAuth { slot, body });
-        Ok(())
+        ask(&c, WorldRequest::SetAuth { slot, body })
     });
     let c = call.clone();
     engine.register_fn(
@@ -146,10 +202,7 @@ pub fn register(engine: &mut Engine, call: &Shared) {
             let (kind, optional) = path::kind_at(schema, field).or_else(|e| fail(e.to_string()))?;
             let value = convert::to_value(&kind, optional, &value, field).or_else(fail)?;
             let field = field.to_string();
-            lock(&c)
-                .requests
-                .push(WorldRequest::SetAuthField { slot, field, value });
-            Ok(())
+            ask(&c, WorldRequest::SetAuthField { slot, field, value })
         },
     );
     let c = call.clone();
@@ -160,8 +213,7 @@ pub fn register(engine: &mut Engine, call: &Shared) {
             payload: Vec::new(),
         };
         incident.check().or_else(|e| fail(e.to_string()))?;
-        lock(&c).requests.push(WorldRequest::FireIncident(incident));
-        Ok(())
+        ask(&c, WorldRequest::FireIncident(incident))
     });
     let c = call.clone();
     engine.register_fn(
@@ -173,35 +225,35 @@ pub fn register(engine: &mut Engine, call: &Shared) {
                     "teleport state {state} does not fit 3 bits with bias 1"
                 ));
             }
-            lock(&c).requests.push(WorldRequest::ArmTeleport {
-                state,
-                slice_set: narrow("slice set", slice_set)?,
-                slice_hash: narrow("slice hash", hash)?,
-            });
-            Ok(())
+            ask(
+                &c,
+                WorldRequest::ArmTeleport {
+                    state,
+                    slice_set: narrow("slice set", slice_set)?,
+                    slice_hash: narrow("slice hash", hash)?,
+                },
+            )
         },
     );
     let c = call.clone();
     engine.register_fn("reset_authority", move || {
-        lock(&c).requests.push(WorldRequest::ResetAuthority);
+        ask(&c, WorldRequest::ResetAuthority)
     });
     let c = call.clone();
     engine.register_fn("query_authority", move || {
-        lock(&c).requests.push(WorldRequest::QueryAuthority);
+        ask(&c, WorldRequest::QueryAuthority)
     });
     let c = call.clone();
     engine.register_fn("after", move |ms: INT, name: &str| -> Result<()> {
-        if !(0..=LONGEST_TIMER_MS).contains(&ms) {
-            return fail(format!("a timer runs 0 to {LONGEST_TIMER_MS} ms, not {ms}"));
+        if !(1..=LONGEST_TIMER_MS).contains(&ms) {
+            return fail(format!("a timer runs 1 to {LONGEST_TIMER_MS} ms, not {ms}"));
         }
-        let mut call = lock(&c);
-        let due = call.now + ms.unsigned_abs();
-        call.timers.push(TimerOp::Set(due, name.to_string()));
-        Ok(())
+        let due = lock(&c).call.now + ms.unsigned_abs();
+        time(&c, TimerOp::Set(due, name.to_string()))
     });
     let c = call.clone();
     engine.register_fn("cancel", move |name: &str| {
-        lock(&c).timers.push(TimerOp::Cancel(name.to_string()));
+        time(&c, TimerOp::Cancel(name.to_string()))
     });
 }
 

@@ -19,8 +19,21 @@ pub fn to_value(kind: &Kind, optional: bool, value: &Dynamic, path: &str) -> Res
     let wrong = |takes: &str| format!("{path} takes {takes}, not {}", value.type_name());
     Ok(match kind {
         Kind::Bool => Value::Bool(value.as_bool().map_err(|_| wrong("true or false"))?),
-        Kind::Int { .. } | Kind::NullableU32 => {
-            Value::Int(i128::from(value.as_int().map_err(|_| wrong("an integer"))?))
+        Kind::Int { width, bias, .. } => {
+            let v = value.as_int().map_err(|_| wrong("an integer"))?;
+            // the wire holds value + bias in `width` bits (BODY-02)
+            let raw = i128::from(v) + i128::from(*bias);
+            if !(0..1i128 << width).contains(&raw) {
+                return Err(format!(
+                    "{path}: {v} does not fit {width} bits with bias {bias}"
+                ));
+            }
+            Value::Int(i128::from(v))
+        }
+        Kind::NullableU32 => {
+            let v = value.as_int().map_err(|_| wrong("an integer"))?;
+            u32::try_from(v).map_err(|_| format!("{path}: {v} does not fit 32 bits"))?;
+            Value::Int(i128::from(v))
         }
         Kind::TagRef(_) => Value::Tag(value.as_int().map_err(|_| wrong("a tag"))?),
         Kind::Real => Value::Raw {
@@ -233,20 +246,31 @@ fn int<T: TryInto<i64>>(v: T) -> Dynamic {
     Dynamic::from_int(v.try_into().unwrap_or(i64::MAX))
 }
 
-/// A script value as text, as Rhai prints it, with slots as `slot(key, type, index)`.
+/// How deep [`show`] prints nested maps and arrays.
+const SHOW_DEPTH: usize = 16;
+
+/// A script value as text, as Rhai prints it, with slots as `slot(key, type, index)`;
+/// past [`SHOW_DEPTH`] levels of nesting, `...`.
 pub fn show(value: &Dynamic) -> String {
+    shown(value, SHOW_DEPTH)
+}
+
+fn shown(value: &Dynamic, depth: usize) -> String {
+    if depth == 0 {
+        return "...".into();
+    }
     if let Some(slot) = value.read_lock::<Slot>() {
         return format!("slot({:#x}, {}, {})", slot.key, slot.slot_type, slot.index);
     }
     if let Some(map) = value.read_lock::<Map>() {
         let fields: Vec<String> = map
             .iter()
-            .map(|(k, v)| format!("{:?}: {}", k.as_str(), show(v)))
+            .map(|(k, v)| format!("{:?}: {}", k.as_str(), shown(v, depth - 1)))
             .collect();
         return format!("#{{{}}}", fields.join(", "));
     }
     if let Ok(items) = value.as_array_ref() {
-        let items: Vec<String> = items.iter().map(show).collect();
+        let items: Vec<String> = items.iter().map(|i| shown(i, depth - 1)).collect();
         return format!("[{}]", items.join(", "));
     }
     if let Ok(text) = value.as_immutable_string_ref() {

@@ -1,7 +1,7 @@
 //! [`RhaiMission`]: a compiled mission script and one instance of it per started
 //! activity, each with its variables (`this`) and timers, which a reload keeps.
 
-use crate::api::{self, Call, Shared, TimerOp};
+use crate::api::{self, Call, Context, Shared, TimerOp};
 use crate::convert;
 use crate::engine;
 use crate::errors;
@@ -39,7 +39,7 @@ pub struct RhaiMission {
 impl RhaiMission {
     /// Compiles `source`, the script in `file` (the name its errors carry).
     pub fn compile(file: &str, source: &str) -> Result<Self, ScriptError> {
-        let call: Shared = Arc::new(Mutex::new(Call::default()));
+        let call: Shared = Arc::new(Mutex::new(Context::default()));
         let engine = engine::new(file, &call);
         let program = compile(&engine, file, source)?;
         Ok(Self {
@@ -59,21 +59,17 @@ impl RhaiMission {
         defined(&self.program.ast)
     }
 
-    /// Calls `handler` with `args` in `session`'s instance: its requests, or why it failed
-    /// (then its requests and timers are dropped).
+    /// Calls `handler` with `args` in `session`'s instance (which exists), continuing
+    /// `call`: the requests and timer changes go into it, to apply once every handler of
+    /// the event has run.
     fn run(
         &mut self,
-        now: Instant,
         session: u64,
         handler: &str,
         args: Vec<Dynamic>,
-    ) -> Result<Vec<WorldRequest>, ScriptError> {
-        {
-            let mut call = api::lock(&self.call);
-            call.now = now;
-            call.requests.clear();
-            call.timers.clear();
-        }
+        call: Call,
+    ) -> Result<Call, ScriptError> {
+        api::lock(&self.call).call = call;
         let this = self
             .instances
             .entry(session)
@@ -89,13 +85,7 @@ impl RhaiMission {
             handler,
             args,
         );
-        let (requests, timers) = {
-            let mut call = api::lock(&self.call);
-            (
-                std::mem::take(&mut call.requests),
-                std::mem::take(&mut call.timers),
-            )
-        };
+        let call = std::mem::take(&mut api::lock(&self.call).call);
         // what a handler returns is not used: it acts through its requests
         let _returned = result.map_err(|e| {
             let error = errors::eval(&self.file, &e);
@@ -113,7 +103,12 @@ impl RhaiMission {
                 error
             }
         })?;
-        for op in timers {
+        Ok(call)
+    }
+
+    /// Applies a call's timer changes to `session`'s timers.
+    fn apply_timers(&mut self, session: u64, ops: Vec<TimerOp>) {
+        for op in ops {
             match op {
                 TimerOp::Set(due, name) => {
                     self.timers.insert((due, self.timers_set), (session, name));
@@ -125,7 +120,60 @@ impl RhaiMission {
                 }
             }
         }
-        Ok(requests)
+    }
+
+    /// `init` and then `handler` on `session`'s instance, as one call: the requests, or
+    /// the first error, and then no request is made and no timer changes, and an instance
+    /// this call made is dropped again (its `init` runs with the next event).
+    fn call(
+        &mut self,
+        now: Instant,
+        session: u64,
+        event: &MissionEvent,
+    ) -> Result<Vec<WorldRequest>, ScriptError> {
+        let made = !self.instances.contains_key(&session);
+        let instance_timers = self.timers.values().filter(|(s, _)| *s == session).count();
+        let call = Call {
+            now,
+            instance_timers,
+            ..Call::default()
+        };
+        if made {
+            self.instances
+                .insert(session, Dynamic::from_map(Map::new()));
+        }
+        match self.init_and_handle(session, event, made, call) {
+            Ok(call) => {
+                self.apply_timers(session, call.timers);
+                Ok(call.requests)
+            }
+            Err(e) => {
+                if made {
+                    self.instances.remove(&session);
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// The calls of [`RhaiMission::call`]: `init` on a `made` instance, then the event's
+    /// handler, each where the program defines it.
+    fn init_and_handle(
+        &mut self,
+        session: u64,
+        event: &MissionEvent,
+        made: bool,
+        mut call: Call,
+    ) -> Result<Call, ScriptError> {
+        if made && self.defines(INIT) {
+            call = self.run(session, INIT, Vec::new(), call)?;
+        }
+        let handler = event.handler();
+        if self.defines(handler) {
+            let map = Dynamic::from_map(convert::event_map(event));
+            call = self.run(session, handler, vec![map], call)?;
+        }
+        Ok(call)
     }
 
     fn defines(&self, handler: &str) -> bool {
@@ -144,16 +192,16 @@ impl Mission for RhaiMission {
         session: u64,
         event: &MissionEvent,
     ) -> Result<Vec<WorldRequest>, ScriptError> {
-        let mut requests = Vec::new();
-        if !self.instances.contains_key(&session) && self.defines(INIT) {
-            requests = self.run(now, session, INIT, Vec::new())?;
+        let outcome = matches!(
+            event,
+            MissionEvent::Staged { .. }
+                | MissionEvent::Refused { .. }
+                | MissionEvent::Reported { .. }
+        );
+        if outcome && !self.instances.contains_key(&session) {
+            return Ok(Vec::new()); // an outcome of an activity that has ended
         }
-        let handler = event.handler();
-        if self.defines(handler) {
-            let map = Dynamic::from_map(convert::event_map(event));
-            requests.extend(self.run(now, session, handler, vec![map])?);
-        }
-        Ok(requests)
+        self.call(now, session, event)
     }
 
     fn next_timer(&self) -> Option<Instant> {

@@ -232,21 +232,18 @@ fn a_slot_the_scenario_does_not_place_is_refused_at_its_line() {
 
 #[test]
 fn slots_by_the_names_the_scenario_gives_them() {
-    let source = "fn on_started(e) {\n  this.ghost = slot(\"ghost\");\n  slot(\"ghst\");\n}";
+    let source = "fn on_started(e) {\n  this.ghost = slot(\"ghost\");\n}\n\
+                  fn on_member_joined(e) {\n  slot(\"ghst\");\n}";
     let e = handler_error(source, &MissionEvent::Started);
     assert!(e.message.contains("no scenario is served yet"), "{e}");
     let mut m = mission(source);
     m.serve(&vex_wire::scenario::Scenario::builtin());
-    let e = m
-        .handle(at(0), SESSION, &MissionEvent::Started)
-        .unwrap_err();
-    assert_eq!(e.line, 3, "{e}");
-    assert!(
-        e.message
-            .contains("names no slot \"ghst\"; it names channel, ghost, objective, timer"),
-        "{e}"
-    );
+    m.handle(at(0), SESSION, &MissionEvent::Started).unwrap();
     assert_eq!(m.status()[0].1, "#{\"ghost\": slot(0xbbbb0001, 65, 4)}");
+    let e = m.handle(at(0), SESSION, &joined(0)).unwrap_err();
+    assert_eq!(e.line, 5, "{e}");
+    let names = "names no slot \"ghst\"; it names channel, ghost, objective, timer";
+    assert!(e.message.contains(names), "{e}");
 }
 
 #[test]

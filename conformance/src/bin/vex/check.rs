@@ -170,7 +170,7 @@ fn list(cases: &[Case]) {
         let host = match c.host {
             HostUnderTest::Any => "any host".to_string(),
             HostUnderTest::Faulty(f) => format!("our host with --fault {f:?}"),
-            HostUnderTest::Mission(m) => format!("our host with --mission missions/{m}"),
+            HostUnderTest::Mission(m, _) => format!("our host with --mission missions/{m}"),
         };
         out!(
             "{:<width$}  {:<48}  {}",

@@ -26,6 +26,7 @@ mod client;
 mod decode;
 mod mission;
 mod mission_link;
+mod mission_watch;
 mod progress;
 mod rules;
 mod serve;

@@ -1,24 +1,31 @@
-//! The running host's mission controls: the command link `vex mission reload|status|events`
-//! talks to (loopback only; SR "Where mission scripts plug in": the Studio link), and the
-//! watch on the mission file, whose every save asks for a reload.
-//!
-//! The command link is one line in, answer lines out, then the host closes: `reload`
-//! (the file read again), `status` or `events`.
+//! The running host's mission command link, which `vex mission reload|status|events`
+//! talks to (loopback only; SR "Where mission scripts plug in": the Studio link). One line
+//! in, answer lines out, then the host closes: `reload` (the file read again), `status` or
+//! `events`. Bounded: a few connections at once, a short command, a deadline to send it.
 
-use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{Semaphore, mpsc, oneshot};
 use vex_host::mission::MissionReport;
 use vex_host::server::Control;
 
-/// How long saves of the file settle before one reload is asked for.
-const SETTLE: Duration = Duration::from_millis(200);
 /// The longest command line the link reads.
 const MAX_COMMAND: u64 = 64;
+/// How long a peer may take to send its command.
+const READ_WITHIN: Duration = Duration::from_secs(5);
+/// How long a reload may stay held (the swap waits for what is in flight) before the
+/// link answers that it is still held.
+const RELOAD_WITHIN: Duration = Duration::from_secs(10);
+/// Command connections served at once; more wait to be accepted.
+const MAX_CONNECTIONS: usize = 8;
+/// Pause after a failed accept (for example when out of file descriptors).
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
+/// The answer when the host's loop is gone.
+const STOPPED: &str = "the host has stopped";
 
 /// The answer line of a reload.
 pub fn reload_line(report: Option<MissionReport>) -> String {
@@ -34,28 +41,40 @@ pub fn reload_line(report: Option<MissionReport>) -> String {
 }
 
 /// Reads `file` and asks the host to reload it; the answer line.
-async fn reload(file: &Path, controls: &mpsc::Sender<Control>) -> String {
+pub async fn reload(file: &Path, controls: &mpsc::Sender<Control>) -> String {
     let source = match std::fs::read_to_string(file) {
         Ok(s) => s,
         Err(e) => return format!("cannot read {}: {e}", file.display()),
     };
     let (reply, answer) = oneshot::channel();
-    if controls
-        .send(Control::Reload { source, reply })
-        .await
-        .is_err()
-    {
-        return "the host has stopped".into();
+    let asked = controls.send(Control::Reload { source, reply }).await;
+    if asked.is_err() {
+        return STOPPED.into();
     }
-    reload_line(answer.await.ok())
+    match tokio::time::timeout(RELOAD_WITHIN, answer).await {
+        Ok(answer) => reload_line(answer.ok()),
+        Err(_) => format!(
+            "still held after {} s: the swap waits until nothing is in flight",
+            RELOAD_WITHIN.as_secs()
+        ),
+    }
 }
 
 /// Serves the command link on `listener` until the host stops; a peer that is not on
 /// this machine is refused.
 pub async fn serve_commands(listener: TcpListener, file: PathBuf, controls: mpsc::Sender<Control>) {
+    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
     loop {
-        let Ok((stream, peer)) = listener.accept().await else {
-            continue;
+        let Ok(slot) = slots.clone().acquire_owned().await else {
+            return;
+        };
+        let (stream, peer) = match listener.accept().await {
+            Ok(accepted) => accepted,
+            Err(e) => {
+                tracing::warn!(%e, "command link: accept failed; retrying");
+                tokio::time::sleep(ACCEPT_BACKOFF).await;
+                continue;
+            }
         };
         if !peer.ip().is_loopback() {
             tracing::warn!(%peer, "command link refused: not from this machine");
@@ -66,6 +85,7 @@ pub async fn serve_commands(listener: TcpListener, file: PathBuf, controls: mpsc
             if let Err(e) = answer(stream, &file, &controls).await {
                 tracing::warn!(%peer, %e, "command link");
             }
+            drop(slot);
         });
     }
 }
@@ -77,36 +97,44 @@ async fn answer(
 ) -> std::io::Result<()> {
     let (read, mut write) = stream.into_split();
     let mut line = String::new();
-    BufReader::new(read.take(MAX_COMMAND))
-        .read_line(&mut line)
-        .await?;
+    let mut reader = BufReader::new(read.take(MAX_COMMAND));
+    tokio::time::timeout(READ_WITHIN, reader.read_line(&mut line))
+        .await
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::TimedOut, "no command in time"))??;
     let text = match line.trim() {
         "reload" => reload(file, controls).await,
-        "status" => {
-            let (reply, answer) = oneshot::channel();
-            let _ = controls.send(Control::Status { reply }).await;
-            let status = answer.await.unwrap_or_default();
-            if status.is_empty() {
-                "no activity runs the mission".into()
-            } else {
-                status
-                    .iter()
-                    .map(|(session, vars)| format!("session {session:#x}: {vars}"))
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            }
-        }
-        "events" => {
-            let (reply, answer) = oneshot::channel();
-            let _ = controls.send(Control::Events { reply }).await;
-            let events = answer.await.unwrap_or_default();
-            events.iter().map(event_line).collect::<Vec<_>>().join("\n")
-        }
+        "status" => status(controls).await,
+        "events" => events(controls).await,
         other => format!("unknown command {other:?}: reload, status or events"),
     };
     write.write_all(text.as_bytes()).await?;
     write.write_all(b"\n").await?;
     write.shutdown().await
+}
+
+/// Each running activity's mission variables, a line each.
+async fn status(controls: &mpsc::Sender<Control>) -> String {
+    let (reply, answer) = oneshot::channel();
+    let _ = controls.send(Control::Status { reply }).await;
+    match answer.await {
+        Err(_) => STOPPED.into(),
+        Ok(status) if status.is_empty() => "no activity runs the mission".into(),
+        Ok(status) => status
+            .iter()
+            .map(|(session, vars)| format!("session {session:#x}: {vars}"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    }
+}
+
+/// The mission stage's last reports, a line each.
+async fn events(controls: &mpsc::Sender<Control>) -> String {
+    let (reply, answer) = oneshot::channel();
+    let _ = controls.send(Control::Events { reply }).await;
+    match answer.await {
+        Err(_) => STOPPED.into(),
+        Ok(events) => events.iter().map(event_line).collect::<Vec<_>>().join("\n"),
+    }
 }
 
 /// One mission report as a line.
@@ -116,58 +144,14 @@ fn event_line(report: &MissionReport) -> String {
             session,
             handler,
             requests,
-        } => {
-            format!("{session:#x} {handler}: {requests} request(s)")
-        }
+        } => format!("{session:#x} {handler}: {requests} request(s)"),
         MissionReport::Failed {
             session,
             handler,
             error,
-        } => {
-            format!("{session:#x} {handler} failed: {error}")
-        }
+        } => format!("{session:#x} {handler} failed: {error}"),
         other => reload_line(Some(other.clone())),
     }
-}
-
-/// Watches `file`: each save that changes its text asks for a reload once the saves
-/// settle, and the answer is logged. The folder is watched, so an editor that saves by
-/// replacing the file is seen too; reading the file (as a reload does) is not a save.
-/// Dropping the returned watcher stops the watch.
-pub fn watch(file: &Path, controls: mpsc::Sender<Control>) -> notify::Result<RecommendedWatcher> {
-    let target = std::path::absolute(file)?;
-    let folder = target
-        .parent()
-        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-    let (saved, mut saves) = mpsc::channel::<()>(1);
-    let watched = target.clone();
-    let mut watcher = notify::recommended_watcher(move |event: notify::Result<Event>| {
-        if let Ok(e) = event
-            && matches!(e.kind, EventKind::Create(_) | EventKind::Modify(_))
-            && e.paths.contains(&watched)
-        {
-            let _ = saved.try_send(());
-        }
-    })?;
-    watcher.watch(&folder, RecursiveMode::NonRecursive)?;
-    let mut loaded = std::fs::read_to_string(&target).ok();
-    tokio::spawn(async move {
-        while saves.recv().await.is_some() {
-            // the saves of one edit come together: wait until they stop
-            while tokio::time::timeout(SETTLE, saves.recv())
-                .await
-                .is_ok_and(|s| s.is_some())
-            {}
-            let text = std::fs::read_to_string(&target).ok();
-            if text.is_none() || text == loaded {
-                continue;
-            }
-            loaded = text;
-            let answer = reload(&target, &controls).await;
-            tracing::info!(file = %target.display(), "{answer}");
-        }
-    });
-    Ok(watcher)
 }
 
 /// Whether `addr` is on this machine: the command link listens nowhere else.

@@ -1,7 +1,7 @@
 //! `vex host`: our Activity Host on a TCP port, correct or told to break one rule.
 
-use crate::mission_link;
 use crate::{Keys, error, load_scenario};
+use crate::{mission_link, mission_watch};
 use std::net::{SocketAddr, SocketAddrV4};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -143,7 +143,7 @@ async fn serve(listen: SocketAddrV4, mut config: HostConfig, mission: Option<Mis
                 m.file.clone(),
                 controls.clone(),
             ));
-            let watch = match mission_link::watch(&m.file, controls) {
+            let watch = match mission_watch::watch(&m.file, controls) {
                 Ok(w) => Some(w),
                 Err(e) => {
                     eprintln!("vex host: cannot watch {}: {e}", m.file.display());
