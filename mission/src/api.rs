@@ -13,9 +13,12 @@ use vex_wire::scenario::Scenario;
 use vex_wire::schema::{Schema, catalog, encode, path};
 use vex_wire::time::Instant;
 
-/// How far ahead a timer may be set: a day. The shortest is 1 ms, so a timer set by a
-/// timer's handler is never due in the run that set it.
+/// How far ahead a timer may be set: a day.
 const LONGEST_TIMER_MS: INT = 86_400_000;
+/// The shortest timer: the transport's poll (SR "What the host pushes on its own": 50
+/// ms). A timer set by a timer's handler is never due in the run that set it, and timers
+/// that set timers cannot fire faster than the host pushes.
+const SHORTEST_TIMER_MS: INT = 50;
 /// Requests one handler call may make: the host's queues stay bounded.
 pub const MAX_REQUESTS: usize = 256;
 /// Timers one handler call may set or cancel.
@@ -245,8 +248,10 @@ pub fn register(engine: &mut Engine, call: &Shared) {
     });
     let c = call.clone();
     engine.register_fn("after", move |ms: INT, name: &str| -> Result<()> {
-        if !(1..=LONGEST_TIMER_MS).contains(&ms) {
-            return fail(format!("a timer runs 1 to {LONGEST_TIMER_MS} ms, not {ms}"));
+        if !(SHORTEST_TIMER_MS..=LONGEST_TIMER_MS).contains(&ms) {
+            return fail(format!(
+                "a timer runs {SHORTEST_TIMER_MS} to {LONGEST_TIMER_MS} ms, not {ms}"
+            ));
         }
         let due = lock(&c).call.now + ms.unsigned_abs();
         time(&c, TimerOp::Set(due, name.to_string()))

@@ -141,13 +141,15 @@ fn name<'a>(path: &'a str, schema: &'a Schema) -> &'a str {
     if path.is_empty() { schema.name } else { path }
 }
 
-/// A number as a float32: a script's floats and integers both.
+/// A number as a float32: a script's floats and integers both; a finite number past
+/// float32's range is none (it would turn infinite on the wire).
 fn real(value: &Dynamic) -> Option<f32> {
-    value
+    let wide = value
         .as_float()
         .ok()
-        .or_else(|| value.as_int().ok().map(|i| i as f64))
-        .map(|f| f as f32)
+        .or_else(|| value.as_int().ok().map(|i| i as f64))?;
+    let narrow = wide as f32;
+    (narrow.is_finite() || !wide.is_finite()).then_some(narrow)
 }
 
 /// The map a handler gets for `event`.

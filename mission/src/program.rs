@@ -5,6 +5,7 @@ use crate::api::{self, Call, Context, Shared, TimerOp};
 use crate::convert;
 use crate::engine;
 use crate::errors;
+use crate::variables;
 use rhai::{AST, CallFnOptions, Dynamic, Engine, Map, Scope};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -86,6 +87,14 @@ impl RhaiMission {
             args,
         );
         let call = std::mem::take(&mut api::lock(&self.call).call);
+        if let Some(this) = self.instances.get_mut(&session)
+            && let Some(why) = variables::over_limits(this)
+        {
+            // what broke the limits cannot be told apart from the rest: the variables go
+            *this = Dynamic::from_map(Map::new());
+            let message = format!("{handler}: {why}; the activity's variables were cleared");
+            return Err(at_fn(&self.file, &self.program.source, handler, message));
+        }
         // what a handler returns is not used: it acts through its requests
         let _returned = result.map_err(|e| {
             let error = errors::eval(&self.file, &e);
@@ -288,18 +297,44 @@ fn compile(engine: &Engine, file: &str, source: &str) -> Result<Program, ScriptE
 
 /// An error at the definition of function `name` in `source`.
 fn at_fn(file: &str, source: &str, name: &str, message: String) -> ScriptError {
-    let needle = format!("fn {name}");
-    let place = source
-        .lines()
-        .enumerate()
-        .find_map(|(i, line)| line.find(&needle).map(|col| (i + 1, col + 1)));
-    let (line, column) = place.unwrap_or((0, 0));
+    let (line, column) = definition(source, name).unwrap_or((0, 0));
     ScriptError {
         file: file.to_string(),
         line,
         column,
         message,
     }
+}
+
+/// Where `fn NAME (` starts in `source`, line and column from 1: the keyword, any
+/// whitespace (line breaks too), the name, any whitespace, the parenthesis. Text after
+/// `//` on a line is a comment and is skipped.
+fn definition(source: &str, name: &str) -> Option<(usize, usize)> {
+    let code: String = source
+        .lines()
+        .map(|l| l.find("//").map_or(l, |c| &l[..c]))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut from = 0;
+    while let Some(found) = code[from..].find("fn") {
+        let at = from + found;
+        from = at + 2;
+        let before = code[..at].chars().next_back();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            continue;
+        }
+        let rest = &code[at + 2..];
+        let named = rest.trim_start();
+        if named.len() == rest.len() || !named.starts_with(name) {
+            continue;
+        }
+        if named[name.len()..].trim_start().starts_with('(') {
+            let line = code[..at].matches('\n').count() + 1;
+            let column = at - code[..at].rfind('\n').map_or(0, |n| n + 1) + 1;
+            return Some((line, column));
+        }
+    }
+    None
 }
 
 /// The handlers `program` defines.

@@ -174,20 +174,21 @@ fn a_mission_that_has_not_started_does_not_reload() {
     assert_eq!(events.next(), None);
 }
 
-/// Every millisecond the old script commits (a field set to the value it has: no push),
-/// so at any moment the commit's outcome is in flight. The reload is held until the old
-/// script has handled it.
+/// Every 50 ms the old script commits (a field set to the value it has: no push); the
+/// reload comes at one of those instants, found from a first run (the clock is virtual,
+/// so the second run is the same up to then), when the commit's outcome is in flight.
+/// The reload is held until the old script has handled it.
 #[test]
 fn a_reload_waits_for_the_event_in_flight() {
     const TICKING: &str = r#"
 fn objective() { slot(0xBBBB0001, 3, 1) }
 fn on_started(e) {
     set_auth(objective(), #{ objective: (), generation: 5 });
-    after(1, "tick");
+    after(50, "tick");
 }
 fn on_timer(e) {
     set_field(objective(), "generation", 5);
-    after(1, "tick");
+    after(50, "tick");
 }
 fn on_staged(e) { this.staged_by = "old"; }
 "#;
@@ -195,7 +196,23 @@ fn on_staged(e) { this.staged_by = "old"; }
 fn on_timer(e) { set_field(slot(0xBBBB0001, 3, 1), "generation", 5); }
 fn on_staged(e) { this.staged_by = "new"; }
 "#;
-    let run = play(TICKING, 1, 3_000, vec![reload_at(2_500, NEW)]);
+    let ticks = play(TICKING, 1, 3_000, Vec::new());
+    let tick = ticks
+        .events
+        .iter()
+        .rev()
+        .find(|(_, e)| {
+            matches!(
+                e,
+                HostEvent::Mission(MissionReport::Handled {
+                    handler: "on_timer",
+                    ..
+                })
+            )
+        })
+        .map(|(at, _)| at.millis())
+        .unwrap();
+    let run = play(TICKING, 1, 3_000, vec![reload_at(tick - 500, NEW)]);
     let r = reports(&run);
     let held = r
         .iter()

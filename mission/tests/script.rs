@@ -129,7 +129,7 @@ fn a_runaway_loop_is_stopped_at_its_line() {
     assert_eq!((e.line, e.column), (2, 1), "{e}");
     assert!(
         e.message
-            .starts_with("on_started: stopped after 500000 operations"),
+            .starts_with("on_started: stopped after 10000 operations"),
         "{e}"
     );
     assert!(e.message.to_lowercase().contains("operations"), "{e}");
@@ -263,14 +263,14 @@ fn timers_fire_in_due_order_and_cancel_by_name() {
 
 #[test]
 fn a_failed_handler_sets_no_timer() {
-    let mut m = mission("fn on_started(e) { after(10, \"t\"); throw \"stop\"; }");
+    let mut m = mission("fn on_started(e) { after(100, \"t\"); throw \"stop\"; }");
     assert!(m.handle(at(0), SESSION, &MissionEvent::Started).is_err());
     assert_eq!(m.next_timer(), None);
 }
 
 #[test]
 fn an_ended_activity_loses_its_instance_and_timers() {
-    let mut m = mission("fn on_started(e) { this.x = 1; after(10, \"t\"); }");
+    let mut m = mission("fn on_started(e) { this.x = 1; after(100, \"t\"); }");
     m.handle(at(0), SESSION, &MissionEvent::Started).unwrap();
     assert!(m.started());
     m.end(SESSION);
