@@ -13,6 +13,7 @@ mod convert;
 mod engine;
 mod errors;
 mod program;
+mod timers;
 mod variables;
 
 pub use program::{RhaiMission, check};

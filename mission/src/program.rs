@@ -5,6 +5,7 @@ use crate::api::{self, Call, Context, Shared, TimerOp};
 use crate::convert;
 use crate::engine;
 use crate::errors;
+use crate::timers::Timers;
 use crate::variables;
 use rhai::{AST, CallFnOptions, Dynamic, Engine, Map, Scope};
 use std::collections::BTreeMap;
@@ -33,8 +34,7 @@ pub struct RhaiMission {
     /// Each started activity's variables, the `this` of its handlers.
     instances: BTreeMap<u64, Dynamic>,
     /// Every timer: due time and the order it was set, then its session and name.
-    timers: BTreeMap<(Instant, u64), (u64, String)>,
-    timers_set: u64,
+    timers: Timers,
 }
 
 impl RhaiMission {
@@ -50,8 +50,7 @@ impl RhaiMission {
             program,
             held: None,
             instances: BTreeMap::new(),
-            timers: BTreeMap::new(),
-            timers_set: 0,
+            timers: Timers::default(),
         })
     }
 
@@ -119,14 +118,8 @@ impl RhaiMission {
     fn apply_timers(&mut self, session: u64, ops: Vec<TimerOp>) {
         for op in ops {
             match op {
-                TimerOp::Set(due, name) => {
-                    self.timers.insert((due, self.timers_set), (session, name));
-                    self.timers_set += 1;
-                }
-                TimerOp::Cancel(name) => {
-                    self.timers
-                        .retain(|_, (s, n)| !(*s == session && *n == name));
-                }
+                TimerOp::Set(due, name) => self.timers.set(session, due, name),
+                TimerOp::Cancel(name) => self.timers.cancel(session, &name),
             }
         }
     }
@@ -141,7 +134,7 @@ impl RhaiMission {
         event: &MissionEvent,
     ) -> Result<Vec<WorldRequest>, ScriptError> {
         let made = !self.instances.contains_key(&session);
-        let instance_timers = self.timers.values().filter(|(s, _)| *s == session).count();
+        let instance_timers = self.timers.held(session);
         let call = Call {
             now,
             instance_timers,
@@ -214,17 +207,16 @@ impl Mission for RhaiMission {
     }
 
     fn next_timer(&self) -> Option<Instant> {
-        self.timers.keys().next().map(|(due, _)| *due)
+        self.timers.next()
     }
 
     fn take_due_timer(&mut self, now: Instant) -> Option<(u64, String)> {
-        let first = self.timers.first_entry()?;
-        (first.key().0 <= now).then(|| first.remove())
+        self.timers.take_due(now)
     }
 
     fn end(&mut self, session: u64) {
         self.instances.remove(&session);
-        self.timers.retain(|_, (s, _)| *s != session);
+        self.timers.end(session);
     }
 
     fn started(&self) -> bool {
