@@ -10,6 +10,7 @@ use vex_host::world::WorldRequest;
 use vex_wire::activity::incident::Incident;
 use vex_wire::bits::BitWriter;
 use vex_wire::scenario::Scenario;
+use vex_wire::schema::walk::check_guards;
 use vex_wire::schema::{Schema, catalog, encode, path};
 use vex_wire::time::Instant;
 
@@ -202,8 +203,13 @@ pub fn register(engine: &mut Engine, call: &Shared) {
         "set_field",
         move |slot: Slot, field: &str, value: Dynamic| -> Result<()> {
             let schema = auth_schema(&c, &slot)?;
-            let (kind, optional) = path::kind_at(schema, field).or_else(|e| fail(e.to_string()))?;
-            let value = convert::to_value(&kind, optional, &value, field).or_else(fail)?;
+            let part = path::part_at(schema, field).or_else(|e| fail(e.to_string()))?;
+            let value =
+                convert::to_value(&part.kind, part.optional(), &value, field).or_else(fail)?;
+            if let Some(descriptor) = part.field {
+                // the field's own rules (T17-01's state range, say), as the encoder keeps them
+                check_guards(descriptor, &value, field).or_else(|e| fail(e.to_string()))?;
+            }
             let field = field.to_string();
             ask(&c, WorldRequest::SetAuthField { slot, field, value })
         },

@@ -1857,14 +1857,14 @@ fn set_field_breaking_a_field_width_is_refused_at_its_line() {
 }
 
 #[test]
-#[ignore = "FINDING: set_field(.., \"state\", 11) passes the script line though T17-01 allows -1 to 10"]
-fn finding_set_field_breaking_a_field_rule_is_refused_at_its_line() {
-    // FINDING: `set_field` checks the field's width, not its rules: a lifetime state of 11
+fn set_field_breaking_a_field_rule_is_refused_at_its_line() {
+    // Was a finding (fixed: set_field checks the field's guards too): `set_field` checked
+    // the field's width, not its rules: a lifetime state of 11
     // fits the bits but breaks T17-01 (-1 to 10); it passes the script line and is refused
     // only at commit, though api.rs promises "a bad request fails at its script line with
     // the client rule it would break".
     attack(
-        "finding_set_field_breaking_a_field_rule_is_refused_at_its_line",
+        "set_field_breaking_a_field_rule_is_refused_at_its_line",
         HANG,
         || {
             refused_at_the_line(&[(

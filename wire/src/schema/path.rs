@@ -2,7 +2,7 @@
 //! program names the part of an Auth body it changes by path (SR "Where mission scripts
 //! plug in": a script asks for typed changes, never bytes).
 
-use super::kind::{Kind, Schema};
+use super::kind::{Field, Kind, Schema};
 use super::value::Value;
 use thiserror::Error;
 
@@ -66,33 +66,34 @@ fn parse(path: &str) -> Result<Vec<Step>, PathError> {
     Ok(steps)
 }
 
-/// The kind one step below `kind`, whether it sits behind a presence bit, and the index
-/// the step takes in the value below (a record's field position or an array's element).
+/// The kind one step below `kind`, the field descriptor when the step names a record's
+/// field, and the index the step takes in the value below (a record's field position or
+/// an array's element).
 fn step_into(
     kind: Kind,
     step: &Step,
     walked: &str,
     path: &str,
-) -> Result<(Kind, bool, usize), PathError> {
+) -> Result<(Kind, Option<&'static Field>, usize), PathError> {
     match (kind, step) {
         (Kind::Record(schema), Step::Field(name)) => schema
             .fields
             .iter()
             .position(|f| f.name == name)
-            .map(|i| (schema.fields[i].kind, schema.fields[i].presence, i))
+            .map(|i| (schema.fields[i].kind, Some(&schema.fields[i]), i))
             .ok_or_else(|| PathError::NoField {
                 schema: schema.name,
                 field: name.clone(),
             }),
         (Kind::FixedArray { element, len }, Step::Index(i)) if *i < usize::from(len) => {
-            Ok((*element, false, *i))
+            Ok((*element, None, *i))
         }
         (
             Kind::Array {
                 element, capacity, ..
             },
             Step::Index(i),
-        ) if *i < usize::from(capacity) => Ok((*element, false, *i)),
+        ) if *i < usize::from(capacity) => Ok((*element, None, *i)),
         (_, Step::Index(index)) => Err(PathError::NoElement {
             path: walked.to_string(),
             index: *index,
@@ -110,20 +111,40 @@ fn extend(walked: &str, step: &Step) -> String {
     }
 }
 
-/// The kind of the part `path` names in a record of `schema`, and whether that part sits
-/// behind a presence bit (so it may be [`Value::Absent`]).
-pub fn kind_at(schema: &'static Schema, path: &str) -> Result<(Kind, bool), PathError> {
-    let (mut kind, mut optional) = (Kind::Record(schema), false);
+/// The part of a record a path names.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Part {
+    /// Its kind.
+    pub kind: Kind,
+    /// The record field it is, when the path ends on one (not on an array element): its
+    /// presence bit and the values the encoder refuses (its guards, with their rules).
+    pub field: Option<&'static Field>,
+}
+
+impl Part {
+    /// The part sits behind a presence bit, so it may be [`Value::Absent`].
+    pub fn optional(&self) -> bool {
+        self.field.is_some_and(|f| f.presence)
+    }
+}
+
+/// The part `path` names in a record of `schema`.
+pub fn part_at(schema: &'static Schema, path: &str) -> Result<Part, PathError> {
+    let mut part = Part {
+        kind: Kind::Record(schema),
+        field: None,
+    };
     let mut walked = String::new();
     for step in parse(path)? {
-        (kind, optional, _) = step_into(kind, &step, &walked, path)?;
+        let (kind, field, _) = step_into(part.kind, &step, &walked, path)?;
+        part = Part { kind, field };
         walked = extend(&walked, &step);
     }
-    Ok((kind, optional))
+    Ok(part)
 }
 
 /// `body`, a record of `schema`, with the part `path` names set to `new`. The caller gives
-/// a `new` of the kind [`kind_at`] names; the encoder judges it.
+/// a `new` of the kind [`part_at`] names; the encoder judges it.
 pub fn set_at(
     schema: &'static Schema,
     body: &mut Value,
@@ -157,6 +178,11 @@ mod tests {
             .map(|_| Value::Record(vec![Value::Int(0)]))
             .collect();
         Value::Record(vec![Value::Array(entries), Value::Int(1)])
+    }
+
+    /// The kind and optionality of the part `path` names.
+    fn kind_at(schema: &'static Schema, path: &str) -> Result<(Kind, bool), PathError> {
+        part_at(schema, path).map(|p| (p.kind, p.optional()))
     }
 
     #[test]
