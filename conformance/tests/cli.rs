@@ -4,32 +4,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code
 use pretty_assertions::assert_eq;
 use rstest::rstest;
-use std::process::{Command, Output};
+use std::process::Command;
 
-const VEX: &str = env!("CARGO_BIN_EXE_vex");
-
-fn vex(args: &[&str]) -> Output {
-    Command::new(VEX)
-        .args(args)
-        .output()
-        .expect("the vex binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// A folder of the test's own under the target directory.
-fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("a scratch folder");
-    dir
-}
+mod common;
+use common::{VEX, scratch, stderr, stdout, vex};
 
 /// Exit 2 for errors of the command itself, with a message that says what went wrong.
 #[rstest]

@@ -4,28 +4,11 @@
 //! old script running, and the command link (issue 8).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const VEX: &str = env!("CARGO_BIN_EXE_vex");
-
-fn vex(args: &[&str]) -> Output {
-    Command::new(VEX)
-        .args(args)
-        .output()
-        .expect("the vex binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+mod common;
+use common::{VEX, scratch, stdout, vex};
 
 fn shipped(name: &str) -> String {
     format!("{}/../missions/{name}", env!("CARGO_MANIFEST_DIR"))

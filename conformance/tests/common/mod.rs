@@ -1,0 +1,34 @@
+//! What the command-line tests share: running `vex` as a user does, its output as text,
+//! and a scratch folder per test.
+
+#![allow(clippy::expect_used, dead_code)] // test code; each test file uses part of it
+use std::process::{Command, Output};
+
+/// The `vex` binary the tests run.
+pub const VEX: &str = env!("CARGO_BIN_EXE_vex");
+
+/// `vex ARGS`, run to its end.
+pub fn vex(args: &[&str]) -> Output {
+    Command::new(VEX)
+        .args(args)
+        .output()
+        .expect("the vex binary runs")
+}
+
+/// Standard output as text.
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Standard error as text.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A folder of the test's own under the target directory, empty.
+pub fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    dir
+}
