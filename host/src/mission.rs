@@ -96,6 +96,15 @@ impl MissionEvent {
         "init",
     ];
 
+    /// True for the outcome of a handler's requests (staged, reported, refused), which
+    /// is an event of that handler's activity, not of a client report.
+    pub fn is_outcome(&self) -> bool {
+        matches!(
+            self,
+            Self::Staged { .. } | Self::Reported { .. } | Self::Refused { .. }
+        )
+    }
+
     /// The name of the handler this event calls.
     pub fn handler(&self) -> &'static str {
         match self {
@@ -439,12 +448,7 @@ impl HostCore {
             }
         };
         // an outcome's handler gets no outcome of its own: no handler loops on outcomes
-        if !matches!(
-            event,
-            MissionEvent::Staged { .. }
-                | MissionEvent::Refused { .. }
-                | MissionEvent::Reported { .. }
-        ) {
+        if !event.is_outcome() {
             self.mission_event(session, outcome);
         }
     }

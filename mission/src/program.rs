@@ -18,10 +18,11 @@ use vex_wire::time::Instant;
 /// The handler run once when an activity's instance is made, before its first event.
 const INIT: &str = "init";
 
-/// A compiled script and its text, where errors are placed.
+/// A compiled script, its text (where errors are placed) and the handlers it defines.
 struct Program {
     ast: AST,
     source: String,
+    handlers: Vec<&'static str>,
 }
 
 /// A mission script: its program, and per activity session its variables and timers.
@@ -56,7 +57,7 @@ impl RhaiMission {
 
     /// The handlers the program defines, in [`MissionEvent::HANDLERS`] order.
     pub fn handlers(&self) -> Vec<&'static str> {
-        defined(&self.program.ast)
+        self.program.handlers.clone()
     }
 
     /// Calls `handler` with `args` in `session`'s instance (which exists), continuing
@@ -179,7 +180,7 @@ impl RhaiMission {
     }
 
     fn defines(&self, handler: &str) -> bool {
-        self.program.ast.iter_functions().any(|f| f.name == handler)
+        self.program.handlers.contains(&handler)
     }
 }
 
@@ -194,13 +195,7 @@ impl Mission for RhaiMission {
         session: u64,
         event: &MissionEvent,
     ) -> Result<Vec<WorldRequest>, ScriptError> {
-        let outcome = matches!(
-            event,
-            MissionEvent::Staged { .. }
-                | MissionEvent::Refused { .. }
-                | MissionEvent::Reported { .. }
-        );
-        if outcome && !self.instances.contains_key(&session) {
+        if event.is_outcome() && !self.instances.contains_key(&session) {
             return Ok(Vec::new()); // an outcome of an activity that has ended
         }
         self.call(now, session, event)
@@ -282,6 +277,7 @@ fn compile(engine: &Engine, file: &str, source: &str) -> Result<Program, ScriptE
         return Err(at_fn(file, source, f.name, message));
     }
     Ok(Program {
+        handlers: defined(&ast),
         ast,
         source: source.to_string(),
     })
