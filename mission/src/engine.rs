@@ -3,7 +3,9 @@
 //! that loops forever or builds without bound is stopped with an error at its line.
 
 use crate::api::{self, Shared};
-use rhai::Engine;
+use rhai::{Dynamic, Engine};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Operations one handler call may take: a runaway loop stops here. A native call counts
 /// one however long it runs (a sort of a full array), so this and the sizes below bound a
@@ -22,9 +24,43 @@ pub const MAX_ARRAY_SIZE: usize = 1_000;
 pub const MAX_MAP_SIZE: usize = 1_200;
 /// How deep expressions may nest, at top level and in functions.
 const MAX_EXPR_DEPTHS: (usize, usize) = (64, 32);
+/// What one handler call may `print` and `debug`, in bytes: a loop printing the largest
+/// values would otherwise spend its operations formatting them (each print counts one)
+/// and flood the host's log.
+pub const MAX_OUTPUT: usize = 64 * 1024;
+/// The token the progress check stops a call with once it printed past [`MAX_OUTPUT`].
+pub const OUTPUT_SPENT: &str = "output spent";
 
-/// The engine for the mission in `file`, its requests going into `call`.
-pub fn new(file: &str, call: &Shared) -> Engine {
+/// The bytes the handler call in progress has printed, counted by the engine's output
+/// callbacks and checked at each operation.
+#[derive(Debug, Clone, Default)]
+pub struct Printed(Arc<AtomicUsize>);
+
+impl Printed {
+    /// A new handler call: nothing printed yet.
+    pub fn reset(&self) {
+        self.0.store(0, Ordering::Relaxed);
+    }
+
+    /// Counts `text`; whether it is within the call's [`MAX_OUTPUT`].
+    fn count(&self, text: &str) -> bool {
+        self.0.fetch_add(text.len(), Ordering::Relaxed) + text.len() <= MAX_OUTPUT
+    }
+
+    /// Whether the call printed past [`MAX_OUTPUT`].
+    pub fn spent(&self) -> bool {
+        self.0.load(Ordering::Relaxed) > MAX_OUTPUT
+    }
+}
+
+/// The error of a call that printed past [`MAX_OUTPUT`].
+pub fn output_spent() -> Box<rhai::EvalAltResult> {
+    rhai::EvalAltResult::ErrorTerminated(OUTPUT_SPENT.into(), rhai::Position::NONE).into()
+}
+
+/// The engine for the mission in `file`, its requests going into `call` and its output,
+/// counted in `printed`, to the host's log.
+pub fn new(file: &str, call: &Shared, printed: &Printed) -> Engine {
     let mut engine = Engine::new();
     engine
         .set_max_operations(MAX_OPERATIONS)
@@ -42,10 +78,20 @@ pub fn new(file: &str, call: &Shared) -> Engine {
     engine
         .register_fn("sleep", move |_: rhai::INT| no_sleep())
         .register_fn("sleep", move |_: rhai::FLOAT| no_sleep());
-    let name = file.to_string();
-    engine.on_print(move |text| tracing::info!(mission = %name, "{text}"));
-    let name = file.to_string();
-    engine.on_debug(move |text, _, at| tracing::debug!(mission = %name, %at, "{text}"));
+    let (name, count) = (file.to_string(), printed.clone());
+    engine.on_print(move |text| {
+        if count.count(text) {
+            tracing::info!(mission = %name, "{text}");
+        }
+    });
+    let (name, count) = (file.to_string(), printed.clone());
+    engine.on_debug(move |text, _, at| {
+        if count.count(text) {
+            tracing::debug!(mission = %name, %at, "{text}");
+        }
+    });
+    let check = printed.clone();
+    engine.on_progress(move |_| check.spent().then(|| Dynamic::from(OUTPUT_SPENT)));
     api::register(&mut engine, call);
     engine
 }

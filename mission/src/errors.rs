@@ -38,6 +38,17 @@ pub fn eval(file: &str, e: &EvalAltResult) -> ScriptError {
             "stopped after {} operations: a loop that does not end?",
             crate::engine::MAX_OPERATIONS
         ),
+        EvalAltResult::ErrorTerminated(token, _)
+            if token
+                .clone()
+                .into_string()
+                .is_ok_and(|t| t == crate::engine::OUTPUT_SPENT) =>
+        {
+            format!(
+                "stopped after printing {} KiB: a handler prints at most that much per call",
+                crate::engine::MAX_OUTPUT / 1024
+            )
+        }
         other => other.to_string(),
     };
     if let Some(stripped) = message.rfind(" (line ").map(|i| message[..i].to_string()) {

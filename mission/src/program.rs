@@ -30,6 +30,7 @@ pub struct RhaiMission {
     file: String,
     engine: Engine,
     call: Shared,
+    printed: engine::Printed,
     program: Program,
     held: Option<Program>,
     /// Each started activity's variables, the `this` of its handlers.
@@ -42,12 +43,14 @@ impl RhaiMission {
     /// Compiles `source`, the script in `file` (the name its errors carry).
     pub fn compile(file: &str, source: &str) -> Result<Self, ScriptError> {
         let call: Shared = Arc::new(Mutex::new(Context::default()));
-        let engine = engine::new(file, &call);
+        let printed = engine::Printed::default();
+        let engine = engine::new(file, &call, &printed);
         let program = compile(&engine, file, source)?;
         Ok(Self {
             file: file.to_string(),
             engine,
             call,
+            printed,
             program,
             held: None,
             instances: BTreeMap::new(),
@@ -71,6 +74,7 @@ impl RhaiMission {
         call: Call,
     ) -> Result<Call, ScriptError> {
         api::lock(&self.call).call = call;
+        self.printed.reset();
         let this = self
             .instances
             .entry(session)
@@ -87,6 +91,11 @@ impl RhaiMission {
             args,
         );
         let call = std::mem::take(&mut api::lock(&self.call).call);
+        // output past the budget by the last statement: no operation followed to stop it
+        let result = match result {
+            Ok(_) if self.printed.spent() => Err(engine::output_spent()),
+            other => other,
+        };
         if let Some(this) = self.instances.get_mut(&session)
             && let Some(why) = variables::over_limits(this)
         {

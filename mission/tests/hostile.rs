@@ -1031,7 +1031,13 @@ fn cheap_operations_on_big_values_do_not_stall_the_host() {
             case(name, move || {
                 let mut m = mission(&format!("fn on_started(e) {{\n  {code}\n}}"));
                 let clock = Clock::now();
-                refused(m.handle(at(0), SESSION, &started()), &["operations"], &code);
+                // a print formats its value before it counts: output has its own budget
+                let says = if name.contains("print") {
+                    "printing"
+                } else {
+                    "operations"
+                };
+                refused(m.handle(at(0), SESSION, &started()), &[says], &code);
                 let took = clock.elapsed();
                 println!("{code}: stopped after {took:?}");
                 assert!(

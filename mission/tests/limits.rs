@@ -39,6 +39,35 @@ fn a_handler_makes_at_most_256_requests() {
 }
 
 #[test]
+fn a_handler_prints_at_most_64_kib_per_call() {
+    // 4 x 16 KiB by print; by debug, a string prints quoted (2 bytes more)
+    let print = "let s = \"\"; s.pad(16384, \"x\"); for i in 0..4 { print(s); }";
+    let debug = "let s = \"\"; s.pad(16382, \"x\"); for i in 0..4 { debug(s); }";
+    for full in [print, debug] {
+        // 64 KiB: accepted, and each call has its own budget
+        let mut m = mission(&format!("fn on_started(e) {{\n  {full}\n}}"));
+        for time in 0..2 {
+            m.handle(at(time), SESSION, &MissionEvent::Started).unwrap();
+        }
+        // one byte more, whether an operation follows the output or not
+        for more in [
+            "print(\"y\"); let after = 1;",
+            "print(\"y\");",
+            "debug(\"\");",
+        ] {
+            let source = format!("fn on_started(e) {{\n  {full} {more}\n}}");
+            let e = mission(&source)
+                .handle(at(0), SESSION, &MissionEvent::Started)
+                .expect_err(more);
+            // like the operation limit's, the error is placed at the handler (Rhai drops
+            // a limit's place at the function boundary)
+            assert_eq!(e.line, 1, "{full} {more}: {e}");
+            assert!(e.message.contains("printing 64 KiB"), "{full} {more}: {e}");
+        }
+    }
+}
+
+#[test]
 fn timers_are_bounded_in_length_name_count_and_changes() {
     let e = started_error("after(0, \"now\");");
     assert!(e.message.contains("50 to 86400000 ms, not 0"), "{e}");
