@@ -7,6 +7,7 @@
 pub mod activity;
 pub mod bap;
 pub mod bits;
+pub mod lobby;
 pub mod scenario;
 pub mod scenario_file;
 pub mod schema;
