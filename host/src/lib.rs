@@ -34,6 +34,8 @@ pub mod requests;
 pub mod roster;
 mod route;
 pub mod sense;
+pub mod lobby_http;
+pub mod signon;
 pub mod server;
 mod timer;
 pub mod world;

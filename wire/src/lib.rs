@@ -10,6 +10,7 @@ pub mod bits;
 pub mod lobby;
 pub mod scenario;
 pub mod scenario_file;
+pub mod scenario_lobby;
 pub mod schema;
 pub mod tag;
 pub mod time;

@@ -11,6 +11,7 @@ use crate::activity::slot::{
     TYPE_OBJECTIVE, TYPE_PARTICIPATION, TYPE_TIMER,
 };
 use std::collections::BTreeMap;
+use crate::scenario_lobby::Lobby;
 
 /// One slot of a placed object's slot table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +45,13 @@ pub struct Player {
     pub character_id: u64,
     /// The account SOID; its high half shapes session ids (ENV-09).
     pub account_soid: u64,
+    /// The Steam account SignOn names (request field 22).
+    pub steam_id: u64,
+}
+
+impl Player {
+    /// The Steam id of a player whose scenario names none.
+    pub const STEAM_ID: u64 = 76_561_197_960_287_930;
 }
 
 /// An activity's content.
@@ -66,6 +74,8 @@ pub struct Scenario {
     /// Names for slots, as a mission script asks for them (`slot("ghost")`): a scenario
     /// file's `name = "..."` on a slot.
     pub slot_names: BTreeMap<String, ClientRef>,
+    /// What the lobby serves before the activity.
+    pub lobby: Lobby,
 }
 
 /// One slot of every other type whose body the pages document, with the schemas each
@@ -191,6 +201,7 @@ impl Scenario {
                 member_key: 0x0102_0304_0506_0708,
                 character_id: 0x0123_4567_89AB_CDEF,
                 account_soid: 0x9EAA_3001_0000_0001,
+                steam_id: Player::STEAM_ID,
             },
             slot_names: [
                 ("objective", TYPE_OBJECTIVE, 1),
@@ -208,6 +219,7 @@ impl Scenario {
                 (name.to_string(), slot)
             })
             .collect(),
+            lobby: Lobby::default(),
         }
     }
 

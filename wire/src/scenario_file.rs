@@ -33,6 +33,7 @@ use crate::activity::slot::{
     ClientRef, EMPTY_KEY, NEVER_DESCRIBED, SlotSchemas, TYPE_LIFETIME, TYPE_PARTICIPATION,
 };
 use crate::scenario::{PlacedObject, Player, Scenario, SlotDecl};
+use crate::scenario_lobby::{Account, Lobby, MAX_FEATURES, SignOnAnswer};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 use thiserror::Error;
@@ -76,6 +77,24 @@ struct File {
     player: PlayerFile,
     #[serde(rename = "object", default)]
     objects: Vec<Spanned<ObjectFile>>,
+    #[serde(default)]
+    lobby: Option<Spanned<LobbyFile>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LobbyFile {
+    #[serde(default)]
+    features: Vec<String>,
+    #[serde(rename = "account", default)]
+    accounts: Vec<Spanned<AccountFile>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AccountFile {
+    steam_id: Spanned<Wide>,
+    signon: Vec<SignOnAnswer>,
 }
 
 #[derive(Deserialize)]
@@ -95,6 +114,7 @@ struct PlayerFile {
     member_key: Spanned<Wide>,
     character_id: Spanned<Wide>,
     account_soid: Spanned<Wide>,
+    steam_id: Option<Spanned<Wide>>,
 }
 
 #[derive(Deserialize)]
@@ -223,6 +243,10 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
         member_key: lines.wide(&p.member_key, "player.member_key")?,
         character_id: lines.wide(&p.character_id, "player.character_id")?,
         account_soid: lines.wide(&p.account_soid, "player.account_soid")?,
+        steam_id: match &p.steam_id {
+            Some(id) => lines.wide(id, "player.steam_id")?,
+            None => Player::STEAM_ID,
+        },
     };
     let objects = objects(&lines, &file.objects, bubbles)?;
     let slot_names = slot_names(&lines, &file.objects)?;
@@ -235,6 +259,54 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
         objects,
         player,
         slot_names,
+        lobby: match &file.lobby {
+            Some(lobby) => self::lobby(&lines, lobby)?,
+            None => Lobby::default(),
+        },
+    })
+}
+
+/// The lobby section: at most eight feature names (SIGNON-05), each account once with at
+/// least one answer.
+fn lobby(lines: &Lines<'_>, file: &Spanned<LobbyFile>) -> Result<Lobby, ScenarioError> {
+    let (at, f) = (file.span().start, file.get_ref());
+    if f.features.len() > MAX_FEATURES {
+        return Err(lines.error(
+            at,
+            "lobby.features",
+            format!(
+                "{} names: SignOn carries at most {MAX_FEATURES} (SIGNON-05)",
+                f.features.len()
+            ),
+        ));
+    }
+    let mut accounts: Vec<Account> = Vec::with_capacity(f.accounts.len());
+    for (i, spanned) in f.accounts.iter().enumerate() {
+        let a = spanned.get_ref();
+        let field = format!("lobby.account[{i}]");
+        let steam_id = lines.wide(&a.steam_id, &format!("{field}.steam_id"))?;
+        if accounts.iter().any(|b| b.steam_id == steam_id) {
+            return Err(lines.error(
+                a.steam_id.span().start,
+                format!("{field}.steam_id"),
+                format!("{steam_id} is listed already"),
+            ));
+        }
+        if a.signon.is_empty() {
+            return Err(lines.error(
+                spanned.span().start,
+                format!("{field}.signon"),
+                "no answer: give at least one",
+            ));
+        }
+        accounts.push(Account {
+            steam_id,
+            signon: a.signon.clone(),
+        });
+    }
+    Ok(Lobby {
+        features: f.features.clone(),
+        accounts,
     })
 }
 
