@@ -17,6 +17,7 @@ mod receive;
 mod route;
 pub mod rules;
 pub mod script;
+pub mod signon;
 pub mod status;
 mod timer;
 mod verdict;

@@ -21,6 +21,7 @@ mod incident_faults;
 mod keepalive;
 mod leave;
 mod link;
+pub mod lobby_http;
 pub mod member_state;
 mod membership;
 mod messages;
@@ -34,9 +35,8 @@ pub mod requests;
 pub mod roster;
 mod route;
 pub mod sense;
-pub mod lobby_http;
-pub mod signon;
 pub mod server;
+pub mod signon;
 mod timer;
 pub mod world;
 

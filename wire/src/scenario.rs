@@ -10,8 +10,8 @@ use crate::activity::slot::{
     ClientRef, SlotSchemas, TYPE_CHANNEL, TYPE_CONFIGURATION, TYPE_GHOST_LINK, TYPE_LIFETIME,
     TYPE_OBJECTIVE, TYPE_PARTICIPATION, TYPE_TIMER,
 };
-use std::collections::BTreeMap;
 use crate::scenario_lobby::Lobby;
+use std::collections::BTreeMap;
 
 /// One slot of a placed object's slot table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
