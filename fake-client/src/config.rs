@@ -24,8 +24,9 @@ pub struct ClientConfig {
     pub target: SocketAddrV4,
     /// SignOn success fields 2 and 3.
     pub signon: SignOnKeys,
-    /// SignOn field 4, sent in the hello.
-    pub token: [u8; TOKEN_LEN],
+    /// SignOn field 4, sent in the hello: [`TOKEN_LEN`] zero bytes until a SignOn gives
+    /// one (at most 568).
+    pub token: Vec<u8>,
     /// The content the client's packages hold.
     pub scenario: Scenario,
     /// The correlation nonce of join_request.
@@ -64,7 +65,7 @@ impl ClientConfig {
         Self {
             target,
             signon: SignOnKeys::DEVELOPMENT,
-            token: [0; TOKEN_LEN],
+            token: vec![0; TOKEN_LEN],
             scenario: Scenario::builtin(),
             join_nonce: 0x1122_3344,
             patch_epoch: [0x0102_0304_0506_0708, 0x1112_1314_1516_1718],

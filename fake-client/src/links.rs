@@ -3,10 +3,12 @@
 
 use crate::config::CHANNEL_START_LEN;
 use crate::link::{ClientLink, LinkKind};
+use prost::Message;
 use std::collections::{BTreeMap, VecDeque};
 use std::net::SocketAddrV4;
 use vex_wire::activity::envelope::ActivityNotification;
 use vex_wire::bap::services::{ACTIVITY_TO_HOST, CHANNEL_START, HELLO, response_for};
+use vex_wire::lobby::signon::HelloRequest;
 use vex_wire::time::Instant;
 
 /// A frame the client wants sent, with what it carries.
@@ -70,9 +72,7 @@ impl Links {
     pub(crate) fn open(&mut self, now: Instant, link: LinkKind, token: &[u8]) {
         let mut l = ClientLink::new(now);
         let start = l.request(now, CHANNEL_START, &[0; CHANNEL_START_LEN], true);
-        let mut hello_body = vec![0x0A, 0x20];
-        hello_body.extend_from_slice(token);
-        hello_body.extend_from_slice(&[0x10, 0x01]);
+        let hello_body = HelloRequest::new(token).encode_to_vec();
         let hello = l.request(now, HELLO, &hello_body, true);
         self.open.insert(link, l);
         self.queue(link, start, CHANNEL_START);

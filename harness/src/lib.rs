@@ -4,6 +4,7 @@
 pub mod in_process;
 pub mod replay;
 pub mod report;
+pub mod signon;
 pub mod tcp;
 pub mod transcript;
 

@@ -359,3 +359,40 @@ pub fn query(build: u32, platform: &str) -> String {
 pub fn encode<M: Message>(message: &M) -> Vec<u8> {
     message.encode_to_vec()
 }
+
+/// The secure hello's body (service 25), as Sunrise reads it on the primary link: field 1
+/// the SignOn token, field 2 protocol version 1 (facts 1.2; `0A 20 <32 bytes> 10 01` for
+/// Sunrise's 32-byte token).
+#[derive(Clone, PartialEq, Message)]
+pub struct HelloRequest {
+    /// 1: SignOn success field 4.
+    #[prost(bytes = "vec", optional, tag = "1")]
+    pub token: Option<Vec<u8>>,
+    /// 2: the hello's protocol version, 1.
+    #[prost(uint32, optional, tag = "2")]
+    pub version: Option<u32>,
+}
+
+impl HelloRequest {
+    /// The hello carrying `token`.
+    pub fn new(token: &[u8]) -> Self {
+        Self {
+            token: Some(token.to_vec()),
+            version: Some(1),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Facts 1.2: the hello Sunrise expects is `0A 20 <32-byte token> 10 01`.
+    #[test]
+    fn the_hello_has_sunrises_shape() {
+        let body = encode(&HelloRequest::new(&[7; 32]));
+        assert_eq!(&body[..2], &[0x0A, 0x20]);
+        assert_eq!(&body[2..34], &[7; 32]);
+        assert_eq!(&body[34..], &[0x10, 0x01]);
+    }
+}

@@ -14,9 +14,20 @@ use vex_host::HostConfig;
 /// `vex client`'s arguments.
 #[derive(clap::Args)]
 pub struct ClientArgs {
-    /// The host's lobby address.
-    #[arg(long)]
-    target: SocketAddrV4,
+    /// The host's lobby address; with `--signon`, SignOn's answer names it.
+    #[arg(long, required_unless_present = "signon")]
+    target: Option<SocketAddrV4>,
+    /// Sign on here first (`https://HOST:PORT`): the answer keys the hello and names the
+    /// BAP server, and the manifest is verified when `--manifest-public-key` is given.
+    #[arg(long, value_name = "URL", conflicts_with = "target")]
+    signon: Option<String>,
+    /// The SignOn certificate's SHA-256 fingerprint to pin (`vex host --signon` prints
+    /// it); any certificate is taken without it.
+    #[arg(long, value_name = "HEX", requires = "signon")]
+    signon_fingerprint: Option<String>,
+    /// The manifest's public key (SPKI PEM, `vex host --manifest-public-key` writes it).
+    #[arg(long, value_name = "PEM", requires = "signon")]
+    manifest_public_key: Option<PathBuf>,
     /// How long to stay, in seconds.
     #[arg(long, default_value_t = 10)]
     seconds: u64,
@@ -108,7 +119,7 @@ impl Script {
 /// Runs one client against `--target`; a host that cannot be reached is an error (exit 2).
 pub async fn run(args: ClientArgs) -> ExitCode {
     crate::init_logs("error");
-    let mut config = ClientConfig::builtin(args.target);
+    let mut config = ClientConfig::builtin(args.target.unwrap_or(HostConfig::default_address()));
     config.signon = args.keys.keys();
     config.script = args.script.script();
     match load_scenario(args.scenario.as_deref()) {
@@ -116,8 +127,19 @@ pub async fn run(args: ClientArgs) -> ExitCode {
         Ok(None) => {}
         Err(code) => return code,
     }
-    if let Err(e) = vex_harness::tcp::reachable(args.target).await {
-        eprintln!("vex client: cannot reach a host at {}: {e}", args.target);
+    let mut signon_broken = 0;
+    if let Some(url) = &args.signon {
+        match sign_on(url, &args, &mut config).await {
+            Ok(Ok(broken)) => signon_broken = broken,
+            Ok(Err(code)) => return code,
+            Err(why) => {
+                eprintln!("vex client: --signon {url}: {why}");
+                return error();
+            }
+        }
+    }
+    if let Err(e) = vex_harness::tcp::reachable(config.target).await {
+        eprintln!("vex client: cannot reach a host at {}: {e}", config.target);
         return error();
     }
     out!("vex client -> {} for {} s", config.target, args.seconds);
@@ -125,7 +147,67 @@ pub async fn run(args: ClientArgs) -> ExitCode {
         out!("VIOLATION {v}");
     })
     .await;
-    verdict(&run)
+    let code = verdict(&run);
+    if signon_broken > 0 {
+        out!("SignOn broke {signon_broken} rule(s): the run fails");
+        return ExitCode::FAILURE;
+    }
+    code
+}
+
+/// Signs on at `url`: the grant keys the hello and names the BAP server in `config`.
+/// The rules SignOn broke, or the exit when the run ends at SignOn; an error when the
+/// endpoint cannot be reached or its key file read.
+async fn sign_on(
+    url: &str,
+    args: &ClientArgs,
+    config: &mut ClientConfig,
+) -> Result<Result<usize, ExitCode>, String> {
+    use rsa::pkcs8::DecodePublicKey;
+    let manifest_key = match &args.manifest_public_key {
+        Some(path) => {
+            let pem =
+                std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            Some(
+                rsa::PublicKey::from_public_key_pem(&pem)
+                    .map_err(|e| format!("{}: {e}", path.display()))?,
+            )
+        }
+        None => None,
+    };
+    if args.signon_fingerprint.is_none() {
+        out!("SignOn: no --signon-fingerprint, so any certificate is taken");
+    }
+    let target = vex_harness::signon::SignOnTarget {
+        url: url.to_string(),
+        fingerprint: args.signon_fingerprint.clone(),
+        manifest_key,
+        steam_id: config.scenario.player.steam_id,
+    };
+    let run = vex_harness::signon::sign_on(&target)
+        .await
+        .map_err(|e| e.to_string())?;
+    for v in &run.violations {
+        out!("VIOLATION {v}");
+    }
+    let Some(grant) = run.grant else {
+        out!(
+            "outcome: stopped at SignOn after {} answer(s): {}",
+            run.attempts,
+            run.stopped.unwrap_or_default()
+        );
+        return Ok(Err(ExitCode::FAILURE));
+    };
+    out!(
+        "SignOn: signed on after {} answer(s); BAP server {}, {} feature(s)",
+        run.attempts,
+        grant.bap,
+        grant.features.len()
+    );
+    config.signon = grant.keys;
+    config.token = grant.token;
+    config.target = grant.bap;
+    Ok(Ok(run.violations.len()))
 }
 
 /// Replays a transcript to the emulated client.

@@ -40,6 +40,8 @@ pub struct HostArgs {
     command: SocketAddr,
     #[command(flatten)]
     keys: Keys,
+    #[command(flatten)]
+    lobby: crate::lobby::LobbyArgs,
 }
 
 /// The fault named `name`, as `--list-faults` prints it.
@@ -81,7 +83,7 @@ pub async fn run(args: HostArgs) -> ExitCode {
         },
         None => None,
     };
-    serve(args.listen, config, mission).await
+    serve(args.listen, config, mission, &args.lobby).await
 }
 
 /// A mission for the host: the compiled script, its command link and the file watch.
@@ -114,7 +116,12 @@ impl Mission {
     }
 }
 
-async fn serve(listen: SocketAddrV4, mut config: HostConfig, mission: Option<Mission>) -> ExitCode {
+async fn serve(
+    listen: SocketAddrV4,
+    mut config: HostConfig,
+    mission: Option<Mission>,
+    lobby: &crate::lobby::LobbyArgs,
+) -> ExitCode {
     let mut seed = [0u8; 32];
     if let Err(e) = getrandom(&mut seed) {
         eprintln!("vex host: no OS randomness for key material: {e}");
@@ -128,6 +135,10 @@ async fn serve(listen: SocketAddrV4, mut config: HostConfig, mission: Option<Mis
             return error();
         }
     };
+    if let Err(why) = lobby.start(&config, seed) {
+        eprintln!("vex host: --signon: {why}");
+        return error();
+    }
     let (advertise, scenario) = (config.advertised, config.scenario.name.clone());
     tracing::info!(%listen, %advertise, %scenario, "vex host serving");
     let shutdown = async {

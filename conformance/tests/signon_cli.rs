@@ -1,0 +1,129 @@
+//! `vex host --signon` and `vex client --signon` over real HTTPS: SignOn, the manifest,
+//! then the activity; an account the scenario refuses stops at SignOn; a pinned
+//! fingerprint that does not match is an error, not a rule.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code
+mod common;
+use common::{VEX, scratch, stderr, stdout, vex};
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+/// Kills the host when the test ends, passed or not.
+struct Host(Child);
+
+impl Drop for Host {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `vex host` with SignOn at `signon`, BAP at `listen`; the certificate's fingerprint
+/// from its output once it serves.
+fn host(listen: &str, signon: &str, extra: &[&str], public_key: &Path) -> (Host, String) {
+    let mut child = Command::new(VEX)
+        .args(["host", "--listen", listen, "--signon", signon])
+        .arg("--manifest-public-key")
+        .arg(public_key)
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let out = child.stdout.take().unwrap();
+    let host = Host(child);
+    let fingerprint = BufReader::new(out)
+        .lines()
+        .map_while(Result::ok)
+        .find_map(|l| l.strip_prefix("certificate SHA-256: ").map(str::to_string))
+        .expect("the host prints its certificate's fingerprint");
+    (host, fingerprint)
+}
+
+fn client(signon: &str, fingerprint: &str, public_key: &Path) -> std::process::Output {
+    let url = format!("https://{signon}");
+    let key = public_key.to_str().unwrap();
+    vex(&[
+        "client",
+        "--signon",
+        &url,
+        "--signon-fingerprint",
+        fingerprint,
+        "--manifest-public-key",
+        key,
+        "--seconds",
+        "2",
+    ])
+}
+
+#[test]
+fn a_client_signs_on_verifies_the_manifest_and_joins() {
+    let dir = scratch("signon_joins");
+    let key = dir.join("manifest.pem");
+    let (_host, fingerprint) = host("127.0.0.1:30994", "127.0.0.1:30995", &[], &key);
+    let run = client("127.0.0.1:30995", &fingerprint, &key);
+    let text = stdout(&run);
+    assert_eq!(run.status.code(), Some(0), "{text}{}", stderr(&run));
+    assert!(
+        text.contains("signed on after 1 answer(s); BAP server 127.0.0.1:30994"),
+        "{text}"
+    );
+    assert!(text.contains("still in the activity"), "{text}");
+    assert!(!text.contains("VIOLATION"), "{text}");
+
+    // another key does not verify the manifest: MANIFEST-01, and the run fails
+    let other = dir.join("other.pem");
+    let (_other_host, _) = host("127.0.0.1:30996", "127.0.0.1:30997", &[], &other);
+    let run = client("127.0.0.1:30995", &fingerprint, &other);
+    let text = stdout(&run);
+    assert_eq!(run.status.code(), Some(1), "{text}");
+    assert!(text.contains("VIOLATION MANIFEST-01"), "{text}");
+    assert!(text.contains("code 6"), "{text}");
+}
+
+#[test]
+fn an_account_the_scenario_refuses_stops_at_signon() {
+    let dir = scratch("signon_refused");
+    let scenario = dir.join("refused.toml");
+    let text = format!(
+        "{}\n[lobby]\n[[lobby.account]]\nsteam_id = \"76561197960287930\"\n\
+         signon = [{{ outcome = \"error\", reason = 8, title = \"Update\", body = \"Get the new build\" }}]\n",
+        std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../scenarios/edz_patrol.toml"
+        ))
+        .unwrap()
+    );
+    std::fs::write(&scenario, text).unwrap();
+    let key = dir.join("manifest.pem");
+    let scenario = scenario.to_str().unwrap();
+    let (_host, fingerprint) = host(
+        "127.0.0.1:30998",
+        "127.0.0.1:30999",
+        &["--scenario", scenario],
+        &key,
+    );
+    let run = client("127.0.0.1:30999", &fingerprint, &key);
+    let text = stdout(&run);
+    assert_eq!(run.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("stopped at SignOn after 1 answer(s): error 8: _version_mismatch_error"),
+        "{text}"
+    );
+    assert!(!text.contains("VIOLATION"), "{text}");
+}
+
+#[test]
+fn a_certificate_that_is_not_the_pinned_one_is_an_error() {
+    let dir = scratch("signon_pin");
+    let key = dir.join("manifest.pem");
+    let (_host, fingerprint) = host("127.0.0.1:31000", "127.0.0.1:31001", &[], &key);
+    let wrong = "00".repeat(32);
+    let run = client("127.0.0.1:31001", &wrong, &key);
+    assert_eq!(run.status.code(), Some(2), "{}", stdout(&run));
+    assert!(stderr(&run).contains("not the pinned"), "{}", stderr(&run));
+    // and nothing listening is an error too
+    let run = client("127.0.0.1:31002", &fingerprint, &key);
+    assert_eq!(run.status.code(), Some(2));
+}
