@@ -81,12 +81,19 @@ impl Case {
             .iter()
             .copied()
             .filter(|f| {
-                ClientScript::from(f.needs()) == self.script
+                lobby_rule(f.rule()) == self.signs_on()
+                    && ClientScript::from(f.needs()) == self.script
                     && f.rule().effect() != vex_fake_client::Effect::Duty
                     && f.members() == self.members
                     && f.runs_ms() <= self.run_for_ms
             })
             .collect()
+    }
+
+    /// Whether the case judges SignOn and the manifest: over TCP it needs the host's
+    /// SignOn (`vex check --signon`); the other cases show no lobby fault.
+    pub fn signs_on(&self) -> bool {
+        self.rules.iter().any(|r| lobby_rule(*r))
     }
 
     /// The ids of the rules it covers.
@@ -110,6 +117,16 @@ impl Case {
             .map(|m| self.client_of(target, m, keys, scenario.clone()))
             .collect()
     }
+}
+
+/// A rule of SignOn, the manifest or the protobuf they are decoded with.
+fn lobby_rule(rule: Rule) -> bool {
+    matches!(
+        rule.family(),
+        vex_fake_client::rules::Family::Signon
+            | vex_fake_client::rules::Family::Manifest
+            | vex_fake_client::rules::Family::Pb
+    )
 }
 
 /// The ids of `rules`, in order.
@@ -341,6 +358,30 @@ pub fn catalog() -> Vec<Case> {
                 Rule::T1701,
                 Rule::Epoch01,
                 Rule::Epoch02,
+            ],
+            host: HostUnderTest::Any,
+            run_for_ms: 5_000,
+            script: ClientScript::Stay,
+            members: 1,
+            expect: Expectation::CleanJoin,
+        },
+        Case {
+            id: "signon.route".into(),
+            title: "the client signs on over SignOn, verifies the manifest, then takes the route SignOn names with its keys"
+                .into(),
+            rules: vec![
+                Rule::Signon01,
+                Rule::Signon02,
+                Rule::Signon03,
+                Rule::Signon04,
+                Rule::Signon06,
+                Rule::Signon07,
+                Rule::Signon08,
+                Rule::Signon09,
+                Rule::Signon10,
+                Rule::Manifest01,
+                Rule::Manifest02,
+                Rule::Pb01,
             ],
             host: HostUnderTest::Any,
             run_for_ms: 5_000,

@@ -12,6 +12,7 @@ pub mod printers;
 pub mod report;
 pub mod runner;
 pub mod sense_update;
+mod signon_step;
 
 pub use case::{Case, Expectation, HostUnderTest, Verdict, catalog};
 pub use runner::{

@@ -1,9 +1,11 @@
 //! Runs the catalog on a transport: in-process against our host, or over TCP against any.
 
 use crate::case::{Case, HostUnderTest, Verdict};
+use crate::signon_step;
 use std::net::SocketAddrV4;
 use std::time::{Duration, Instant};
 use vex_fake_client::Violation;
+use vex_harness::signon::SignOnTarget;
 use vex_harness::{RunReport, in_process, tcp};
 use vex_host::mission::MissionReport;
 use vex_host::{FaultPlan, HostConfig, HostCore, HostEvent};
@@ -61,6 +63,9 @@ pub struct CheckOptions {
     /// The scenario host and clients hold, when not the built-in one (`vex check
     /// --scenario`).
     pub scenario: Option<&'static Scenario>,
+    /// Where a host over TCP signs clients on (`vex check --signon`): each case signs on
+    /// there first. Without it, a case that judges SignOn is skipped over TCP.
+    pub signon: Option<&'static SignOnTarget>,
 }
 
 impl CheckOptions {
@@ -76,6 +81,7 @@ impl CheckOptions {
         keys: SignOnKeys::DEVELOPMENT,
         strict: true,
         scenario: None,
+        signon: None,
     };
 
     /// The development keys, not strict: what `vex check` does by default.
@@ -83,6 +89,7 @@ impl CheckOptions {
         keys: SignOnKeys::DEVELOPMENT,
         strict: false,
         scenario: None,
+        signon: None,
     };
 }
 
@@ -120,7 +127,11 @@ fn run_mission_source(
     config.signon = options.keys;
     config.scenario = options.scenario();
     config.timeline.clear();
-    let clients = case.clients_of(IN_PROCESS_HOST, options.keys, &config.scenario);
+    let mut clients = case.clients_of(IN_PROCESS_HOST, options.keys, &config.scenario);
+    let signon = match signon_step::sign_on(&config, &mut clients) {
+        Ok(broken) => broken,
+        Err(stopped) => return result(case, Some(*stopped), started, options.strict),
+    };
     let host = match RhaiMission::compile(name, source) {
         Ok(mission) => HostCore::with_mission(config, Box::new(mission)),
         Err(e) => return broken_mission(case, &e.to_string(), started),
@@ -147,7 +158,7 @@ fn run_mission_source(
     let missing: Vec<&str> = runs.iter().copied().filter(|h| !ran.contains(h)).collect();
     let failure = failure
         .or_else(|| (!missing.is_empty()).then(|| format!("{} never ran", missing.join(", "))));
-    let mut result = result(case, merged(run.reports), started, options.strict);
+    let mut result = result(case, after(signon, run.reports), started, options.strict);
     if let (Some(actual), Verdict::Pass) = (failure, &result.verdict) {
         result.verdict = Verdict::Fail {
             expected: format!(
@@ -182,9 +193,22 @@ pub fn run_in_process_against(case: &Case, faults: FaultPlan, options: CheckOpti
     config.signon = keys;
     config.scenario = options.scenario();
     config.faults = faults;
-    let clients = case.clients_of(IN_PROCESS_HOST, keys, &config.scenario);
-    let reports = in_process::run_members(config, clients, case.run_for_ms);
-    result(case, merged(reports), started, options.strict)
+    let mut clients = case.clients_of(IN_PROCESS_HOST, keys, &config.scenario);
+    let run = match signon_step::sign_on(&config, &mut clients) {
+        Ok(signon) => after(
+            signon,
+            in_process::run_members(config, clients, case.run_for_ms),
+        ),
+        Err(stopped) => Some(*stopped),
+    };
+    result(case, run, started, options.strict)
+}
+
+/// The members' reports merged, with the rules SignOn broke first.
+fn after(signon: Vec<Violation>, reports: Vec<RunReport>) -> Option<RunReport> {
+    let mut run = merged(reports)?;
+    run.violations.splice(0..0, signon);
+    Some(run)
 }
 
 /// Runs one case on `transport`.
@@ -195,12 +219,54 @@ pub async fn run_case(case: &Case, transport: Transport, options: CheckOptions) 
         (Transport::InProcess, _) => return run_in_process(case, options),
         (Transport::Tcp(target), HostUnderTest::Any) => {
             let run_for = Duration::from_millis(case.run_for_ms);
-            let clients = case.clients_of(target, keys, &options.scenario());
-            merged(tcp::run_members(clients, run_for).await)
+            let mut clients = case.clients_of(target, keys, &options.scenario());
+            let signon = match options.signon {
+                Some(at) => match signon_step::sign_on_over_https(at, &mut clients).await {
+                    Ok(Ok(broken)) => broken,
+                    Ok(Err(stopped)) => {
+                        return result(case, Some(*stopped), started, options.strict);
+                    }
+                    Err(e) => return unreachable_signon(case, &e.to_string(), started),
+                },
+                None if case.signs_on() => {
+                    return skipped(
+                        case,
+                        "it judges SignOn: give the host's with --signon URL",
+                        started,
+                    );
+                }
+                None => Vec::new(),
+            };
+            after(signon, tcp::run_members(clients, run_for).await)
         }
         (Transport::Tcp(_), HostUnderTest::Faulty(_) | HostUnderTest::Mission(..)) => None,
     };
     result(case, run, started, options.strict)
+}
+
+/// A case that does not run on this transport, and why.
+fn skipped(case: &Case, why: &str, started: Instant) -> CaseResult {
+    CaseResult {
+        case: case.clone(),
+        verdict: Verdict::Skip { reason: why.into() },
+        violations: Vec::new(),
+        duration: started.elapsed(),
+        run: None,
+    }
+}
+
+/// A case whose SignOn endpoint could not be reached: failed, with why.
+fn unreachable_signon(case: &Case, why: &str, started: Instant) -> CaseResult {
+    CaseResult {
+        case: case.clone(),
+        verdict: Verdict::Fail {
+            expected: "the host's SignOn answers".into(),
+            actual: why.into(),
+        },
+        violations: Vec::new(),
+        duration: started.elapsed(),
+        run: None,
+    }
 }
 
 /// One report of the members' runs, member 1's first (`RunReport::with_members`).

@@ -34,7 +34,6 @@ pub fn reason(rule: Rule) -> Option<&'static str> {
     }
 }
 
-const SIGNON_JUDGED: &str = "judged by `vex client --signon` (fake-client/src/signon.rs, each breach tested); no `vex check` case drives SignOn yet";
 const LOBBY: &str =
     "a lobby service the emulated client does not use: it checks the route's services only";
 const INSIDE: &str = "a host's inside: nothing on the wire shows it";
@@ -47,18 +46,6 @@ const NO_SLOT: &str =
 /// Every rule the emulated client does not check, with the reason, but for the lobby
 /// and peer families' rules it does not reach yet.
 pub const NOT_ENFORCED: &[(Rule, &str)] = &[
-    (Rule::Signon01, SIGNON_JUDGED),
-    (Rule::Signon02, SIGNON_JUDGED),
-    (Rule::Signon03, SIGNON_JUDGED),
-    (Rule::Signon04, SIGNON_JUDGED),
-    (Rule::Signon06, SIGNON_JUDGED),
-    (Rule::Signon07, SIGNON_JUDGED),
-    (Rule::Signon08, SIGNON_JUDGED),
-    (Rule::Signon09, SIGNON_JUDGED),
-    (Rule::Signon10, SIGNON_JUDGED),
-    (Rule::Manifest01, SIGNON_JUDGED),
-    (Rule::Manifest02, SIGNON_JUDGED),
-    (Rule::Pb01, SIGNON_JUDGED),
     (
         Rule::Signon05,
         "the feature names are kept (at most eight, PB-01), but nothing the emulated client does yet turns on a feature",

@@ -116,6 +116,18 @@ pub const ENFORCED: &[Rule] = &[
     Rule::Leave02,
     Rule::Link01,
     Rule::Link03,
+    Rule::Signon01,
+    Rule::Signon02,
+    Rule::Signon03,
+    Rule::Signon04,
+    Rule::Signon06,
+    Rule::Signon07,
+    Rule::Signon08,
+    Rule::Signon09,
+    Rule::Signon10,
+    Rule::Manifest01,
+    Rule::Manifest02,
+    Rule::Pb01,
 ];
 
 /// True when the emulated client enforces `rule`.

@@ -62,11 +62,56 @@ pub struct QueueView {
     pub retry_seconds: u32,
 }
 
+/// The most answers the client takes before it gives up: queued and throttled answers
+/// each ask again.
+pub const MAX_ATTEMPTS: usize = 32;
+
+/// What the client does next; a driver performs it and hands the answer back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SignOnAction {
+    /// POST this query string and body to SignOn ([`SignOnClient::on_response`]).
+    Post {
+        /// The query string: the build and the platform.
+        query: String,
+        /// The protobuf body.
+        body: Vec<u8>,
+    },
+    /// Wait this many seconds, then ask for the next action.
+    Wait(u32),
+    /// GET the manifest ([`SignOnClient::on_manifest`]).
+    FetchManifest,
+    /// Signing on is over.
+    Done(SignOnEnd),
+}
+
+/// How signing on ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SignOnEnd {
+    /// The grant, when the client signed on.
+    pub grant: Option<Grant>,
+    /// Why it stopped, when it did not.
+    pub stopped: Option<String>,
+    /// The answers taken.
+    pub attempts: usize,
+}
+
+/// Where the client is in signing on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Flow {
+    Ask,
+    Wait(u32),
+    Manifest(Grant),
+    Done(Option<Grant>, Option<String>),
+}
+
 /// The client's SignOn: who it is, what it carries from one attempt to the next, and
 /// every rule an answer broke.
 #[derive(Debug, Clone)]
 pub struct SignOnClient {
     steam_id: u64,
+    manifest_key: Option<rsa::PublicKey>,
+    flow: Flow,
+    attempts: usize,
     cookie: Option<Vec<u8>>,
     throttled_in_a_row: u32,
     previous: Option<FailureReport>,
@@ -75,15 +120,40 @@ pub struct SignOnClient {
 }
 
 impl SignOnClient {
-    /// The client of Steam account `steam_id`.
-    pub fn new(steam_id: u64) -> Self {
+    /// The client of Steam account `steam_id`; after signing on it fetches the manifest
+    /// and verifies it with `manifest_key`, when it has one.
+    pub fn new(steam_id: u64, manifest_key: Option<rsa::PublicKey>) -> Self {
         Self {
             steam_id,
+            manifest_key,
+            flow: Flow::Ask,
+            attempts: 0,
             cookie: None,
             throttled_in_a_row: 0,
             previous: None,
             queue: QueueView::default(),
             violations: Vec::new(),
+        }
+    }
+
+    /// What to do next.
+    pub fn next_action(&mut self) -> SignOnAction {
+        match &self.flow {
+            Flow::Ask => {
+                let (query, body) = self.request();
+                SignOnAction::Post { query, body }
+            }
+            Flow::Wait(s) => {
+                let s = *s;
+                self.flow = Flow::Ask;
+                SignOnAction::Wait(s)
+            }
+            Flow::Manifest(_) => SignOnAction::FetchManifest,
+            Flow::Done(grant, stopped) => SignOnAction::Done(SignOnEnd {
+                grant: grant.clone(),
+                stopped: stopped.clone(),
+                attempts: self.attempts,
+            }),
         }
     }
 
@@ -115,6 +185,11 @@ impl SignOnClient {
         (query(BUILD, PLATFORM), body.encode_to_vec())
     }
 
+    /// The answers taken.
+    pub fn attempts(&self) -> usize {
+        self.attempts
+    }
+
     /// The queue as the player sees it.
     pub fn queue(&self) -> QueueView {
         self.queue
@@ -135,8 +210,26 @@ impl SignOnClient {
         });
     }
 
-    /// What the client makes of an answer with HTTP `status` and `body`.
+    /// Takes an answer with HTTP `status` and `body`: what it made of it, and the flow
+    /// moves on (a wait, the manifest, or the end).
     pub fn on_response(&mut self, status: u16, body: &[u8]) -> SignOnStep {
+        self.attempts += 1;
+        let step = self.judge(status, body);
+        self.flow = match step.clone() {
+            SignOnStep::SignedOn(grant) if self.manifest_key.is_some() => Flow::Manifest(grant),
+            SignOnStep::SignedOn(grant) => Flow::Done(Some(grant), None),
+            SignOnStep::RetryAfter(_) if self.attempts == MAX_ATTEMPTS => Flow::Done(
+                None,
+                Some(format!("still not signed on after {MAX_ATTEMPTS} answers")),
+            ),
+            SignOnStep::RetryAfter(s) => Flow::Wait(s),
+            SignOnStep::Stopped(why) => Flow::Done(None, Some(why)),
+        };
+        step
+    }
+
+    /// What the client makes of an answer with HTTP `status` and `body`.
+    fn judge(&mut self, status: u16, body: &[u8]) -> SignOnStep {
         if status != 200 {
             let why = format!("HTTP {status}: no SignOn response to decode");
             self.breach(Rule::Signon02, why.clone());
@@ -353,13 +446,23 @@ impl SignOnClient {
     }
 
     /// The manifest fetched after SignOn with HTTP `status` and `body`, verified against
-    /// `key` (MANIFEST-01); a failure records its code (MANIFEST-02).
+    /// the client's key (MANIFEST-01); a failure records its code (MANIFEST-02). What the
+    /// client does after a failure is not documented: this one goes on with its grant.
     pub fn on_manifest(
         &mut self,
         status: u16,
         body: &[u8],
-        key: &rsa::PublicKey,
     ) -> Result<ContentConfig, ManifestError> {
+        let grant = match std::mem::replace(&mut self.flow, Flow::Done(None, None)) {
+            Flow::Manifest(grant) => Some(grant),
+            other => {
+                self.flow = other;
+                None
+            }
+        };
+        let Some(key) = &self.manifest_key else {
+            return Err(ManifestError::Http("no manifest key to verify with".into()));
+        };
         let result = match status {
             200 => manifest::verify(key, body),
             404 => Err(ManifestError::NotFound),
@@ -371,6 +474,9 @@ impl SignOnClient {
                 _ => Rule::Manifest02,
             };
             self.breach(rule, format!("the manifest is refused, {e}"));
+        }
+        if grant.is_some() {
+            self.flow = Flow::Done(grant, None);
         }
         result
     }

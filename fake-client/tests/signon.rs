@@ -43,7 +43,7 @@ fn round(client: &mut SignOnClient, host: &mut SignOnService) -> SignOnStep {
 /// Our host's success answer, to break field by field.
 fn success() -> SignOnResponse {
     let mut h = host(vec![SignOnAnswer::Success]);
-    let (query, body) = SignOnClient::new(STEAM).request();
+    let (query, body) = SignOnClient::new(STEAM, None).request();
     h.answer(0, &query, &body, Ipv4Addr::LOCALHOST)
         .unwrap()
         .response
@@ -51,7 +51,7 @@ fn success() -> SignOnResponse {
 
 /// The step and the rules `response` breaks, for a fresh client.
 fn judged(response: &SignOnResponse) -> (SignOnStep, Vec<Rule>) {
-    let mut c = SignOnClient::new(STEAM);
+    let mut c = SignOnClient::new(STEAM, None);
     let step = c.on_response(200, &response.encode_to_vec());
     (step, c.violations().iter().map(|v| v.rule).collect())
 }
@@ -82,7 +82,7 @@ fn success_field(
 
 #[test]
 fn our_success_gives_the_hello_keys_token_address_and_features() {
-    let mut c = SignOnClient::new(STEAM);
+    let mut c = SignOnClient::new(STEAM, None);
     let SignOnStep::SignedOn(grant) = round(&mut c, &mut host(vec![SignOnAnswer::Success])) else {
         panic!("not signed on: {:?}", c.violations());
     };
@@ -112,7 +112,7 @@ fn our_queued_and_throttled_answers_come_round_to_success() {
         },
         SignOnAnswer::Success,
     ]);
-    let mut c = SignOnClient::new(STEAM);
+    let mut c = SignOnClient::new(STEAM, None);
     assert_eq!(round(&mut c, &mut h), SignOnStep::RetryAfter(2));
     assert_eq!(c.queue().position, 12);
     // the cookie comes back byte for byte in field 12
@@ -146,14 +146,14 @@ fn our_error_and_denied_answers_stop_at_their_states() {
             title: Some("t".into()),
             body: Some("b".into()),
         }]);
-        let mut c = SignOnClient::new(STEAM);
+        let mut c = SignOnClient::new(STEAM, None);
         let SignOnStep::Stopped(why) = round(&mut c, &mut h) else {
             panic!("reason {reason} did not stop");
         };
         assert!(why.contains(state), "{why}");
         assert!(c.violations().is_empty(), "{:?}", c.violations());
     }
-    let mut c = SignOnClient::new(STEAM);
+    let mut c = SignOnClient::new(STEAM, None);
     let step = round(&mut c, &mut host(vec![SignOnAnswer::Denied]));
     assert!(
         matches!(step, SignOnStep::Stopped(ref w) if w.contains("denied")),
@@ -165,7 +165,7 @@ fn our_error_and_denied_answers_stop_at_their_states() {
 #[test]
 fn a_wrong_build_platform_or_protocol_gets_version_mismatch() {
     let mut h = host(vec![SignOnAnswer::Success]);
-    let (_, body) = SignOnClient::new(STEAM).request();
+    let (_, body) = SignOnClient::new(STEAM, None).request();
     let mut old = SignOnRequest::decode(body.as_slice()).unwrap();
     old.protocol_version = Some(15);
     for (query, body) in [
@@ -317,13 +317,13 @@ fn the_outcome_field_and_each_arm_without_its_sub_message_are_signon_02() {
     // denied needs none
     let (step, rules) = broken(|r| r.outcome = Some(3));
     assert!(matches!(step, SignOnStep::Stopped(_)) && rules.is_empty());
-    let mut c = SignOnClient::new(STEAM);
+    let mut c = SignOnClient::new(STEAM, None);
     assert!(matches!(
         c.on_response(500, b"oops"),
         SignOnStep::Stopped(_)
     ));
     assert_eq!(c.violations()[0].rule, Rule::Signon02);
-    let mut c = SignOnClient::new(STEAM);
+    let mut c = SignOnClient::new(STEAM, None);
     assert!(matches!(
         c.on_response(200, &[0x0A, 0x05]),
         SignOnStep::Stopped(_)
@@ -360,7 +360,7 @@ fn queued_needs_its_three_numbers_and_a_zero_keeps_the_last() {
         assert!(matches!(step, SignOnStep::Stopped(_)));
         assert_eq!(rules, vec![Rule::Signon06]);
     }
-    let mut c = SignOnClient::new(STEAM);
+    let mut c = SignOnClient::new(STEAM, None);
     c.on_response(200, &queued(Some(5), Some(40), Some(3)).encode_to_vec());
     assert!(c.violations().is_empty());
     for (i, r) in [
@@ -438,8 +438,8 @@ fn the_manifest_is_judged_with_its_codes() {
         ),
     ];
     for (status, body, rule, code) in cases {
-        let mut c = SignOnClient::new(STEAM);
-        let r = c.on_manifest(status, &body, &public);
+        let mut c = SignOnClient::new(STEAM, Some(public.clone()));
+        let r = c.on_manifest(status, &body);
         assert_eq!(r.as_ref().err().map_or(0, |e| e.code()), code, "{status}");
         assert_eq!(
             c.violations().first().map(|v| v.rule),

@@ -10,16 +10,16 @@ use rustls::crypto::{CryptoProvider, verify_tls12_signature, verify_tls13_signat
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{DigitallySignedStruct, SignatureScheme};
 use sha2::{Digest, Sha256};
+use std::net::Ipv4Addr;
 use std::sync::Arc;
 use std::time::Duration;
 use thiserror::Error;
-use vex_fake_client::signon::{Grant, SignOnClient, SignOnStep};
+use vex_fake_client::signon::{SignOnAction, SignOnClient, SignOnEnd};
 use vex_fake_client::violation::Violation;
+use vex_host::lobby::Lobby;
 
-/// How many answers the client takes before it gives up: queued and throttled answers
-/// each ask again.
-pub const MAX_ATTEMPTS: usize = 32;
-/// The longest wait an answer may ask for before the client gives up instead.
+/// The longest wait an answer may ask for before the client gives up instead: the run
+/// waits in real time.
 pub const MAX_WAIT: Duration = Duration::from_secs(120);
 /// How long one HTTPS exchange may take.
 const EXCHANGE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -39,17 +39,13 @@ pub struct SignOnTarget {
     pub steam_id: u64,
 }
 
-/// What signing on came to.
+/// What signing on came to: how it ended and every rule an answer broke.
 #[derive(Debug, Clone)]
 pub struct SignOnRun {
-    /// The grant, when the client signed on.
-    pub grant: Option<Grant>,
-    /// Why it stopped, when it did not.
-    pub stopped: Option<String>,
+    /// How it ended.
+    pub end: SignOnEnd,
     /// Every rule an answer broke.
     pub violations: Vec<Violation>,
-    /// The answers taken.
-    pub attempts: usize,
 }
 
 /// The endpoint could not be reached or spoken to: an error of the run, not a rule.
@@ -68,55 +64,96 @@ pub enum SignOnUnreachable {
     },
 }
 
+/// Whether something listens where `url` points: a TCP connection to its host and port.
+pub async fn reachable(url: &str) -> Result<(), String> {
+    let parsed = reqwest::Url::parse(url).map_err(|e| format!("{url}: {e}"))?;
+    let host = parsed.host_str().ok_or(format!("{url}: no host"))?;
+    let port = parsed
+        .port_or_known_default()
+        .ok_or(format!("{url}: no port"))?;
+    tokio::net::TcpStream::connect((host, port))
+        .await
+        .map(drop)
+        .map_err(|e| format!("{url}: {e}"))
+}
+
 /// Signs on at `target`, waiting out queued and throttled answers, then fetches and
-/// verifies the manifest.
+/// verifies the manifest when it has the key.
 pub async fn sign_on(target: &SignOnTarget) -> Result<SignOnRun, SignOnUnreachable> {
     let http = https_client(target.fingerprint.as_deref())?;
-    let mut client = SignOnClient::new(target.steam_id);
+    let mut client = SignOnClient::new(target.steam_id, target.manifest_key.clone());
     let base = target.url.trim_end_matches('/');
-    let mut attempts = 0;
-    let (grant, stopped) = loop {
-        let (query, body) = client.request();
-        let url = format!("{base}/SignOn?{query}");
-        let (status, answer) = exchange(http.post(&url).body(body), &url).await?;
-        attempts += 1;
-        match client.on_response(status, &answer) {
-            SignOnStep::SignedOn(grant) => break (Some(grant), None),
-            SignOnStep::Stopped(why) => break (None, Some(why)),
-            SignOnStep::RetryAfter(_) if attempts == MAX_ATTEMPTS => {
-                break (
-                    None,
-                    Some(format!("still not signed on after {attempts} answers")),
-                );
+    loop {
+        match client.next_action() {
+            SignOnAction::Post { query, body } => {
+                let url = format!("{base}/SignOn?{query}");
+                let (status, answer) = exchange(http.post(&url).body(body), &url).await?;
+                client.on_response(status, &answer);
             }
-            SignOnStep::RetryAfter(s) if Duration::from_secs(u64::from(s)) > MAX_WAIT => {
-                break (
-                    None,
-                    Some(format!(
-                        "asked to wait {s} s; the run waits at most {} s",
-                        MAX_WAIT.as_secs()
-                    )),
+            SignOnAction::Wait(s) if Duration::from_secs(u64::from(s)) > MAX_WAIT => {
+                let why = format!(
+                    "SignOn asks to wait {s} s; this run waits at most {} s",
+                    MAX_WAIT.as_secs()
                 );
+                return Ok(SignOnRun {
+                    end: SignOnEnd {
+                        grant: None,
+                        stopped: Some(why),
+                        attempts: client.attempts(),
+                    },
+                    violations: client.violations().to_vec(),
+                });
             }
-            SignOnStep::RetryAfter(s) => {
+            SignOnAction::Wait(s) => {
                 tracing::info!(seconds = s, "SignOn asks to retry");
                 tokio::time::sleep(Duration::from_secs(u64::from(s))).await;
             }
-        }
-    };
-    if let (Some(_), Some(key)) = (&grant, &target.manifest_key) {
-        let url = format!("{base}/manifest");
-        let (status, body) = exchange(http.get(&url), &url).await?;
-        if let Ok(config) = client.on_manifest(status, &body, key) {
-            tracing::info!(packages = config.packages.len(), "manifest verified");
+            SignOnAction::FetchManifest => {
+                let url = format!("{base}/manifest");
+                let (status, body) = exchange(http.get(&url), &url).await?;
+                let _verified = client.on_manifest(status, &body);
+            }
+            SignOnAction::Done(end) => {
+                return Ok(SignOnRun {
+                    end,
+                    violations: client.violations().to_vec(),
+                });
+            }
         }
     }
-    Ok(SignOnRun {
-        grant,
-        stopped,
-        violations: client.violations().to_vec(),
-        attempts,
-    })
+}
+
+/// Signs on at our in-process `lobby`, as `steam_id`: the waits an answer asks for take
+/// no time (the activity's virtual clock starts after), the manifest is verified when
+/// `manifest_key` is given.
+pub fn sign_on_in_process(
+    lobby: &mut Lobby,
+    steam_id: u64,
+    manifest_key: Option<rsa::PublicKey>,
+) -> SignOnRun {
+    let mut client = SignOnClient::new(steam_id, manifest_key);
+    loop {
+        match client.next_action() {
+            SignOnAction::Post { query, body } => {
+                let (status, answer) = match lobby.sign_on(0, &query, &body, Ipv4Addr::LOCALHOST) {
+                    Ok(reply) => (200, reply.encode()),
+                    Err(e) => (400, e.to_string().into_bytes()),
+                };
+                client.on_response(status, &answer);
+            }
+            SignOnAction::Wait(_) => {}
+            SignOnAction::FetchManifest => {
+                let (status, body) = lobby.manifest();
+                let _verified = client.on_manifest(status, &body);
+            }
+            SignOnAction::Done(end) => {
+                return SignOnRun {
+                    end,
+                    violations: client.violations().to_vec(),
+                };
+            }
+        }
+    }
 }
 
 async fn exchange(

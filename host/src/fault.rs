@@ -459,6 +459,47 @@ faults! {
     TrailingBytesRefused => Host03, script ProbeTrailingBytes, runs 6_000;
     /// HOST-04 (probe): a message 20 asking for more slots than a join grant is ignored.
     LargeSlotRequestIgnored => Host04, script ProbeLargeSlotRequest, runs 6_000;
+    /// SIGNON-01: the SignOn success leaves out field 1, the reserved bytes.
+    SignOnReservedMissing => Signon01;
+    /// SIGNON-01: the SignOn success leaves out field 4, the session token.
+    SignOnTokenMissing => Signon01;
+    /// SIGNON-01: the SignOn success leaves out field 7, the BAP port.
+    SignOnPortMissing => Signon01;
+    /// SIGNON-01: the SignOn success's key-exchange block (field 12) has a 127-byte f4.
+    SignOnKeyExchangeShort => Signon01;
+    /// SIGNON-02: the SignOn response leaves out field 1, the outcome.
+    SignOnOutcomeMissing => Signon02;
+    /// SIGNON-02: the SignOn response says queued (1) without the queued sub-message.
+    SignOnQueuedBare => Signon02;
+    /// SIGNON-03: the SignOn success's AES key (field 2) is 15 bytes.
+    SignOnShortKey => Signon03;
+    /// SIGNON-03: the SignOn success's BAP port (field 7) is 0.
+    SignOnZeroPort => Signon03;
+    /// SIGNON-04: the SignOn success carries field 13, which blocks five launch handlers.
+    SignOnBlockLaunch => Signon04;
+    /// SIGNON-06: SignOn answers queued without the position.
+    SignOnQueuedWithoutPosition => Signon06;
+    /// SIGNON-07: SignOn answers queued (5, 40 s, 1 s), then queued with position 0, then
+    /// success.
+    SignOnQueuedZero => Signon07;
+    /// SIGNON-08: SignOn answers throttled without its message, then success.
+    SignOnThrottledWithoutMessage => Signon08;
+    /// SIGNON-09: SignOn answers an error without its reason.
+    SignOnErrorWithoutReason => Signon09;
+    /// SIGNON-10: SignOn answers an error with a title and no body.
+    SignOnErrorTitleOnly => Signon10;
+    /// PB-01: the SignOn success's token is 569 bytes, one past its capacity.
+    SignOnTokenTooLong => Pb01;
+    /// PB-01: the SignOn response names nine features, one past the array's capacity.
+    SignOnNineFeatures => Pb01;
+    /// MANIFEST-01: the manifest's signature has a flipped bit.
+    ManifestBadSignature => Manifest01;
+    /// MANIFEST-01: the manifest is 263 bytes, short of its signature prefix.
+    ManifestShort => Manifest01;
+    /// MANIFEST-02: the manifest is not there (HTTP 404).
+    ManifestNotFound => Manifest02;
+    /// MANIFEST-02: the manifest is signed, but its body is not the manifest's protobuf.
+    ManifestUndecodable => Manifest02;
 }
 
 /// The faults a host is told to commit. Empty for a well-behaved host.
@@ -474,5 +515,10 @@ impl FaultPlan {
     /// True when the plan includes `fault`.
     pub fn has(&self, fault: Fault) -> bool {
         self.0.contains(&fault)
+    }
+
+    /// The plan's faults, for the lobby's answers to edit.
+    pub fn signon(&self) -> impl Iterator<Item = Fault> + '_ {
+        self.0.iter().copied()
     }
 }

@@ -4,7 +4,8 @@
 //! start unless one is given; every connection bounded (the TLS handshake, the first
 //! request, the body size), so slow or half-open connections cost a timer each.
 
-use crate::signon::{MAX_REQUEST_BYTES, SignOnRefusal, SignOnService};
+use crate::lobby::Lobby;
+use crate::signon::{MAX_REQUEST_BYTES, SignOnRefusal};
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, DefaultBodyLimit, RawQuery, State};
@@ -75,27 +76,18 @@ fn pem_certificates(pem: &str) -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// What the endpoint serves.
-#[derive(Clone)]
-struct Lobby {
-    signon: Arc<Mutex<SignOnService>>,
-    manifest: Arc<Vec<u8>>,
-}
+/// What the endpoint serves, shared by its connections.
+type Shared = Arc<Mutex<Lobby>>;
 
-/// Serves SignOn and `manifest` (already signed) on `listener` with `tls` until the
-/// task is dropped.
+/// Serves `lobby` on `listener` with `tls` until the task is dropped.
 pub async fn serve(
     listener: std::net::TcpListener,
     tls: &Tls,
-    signon: SignOnService,
-    manifest: Vec<u8>,
+    lobby: Lobby,
 ) -> std::io::Result<()> {
     let config =
         RustlsConfig::from_pem(tls.cert_pem.clone().into(), tls.key_pem.clone().into()).await?;
-    let lobby = Lobby {
-        signon: Arc::new(Mutex::new(signon)),
-        manifest: Arc::new(manifest),
-    };
+    let lobby: Shared = Arc::new(Mutex::new(lobby));
     let app = Router::new()
         .route(SIGNON_PATH, post(sign_on))
         .route(MANIFEST_PATH, get(manifest_route))
@@ -113,7 +105,7 @@ pub async fn serve(
 /// `POST /SignOn?build=86657&platform=steam`: the protobuf answer, or 400 with why the
 /// body was refused.
 async fn sign_on(
-    State(lobby): State<Lobby>,
+    State(lobby): State<Shared>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     RawQuery(query): RawQuery,
     body: Bytes,
@@ -125,11 +117,7 @@ async fn sign_on(
         IpAddr::V4(v4) => v4,
         IpAddr::V6(v6) => v6.to_ipv4_mapped().unwrap_or(Ipv4Addr::UNSPECIFIED),
     };
-    let answered = lobby
-        .signon
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .answer(now_s, query.as_deref().unwrap_or(""), &body, peer_v4);
+    let answered = lock(&lobby).sign_on(now_s, query.as_deref().unwrap_or(""), &body, peer_v4);
     match answered {
         Ok(reply) => {
             tracing::info!(%peer, account = ?reply.steam_id, outcome = ?reply.outcome(), "SignOn");
@@ -145,10 +133,15 @@ fn refused(peer: SocketAddr, e: &SignOnRefusal) -> Response {
 }
 
 /// `GET /manifest`: the signed content manifest.
-async fn manifest_route(State(lobby): State<Lobby>) -> Response {
-    (
-        [(header::CONTENT_TYPE, PROTOBUF)],
-        lobby.manifest.as_ref().clone(),
-    )
-        .into_response()
+async fn manifest_route(State(lobby): State<Shared>) -> Response {
+    let (status, body) = lock(&lobby).manifest();
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    (status, [(header::CONTENT_TYPE, PROTOBUF)], body).into_response()
+}
+
+/// The lobby, also after a panic elsewhere poisoned the lock (it holds plain data).
+fn lock(lobby: &Shared) -> std::sync::MutexGuard<'_, Lobby> {
+    lobby
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }

@@ -47,6 +47,8 @@ pub struct SignOnReply {
     pub response: SignOnResponse,
     /// The account it answered, when the request named one.
     pub steam_id: Option<u64>,
+    /// The account's attempt it answered, 0 first.
+    pub attempt: usize,
 }
 
 impl SignOnReply {
@@ -101,6 +103,7 @@ impl SignOnService {
         let request = <SignOnRequest as prost::Message>::decode(body)
             .map_err(|e| SignOnRefusal::Malformed(e.to_string()))?;
         let steam_id = request.account.as_ref().and_then(|a| a.id);
+        let mut attempt = 0;
         let answer = match (version_mismatch(query, &request), steam_id) {
             (Some(why), _) => {
                 tracing::info!(%why, "SignOn: version mismatch");
@@ -112,14 +115,18 @@ impl SignOnService {
                 "the request names no Steam account (field 22)",
             ),
             (None, Some(id)) => {
-                let attempt = self.attempts.entry(id).or_default();
-                let answer = self.lobby.answer(id, *attempt);
-                *attempt += 1;
-                answer
+                let attempts = self.attempts.entry(id).or_default();
+                attempt = *attempts;
+                *attempts += 1;
+                self.lobby.answer(id, attempt)
             }
         };
         let response = self.response(now_s, &answer, peer);
-        Ok(SignOnReply { response, steam_id })
+        Ok(SignOnReply {
+            response,
+            steam_id,
+            attempt,
+        })
     }
 
     fn response(&mut self, now_s: u64, answer: &SignOnAnswer, peer: Ipv4Addr) -> SignOnResponse {

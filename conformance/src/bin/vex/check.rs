@@ -74,6 +74,9 @@ pub struct CheckArgs {
     scenario: Option<PathBuf>,
     #[command(flatten)]
     keys: Keys,
+    /// Sign every case's client on at the host's SignOn first (needs `--target`).
+    #[command(flatten)]
+    signon: crate::signon_args::SignOnArgs,
 }
 
 /// Runs the check: 0 when every case passed (or failed as expected), 1 on a failure, 2
@@ -105,10 +108,23 @@ pub async fn run(args: CheckArgs) -> ExitCode {
         Ok(s) => s.map(|s| &*Box::leak(Box::new(s))),
         Err(code) => return code,
     };
+    let steam_id = scenario.map_or(vex_wire::scenario::Player::STEAM_ID, |s| s.player.steam_id);
+    let signon = match args.signon.target(steam_id) {
+        Ok(t) => t.map(|t| &*Box::leak(Box::new(t))),
+        Err(why) => {
+            eprintln!("vex check: --signon: {why}");
+            return error();
+        }
+    };
+    if signon.is_some() && args.target.is_none() {
+        eprintln!("vex check: --signon needs --target: in-process, our host's own SignOn runs");
+        return error();
+    }
     let options = CheckOptions {
         keys: args.keys.keys(),
         strict: args.strict,
         scenario,
+        signon,
     };
     let transport = args.target.map_or(Transport::InProcess, Transport::Tcp);
     let mut spawned = match (&args.spawn, args.target) {
@@ -125,6 +141,12 @@ pub async fn run(args: CheckArgs) -> ExitCode {
         && let Err(e) = vex_harness::tcp::reachable(target).await
     {
         eprintln!("vex check: cannot reach a host at {target}: {e}");
+        return error();
+    }
+    if let Some(at) = signon
+        && let Err(e) = vex_harness::signon::reachable(&at.url).await
+    {
+        eprintln!("vex check: cannot reach SignOn at {e}");
         return error();
     }
     let jobs = args

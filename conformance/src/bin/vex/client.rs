@@ -15,19 +15,10 @@ use vex_host::HostConfig;
 #[derive(clap::Args)]
 pub struct ClientArgs {
     /// The host's lobby address; with `--signon`, SignOn's answer names it.
-    #[arg(long, required_unless_present = "signon")]
+    #[arg(long, required_unless_present = "signon", conflicts_with = "signon")]
     target: Option<SocketAddrV4>,
-    /// Sign on here first (`https://HOST:PORT`): the answer keys the hello and names the
-    /// BAP server, and the manifest is verified when `--manifest-public-key` is given.
-    #[arg(long, value_name = "URL", conflicts_with = "target")]
-    signon: Option<String>,
-    /// The SignOn certificate's SHA-256 fingerprint to pin (`vex host --signon` prints
-    /// it); any certificate is taken without it.
-    #[arg(long, value_name = "HEX", requires = "signon")]
-    signon_fingerprint: Option<String>,
-    /// The manifest's public key (SPKI PEM, `vex host --manifest-public-key` writes it).
-    #[arg(long, value_name = "PEM", requires = "signon")]
-    manifest_public_key: Option<PathBuf>,
+    #[command(flatten)]
+    signon: crate::signon_args::SignOnArgs,
     /// How long to stay, in seconds.
     #[arg(long, default_value_t = 10)]
     seconds: u64,
@@ -128,8 +119,8 @@ pub async fn run(args: ClientArgs) -> ExitCode {
         Err(code) => return code,
     }
     let mut signon_broken = 0;
-    if let Some(url) = &args.signon {
-        match sign_on(url, &args, &mut config).await {
+    if let Some(url) = &args.signon.signon {
+        match sign_on(&args.signon, &mut config).await {
             Ok(Ok(broken)) => signon_broken = broken,
             Ok(Err(code)) => return code,
             Err(why) => {
@@ -159,30 +150,11 @@ pub async fn run(args: ClientArgs) -> ExitCode {
 /// The rules SignOn broke, or the exit when the run ends at SignOn; an error when the
 /// endpoint cannot be reached or its key file read.
 async fn sign_on(
-    url: &str,
-    args: &ClientArgs,
+    args: &crate::signon_args::SignOnArgs,
     config: &mut ClientConfig,
 ) -> Result<Result<usize, ExitCode>, String> {
-    use rsa::pkcs8::DecodePublicKey;
-    let manifest_key = match &args.manifest_public_key {
-        Some(path) => {
-            let pem =
-                std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            Some(
-                rsa::PublicKey::from_public_key_pem(&pem)
-                    .map_err(|e| format!("{}: {e}", path.display()))?,
-            )
-        }
-        None => None,
-    };
-    if args.signon_fingerprint.is_none() {
-        out!("SignOn: no --signon-fingerprint, so any certificate is taken");
-    }
-    let target = vex_harness::signon::SignOnTarget {
-        url: url.to_string(),
-        fingerprint: args.signon_fingerprint.clone(),
-        manifest_key,
-        steam_id: config.scenario.player.steam_id,
+    let Some(target) = args.target(config.scenario.player.steam_id)? else {
+        return Ok(Ok(0));
     };
     let run = vex_harness::signon::sign_on(&target)
         .await
@@ -190,17 +162,18 @@ async fn sign_on(
     for v in &run.violations {
         out!("VIOLATION {v}");
     }
-    let Some(grant) = run.grant else {
+    let end = run.end;
+    let Some(grant) = end.grant else {
         out!(
             "outcome: stopped at SignOn after {} answer(s): {}",
-            run.attempts,
-            run.stopped.unwrap_or_default()
+            end.attempts,
+            end.stopped.unwrap_or_default()
         );
         return Ok(Err(ExitCode::FAILURE));
     };
     out!(
         "SignOn: signed on after {} answer(s); BAP server {}, {} feature(s)",
-        run.attempts,
+        end.attempts,
         grant.bap,
         grant.features.len()
     );

@@ -2,14 +2,14 @@
 //! and the signed manifest (NS "SignOn", "The content manifest").
 
 use getrandom::SysRng;
-use prost::Message;
 use rsa::pkcs8::{DecodePrivateKey, EncodePublicKey, LineEnding};
 use std::net::{SocketAddr, SocketAddrV4};
 use std::path::{Path, PathBuf};
 use vex_host::HostConfig;
+use vex_host::lobby::{self, Lobby};
 use vex_host::lobby_http::{self, SIGNON_PATH, Tls};
 use vex_host::signon::SignOnService;
-use vex_wire::lobby::manifest::{self, ContentConfig};
+use vex_wire::lobby::manifest;
 
 /// The lobby's arguments to `vex host`.
 #[derive(clap::Args)]
@@ -50,16 +50,19 @@ impl LobbyArgs {
         if let Some(path) = &self.manifest_public_key {
             std::fs::write(path, &public).map_err(|e| format!("{}: {e}", path.display()))?;
         }
-        let body = ContentConfig {
-            fetch_id: Some(fetch_id(&config.scenario.name)),
-            ..ContentConfig::default()
-        };
-        let signed = manifest::sign(&key, &body.encode_to_vec(), &mut SysRng)
-            .map_err(|e| format!("signing the manifest: {e}"))?;
         let listener = std::net::TcpListener::bind(addr)
             .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
         let bap: SocketAddrV4 = config.advertised;
         let service = SignOnService::new(config.scenario.lobby.clone(), config.signon, bap, seed);
+        let faults = config.faults.clone();
+        let lobby = Lobby::new(
+            service,
+            &key,
+            &lobby::content(&config.scenario.name),
+            faults,
+            &mut SysRng,
+        )
+        .map_err(|e| format!("signing the manifest: {e}"))?;
         out!("SignOn: https://{addr}{SIGNON_PATH}?build=86657&platform=steam");
         out!("certificate SHA-256: {fingerprint}");
         match &self.manifest_public_key {
@@ -67,7 +70,7 @@ impl LobbyArgs {
             None => out!("manifest public key:\n{public}"),
         }
         tokio::spawn(async move {
-            if let Err(e) = lobby_http::serve(listener, &tls, service, signed).await {
+            if let Err(e) = lobby_http::serve(listener, &tls, lobby).await {
                 tracing::error!(%e, "the SignOn endpoint stopped");
             }
         });
@@ -95,20 +98,4 @@ impl LobbyArgs {
 
 fn read(path: &Path) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
-}
-
-/// A canonical lowercase UUID for the manifest's fetch id, from the scenario's name.
-fn fetch_id(name: &str) -> String {
-    use std::hash::{DefaultHasher, Hash, Hasher};
-    let mut h = DefaultHasher::new();
-    name.hash(&mut h);
-    let hex = format!("{:016x}{:016x}", h.finish(), h.finish().rotate_left(17));
-    format!(
-        "{}-{}-{}-{}-{}",
-        &hex[..8],
-        &hex[8..12],
-        &hex[12..16],
-        &hex[16..20],
-        &hex[20..32]
-    )
 }

@@ -31,6 +31,7 @@ mod mission_watch;
 mod progress;
 mod rules;
 mod serve;
+mod signon_args;
 mod spawn;
 
 use clap::{Parser, Subcommand};

@@ -1,0 +1,103 @@
+//! The SignOn and manifest faults (`fault.rs`): each edits our host's own answer so that
+//! one lobby rule breaks (NS "SignOn", "The success fields", "The other outcomes", "The
+//! content manifest").
+
+use crate::fault::{Fault, FaultPlan};
+use vex_wire::lobby::signon::{
+    KeyExchange, Outcome, Queued, SignOnError, SignOnResponse, Throttled,
+};
+
+/// A body that is not the manifest's protobuf: field 5 as a varint where a string belongs.
+pub const UNDECODABLE_MANIFEST: [u8; 2] = [0x28, 0x01];
+
+/// Edits `r`, the answer to an account's attempt `attempt` (0 first), as `plan` says.
+pub fn answer(plan: &FaultPlan, attempt: usize, r: &mut SignOnResponse) {
+    let success = |r: &mut SignOnResponse, edit: &dyn Fn(&mut vex_wire::lobby::signon::Success)| {
+        if let Some(s) = r.success.as_mut() {
+            edit(s);
+        }
+    };
+    for fault in plan.signon() {
+        match fault {
+            Fault::SignOnReservedMissing => success(r, &|s| s.reserved = None),
+            Fault::SignOnTokenMissing => success(r, &|s| s.token = None),
+            Fault::SignOnPortMissing => success(r, &|s| s.bap_port = None),
+            Fault::SignOnKeyExchangeShort => success(r, &|s| {
+                s.key_exchange = Some(KeyExchange {
+                    flag: Some(1),
+                    block: None,
+                    public: Some(vec![0; KeyExchange::PUBLIC_LEN - 1]),
+                });
+            }),
+            Fault::SignOnOutcomeMissing => r.outcome = None,
+            Fault::SignOnQueuedBare => arm(r, Outcome::Queued),
+            Fault::SignOnShortKey => success(r, &|s| s.aes_key = Some(vec![0x11; 15])),
+            Fault::SignOnZeroPort => success(r, &|s| s.bap_port = Some(0)),
+            Fault::SignOnBlockLaunch => success(r, &|s| s.block_launch = Some(false)),
+            Fault::SignOnQueuedWithoutPosition => queued(r, None),
+            Fault::SignOnQueuedZero if attempt < 2 => {
+                queued(r, Some(if attempt == 0 { 5 } else { 0 }))
+            }
+            Fault::SignOnThrottledWithoutMessage if attempt == 0 => {
+                arm(r, Outcome::Throttled);
+                r.throttled = Some(Throttled {
+                    message: None,
+                    retry_seconds: Some(1),
+                });
+            }
+            Fault::SignOnErrorWithoutReason | Fault::SignOnErrorTitleOnly => {
+                arm(r, Outcome::Error);
+                r.error = Some(if fault == Fault::SignOnErrorTitleOnly {
+                    SignOnError {
+                        reason: Some(1),
+                        title: Some("Suspended".into()),
+                        body: None,
+                    }
+                } else {
+                    SignOnError::default()
+                });
+            }
+            Fault::SignOnTokenTooLong => success(r, &|s| s.token = Some(vec![0x5A; 569])),
+            Fault::SignOnNineFeatures => r.features = vec!["feature".into(); 9],
+            _ => {}
+        }
+    }
+}
+
+/// `r` turned into the bare arm `outcome`: no success, no sub-message yet.
+fn arm(r: &mut SignOnResponse, outcome: Outcome) {
+    r.outcome = Some(outcome.field());
+    r.success = None;
+    r.features.clear();
+}
+
+/// `r` turned into a queued answer at `position` (none: left out), 40 s remaining, a
+/// retry after 1 s.
+fn queued(r: &mut SignOnResponse, position: Option<u32>) {
+    arm(r, Outcome::Queued);
+    r.queued = Some(Queued {
+        position,
+        seconds_remaining: Some(40),
+        retry_seconds: Some(1),
+        server_offline: Some(false),
+        cookie: Some(vec![0xC0; 8]),
+    });
+}
+
+/// The manifest as `plan` serves it, from the signed `manifest`: the HTTP status and body.
+pub fn manifest(plan: &FaultPlan, manifest: &[u8]) -> (u16, Vec<u8>) {
+    let mut body = manifest.to_vec();
+    for fault in plan.signon() {
+        match fault {
+            Fault::ManifestBadSignature => {
+                if let Some(b) = body.get_mut(8) {
+                    *b ^= 0x01;
+                }
+            }
+            Fault::ManifestShort => body.truncate(vex_wire::lobby::manifest::PREFIX_LEN - 1),
+            Fault::ManifestNotFound => return (404, Vec::new()),
+            _ => {}
+        }
+    }
+    (200, body)
+}

@@ -1,0 +1,84 @@
+//! What the lobby's HTTP endpoint serves, sans-IO: SignOn's answers and the signed content
+//! manifest, each as the fault plan edits it (NS "SignOn", "The content manifest"). The
+//! HTTPS server ([`crate::lobby_http`]) and the in-process harness both drive it.
+
+use crate::fault::{Fault, FaultPlan};
+use crate::fault_signon;
+use crate::signon::{SignOnRefusal, SignOnReply, SignOnService};
+use prost::Message;
+use rsa::rand_core::TryCryptoRng;
+use sha2::{Digest, Sha256};
+use std::net::Ipv4Addr;
+use vex_wire::lobby::manifest::{self, ContentConfig};
+
+/// SignOn, the manifest signed under the host's key, and the faults to commit.
+#[derive(Debug)]
+pub struct Lobby {
+    signon: SignOnService,
+    manifest: Vec<u8>,
+    faults: FaultPlan,
+}
+
+impl Lobby {
+    /// The lobby answering with `signon` and serving `body` signed under `key` (with
+    /// `rng` for the signature's salt); `faults` edits both.
+    pub fn new<R: TryCryptoRng + ?Sized>(
+        signon: SignOnService,
+        key: &rsa::PrivateKey,
+        body: &[u8],
+        faults: FaultPlan,
+        rng: &mut R,
+    ) -> Result<Self, rsa::signature::Error> {
+        let body = if faults.has(Fault::ManifestUndecodable) {
+            &fault_signon::UNDECODABLE_MANIFEST[..]
+        } else {
+            body
+        };
+        Ok(Self {
+            signon,
+            manifest: manifest::sign(key, body, rng)?,
+            faults,
+        })
+    }
+
+    /// Answers a SignOn POST (see [`SignOnService::answer`]).
+    pub fn sign_on(
+        &mut self,
+        now_s: u64,
+        query: &str,
+        body: &[u8],
+        peer: Ipv4Addr,
+    ) -> Result<SignOnReply, SignOnRefusal> {
+        let mut reply = self.signon.answer(now_s, query, body, peer)?;
+        fault_signon::answer(&self.faults, reply.attempt, &mut reply.response);
+        Ok(reply)
+    }
+
+    /// The manifest: HTTP status and body.
+    pub fn manifest(&self) -> (u16, Vec<u8>) {
+        fault_signon::manifest(&self.faults, &self.manifest)
+    }
+}
+
+/// The manifest body our host serves for the scenario named `scenario`: no packages (the
+/// pages do not describe the rows a client needs), and a fetch id, a canonical lowercase
+/// UUID made from the name.
+pub fn content(scenario: &str) -> Vec<u8> {
+    let hex: String = Sha256::digest(scenario.as_bytes())[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let id = format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    );
+    ContentConfig {
+        fetch_id: Some(id),
+        ..ContentConfig::default()
+    }
+    .encode_to_vec()
+}
