@@ -6,6 +6,7 @@ use std::net::SocketAddrV4;
 use std::time::{Duration, Instant};
 use vex_fake_client::Violation;
 use vex_harness::signon::SignOnTarget;
+use vex_harness::signon_record::SignedOn;
 use vex_harness::{RunReport, in_process, tcp};
 use vex_host::mission::MissionReport;
 use vex_host::{FaultPlan, HostConfig, HostCore, HostEvent};
@@ -129,7 +130,7 @@ fn run_mission_source(
     config.timeline.clear();
     let mut clients = case.clients_of(IN_PROCESS_HOST, options.keys, &config.scenario);
     let signon = match signon_step::sign_on(&config, &mut clients) {
-        Ok(broken) => broken,
+        Ok(signed_on) => Some(signed_on),
         Err(stopped) => return result(case, Some(*stopped), started, options.strict),
     };
     let host = match RhaiMission::compile(name, source) {
@@ -196,7 +197,7 @@ pub fn run_in_process_against(case: &Case, faults: FaultPlan, options: CheckOpti
     let mut clients = case.clients_of(IN_PROCESS_HOST, keys, &config.scenario);
     let run = match signon_step::sign_on(&config, &mut clients) {
         Ok(signon) => after(
-            signon,
+            Some(signon),
             in_process::run_members(config, clients, case.run_for_ms),
         ),
         Err(stopped) => Some(*stopped),
@@ -204,10 +205,12 @@ pub fn run_in_process_against(case: &Case, faults: FaultPlan, options: CheckOpti
     result(case, run, started, options.strict)
 }
 
-/// The members' reports merged, with the rules SignOn broke first.
-fn after(signon: Vec<Violation>, reports: Vec<RunReport>) -> Option<RunReport> {
+/// The members' reports merged, SignOn's part first.
+fn after(signon: Option<SignedOn>, reports: Vec<RunReport>) -> Option<RunReport> {
     let mut run = merged(reports)?;
-    run.violations.splice(0..0, signon);
+    if let Some(signed_on) = signon {
+        signed_on.before(&mut run);
+    }
     Some(run)
 }
 
@@ -222,7 +225,7 @@ pub async fn run_case(case: &Case, transport: Transport, options: CheckOptions) 
             let mut clients = case.clients_of(target, keys, &options.scenario());
             let signon = match options.signon {
                 Some(at) => match signon_step::sign_on_over_https(at, &mut clients).await {
-                    Ok(Ok(broken)) => broken,
+                    Ok(Ok(signed_on)) => Some(signed_on),
                     Ok(Err(stopped)) => {
                         return result(case, Some(*stopped), started, options.strict);
                     }
@@ -231,11 +234,11 @@ pub async fn run_case(case: &Case, transport: Transport, options: CheckOptions) 
                 None if case.signs_on() => {
                     return skipped(
                         case,
-                        "it judges SignOn: give the host's with --signon URL",
+                        "it judges SignOn: give the host's SignOn URL with --signon",
                         started,
                     );
                 }
-                None => Vec::new(),
+                None => None,
             };
             after(signon, tcp::run_members(clients, run_for).await)
         }

@@ -127,3 +127,74 @@ fn a_certificate_that_is_not_the_pinned_one_is_an_error() {
     let run = client("127.0.0.1:31002", &fingerprint, &key);
     assert_eq!(run.status.code(), Some(2));
 }
+
+#[test]
+fn vex_check_judges_a_hosts_signon_over_https() {
+    let dir = scratch("signon_check");
+    let key = dir.join("manifest.pem");
+    let key_arg = key.to_str().unwrap();
+    let check = |signon: &str, fingerprint: &str, target: &str| {
+        let url = format!("https://{signon}");
+        vex(&[
+            "check",
+            "--target",
+            target,
+            "--signon",
+            &url,
+            "--signon-fingerprint",
+            fingerprint,
+            "--manifest-public-key",
+            key_arg,
+            "--filter",
+            "signon.route",
+            "--quiet",
+        ])
+    };
+    // a clean host passes; without --signon the case is skipped, never passed
+    let (host_a, fingerprint) = host("127.0.0.1:31003", "127.0.0.1:31004", &[], &key);
+    let run = check("127.0.0.1:31004", &fingerprint, "127.0.0.1:31003");
+    assert_eq!(run.status.code(), Some(0), "{}", stdout(&run));
+    assert!(
+        stdout(&run).contains("PASS  signon.route"),
+        "{}",
+        stdout(&run)
+    );
+    let bare = vex(&[
+        "check",
+        "--target",
+        "127.0.0.1:31003",
+        "--filter",
+        "signon.route",
+    ]);
+    assert!(
+        stdout(&bare).contains("0 passed, 0 failed, 1 skipped"),
+        "{}",
+        stdout(&bare)
+    );
+    assert!(
+        stdout(&bare).contains("SignOn URL with --signon"),
+        "{}",
+        stdout(&bare)
+    );
+    drop(host_a);
+    // a host whose SignOn leaves out the token fails the case with SIGNON-01
+    let (_host, fingerprint) = host(
+        "127.0.0.1:31005",
+        "127.0.0.1:31006",
+        &["--fault", "SignOnTokenMissing"],
+        &key,
+    );
+    let run = check("127.0.0.1:31006", &fingerprint, "127.0.0.1:31005");
+    let text = stdout(&run);
+    assert_eq!(run.status.code(), Some(1), "{text}");
+    assert!(text.contains("FAIL  signon.route"), "{text}");
+    assert!(text.contains("SIGNON-01"), "{text}");
+    // a SignOn endpoint nothing listens at is an error
+    let run = check("127.0.0.1:31007", &fingerprint, "127.0.0.1:31005");
+    assert_eq!(run.status.code(), Some(2), "{}", stdout(&run));
+    assert!(
+        stderr(&run).contains("cannot reach SignOn"),
+        "{}",
+        stderr(&run)
+    );
+}

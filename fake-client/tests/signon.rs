@@ -448,3 +448,62 @@ fn the_manifest_is_judged_with_its_codes() {
         );
     }
 }
+
+#[test]
+fn the_flow_posts_waits_fetches_the_manifest_and_ends() {
+    use vex_fake_client::signon::{MAX_ATTEMPTS, SignOnAction};
+    let key = manifest::new_key(&mut SysRng).unwrap();
+    let good = manifest::sign(&key, &[], &mut SysRng).unwrap();
+    let mut h = host(vec![
+        SignOnAnswer::Throttled {
+            message: "busy".into(),
+            retry_seconds: Some(7),
+        },
+        SignOnAnswer::Success,
+    ]);
+    let mut c = SignOnClient::new(STEAM, Some(key.to_public_key()));
+    let mut seen = Vec::new();
+    loop {
+        match c.next_action() {
+            SignOnAction::Post { query, body } => {
+                seen.push("post".to_string());
+                let reply = h.answer(0, &query, &body, Ipv4Addr::LOCALHOST).unwrap();
+                c.on_response(200, &reply.encode());
+            }
+            SignOnAction::Wait(s) => seen.push(format!("wait {s}")),
+            SignOnAction::FetchManifest => {
+                seen.push("manifest".into());
+                c.on_manifest(200, &good).unwrap();
+            }
+            SignOnAction::Done(end) => {
+                assert!(end.grant.is_some() && end.stopped.is_none());
+                assert_eq!(end.attempts, 2);
+                break;
+            }
+        }
+    }
+    assert_eq!(seen, ["post", "wait 7", "post", "manifest"]);
+    assert!(c.violations().is_empty(), "{:?}", c.violations());
+
+    // a host that queues for ever: the client gives up after its last attempt
+    let mut h = host(vec![SignOnAnswer::Queued {
+        position: 1,
+        seconds_remaining: 1,
+        retry_seconds: 1,
+        server_offline: false,
+    }]);
+    let mut c = SignOnClient::new(STEAM, None);
+    let end = loop {
+        match c.next_action() {
+            SignOnAction::Post { query, body } => {
+                let reply = h.answer(0, &query, &body, Ipv4Addr::LOCALHOST).unwrap();
+                c.on_response(200, &reply.encode());
+            }
+            SignOnAction::Done(end) => break end,
+            _ => {}
+        }
+    };
+    assert_eq!(end.attempts, MAX_ATTEMPTS);
+    assert!(end.grant.is_none());
+    assert!(end.stopped.unwrap().contains("still not signed on"));
+}

@@ -40,7 +40,7 @@ pub fn run(host: HostConfig, client: ClientConfig, run_for_ms: u64) -> RunReport
 }
 
 fn start(config: ClientConfig) -> (ClientCore, Transcript) {
-    let transcript = Transcript::new(config.script);
+    let transcript = Transcript::of(config.script);
     (ClientCore::new(config), transcript)
 }
 

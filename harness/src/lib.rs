@@ -5,6 +5,7 @@ pub mod in_process;
 pub mod replay;
 pub mod report;
 pub mod signon;
+pub mod signon_record;
 pub mod tcp;
 pub mod transcript;
 

@@ -6,6 +6,7 @@
 //! SignOn keys, and it follows the transcript's script.
 
 use crate::report::RunReport;
+use crate::signon_record;
 use crate::transcript::{Direction, Line, Transcript};
 use vex_fake_client::{ClientConfig, ClientCore};
 use vex_wire::time::Instant;
@@ -15,11 +16,20 @@ use vex_wire::time::Instant;
 /// The work is one step per line: the client's timers run at the recorded ticks only.
 pub fn to_client(transcript: &Transcript, client: ClientConfig) -> RunReport {
     let end = transcript.end();
-    let mut client = ClientCore::new(ClientConfig {
+    let mut config = [ClientConfig {
         script: transcript.script,
         ..client
-    });
-    let mut replayed = Transcript::new(transcript.script);
+    }];
+    let signon = match &transcript.signon {
+        Some(record) => match signon_record::granted(signon_record::replay(record), &mut config) {
+            Ok(signed_on) => Some(signed_on),
+            Err(stopped) => return *stopped,
+        },
+        None => None,
+    };
+    let [config] = config;
+    let mut replayed = Transcript::of(transcript.script);
+    let mut client = ClientCore::new(config);
     let mut now = Instant::default();
     let own = |l: &&Line| l.member == 1 && l.at <= end;
     for line in transcript.lines.iter().filter(own) {
@@ -47,7 +57,11 @@ pub fn to_client(transcript: &Transcript, client: ClientConfig) -> RunReport {
         record_sent(&mut client, now, &mut replayed);
     }
     client.finish(end);
-    RunReport::of(&client, replayed, end)
+    let mut run = RunReport::of(&client, replayed, end);
+    if let Some(signed_on) = signon {
+        signed_on.before(&mut run);
+    }
+    run
 }
 
 /// Records what the client sends; its requests to open links are played by the

@@ -4,19 +4,18 @@
 //! SHA-256 fingerprint it is given, or takes any certificate when given none (as
 //! `curl -k`), and says so.
 
+use crate::signon_record::{Answer, SignOnRecord, SignOnRun};
 use reqwest::Client;
+use rsa::pkcs8::EncodePublicKey;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::{CryptoProvider, verify_tls12_signature, verify_tls13_signature};
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{DigitallySignedStruct, SignatureScheme};
 use sha2::{Digest, Sha256};
-use std::net::Ipv4Addr;
 use std::sync::Arc;
 use std::time::Duration;
 use thiserror::Error;
 use vex_fake_client::signon::{SignOnAction, SignOnClient, SignOnEnd};
-use vex_fake_client::violation::Violation;
-use vex_host::lobby::Lobby;
 
 /// The longest wait an answer may ask for before the client gives up instead: the run
 /// waits in real time.
@@ -37,15 +36,6 @@ pub struct SignOnTarget {
     pub manifest_key: Option<rsa::PublicKey>,
     /// The Steam account to sign on as.
     pub steam_id: u64,
-}
-
-/// What signing on came to: how it ended and every rule an answer broke.
-#[derive(Debug, Clone)]
-pub struct SignOnRun {
-    /// How it ended.
-    pub end: SignOnEnd,
-    /// Every rule an answer broke.
-    pub violations: Vec<Violation>,
 }
 
 /// The endpoint could not be reached or spoken to: an error of the run, not a rule.
@@ -82,6 +72,15 @@ pub async fn reachable(url: &str) -> Result<(), String> {
 pub async fn sign_on(target: &SignOnTarget) -> Result<SignOnRun, SignOnUnreachable> {
     let http = https_client(target.fingerprint.as_deref())?;
     let mut client = SignOnClient::new(target.steam_id, target.manifest_key.clone());
+    let mut record = SignOnRecord {
+        steam_id: target.steam_id,
+        manifest_key: target
+            .manifest_key
+            .as_ref()
+            .and_then(|k| k.to_public_key_der().ok())
+            .map(|d| d.as_bytes().to_vec()),
+        answers: Vec::new(),
+    };
     let base = target.url.trim_end_matches('/');
     loop {
         match client.next_action() {
@@ -89,19 +88,27 @@ pub async fn sign_on(target: &SignOnTarget) -> Result<SignOnRun, SignOnUnreachab
                 let url = format!("{base}/SignOn?{query}");
                 let (status, answer) = exchange(http.post(&url).body(body), &url).await?;
                 client.on_response(status, &answer);
+                record.answers.push(Answer {
+                    manifest: false,
+                    status,
+                    body: answer,
+                });
             }
             SignOnAction::Wait(s) if Duration::from_secs(u64::from(s)) > MAX_WAIT => {
-                let why = format!(
+                let stopped = format!(
                     "SignOn asks to wait {s} s; this run waits at most {} s",
                     MAX_WAIT.as_secs()
                 );
+                let end = SignOnEnd {
+                    grant: None,
+                    stopped: Some(stopped),
+                    attempts: client.attempts(),
+                };
+                let violations = client.violations().to_vec();
                 return Ok(SignOnRun {
-                    end: SignOnEnd {
-                        grant: None,
-                        stopped: Some(why),
-                        attempts: client.attempts(),
-                    },
-                    violations: client.violations().to_vec(),
+                    end,
+                    violations,
+                    record,
                 });
             }
             SignOnAction::Wait(s) => {
@@ -112,45 +119,19 @@ pub async fn sign_on(target: &SignOnTarget) -> Result<SignOnRun, SignOnUnreachab
                 let url = format!("{base}/manifest");
                 let (status, body) = exchange(http.get(&url), &url).await?;
                 let _verified = client.on_manifest(status, &body);
-            }
-            SignOnAction::Done(end) => {
-                return Ok(SignOnRun {
-                    end,
-                    violations: client.violations().to_vec(),
+                record.answers.push(Answer {
+                    manifest: true,
+                    status,
+                    body,
                 });
             }
-        }
-    }
-}
-
-/// Signs on at our in-process `lobby`, as `steam_id`: the waits an answer asks for take
-/// no time (the activity's virtual clock starts after), the manifest is verified when
-/// `manifest_key` is given.
-pub fn sign_on_in_process(
-    lobby: &mut Lobby,
-    steam_id: u64,
-    manifest_key: Option<rsa::PublicKey>,
-) -> SignOnRun {
-    let mut client = SignOnClient::new(steam_id, manifest_key);
-    loop {
-        match client.next_action() {
-            SignOnAction::Post { query, body } => {
-                let (status, answer) = match lobby.sign_on(0, &query, &body, Ipv4Addr::LOCALHOST) {
-                    Ok(reply) => (200, reply.encode()),
-                    Err(e) => (400, e.to_string().into_bytes()),
-                };
-                client.on_response(status, &answer);
-            }
-            SignOnAction::Wait(_) => {}
-            SignOnAction::FetchManifest => {
-                let (status, body) = lobby.manifest();
-                let _verified = client.on_manifest(status, &body);
-            }
             SignOnAction::Done(end) => {
-                return SignOnRun {
+                let violations = client.violations().to_vec();
+                return Ok(SignOnRun {
                     end,
-                    violations: client.violations().to_vec(),
-                };
+                    violations,
+                    record,
+                });
             }
         }
     }

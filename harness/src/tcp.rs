@@ -96,7 +96,7 @@ async fn drive(
     mut joined: Option<oneshot::Sender<u64>>,
 ) -> (RunReport, BTreeMap<LinkKind, OwnedWriteHalf>) {
     let now = move || Instant::from_millis(start.elapsed().as_millis() as u64);
-    let mut transcript = Transcript::new(client.script);
+    let mut transcript = Transcript::of(client.script);
     let mut client = ClientCore::new(client);
     let mut writers: BTreeMap<LinkKind, OwnedWriteHalf> = BTreeMap::new();
     let (tx, mut rx) = mpsc::channel::<Input>(INPUT_QUEUE);

@@ -3,6 +3,7 @@
 //! too, so a replay can run the client exactly as it ran (design "Transcripts and the
 //! corpus").
 
+use crate::signon_record::{Answer, SignOnRecord};
 use std::fmt::Write;
 use vex_fake_client::{ClientCore, ClientTransmit, LinkKind, Received, Script};
 use vex_wire::activity::table;
@@ -108,6 +109,9 @@ pub struct Transcript {
     pub ended_at: Option<Instant>,
     /// The client's scripted actions, which a replay needs too.
     pub script: Script,
+    /// SignOn's answers, when the client signed on before the route: a replay signs on
+    /// with them and sends the same hellos.
+    pub signon: Option<SignOnRecord>,
 }
 
 /// Why a transcript line does not parse.
@@ -127,12 +131,18 @@ const HEADER: &str = "# vex transcript v2: ms direction link service [message] w
 const ENDED_AT: &str = "# ended at ";
 /// The comment line that gives the client's script.
 const SCRIPT: &str = "# script: ";
+/// The comment line that says who signed on and with which manifest key (SPKI DER hex,
+/// or `-`).
+const SIGNON: &str = "# signon: steam=";
+/// The comment lines that give SignOn's and the manifest's answers: status, then hex.
+const SIGNON_ANSWER: &str = "# signon-answer: ";
+const MANIFEST_ANSWER: &str = "# manifest-answer: ";
 /// The links a line may name, before a member prefix.
 const LINKS: [LinkKind; 2] = [LinkKind::Primary, LinkKind::Activity];
 
 impl Transcript {
-    /// A transcript of a client following `script`.
-    pub fn new(script: Script) -> Self {
+    /// A transcript of a run of a client following `script`.
+    pub fn of(script: Script) -> Self {
         Self {
             script,
             ..Self::default()
@@ -187,6 +197,18 @@ impl Transcript {
         }
         if self.script != Script::default() {
             let _ = writeln!(out, "{SCRIPT}{}", self.script);
+        }
+        if let Some(r) = &self.signon {
+            let key = r.manifest_key.as_ref().map_or("-".into(), hex::encode);
+            let _ = writeln!(out, "{SIGNON}{} key={key}", r.steam_id);
+            for a in &r.answers {
+                let what = if a.manifest {
+                    MANIFEST_ANSWER
+                } else {
+                    SIGNON_ANSWER
+                };
+                let _ = writeln!(out, "{what}{} {}", a.status, hex::encode(&a.body));
+            }
         }
         for l in &self.lines {
             let at = l.at.millis();
@@ -250,6 +272,33 @@ impl Transcript {
                 t.ended_at = Some(Instant::from_millis(ms));
             } else if let Some(script) = raw.strip_prefix(SCRIPT) {
                 t.script = Script::parse(script).map_err(|e| err(&e))?;
+            } else if let Some(who) = raw.strip_prefix(SIGNON) {
+                let (steam, key) = who
+                    .split_once(" key=")
+                    .ok_or_else(|| err("a bad signon line"))?;
+                t.signon = Some(SignOnRecord {
+                    steam_id: steam.parse().map_err(|_| err("a bad Steam id"))?,
+                    manifest_key: match key {
+                        "-" => None,
+                        hex => Some(hex::decode(hex).map_err(|_| err("a key that is not hex"))?),
+                    },
+                    answers: Vec::new(),
+                });
+            } else if let Some((manifest, answer)) = raw
+                .strip_prefix(SIGNON_ANSWER)
+                .map(|a| (false, a))
+                .or_else(|| raw.strip_prefix(MANIFEST_ANSWER).map(|a| (true, a)))
+            {
+                let (status, body) = answer.split_once(' ').unwrap_or((answer, ""));
+                let record = t
+                    .signon
+                    .as_mut()
+                    .ok_or_else(|| err("an answer before the signon line"))?;
+                record.answers.push(Answer {
+                    manifest,
+                    status: status.parse().map_err(|_| err("a bad HTTP status"))?,
+                    body: hex::decode(body).map_err(|_| err("an answer that is not hex"))?,
+                });
             } else if !raw.starts_with('#') && !raw.trim().is_empty() {
                 t.lines.push(Line::parse(raw).map_err(err)?);
             }
@@ -363,10 +412,29 @@ mod tests {
 
     #[test]
     fn text_round_trips_and_bad_lines_say_where() {
-        let mut t = Transcript::new(Script {
-            leave_after_ms: Some(3000),
-            ..Script::default()
-        });
+        let mut t = Transcript {
+            script: Script {
+                leave_after_ms: Some(3000),
+                ..Script::default()
+            },
+            signon: Some(SignOnRecord {
+                steam_id: 7,
+                manifest_key: Some(vec![0x30, 0x82]),
+                answers: vec![
+                    Answer {
+                        manifest: false,
+                        status: 200,
+                        body: vec![8, 1],
+                    },
+                    Answer {
+                        manifest: true,
+                        status: 404,
+                        body: Vec::new(),
+                    },
+                ],
+            }),
+            ..Transcript::default()
+        };
         t.push(Line {
             at: Instant::from_millis(7),
             direction: Direction::ToClient,
