@@ -69,12 +69,19 @@ async fn route_join_over_tcp_against_the_server() {
         .await
     });
     for result in futures_join_all(runs).await {
+        // SignOn's case needs the host's SignOn URL, which this server has not: skipped,
+        // never passed (conformance/tests/signon_cli.rs runs it over HTTPS)
+        let expected = if result.case.signs_on() {
+            Verdict::Skip {
+                reason: "it judges SignOn: give the host's SignOn URL with --signon".into(),
+            }
+        } else {
+            Verdict::Pass
+        };
         assert_eq!(
-            result.verdict,
-            Verdict::Pass,
+            result.verdict, expected,
             "{}: {:#?}",
-            result.case.id,
-            result.violations
+            result.case.id, result.violations
         );
     }
 

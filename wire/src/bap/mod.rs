@@ -1,6 +1,7 @@
 //! bdLobby BAP: framing, the secure channel and the services the activity route uses
 //! (NS "bdLobby BAP"; facts sections 1 and 2).
 
+pub mod account_translation;
 pub mod deframer;
 pub mod header;
 pub mod secure;
