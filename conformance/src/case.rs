@@ -163,6 +163,9 @@ pub enum ClientScript {
     /// Probes the host (`vex_fake_client::Probe`): the odd message goes out after the
     /// first roster, and a message 18 half a second later must still get its snapshot.
     Probe(Probe),
+    /// Calls every lobby service of the registry after the lobby hello (BAP-06, BAP-11,
+    /// BAP-21, BAP-22), then takes the route.
+    LobbyCalls,
 }
 
 /// When a scripted client acts: after its first roster.
@@ -197,6 +200,7 @@ impl From<ClientAction> for ClientScript {
             ClientAction::ProbeShortBody => Self::Probe(Probe::ShortBody),
             ClientAction::ProbeTrailingBytes => Self::Probe(Probe::TrailingBytes),
             ClientAction::ProbeLargeSlotRequest => Self::Probe(Probe::LargeSlotRequest),
+            ClientAction::LobbyCalls => Self::LobbyCalls,
         }
     }
 }
@@ -206,6 +210,7 @@ impl ClientScript {
     pub fn apply(self, client: &mut ClientConfig, m: usize, members: usize) {
         match self {
             Self::Stay => {}
+            Self::LobbyCalls => client.script.lobby_calls = true,
             Self::LastLeaves if m + 1 == members => {
                 client.script.leave_after_ms = Some(SCRIPT_AFTER_MS);
             }
@@ -386,6 +391,17 @@ pub fn catalog() -> Vec<Case> {
             host: HostUnderTest::Any,
             run_for_ms: 5_000,
             script: ClientScript::Stay,
+            members: 1,
+            expect: Expectation::CleanJoin,
+        },
+        Case {
+            id: "lobby.services".into(),
+            title: "the client calls every lobby service of the registry: each gets one answer its codec reads, in order, and the route goes on"
+                .into(),
+            rules: vec![Rule::Bap06, Rule::Bap16, Rule::Bap11, Rule::Bap21, Rule::Bap22],
+            host: HostUnderTest::Any,
+            run_for_ms: 5_000,
+            script: ClientScript::LobbyCalls,
             members: 1,
             expect: Expectation::CleanJoin,
         },

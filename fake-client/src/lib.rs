@@ -10,6 +10,7 @@ pub mod config;
 mod core;
 pub mod link;
 mod links;
+mod lobby_calls;
 pub mod not_enforced;
 pub mod probe;
 mod push;

@@ -34,8 +34,6 @@ pub fn reason(rule: Rule) -> Option<&'static str> {
     }
 }
 
-const LOBBY: &str =
-    "a lobby service the emulated client does not use: it checks the route's services only";
 const INSIDE: &str = "a host's inside: nothing on the wire shows it";
 const NO_BODY: &str =
     "Vex has no body for this slot type: the pages give its fields without a wire layout";
@@ -58,14 +56,14 @@ pub const NOT_ENFORCED: &[(Rule, &str)] = &[
         Rule::Bap08,
         "the route's fixed-length services are judged by their own rules (BAP-12, BAP-13); the other 17 are lobby services",
     ),
-    (Rule::Bap11, LOBBY),
     (
         Rule::Bap17,
         "a body that does not open is caught as BAP-06; the 84-byte layout is the codec's",
     ),
-    (Rule::Bap20, LOBBY),
-    (Rule::Bap21, LOBBY),
-    (Rule::Bap22, LOBBY),
+    (
+        Rule::Bap20,
+        "the empty-body answers are read by codecs that read nothing: only an answer that never comes shows, as BAP-06",
+    ),
     (
         Rule::Env08,
         "one client cannot see another session's id; the members cases see each join answered",

@@ -18,7 +18,7 @@ use vex_wire::bap::header::{InnerHeader, STATUS_OK};
 use vex_wire::bap::secure::{Role, SecureChannel, open_hello};
 use vex_wire::bap::services::{
     CHANNEL_START, ECHO, HELLO, HOST_LOOKUP, HOST_REQUEST, HostLookup, HostLookupResponse,
-    HostResponse, response_for,
+    HostResponse, lobby_reply, response_for,
 };
 use vex_wire::bits::BitError;
 use vex_wire::time::Instant;
@@ -94,6 +94,7 @@ impl ClientCore {
                 );
                 self.verdict.violate(Rule::Bap15, Some(idx), None, reason);
             }
+            lobby if lobby_reply(lobby).is_some() => self.on_lobby_answer(idx, lobby, body),
             _ => {} // a 128-byte 31 and an empty 251: the client reads nothing more
         }
     }
@@ -112,6 +113,9 @@ impl ClientCore {
         }
         match link {
             LinkKind::Primary => {
+                if self.config.script.lobby_calls {
+                    self.call_lobby(now);
+                }
                 let lookup = HostLookup {
                     host_id: self.config.scenario.activity_host_id,
                 };

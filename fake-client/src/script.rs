@@ -33,6 +33,9 @@ pub struct Script {
     /// A probe of the host, and when its message goes out; the route's and the refresh's
     /// probes go with those, whatever the time.
     pub probe: Option<(Probe, u64)>,
+    /// Calls every lobby service of the registry on the lobby link, after its hello and
+    /// before the host lookup (BAP-06, BAP-11, BAP-21, BAP-22).
+    pub lobby_calls: bool,
 }
 
 const REFRESH: &str = "refresh-after";
@@ -47,11 +50,13 @@ const ABDICATE: &str = "abdicate-after";
 const INCIDENT: &str = "incident-after";
 /// The prefix of a probe's word: `probe-NAME=MS`.
 const PROBE: &str = "probe-";
+/// The word of the lobby calls, which have no time: they go with the lobby hello.
+const LOBBY_CALLS: &str = "lobby-calls";
 
 /// The text form: `refresh-after=MS request-slots-after=MS leave-after=MS
 /// identity-after=MS rejoin-after=MS move-region-after=MS start-activity-after=MS
-/// purge-after=MS abdicate-after=MS incident-after=MS probe-NAME=MS`, the set ones only;
-/// empty when there are none.
+/// purge-after=MS abdicate-after=MS incident-after=MS probe-NAME=MS lobby-calls`, the set
+/// ones only; empty when there are none.
 impl fmt::Display for Script {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let words = [
@@ -73,6 +78,7 @@ impl fmt::Display for Script {
             .iter()
             .filter_map(|(name, ms)| ms.map(|ms| format!("{name}={ms}")))
             .chain(probe)
+            .chain(self.lobby_calls.then(|| LOBBY_CALLS.to_string()))
             .collect();
         f.write_str(&set.join(" "))
     }
@@ -83,6 +89,10 @@ impl Script {
     pub fn parse(text: &str) -> Result<Self, String> {
         let mut s = Script::default();
         for word in text.split_whitespace() {
+            if word == LOBBY_CALLS {
+                s.lobby_calls = true;
+                continue;
+            }
             let (name, ms) = word
                 .split_once('=')
                 .ok_or_else(|| format!("{word:?} is not NAME=MS"))?;
@@ -130,15 +140,17 @@ mod tests {
             abdicate_after_ms: None,
             incident_after_ms: None,
             probe: Some((Probe::ForeignSession, 7)),
+            lobby_calls: true,
         };
         assert_eq!(
             s.to_string(),
-            "refresh-after=1 leave-after=3000 identity-after=2 rejoin-after=4 move-region-after=5 purge-after=6 probe-foreign-session=7"
+            "refresh-after=1 leave-after=3000 identity-after=2 rejoin-after=4 move-region-after=5 purge-after=6 probe-foreign-session=7 lobby-calls"
         );
         assert_eq!(Script::parse(&s.to_string()), Ok(s));
         assert_eq!(Script::parse(""), Ok(Script::default()));
         assert!(Script::parse("leave-after").is_err());
         assert!(Script::parse("stay=1").is_err());
         assert!(Script::parse("probe-nope=1").is_err());
+        assert!(Script::parse("lobby-calls=1").is_err());
     }
 }

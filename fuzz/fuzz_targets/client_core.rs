@@ -49,6 +49,7 @@ fuzz_target!(|ops: Vec<Op>| {
         abdicate_after_ms: Some(160),
         incident_after_ms: Some(170),
         probe: None,
+        lobby_calls: true,
     };
     let mut client = ClientCore::new(config);
     let mut now = Instant::default();

@@ -58,6 +58,9 @@ pub enum ClientAction {
     ProbeTrailingBytes,
     /// Returns slots with message 21 and asks for all 8,192 with message 20 (HOST-04).
     ProbeLargeSlotRequest,
+    /// Calls every lobby service of the registry on the lobby link before the host
+    /// lookup.
+    LobbyCalls,
 }
 
 /// How long a fault's run lasts unless it says otherwise, in milliseconds.
@@ -459,6 +462,18 @@ faults! {
     TrailingBytesRefused => Host03, script ProbeTrailingBytes, runs 6_000;
     /// HOST-04 (probe): a message 20 asking for more slots than a join grant is ignored.
     LargeSlotRequestIgnored => Host04, script ProbeLargeSlotRequest, runs 6_000;
+    /// BAP-11 (lobby calls): service 23 gets an empty service 24.
+    AccountTranslationEmpty => Bap11, script LobbyCalls;
+    /// BAP-22 (lobby calls): service 24 echoes another identity than service 23 asked for.
+    AccountTranslationWrongIdentity => Bap22, script LobbyCalls;
+    /// BAP-21 (lobby calls): service 19 (client config) is not protobuf: a length past
+    /// its end.
+    ClientConfigNotProtobuf => Bap21, script LobbyCalls;
+    /// BAP-21 (lobby calls): service 305 (Steam certificate) is a lone field key.
+    SteamCertificateNotProtobuf => Bap21, script LobbyCalls;
+    /// BAP-06 (lobby calls): service 44 (clan) gets no answer, so every later answer on
+    /// the lobby link is not the head of the client's ring (BAP-16) and the route stalls.
+    ClanUnanswered => Bap06, also [Bap16, Join09], script LobbyCalls;
     /// SIGNON-01: the SignOn success leaves out field 1, the reserved bytes.
     SignOnReservedMissing => Signon01;
     /// SIGNON-01: the SignOn success leaves out field 4, the session token.

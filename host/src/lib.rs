@@ -24,6 +24,7 @@ mod leave;
 mod link;
 pub mod lobby;
 pub mod lobby_http;
+mod lobby_services;
 pub mod member_state;
 mod membership;
 mod messages;

@@ -6,6 +6,7 @@
 use crate::activity::AdmitError;
 use vex_wire::activity::envelope::EnvelopeError;
 use vex_wire::activity::selection::SelectionError;
+use vex_wire::bap::account_translation::TranslationError;
 use vex_wire::bap::deframer::DeframeError;
 use vex_wire::bap::header::HeaderError;
 use vex_wire::bap::secure::OpenError;
@@ -32,6 +33,9 @@ pub enum Dropped {
     /// A service the host has no handler for.
     #[error("service {0} has no handler")]
     NoHandler(u16),
+    /// Service 23 that does not decode: answered with the empty list (facts 2.2).
+    #[error("service 23: {0}")]
+    Translation(TranslationError),
     /// Service 16 of the wrong size: answered with an empty service 17 (facts 5.3).
     #[error("service 16: {0}")]
     Lookup(FixedBodyError),

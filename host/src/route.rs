@@ -14,8 +14,8 @@ use vex_wire::activity::selection::SelectionRequest;
 use vex_wire::bap::header::{FrameType, InnerHeader};
 use vex_wire::bap::secure::{ChannelSecrets, Role, SecureChannel, seal_hello};
 use vex_wire::bap::services::{
-    CHANNEL_START, HELLO, HELLO_RESPONSE, HOST_LOOKUP, HOST_LOOKUP_RESPONSE, HOST_REQUEST,
-    HOST_RESPONSE, HostLookup, HostLookupResponse, HostResponse, response_for,
+    CHANNEL_START, ECHO, HELLO, HELLO_RESPONSE, HOST_LOOKUP, HOST_LOOKUP_RESPONSE, HOST_REQUEST,
+    HOST_RESPONSE, HostLookup, HostLookupResponse, HostResponse, lobby_reply, response_for,
 };
 use vex_wire::time::Instant;
 
@@ -35,15 +35,23 @@ impl HostCore {
             HELLO => self.hello(link, reply_type, header),
             HOST_LOOKUP => self.host_lookup(link, reply_type, header, body),
             HOST_REQUEST => self.host_request(now, link, reply_type, header, body),
-            service => match response_for(service) {
-                Some(_) => self.reply(link, reply_type, header, Vec::new()),
+            // BAP-15: the echo's answer is empty; the client reads nothing from it
+            ECHO => self.reply(link, reply_type, header, Vec::new()),
+            service => match lobby_reply(service) {
+                Some(reply) => self.lobby_service(link, reply_type, header, reply, body),
                 None => self.drop_input(link, Dropped::NoHandler(service)),
             },
         }
     }
 
     /// Sends the response to `header`'s request, through the outbound hook.
-    fn reply(&mut self, link: LinkId, reply_type: FrameType, header: InnerHeader, body: Vec<u8>) {
+    pub(crate) fn reply(
+        &mut self,
+        link: LinkId,
+        reply_type: FrameType,
+        header: InnerHeader,
+        body: Vec<u8>,
+    ) {
         let Some(service) = response_for(header.service) else {
             return;
         };

@@ -56,10 +56,8 @@ pub const RESPONSE_IDS: [u16; 24] = [
     307,
 ];
 
-/// The response id for a request id the host answers, if it answers it. Besides the route's
-/// own services these are the ones whose reply NS gives the empty-body codec (13, 15,
-/// 122, 303; 251 is echo). Sunrise also answers 44 and 306 with empty bodies (facts 2.2),
-/// but the pages do not list 45 or 307 as empty-body replies, so Vex leaves them out.
+/// The response id for a request id the host answers, if it answers it: the route's own
+/// services, and every lobby service of [`lobby_reply`].
 pub fn response_for(request: u16) -> Option<u16> {
     match request {
         HOST_REQUEST => Some(HOST_RESPONSE),
@@ -67,11 +65,35 @@ pub fn response_for(request: u16) -> Option<u16> {
         HELLO => Some(HELLO_RESPONSE),
         CHANNEL_START => Some(CHANNEL_START_RESPONSE),
         ECHO => Some(ECHO_RESPONSE),
-        12 | 14 => Some(request + 1),
-        121 => Some(122),
-        302 => Some(303),
+        r if lobby_reply(r).is_some() => Some(r + 1),
         _ => None,
     }
+}
+
+/// What a lobby service's response body is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reply {
+    /// Nothing: 13, 15, 122 and 303 have the empty-body codec, which accepts any body and
+    /// reads nothing (NS "The service registry", BAP-20); 35, 37, 39, 41, 45, 49 and 307
+    /// are answered empty as Sunrise does (facts 2.2).
+    Empty,
+    /// Protobuf decoded with nanopb against the client's schema (19, 22, 33, 305; BAP-21).
+    /// The pages give none of these schemas: a body must at least be protobuf.
+    Protobuf,
+    /// Service 24's list of translated account ids (BAP-11, BAP-22).
+    AccountTranslation,
+}
+
+/// The lobby services of the registry the host answers, besides the route's and the
+/// web-service and matchmaking ones, and what each answer carries (NS "The service
+/// registry"; facts 2.2).
+pub fn lobby_reply(request: u16) -> Option<Reply> {
+    Some(match request {
+        12 | 14 | 34 | 36 | 38 | 40 | 44 | 48 | 121 | 302 | 306 => Reply::Empty,
+        18 | 21 | 32 | 304 => Reply::Protobuf,
+        23 => Reply::AccountTranslation,
+        _ => return None,
+    })
 }
 
 /// The send-only services: the client cannot parse a reply on these ids (NS "The body

@@ -80,6 +80,10 @@ struct Script {
     /// When the probe's own message goes out.
     #[arg(long, value_name = "MS", default_value_t = 3_000)]
     probe_after: u64,
+    /// Call every lobby service of the registry on the lobby link before the route
+    /// (BAP-06, BAP-11, BAP-21, BAP-22).
+    #[arg(long)]
+    lobby_calls: bool,
 }
 
 /// `--probe`'s values: every probe's name, listed in the help.
@@ -103,6 +107,7 @@ impl Script {
             abdicate_after_ms: self.abdicate_after,
             incident_after_ms: self.incident_after,
             probe: self.probe.map(|p| (p, self.probe_after)),
+            lobby_calls: self.lobby_calls,
         }
     }
 }
