@@ -396,9 +396,20 @@ pub fn catalog() -> Vec<Case> {
         },
         Case {
             id: "lobby.services".into(),
-            title: "the client calls every lobby service of the registry: each gets one answer its codec reads, in order, and the route goes on"
+            title: "the client calls every lobby service of the registry: each gets one answer its codec reads, in order; every service-123 push is judged by its store; the route goes on"
                 .into(),
-            rules: vec![Rule::Bap06, Rule::Bap16, Rule::Bap11, Rule::Bap21, Rule::Bap22],
+            rules: vec![
+                Rule::Bap06,
+                Rule::Bap16,
+                Rule::Bap11,
+                Rule::Bap21,
+                Rule::Bap22,
+                Rule::Qz01,
+                Rule::Qz02,
+                Rule::Qz03,
+                Rule::Qz06,
+                Rule::Qz08,
+            ],
             host: HostUnderTest::Any,
             run_for_ms: 5_000,
             script: ClientScript::LobbyCalls,

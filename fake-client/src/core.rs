@@ -32,6 +32,8 @@ pub struct ClientCore {
     /// Frames received so far, both links.
     pub(crate) frames_in: u64,
     pub(crate) received: VecDeque<Received>,
+    /// The replicated object store service 123 fills.
+    pub(crate) store: crate::queuez::Store,
 }
 
 impl ClientCore {
@@ -46,6 +48,7 @@ impl ClientCore {
             verdict: Verdict::new(),
             frames_in: 0,
             received: VecDeque::new(),
+            store: crate::queuez::Store::default(),
         }
     }
 

@@ -14,6 +14,7 @@ mod lobby_calls;
 pub mod not_enforced;
 pub mod probe;
 mod push;
+mod queuez;
 mod receive;
 mod route;
 pub mod rules;

@@ -10,11 +10,13 @@ use prost::Message;
 use vex_wire::bap::account_translation::{
     self, TranslationError, TranslationRequest, TranslationResponse,
 };
+use vex_wire::bap::queuez::{self, Subscription};
 use vex_wire::bap::services::{Reply, lobby_reply};
 use vex_wire::lobby::signon::Unknown;
 use vex_wire::time::Instant;
 
-/// The lobby services the client calls, in order: subscribe (12, 9 bytes) and unsubscribe
+/// The lobby services the client calls, in order: subscribe to family 4 (12, 9 bytes,
+/// which a service-123 snapshot follows) and unsubscribe
 /// (14), client config (18), purchased offers (21), account id translation (23), user
 /// message (32), the queue services (34, 36, 38, 40, 48), clan (44), queuez register
 /// (121, 4 bytes), relay registration (302), the Steam certificate (304) and 306.
@@ -31,13 +33,24 @@ impl ClientCore {
     pub(crate) fn call_lobby(&mut self, now: Instant) {
         for service in CALLS {
             let body = match service {
-                12 => vec![0; 9],
+                queuez::SUBSCRIBE => {
+                    self.store.subscribe(queuez::ACCOUNT_FAMILY);
+                    self.account_subscription().encode()
+                }
                 121 => vec![0; 4],
                 account_translation::REQUEST => self.translation_request().encode(),
                 _ => Vec::new(),
             };
             self.links
                 .send_request(now, LinkKind::Primary, service, &body);
+        }
+    }
+
+    /// Service 12: family 4, rooted at the player's account.
+    fn account_subscription(&self) -> Subscription {
+        Subscription {
+            family: queuez::ACCOUNT_FAMILY as u8,
+            root: self.config.scenario.player.account_soid,
         }
     }
 

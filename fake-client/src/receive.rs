@@ -10,6 +10,7 @@ use vex_wire::activity::envelope::ActivityPush;
 use vex_wire::activity::selection::SERVICE6_LEN;
 use vex_wire::bap::deframer::{DeframeError, Frame};
 use vex_wire::bap::header::{FrameType, InnerHeader, SERVICE_ID_LIMIT, outer_frame};
+use vex_wire::bap::queuez;
 use vex_wire::bap::services::{
     ACTIVITY_PUSH, HOST_REQUEST, HeaderShape, SEND_ONLY, UNHANDLED_PUSH_IDS, client_inbound,
 };
@@ -173,8 +174,9 @@ impl ClientCore {
             HeaderShape::Request if UNHANDLED_PUSH_IDS.contains(&service) => {
                 self.unhandled_push(idx, service, body)
             }
+            HeaderShape::Request if service == queuez::UPDATE => self.on_queuez(idx, body),
             HeaderShape::Request => {
-                tracing::info!(service, "a lobby push: the lobby emulation is not built")
+                tracing::info!(service, "a lobby push the emulated client does not model")
             }
             HeaderShape::Response => self.handle_response(now, link, idx, header, body),
         }

@@ -131,6 +131,11 @@ pub const ENFORCED: &[Rule] = &[
     Rule::Manifest01,
     Rule::Manifest02,
     Rule::Pb01,
+    Rule::Qz01,
+    Rule::Qz02,
+    Rule::Qz03,
+    Rule::Qz06,
+    Rule::Qz08,
 ];
 
 /// True when the emulated client enforces `rule`.

@@ -474,6 +474,27 @@ faults! {
     /// BAP-06 (lobby calls): service 44 (clan) gets no answer, so every later answer on
     /// the lobby link is not the head of the client's ring (BAP-16) and the route stalls.
     ClanUnanswered => Bap06, also [Bap16, Join09], script LobbyCalls;
+    /// QZ-01 (lobby calls): the service-123 push names no family.
+    QueuezNoFamily => Qz01, script LobbyCalls;
+    /// QZ-01 (lobby calls): the family's version is -1.
+    QueuezVersionMinusOne => Qz01, script LobbyCalls;
+    /// QZ-01 (lobby calls): a second push skips a version (1, then 3).
+    QueuezVersionGap => Qz01, script LobbyCalls;
+    /// QZ-01 (lobby calls): the character object's key is not its payload's first qword.
+    QueuezKeyNotFirstQword => Qz01, script LobbyCalls;
+    /// QZ-02 (lobby calls): the service-123 body is cut one byte short.
+    QueuezCutShort => Qz02, script LobbyCalls;
+    /// QZ-03 (lobby calls): the push names a family the client never subscribed to.
+    QueuezUnsubscribedFamily => Qz03, script LobbyCalls;
+    /// QZ-03 (lobby calls): family 4's snapshot names seven objects; the family has six
+    /// slots.
+    QueuezSevenObjects => Qz03, script LobbyCalls;
+    /// QZ-06 (lobby calls): the account object goes out raw, one byte past its slot (and
+    /// so past the largest payload, QZ-01).
+    QueuezRawPastSlot => Qz06, also [Qz01], script LobbyCalls;
+    /// QZ-08 (lobby calls): one push of a full account object and a 50,000-byte character
+    /// object, past the 143,285 bytes that end the link.
+    QueuezTooLarge => Qz08, script LobbyCalls;
     /// SIGNON-01: the SignOn success leaves out field 1, the reserved bytes.
     SignOnReservedMissing => Signon01;
     /// SIGNON-01: the SignOn success leaves out field 4, the session token.
@@ -532,8 +553,8 @@ impl FaultPlan {
         self.0.contains(&fault)
     }
 
-    /// The plan's faults, for the lobby's answers to edit.
-    pub fn signon(&self) -> impl Iterator<Item = Fault> + '_ {
+    /// The plan's faults.
+    pub fn iter(&self) -> impl Iterator<Item = Fault> + '_ {
         self.0.iter().copied()
     }
 }

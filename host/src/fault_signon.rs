@@ -17,7 +17,7 @@ pub fn answer(plan: &FaultPlan, attempt: usize, r: &mut SignOnResponse) {
             edit(s);
         }
     };
-    for fault in plan.signon() {
+    for fault in plan.iter() {
         match fault {
             Fault::SignOnReservedMissing => success(r, &|s| s.reserved = None),
             Fault::SignOnTokenMissing => success(r, &|s| s.token = None),
@@ -87,7 +87,7 @@ fn queued(r: &mut SignOnResponse, position: Option<u32>) {
 /// The manifest as `plan` serves it, from the signed `manifest`: the HTTP status and body.
 pub fn manifest(plan: &FaultPlan, manifest: &[u8]) -> (u16, Vec<u8>) {
     let mut body = manifest.to_vec();
-    for fault in plan.signon() {
+    for fault in plan.iter() {
         match fault {
             Fault::ManifestBadSignature => {
                 if let Some(b) = body.get_mut(8) {

@@ -4,7 +4,7 @@
 use crate::LinkId;
 use crate::authority::Exchange;
 use crate::event::Transmit;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use vex_wire::activity::envelope::ActivityPush;
 use vex_wire::activity::join::{INITIAL_REPLICATION_EPOCH, JoinRequest};
 use vex_wire::activity::selection::DescriptorBits;
@@ -120,6 +120,8 @@ pub struct Link {
     pub next_keepalive: Option<Instant>,
     /// Set when a framing error ended the link.
     pub closed: bool,
+    /// The last service-123 version pushed, per family.
+    pub queuez_versions: BTreeMap<u32, i32>,
 }
 
 impl Link {
@@ -133,6 +135,7 @@ impl Link {
             deferred_response: None,
             next_keepalive: None,
             closed: false,
+            queuez_versions: BTreeMap::new(),
         }
     }
 

@@ -9,6 +9,7 @@ use crate::fault::Fault;
 use crate::reason::Dropped;
 use vex_wire::bap::account_translation::{TranslationRequest, TranslationResponse};
 use vex_wire::bap::header::{FrameType, InnerHeader};
+use vex_wire::bap::queuez::SUBSCRIBE;
 use vex_wire::bap::services::Reply;
 
 impl HostCore {
@@ -30,6 +31,9 @@ impl HostCore {
             Reply::AccountTranslation => self.translation(link, body),
         };
         self.reply(link, reply_type, header, answer);
+        if header.service == SUBSCRIBE {
+            self.push_family(link, body);
+        }
     }
 
     /// A protobuf answer: no field, as Sunrise answers 21 (facts 2.2). The pages give none

@@ -4,5 +4,6 @@
 pub mod account_translation;
 pub mod deframer;
 pub mod header;
+pub mod queuez;
 pub mod secure;
 pub mod services;
