@@ -34,6 +34,8 @@ pub struct ClientCore {
     pub(crate) received: VecDeque<Received>,
     /// The replicated object store service 123 fills.
     pub(crate) store: crate::queuez::Store,
+    /// The matchmaking requests not answered yet.
+    pub(crate) matchmaking: crate::lobby_calls::Asked,
 }
 
 impl ClientCore {
@@ -49,6 +51,7 @@ impl ClientCore {
             frames_in: 0,
             received: VecDeque::new(),
             store: crate::queuez::Store::default(),
+            matchmaking: crate::lobby_calls::Asked::default(),
         }
     }
 

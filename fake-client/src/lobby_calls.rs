@@ -7,8 +7,12 @@ use crate::core::ClientCore;
 use crate::link::LinkKind;
 use crate::rules::Rule;
 use prost::Message;
+use std::collections::VecDeque;
 use vex_wire::bap::account_translation::{
     self, TranslationError, TranslationRequest, TranslationResponse,
+};
+use vex_wire::bap::matchmaking::{
+    self, ASSIGNED, AdvertisementRequest, DESCRIPTOR_LEN, DescriptorMessage, Kind, Record, Request,
 };
 use vex_wire::bap::queuez::{self, Subscription};
 use vex_wire::bap::services::{Reply, lobby_reply};
@@ -28,6 +32,25 @@ const CALLS: [u16; 16] = [
 /// the values).
 const IDENTITY_TYPES: (u8, u8) = (1, 0);
 
+/// The matchmaking requests the client makes (service 42), in order: the configuration, a
+/// search and the statistics, then its own advertisement, which a locate must find, and
+/// the rejoin advertisement, then both deleted.
+const MATCHMAKING: [Kind; 8] = [
+    Kind::Configuration,
+    Kind::Search,
+    Kind::LiveStats,
+    Kind::Advertise,
+    Kind::Locate,
+    Kind::AdvertiseRejoin,
+    Kind::DeleteRejoin,
+    Kind::DeleteAdvertisement,
+];
+
+/// The matchmaking requests not answered yet, oldest first: answers come in request
+/// order (BAP-16), so each service 43 answers the front one.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Asked(VecDeque<Kind>);
+
 impl ClientCore {
     /// Sends every lobby call on the lobby link.
     pub(crate) fn call_lobby(&mut self, now: Instant) {
@@ -44,6 +67,98 @@ impl ClientCore {
             self.links
                 .send_request(now, LinkKind::Primary, service, &body);
         }
+        for kind in MATCHMAKING {
+            let request = self.matchmaking_request(kind);
+            self.links
+                .send_request(now, LinkKind::Primary, matchmaking::REQUEST, &request);
+            self.matchmaking.0.push_back(kind);
+        }
+    }
+
+    /// A service-42 body of `kind`; the advertisements carry the client's join
+    /// descriptor: its member key as the machine id, the rest zero (NS "The join
+    /// descriptor").
+    fn matchmaking_request(&self, kind: Kind) -> Vec<u8> {
+        let advertises = matches!(kind, Kind::Advertise | Kind::AdvertiseRejoin);
+        let mut descriptor = self
+            .config
+            .scenario
+            .player
+            .member_key
+            .to_be_bytes()
+            .to_vec();
+        descriptor.resize(DESCRIPTOR_LEN, 0);
+        Request {
+            kind: Some(kind.field()),
+            advertisement: advertises.then_some(AdvertisementRequest {
+                existing_id: None,
+                record: Some(Record {
+                    descriptor: Some(DescriptorMessage {
+                        bytes: Some(descriptor),
+                    }),
+                    variant_key: None,
+                }),
+            }),
+        }
+        .encode_to_vec()
+    }
+
+    /// Service 43: the reply of the kind asked, in its shape (MM-01); the configuration's
+    /// field 4 (MM-03); an advertisement's assignment and id (MM-06).
+    fn on_matchmaking(&mut self, idx: u64, body: &[u8]) {
+        let Some(kind) = self.matchmaking.0.pop_front() else {
+            return;
+        };
+        let reply = match matchmaking::Reply::decode(body) {
+            Ok(r) => r,
+            Err(e) => {
+                let reason = format!(
+                    "service 43 answers kind {} with a body that is not protobuf: {e}",
+                    kind.field()
+                );
+                return self.verdict.violate(Rule::Bap21, Some(idx), None, reason);
+            }
+        };
+        let shape = Kind::answered_by(&reply);
+        let fits = match kind {
+            Kind::DeleteAdvertisement | Kind::DeleteRejoin => shape.is_none(),
+            Kind::Locate => matches!(shape, None | Some(Kind::Locate)),
+            Kind::Configuration | Kind::Advertise => {
+                shape.is_none()
+                    || shape == Some(kind)
+                    || (kind == Kind::Advertise && shape == Some(Kind::AdvertiseRejoin))
+            }
+            _ => shape == Some(kind),
+        };
+        let (rule, reason) = if !fits {
+            (
+                Rule::Mm01,
+                format!(
+                    "service 43 answers kind {} ({kind:?}) in the shape of {shape:?}",
+                    kind.field()
+                ),
+            )
+        } else if kind == Kind::Configuration && reply.configuration.is_none() {
+            (
+                Rule::Mm03,
+                "the configuration reply has no field 4, the one thing the client needs"
+                    .to_string(),
+            )
+        } else if kind == Kind::Advertise
+            && (reply.assignment != Some(ASSIGNED)
+                || reply.advertisement.and_then(|a| a.id).unwrap_or(0) == 0)
+        {
+            (
+                Rule::Mm06,
+                format!(
+                    "the advertisement reply sets field 1 to {:?}, not 2, or assigns no non-zero id",
+                    reply.assignment
+                ),
+            )
+        } else {
+            return;
+        };
+        self.verdict.violate(rule, Some(idx), None, reason);
     }
 
     /// Service 12: family 4, rooted at the player's account.
@@ -65,6 +180,9 @@ impl ClientCore {
 
     /// The answer to lobby call `request`, read as its codec reads it.
     pub(crate) fn on_lobby_answer(&mut self, idx: u64, request: u16, body: &[u8]) {
+        if request == matchmaking::REQUEST {
+            return self.on_matchmaking(idx, body);
+        }
         match lobby_reply(request) {
             Some(Reply::AccountTranslation) => self.on_translation(idx, body),
             Some(Reply::Protobuf) => {

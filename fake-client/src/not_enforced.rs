@@ -45,6 +45,18 @@ const NO_SLOT: &str =
 /// and peer families' rules it does not reach yet.
 pub const NOT_ENFORCED: &[(Rule, &str)] = &[
     (
+        Rule::Mm02,
+        "the request's 2,624 bytes are the decoded body's size; on the wire it is protobuf, and the task id correlates the reply (BAP-05)",
+    ),
+    (
+        Rule::Mm04,
+        "the search results' fields are given in words only: no layout to check 50 results, a ping or the scores against",
+    ),
+    (
+        Rule::Mm05,
+        "the emulated client joins through the route, not a search result, so it never refuses a session id",
+    ),
+    (
         Rule::Qz04,
         "the store deletes what a full snapshot does not name, as the client does; what the host meant to keep cannot be seen",
     ),

@@ -136,6 +136,9 @@ pub const ENFORCED: &[Rule] = &[
     Rule::Qz03,
     Rule::Qz06,
     Rule::Qz08,
+    Rule::Mm01,
+    Rule::Mm03,
+    Rule::Mm06,
 ];
 
 /// True when the emulated client enforces `rule`.

@@ -45,6 +45,8 @@ pub struct HostCore {
     pub(crate) mission: Option<MissionStage>,
     /// The time of the call in progress: every entry point is given it.
     pub(crate) now: Instant,
+    /// The matchmaking advertisements (services 42 and 43).
+    pub(crate) advertisements: crate::matchmaking::Advertisements,
 }
 
 impl HostCore {
@@ -63,6 +65,7 @@ impl HostCore {
             transmits: VecDeque::new(),
             events: VecDeque::new(),
             mission: None,
+            advertisements: crate::matchmaking::Advertisements::default(),
         }
     }
 

@@ -495,6 +495,17 @@ faults! {
     /// QZ-08 (lobby calls): one push of a full account object and a 50,000-byte character
     /// object, past the 143,285 bytes that end the link.
     QueuezTooLarge => Qz08, script LobbyCalls;
+    /// MM-01 (lobby calls): the configuration request (kind 4) gets a search reply.
+    MatchmakingWrongShape => Mm01, script LobbyCalls;
+    /// MM-03 (lobby calls): the configuration request gets an empty reply, no field 4.
+    MatchmakingConfigurationEmpty => Mm03, script LobbyCalls;
+    /// MM-01 (lobby calls): the advertisement's delete (kind 3) gets a configuration
+    /// reply; its reply is empty.
+    MatchmakingDeleteAnswered => Mm01, script LobbyCalls;
+    /// MM-06 (lobby calls): the advertisement replies assign id 0.
+    MatchmakingZeroAdvertisementId => Mm06, script LobbyCalls;
+    /// MM-06 (lobby calls): the advertisement reply (kind 2) leaves out field 1's 2.
+    MatchmakingNotAssigned => Mm06, script LobbyCalls;
     /// SIGNON-01: the SignOn success leaves out field 1, the reserved bytes.
     SignOnReservedMissing => Signon01;
     /// SIGNON-01: the SignOn success leaves out field 4, the session token.

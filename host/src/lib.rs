@@ -26,6 +26,7 @@ mod link;
 pub mod lobby;
 pub mod lobby_http;
 mod lobby_services;
+mod matchmaking;
 pub mod member_state;
 mod membership;
 mod messages;

@@ -33,6 +33,9 @@ pub enum Dropped {
     /// A service the host has no handler for.
     #[error("service {0} has no handler")]
     NoHandler(u16),
+    /// Service 42 that does not decode or names no kind: answered with the empty reply.
+    #[error("service 42: {0}")]
+    Matchmaking(String),
     /// Service 23 that does not decode: answered with the empty list (facts 2.2).
     #[error("service 23: {0}")]
     Translation(TranslationError),

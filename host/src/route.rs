@@ -12,6 +12,7 @@ use crate::reason::Dropped;
 use rand_core::RngCore;
 use vex_wire::activity::selection::SelectionRequest;
 use vex_wire::bap::header::{FrameType, InnerHeader};
+use vex_wire::bap::matchmaking;
 use vex_wire::bap::secure::{ChannelSecrets, Role, SecureChannel, seal_hello};
 use vex_wire::bap::services::{
     CHANNEL_START, ECHO, HELLO, HELLO_RESPONSE, HOST_LOOKUP, HOST_LOOKUP_RESPONSE, HOST_REQUEST,
@@ -37,6 +38,7 @@ impl HostCore {
             HOST_REQUEST => self.host_request(now, link, reply_type, header, body),
             // BAP-15: the echo's answer is empty; the client reads nothing from it
             ECHO => self.reply(link, reply_type, header, Vec::new()),
+            matchmaking::REQUEST => self.matchmaking(link, reply_type, header, body),
             service => match lobby_reply(service) {
                 Some(reply) => self.lobby_service(link, reply_type, header, reply, body),
                 None => self.drop_input(link, Dropped::NoHandler(service)),

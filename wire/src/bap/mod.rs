@@ -4,6 +4,7 @@
 pub mod account_translation;
 pub mod deframer;
 pub mod header;
+pub mod matchmaking;
 pub mod queuez;
 pub mod secure;
 pub mod services;

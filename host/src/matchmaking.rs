@@ -1,0 +1,132 @@
+//! Matchmaking, services 42 and 43 (NS "Matchmaking, services 42 and 43"; the reply
+//! shapes are facts from Sunrise, see `vex_wire::bap::matchmaking`): every kind gets the
+//! reply of its own shape (MM-01). Advertisements are kept host-wide, each under an id
+//! that is never 0 and never reused (MM-05, MM-06), so a client can locate (kind 7) the
+//! session another one advertised; a request that does not decode gets the empty reply,
+//! as Sunrise answers it, so the client's ring moves (BAP-06).
+
+use crate::core::{HostCore, LinkId};
+use crate::fault::Fault;
+use crate::reason::Dropped;
+use prost::Message;
+use std::collections::BTreeMap;
+use vex_wire::bap::header::{FrameType, InnerHeader};
+use vex_wire::bap::matchmaking::{
+    ASSIGNED, AdvertisementId, DESCRIPTOR_LEN, DescriptorMessage, Kind, Located, Reply, Request,
+};
+
+/// The advertisements the host holds: by id, the link that made it and its descriptor.
+#[derive(Debug, Default)]
+pub(crate) struct Advertisements {
+    by_id: BTreeMap<u64, (LinkId, Vec<u8>)>,
+    last_id: u64,
+}
+
+impl Advertisements {
+    /// Keeps `descriptor` for `link` under `existing` when the link holds that id, else a
+    /// new id; the id.
+    fn advertise(&mut self, link: LinkId, existing: Option<u64>, descriptor: Vec<u8>) -> u64 {
+        let held = existing.filter(|id| self.by_id.get(id).is_some_and(|(l, _)| *l == link));
+        let id = held.unwrap_or_else(|| {
+            self.last_id += 1;
+            self.last_id
+        });
+        self.by_id.insert(id, (link, descriptor));
+        id
+    }
+
+    /// Drops `link`'s advertisements.
+    fn delete(&mut self, link: LinkId) {
+        self.by_id.retain(|_, (l, _)| *l != link);
+    }
+
+    /// The latest advertisement with a whole descriptor.
+    fn latest(&self) -> Option<(u64, &[u8])> {
+        self.by_id
+            .iter()
+            .rev()
+            .find(|(_, (_, d))| d.len() == DESCRIPTOR_LEN)
+            .map(|(id, (_, d))| (*id, d.as_slice()))
+    }
+}
+
+impl HostCore {
+    /// Service 42: the reply of the request's kind.
+    pub(crate) fn matchmaking(
+        &mut self,
+        link: LinkId,
+        reply_type: FrameType,
+        header: InnerHeader,
+        body: &[u8],
+    ) {
+        let request = Request::decode(body);
+        let kind = request
+            .as_ref()
+            .ok()
+            .and_then(|r| r.kind)
+            .and_then(Kind::from_field);
+        let reply = match (request, kind) {
+            (Ok(r), Some(kind)) => self.matchmaking_reply(link, kind, &r),
+            (request, _) => {
+                let why = match request {
+                    Err(e) => e.to_string(),
+                    Ok(r) => format!("field 2 names no kind: {:?}", r.kind),
+                };
+                self.drop_input(link, Dropped::Matchmaking(why));
+                Reply::default()
+            }
+        };
+        self.reply(link, reply_type, header, reply.encode_to_vec());
+    }
+
+    fn matchmaking_reply(&mut self, link: LinkId, kind: Kind, request: &Request) -> Reply {
+        let faults = &self.config.faults;
+        let mut reply = Reply::default();
+        match kind {
+            Kind::Search => reply.search = Some(Vec::new()),
+            Kind::Configuration if faults.has(Fault::MatchmakingConfigurationEmpty) => {}
+            Kind::Configuration if faults.has(Fault::MatchmakingWrongShape) => {
+                reply.search = Some(Vec::new());
+            }
+            Kind::Configuration => reply.configuration = Some(Vec::new()),
+            Kind::LiveStats => reply.live_stats = Some(Vec::new()),
+            Kind::DeleteAdvertisement if faults.has(Fault::MatchmakingDeleteAnswered) => {
+                reply.configuration = Some(Vec::new());
+            }
+            Kind::DeleteAdvertisement | Kind::DeleteRejoin => self.advertisements.delete(link),
+            Kind::Advertise | Kind::AdvertiseRejoin => {
+                let ad = request.advertisement.clone().unwrap_or_default();
+                let descriptor = ad
+                    .record
+                    .and_then(|r| r.descriptor)
+                    .and_then(|d| d.bytes)
+                    .unwrap_or_default();
+                let id = self.advertisements.advertise(
+                    link,
+                    ad.existing_id.filter(|i| *i != 0),
+                    descriptor,
+                );
+                let zero = self
+                    .config
+                    .faults
+                    .has(Fault::MatchmakingZeroAdvertisementId);
+                reply.advertisement = Some(AdvertisementId {
+                    id: Some(if zero { 0 } else { id }),
+                });
+                let unassigned = self.config.faults.has(Fault::MatchmakingNotAssigned);
+                if kind == Kind::Advertise && !unassigned {
+                    reply.assignment = Some(ASSIGNED);
+                }
+            }
+            Kind::Locate => {
+                reply.located = self.advertisements.latest().map(|(id, d)| Located {
+                    id: Some(id),
+                    descriptor: Some(DescriptorMessage {
+                        bytes: Some(d.to_vec()),
+                    }),
+                });
+            }
+        }
+        reply
+    }
+}
