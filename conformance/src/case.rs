@@ -166,6 +166,9 @@ pub enum ClientScript {
     /// Calls every lobby service of the registry after the lobby hello (BAP-06, BAP-11,
     /// BAP-21, BAP-22), then takes the route.
     LobbyCalls,
+    /// Member 1 advertises its session with matchmaking; the others find it with a locate
+    /// and join it (NS "Matchmaking, services 42 and 43").
+    MatchmakingJoin,
 }
 
 /// When a scripted client acts: after its first roster.
@@ -211,6 +214,8 @@ impl ClientScript {
         match self {
             Self::Stay => {}
             Self::LobbyCalls => client.script.lobby_calls = true,
+            Self::MatchmakingJoin if m == 0 => client.script.advertise = true,
+            Self::MatchmakingJoin => client.script.locate = true,
             Self::LastLeaves if m + 1 == members => {
                 client.script.leave_after_ms = Some(SCRIPT_AFTER_MS);
             }
@@ -254,6 +259,9 @@ impl ClientScript {
 pub enum Expectation {
     /// In the activity (E, G and M), a roster applied, no violation, still running.
     CleanJoin,
+    /// A clean join, every member in the same activity: the ones that found it on their
+    /// own (with matchmaking) joined the one member 1 is in.
+    CleanJoinTogether,
     /// A violation of `rule` is reported, and no rule outside `rule` and `also` (the
     /// breaches the first one leads to) is.
     Caught {
@@ -325,6 +333,20 @@ impl Expectation {
                             run.status, run.rosters_applied, counted, run.outcome
                         ),
                     }
+                }
+            }
+            Expectation::CleanJoinTogether => {
+                let sessions: std::collections::BTreeSet<_> = run.sessions.iter().collect();
+                match Expectation::CleanJoin.judge(run, strict, rules) {
+                    Verdict::Pass if sessions.len() > 1 => Verdict::Fail {
+                        expected: "every member in member 1's activity".into(),
+                        actual: format!(
+                            "the members joined {} activities: {:?}",
+                            sessions.len(),
+                            run.sessions
+                        ),
+                    },
+                    other => other,
                 }
             }
             Expectation::Caught { rule, also } => {
@@ -418,6 +440,17 @@ pub fn catalog() -> Vec<Case> {
             script: ClientScript::LobbyCalls,
             members: 1,
             expect: Expectation::CleanJoin,
+        },
+        Case {
+            id: "activity.members.matchmaking".into(),
+            title: "member 1 advertises its activity with matchmaking; member 2 locates it and joins it: each in the other's member table"
+                .into(),
+            rules: vec![Rule::Mm01, Rule::Mm06, Rule::Member01, Rule::Member02],
+            host: HostUnderTest::Any,
+            run_for_ms: 5_000,
+            script: ClientScript::MatchmakingJoin,
+            members: 2,
+            expect: Expectation::CleanJoinTogether,
         },
         Case {
             id: "link.keepalive".into(),
@@ -632,6 +665,7 @@ mod tests {
             transcript: Default::default(),
             elapsed_ms: 0,
             member: Default::default(),
+            sessions: vec![Some(1)],
         };
         assert_eq!(
             Expectation::CleanJoin.judge(&run, false, &[]),
@@ -653,5 +687,30 @@ mod tests {
             Expectation::CleanJoin.judge(&run, false, &[]),
             Verdict::Fail { .. }
         ));
+    }
+
+    /// Members that found their activity on their own pass together only when it is
+    /// member 1's: a locate that found nothing leaves member 2 in an activity of its own.
+    #[test]
+    fn members_apart_fail_a_together_case() {
+        let mut run = RunReport::aborted(String::new(), vex_wire::time::Instant::from_millis(0));
+        run.outcome = Outcome::Running;
+        run.status = StatusLine {
+            e: true,
+            g: true,
+            m: true,
+        };
+        run.rosters_applied = 1;
+        run.sessions = vec![Some(1), Some(1)];
+        assert_eq!(
+            Expectation::CleanJoinTogether.judge(&run, true, &[]),
+            Verdict::Pass
+        );
+        run.sessions = vec![Some(1), Some(2)];
+        let Verdict::Fail { actual, .. } = Expectation::CleanJoinTogether.judge(&run, true, &[])
+        else {
+            panic!("members apart passed");
+        };
+        assert!(actual.contains("2 activities"), "{actual}");
     }
 }

@@ -23,6 +23,8 @@ pub struct MemberView {
     pub left: bool,
     /// It joined and is still in the activity, running, at the end.
     pub present: bool,
+    /// The activity session it joined.
+    pub session: Option<u64>,
 }
 
 impl MemberView {
@@ -49,15 +51,19 @@ pub fn check_activity(members: &[MemberView]) -> Vec<Violation> {
     found
 }
 
-/// SLOTS-04: every pair of members still in the activity holding a slot in common (a
-/// member that left holds nothing: the host frees its lease).
+/// SLOTS-04: every pair of members still in the same activity holding a slot in common
+/// (a member that left holds nothing: the host frees its lease).
 fn shared_slots(members: &[MemberView]) -> Vec<Violation> {
     let mut found = Vec::new();
     for (a, first) in members.iter().enumerate() {
         for (b, second) in members.iter().enumerate().skip(a + 1) {
-            let (Some(x), Some(y), false, false) =
-                (&first.lease, &second.lease, first.left, second.left)
-            else {
+            let (Some(x), Some(y), false, false, true) = (
+                &first.lease,
+                &second.lease,
+                first.left,
+                second.left,
+                first.session == second.session,
+            ) else {
                 continue;
             };
             let shared: Vec<usize> = (0..ENTITY_SLOTS)
@@ -198,6 +204,7 @@ mod tests {
                 .collect(),
             left: false,
             present: true,
+            session: Some(1),
         }
     }
 
@@ -287,8 +294,11 @@ mod tests {
         let mut b = member(2, &[]);
         a.lease = Some(EntitySlotMask::with_range(0..10));
         b.lease = Some(EntitySlotMask::with_range(9..20));
-        let found = check_activity(&[a, b]);
+        let found = check_activity(&[a.clone(), b.clone()]);
         assert_eq!(rules(&found), [Rule::Slots04]);
         assert!(found[0].reason.contains("(9 to 9)"));
+        // members of two activities each hold their own slots: nothing is shared
+        b.session = Some(2);
+        assert!(check_activity(&[a, b]).is_empty());
     }
 }

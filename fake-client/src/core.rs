@@ -87,6 +87,7 @@ impl ClientCore {
                 .unwrap_or_default(),
             left: activity.is_some_and(|a| a.leave.left()),
             present: activity.is_some_and(|a| !a.leave.left()) && self.verdict.running(),
+            session: self.session(),
         }
     }
 

@@ -46,6 +46,9 @@ const MATCHMAKING: [Kind; 8] = [
     Kind::DeleteAdvertisement,
 ];
 
+/// Where a join descriptor's join key starts (NS "The join descriptor": +94).
+const JOIN_KEY: usize = 94;
+
 /// The matchmaking requests not answered yet, oldest first: answers come in request
 /// order (BAP-16), so each service 43 answers the front one.
 #[derive(Debug, Clone, Default)]
@@ -68,26 +71,40 @@ impl ClientCore {
                 .send_request(now, LinkKind::Primary, service, &body);
         }
         for kind in MATCHMAKING {
-            let request = self.matchmaking_request(kind);
+            let request = self.matchmaking_request(kind, 0);
             self.links
                 .send_request(now, LinkKind::Primary, matchmaking::REQUEST, &request);
             self.matchmaking.0.push_back(kind);
         }
     }
 
+    /// Advertises `session` (`Script::advertise`), once service 7 named it.
+    pub(crate) fn advertise_session(&mut self, now: Instant, session: u64) {
+        let request = self.matchmaking_request(Kind::Advertise, session);
+        self.links
+            .send_request(now, LinkKind::Primary, matchmaking::REQUEST, &request);
+        self.matchmaking.0.push_back(Kind::Advertise);
+    }
+
+    /// Asks matchmaking for a session to join (`Script::locate`).
+    pub(crate) fn locate_session(&mut self, now: Instant) {
+        let request = self.matchmaking_request(Kind::Locate, 0);
+        self.links
+            .send_request(now, LinkKind::Primary, matchmaking::REQUEST, &request);
+        self.matchmaking.0.push_back(Kind::Locate);
+    }
+
     /// A service-42 body of `kind`; the advertisements carry the client's join
-    /// descriptor: its member key as the machine id, the rest zero (NS "The join
-    /// descriptor").
-    fn matchmaking_request(&self, kind: Kind) -> Vec<u8> {
+    /// descriptor (NS "The join descriptor"): its member key as the machine id (+0), the
+    /// activity `session` in the first 8 bytes of the join key (+94, Vex's own use of it:
+    /// the emulated clients join activities through the route, not a peer session), the
+    /// rest zero.
+    fn matchmaking_request(&self, kind: Kind, session: u64) -> Vec<u8> {
         let advertises = matches!(kind, Kind::Advertise | Kind::AdvertiseRejoin);
-        let mut descriptor = self
-            .config
-            .scenario
-            .player
-            .member_key
-            .to_be_bytes()
-            .to_vec();
+        let player = &self.config.scenario.player;
+        let mut descriptor = player.member_key.to_be_bytes().to_vec();
         descriptor.resize(DESCRIPTOR_LEN, 0);
+        descriptor[JOIN_KEY..JOIN_KEY + 8].copy_from_slice(&session.to_be_bytes());
         Request {
             kind: Some(kind.field()),
             advertisement: advertises.then_some(AdvertisementRequest {
@@ -101,6 +118,27 @@ impl ClientCore {
             }),
         }
         .encode_to_vec()
+    }
+
+    /// A locate's answer (`Script::locate`): the session its descriptor carries is the one
+    /// to join, unless the client was given one.
+    fn found(&mut self, reply: &matchmaking::Reply) {
+        let bytes = reply
+            .located
+            .as_ref()
+            .and_then(|l| l.descriptor.as_ref())
+            .and_then(|d| d.bytes.as_deref());
+        let session = bytes
+            .and_then(|b| b.get(JOIN_KEY..JOIN_KEY + 8))
+            .and_then(|k| k.try_into().ok())
+            .map(u64::from_be_bytes)
+            .filter(|s| *s != 0);
+        match session {
+            Some(s) => {
+                self.config.join_session.get_or_insert(s);
+            }
+            None => tracing::info!("matchmaking located no session: the client joins its own"),
+        }
     }
 
     /// Service 43: the reply of the kind asked, in its shape (MM-01); the configuration's
@@ -130,6 +168,9 @@ impl ClientCore {
             }
             _ => shape == Some(kind),
         };
+        if kind == Kind::Locate && self.config.script.locate {
+            self.found(&reply);
+        }
         let (rule, reason) = if !fits {
             (
                 Rule::Mm01,

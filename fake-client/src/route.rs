@@ -119,6 +119,9 @@ impl ClientCore {
                 if self.config.script.lobby_calls {
                     self.call_lobby(now);
                 }
+                if self.config.script.locate {
+                    self.locate_session(now);
+                }
                 let lookup = HostLookup {
                     host_id: self.config.scenario.activity_host_id,
                 };
@@ -206,6 +209,9 @@ impl ClientCore {
                 r.session_id
             );
             self.verdict.violate(Rule::Env09, Some(idx), None, reason);
+        }
+        if self.config.script.advertise {
+            self.advertise_session(now, r.session_id);
         }
         let target = self.config.join_session.unwrap_or(r.session_id);
         let public = target != r.session_id;

@@ -36,6 +36,12 @@ pub struct Script {
     /// Calls every lobby service of the registry on the lobby link, after its hello and
     /// before the host lookup (BAP-06, BAP-11, BAP-21, BAP-22).
     pub lobby_calls: bool,
+    /// Advertises its activity session with matchmaking once service 7 names it
+    /// (`lobby_calls`' kind 2, its join descriptor carrying the session).
+    pub advertise: bool,
+    /// Finds the session to join with a matchmaking locate (kind 7) after its lobby hello,
+    /// and joins the one found.
+    pub locate: bool,
 }
 
 const REFRESH: &str = "refresh-after";
@@ -50,13 +56,16 @@ const ABDICATE: &str = "abdicate-after";
 const INCIDENT: &str = "incident-after";
 /// The prefix of a probe's word: `probe-NAME=MS`.
 const PROBE: &str = "probe-";
-/// The word of the lobby calls, which have no time: they go with the lobby hello.
+/// The words with no time: the lobby calls and the locate go with the lobby hello, the
+/// advertisement with service 7.
 const LOBBY_CALLS: &str = "lobby-calls";
+const ADVERTISE: &str = "advertise";
+const LOCATE: &str = "locate";
 
 /// The text form: `refresh-after=MS request-slots-after=MS leave-after=MS
 /// identity-after=MS rejoin-after=MS move-region-after=MS start-activity-after=MS
-/// purge-after=MS abdicate-after=MS incident-after=MS probe-NAME=MS lobby-calls`, the set
-/// ones only; empty when there are none.
+/// purge-after=MS abdicate-after=MS incident-after=MS probe-NAME=MS lobby-calls advertise
+/// locate`, the set ones only; empty when there are none.
 impl fmt::Display for Script {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let words = [
@@ -79,6 +88,8 @@ impl fmt::Display for Script {
             .filter_map(|(name, ms)| ms.map(|ms| format!("{name}={ms}")))
             .chain(probe)
             .chain(self.lobby_calls.then(|| LOBBY_CALLS.to_string()))
+            .chain(self.advertise.then(|| ADVERTISE.to_string()))
+            .chain(self.locate.then(|| LOCATE.to_string()))
             .collect();
         f.write_str(&set.join(" "))
     }
@@ -89,8 +100,14 @@ impl Script {
     pub fn parse(text: &str) -> Result<Self, String> {
         let mut s = Script::default();
         for word in text.split_whitespace() {
-            if word == LOBBY_CALLS {
-                s.lobby_calls = true;
+            let flag = match word {
+                LOBBY_CALLS => Some(&mut s.lobby_calls),
+                ADVERTISE => Some(&mut s.advertise),
+                LOCATE => Some(&mut s.locate),
+                _ => None,
+            };
+            if let Some(flag) = flag {
+                *flag = true;
                 continue;
             }
             let (name, ms) = word
@@ -141,10 +158,12 @@ mod tests {
             incident_after_ms: None,
             probe: Some((Probe::ForeignSession, 7)),
             lobby_calls: true,
+            advertise: true,
+            locate: true,
         };
         assert_eq!(
             s.to_string(),
-            "refresh-after=1 leave-after=3000 identity-after=2 rejoin-after=4 move-region-after=5 purge-after=6 probe-foreign-session=7 lobby-calls"
+            "refresh-after=1 leave-after=3000 identity-after=2 rejoin-after=4 move-region-after=5 purge-after=6 probe-foreign-session=7 lobby-calls advertise locate"
         );
         assert_eq!(Script::parse(&s.to_string()), Ok(s));
         assert_eq!(Script::parse(""), Ok(Script::default()));

@@ -50,6 +50,8 @@ fuzz_target!(|ops: Vec<Op>| {
         incident_after_ms: Some(170),
         probe: None,
         lobby_calls: true,
+        advertise: true,
+        locate: true,
     };
     let mut client = ClientCore::new(config);
     let mut now = Instant::default();

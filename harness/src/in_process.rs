@@ -46,7 +46,8 @@ fn start(config: ClientConfig) -> (ClientCore, Transcript) {
 
 /// Runs the members of one activity against one host for `run_for_ms` of virtual time, one
 /// report each, in `members`' order. Member 1 starts at once; the others start when member
-/// 1 is in its activity, joining its session unless their configuration names another.
+/// 1 is in its activity, joining its session unless their configuration names another or
+/// they find one with matchmaking (`Script::locate`).
 pub fn run_members(
     host: HostConfig,
     members: Vec<ClientConfig>,
@@ -100,7 +101,9 @@ pub fn run_host(
             parts.first().and_then(|(c, _)| c.session()),
         ) {
             for mut config in waiting.drain(..) {
-                config.join_session.get_or_insert(session);
+                if !config.script.locate {
+                    config.join_session.get_or_insert(session);
+                }
                 parts.push(start(config));
             }
         }

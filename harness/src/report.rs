@@ -22,6 +22,8 @@ pub struct RunReport {
     pub elapsed_ms: u64,
     /// What the client knew of its activity's members at the end.
     pub member: MemberView,
+    /// The activity session each member joined, member 1's first.
+    pub sessions: Vec<Option<u64>>,
 }
 
 impl RunReport {
@@ -36,6 +38,7 @@ impl RunReport {
             transcript,
             elapsed_ms: end.millis(),
             member: client.member_view(),
+            sessions: vec![client.session()],
         }
     }
 
@@ -49,6 +52,7 @@ impl RunReport {
             transcript: Transcript::default(),
             elapsed_ms: end.millis(),
             member: MemberView::default(),
+            sessions: Vec::new(),
         }
     }
 
@@ -77,6 +81,7 @@ impl RunReport {
                 self.outcome = other.outcome;
             }
             self.rosters_applied = self.rosters_applied.min(other.rosters_applied);
+            self.sessions.extend(other.sessions);
             for mut line in other.transcript.lines {
                 line.member = member as u32;
                 self.transcript.push(line);

@@ -68,7 +68,9 @@ pub async fn run_members(members: Vec<ClientConfig>, run_for: Duration) -> Vec<R
     let mut others = Vec::new();
     if let Ok(session) = joined_rx.await {
         for mut config in members {
-            config.join_session.get_or_insert(session);
+            if !config.script.locate {
+                config.join_session.get_or_insert(session);
+            }
             others.push(tokio::spawn(drive(config, start, deadline, |_| {}, None)));
         }
     }

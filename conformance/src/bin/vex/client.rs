@@ -84,6 +84,13 @@ struct Script {
     /// (BAP-06, BAP-11, BAP-21, BAP-22).
     #[arg(long)]
     lobby_calls: bool,
+    /// Advertise the activity with matchmaking once service 7 names it.
+    #[arg(long)]
+    advertise: bool,
+    /// Find the activity to join with a matchmaking locate, and join it (a second client
+    /// joining the first one's activity).
+    #[arg(long)]
+    locate: bool,
 }
 
 /// `--probe`'s values: every probe's name, listed in the help.
@@ -108,6 +115,8 @@ impl Script {
             incident_after_ms: self.incident_after,
             probe: self.probe.map(|p| (p, self.probe_after)),
             lobby_calls: self.lobby_calls,
+            advertise: self.advertise,
+            locate: self.locate,
         }
     }
 }
