@@ -418,7 +418,7 @@ pub fn catalog() -> Vec<Case> {
         },
         Case {
             id: "lobby.services".into(),
-            title: "the client calls every lobby service of the registry: each gets one answer its codec reads, in order; every service-123 push is judged by its store; the route goes on"
+            title: "the client calls every lobby service of the registry, matchmaking and the web service (503, 206, 403): each gets one answer its codec reads, in order; every service-123 push is judged by its store; the route goes on"
                 .into(),
             rules: vec![
                 Rule::Bap06,
@@ -434,6 +434,9 @@ pub fn catalog() -> Vec<Case> {
                 Rule::Mm01,
                 Rule::Mm03,
                 Rule::Mm06,
+                Rule::Ws01,
+                Rule::Ws02,
+                Rule::Ws05,
             ],
             host: HostUnderTest::Any,
             run_for_ms: 5_000,

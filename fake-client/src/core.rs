@@ -36,6 +36,8 @@ pub struct ClientCore {
     pub(crate) store: crate::queuez::Store,
     /// The matchmaking requests not answered yet.
     pub(crate) matchmaking: crate::lobby_calls::Asked,
+    /// The web-service calls not answered yet.
+    pub(crate) web_service: crate::lobby_calls::WsAsked,
 }
 
 impl ClientCore {
@@ -52,6 +54,7 @@ impl ClientCore {
             received: VecDeque::new(),
             store: crate::queuez::Store::default(),
             matchmaking: crate::lobby_calls::Asked::default(),
+            web_service: crate::lobby_calls::WsAsked::default(),
         }
     }
 

@@ -16,6 +16,9 @@ use vex_wire::bap::matchmaking::{
 };
 use vex_wire::bap::queuez::{self, Subscription};
 use vex_wire::bap::services::{Reply, lobby_reply};
+use vex_wire::bap::web_service::{
+    self, EQUIP, NO_REVISION, SIGN_IN, SUBSCRIBE, Shape, Status, WsReply, WsRequest,
+};
 use vex_wire::lobby::signon::Unknown;
 use vex_wire::time::Instant;
 
@@ -49,10 +52,22 @@ const MATCHMAKING: [Kind; 8] = [
 /// Where a join descriptor's join key starts (NS "The join descriptor": +94).
 const JOIN_KEY: usize = 94;
 
+/// The web-service calls the client makes (service 10): the Investment sign-in (503), the
+/// family-4 subscription (206), and an equip (403) of an item instance the scenario does
+/// not hold, which a host answers with an error and nothing to wait for (WS-01).
+const WEB_SERVICE: [u16; 3] = [SIGN_IN, SUBSCRIBE, EQUIP];
+
+/// The item instance the equip names.
+const ITEM_INSTANCE: u64 = 1;
+
 /// The matchmaking requests not answered yet, oldest first: answers come in request
 /// order (BAP-16), so each service 43 answers the front one.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Asked(VecDeque<Kind>);
+
+/// The web-service calls not answered yet, oldest first: opcode and transaction id.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct WsAsked(VecDeque<(u16, u32)>);
 
 impl ClientCore {
     /// Sends every lobby call on the lobby link.
@@ -69,6 +84,28 @@ impl ClientCore {
             };
             self.links
                 .send_request(now, LinkKind::Primary, service, &body);
+        }
+        for (transaction, opcode) in (1..).zip(WEB_SERVICE) {
+            let payload = match opcode {
+                SUBSCRIBE => {
+                    let root = self.config.scenario.player.account_soid;
+                    web_service::subscribe_payload(queuez::ACCOUNT_FAMILY as u8, root)
+                }
+                EQUIP => web_service::equip_payload(ITEM_INSTANCE),
+                _ => Vec::new(),
+            };
+            let request = WsRequest {
+                opcode,
+                transaction,
+                payload,
+            };
+            self.links.send_request(
+                now,
+                LinkKind::Primary,
+                web_service::REQUEST,
+                &request.encode(),
+            );
+            self.web_service.0.push_back((opcode, transaction));
         }
         for kind in MATCHMAKING {
             let request = self.matchmaking_request(kind, 0);
@@ -118,6 +155,32 @@ impl ClientCore {
             }),
         }
         .encode_to_vec()
+    }
+
+    /// Service 11: the reply reads as its opcode's definition, echoing the opcode and the
+    /// transaction (WS-02); the sign-in and the subscription complete (WS-05); a reply
+    /// that does not complete names no revision (WS-01).
+    fn on_web_service(&mut self, idx: u64, body: &[u8]) {
+        let Some((opcode, transaction)) = self.web_service.0.pop_front() else {
+            return;
+        };
+        let found = match WsReply::decode(body, Shape::of(opcode)) {
+            Err(e) => Some((Rule::Ws02, format!("the reply to opcode {opcode}: {e}"))),
+            Ok(r) if (r.opcode, r.transaction) != (opcode, transaction) => Some((
+                Rule::Ws02,
+                format!(
+                    "opcode {} transaction {} answers opcode {opcode} transaction {transaction}: the client reads it with another descriptor",
+                    r.opcode, r.transaction
+                ),
+            )),
+            Ok(WsReply {
+                status: Some(s), ..
+            }) => status_breach(opcode, s),
+            Ok(_) => None,
+        };
+        if let Some((rule, reason)) = found {
+            self.verdict.violate(rule, Some(idx), None, reason);
+        }
     }
 
     /// A locate's answer (`Script::locate`): the session its descriptor carries is the one
@@ -224,6 +287,9 @@ impl ClientCore {
         if request == matchmaking::REQUEST {
             return self.on_matchmaking(idx, body);
         }
+        if request == web_service::REQUEST {
+            return self.on_web_service(idx, body);
+        }
         match lobby_reply(request) {
             Some(Reply::AccountTranslation) => self.on_translation(idx, body),
             Some(Reply::Protobuf) => {
@@ -260,5 +326,77 @@ impl ClientCore {
             }
         };
         self.verdict.violate(rule, Some(idx), None, reason);
+    }
+}
+
+/// What a web-service status breaks, if anything: a call that must complete and did not
+/// (WS-05: 0 and 7 complete, 16 is a soft rejection, anything else an error), or a reply
+/// that does not complete naming a revision to wait for (WS-01).
+fn status_breach(opcode: u16, s: Status) -> Option<(Rule, String)> {
+    let completes = matches!(s.code, 0 | 7);
+    if !completes && s.value != NO_REVISION {
+        let reason = format!(
+            "opcode {opcode} answers status {} with revision {} (not -1): the client parks the failed operation until its family-4 objects reach it",
+            s.code, s.value
+        );
+        return Some((Rule::Ws01, reason));
+    }
+    if !completes && opcode != EQUIP {
+        let kind = if s.code == 16 {
+            "a soft rejection"
+        } else {
+            "an error"
+        };
+        let reason = format!("opcode {opcode} answers status {}: {kind}", s.code);
+        return Some((Rule::Ws05, reason));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn status(code: i32, value: i32) -> Status {
+        Status {
+            code,
+            value,
+            flag: false,
+        }
+    }
+
+    #[test]
+    fn statuses_complete_reject_or_fail_and_only_completions_name_revisions() {
+        let rule = |opcode, code, value| status_breach(opcode, status(code, value)).map(|b| b.0);
+        for code in [0, 7] {
+            assert_eq!(rule(SUBSCRIBE, code, NO_REVISION), None, "{code} completes");
+            assert_eq!(
+                rule(EQUIP, code, 12),
+                None,
+                "a completion may name a revision"
+            );
+        }
+        for code in [1, 6, 8, 16, 30] {
+            assert_eq!(
+                rule(SUBSCRIBE, code, NO_REVISION),
+                Some(Rule::Ws05),
+                "{code}"
+            );
+            assert_eq!(
+                rule(EQUIP, code, NO_REVISION),
+                None,
+                "the equip is meant to fail"
+            );
+            assert_eq!(
+                rule(EQUIP, code, 0),
+                Some(Rule::Ws01),
+                "{code} with a revision"
+            );
+            assert_eq!(
+                rule(EQUIP, code, i32::MIN),
+                Some(Rule::Ws01),
+                "a zero on the wire"
+            );
+        }
     }
 }

@@ -45,6 +45,18 @@ const NO_SLOT: &str =
 /// and peer families' rules it does not reach yet.
 pub const NOT_ENFORCED: &[(Rule, &str)] = &[
     (
+        Rule::Ws03,
+        "the 115 descriptors' opcodes are not all known: which opcode the client sends is the client's side",
+    ),
+    (
+        Rule::Ws04,
+        "the emulated client makes no socket or plug action; its equip names only an item instance",
+    ),
+    (
+        Rule::Ws06,
+        "replies 1103, 2200 and 2300 answer calls the emulated client does not make",
+    ),
+    (
         Rule::Mm02,
         "the request's 2,624 bytes are the decoded body's size; on the wire it is protobuf, and the task id correlates the reply (BAP-05)",
     ),

@@ -15,12 +15,12 @@ use vex_wire::activity::ids;
 use vex_wire::activity::join::JoinRequest;
 use vex_wire::activity::selection::SelectionRequest;
 use vex_wire::bap::header::{InnerHeader, STATUS_OK};
-use vex_wire::bap::matchmaking;
 use vex_wire::bap::secure::{Role, SecureChannel, open_hello};
 use vex_wire::bap::services::{
     CHANNEL_START, ECHO, HELLO, HOST_LOOKUP, HOST_REQUEST, HostLookup, HostLookupResponse,
     HostResponse, lobby_reply, response_for,
 };
+use vex_wire::bap::{matchmaking, web_service};
 use vex_wire::bits::BitError;
 use vex_wire::time::Instant;
 
@@ -95,7 +95,11 @@ impl ClientCore {
                 );
                 self.verdict.violate(Rule::Bap15, Some(idx), None, reason);
             }
-            lobby if lobby == matchmaking::REQUEST || lobby_reply(lobby).is_some() => {
+            lobby
+                if lobby == matchmaking::REQUEST
+                    || lobby == web_service::REQUEST
+                    || lobby_reply(lobby).is_some() =>
+            {
                 self.on_lobby_answer(idx, lobby, body)
             }
             _ => {} // a 128-byte 31 and an empty 251: the client reads nothing more

@@ -139,6 +139,9 @@ pub const ENFORCED: &[Rule] = &[
     Rule::Mm01,
     Rule::Mm03,
     Rule::Mm06,
+    Rule::Ws01,
+    Rule::Ws02,
+    Rule::Ws05,
 ];
 
 /// True when the emulated client enforces `rule`.

@@ -1,7 +1,8 @@
 #![no_main]
 //! The lobby's decoders and both sides' judges on arbitrary bytes: the host's SignOn
 //! (request in), the client's SignOn judge and manifest check (answers in), the account
-//! id translation, the family subscription and the service-123 update. None may panic.
+//! id translation, the family subscription, the service-123 update, the web-service
+//! envelope and replies. None may panic.
 
 use getrandom::SysRng;
 use libfuzzer_sys::fuzz_target;
@@ -12,6 +13,7 @@ use vex_host::signon::SignOnService;
 use vex_wire::bap::account_translation::{TranslationRequest, TranslationResponse};
 use vex_wire::bap::queuez::{Subscription, Update};
 use vex_wire::bap::secure::SignOnKeys;
+use vex_wire::bap::web_service::{Shape, WsReply, WsRequest, read_subscribe};
 use vex_wire::lobby::manifest;
 use vex_wire::scenario_lobby::Lobby;
 
@@ -32,4 +34,14 @@ fuzz_target!(|data: &[u8]| {
     let _ = TranslationResponse::decode(data);
     let _ = Subscription::decode(data);
     let _ = Update::decode(data);
+    let _ = WsRequest::decode(data);
+    for shape in [
+        Shape::StatusOnly,
+        Shape::StatusPair,
+        Shape::StatusPairBool,
+        Shape::Generic,
+    ] {
+        let _ = WsReply::decode(data, shape);
+    }
+    let _ = read_subscribe(data);
 });

@@ -495,6 +495,14 @@ faults! {
     /// QZ-08 (lobby calls): one push of a full account object and a 50,000-byte character
     /// object, past the 143,285 bytes that end the link.
     QueuezTooLarge => Qz08, script LobbyCalls;
+    /// WS-02 (lobby calls): web-service replies carry another opcode than their request's.
+    WsOpcodeNotEchoed => Ws02, script LobbyCalls;
+    /// WS-05 (lobby calls): the family subscription (opcode 206) answers status 2, an
+    /// error.
+    WsSubscribeError => Ws05, script LobbyCalls;
+    /// WS-01 (lobby calls): the equip's error reply (opcode 403) names revision 0 on the
+    /// wire, a revision request, where it must send -1.
+    WsErrorWithRevision => Ws01, script LobbyCalls;
     /// MM-01 (lobby calls): the configuration request (kind 4) gets a search reply.
     MatchmakingWrongShape => Mm01, script LobbyCalls;
     /// MM-03 (lobby calls): the configuration request gets an empty reply, no field 4.

@@ -44,6 +44,7 @@ pub mod sense;
 pub mod server;
 pub mod signon;
 mod timer;
+mod web_service;
 pub mod world;
 
 pub use crate::core::{HostCore, LinkId};

@@ -9,7 +9,7 @@ use crate::fault::Fault;
 use crate::reason::Dropped;
 use vex_wire::bap::account_translation::{TranslationRequest, TranslationResponse};
 use vex_wire::bap::header::{FrameType, InnerHeader};
-use vex_wire::bap::queuez::SUBSCRIBE;
+use vex_wire::bap::queuez::{SUBSCRIBE, Subscription};
 use vex_wire::bap::services::Reply;
 
 impl HostCore {
@@ -31,8 +31,9 @@ impl HostCore {
             Reply::AccountTranslation => self.translation(link, body),
         };
         self.reply(link, reply_type, header, answer);
-        if header.service == SUBSCRIBE {
-            self.push_family(link, body);
+        // a body that names no family is answered, and nothing is pushed
+        if let (SUBSCRIBE, Some(sub)) = (header.service, Subscription::decode(body)) {
+            self.push_family(link, sub);
         }
     }
 

@@ -16,11 +16,9 @@ use vex_wire::bap::queuez::{
 const CHARACTER_PAYLOAD: usize = 64;
 
 impl HostCore {
-    /// After answering service 12: the subscribed family's snapshot on service 123.
-    pub(crate) fn push_family(&mut self, link: LinkId, body: &[u8]) {
-        let Some(sub) = Subscription::decode(body) else {
-            return; // answered; nothing to push for a body that names no family
-        };
+    /// After answering a subscription (service 12, or web-service opcode 206): the
+    /// subscribed family's snapshot on service 123.
+    pub(crate) fn push_family(&mut self, link: LinkId, sub: Subscription) {
         let Some(l) = self.links.get_mut(&link) else {
             return;
         };

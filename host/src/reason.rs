@@ -11,6 +11,7 @@ use vex_wire::bap::deframer::DeframeError;
 use vex_wire::bap::header::HeaderError;
 use vex_wire::bap::secure::OpenError;
 use vex_wire::bap::services::FixedBodyError;
+use vex_wire::bap::web_service::WsError;
 use vex_wire::bits::BitError;
 use vex_wire::schema::SchemaError;
 
@@ -33,6 +34,9 @@ pub enum Dropped {
     /// A service the host has no handler for.
     #[error("service {0} has no handler")]
     NoHandler(u16),
+    /// A web-service request shorter than its header: answered with an empty reply.
+    #[error("service 10: {0}")]
+    WebService(WsError),
     /// Service 42 that does not decode or names no kind: answered with the empty reply.
     #[error("service 42: {0}")]
     Matchmaking(String),

@@ -12,12 +12,12 @@ use crate::reason::Dropped;
 use rand_core::RngCore;
 use vex_wire::activity::selection::SelectionRequest;
 use vex_wire::bap::header::{FrameType, InnerHeader};
-use vex_wire::bap::matchmaking;
 use vex_wire::bap::secure::{ChannelSecrets, Role, SecureChannel, seal_hello};
 use vex_wire::bap::services::{
     CHANNEL_START, ECHO, HELLO, HELLO_RESPONSE, HOST_LOOKUP, HOST_LOOKUP_RESPONSE, HOST_REQUEST,
     HOST_RESPONSE, HostLookup, HostLookupResponse, HostResponse, lobby_reply, response_for,
 };
+use vex_wire::bap::{matchmaking, web_service};
 use vex_wire::time::Instant;
 
 impl HostCore {
@@ -39,6 +39,9 @@ impl HostCore {
             // BAP-15: the echo's answer is empty; the client reads nothing from it
             ECHO => self.reply(link, reply_type, header, Vec::new()),
             matchmaking::REQUEST => self.matchmaking(link, reply_type, header, body),
+            web_service::REQUEST | web_service::SERVER_REQUEST => {
+                self.web_service(link, reply_type, header, body)
+            }
             service => match lobby_reply(service) {
                 Some(reply) => self.lobby_service(link, reply_type, header, reply, body),
                 None => self.drop_input(link, Dropped::NoHandler(service)),

@@ -8,3 +8,4 @@ pub mod matchmaking;
 pub mod queuez;
 pub mod secure;
 pub mod services;
+pub mod web_service;

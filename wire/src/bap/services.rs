@@ -57,7 +57,7 @@ pub const RESPONSE_IDS: [u16; 24] = [
 ];
 
 /// The response id for a request id the host answers, if it answers it: the route's own
-/// services, matchmaking, and every lobby service of [`lobby_reply`].
+/// services, matchmaking, the web service, and every lobby service of [`lobby_reply`].
 pub fn response_for(request: u16) -> Option<u16> {
     match request {
         HOST_REQUEST => Some(HOST_RESPONSE),
@@ -66,6 +66,8 @@ pub fn response_for(request: u16) -> Option<u16> {
         CHANNEL_START => Some(CHANNEL_START_RESPONSE),
         ECHO => Some(ECHO_RESPONSE),
         crate::bap::matchmaking::REQUEST => Some(crate::bap::matchmaking::REPLY),
+        crate::bap::web_service::REQUEST => Some(crate::bap::web_service::REPLY),
+        crate::bap::web_service::SERVER_REQUEST => Some(crate::bap::web_service::SERVER_REPLY),
         r if lobby_reply(r).is_some() => Some(r + 1),
         _ => None,
     }

@@ -1,0 +1,70 @@
+//! Web-service RPC, services 10/11 and 110/112 (NS "Web-service RPC, services 10 and 11",
+//! "The reply's version barrier"): every request gets its reply, the opcode and the
+//! transaction echoed, in the shape its opcode's definition has (`vex_wire::bap::
+//! web_service::Shape`). Nothing the host holds changes through it yet, so no reply names
+//! a revision (WS-01: -1); the sign-in completes, a family subscription (206) completes and
+//! is followed by the family's snapshot, and an equip (403) of an item the host does not
+//! hold is an error.
+
+use crate::core::{HostCore, LinkId};
+use crate::fault::Fault;
+use crate::reason::Dropped;
+use vex_wire::bap::header::{FrameType, InnerHeader};
+use vex_wire::bap::queuez::Subscription;
+use vex_wire::bap::web_service::{
+    EQUIP, SUBSCRIBE, Shape, Status, WsReply, WsRequest, read_subscribe,
+};
+
+/// The status of an equip of an item the host does not hold: an error.
+const NO_SUCH_ITEM: i32 = 1;
+
+impl HostCore {
+    /// Service 10 or 110: the reply of the opcode's shape.
+    pub(crate) fn web_service(
+        &mut self,
+        link: LinkId,
+        reply_type: FrameType,
+        header: InnerHeader,
+        body: &[u8],
+    ) {
+        let request = match WsRequest::decode(body) {
+            Ok(r) => r,
+            Err(e) => {
+                // answered all the same, empty, so the client's ring moves (BAP-06)
+                self.drop_input(link, Dropped::WebService(e));
+                return self.reply(link, reply_type, header, Vec::new());
+            }
+        };
+        let faults = &self.config.faults;
+        let mut status = match request.opcode {
+            EQUIP => Status {
+                code: NO_SUCH_ITEM,
+                ..Status::DONE
+            },
+            _ => Status::DONE,
+        };
+        if request.opcode == SUBSCRIBE && faults.has(Fault::WsSubscribeError) {
+            status.code = 2;
+        }
+        if request.opcode == EQUIP && faults.has(Fault::WsErrorWithRevision) {
+            status.value = i32::MIN; // a zero on the wire: a revision request
+        }
+        let opcode = if faults.has(Fault::WsOpcodeNotEchoed) {
+            request.opcode ^ 1
+        } else {
+            request.opcode
+        };
+        let reply = WsReply {
+            opcode,
+            transaction: request.transaction,
+            status: Some(status),
+        };
+        let bytes = reply.encode(Shape::of(request.opcode));
+        self.reply(link, reply_type, header, bytes);
+        if let (SUBSCRIBE, Some((family, root))) =
+            (request.opcode, read_subscribe(&request.payload))
+        {
+            self.push_family(link, Subscription { family, root });
+        }
+    }
+}
