@@ -1,4 +1,4 @@
-//! The HTML report in a real headless browser (Debian's Chromium, which `ci/browser`
+//! The HTML report in a real headless browser (Debian's Chromium, which `ci/tools`
 //! installs): the page of a run against a host that breaks JOIN-01 loads without a script
 //! error, and the failing case's violations are on screen, on the frame that caused them.
 
@@ -45,7 +45,7 @@ fn the_report_loads_and_shows_a_failing_case_violation() {
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg(format!("file://{}", page.display()))
         .output()
-        .expect("Chromium runs: `bash ci/browser` installs it");
+        .expect("Chromium runs: `bash ci/tools` installs it");
     let dom = String::from_utf8_lossy(&dom.stdout);
     let body = dom
         .split("<body")

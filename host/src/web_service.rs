@@ -59,7 +59,14 @@ impl HostCore {
             transaction: request.transaction,
             status: Some(status),
         };
-        let bytes = reply.encode(Shape::of(request.opcode));
+        let shape = Shape::of(request.opcode);
+        if shape == Shape::Generic {
+            tracing::warn!(
+                opcode = request.opcode,
+                "a web-service opcode with no known definition: answered with the header alone"
+            );
+        }
+        let bytes = reply.encode(shape);
         self.reply(link, reply_type, header, bytes);
         if let (SUBSCRIBE, Some((family, root))) =
             (request.opcode, read_subscribe(&request.payload))
