@@ -4,11 +4,11 @@
 //! old script running, and the command link (issue 8).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{VEX, scratch, stdout, vex};
+use common::{Host, VEX, scratch, stdout, vex};
 
 fn shipped(name: &str) -> String {
     format!("{}/../missions/{name}", env!("CARGO_MANIFEST_DIR"))
@@ -71,16 +71,6 @@ fn the_command_link_listens_on_this_machine_only() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("this machine only"));
-}
-
-/// Kills the host when the test ends, passed or not.
-struct Host(Child);
-
-impl Drop for Host {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 /// Asks `command` over the link at `link` until `wanted` holds of the answer, for up to

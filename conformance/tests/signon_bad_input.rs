@@ -5,21 +5,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code
 mod common;
-use common::{VEX, scratch};
+use common::{Host, VEX, scratch};
 use std::io::{BufRead, BufReader, Read};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-/// Kills the host when the test ends, passed or not.
-struct Host(Child);
-
-impl Drop for Host {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 /// `curl -k` the endpoint: the HTTP status and the body.
 fn curl(args: &[&str]) -> (String, String) {

@@ -4,20 +4,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code
 mod common;
-use common::{VEX, scratch, stderr, stdout, vex};
+use common::{Host, VEX, scratch, stderr, stdout, vex};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-
-/// Kills the host when the test ends, passed or not.
-struct Host(Child);
-
-impl Drop for Host {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+use std::process::{Command, Stdio};
 
 /// `vex host` with SignOn at `signon`, BAP at `listen`; the certificate's fingerprint
 /// from its output once it serves.

@@ -2,7 +2,7 @@
 //! and a scratch folder per test.
 
 #![allow(clippy::expect_used, dead_code)] // test code; each test file uses part of it
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output};
 
 /// The `vex` binary the tests run.
 pub const VEX: &str = env!("CARGO_BIN_EXE_vex");
@@ -31,4 +31,14 @@ pub fn scratch(name: &str) -> std::path::PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("a scratch folder");
     dir
+}
+
+/// A process the test started (a `vex host`), killed when the test ends, passed or not.
+pub struct Host(pub Child);
+
+impl Drop for Host {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }
