@@ -59,6 +59,7 @@ fn a_client_signs_on_verifies_the_manifest_and_joins() {
         text.contains("signed on after 1 answer(s); BAP server 127.0.0.1:30994"),
         "{text}"
     );
+    // SignOn, the manifest, the lobby calls, the route: no violation on the way
     assert!(text.contains("still in the activity"), "{text}");
     assert!(!text.contains("VIOLATION"), "{text}");
 

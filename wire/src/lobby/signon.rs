@@ -392,6 +392,45 @@ pub struct Unknown {}
 mod tests {
     use super::*;
 
+    /// The arms and the features sit at the field numbers [`layout`] names.
+    #[test]
+    fn the_layout_is_what_goes_on_the_wire() {
+        let tag = |field: u32| ((field << 3) | 2) as u8; // length-delimited
+        let arms = [
+            (
+                layout::QUEUED,
+                SignOnResponse {
+                    queued: Some(Queued::default()),
+                    ..Default::default()
+                },
+            ),
+            (
+                layout::ERROR,
+                SignOnResponse {
+                    error: Some(SignOnError::default()),
+                    ..Default::default()
+                },
+            ),
+            (
+                layout::THROTTLED,
+                SignOnResponse {
+                    throttled: Some(Throttled::default()),
+                    ..Default::default()
+                },
+            ),
+            (
+                layout::FEATURES,
+                SignOnResponse {
+                    features: vec!["f".into()],
+                    ..Default::default()
+                },
+            ),
+        ];
+        for (field, response) in arms {
+            assert_eq!(encode(&response)[0], tag(field), "field {field}");
+        }
+    }
+
     /// Facts 1.2: the hello Sunrise expects is `0A 20 <32-byte token> 10 01`.
     #[test]
     fn the_hello_has_sunrises_shape() {

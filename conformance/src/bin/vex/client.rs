@@ -194,6 +194,8 @@ async fn sign_on(
     config.signon = grant.keys;
     config.token = grant.token;
     config.target = grant.bap;
+    // signed on as the real client does, it makes the lobby calls before the route
+    config.script.lobby_calls = true;
     Ok(Ok(run.violations.len()))
 }
 

@@ -9,7 +9,8 @@ use vex_harness::signon::SignOnTarget;
 #[derive(clap::Args)]
 pub struct SignOnArgs {
     /// Sign on here first (`https://HOST:PORT`): the answer keys the hello and names the
-    /// BAP server, and the manifest is verified when `--manifest-public-key` is given.
+    /// BAP server, and the manifest is verified when `--manifest-public-key` is given;
+    /// `vex client` then makes the lobby calls (`--lobby-calls`) before the route.
     #[arg(long, value_name = "URL")]
     pub signon: Option<String>,
     /// The SignOn certificate's SHA-256 fingerprint to pin (`vex host --signon` prints
