@@ -507,8 +507,8 @@ faults! {
     MatchmakingWrongShape => Mm01, script LobbyCalls;
     /// MM-03 (lobby calls): the configuration request gets an empty reply, no field 4.
     MatchmakingConfigurationEmpty => Mm03, script LobbyCalls;
-    /// MM-01 (lobby calls): the advertisement's delete (kind 3) gets a configuration
-    /// reply; its reply is empty.
+    /// MM-01 (lobby calls): the deletes (kinds 3 and 6), whose replies are empty, get a
+    /// configuration reply.
     MatchmakingDeleteAnswered => Mm01, script LobbyCalls;
     /// MM-06 (lobby calls): the advertisement replies assign id 0.
     MatchmakingZeroAdvertisementId => Mm06, script LobbyCalls;

@@ -3,7 +3,10 @@
 
 use crate::activity::GRANTABLE;
 use crate::fault::{Fault, FaultPlan};
+use crate::fault_lobby;
+use crate::fault_queuez;
 use crate::fault_roster;
+use crate::fault_signon;
 use crate::incident_faults::faulty_incident;
 use crate::outbound::{Delivery, Injected, Moment, Outbound};
 use crate::roster;
@@ -19,11 +22,13 @@ use vex_wire::activity::selection::SERVICE6_LEN;
 use vex_wire::activity::sensor_auth::BODY_BUDGET;
 use vex_wire::activity::small::EntitySlotMask;
 use vex_wire::bap::header::{FrameType, InnerHeader, MAGIC, OUTER_HEADER_LEN, outer_frame};
+use vex_wire::bap::queuez::Update;
 use vex_wire::bap::secure::TAG_LEN;
 use vex_wire::bap::services::{
     ACTIVITY_PUSH, CHANNEL_START_RESPONSE, ECHO_RESPONSE, HELLO_RESPONSE, HOST_LOOKUP,
     HOST_LOOKUP_RESPONSE, HOST_REQUEST, HOST_RESPONSE, SEND_ONLY, UNHANDLED_PUSH_IDS,
 };
+use vex_wire::lobby::signon::SignOnResponse;
 
 /// The bytes [`Fault::TwoRostersInOneTick`] pads every message 5 to: more than half the
 /// per-tick budget (AUTH-10).
@@ -76,7 +81,26 @@ fn flip(body: &mut [u8], at: usize, bits: u8) {
 }
 
 impl Outbound for FaultPlan {
+    fn queuez(&self, update: Update) -> Vec<Vec<u8>> {
+        fault_queuez::pushes(self, update)
+    }
+
+    fn signon(&self, attempt: usize, response: &mut SignOnResponse) {
+        fault_signon::answer(self, attempt, response);
+    }
+
+    fn manifest_body(&self, body: &mut Vec<u8>) {
+        fault_signon::manifest_body(self, body);
+    }
+
+    fn manifest(&self, status: &mut u16, body: &mut Vec<u8>) {
+        fault_signon::manifest(self, status, body);
+    }
+
     fn response(&self, service: u16, header: &mut InnerHeader, body: &mut Vec<u8>) -> Delivery {
+        if let Some(delivery) = fault_lobby::response(self, service, body) {
+            return delivery;
+        }
         match service {
             HOST_LOOKUP_RESPONSE => {
                 if self.has(Fault::UnansweredLookup) {

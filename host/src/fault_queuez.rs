@@ -9,8 +9,22 @@ use vex_wire::bap::queuez::{CHARACTER_OBJECT, SLOTS_PER_FAMILY, Update};
 /// 143,285 bytes that end the link (QZ-08).
 const OVERSIZE_CHARACTER: usize = 50_000;
 
-/// The pushes `update` (one family's full snapshot) becomes under `plan`.
-pub fn updates(plan: &FaultPlan, mut update: Update) -> Vec<Update> {
+/// The service-123 bodies `update` (one family's full snapshot) goes out as under `plan`;
+/// [`Fault::QueuezCutShort`] cuts each one byte short (QZ-02).
+pub fn pushes(plan: &FaultPlan, update: Update) -> Vec<Vec<u8>> {
+    let cut = usize::from(plan.has(Fault::QueuezCutShort));
+    updates(plan, update)
+        .iter()
+        .map(|u| {
+            let mut body = u.encode();
+            body.truncate(body.len() - cut);
+            body
+        })
+        .collect()
+}
+
+/// The updates `update` becomes under `plan`.
+fn updates(plan: &FaultPlan, mut update: Update) -> Vec<Update> {
     let Some(family) = update.families.first_mut() else {
         return vec![update];
     };
@@ -58,10 +72,4 @@ pub fn updates(plan: &FaultPlan, mut update: Update) -> Vec<Update> {
         }
     }
     vec![update]
-}
-
-/// Whether `plan` cuts each push's body short by one byte (QZ-02): the pushes are encoded
-/// whole, then cut.
-pub fn cut_short(plan: &FaultPlan) -> bool {
-    plan.has(Fault::QueuezCutShort)
 }

@@ -8,7 +8,7 @@ use vex_wire::lobby::signon::{
 };
 
 /// A body that is not the manifest's protobuf: field 5 as a varint where a string belongs.
-pub const UNDECODABLE_MANIFEST: [u8; 2] = [0x28, 0x01];
+const UNDECODABLE_MANIFEST: [u8; 2] = [0x28, 0x01];
 
 /// Edits `r`, the answer to an account's attempt `attempt` (0 first), as `plan` says.
 pub fn answer(plan: &FaultPlan, attempt: usize, r: &mut SignOnResponse) {
@@ -84,9 +84,16 @@ fn queued(r: &mut SignOnResponse, position: Option<u32>) {
     });
 }
 
-/// The manifest as `plan` serves it, from the signed `manifest`: the HTTP status and body.
-pub fn manifest(plan: &FaultPlan, manifest: &[u8]) -> (u16, Vec<u8>) {
-    let mut body = manifest.to_vec();
+/// The manifest body before signing, as `plan` has it: one that is not the manifest's
+/// protobuf for [`Fault::ManifestUndecodable`].
+pub fn manifest_body(plan: &FaultPlan, body: &mut Vec<u8>) {
+    if plan.has(Fault::ManifestUndecodable) {
+        *body = UNDECODABLE_MANIFEST.to_vec();
+    }
+}
+
+/// The signed manifest as `plan` serves it: its HTTP status and body.
+pub fn manifest(plan: &FaultPlan, status: &mut u16, body: &mut Vec<u8>) {
     for fault in plan.iter() {
         match fault {
             Fault::ManifestBadSignature => {
@@ -95,9 +102,12 @@ pub fn manifest(plan: &FaultPlan, manifest: &[u8]) -> (u16, Vec<u8>) {
                 }
             }
             Fault::ManifestShort => body.truncate(vex_wire::lobby::manifest::PREFIX_LEN - 1),
-            Fault::ManifestNotFound => return (404, Vec::new()),
+            Fault::ManifestNotFound => {
+                *status = 404;
+                body.clear();
+                return;
+            }
             _ => {}
         }
     }
-    (200, body)
 }

@@ -12,6 +12,7 @@ mod core;
 mod entity_slots;
 pub mod event;
 pub mod fault;
+mod fault_lobby;
 mod fault_outbound;
 mod fault_policy;
 mod fault_program;

@@ -1,9 +1,9 @@
 //! What the lobby's HTTP endpoint serves, sans-IO: SignOn's answers and the signed content
-//! manifest, each as the fault plan edits it (NS "SignOn", "The content manifest"). The
+//! manifest, each through the outbound hook (NS "SignOn", "The content manifest"). The
 //! HTTPS server ([`crate::lobby_http`]) and the in-process harness both drive it.
 
-use crate::fault::{Fault, FaultPlan};
-use crate::fault_signon;
+use crate::fault::FaultPlan;
+use crate::outbound::Outbound;
 use crate::signon::{SignOnRefusal, SignOnReply, SignOnService};
 use prost::Message;
 use rsa::rand_core::TryCryptoRng;
@@ -11,7 +11,8 @@ use sha2::{Digest, Sha256};
 use std::net::Ipv4Addr;
 use vex_wire::lobby::manifest::{self, ContentConfig};
 
-/// SignOn, the manifest signed under the host's key, and the faults to commit.
+/// SignOn, the manifest signed under the host's key, and the faults to commit, which
+/// edit both through the outbound hook.
 #[derive(Debug)]
 pub struct Lobby {
     signon: SignOnService,
@@ -29,14 +30,11 @@ impl Lobby {
         faults: FaultPlan,
         rng: &mut R,
     ) -> Result<Self, rsa::signature::Error> {
-        let body = if faults.has(Fault::ManifestUndecodable) {
-            &fault_signon::UNDECODABLE_MANIFEST[..]
-        } else {
-            body
-        };
+        let mut body = body.to_vec();
+        faults.manifest_body(&mut body);
         Ok(Self {
             signon,
-            manifest: manifest::sign(key, body, rng)?,
+            manifest: manifest::sign(key, &body, rng)?,
             faults,
         })
     }
@@ -50,13 +48,20 @@ impl Lobby {
         peer: Ipv4Addr,
     ) -> Result<SignOnReply, SignOnRefusal> {
         let mut reply = self.signon.answer(now_s, query, body, peer)?;
-        fault_signon::answer(&self.faults, reply.attempt, &mut reply.response);
+        self.outbound().signon(reply.attempt, &mut reply.response);
         Ok(reply)
     }
 
     /// The manifest: HTTP status and body.
     pub fn manifest(&self) -> (u16, Vec<u8>) {
-        fault_signon::manifest(&self.faults, &self.manifest)
+        let (mut status, mut body) = (200, self.manifest.clone());
+        self.outbound().manifest(&mut status, &mut body);
+        (status, body)
+    }
+
+    /// The one outbound hook, as the host core has it (`HostCore::outbound`).
+    fn outbound(&self) -> &dyn Outbound {
+        &self.faults
     }
 }
 

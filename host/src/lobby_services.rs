@@ -5,7 +5,6 @@
 //! translation of service 23 from the scenario's player (BAP-11, BAP-22).
 
 use crate::core::{HostCore, LinkId};
-use crate::fault::Fault;
 use crate::reason::Dropped;
 use vex_wire::bap::account_translation::{TranslationRequest, TranslationResponse};
 use vex_wire::bap::header::{FrameType, InnerHeader};
@@ -22,12 +21,10 @@ impl HostCore {
         reply: Reply,
         body: &[u8],
     ) {
-        if header.service == 44 && self.config.faults.has(Fault::ClanUnanswered) {
-            return; // BAP-06, on purpose
-        }
+        // the protobuf answers carry no field, as Sunrise answers 21 (facts 2.2): the pages
+        // give none of these schemas, and an empty message is protobuf
         let answer = match reply {
-            Reply::Empty => Vec::new(),
-            Reply::Protobuf => self.protobuf_answer(header.service),
+            Reply::Empty | Reply::Protobuf => Vec::new(),
             Reply::AccountTranslation => self.translation(link, body),
         };
         self.reply(link, reply_type, header, answer);
@@ -37,34 +34,12 @@ impl HostCore {
         }
     }
 
-    /// A protobuf answer: no field, as Sunrise answers 21 (facts 2.2). The pages give none
-    /// of these schemas, so no field can be filled; an empty message is protobuf.
-    fn protobuf_answer(&self, service: u16) -> Vec<u8> {
-        let faults = &self.config.faults;
-        match service {
-            18 if faults.has(Fault::ClientConfigNotProtobuf) => vec![0x0A, 0x05],
-            304 if faults.has(Fault::SteamCertificateNotProtobuf) => vec![0x08],
-            _ => Vec::new(),
-        }
-    }
-
     /// Service 24: the identity of service 23 echoed with the player's account id; a
     /// request that does not decode gets Sunrise's smallest answer, `00 00 FF FF`.
     fn translation(&mut self, link: LinkId, body: &[u8]) -> Vec<u8> {
-        let faults = &self.config.faults;
-        if faults.has(Fault::AccountTranslationEmpty) {
-            return Vec::new();
-        }
         let account = self.config.scenario.player.account_soid;
         match TranslationRequest::decode(body) {
-            Ok(r) => {
-                let echoed = if faults.has(Fault::AccountTranslationWrongIdentity) {
-                    r.identity ^ 1
-                } else {
-                    r.identity
-                };
-                TranslationResponse::one(echoed, account).encode()
-            }
+            Ok(r) => TranslationResponse::one(r.identity, account).encode(),
             Err(e) => {
                 self.drop_input(link, Dropped::Translation(e));
                 TranslationResponse {

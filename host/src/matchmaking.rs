@@ -6,7 +6,6 @@
 //! as Sunrise answers it, so the client's ring moves (BAP-06).
 
 use crate::core::{HostCore, LinkId};
-use crate::fault::Fault;
 use crate::reason::Dropped;
 use prost::Message;
 use std::collections::BTreeMap;
@@ -80,19 +79,11 @@ impl HostCore {
     }
 
     fn matchmaking_reply(&mut self, link: LinkId, kind: Kind, request: &Request) -> Reply {
-        let faults = &self.config.faults;
         let mut reply = Reply::default();
         match kind {
             Kind::Search => reply.search = Some(Vec::new()),
-            Kind::Configuration if faults.has(Fault::MatchmakingConfigurationEmpty) => {}
-            Kind::Configuration if faults.has(Fault::MatchmakingWrongShape) => {
-                reply.search = Some(Vec::new());
-            }
             Kind::Configuration => reply.configuration = Some(Vec::new()),
             Kind::LiveStats => reply.live_stats = Some(Vec::new()),
-            Kind::DeleteAdvertisement if faults.has(Fault::MatchmakingDeleteAnswered) => {
-                reply.configuration = Some(Vec::new());
-            }
             Kind::DeleteAdvertisement | Kind::DeleteRejoin => self.advertisements.delete(link),
             Kind::Advertise | Kind::AdvertiseRejoin => {
                 let ad = request.advertisement.clone().unwrap_or_default();
@@ -106,15 +97,8 @@ impl HostCore {
                     ad.existing_id.filter(|i| *i != 0),
                     descriptor,
                 );
-                let zero = self
-                    .config
-                    .faults
-                    .has(Fault::MatchmakingZeroAdvertisementId);
-                reply.advertisement = Some(AdvertisementId {
-                    id: Some(if zero { 0 } else { id }),
-                });
-                let unassigned = self.config.faults.has(Fault::MatchmakingNotAssigned);
-                if kind == Kind::Advertise && !unassigned {
+                reply.advertisement = Some(AdvertisementId { id: Some(id) });
+                if kind == Kind::Advertise {
                     reply.assignment = Some(ASSIGNED);
                 }
             }

@@ -1,4 +1,5 @@
 //! The one outbound hook: every frame the host sends passes it before and after sealing,
+//! and so does what its lobby serves over HTTPS,
 //! like smoltcp's `phy::FaultInjector` (design "The emulated client": faults that change
 //! bytes or frames go through one outbound hook). Its default methods change nothing and
 //! add nothing; the built-in host's [`crate::FaultPlan`] keeps them until it is told to
@@ -7,6 +8,8 @@
 use crate::policy::RosterInputs;
 use vex_wire::activity::envelope::ActivityPush;
 use vex_wire::bap::header::InnerHeader;
+use vex_wire::bap::queuez::Update;
+use vex_wire::lobby::signon::SignOnResponse;
 
 /// A point in a link's life after which frames may be added.
 #[derive(Debug, Clone, Copy)]
@@ -93,4 +96,18 @@ pub trait Outbound {
     fn after(&self, _moment: Moment<'_>) -> Vec<Injected> {
         Vec::new()
     }
+
+    /// A family snapshot (service 123) as the service-123 bodies it goes out as.
+    fn queuez(&self, update: Update) -> Vec<Vec<u8>> {
+        vec![update.encode()]
+    }
+
+    /// The lobby's SignOn response to an account's attempt `attempt` (0 first).
+    fn signon(&self, _attempt: usize, _response: &mut SignOnResponse) {}
+
+    /// The manifest body before it is signed.
+    fn manifest_body(&self, _body: &mut Vec<u8>) {}
+
+    /// The signed manifest as it is served: HTTP status and body.
+    fn manifest(&self, _status: &mut u16, _body: &mut Vec<u8>) {}
 }

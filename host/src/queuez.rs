@@ -34,16 +34,11 @@ impl HostCore {
                 objects: self.family_objects(family),
             }],
         };
-        for update in crate::fault_queuez::updates(&self.config.faults, update) {
+        for body in self.outbound().queuez(update) {
             let Some(l) = self.links.get_mut(&link) else {
                 return;
             };
-            let header = InnerHeader::request(UPDATE, 0);
-            let mut body = update.encode();
-            if crate::fault_queuez::cut_short(&self.config.faults) {
-                body.pop();
-            }
-            let t = l.framed(l.push_type(), header, &body);
+            let t = l.framed(l.push_type(), InnerHeader::request(UPDATE, 0), &body);
             self.send(t);
         }
     }

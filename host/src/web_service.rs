@@ -7,7 +7,6 @@
 //! hold is an error.
 
 use crate::core::{HostCore, LinkId};
-use crate::fault::Fault;
 use crate::reason::Dropped;
 use vex_wire::bap::header::{FrameType, InnerHeader};
 use vex_wire::bap::queuez::Subscription;
@@ -35,27 +34,15 @@ impl HostCore {
                 return self.reply(link, reply_type, header, Vec::new());
             }
         };
-        let faults = &self.config.faults;
-        let mut status = match request.opcode {
+        let status = match request.opcode {
             EQUIP => Status {
                 code: NO_SUCH_ITEM,
                 ..Status::DONE
             },
             _ => Status::DONE,
         };
-        if request.opcode == SUBSCRIBE && faults.has(Fault::WsSubscribeError) {
-            status.code = 2;
-        }
-        if request.opcode == EQUIP && faults.has(Fault::WsErrorWithRevision) {
-            status.value = i32::MIN; // a zero on the wire: a revision request
-        }
-        let opcode = if faults.has(Fault::WsOpcodeNotEchoed) {
-            request.opcode ^ 1
-        } else {
-            request.opcode
-        };
         let reply = WsReply {
-            opcode,
+            opcode: request.opcode,
             transaction: request.transaction,
             status: Some(status),
         };

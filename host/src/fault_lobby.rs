@@ -1,0 +1,102 @@
+//! The lobby services' faults (`fault.rs`), applied through the outbound hook to the
+//! response our host built: each breaks one rule of service 24, 19, 305, 45, 43 or 11
+//! when its fault is in the plan, and changes nothing otherwise.
+
+use crate::fault::{Fault, FaultPlan};
+use crate::outbound::Delivery;
+use prost::Message;
+use vex_wire::bap::matchmaking::{self, Reply};
+use vex_wire::bap::web_service::{self, EQUIP, SUBSCRIBE, Shape, WsReply};
+
+/// Service 24's last identity byte: `00 01 0C FF`, then the identity's 8 bytes.
+const TRANSLATED_IDENTITY_LAST: usize = 11;
+/// A protobuf body whose length runs past its end (BAP-21).
+const LENGTH_PAST_END: [u8; 2] = [0x0A, 0x05];
+/// A lone field key, no value (BAP-21).
+const LONE_KEY: [u8; 1] = [0x08];
+/// The status [`Fault::WsSubscribeError`] answers: an error (WS-05).
+const SUBSCRIBE_ERROR: i32 = 2;
+/// Service 19, the client config (answering 18); 305, the Steam certificate; 45, clan.
+const CLIENT_CONFIG: u16 = 19;
+const STEAM_CERTIFICATE: u16 = 305;
+const CLAN: u16 = 45;
+
+/// How lobby response `service` with `body` goes out under `plan`; `None` for a service
+/// that is not a lobby service's.
+pub fn response(plan: &FaultPlan, service: u16, body: &mut Vec<u8>) -> Option<Delivery> {
+    match service {
+        vex_wire::bap::account_translation::RESPONSE => {
+            if plan.has(Fault::AccountTranslationEmpty) {
+                body.clear();
+            }
+            if plan.has(Fault::AccountTranslationWrongIdentity)
+                && let Some(b) = body.get_mut(TRANSLATED_IDENTITY_LAST)
+            {
+                *b ^= 1;
+            }
+        }
+        CLIENT_CONFIG if plan.has(Fault::ClientConfigNotProtobuf) => {
+            *body = LENGTH_PAST_END.to_vec();
+        }
+        STEAM_CERTIFICATE if plan.has(Fault::SteamCertificateNotProtobuf) => {
+            *body = LONE_KEY.to_vec();
+        }
+        CLAN if plan.has(Fault::ClanUnanswered) => return Some(Delivery::Copies(0)),
+        matchmaking::REPLY => matchmaking_reply(plan, body),
+        web_service::REPLY => web_service_reply(plan, body),
+        CLIENT_CONFIG | STEAM_CERTIFICATE | CLAN => {}
+        _ => return None,
+    }
+    Some(Delivery::Copies(1))
+}
+
+/// Service 43, in the shape our host answered its kind with.
+fn matchmaking_reply(plan: &FaultPlan, body: &mut Vec<u8>) {
+    let Ok(mut reply) = Reply::decode(body.as_slice()) else {
+        return;
+    };
+    let empty = reply == Reply::default();
+    if reply.configuration.is_some() {
+        if plan.has(Fault::MatchmakingConfigurationEmpty) {
+            reply.configuration = None;
+        } else if plan.has(Fault::MatchmakingWrongShape) {
+            reply.search = reply.configuration.take();
+        }
+    }
+    // the empty replies are the deletes' (and a locate's that found nothing)
+    if empty && plan.has(Fault::MatchmakingDeleteAnswered) {
+        reply.configuration = Some(Vec::new());
+    }
+    if let Some(ad) = reply.advertisement.as_mut()
+        && plan.has(Fault::MatchmakingZeroAdvertisementId)
+    {
+        ad.id = Some(0);
+    }
+    if plan.has(Fault::MatchmakingNotAssigned) {
+        reply.assignment = None;
+    }
+    *body = reply.encode_to_vec();
+}
+
+/// Service 11, read in the shape of the opcode it answers.
+fn web_service_reply(plan: &FaultPlan, body: &mut Vec<u8>) {
+    let Some(opcode) = body.get(..2).map(|o| u16::from_be_bytes([o[0], o[1]])) else {
+        return;
+    };
+    let shape = Shape::of(opcode);
+    let Ok(mut reply) = WsReply::decode(body, shape) else {
+        return;
+    };
+    if let Some(status) = reply.status.as_mut() {
+        if opcode == SUBSCRIBE && plan.has(Fault::WsSubscribeError) {
+            status.code = SUBSCRIBE_ERROR;
+        }
+        if opcode == EQUIP && plan.has(Fault::WsErrorWithRevision) {
+            status.value = i32::MIN; // a zero on the wire: a revision request
+        }
+    }
+    if plan.has(Fault::WsOpcodeNotEchoed) {
+        reply.opcode ^= 1;
+    }
+    *body = reply.encode(shape);
+}
