@@ -56,18 +56,15 @@ pub fn sign_on(
     )
 }
 
-/// Member 1 of `clients` signs on at `target` over HTTPS, as [`sign_on`] does in-process;
-/// an endpoint that cannot be reached is an error.
+/// `target`'s account (the run's scenario's player) signs on over HTTPS, as [`sign_on`]
+/// does in-process, and every client of `clients` takes the grant; an endpoint that
+/// cannot be reached is an error.
 pub async fn sign_on_over_https(
     target: &SignOnTarget,
     clients: &mut [ClientConfig],
 ) -> Result<Result<SignedOn, Box<RunReport>>, SignOnUnreachable> {
-    let mut target = target.clone();
-    if let Some(first) = clients.first() {
-        target.steam_id = first.scenario.player.steam_id;
-    }
     Ok(granted(
-        vex_harness::signon::sign_on(&target).await?,
+        vex_harness::signon::sign_on(target).await?,
         clients,
     ))
 }

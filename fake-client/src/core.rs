@@ -35,9 +35,9 @@ pub struct ClientCore {
     /// The replicated object store service 123 fills.
     pub(crate) store: crate::queuez::Store,
     /// The matchmaking requests not answered yet.
-    pub(crate) matchmaking: crate::lobby_calls::Asked,
+    pub(crate) matchmaking: crate::lobby_calls::Asked<vex_wire::bap::matchmaking::Kind>,
     /// The web-service calls not answered yet.
-    pub(crate) web_service: crate::lobby_calls::WsAsked,
+    pub(crate) web_service: crate::lobby_calls::Asked<(u16, u32)>,
 }
 
 impl ClientCore {
@@ -54,7 +54,7 @@ impl ClientCore {
             received: VecDeque::new(),
             store: crate::queuez::Store::default(),
             matchmaking: crate::lobby_calls::Asked::default(),
-            web_service: crate::lobby_calls::WsAsked::default(),
+            web_service: crate::lobby_calls::Asked::default(),
         }
     }
 

@@ -60,14 +60,17 @@ const WEB_SERVICE: [u16; 3] = [SIGN_IN, SUBSCRIBE, EQUIP];
 /// The item instance the equip names.
 const ITEM_INSTANCE: u64 = 1;
 
-/// The matchmaking requests not answered yet, oldest first: answers come in request
-/// order (BAP-16), so each service 43 answers the front one.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Asked(VecDeque<Kind>);
+/// Lobby calls not answered yet, oldest first: answers come in request order (BAP-16), so
+/// each answer is to the front one. Matchmaking keeps each request's kind, the web service
+/// its opcode and transaction id.
+#[derive(Debug, Clone)]
+pub(crate) struct Asked<T>(VecDeque<T>);
 
-/// The web-service calls not answered yet, oldest first: opcode and transaction id.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct WsAsked(VecDeque<(u16, u32)>);
+impl<T> Default for Asked<T> {
+    fn default() -> Self {
+        Self(VecDeque::new())
+    }
+}
 
 impl ClientCore {
     /// Sends every lobby call on the lobby link.

@@ -1,12 +1,11 @@
 //! SignOn over HTTPS for the emulated client (NS "SignOn", "The content manifest"): the
 //! POST, the waits a queued or throttled answer asks for, then the manifest, each answer
-//! judged by [`SignOnClient`]. The real client pins its TLS certificate; this one pins the
+//! judged by `SignOnClient` and kept ([`Recorder`]). The real client pins its TLS certificate; this one pins the
 //! SHA-256 fingerprint it is given, or takes any certificate when given none (as
 //! `curl -k`), and says so.
 
-use crate::signon_record::{Answer, SignOnRecord, SignOnRun};
+use crate::signon_record::{Recorder, SignOnRun};
 use reqwest::Client;
-use rsa::pkcs8::EncodePublicKey;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::{CryptoProvider, verify_tls12_signature, verify_tls13_signature};
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
@@ -15,7 +14,7 @@ use sha2::{Digest, Sha256};
 use std::sync::Arc;
 use std::time::Duration;
 use thiserror::Error;
-use vex_fake_client::signon::{SignOnAction, SignOnClient, SignOnEnd};
+use vex_fake_client::signon::SignOnAction;
 
 /// The longest wait an answer may ask for before the client gives up instead: the run
 /// waits in real time.
@@ -71,45 +70,21 @@ pub async fn reachable(url: &str) -> Result<(), String> {
 /// verifies the manifest when it has the key.
 pub async fn sign_on(target: &SignOnTarget) -> Result<SignOnRun, SignOnUnreachable> {
     let http = https_client(target.fingerprint.as_deref())?;
-    let mut client = SignOnClient::new(target.steam_id, target.manifest_key.clone());
-    let mut record = SignOnRecord {
-        steam_id: target.steam_id,
-        manifest_key: target
-            .manifest_key
-            .as_ref()
-            .and_then(|k| k.to_public_key_der().ok())
-            .map(|d| d.as_bytes().to_vec()),
-        answers: Vec::new(),
-    };
+    let mut flow = Recorder::new(target.steam_id, target.manifest_key.clone());
     let base = target.url.trim_end_matches('/');
     loop {
-        match client.next_action() {
+        match flow.next_action() {
             SignOnAction::Post { query, body } => {
                 let url = format!("{base}/SignOn?{query}");
                 let (status, answer) = exchange(http.post(&url).body(body), &url).await?;
-                client.on_response(status, &answer);
-                record.answers.push(Answer {
-                    manifest: false,
-                    status,
-                    body: answer,
-                });
+                flow.signon_answer(status, answer);
             }
             SignOnAction::Wait(s) if Duration::from_secs(u64::from(s)) > MAX_WAIT => {
                 let stopped = format!(
                     "SignOn asks to wait {s} s; this run waits at most {} s",
                     MAX_WAIT.as_secs()
                 );
-                let end = SignOnEnd {
-                    grant: None,
-                    stopped: Some(stopped),
-                    attempts: client.attempts(),
-                };
-                let violations = client.violations().to_vec();
-                return Ok(SignOnRun {
-                    end,
-                    violations,
-                    record,
-                });
+                return Ok(flow.finish(None, Some(stopped)));
             }
             SignOnAction::Wait(s) => {
                 tracing::info!(seconds = s, "SignOn asks to retry");
@@ -118,21 +93,9 @@ pub async fn sign_on(target: &SignOnTarget) -> Result<SignOnRun, SignOnUnreachab
             SignOnAction::FetchManifest => {
                 let url = format!("{base}/manifest");
                 let (status, body) = exchange(http.get(&url), &url).await?;
-                let _verified = client.on_manifest(status, &body);
-                record.answers.push(Answer {
-                    manifest: true,
-                    status,
-                    body,
-                });
+                flow.manifest_answer(status, body);
             }
-            SignOnAction::Done(end) => {
-                let violations = client.violations().to_vec();
-                return Ok(SignOnRun {
-                    end,
-                    violations,
-                    record,
-                });
-            }
+            SignOnAction::Done(end) => return Ok(flow.finish(Some(end), None)),
         }
     }
 }
@@ -195,10 +158,7 @@ impl ServerCertVerifier for Pinned {
         let Some(pin) = &self.pin else {
             return Ok(ServerCertVerified::assertion());
         };
-        let seen: String = Sha256::digest(end_entity.as_ref())
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let seen = hex::encode(Sha256::digest(end_entity.as_ref()));
         if &seen == pin {
             Ok(ServerCertVerified::assertion())
         } else {

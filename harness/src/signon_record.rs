@@ -65,52 +65,92 @@ impl SignOnRecord {
     }
 }
 
+/// The client's SignOn flow with every answer kept as a transcript keeps it: what both
+/// drivers, in-process and over HTTPS, run.
+pub struct Recorder {
+    client: SignOnClient,
+    record: SignOnRecord,
+}
+
+impl Recorder {
+    /// `steam_id`'s client, verifying the manifest with `manifest_key` when given.
+    pub fn new(steam_id: u64, manifest_key: Option<rsa::PublicKey>) -> Self {
+        let record = SignOnRecord {
+            steam_id,
+            manifest_key: manifest_key
+                .as_ref()
+                .and_then(|k| k.to_public_key_der().ok())
+                .map(|d| d.as_bytes().to_vec()),
+            answers: Vec::new(),
+        };
+        Self {
+            client: SignOnClient::new(steam_id, manifest_key),
+            record,
+        }
+    }
+
+    /// What to do next (`SignOnClient::next_action`).
+    pub fn next_action(&mut self) -> SignOnAction {
+        self.client.next_action()
+    }
+
+    /// SignOn's answer, judged and kept.
+    pub fn signon_answer(&mut self, status: u16, body: Vec<u8>) {
+        self.client.on_response(status, &body);
+        self.keep(false, status, body);
+    }
+
+    /// The manifest's answer, judged and kept.
+    pub fn manifest_answer(&mut self, status: u16, body: Vec<u8>) {
+        let _verified = self.client.on_manifest(status, &body);
+        self.keep(true, status, body);
+    }
+
+    fn keep(&mut self, manifest: bool, status: u16, body: Vec<u8>) {
+        self.record.answers.push(Answer {
+            manifest,
+            status,
+            body,
+        });
+    }
+
+    /// Signing on ended with `end`; or, with `stopped`, the driver gave up.
+    pub fn finish(self, end: Option<SignOnEnd>, stopped: Option<String>) -> SignOnRun {
+        let end = end.unwrap_or(SignOnEnd {
+            grant: None,
+            stopped,
+            attempts: self.client.attempts(),
+        });
+        SignOnRun {
+            end,
+            violations: self.client.violations().to_vec(),
+            record: self.record,
+        }
+    }
+}
+
 /// Runs `steam_id`'s SignOn with `answer` answering each ask; waits take no time.
 pub fn run_flow(
     steam_id: u64,
     manifest_key: Option<rsa::PublicKey>,
     mut answer: impl FnMut(Ask<'_>) -> (u16, Vec<u8>),
 ) -> SignOnRun {
-    let mut record = SignOnRecord {
-        steam_id,
-        manifest_key: manifest_key
-            .as_ref()
-            .and_then(|k| k.to_public_key_der().ok())
-            .map(|d| d.as_bytes().to_vec()),
-        answers: Vec::new(),
-    };
-    let mut client = SignOnClient::new(steam_id, manifest_key);
+    let mut flow = Recorder::new(steam_id, manifest_key);
     loop {
-        match client.next_action() {
+        match flow.next_action() {
             SignOnAction::Post { query, body } => {
                 let (status, got) = answer(Ask::SignOn {
                     query: &query,
                     body: &body,
                 });
-                client.on_response(status, &got);
-                record.answers.push(Answer {
-                    manifest: false,
-                    status,
-                    body: got,
-                });
+                flow.signon_answer(status, got);
             }
             SignOnAction::Wait(_) => {}
             SignOnAction::FetchManifest => {
                 let (status, got) = answer(Ask::Manifest);
-                let _verified = client.on_manifest(status, &got);
-                record.answers.push(Answer {
-                    manifest: true,
-                    status,
-                    body: got,
-                });
+                flow.manifest_answer(status, got);
             }
-            SignOnAction::Done(end) => {
-                return SignOnRun {
-                    end,
-                    violations: client.violations().to_vec(),
-                    record,
-                };
-            }
+            SignOnAction::Done(end) => return flow.finish(Some(end), None),
         }
     }
 }
