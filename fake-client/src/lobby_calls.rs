@@ -167,21 +167,7 @@ impl ClientCore {
         let Some((opcode, transaction)) = self.web_service.0.pop_front() else {
             return;
         };
-        let found = match WsReply::decode(body, Shape::of(opcode)) {
-            Err(e) => Some((Rule::Ws02, format!("the reply to opcode {opcode}: {e}"))),
-            Ok(r) if (r.opcode, r.transaction) != (opcode, transaction) => Some((
-                Rule::Ws02,
-                format!(
-                    "opcode {} transaction {} answers opcode {opcode} transaction {transaction}: the client reads it with another descriptor",
-                    r.opcode, r.transaction
-                ),
-            )),
-            Ok(WsReply {
-                status: Some(s), ..
-            }) => status_breach(opcode, s),
-            Ok(_) => None,
-        };
-        if let Some((rule, reason)) = found {
+        if let Some((rule, reason)) = ws_breach(opcode, transaction, body) {
             self.verdict.violate(rule, Some(idx), None, reason);
         }
     }
@@ -223,49 +209,12 @@ impl ClientCore {
                 return self.verdict.violate(Rule::Bap21, Some(idx), None, reason);
             }
         };
-        let shape = Kind::answered_by(&reply);
-        let fits = match kind {
-            Kind::DeleteAdvertisement | Kind::DeleteRejoin => shape.is_none(),
-            Kind::Locate => matches!(shape, None | Some(Kind::Locate)),
-            Kind::Configuration | Kind::Advertise => {
-                shape.is_none()
-                    || shape == Some(kind)
-                    || (kind == Kind::Advertise && shape == Some(Kind::AdvertiseRejoin))
-            }
-            _ => shape == Some(kind),
-        };
         if kind == Kind::Locate && self.config.script.locate {
             self.found(&reply);
         }
-        let (rule, reason) = if !fits {
-            (
-                Rule::Mm01,
-                format!(
-                    "service 43 answers kind {} ({kind:?}) in the shape of {shape:?}",
-                    kind.field()
-                ),
-            )
-        } else if kind == Kind::Configuration && reply.configuration.is_none() {
-            (
-                Rule::Mm03,
-                "the configuration reply has no field 4, the one thing the client needs"
-                    .to_string(),
-            )
-        } else if kind == Kind::Advertise
-            && (reply.assignment != Some(ASSIGNED)
-                || reply.advertisement.and_then(|a| a.id).unwrap_or(0) == 0)
-        {
-            (
-                Rule::Mm06,
-                format!(
-                    "the advertisement reply sets field 1 to {:?}, not 2, or assigns no non-zero id",
-                    reply.assignment
-                ),
-            )
-        } else {
-            return;
-        };
-        self.verdict.violate(rule, Some(idx), None, reason);
+        if let Some((rule, reason)) = matchmaking_breach(kind, &reply) {
+            self.verdict.violate(rule, Some(idx), None, reason);
+        }
     }
 
     /// Service 12: family 4, rooted at the player's account.
@@ -293,49 +242,107 @@ impl ClientCore {
         if request == web_service::REQUEST {
             return self.on_web_service(idx, body);
         }
-        match lobby_reply(request) {
-            Some(Reply::AccountTranslation) => self.on_translation(idx, body),
-            Some(Reply::Protobuf) => {
-                if let Err(e) = Unknown::decode(body) {
-                    let reason = format!(
-                        "service {} answers {request} with a body that is not protobuf: {e}",
-                        request + 1
-                    );
-                    self.verdict.violate(Rule::Bap21, Some(idx), None, reason);
-                }
-            }
-            Some(Reply::Empty) | None => {}
+        let asked = self.translation_request().identity;
+        let found = match lobby_reply(request) {
+            Some(Reply::AccountTranslation) => translation_breach(asked, body),
+            Some(Reply::Protobuf) => protobuf_breach(request, body),
+            Some(Reply::Empty) | None => None,
+        };
+        if let Some((rule, reason)) = found {
+            self.verdict.violate(rule, Some(idx), None, reason);
         }
     }
+}
 
-    /// Service 24: not empty (BAP-11), its length what its count says, and the identity
-    /// asked for echoed (BAP-22).
-    fn on_translation(&mut self, idx: u64, body: &[u8]) {
-        let (rule, reason) = match TranslationResponse::decode(body) {
-            Err(TranslationError::Empty) => (Rule::Bap11, "service 24 is empty".to_string()),
-            Err(e) => (Rule::Bap22, format!("service 24: {e}")),
-            Ok(r) => {
-                let asked = self.translation_request().identity;
-                match r.entries.first() {
-                    Some(e) if e.identity != asked => (
-                        Rule::Bap22,
-                        format!(
-                            "service 24 translates identity {:#x}, not the {asked:#x} service 23 asked for",
-                            e.identity
-                        ),
-                    ),
-                    _ => return,
-                }
-            }
-        };
-        self.verdict.violate(rule, Some(idx), None, reason);
+/// A rule an answer broke, and why.
+type Breach = Option<(Rule, String)>;
+
+/// A protobuf answer to `request` (19, 22, 33, 305) that is not protobuf (BAP-21).
+fn protobuf_breach(request: u16, body: &[u8]) -> Breach {
+    let e = Unknown::decode(body).err()?;
+    let reason = format!(
+        "service {} answers {request} with a body that is not protobuf: {e}",
+        request + 1
+    );
+    Some((Rule::Bap21, reason))
+}
+
+/// Service 24: not empty (BAP-11), its length what its count says, and the identity
+/// `asked` echoed (BAP-22).
+fn translation_breach(asked: u64, body: &[u8]) -> Breach {
+    match TranslationResponse::decode(body) {
+        Err(TranslationError::Empty) => Some((Rule::Bap11, "service 24 is empty".to_string())),
+        Err(e) => Some((Rule::Bap22, format!("service 24: {e}"))),
+        Ok(r) => {
+            let e = r.entries.first().filter(|e| e.identity != asked)?;
+            let reason = format!(
+                "service 24 translates identity {:#x}, not the {asked:#x} service 23 asked for",
+                e.identity
+            );
+            Some((Rule::Bap22, reason))
+        }
+    }
+}
+
+/// Service 43 to a request of `kind`: protobuf (BAP-21), in the kind's shape (MM-01); the
+/// configuration's field 4 (MM-03); an advertisement's assignment and id (MM-06).
+fn matchmaking_breach(kind: Kind, reply: &matchmaking::Reply) -> Breach {
+    let shape = Kind::answered_by(reply);
+    let fits = match kind {
+        Kind::DeleteAdvertisement | Kind::DeleteRejoin => shape.is_none(),
+        Kind::Locate => matches!(shape, None | Some(Kind::Locate)),
+        Kind::Configuration | Kind::Advertise => {
+            shape.is_none()
+                || shape == Some(kind)
+                || (kind == Kind::Advertise && shape == Some(Kind::AdvertiseRejoin))
+        }
+        _ => shape == Some(kind),
+    };
+    if !fits {
+        let reason = format!(
+            "service 43 answers kind {} ({kind:?}) in the shape of {shape:?}",
+            kind.field()
+        );
+        return Some((Rule::Mm01, reason));
+    }
+    if kind == Kind::Configuration && reply.configuration.is_none() {
+        let reason = "the configuration reply has no field 4, the one thing the client needs";
+        return Some((Rule::Mm03, reason.to_string()));
+    }
+    let id = reply.advertisement.as_ref().and_then(|a| a.id).unwrap_or(0);
+    if kind == Kind::Advertise && (reply.assignment != Some(ASSIGNED) || id == 0) {
+        let reason = format!(
+            "the advertisement reply sets field 1 to {:?}, not 2, or assigns id {id}",
+            reply.assignment
+        );
+        return Some((Rule::Mm06, reason));
+    }
+    None
+}
+
+/// Service 11 to `opcode` with `transaction`: it reads as the opcode's definition and
+/// echoes both (WS-02), and its status breaks nothing ([`status_breach`]).
+fn ws_breach(opcode: u16, transaction: u32, body: &[u8]) -> Breach {
+    match WsReply::decode(body, Shape::of(opcode)) {
+        Err(e) => Some((Rule::Ws02, format!("the reply to opcode {opcode}: {e}"))),
+        Ok(r) if (r.opcode, r.transaction) != (opcode, transaction) => Some((
+            Rule::Ws02,
+            format!(
+                "opcode {} transaction {} answers opcode {opcode} transaction {transaction}: the client reads it with another descriptor",
+                r.opcode, r.transaction
+            ),
+        )),
+        Ok(WsReply {
+            status: Some(s), ..
+        }) => status_breach(opcode, s),
+        Ok(_) => None,
     }
 }
 
 /// What a web-service status breaks, if anything: a call that must complete and did not
 /// (WS-05: 0 and 7 complete, 16 is a soft rejection, anything else an error), or a reply
 /// that does not complete naming a revision to wait for (WS-01).
-fn status_breach(opcode: u16, s: Status) -> Option<(Rule, String)> {
+fn status_breach(opcode: u16, s: Status) -> Breach {
     let completes = matches!(s.code, 0 | 7);
     if !completes && s.value != NO_REVISION {
         let reason = format!(
@@ -359,6 +366,197 @@ fn status_breach(opcode: u16, s: Status) -> Option<(Rule, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use vex_wire::bap::matchmaking::{AdvertisementId, Located, Reply as MmReply};
+
+    fn rule(b: Breach) -> Option<Rule> {
+        b.map(|(r, _)| r)
+    }
+
+    #[test]
+    fn each_protobuf_answer_is_judged() {
+        for request in [18, 21, 32, 304] {
+            for bad in [&[0x0A, 0x05][..], &[0x08], &[0xFF]] {
+                assert_eq!(
+                    rule(protobuf_breach(request, bad)),
+                    Some(Rule::Bap21),
+                    "{request} {bad:?}"
+                );
+            }
+            assert_eq!(rule(protobuf_breach(request, &[])), None);
+            assert_eq!(
+                rule(protobuf_breach(request, &[0x08, 0x01])),
+                None,
+                "unknown fields are skipped"
+            );
+        }
+    }
+
+    #[test]
+    fn the_translation_is_judged_at_each_length_and_field() {
+        let good = vex_wire::bap::account_translation::TranslationResponse::one(7, 9).encode();
+        assert_eq!(rule(translation_breach(7, &good)), None);
+        assert_eq!(
+            rule(translation_breach(7, &[0, 0, 0xFF, 0xFF])),
+            None,
+            "the smallest answer"
+        );
+        assert_eq!(rule(translation_breach(7, &[])), Some(Rule::Bap11));
+        for len in [1, 3, 19] {
+            assert_eq!(
+                rule(translation_breach(7, &good[..len])),
+                Some(Rule::Bap22),
+                "{len} bytes"
+            );
+        }
+        let longer = [good.as_slice(), &[0]].concat();
+        assert_eq!(
+            rule(translation_breach(7, &longer)),
+            Some(Rule::Bap22),
+            "21 bytes"
+        );
+        assert_eq!(
+            rule(translation_breach(8, &good)),
+            Some(Rule::Bap22),
+            "another identity"
+        );
+    }
+
+    #[test]
+    fn every_kind_wants_its_own_shape() {
+        let shapes: [(&str, MmReply); 7] = [
+            ("empty", MmReply::default()),
+            (
+                "search",
+                MmReply {
+                    search: Some(Vec::new()),
+                    ..MmReply::default()
+                },
+            ),
+            (
+                "configuration",
+                MmReply {
+                    configuration: Some(Vec::new()),
+                    ..MmReply::default()
+                },
+            ),
+            (
+                "stats",
+                MmReply {
+                    live_stats: Some(Vec::new()),
+                    ..MmReply::default()
+                },
+            ),
+            (
+                "located",
+                MmReply {
+                    located: Some(Located::default()),
+                    ..MmReply::default()
+                },
+            ),
+            (
+                "rejoin",
+                MmReply {
+                    advertisement: Some(AdvertisementId { id: Some(5) }),
+                    ..MmReply::default()
+                },
+            ),
+            (
+                "advertise",
+                MmReply {
+                    assignment: Some(ASSIGNED),
+                    advertisement: Some(AdvertisementId { id: Some(5) }),
+                    ..MmReply::default()
+                },
+            ),
+        ];
+        // the shapes each kind takes without MM-01
+        let takes = |kind| match kind {
+            Kind::Search => vec!["search"],
+            Kind::Configuration => vec!["empty", "configuration"],
+            Kind::LiveStats => vec!["stats"],
+            Kind::Advertise => vec!["empty", "rejoin", "advertise"],
+            Kind::AdvertiseRejoin => vec!["rejoin"],
+            Kind::Locate => vec!["empty", "located"],
+            Kind::DeleteAdvertisement | Kind::DeleteRejoin => vec!["empty"],
+        };
+        for kind in Kind::ALL {
+            for (name, reply) in &shapes {
+                let got = rule(matchmaking_breach(kind, reply));
+                if takes(kind).contains(name) {
+                    assert_ne!(got, Some(Rule::Mm01), "{kind:?} answered {name}");
+                } else {
+                    assert_eq!(got, Some(Rule::Mm01), "{kind:?} answered {name}");
+                }
+            }
+        }
+        assert_eq!(
+            rule(matchmaking_breach(Kind::Configuration, &shapes[0].1)),
+            Some(Rule::Mm03)
+        );
+        assert_eq!(
+            rule(matchmaking_breach(Kind::Advertise, &shapes[6].1)),
+            None
+        );
+        for (assignment, id) in [
+            (None, Some(5)),
+            (Some(1), Some(5)),
+            (Some(3), Some(5)),
+            (Some(ASSIGNED), Some(0)),
+            (Some(ASSIGNED), None),
+        ] {
+            let reply = MmReply {
+                assignment,
+                advertisement: Some(AdvertisementId { id }),
+                ..MmReply::default()
+            };
+            assert_eq!(
+                rule(matchmaking_breach(Kind::Advertise, &reply)),
+                Some(Rule::Mm06),
+                "{assignment:?} {id:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_web_service_reply_echoes_its_opcode_and_transaction_in_its_shape() {
+        let reply = |opcode, transaction| WsReply {
+            opcode,
+            transaction,
+            status: Some(Status::DONE),
+        };
+        let good = reply(SUBSCRIBE, 2).encode(Shape::StatusOnly);
+        assert_eq!(rule(ws_breach(SUBSCRIBE, 2, &good)), None);
+        assert_eq!(
+            rule(ws_breach(SUBSCRIBE, 3, &good)),
+            Some(Rule::Ws02),
+            "another transaction"
+        );
+        let other = reply(SUBSCRIBE + 1, 2).encode(Shape::StatusOnly);
+        assert_eq!(
+            rule(ws_breach(SUBSCRIBE, 2, &other)),
+            Some(Rule::Ws02),
+            "another opcode"
+        );
+        assert_eq!(
+            rule(ws_breach(SUBSCRIBE, 2, &good[..5])),
+            Some(Rule::Ws02),
+            "no header"
+        );
+        assert_eq!(
+            rule(ws_breach(SUBSCRIBE, 2, &good[..6])),
+            Some(Rule::Ws02),
+            "no status"
+        );
+        let pair = reply(EQUIP, 3).encode(Shape::StatusPair);
+        assert_eq!(rule(ws_breach(EQUIP, 3, &pair)), None);
+        assert_eq!(
+            rule(ws_breach(EQUIP, 3, &pair[..8])),
+            Some(Rule::Ws02),
+            "the pair cut short"
+        );
+        let header_only = reply(SIGN_IN, 1).encode(Shape::Generic);
+        assert_eq!(rule(ws_breach(SIGN_IN, 1, &header_only)), None);
+    }
 
     fn status(code: i32, value: i32) -> Status {
         Status {
