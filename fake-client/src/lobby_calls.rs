@@ -199,15 +199,9 @@ impl ClientCore {
         let Some(kind) = self.matchmaking.0.pop_front() else {
             return;
         };
-        let reply = match matchmaking::Reply::decode(body) {
+        let reply = match read_matchmaking(kind, body) {
             Ok(r) => r,
-            Err(e) => {
-                let reason = format!(
-                    "service 43 answers kind {} with a body that is not protobuf: {e}",
-                    kind.field()
-                );
-                return self.verdict.violate(Rule::Bap21, Some(idx), None, reason);
-            }
+            Err((rule, reason)) => return self.verdict.violate(rule, Some(idx), None, reason),
         };
         if kind == Kind::Locate && self.config.script.locate {
             self.found(&reply);
@@ -284,7 +278,18 @@ fn translation_breach(asked: u64, body: &[u8]) -> Breach {
     }
 }
 
-/// Service 43 to a request of `kind`: protobuf (BAP-21), in the kind's shape (MM-01); the
+/// Service 43 to a request of `kind` read as protobuf, or BAP-21.
+fn read_matchmaking(kind: Kind, body: &[u8]) -> Result<matchmaking::Reply, (Rule, String)> {
+    matchmaking::Reply::decode(body).map_err(|e| {
+        let reason = format!(
+            "service 43 answers kind {} with a body that is not protobuf: {e}",
+            kind.field()
+        );
+        (Rule::Bap21, reason)
+    })
+}
+
+/// Service 43 to a request of `kind`: in the kind's shape (MM-01); the
 /// configuration's field 4 (MM-03); an advertisement's assignment and id (MM-06).
 fn matchmaking_breach(kind: Kind, reply: &matchmaking::Reply) -> Breach {
     let shape = Kind::answered_by(reply);

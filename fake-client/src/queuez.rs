@@ -273,6 +273,16 @@ mod tests {
         for (i, (body, want)) in cases.into_iter().enumerate() {
             assert_eq!(rules(&mut subscribed(), &body), want, "case {i}");
         }
+        // a family past the store's eight, even one the client asked for
+        let mut beyond = Store::default();
+        beyond.subscribe(FAMILIES);
+        let mut ninth = Update::decode(&update(1, true, Vec::new())).unwrap();
+        ninth.families[0].family = FAMILIES;
+        assert_eq!(
+            rules(&mut beyond, &ninth.encode()),
+            vec![Rule::Qz03],
+            "family 8"
+        );
         let mut other = Store::default();
         other.subscribe(3);
         assert_eq!(
