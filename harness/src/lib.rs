@@ -1,6 +1,7 @@
 //! vex-harness: connects a host and the emulated client, in-process with a virtual clock
 //! or over TCP, and records every frame as a transcript.
 
+pub mod hostile;
 pub mod in_process;
 pub mod replay;
 pub mod report;

@@ -1,6 +1,7 @@
 //! Host configuration.
 
 use crate::fault::FaultPlan;
+use crate::limits::Limits;
 use crate::program::builtin_timeline;
 use crate::world::WorldRequest;
 use std::net::{Ipv4Addr, SocketAddrV4};
@@ -34,6 +35,8 @@ pub struct HostConfig {
     /// SR "Where mission scripts plug in"). The built-in host runs
     /// [`builtin_timeline`].
     pub timeline: Vec<TimedCommit>,
+    /// What one link may cost the host.
+    pub limits: Limits,
 }
 
 /// Requests that commit together, `after_ms` after an activity's first join.
@@ -56,6 +59,7 @@ impl HostConfig {
             faults: FaultPlan::default(),
             default_client_activation: true,
             timeline: builtin_timeline(),
+            limits: Limits::default(),
         }
     }
 

@@ -4,6 +4,7 @@
 use crate::activity::Activity;
 use crate::config::HostConfig;
 use crate::event::{HostEvent, Transmit};
+use crate::limits::Limit;
 use crate::link::Link;
 use crate::mission::{Mission, MissionStage};
 use crate::outbound::Outbound;
@@ -84,15 +85,25 @@ impl HostCore {
         self.activities.get(&session)
     }
 
+    /// The links the host holds, in id order.
+    pub fn link_ids(&self) -> impl Iterator<Item = LinkId> + '_ {
+        self.links.keys().copied()
+    }
+
     /// The configuration.
     pub fn config(&self) -> &HostConfig {
         &self.config
     }
 
-    /// A connection opened.
-    pub fn handle_connect(&mut self, _now: Instant, link: LinkId) {
+    /// A connection opened. One past [`crate::Limits::max_links`] is closed at once.
+    pub fn handle_connect(&mut self, now: Instant, link: LinkId) {
         tracing::debug!(%link, "link opened");
-        self.links.insert(link, Link::new(link));
+        let limits = self.config.limits;
+        if self.links.len() >= limits.max_links {
+            self.close(link, Closed::Limit(Limit::Links(limits.max_links)));
+            return;
+        }
+        self.links.insert(link, Link::new(link, now, &limits));
     }
 
     /// A connection closed; its state is dropped, and its member leaves its activity.
@@ -126,13 +137,33 @@ impl HostCore {
             return;
         }
         l.deframer.push(bytes);
+        let limits = self.config.limits;
+        let mut whole = false;
         loop {
             let Some(l) = self.links.get_mut(&link) else {
                 return;
             };
+            if l.closed {
+                return;
+            }
             match l.deframer.next_frame() {
-                Ok(Some(frame)) => self.handle_frame(now, link, frame),
-                Ok(None) => return,
+                Ok(Some(frame)) => {
+                    whole = true;
+                    if !l.rate.admit(now.millis(), limits.frames_per_second) {
+                        let limit = Limit::Rate(limits.frames_per_second);
+                        return self.close_over(link, limit);
+                    }
+                    self.handle_frame(now, link, frame);
+                }
+                Ok(None) => {
+                    // a frame begun in this read started its clock now
+                    l.frame_due = match (l.deframer.buffered(), l.frame_due) {
+                        (0, _) => None,
+                        (_, Some(due)) if !whole => Some(due),
+                        _ => Some(now + limits.frame_within_ms),
+                    };
+                    return;
+                }
                 Err(e) => {
                     l.closed = true;
                     self.close(link, Closed::Framing(e));
@@ -140,6 +171,17 @@ impl HostCore {
                 }
             }
         }
+    }
+
+    /// Closes `link`, which went over `limit`: it reads nothing more and its timers stop.
+    pub(crate) fn close_over(&mut self, link: LinkId, limit: Limit) {
+        if let Some(l) = self.links.get_mut(&link) {
+            l.closed = true;
+            l.hello_due = None;
+            l.frame_due = None;
+            l.next_keepalive = None;
+        }
+        self.close(link, Closed::Limit(limit));
     }
 
     fn handle_frame(&mut self, now: Instant, link: LinkId, frame: Frame) {

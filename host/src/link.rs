@@ -4,6 +4,7 @@
 use crate::LinkId;
 use crate::authority::Exchange;
 use crate::event::Transmit;
+use crate::limits::{Limits, RateWindow};
 use std::collections::{BTreeMap, BTreeSet};
 use vex_wire::activity::envelope::ActivityPush;
 use vex_wire::activity::join::{INITIAL_REPLICATION_EPOCH, JoinRequest};
@@ -122,20 +123,30 @@ pub struct Link {
     pub closed: bool,
     /// The last service-123 version pushed, per family.
     pub queuez_versions: BTreeMap<u32, i32>,
+    /// Until the hello: when a link with none is closed ([`crate::Limits::hello_within_ms`]).
+    pub hello_due: Option<Instant>,
+    /// While part of a frame is held: when a frame still not whole is closed
+    /// ([`crate::Limits::frame_within_ms`]).
+    pub frame_due: Option<Instant>,
+    /// The frames of the current second ([`crate::Limits::frames_per_second`]).
+    pub rate: RateWindow,
 }
 
 impl Link {
-    /// A fresh link.
-    pub fn new(id: LinkId) -> Self {
+    /// A link opened at `now`, framed within `limits`.
+    pub fn new(id: LinkId, now: Instant, limits: &Limits) -> Self {
         Self {
             id,
-            deframer: Deframer::default(),
+            deframer: Deframer::new(limits.max_frame_len),
             secure: None,
             binding: None,
             deferred_response: None,
             next_keepalive: None,
             closed: false,
             queuez_versions: BTreeMap::new(),
+            hello_due: Some(now + limits.hello_within_ms),
+            frame_due: None,
+            rate: RateWindow::default(),
         }
     }
 

@@ -4,6 +4,7 @@
 //! one of these, logged, and the link goes on unless its byte stream cannot be framed.
 
 use crate::activity::AdmitError;
+use crate::limits::Limit;
 use vex_wire::activity::envelope::EnvelopeError;
 use vex_wire::activity::selection::SelectionError;
 use vex_wire::bap::account_translation::TranslationError;
@@ -160,4 +161,7 @@ pub enum Closed {
     /// The fault plan closes it.
     #[error("fault plan: {0}")]
     Plan(&'static str),
+    /// The link went over one of the host's [`crate::limits::Limits`].
+    #[error("limit: {0}")]
+    Limit(Limit),
 }

@@ -113,6 +113,7 @@ impl HostCore {
         self.respond(link, reply_type, HELLO_RESPONSE, header.task, body);
         if let Some(l) = self.links.get_mut(&link) {
             l.secure = Some(SecureChannel::new(&secrets, Role::Host));
+            l.hello_due = None;
         }
     }
 

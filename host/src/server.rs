@@ -3,13 +3,18 @@
 //! a destination").
 //!
 //! Every queue is bounded: readers wait when the core is behind, and a link whose peer
-//! does not read its frames is closed once its backlog is full.
+//! does not read its frames is closed once its backlog passes
+//! [`crate::Limits::output_queue_bytes`].
 
 use crate::core::{HostCore, LinkId};
 use crate::event::HostEvent;
+use crate::limits::Limit;
 use crate::mission::MissionReport;
+use crate::reason::Closed;
 use std::collections::{BTreeMap, VecDeque};
 use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
@@ -21,8 +26,6 @@ use vex_wire::time::Instant;
 const READ_CHUNK: usize = 16 * 1024;
 /// Reads waiting for the core, across all links.
 const INPUT_QUEUE: usize = 256;
-/// Frames waiting to be written on one link before the link is closed.
-const OUTPUT_QUEUE: usize = 4096;
 /// Pause after a failed accept (for example when out of file descriptors).
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
 
@@ -59,17 +62,31 @@ pub enum Control {
 }
 
 struct Conn {
-    out: mpsc::Sender<Vec<u8>>,
+    out: mpsc::UnboundedSender<Vec<u8>>,
+    /// Bytes sent to the writer and not yet written: the queue's bound.
+    queued: Arc<AtomicUsize>,
     reader: tokio::task::JoinHandle<()>,
 }
 
-fn spawn_writer(mut w: OwnedWriteHalf) -> mpsc::Sender<Vec<u8>> {
-    let (tx, mut rx) = mpsc::channel::<Vec<u8>>(OUTPUT_QUEUE);
+impl Conn {
+    /// Queues `frame`; false when the link's backlog would pass `max` bytes.
+    fn send(&self, frame: Vec<u8>, max: usize) -> bool {
+        let len = frame.len();
+        if self.queued.fetch_add(len, Ordering::Relaxed) + len > max {
+            return false;
+        }
+        self.out.send(frame).is_ok()
+    }
+}
+
+fn spawn_writer(mut w: OwnedWriteHalf, queued: Arc<AtomicUsize>) -> mpsc::UnboundedSender<Vec<u8>> {
+    let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
     tokio::spawn(async move {
         while let Some(frame) = rx.recv().await {
             if w.write_all(&frame).await.is_err() {
                 break;
             }
+            queued.fetch_sub(frame.len(), Ordering::Relaxed);
         }
         let _ = w.shutdown().await;
     });
@@ -101,8 +118,10 @@ fn spawn_reader(
 fn connect(stream: TcpStream, link: LinkId, tx: mpsc::Sender<Input>) -> Conn {
     let _ = stream.set_nodelay(true);
     let (r, w) = stream.into_split();
+    let queued = Arc::new(AtomicUsize::new(0));
     Conn {
-        out: spawn_writer(w),
+        out: spawn_writer(w, queued.clone()),
+        queued,
         reader: spawn_reader(link, r, tx),
     }
 }
@@ -179,9 +198,10 @@ pub async fn serve_with_control(
             },
         }
         let mut backlogged = Vec::new();
+        let max_queued = core.config().limits.output_queue_bytes;
         while let Some(t) = core.poll_transmit() {
             if let Some(c) = conns.get(&t.link)
-                && c.out.try_send(t.bytes).is_err()
+                && !c.send(t.bytes, max_queued)
             {
                 backlogged.push(t.link);
             }
@@ -209,7 +229,8 @@ pub async fn serve_with_control(
             }
         }
         for link in backlogged {
-            tracing::warn!(%link, "the peer does not read its frames; closing the link");
+            let reason = Closed::Limit(Limit::OutputQueue(max_queued));
+            tracing::warn!(%link, %reason, "link closed by host");
             closing.push(link);
         }
         for link in closing {

@@ -4,6 +4,7 @@
 
 use crate::core::{HostCore, LinkId};
 use crate::event::HostEvent;
+use crate::limits::Limit;
 use crate::link::Link;
 use vex_wire::time::Instant;
 
@@ -16,11 +17,20 @@ pub(crate) enum HostTimer {
     /// A roster that did not fit the client's tick beside the ones before it, sent in the
     /// next tick (AUTH-10).
     DeferredRoster,
+    /// No hello within [`crate::Limits::hello_within_ms`] of opening: the link is closed.
+    Hello,
+    /// A frame not whole within [`crate::Limits::frame_within_ms`]: the link is closed.
+    SlowFrame,
 }
 
 impl HostTimer {
     /// Every timer, in the order a link's due ones fire.
-    const ALL: [HostTimer; 2] = [HostTimer::Keepalive, HostTimer::DeferredRoster];
+    const ALL: [HostTimer; 4] = [
+        HostTimer::Keepalive,
+        HostTimer::DeferredRoster,
+        HostTimer::Hello,
+        HostTimer::SlowFrame,
+    ];
 }
 
 impl HostCore {
@@ -29,6 +39,8 @@ impl HostCore {
         match timer {
             HostTimer::Keepalive => link.next_keepalive,
             HostTimer::DeferredRoster => link.binding.as_ref()?.roster_deferred,
+            HostTimer::Hello => link.hello_due,
+            HostTimer::SlowFrame => link.frame_due,
         }
     }
 
@@ -94,6 +106,15 @@ impl HostCore {
                     b.roster_deferred = None;
                 }
                 self.push_current_roster(link);
+            }
+            HostTimer::Hello => {
+                let limit = Limit::Hello(self.config.limits.hello_within_ms);
+                self.close_over(link, limit);
+            }
+            HostTimer::SlowFrame => {
+                let held = self.links.get(&link).map_or(0, |l| l.deframer.buffered());
+                let within_ms = self.config.limits.frame_within_ms;
+                self.close_over(link, Limit::SlowFrame { within_ms, held });
             }
         }
     }

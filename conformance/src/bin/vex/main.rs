@@ -24,6 +24,7 @@ macro_rules! out_raw {
 mod check;
 mod client;
 mod decode;
+mod limits_args;
 mod lobby;
 mod mission;
 mod mission_link;

@@ -42,6 +42,8 @@ pub struct HostArgs {
     keys: Keys,
     #[command(flatten)]
     lobby: crate::lobby::LobbyArgs,
+    #[command(flatten)]
+    limits: crate::limits_args::LimitsArgs,
 }
 
 /// The fault named `name`, as `--list-faults` prints it.
@@ -64,6 +66,7 @@ pub async fn run(args: HostArgs) -> ExitCode {
     crate::init_logs("info");
     let mut config = HostConfig::builtin(args.advertise.unwrap_or(args.listen));
     config.signon = args.keys.keys();
+    config.limits = args.limits.limits();
     match load_scenario(args.scenario.as_deref()) {
         Ok(Some(s)) => config.scenario = s,
         Ok(None) => {}

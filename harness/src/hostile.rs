@@ -1,0 +1,178 @@
+//! Hostile input against the host, in-process on the virtual clock (issue "Under load and
+//! faults": hostile input). Each attack is a list of [`HostAction`]s on links no emulated
+//! client owns, run beside a member that must notice nothing; [`Hostile::judge`] says
+//! whether the host bounded the attack: every hostile link closed with the limit the
+//! attack goes over, or answered at a bounded cost, and none left open past its bound.
+
+use crate::in_process::{HostAction, HostRun};
+use vex_host::limits::Limit;
+use vex_host::reason::Closed;
+use vex_host::{HostCore, HostEvent, LinkId};
+use vex_wire::bap::header::{FrameType, InnerHeader, plain_frame};
+use vex_wire::bap::services::HELLO;
+use vex_wire::time::Instant;
+
+/// The first link id an attack uses: far above any member's (`in_process`'s 2i + 1, 2i + 2).
+const FIRST_HOSTILE_LINK: u64 = 1_000_000;
+/// When the attack starts: the member is in its activity by then.
+const ATTACK_AT_MS: u64 = 2_000;
+
+/// One kind of hostile input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hostile {
+    /// A frame header announcing 4 GiB - 1 bytes: refused from the header, nothing
+    /// buffered (NS "The frame": `length` is a u32).
+    HugeFrame,
+    /// A hello, then one byte a second of a second hello: closed when that frame is not
+    /// whole within the limit.
+    SlowSender,
+    /// This many connections that never send a byte: each closed at the hello limit.
+    HalfOpen(u32),
+    /// A link that sends a hello every second and nothing else: each answered (a hello is
+    /// cheap and bounded), the link open, the member untouched.
+    HelloOnly,
+    /// A link that sends hellos as fast as it can: closed at the rate limit.
+    HelloFlood,
+}
+
+impl Hostile {
+    /// Every attack, with its case name.
+    pub const ALL: [(Hostile, &'static str); 5] = [
+        (Hostile::HugeFrame, "huge-frame"),
+        (Hostile::SlowSender, "slow-sender"),
+        (Hostile::HalfOpen(2000), "half-open"),
+        (Hostile::HelloOnly, "hello-only"),
+        (Hostile::HelloFlood, "hello-flood"),
+    ];
+
+    /// The attack's case name.
+    pub fn name(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(h, _)| *h == self)
+            .map_or("hostile", |(_, n)| n)
+    }
+
+    /// The host actions that make the attack, for a run of `run_for_ms`.
+    pub fn actions(self, run_for_ms: u64) -> Vec<HostAction> {
+        let first = LinkId(FIRST_HOSTILE_LINK);
+        match self {
+            Hostile::HugeFrame => vec![at(ATTACK_AT_MS, move |now, host| {
+                host.handle_connect(now, first);
+                host.handle_bytes(now, first, &[1, 0, 0xFF, 0xFF, 0xFF, 0xFF]);
+            })],
+            Hostile::SlowSender => {
+                let frame = hello_frame(1);
+                let mut actions = vec![at(ATTACK_AT_MS, move |now, host| {
+                    host.handle_connect(now, first);
+                    host.handle_bytes(now, first, &hello_frame(0));
+                })];
+                let seconds = (run_for_ms - ATTACK_AT_MS) / 1000;
+                for (i, byte) in frame.into_iter().enumerate().take(seconds as usize) {
+                    let when = ATTACK_AT_MS + 1 + 1000 * i as u64;
+                    actions.push(at(when, move |now, host| {
+                        host.handle_bytes(now, first, &[byte]);
+                    }));
+                }
+                actions
+            }
+            Hostile::HalfOpen(n) => vec![at(ATTACK_AT_MS, move |now, host| {
+                for i in 0..u64::from(n) {
+                    host.handle_connect(now, LinkId(FIRST_HOSTILE_LINK + i));
+                }
+            })],
+            Hostile::HelloOnly => {
+                let mut actions = vec![at(ATTACK_AT_MS, move |now, host| {
+                    host.handle_connect(now, first);
+                })];
+                for (i, when) in (ATTACK_AT_MS + 1..run_for_ms).step_by(1000).enumerate() {
+                    let frame = hello_frame(i as u32);
+                    actions.push(at(when, move |now, host| {
+                        host.handle_bytes(now, first, &frame);
+                    }));
+                }
+                actions
+            }
+            Hostile::HelloFlood => vec![at(ATTACK_AT_MS, move |now, host| {
+                host.handle_connect(now, first);
+                let flood: Vec<u8> = (0..5000).flat_map(hello_frame).collect();
+                host.handle_bytes(now, first, &flood);
+            })],
+        }
+    }
+
+    /// Whether the host bounded the attack in `run`: `Err` says how it did not.
+    pub fn judge(self, run: &HostRun) -> Result<(), String> {
+        let hostile = |l: &LinkId| l.0 >= FIRST_HOSTILE_LINK;
+        let closes: Vec<(u64, &Closed)> = run
+            .events
+            .iter()
+            .filter_map(|(at, e)| match e {
+                HostEvent::Close { link, reason } if hostile(link) => Some((at.millis(), reason)),
+                _ => None,
+            })
+            .collect();
+        let limits = run.host.config().limits;
+        let expected = match self {
+            Hostile::HugeFrame => (1, "a frame over the limit (framing: too long)"),
+            Hostile::SlowSender => (1, "the slow-frame limit"),
+            Hostile::HalfOpen(n) => (n as usize, "the hello limit"),
+            Hostile::HelloOnly => (0, "no close"),
+            Hostile::HelloFlood => (1, "the rate limit"),
+        };
+        let right = |r: &Closed| {
+            matches!(
+                (self, r),
+                (Hostile::HugeFrame, Closed::Framing(_))
+                    | (Hostile::SlowSender, Closed::Limit(Limit::SlowFrame { .. }))
+                    | (Hostile::HalfOpen(_), Closed::Limit(Limit::Hello(_)))
+                    | (Hostile::HelloFlood, Closed::Limit(Limit::Rate(_)))
+            )
+        };
+        let due = match self {
+            Hostile::SlowSender => ATTACK_AT_MS + 1 + limits.frame_within_ms,
+            Hostile::HalfOpen(_) => ATTACK_AT_MS + limits.hello_within_ms,
+            _ => ATTACK_AT_MS,
+        };
+        if closes.len() != expected.0 || closes.iter().any(|(_, r)| !right(r)) {
+            let got: Vec<String> = closes
+                .iter()
+                .map(|(t, r)| format!("{r} at {t} ms"))
+                .collect();
+            return Err(format!(
+                "expected {} hostile link(s) closed for {}, got {}: {}",
+                expected.0,
+                expected.1,
+                closes.len(),
+                got.first().map_or("none", String::as_str)
+            ));
+        }
+        if let Some((t, r)) = closes.iter().find(|(t, _)| *t > due) {
+            return Err(format!(
+                "closed at {t} ms, after its bound of {due} ms: {r}"
+            ));
+        }
+        let open = run.host.link_ids().filter(hostile).count();
+        let still_open = if self == Hostile::HelloOnly { 1 } else { 0 };
+        if open != still_open {
+            return Err(format!("{open} hostile link(s) still held at the end"));
+        }
+        Ok(())
+    }
+}
+
+/// A plaintext hello (service 25) with task `task`, as a client's bootstrap frame.
+fn hello_frame(task: u32) -> Vec<u8> {
+    plain_frame(
+        FrameType::Bootstrap,
+        InnerHeader::request(HELLO, task),
+        &[0; 58],
+    )
+}
+
+fn at(at_ms: u64, act: impl FnOnce(Instant, &mut HostCore) + 'static) -> HostAction {
+    HostAction {
+        at_ms,
+        act: Box::new(act),
+    }
+}
