@@ -3,6 +3,10 @@
 
 pub mod hostile;
 pub mod in_process;
+pub mod load;
+pub mod load_client;
+pub mod load_figures;
+pub mod load_process;
 pub mod replay;
 pub mod report;
 pub mod signon;

@@ -4,12 +4,13 @@
 use crate::report::RunReport;
 use crate::transcript::{Line, Transcript};
 use std::collections::BTreeMap;
+use std::net::SocketAddrV4;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::net::tcp::OwnedWriteHalf;
 use tokio::sync::{mpsc, oneshot};
-use vex_fake_client::{ClientConfig, ClientCore, LinkKind, Violation};
+use vex_fake_client::{ClientConfig, ClientCore, ClientTransmit, LinkKind, Violation};
 use vex_wire::time::Instant;
 
 /// Reads waiting for the client core: the host waits when the client is behind.
@@ -94,50 +95,96 @@ async fn drive(
     client: ClientConfig,
     start: tokio::time::Instant,
     deadline: tokio::time::Instant,
-    mut on_violation: impl FnMut(&Violation),
-    mut joined: Option<oneshot::Sender<u64>>,
+    on_violation: impl FnMut(&Violation),
+    joined: Option<oneshot::Sender<u64>>,
 ) -> (RunReport, BTreeMap<LinkKind, OwnedWriteHalf>) {
-    let now = move || Instant::from_millis(start.elapsed().as_millis() as u64);
     let mut transcript = Transcript::of(client.script);
-    let mut client = ClientCore::new(client);
+    let run = Run {
+        start,
+        deadline,
+        joined,
+    };
+    let (client, writers, end) =
+        drive_observed(ClientCore::new(client), &mut transcript, run, on_violation).await;
+    (RunReport::of(&client, transcript, end), writers)
+}
+
+/// What sees a driven client's traffic as it happens: its transcript, or the load
+/// generator's figures (`crate::load`).
+pub trait Observer {
+    /// `link` opened at `at`.
+    fn opened(&mut self, at: Instant, link: LinkKind);
+    /// `link` closed at `at`.
+    fn closed(&mut self, at: Instant, link: LinkKind);
+    /// The client sent `t` at `at`.
+    fn sent(&mut self, at: Instant, t: &ClientTransmit);
+    /// The client read frames at `at`: the observer takes them with
+    /// [`ClientCore::poll_received`], so none is held past this call.
+    fn received(&mut self, at: Instant, client: &mut ClientCore);
+    /// The client's timers ran at `at`.
+    fn tick(&mut self, at: Instant);
+}
+
+impl Observer for Transcript {
+    fn opened(&mut self, at: Instant, link: LinkKind) {
+        Transcript::opened(self, at, link);
+    }
+    fn closed(&mut self, at: Instant, link: LinkKind) {
+        Transcript::closed(self, at, link);
+    }
+    fn sent(&mut self, at: Instant, t: &ClientTransmit) {
+        self.push(Line::sent(at, t));
+    }
+    fn received(&mut self, at: Instant, client: &mut ClientCore) {
+        Transcript::received(self, at, client);
+    }
+    fn tick(&mut self, at: Instant) {
+        Transcript::tick(self, at);
+    }
+}
+
+/// The span of one driven run: times count from `start`, the run stops at `deadline`, and
+/// `joined` is told the session once the client is in its activity.
+pub struct Run {
+    /// The origin of the client's times.
+    pub start: tokio::time::Instant,
+    /// When the run stops.
+    pub deadline: tokio::time::Instant,
+    /// Told the session once the client is in its activity.
+    pub joined: Option<oneshot::Sender<u64>>,
+}
+
+/// Drives `client` over TCP for `run`, showing its traffic to `observer` and each violation
+/// to `on_violation` as it happens; at the deadline the client's hangs are judged
+/// ([`ClientCore::finish`]). Returns the client, the links' write halves (the links close
+/// when they are dropped) and the end time.
+pub async fn drive_observed(
+    mut client: ClientCore,
+    observer: &mut impl Observer,
+    run: Run,
+    mut on_violation: impl FnMut(&Violation),
+) -> (ClientCore, BTreeMap<LinkKind, OwnedWriteHalf>, Instant) {
+    let Run {
+        start,
+        deadline,
+        mut joined,
+    } = run;
+    let now = move || Instant::from_millis(start.elapsed().as_millis() as u64);
     let mut writers: BTreeMap<LinkKind, OwnedWriteHalf> = BTreeMap::new();
     let (tx, mut rx) = mpsc::channel::<Input>(INPUT_QUEUE);
     loop {
         while let Some((kind, addr)) = client.poll_connect() {
-            let tx = tx.clone();
-            tokio::spawn(async move {
-                let stream = tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(addr)).await;
-                let Ok(Ok(stream)) = stream else {
-                    let _ = tx.send(Input::Connected(kind, None)).await;
-                    return;
-                };
-                let _ = stream.set_nodelay(true);
-                let (mut r, w) = stream.into_split();
-                let _ = tx.send(Input::Connected(kind, Some(w))).await;
-                let mut buf = vec![0u8; 16 * 1024];
-                loop {
-                    match r.read(&mut buf).await {
-                        Ok(0) | Err(_) => break,
-                        Ok(n) => {
-                            let chunk = buf.get(..n).unwrap_or_default().to_vec();
-                            if tx.send(Input::Bytes(kind, chunk)).await.is_err() {
-                                return;
-                            }
-                        }
-                    }
-                }
-                let _ = tx.send(Input::Closed(kind)).await;
-            });
+            tokio::spawn(open(kind, addr, tx.clone()));
         }
         while let Some(t) = client.poll_transmit() {
-            transcript.push(Line::sent(now(), &t));
+            observer.sent(now(), &t);
             if let Some(w) = writers.get_mut(&t.link)
                 && w.write_all(&t.bytes).await.is_err()
             {
                 writers.remove(&t.link);
                 let at = now();
                 client.handle_closed(at, t.link);
-                transcript.closed(at, t.link);
+                observer.closed(at, t.link);
             }
         }
         for v in client.poll_violations() {
@@ -159,18 +206,18 @@ async fn drive(
                     writers.insert(kind, w);
                     let at = now();
                     client.handle_connected(at, kind);
-                    transcript.opened(at, kind);
+                    observer.opened(at, kind);
                 }
                 Some(Input::Connected(kind, None)) => {
                     let at = now();
                     client.handle_closed(at, kind);
-                    transcript.closed(at, kind);
+                    observer.closed(at, kind);
                 }
                 // a link a failed write closed already is closed once
                 Some(Input::Closed(kind)) if writers.remove(&kind).is_some() => {
                     let at = now();
                     client.handle_closed(at, kind);
-                    transcript.closed(at, kind);
+                    observer.closed(at, kind);
                 }
                 Some(Input::Closed(_)) => {}
                 Some(Input::Bytes(kind, bytes)) => {
@@ -178,7 +225,7 @@ async fn drive(
                     // anything it sends in answer
                     let at = now();
                     client.handle_bytes(at, kind, &bytes);
-                    transcript.received(at, &mut client);
+                    observer.received(at, &mut client);
                 }
                 None => break,
             },
@@ -187,7 +234,7 @@ async fn drive(
                     break;
                 }
                 let at = now();
-                transcript.tick(at);
+                observer.tick(at);
                 client.handle_timeout(at);
             }
         }
@@ -197,5 +244,31 @@ async fn drive(
     for v in client.poll_violations() {
         on_violation(&v);
     }
-    (RunReport::of(&client, transcript, end), writers)
+    (client, writers, end)
+}
+
+/// Opens `kind`'s link to `addr` and reads it until it closes, telling the driver through
+/// `tx`.
+async fn open(kind: LinkKind, addr: SocketAddrV4, tx: mpsc::Sender<Input>) {
+    let stream = tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(addr)).await;
+    let Ok(Ok(stream)) = stream else {
+        let _ = tx.send(Input::Connected(kind, None)).await;
+        return;
+    };
+    let _ = stream.set_nodelay(true);
+    let (mut r, w) = stream.into_split();
+    let _ = tx.send(Input::Connected(kind, Some(w))).await;
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        match r.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                let chunk = buf.get(..n).unwrap_or_default().to_vec();
+                if tx.send(Input::Bytes(kind, chunk)).await.is_err() {
+                    return;
+                }
+            }
+        }
+    }
+    let _ = tx.send(Input::Closed(kind)).await;
 }

@@ -25,6 +25,7 @@ mod check;
 mod client;
 mod decode;
 mod limits_args;
+mod load;
 mod lobby;
 mod mission;
 mod mission_link;
@@ -114,6 +115,10 @@ enum Command {
     Replay(client::ReplayArgs),
     /// Run one emulated client against a host and print its status and violations.
     Client(client::ClientArgs),
+    /// Run many emulated clients against a host (the built-in one unless `--target`) and
+    /// print joins per second, latency percentiles per message, keepalive jitter,
+    /// violations by rule, and what the host and the load generator used.
+    Load(load::LoadArgs),
     /// Check a mission script, or reload, inspect and follow the mission of a running
     /// `vex host --mission`.
     #[command(subcommand)]
@@ -141,6 +146,7 @@ async fn main() -> ExitCode {
         Command::Rules(args) => rules::run(args),
         Command::Replay(args) => client::replay(args),
         Command::Client(args) => client::run(args).await,
+        Command::Load(args) => load::load(args).await,
         Command::Mission(command) => mission::run(command).await,
     }
 }

@@ -88,6 +88,11 @@ impl Spawned {
         }
     }
 
+    /// The process id of the command (`exec` in `cmd` makes it the host's own).
+    pub fn pid(&self) -> Option<u32> {
+        self.child.id()
+    }
+
     /// The host's exit status, if it has stopped.
     pub fn exited(&mut self) -> Option<ExitStatus> {
         self.child.try_wait().ok().flatten()

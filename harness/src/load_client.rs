@@ -1,0 +1,261 @@
+//! One emulated client of a load run, life after life: the whole route into an activity,
+//! then the activity (keepalives, message 52 every second, Sense, a region change, a slot
+//! request, an identity report, an incident; a member of a shared activity also leaves
+//! and joins again), then its links close and the next life starts (issue "Under load and
+//! faults": load).
+
+use crate::load_figures::Tally;
+use crate::tcp::{Observer, Run, drive_observed};
+use rand_chacha::ChaCha8Rng;
+use rand_core::{RngCore, SeedableRng};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{oneshot, watch};
+use vex_fake_client::{ClientConfig, ClientCore, ClientTransmit, LinkKind, Script, Violation};
+use vex_wire::activity::ids;
+use vex_wire::bap::services::{
+    ACTIVITY_PUSH, ACTIVITY_TO_HOST, HELLO, HELLO_RESPONSE, HOST_LOOKUP, HOST_LOOKUP_RESPONSE,
+    HOST_REQUEST, HOST_RESPONSE,
+};
+use vex_wire::time::Instant;
+
+/// The host keepalive's interval, message 1 every 2 s (SR "Timed sends that remain"): the
+/// jitter is how far each one comes from it.
+const HOST_KEEPALIVE_MS: u64 = 2000;
+
+/// What a client's frame is, for the latency table: a BAP service, or an activity message
+/// on service 8 or 9.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Kind {
+    Service(u16),
+    Message(u32),
+}
+
+impl Kind {
+    fn of(service: Option<u16>, message: Option<u32>) -> Option<Kind> {
+        match (service?, message) {
+            (ACTIVITY_TO_HOST | ACTIVITY_PUSH, Some(m)) => Some(Kind::Message(m)),
+            (ACTIVITY_TO_HOST | ACTIVITY_PUSH, None) => None,
+            (s, _) => Some(Kind::Service(s)),
+        }
+    }
+}
+
+/// Each request the host answers, the answer, and the latency series' name (SR "What each
+/// client message gets"; NS "The service registry").
+const ANSWERS: [(Kind, Kind, &str); 6] = [
+    (Kind::Service(HELLO), Kind::Service(HELLO_RESPONSE), "hello"),
+    (
+        Kind::Service(HOST_LOOKUP),
+        Kind::Service(HOST_LOOKUP_RESPONSE),
+        "host_lookup",
+    ),
+    (
+        Kind::Service(HOST_REQUEST),
+        Kind::Service(HOST_RESPONSE),
+        "session",
+    ),
+    (
+        Kind::Message(ids::JOIN_REQUEST),
+        Kind::Message(ids::JOIN_RESULT),
+        "join_result",
+    ),
+    (
+        Kind::Message(ids::ALLOCATE_ENTITY_INDICES),
+        Kind::Message(ids::ENTITY_SLOTS_ALLOCATED),
+        "entity_slots",
+    ),
+    (
+        Kind::Message(ids::STATE_REFRESH),
+        Kind::Message(ids::SENSOR_AUTH_UPDATE),
+        "roster_request",
+    ),
+];
+
+/// The figures of one life, as its frames pass. The client's own times are in
+/// milliseconds; the latencies are read off the monotonic clock in microseconds as each
+/// frame is handed over.
+struct LifeWatch {
+    tally: Arc<Tally>,
+    /// When the life's first link was asked for, or a rejoin's service 6 went out: the
+    /// route's latency counts from it.
+    began: Clock,
+    /// Join results in this life.
+    joins: u32,
+    /// The requests waiting for their answer, by link and series name.
+    asked: BTreeMap<(LinkKind, &'static str), Clock>,
+    /// The last message 1, while the client is in an activity.
+    last_keepalive: Option<Clock>,
+}
+
+type Clock = std::time::Instant;
+
+impl LifeWatch {
+    fn new(tally: Arc<Tally>) -> Self {
+        tally.add(|s| s.lives += 1);
+        Self {
+            tally,
+            began: Clock::now(),
+            joins: 0,
+            asked: BTreeMap::new(),
+            last_keepalive: None,
+        }
+    }
+}
+
+fn micros(from: Clock, to: Clock) -> u64 {
+    to.duration_since(from).as_micros() as u64
+}
+
+impl Observer for LifeWatch {
+    fn opened(&mut self, _at: Instant, _link: LinkKind) {}
+
+    fn closed(&mut self, _at: Instant, _link: LinkKind) {}
+
+    fn sent(&mut self, _at: Instant, t: &ClientTransmit) {
+        let at = Clock::now();
+        self.tally.add(|s| s.frames_sent += 1);
+        let kind = Kind::of(Some(t.service), t.message);
+        // a rejoin's route starts at its service 6; the keepalive stops at a leave
+        if kind == Some(Kind::Service(HOST_REQUEST)) && self.joins > 0 {
+            self.began = at;
+        }
+        if kind == Some(Kind::Message(ids::PEER_LEAVE_REQUEST)) {
+            self.last_keepalive = None;
+        }
+        if let Some((_, _, name)) = ANSWERS.iter().find(|(ask, _, _)| Some(*ask) == kind) {
+            self.asked.entry((t.link, name)).or_insert(at);
+        }
+    }
+
+    fn received(&mut self, _at: Instant, client: &mut ClientCore) {
+        let at = Clock::now();
+        while let Some(r) = client.poll_received() {
+            let kind = Kind::of(r.service, r.message);
+            let answered = ANSWERS
+                .iter()
+                .find(|(_, ans, _)| Some(*ans) == kind)
+                .and_then(|(_, _, name)| Some((*name, self.asked.remove(&(r.link, *name))?)));
+            let joined = kind == Some(Kind::Message(ids::JOIN_RESULT));
+            // a message 1 that comes later than 2 s after the one before: how much later
+            // (other pushes carry message 1 too, so an early one is no jitter)
+            let late = (kind == Some(Kind::Message(ids::GLOBAL_ACTIVITY_STATE)))
+                .then(|| self.last_keepalive.replace(at))
+                .flatten()
+                .map(|last| micros(last, at).saturating_sub(HOST_KEEPALIVE_MS * 1000));
+            let began = self.began;
+            self.joins += u32::from(joined);
+            self.tally.add(|s| {
+                s.frames_received += 1;
+                if let Some((name, asked)) = answered {
+                    s.latency.entry(name).or_default().record(micros(asked, at));
+                }
+                if joined {
+                    s.joins += 1;
+                    s.latency
+                        .entry("join")
+                        .or_default()
+                        .record(micros(began, at));
+                }
+                if let Some(late) = late {
+                    s.keepalive_jitter.record(late);
+                }
+            });
+        }
+    }
+
+    fn tick(&mut self, _at: Instant) {}
+}
+
+/// A client's place in the run.
+pub(crate) struct Member {
+    /// Its index, 0-based: its member key and its seed.
+    pub(crate) index: usize,
+    /// Its client, before its script and session are set.
+    pub(crate) config: ClientConfig,
+    /// The activity it makes or joins.
+    pub(crate) session: Session,
+    /// When its first life begins.
+    pub(crate) first_at: tokio::time::Instant,
+    /// No life begins after this: the last ones have the time to join and be judged.
+    pub(crate) last_start: tokio::time::Instant,
+    /// When the run ends.
+    pub(crate) end: tokio::time::Instant,
+    /// The run's origin.
+    pub(crate) start: tokio::time::Instant,
+}
+
+/// The activity a member is in: it makes it (and tells the others), or joins the one made.
+pub(crate) enum Session {
+    /// Member 1: its own session, told here once it is in.
+    Makes(watch::Sender<Option<u64>>),
+    /// Another member: the session to name in its join.
+    Joins(watch::Receiver<Option<u64>>),
+}
+
+/// How long a joining member's life lasts: between these, in milliseconds.
+const LIFE_MS: (u64, u64) = (30_000, 90_000);
+
+impl Member {
+    /// Runs lives until the run ends, adding what they record to `tally`.
+    pub(crate) async fn live(self, tally: Arc<Tally>) {
+        let mut rng = ChaCha8Rng::seed_from_u64(self.index as u64);
+        tokio::time::sleep_until(self.first_at).await;
+        while tokio::time::Instant::now() < self.last_start {
+            let mut config = self.config.clone();
+            let life_end = match &self.session {
+                Session::Makes(_) => self.end,
+                Session::Joins(made) => {
+                    let mut made = made.clone();
+                    let made = made.wait_for(Option::is_some);
+                    let waited = tokio::time::timeout_at(self.last_start, made).await;
+                    let Ok(Ok(session)) = waited.map(|r| r.map(|s| *s)) else {
+                        break;
+                    };
+                    config.join_session = session;
+                    let ms = LIFE_MS.0 + rng.next_u64() % (LIFE_MS.1 - LIFE_MS.0);
+                    (tokio::time::Instant::now() + Duration::from_millis(ms)).min(self.end)
+                }
+            };
+            config.script = script(&mut rng, matches!(self.session, Session::Joins(_)));
+            let mut watch = LifeWatch::new(tally.clone());
+            let (tell, told) = oneshot::channel();
+            let run = Run {
+                start: self.start,
+                deadline: life_end,
+                joined: Some(tell),
+            };
+            let on_violation = |v: &Violation| {
+                let line = format!("client {}: {v}", self.index);
+                tally.add(|s| s.violation(v.rule.to_string(), line));
+            };
+            let tell_session = async {
+                if let (Session::Makes(to), Ok(session)) = (&self.session, told.await) {
+                    let _ = to.send(Some(session));
+                }
+            };
+            let client = ClientCore::new(config);
+            let ((_, links, _), ()) = tokio::join!(
+                drive_observed(client, &mut watch, run, on_violation),
+                tell_session
+            );
+            drop(links);
+        }
+    }
+}
+
+/// A life's actions, each at a time of its own after the join; one that joins another's
+/// activity also leaves and joins again.
+fn script(rng: &mut ChaCha8Rng, joins: bool) -> Script {
+    let mut at = |from: u64, to: u64| Some(from + rng.next_u64() % (to - from));
+    Script {
+        slot_request_after_ms: at(2_000, 10_000),
+        move_region_after_ms: at(5_000, 20_000),
+        identity_after_ms: at(1_000, 5_000),
+        incident_after_ms: at(3_000, 15_000),
+        leave_after_ms: if joins { at(20_000, 25_000) } else { None },
+        rejoin_after_ms: if joins { at(1_000, 3_000) } else { None },
+        ..Script::default()
+    }
+}

@@ -1,0 +1,238 @@
+//! What a load run measured (issue "Under load and faults": joins per second, latency
+//! percentiles per message, keepalive jitter, violations by rule, memory and CPU), each
+//! figure named with its unit for `vex load --json`.
+
+use hdrhistogram::Histogram;
+use std::collections::BTreeMap;
+use std::sync::{Mutex, PoisonError};
+
+/// How many violations a run keeps word for word, as examples.
+const EXAMPLES: usize = 10;
+
+/// One latency series, in microseconds.
+#[derive(Debug, Clone)]
+pub struct Series(Histogram<u64>);
+
+/// The largest sample a series holds apart, in microseconds (an hour); a larger one counts
+/// as an hour.
+const HIGHEST_MICROS: u64 = 3_600_000_000;
+
+impl Default for Series {
+    /// One microsecond to an hour, to three significant figures.
+    #[allow(clippy::expect_used)] // the bounds are constants that `new_with_bounds` takes
+    fn default() -> Self {
+        Self(Histogram::new_with_bounds(1, HIGHEST_MICROS, 3).expect("bounds in range"))
+    }
+}
+
+impl Series {
+    /// Adds one sample of `micros`.
+    pub fn record(&mut self, micros: u64) {
+        self.0.saturating_record(micros);
+    }
+
+    /// The samples' count and percentiles.
+    pub fn percentiles(&self) -> Percentiles {
+        let ms = |us: u64| us as f64 / 1000.0;
+        Percentiles {
+            count: self.0.len(),
+            p50_ms: ms(self.0.value_at_quantile(0.50)),
+            p99_ms: ms(self.0.value_at_quantile(0.99)),
+            max_ms: ms(self.0.max()),
+        }
+    }
+}
+
+/// A series summed up.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Percentiles {
+    /// Samples.
+    pub count: u64,
+    /// The median, in milliseconds.
+    pub p50_ms: f64,
+    /// The 99th percentile, in milliseconds.
+    pub p99_ms: f64,
+    /// The largest sample, in milliseconds.
+    pub max_ms: f64,
+}
+
+/// Everything the clients of a run recorded, merged.
+#[derive(Debug, Clone, Default)]
+pub struct Samples {
+    /// Latency series by name: `join` (the route, from the first connect to join_result),
+    /// then one per request the host answers (`hello`, `host_lookup`, `session`,
+    /// `join_result`, `entity_slots`, `roster_request`).
+    pub latency: BTreeMap<&'static str, Series>,
+    /// How far each host keepalive (message 1) came from its 2-second interval.
+    pub keepalive_jitter: Series,
+    /// Violations by rule id.
+    pub violations: BTreeMap<String, u64>,
+    /// The first violations, word for word.
+    pub examples: Vec<String>,
+    /// Lives begun: a life is one route into an activity and the time spent in it.
+    pub lives: u64,
+    /// Join results received.
+    pub joins: u64,
+    /// Frames sent by the clients.
+    pub frames_sent: u64,
+    /// Frames the clients received.
+    pub frames_received: u64,
+}
+
+impl Samples {
+    /// Adds a violation of `rule` described by `line`.
+    pub fn violation(&mut self, rule: String, line: String) {
+        *self.violations.entry(rule).or_default() += 1;
+        if self.examples.len() < EXAMPLES {
+            self.examples.push(line);
+        }
+    }
+
+    /// Violations of every rule.
+    pub fn violation_count(&self) -> u64 {
+        self.violations.values().sum()
+    }
+}
+
+/// Every client's samples, added as they come: one set of series for the whole run.
+#[derive(Debug, Default)]
+pub struct Tally(Mutex<Samples>);
+
+impl Tally {
+    /// Adds to the samples.
+    pub fn add(&self, f: impl FnOnce(&mut Samples)) {
+        f(&mut self.0.lock().unwrap_or_else(PoisonError::into_inner));
+    }
+
+    /// Reads the samples.
+    pub fn read<T>(&self, f: impl FnOnce(&Samples) -> T) -> T {
+        f(&self.0.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// The samples, leaving none.
+    pub fn take(&self) -> Samples {
+        std::mem::take(&mut self.0.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+}
+
+/// What one process used.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ProcessUse {
+    /// CPU time, user and system, in seconds.
+    pub cpu_s: f64,
+    /// Resident memory when the warm-up ended, in MiB.
+    pub rss_warm_mib: f64,
+    /// Resident memory at the end, in MiB.
+    pub rss_end_mib: f64,
+    /// The most resident memory seen, in MiB.
+    pub rss_max_mib: f64,
+}
+
+/// A whole run's figures.
+#[derive(Debug, Clone)]
+pub struct LoadFigures {
+    /// Clients run at once.
+    pub clients: usize,
+    /// How long the run lasted, in seconds.
+    pub duration_s: f64,
+    /// What the clients recorded.
+    pub samples: Samples,
+    /// The host's use, when it ran on this machine.
+    pub host: Option<ProcessUse>,
+    /// The load generator's own use.
+    pub generator: ProcessUse,
+}
+
+impl LoadFigures {
+    /// Every figure, named with its unit, in a fixed order: what `--json` prints.
+    pub fn named(&self) -> Vec<(String, f64)> {
+        let s = &self.samples;
+        let mut out = vec![
+            ("clients".to_string(), self.clients as f64),
+            ("duration_s".to_string(), self.duration_s),
+            ("lives".to_string(), s.lives as f64),
+            ("joins".to_string(), s.joins as f64),
+            (
+                "joins_per_s".to_string(),
+                s.joins as f64 / self.duration_s.max(f64::EPSILON),
+            ),
+            ("frames_sent".to_string(), s.frames_sent as f64),
+            ("frames_received".to_string(), s.frames_received as f64),
+            ("violations".to_string(), s.violation_count() as f64),
+        ];
+        let series = s
+            .latency
+            .iter()
+            .map(|(name, series)| (name.to_string(), series))
+            .chain([("keepalive_jitter".to_string(), &s.keepalive_jitter)]);
+        for (name, series) in series {
+            let p = series.percentiles();
+            out.push((format!("{name}_count"), p.count as f64));
+            out.push((format!("{name}_p50_ms"), p.p50_ms));
+            out.push((format!("{name}_p99_ms"), p.p99_ms));
+            out.push((format!("{name}_max_ms"), p.max_ms));
+        }
+        let processes = self
+            .host
+            .map(|h| ("host", h))
+            .into_iter()
+            .chain([("generator", self.generator)]);
+        for (who, u) in processes {
+            out.push((format!("{who}_cpu_s"), u.cpu_s));
+            out.push((
+                format!("{who}_cpu_percent"),
+                100.0 * u.cpu_s / self.duration_s.max(f64::EPSILON),
+            ));
+            out.push((format!("{who}_rss_warm_mib"), u.rss_warm_mib));
+            out.push((format!("{who}_rss_end_mib"), u.rss_end_mib));
+            out.push((format!("{who}_rss_max_mib"), u.rss_max_mib));
+        }
+        let per_core = self.clients as f64 * self.duration_s / self.generator.cpu_s.max(0.001);
+        out.push(("generator_clients_per_core".to_string(), per_core));
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_are_in_milliseconds() {
+        let mut s = Series::default();
+        for us in 1..=100 {
+            s.record(us * 1000);
+        }
+        let p = s.percentiles();
+        assert_eq!(p.count, 100);
+        assert!((p.p50_ms - 50.0).abs() < 0.1, "{p:?}");
+        assert!((p.p99_ms - 99.0).abs() < 0.1, "{p:?}");
+        assert!((p.max_ms - 100.0).abs() < 0.1, "{p:?}");
+    }
+
+    #[test]
+    fn a_sample_past_the_others_range_is_kept() {
+        let mut s = Series::default();
+        s.record(2_000);
+        s.record(25_000_000);
+        s.record(0);
+        let p = s.percentiles();
+        assert_eq!(p.count, 3);
+        assert!((p.p50_ms - 2.0).abs() < 0.01, "{p:?}");
+        assert!((p.max_ms - 25_000.0).abs() < 25.0, "{p:?}");
+    }
+
+    #[test]
+    fn a_tally_counts_violations_and_keeps_ten_examples() {
+        let tally = Tally::default();
+        for i in 0..8 {
+            tally.add(|s| s.violation("LINK-01".into(), format!("a{i}")));
+            tally.add(|s| s.violation("LINK-03".into(), format!("b{i}")));
+        }
+        assert_eq!(tally.read(Samples::violation_count), 16);
+        let s = tally.take();
+        assert_eq!(s.violations["LINK-03"], 8);
+        assert_eq!(s.examples.len(), 10);
+        assert_eq!(tally.read(Samples::violation_count), 0, "taken");
+    }
+}
