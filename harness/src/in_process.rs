@@ -33,6 +33,56 @@ fn client_link(id: LinkId) -> Option<(usize, LinkKind)> {
     Some((i, kind))
 }
 
+/// One pass at `now` of everything waiting between `host` and `parts` (client `i` is
+/// `parts[i]`): connects, the clients' frames to the host, the host's frames to the
+/// clients, and the host's events (a close closes the client's link), which go to
+/// `events`. True when anything moved, so another pass may have more.
+pub fn exchange(
+    host: &mut HostCore,
+    parts: &mut [(ClientCore, Transcript)],
+    now: Instant,
+    events: &mut Vec<(Instant, HostEvent)>,
+) -> bool {
+    let mut progress = false;
+    for (i, (client, transcript)) in parts.iter_mut().enumerate() {
+        while let Some((kind, _addr)) = client.poll_connect() {
+            host.handle_connect(now, link_id(i, kind));
+            client.handle_connected(now, kind);
+            transcript.opened(now, kind);
+            progress = true;
+        }
+        while let Some(t) = client.poll_transmit() {
+            transcript.push(Line::sent(now, &t));
+            host.handle_bytes(now, link_id(i, t.link), &t.bytes);
+            progress = true;
+        }
+    }
+    while let Some(t) = host.poll_transmit() {
+        let Some((i, kind)) = client_link(t.link) else {
+            continue;
+        };
+        let Some((client, transcript)) = parts.get_mut(i) else {
+            continue;
+        };
+        client.handle_bytes(now, kind, &t.bytes);
+        transcript.received(now, client);
+        progress = true;
+    }
+    while let Some(e) = host.poll_event() {
+        if let HostEvent::Close { link, .. } = e {
+            host.handle_close(now, link);
+            if let Some((i, kind)) = client_link(link)
+                && let Some((client, transcript)) = parts.get_mut(i)
+            {
+                client.handle_closed(now, kind);
+                transcript.closed(now, kind);
+            }
+        }
+        events.push((now, e));
+    }
+    progress
+}
+
 /// Runs one client against one host for `run_for_ms` of virtual time.
 pub fn run(host: HostConfig, client: ClientConfig, run_for_ms: u64) -> RunReport {
     let mut reports = run_members(host, vec![client], run_for_ms);
@@ -95,7 +145,6 @@ pub fn run_host(
     let deadline = Instant::from_millis(run_for_ms);
     let mut now = Instant::default();
     loop {
-        let mut progress = false;
         if let (false, Some(session)) = (
             waiting.is_empty(),
             parts.first().and_then(|(c, _)| c.session()),
@@ -107,43 +156,7 @@ pub fn run_host(
                 parts.push(start(config));
             }
         }
-        for (i, (client, transcript)) in parts.iter_mut().enumerate() {
-            while let Some((kind, _addr)) = client.poll_connect() {
-                host.handle_connect(now, link_id(i, kind));
-                client.handle_connected(now, kind);
-                transcript.opened(now, kind);
-                progress = true;
-            }
-            while let Some(t) = client.poll_transmit() {
-                transcript.push(Line::sent(now, &t));
-                host.handle_bytes(now, link_id(i, t.link), &t.bytes);
-                progress = true;
-            }
-        }
-        while let Some(t) = host.poll_transmit() {
-            let Some((i, kind)) = client_link(t.link) else {
-                continue;
-            };
-            let Some((client, transcript)) = parts.get_mut(i) else {
-                continue;
-            };
-            client.handle_bytes(now, kind, &t.bytes);
-            transcript.received(now, client);
-            progress = true;
-        }
-        while let Some(e) = host.poll_event() {
-            if let HostEvent::Close { link, .. } = e {
-                host.handle_close(now, link);
-                if let Some((i, kind)) = client_link(link)
-                    && let Some((client, transcript)) = parts.get_mut(i)
-                {
-                    client.handle_closed(now, kind);
-                    transcript.closed(now, kind);
-                }
-            }
-            events.push((now, e));
-        }
-        if progress {
+        if exchange(&mut host, &mut parts, now, &mut events) {
             continue;
         }
         let action_at = actions.last().map(|a| Instant::from_millis(a.at_ms));

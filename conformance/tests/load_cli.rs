@@ -1,0 +1,114 @@
+//! `vex load`: a short soak of the built-in host (the long one is in the README), a host
+//! that breaks a rule under load, and a host that cannot be reached.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code
+mod common;
+use common::{Host, VEX, stderr, stdout, vex};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+fn figures(out: &std::process::Output) -> serde_json::Value {
+    serde_json::from_str(&stdout(out)).unwrap_or_else(|e| panic!("{e}: {}", stderr(out)))
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+#[test]
+fn a_short_soak_of_the_built_in_host_is_clean_and_fast() {
+    let out = vex(&[
+        "load",
+        "--clients",
+        "40",
+        "--duration",
+        "25s",
+        "--ramp",
+        "2s",
+        "--json",
+    ]);
+    let f = figures(&out);
+    assert_eq!(out.status.code(), Some(0), "{f}");
+    assert_eq!(f["clients"], 40.0);
+    assert_eq!(f["violations"], 0.0, "{}", f["violation_examples"]);
+    assert!(f["lives"].as_f64().unwrap() >= 40.0, "{f}");
+    assert!(
+        f["joins"].as_f64().unwrap() > f["lives"].as_f64().unwrap(),
+        "joiners leave and join again: {f}"
+    );
+    assert!(f["join_p99_ms"].as_f64().unwrap() < 50.0, "{f}");
+    assert!(f["keepalive_jitter_count"].as_f64().unwrap() > 100.0, "{f}");
+    assert!(
+        f["keepalive_jitter_p99_ms"].as_f64().unwrap() < 100.0,
+        "{f}"
+    );
+    for series in [
+        "hello",
+        "host_lookup",
+        "session",
+        "join_result",
+        "entity_slots",
+    ] {
+        assert!(
+            f[format!("{series}_count")].as_f64().unwrap() > 0.0,
+            "{series}: {f}"
+        );
+    }
+    assert!(
+        f["host_cpu_s"].as_f64().unwrap() > 0.0,
+        "the host is measured: {f}"
+    );
+    assert!(f["host_rss_max_mib"].as_f64().unwrap() > 1.0, "{f}");
+    assert!(f["generator_cpu_s"].as_f64().unwrap() > 0.0, "{f}");
+}
+
+#[test]
+fn a_host_that_breaks_a_rule_under_load_fails_the_run_with_that_rule() {
+    let port = free_port();
+    let target = format!("127.0.0.1:{port}");
+    let _host = Host(
+        Command::new(VEX)
+            .args(["host", "--listen", &target, "--fault", "SlowKeepalive"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    while std::net::TcpStream::connect(&target).is_err() {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = vex(&[
+        "load",
+        "--target",
+        &target,
+        "--clients",
+        "4",
+        "--duration",
+        "15s",
+        "--ramp",
+        "1s",
+        "--json",
+    ]);
+    let f = figures(&out);
+    assert_eq!(out.status.code(), Some(1), "{f}");
+    assert!(
+        f["violations_by_rule"]["LINK-03"].as_f64().unwrap() >= 4.0,
+        "{f}"
+    );
+    assert!(
+        f.get("host_cpu_s").is_none(),
+        "a remote host is not measured: {f}"
+    );
+}
+
+#[test]
+fn a_host_that_cannot_be_reached_is_an_error() {
+    let target = format!("127.0.0.1:{}", free_port());
+    let out = vex(&["load", "--target", &target, "--duration", "5s"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("cannot reach"), "{}", stderr(&out));
+}
