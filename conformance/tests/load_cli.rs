@@ -1,7 +1,7 @@
 //! `vex load`: a short soak of the built-in host (the long one is in the README), a host
 //! that breaks a rule under load, and a host that cannot be reached.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)] // test code
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 mod common;
 use common::{Host, VEX, stderr, stdout, vex};
 use std::process::{Command, Stdio};
