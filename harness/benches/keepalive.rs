@@ -9,6 +9,7 @@ use std::hint::black_box;
 use vex_fake_client::{ClientConfig, ClientCore};
 use vex_harness::in_process::exchange;
 use vex_harness::transcript::Transcript;
+use vex_harness::wire::Wire;
 use vex_host::config::KEEPALIVE_INTERVAL_MS;
 use vex_host::{HostConfig, HostCore};
 use vex_wire::time::Instant;
@@ -26,9 +27,10 @@ fn joined(n: usize) -> (HostCore, Instant) {
         })
         .collect();
     let mut events = Vec::new();
+    let mut wire = Wire::clean();
     let mut now = Instant::default();
     loop {
-        while exchange(&mut host, &mut parts, now, &mut events) {}
+        while exchange(&mut host, &mut parts, &mut wire, now, &mut events) {}
         if parts.iter().all(|(c, _)| c.session().is_some()) {
             return (host, now);
         }

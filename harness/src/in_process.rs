@@ -7,8 +7,10 @@
 //! joins the session its own service 6 created (a private join), and each other one starts
 //! once the first is in, and names the first's session in its join (a public join).
 
+use crate::link_fault::Direction;
 use crate::report::RunReport;
 use crate::transcript::{Line, Transcript};
+use crate::wire::{Delivery, Hop, Wire};
 use vex_fake_client::{ClientConfig, ClientCore, LinkKind};
 use vex_host::{HostConfig, HostCore, HostEvent, LinkId};
 use vex_wire::time::Instant;
@@ -34,38 +36,60 @@ fn client_link(id: LinkId) -> Option<(usize, LinkKind)> {
 }
 
 /// One pass at `now` of everything waiting between `host` and `parts` (client `i` is
-/// `parts[i]`): connects, the clients' frames to the host, the host's frames to the
-/// clients, and the host's events (a close closes the client's link), which go to
-/// `events`. True when anything moved, so another pass may have more.
+/// `parts[i]`) through `wire`: bytes the wire held that are due, connects, the clients'
+/// frames to the host, the host's frames to the clients, and the host's events (a close
+/// closes the client's link), which go to `events`. True when anything moved, so another
+/// pass may have more.
 pub fn exchange(
     host: &mut HostCore,
     parts: &mut [(ClientCore, Transcript)],
+    wire: &mut Wire,
     now: Instant,
     events: &mut Vec<(Instant, HostEvent)>,
 ) -> bool {
-    let mut progress = false;
-    for (i, (client, transcript)) in parts.iter_mut().enumerate() {
+    let due = wire.due(now);
+    let mut progress = !due.is_empty();
+    for d in due {
+        deliver(host, parts, now, d);
+    }
+    for i in 0..parts.len() {
+        let Some((client, transcript)) = parts.get_mut(i) else {
+            continue;
+        };
         while let Some((kind, _addr)) = client.poll_connect() {
             host.handle_connect(now, link_id(i, kind));
             client.handle_connected(now, kind);
             transcript.opened(now, kind);
+            wire.opened(now, i, kind);
             progress = true;
         }
+        let mut sent = Vec::new();
         while let Some(t) = client.poll_transmit() {
             transcript.push(Line::sent(now, &t));
-            host.handle_bytes(now, link_id(i, t.link), &t.bytes);
+            let hop = Hop {
+                client: i,
+                link: t.link,
+                direction: Direction::ToHost,
+            };
+            sent.extend(wire.send(now, hop, &t.bytes));
             progress = true;
+        }
+        for d in sent {
+            deliver(host, parts, now, d);
         }
     }
     while let Some(t) = host.poll_transmit() {
-        let Some((i, kind)) = client_link(t.link) else {
+        let Some((client, link)) = client_link(t.link) else {
             continue;
         };
-        let Some((client, transcript)) = parts.get_mut(i) else {
-            continue;
+        let hop = Hop {
+            client,
+            link,
+            direction: Direction::ToClient,
         };
-        client.handle_bytes(now, kind, &t.bytes);
-        transcript.received(now, client);
+        for d in wire.send(now, hop, &t.bytes) {
+            deliver(host, parts, now, d);
+        }
         progress = true;
     }
     while let Some(e) = host.poll_event() {
@@ -81,6 +105,28 @@ pub fn exchange(
         events.push((now, e));
     }
     progress
+}
+
+/// Hands `d` to its receiver at `now`.
+fn deliver(host: &mut HostCore, parts: &mut [(ClientCore, Transcript)], now: Instant, d: Delivery) {
+    match d {
+        Delivery::Bytes(hop, bytes) if hop.direction == Direction::ToHost => {
+            host.handle_bytes(now, link_id(hop.client, hop.link), &bytes);
+        }
+        Delivery::Bytes(hop, bytes) => {
+            if let Some((client, transcript)) = parts.get_mut(hop.client) {
+                client.handle_bytes(now, hop.link, &bytes);
+                transcript.received(now, client);
+            }
+        }
+        Delivery::Cut(hop) => {
+            host.handle_close(now, link_id(hop.client, hop.link));
+            if let Some((client, transcript)) = parts.get_mut(hop.client) {
+                client.handle_closed(now, hop.link);
+                transcript.closed(now, hop.link);
+            }
+        }
+    }
 }
 
 /// Runs one client against one host for `run_for_ms` of virtual time.
@@ -132,10 +178,21 @@ pub struct HostRun {
 /// [`run_members`] on a host already made (one that runs a mission, say), doing each of
 /// `actions` at its time.
 pub fn run_host(
+    host: HostCore,
+    members: Vec<ClientConfig>,
+    run_for_ms: u64,
+    actions: Vec<HostAction>,
+) -> HostRun {
+    run_host_over(host, members, run_for_ms, actions, Wire::clean())
+}
+
+/// [`run_host`] over `wire`, which may fault one of member 1's links.
+pub fn run_host_over(
     mut host: HostCore,
     members: Vec<ClientConfig>,
     run_for_ms: u64,
     mut actions: Vec<HostAction>,
+    mut wire: Wire,
 ) -> HostRun {
     actions.sort_by_key(|a| std::cmp::Reverse(a.at_ms));
     let mut events = Vec::new();
@@ -156,14 +213,14 @@ pub fn run_host(
                 parts.push(start(config));
             }
         }
-        if exchange(&mut host, &mut parts, now, &mut events) {
+        if exchange(&mut host, &mut parts, &mut wire, now, &mut events) {
             continue;
         }
         let action_at = actions.last().map(|a| Instant::from_millis(a.at_ms));
         let next = parts
             .iter()
             .map(|(client, _)| client.poll_timeout())
-            .chain([host.poll_timeout(), action_at])
+            .chain([host.poll_timeout(), action_at, wire.next_at()])
             .flatten()
             .min();
         match next {

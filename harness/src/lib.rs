@@ -3,6 +3,8 @@
 
 pub mod hostile;
 pub mod in_process;
+pub mod link_fault;
+pub mod link_judge;
 pub mod load;
 pub mod load_client;
 pub mod load_figures;
@@ -13,5 +15,6 @@ pub mod signon;
 pub mod signon_record;
 pub mod tcp;
 pub mod transcript;
+pub mod wire;
 
 pub use report::RunReport;

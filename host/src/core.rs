@@ -19,6 +19,10 @@ use vex_wire::bap::header::{FrameType, InnerHeader};
 use vex_wire::bap::services::ACTIVITY_TO_HOST;
 use vex_wire::time::Instant;
 
+/// How many nonces past the one due a frame that does not open is tried with, to tell a
+/// stream that lost frames on the way from a lone bad frame (BAP-18).
+const OUT_OF_STEP_WINDOW: u8 = 4;
+
 /// A connection, as numbered by the IO layer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct LinkId(pub u64);
@@ -191,7 +195,16 @@ impl HostCore {
         let inner = match (frame.frame_type, &mut l.secure) {
             (FrameType::Encrypted, Some(channel)) => match channel.open(&frame.payload) {
                 Ok(inner) => inner,
-                Err(e) => return self.drop_input(link, Dropped::Open(e)),
+                // facts 1.4: a frame that does not open is dropped and the link stays; one
+                // sealed with a later nonce proves frames were lost on the way, and no
+                // frame of the link will open again
+                Err(e) => match channel.out_of_step(&frame.payload, OUT_OF_STEP_WINDOW) {
+                    Some(lost) if lost > 0 => {
+                        l.closed = true;
+                        return self.close(link, Closed::OutOfStep(lost));
+                    }
+                    _ => return self.drop_input(link, Dropped::Open(e)),
+                },
             },
             (FrameType::Encrypted, None) => {
                 return self.drop_input(link, Dropped::EncryptedBeforeHello);

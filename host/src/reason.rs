@@ -161,6 +161,12 @@ pub enum Closed {
     /// The fault plan closes it.
     #[error("fault plan: {0}")]
     Plan(&'static str),
+    /// A frame opened only with a nonce this many past the one due: frames were lost or
+    /// tampered with on the way, and no later frame of the link can open (BAP-18).
+    #[error(
+        "secure channel out of step: the frame is sealed {0} nonce(s) ahead of the one due; frames were lost on the way"
+    )]
+    OutOfStep(i16),
     /// The link went over one of the host's [`crate::limits::Limits`].
     #[error("limit: {0}")]
     Limit(Limit),

@@ -233,6 +233,37 @@ fn bad_tag_is_dropped_and_the_link_stays() {
     assert_eq!(transmits(&mut h).len(), 1, "the nonce was not consumed");
 }
 
+/// A frame that opens only with a later nonce proves frames were lost on the way: no
+/// later frame of the link can open, so the link is closed, saying so. One sealed with an
+/// earlier nonce (a replay) is dropped and the link goes on.
+#[test]
+fn a_channel_out_of_step_closes_the_link_and_a_replay_does_not() {
+    let mut h = host();
+    let mut c = hello(&mut h, L);
+    let mut inner = Vec::new();
+    InnerHeader::request(250, 1).write(&mut inner);
+    let first = outer_frame(FrameType::Encrypted, &c.seal(&inner));
+    h.handle_bytes(Instant::default(), L, &first);
+    assert_eq!(transmits(&mut h).len(), 1, "answered");
+    h.handle_bytes(Instant::default(), L, &first);
+    assert!(dropped_with(&events(&mut h), |r| matches!(
+        r,
+        Dropped::Open(_)
+    )));
+    send_sealed(&mut h, L, &mut c, 250, 2, &[]);
+    assert_eq!(transmits(&mut h).len(), 1, "the replay took no nonce");
+    let _lost = c.seal(&inner);
+    send_sealed(&mut h, L, &mut c, 250, 3, &[]);
+    assert!(transmits(&mut h).is_empty());
+    assert!(events(&mut h).iter().any(|e| matches!(
+        e,
+        HostEvent::Close {
+            reason: Closed::OutOfStep(1),
+            ..
+        }
+    )));
+}
+
 /// Each link gets its own session key and nonce: two hellos, two different envelopes.
 #[test]
 fn every_link_gets_its_own_key_material() {

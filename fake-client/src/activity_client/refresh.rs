@@ -149,6 +149,13 @@ impl Refresh {
     /// request was answered in part (SR "Answer what was asked": a request is never
     /// answered in part; HOST-03).
     pub(super) fn track(&mut self, verdict: &mut Verdict, now: Instant, idx: u64, msg: u32) {
+        // a keepalive's message 1 between the request and its snapshot looks like the
+        // snapshot's first part: the snapshot starts again at the next one, however long
+        // after (the request and its answer may be on a slow wire)
+        if self.received == [msg] && SNAPSHOT.first() == Some(&msg) {
+            self.last_part = Some(now);
+            return;
+        }
         let stalled = self
             .last_part
             .is_some_and(|t| now.since(t) > SNAPSHOT_GAP_MS && !self.owed.is_empty());
@@ -166,12 +173,6 @@ impl Refresh {
             self.owed.pop_front();
             self.last_part = Some(now);
             self.received.push(msg);
-            return;
-        }
-        // a keepalive's message 1 between the request and its snapshot looks like the
-        // snapshot's first part: the snapshot starts again at the next one
-        if self.received == [msg] && SNAPSHOT.first() == Some(&msg) {
-            self.last_part = Some(now);
             return;
         }
         if self.received.contains(&msg) && !self.owed.is_empty() {
@@ -272,6 +273,26 @@ mod tests {
             r.track(&mut v, Instant::from_millis(10), 1, msg);
         }
         r.track(&mut v, Instant::from_millis(11 + SNAPSHOT_GAP_MS), 2, 5);
+        assert_eq!(v.rules(), [Rule::Host03]);
+    }
+
+    /// On a slow wire a keepalive's message 1 comes between the request and its snapshot,
+    /// long before the snapshot: the snapshot starts at the next message 1. A lone message
+    /// 1 followed long after by message 2 is still an answer in part.
+    #[test]
+    fn a_keepalive_long_before_the_snapshot_is_no_part_of_it() {
+        let (mut r, mut v) = (Refresh::default(), Verdict::new());
+        r.ask(&mut Verdict::new(), Instant::default(), false, 0, 0);
+        r.track(&mut v, Instant::from_millis(300), 1, 1);
+        for (i, msg) in [1, 2, 12, 5].into_iter().enumerate() {
+            r.track(&mut v, Instant::from_millis(900), 2 + i as u64, msg);
+        }
+        r.check_answered(&mut v, Instant::from_millis(5 * ANSWER_GRACE_MS));
+        assert!(v.rules().is_empty(), "{:?}", v.rules());
+        let (mut r, mut v) = (Refresh::default(), Verdict::new());
+        r.ask(&mut Verdict::new(), Instant::default(), false, 0, 0);
+        r.track(&mut v, Instant::from_millis(300), 1, 1);
+        r.track(&mut v, Instant::from_millis(900), 2, 2);
         assert_eq!(v.rules(), [Rule::Host03]);
     }
 

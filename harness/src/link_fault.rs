@@ -1,0 +1,269 @@
+//! Faults of the network between a client and the host, frame by frame, sans-IO: the
+//! in-process transport ([`crate::wire`]) and `vex proxy` run the same machine (issue
+//! "Under load and faults": faults on the link). It reads each direction's byte stream
+//! into frames (NS "The frame") and says, for each, what reaches the other side and when.
+
+use std::fmt;
+use std::str::FromStr;
+use vex_wire::bap::deframer::Deframer;
+use vex_wire::bap::header::{FrameType, OUTER_HEADER_LEN};
+
+/// The link silence that ends the activity (AH "Hazards for a host": 20,000 + 500 ms); a
+/// stall lasts a second longer.
+pub const STALL_MS: u64 = 21_500;
+/// The longest frame the machine reassembles: past the host's own limit, so the host, not
+/// the fault, refuses a long one.
+const MAX_FRAME: usize = 64 * 1024 * 1024;
+
+/// Which way a frame goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Direction {
+    /// From the client to the host.
+    ToHost,
+    /// From the host to the client.
+    ToClient,
+}
+
+/// One fault of the link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkFault {
+    /// Every frame, both ways, split at every byte boundary: each byte goes alone.
+    Split,
+    /// Every frame, both ways, held this many milliseconds.
+    Delay(u64),
+    /// From this many milliseconds after the link opened, nothing from the host passes
+    /// for [`STALL_MS`].
+    Stall(u64),
+    /// The link cut in the middle of the host's frame after this many whole ones.
+    Cut(u32),
+    /// One bit of the ciphertext flipped in this encrypted frame (1-based) going this way.
+    Flip(Direction, u32),
+    /// This encrypted frame (1-based) going this way delivered a second time, right after.
+    Replay(Direction, u32),
+    /// This link's frames held this many milliseconds while the client's other link's
+    /// pass at once: a frame sent on this link before one on the other arrives after it.
+    Reorder(u64),
+}
+
+impl LinkFault {
+    /// Every fault with the arguments its case uses.
+    pub const CASES: [LinkFault; 9] = [
+        LinkFault::Split,
+        LinkFault::Delay(300),
+        LinkFault::Stall(5_000),
+        LinkFault::Cut(12),
+        LinkFault::Flip(Direction::ToClient, 8),
+        LinkFault::Flip(Direction::ToHost, 8),
+        LinkFault::Replay(Direction::ToClient, 8),
+        LinkFault::Replay(Direction::ToHost, 8),
+        LinkFault::Reorder(150),
+    ];
+
+    /// The fault's name, as `vex proxy --fault` takes it and the case ids use it.
+    pub fn name(self) -> String {
+        let dir = |d: Direction| match d {
+            Direction::ToHost => "to-host",
+            Direction::ToClient => "to-client",
+        };
+        match self {
+            LinkFault::Split => "split".into(),
+            LinkFault::Delay(ms) => format!("delay={ms}"),
+            LinkFault::Stall(ms) => format!("stall={ms}"),
+            LinkFault::Cut(n) => format!("cut={n}"),
+            LinkFault::Flip(d, n) => format!("flip-{}={n}", dir(d)),
+            LinkFault::Replay(d, n) => format!("replay-{}={n}", dir(d)),
+            LinkFault::Reorder(ms) => format!("reorder={ms}"),
+        }
+    }
+}
+
+impl fmt::Display for LinkFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
+impl FromStr for LinkFault {
+    type Err = String;
+
+    /// `split`, `delay=MS`, `stall=MS`, `cut=FRAMES`, `flip-to-host=N`, `flip-to-client=N`,
+    /// `replay-to-host=N`, `replay-to-client=N`, `reorder=MS`.
+    fn from_str(s: &str) -> Result<Self, String> {
+        if s == "split" {
+            return Ok(LinkFault::Split);
+        }
+        let (name, n) = s
+            .split_once('=')
+            .ok_or_else(|| format!("{s:?}: a fault is split or NAME=NUMBER"))?;
+        let n: u64 = n
+            .parse()
+            .map_err(|_| format!("{s:?}: {n:?} is not a number"))?;
+        let count = || u32::try_from(n).map_err(|_| format!("{s:?}: {n} is too large"));
+        Ok(match name {
+            "delay" => LinkFault::Delay(n),
+            "stall" => LinkFault::Stall(n),
+            "cut" => LinkFault::Cut(count()?),
+            "flip-to-host" => LinkFault::Flip(Direction::ToHost, count()?),
+            "flip-to-client" => LinkFault::Flip(Direction::ToClient, count()?),
+            "replay-to-host" => LinkFault::Replay(Direction::ToHost, count()?),
+            "replay-to-client" => LinkFault::Replay(Direction::ToClient, count()?),
+            "reorder" => LinkFault::Reorder(n),
+            _ => return Err(format!("{name:?} is not a link fault")),
+        })
+    }
+}
+
+/// What reaches the other side.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Passed {
+    /// These bytes, this many milliseconds after they came.
+    Bytes {
+        /// The delay.
+        after_ms: u64,
+        /// The bytes.
+        bytes: Vec<u8>,
+    },
+    /// These bytes, then the link is cut both ways.
+    CutAfter(Vec<u8>),
+}
+
+/// One link's fault, both directions.
+#[derive(Debug)]
+pub struct FaultyLink {
+    fault: LinkFault,
+    /// When the link opened.
+    opened_ms: u64,
+    to_host: Stream,
+    to_client: Stream,
+    cut: bool,
+}
+
+#[derive(Debug)]
+struct Stream {
+    deframer: Deframer,
+    /// The stream could not be framed: the rest passes as it comes.
+    broken: bool,
+    /// Whole frames seen.
+    frames: u32,
+    /// Encrypted frames seen.
+    encrypted: u32,
+}
+
+impl Default for Stream {
+    fn default() -> Self {
+        Self {
+            deframer: Deframer::new(MAX_FRAME),
+            broken: false,
+            frames: 0,
+            encrypted: 0,
+        }
+    }
+}
+
+impl FaultyLink {
+    /// `fault` on a link opened at `opened_ms`.
+    pub fn new(fault: LinkFault, opened_ms: u64) -> Self {
+        Self {
+            fault,
+            opened_ms,
+            to_host: Stream::default(),
+            to_client: Stream::default(),
+            cut: false,
+        }
+    }
+
+    /// `bytes` came at `now_ms` going `dir`: what passes. Bytes that do not make a whole
+    /// frame yet wait for the rest; a stream that cannot be framed passes as it is, for
+    /// the receiver to refuse. Nothing passes once the link is cut.
+    pub fn pass(&mut self, now_ms: u64, dir: Direction, bytes: &[u8]) -> Vec<Passed> {
+        if self.cut {
+            return Vec::new();
+        }
+        let fault = self.fault;
+        let stalled_until = match fault {
+            LinkFault::Stall(at) if dir == Direction::ToClient => {
+                let from = self.opened_ms + at;
+                (now_ms >= from).then_some(from + STALL_MS)
+            }
+            _ => None,
+        };
+        let stream = match dir {
+            Direction::ToHost => &mut self.to_host,
+            Direction::ToClient => &mut self.to_client,
+        };
+        if stream.broken {
+            let bytes = bytes.to_vec();
+            return vec![Passed::Bytes { after_ms: 0, bytes }];
+        }
+        stream.deframer.push(bytes);
+        let mut out = Vec::new();
+        loop {
+            let frame = match stream.deframer.next_frame() {
+                Ok(Some(f)) => f,
+                Ok(None) => break,
+                Err(_) => {
+                    // the receiver refuses the stream at this header, as it would unfaulted
+                    stream.broken = true;
+                    let bytes = stream
+                        .deframer
+                        .rejected_header()
+                        .unwrap_or_default()
+                        .to_vec();
+                    out.push(Passed::Bytes { after_ms: 0, bytes });
+                    break;
+                }
+            };
+            stream.frames += 1;
+            let encrypted = frame.frame_type == FrameType::Encrypted;
+            stream.encrypted += u32::from(encrypted);
+            let mut whole = vex_wire::bap::header::outer_frame(frame.frame_type, &frame.payload);
+            let nth_encrypted =
+                |d: Direction, n: u32| d == dir && encrypted && stream.encrypted == n;
+            match fault {
+                LinkFault::Split => out.extend(whole.into_iter().map(|b| Passed::Bytes {
+                    after_ms: 0,
+                    bytes: vec![b],
+                })),
+                LinkFault::Delay(ms) | LinkFault::Reorder(ms) => out.push(Passed::Bytes {
+                    after_ms: ms,
+                    bytes: whole,
+                }),
+                LinkFault::Stall(_) => out.push(Passed::Bytes {
+                    after_ms: stalled_until.map_or(0, |until| until.saturating_sub(now_ms)),
+                    bytes: whole,
+                }),
+                LinkFault::Cut(n) if dir == Direction::ToClient && stream.frames > n => {
+                    whole.truncate(OUTER_HEADER_LEN + frame.payload.len() / 2);
+                    out.push(Passed::CutAfter(whole));
+                    self.cut = true;
+                    break;
+                }
+                LinkFault::Flip(d, n) if nth_encrypted(d, n) => {
+                    // the last byte: ciphertext under any tag
+                    if let Some(last) = whole.last_mut() {
+                        *last ^= 0x01;
+                    }
+                    out.push(Passed::Bytes {
+                        after_ms: 0,
+                        bytes: whole,
+                    });
+                }
+                LinkFault::Replay(d, n) if nth_encrypted(d, n) => {
+                    out.push(Passed::Bytes {
+                        after_ms: 0,
+                        bytes: whole.clone(),
+                    });
+                    out.push(Passed::Bytes {
+                        after_ms: 0,
+                        bytes: whole,
+                    });
+                }
+                _ => out.push(Passed::Bytes {
+                    after_ms: 0,
+                    bytes: whole,
+                }),
+            }
+        }
+        out
+    }
+}
