@@ -5,6 +5,8 @@ use std::net::SocketAddrV4;
 
 use vex_fake_client::{ClientConfig, Probe, Rule};
 use vex_harness::RunReport;
+use vex_harness::hostile::Hostile;
+use vex_harness::link_fault::LinkFault;
 use vex_host::Fault;
 use vex_host::fault::ClientAction;
 use vex_wire::bap::secure::SignOnKeys;
@@ -22,6 +24,11 @@ pub enum HostUnderTest {
     /// program: the emulated client plays it through and judges every message it causes,
     /// and each of the handlers named must run. Runs in-process only.
     Mission(&'static str, &'static [&'static str]),
+    /// Our host, member 1's link carrying a fault of the in-process transport. Runs
+    /// in-process only.
+    Link(LinkFault),
+    /// Our host under an attack beside the case's member. Runs in-process only.
+    Hostile(Hostile),
 }
 
 /// One conformance case.
@@ -623,6 +630,7 @@ pub fn catalog() -> Vec<Case> {
             expect: Expectation::CleanJoin,
         },
     ]);
+    cases.extend(crate::network::cases());
     for &fault in Fault::ALL {
         let rule = fault.rule();
         cases.push(Case {

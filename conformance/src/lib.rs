@@ -8,6 +8,7 @@ pub mod coverage;
 pub mod expect;
 pub mod html;
 pub mod membership;
+pub mod network;
 pub mod printers;
 pub mod report;
 pub mod runner;

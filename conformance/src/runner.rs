@@ -1,7 +1,7 @@
 //! Runs the catalog on a transport: in-process against our host, or over TCP against any.
 
 use crate::case::{Case, HostUnderTest, Verdict};
-use crate::signon_step;
+use crate::{network, signon_step};
 use std::net::SocketAddrV4;
 use std::time::{Duration, Instant};
 use vex_fake_client::Violation;
@@ -52,7 +52,8 @@ impl CaseResult {
 }
 
 /// The in-process host's listener address, as service 17 advertises it.
-const IN_PROCESS_HOST: SocketAddrV4 = SocketAddrV4::new(std::net::Ipv4Addr::LOCALHOST, 30974);
+pub(crate) const IN_PROCESS_HOST: SocketAddrV4 =
+    SocketAddrV4::new(std::net::Ipv4Addr::LOCALHOST, 30974);
 
 /// How a catalog runs.
 #[derive(Debug, Clone, Copy)]
@@ -71,7 +72,7 @@ pub struct CheckOptions {
 
 impl CheckOptions {
     /// The scenario the run uses.
-    fn scenario(&self) -> Scenario {
+    pub(crate) fn scenario(&self) -> Scenario {
         self.scenario.cloned().unwrap_or_else(Scenario::builtin)
     }
 }
@@ -101,6 +102,8 @@ pub fn run_in_process(case: &Case, options: CheckOptions) -> CaseResult {
         HostUnderTest::Faulty(f) => FaultPlan::single(f),
         HostUnderTest::Mission(name, runs) => return run_mission(case, name, runs, options),
         HostUnderTest::Any => FaultPlan::default(),
+        HostUnderTest::Link(fault) => return network::run_link(case, fault, options),
+        HostUnderTest::Hostile(h) => return network::run_hostile(case, h, options),
     };
     run_in_process_against(case, faults, options)
 }
@@ -243,6 +246,7 @@ pub async fn run_case(case: &Case, transport: Transport, options: CheckOptions) 
             after(signon, tcp::run_members(clients, run_for).await)
         }
         (Transport::Tcp(_), HostUnderTest::Faulty(_) | HostUnderTest::Mission(..)) => None,
+        (Transport::Tcp(_), HostUnderTest::Link(_) | HostUnderTest::Hostile(_)) => None,
     };
     result(case, run, started, options.strict)
 }
@@ -283,12 +287,25 @@ fn merged(mut reports: Vec<RunReport>) -> Option<RunReport> {
     })
 }
 
+/// The case's own judgement of the members' `reports`.
+pub(crate) fn judged(
+    case: &Case,
+    reports: Vec<RunReport>,
+    started: Instant,
+    strict: bool,
+) -> CaseResult {
+    result(case, merged(reports), started, strict)
+}
+
 fn result(case: &Case, run: Option<RunReport>, started: Instant, strict: bool) -> CaseResult {
     let verdict = match &run {
         Some(r) => case.expect.judge(r, strict, &case.rules),
         None => Verdict::Skip {
             reason: match case.host {
                 HostUnderTest::Mission(..) => "they play our host's shipped missions in-process",
+                HostUnderTest::Link(_) | HostUnderTest::Hostile(_) => {
+                    "they fault the in-process transport (`vex proxy` faults a real link)"
+                }
                 _ => "they need our in-process host told to break a rule",
             }
             .into(),

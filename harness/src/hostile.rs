@@ -45,6 +45,17 @@ impl Hostile {
         (Hostile::HelloFlood, "hello-flood"),
     ];
 
+    /// What the attack does, in a few words.
+    pub fn what(self) -> &'static str {
+        match self {
+            Hostile::HugeFrame => "a frame header announcing 4 GiB",
+            Hostile::SlowSender => "a sender of one byte a second",
+            Hostile::HalfOpen(_) => "2,000 connections that never send a byte",
+            Hostile::HelloOnly => "a link that sends only hellos, one a second",
+            Hostile::HelloFlood => "a link that floods hellos",
+        }
+    }
+
     /// The attack's case name.
     pub fn name(self) -> &'static str {
         Self::ALL

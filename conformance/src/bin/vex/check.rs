@@ -193,6 +193,8 @@ fn list(cases: &[Case]) {
             HostUnderTest::Any => "any host".to_string(),
             HostUnderTest::Faulty(f) => format!("our host with --fault {f:?}"),
             HostUnderTest::Mission(m, _) => format!("our host with --mission missions/{m}"),
+            HostUnderTest::Link(f) => format!("our host over a link with {f}"),
+            HostUnderTest::Hostile(h) => format!("our host under {}", h.name()),
         };
         out!(
             "{:<width$}  {:<48}  {}",

@@ -1,0 +1,119 @@
+//! The cases of the network around the host (issue "Under load and faults"): `link.NAME`,
+//! member 1's link carrying one fault in-process, and `hostile.NAME`, one attack on the
+//! host beside a member. Each is judged as its case says and then by the fault's own
+//! judge ([`vex_harness::link_judge`], [`Hostile::judge`]); both run in-process only.
+
+use crate::case::{Case, ClientScript, Expectation, HostUnderTest, Verdict};
+use crate::runner::{self, CaseResult, CheckOptions, IN_PROCESS_HOST};
+use std::time::Instant;
+use vex_fake_client::{ClientConfig, Rule};
+use vex_harness::hostile::Hostile;
+use vex_harness::in_process::{HostRun, run_host, run_host_over};
+use vex_harness::link_fault::LinkFault;
+use vex_harness::link_judge::{self, faulted_reports};
+use vex_harness::wire::Wire;
+use vex_host::{HostConfig, HostCore};
+
+/// How long a link fault's case runs: past a stall's 21.5 s.
+const LINK_RUN_MS: u64 = 30_000;
+/// How long an attack's case runs: past the hello and slow-frame limits.
+const HOSTILE_RUN_MS: u64 = 25_000;
+
+/// A `link.NAME` case per link fault, and a `hostile.NAME` case per attack.
+pub fn cases() -> Vec<Case> {
+    let links = LinkFault::CASES.into_iter().map(|fault| {
+        let reports = faulted_reports(fault);
+        let expect = match reports.split_first() {
+            Some((&rule, also)) => Expectation::Caught { rule, also },
+            None => Expectation::CleanJoin,
+        };
+        let mut rules = reports.to_vec();
+        rules.push(Rule::Host03);
+        Case {
+            id: format!("link.{fault}"),
+            title: link_title(fault, reports),
+            rules,
+            host: HostUnderTest::Link(fault),
+            run_for_ms: LINK_RUN_MS,
+            script: ClientScript::Refresh,
+            members: 2,
+            expect,
+        }
+    });
+    let attacks = Hostile::ALL.into_iter().map(|(h, name)| Case {
+        id: format!("hostile.{name}"),
+        title: format!(
+            "{}: the host bounds it, and a member beside it notices nothing",
+            h.what()
+        ),
+        rules: Vec::new(),
+        host: HostUnderTest::Hostile(h),
+        run_for_ms: HOSTILE_RUN_MS,
+        script: ClientScript::Stay,
+        members: 1,
+        expect: Expectation::CleanJoin,
+    });
+    links.chain(attacks).collect()
+}
+
+fn link_title(fault: LinkFault, reports: &[Rule]) -> String {
+    let ids: Vec<String> = reports.iter().map(ToString::to_string).collect();
+    let member_1 = if ids.is_empty() {
+        "member 1 stays in, clean".to_string()
+    } else {
+        format!("member 1 reports {}", ids.join(" and "))
+    };
+    format!(
+        "member 1's link carries {fault}: {member_1}; member 2 notices nothing and its refresh comes back whole"
+    )
+}
+
+/// Runs a `link.` case: member 1's link carries `fault`.
+pub fn run_link(case: &Case, fault: LinkFault, options: CheckOptions) -> CaseResult {
+    let started = Instant::now();
+    let (host, clients) = host_and_clients(case, options);
+    let run = run_host_over(
+        host,
+        clients,
+        case.run_for_ms,
+        Vec::new(),
+        Wire::faulty(fault),
+    );
+    let judged = link_judge::judge(fault, &run);
+    verdict(case, run, judged, started, options)
+}
+
+/// Runs a `hostile.` case: the attack `h` beside the case's member.
+pub fn run_hostile(case: &Case, h: Hostile, options: CheckOptions) -> CaseResult {
+    let started = Instant::now();
+    let (host, clients) = host_and_clients(case, options);
+    let run = run_host(host, clients, case.run_for_ms, h.actions(case.run_for_ms));
+    let judged = h.judge(&run);
+    verdict(case, run, judged, started, options)
+}
+
+fn host_and_clients(case: &Case, options: CheckOptions) -> (HostCore, Vec<ClientConfig>) {
+    let mut config = HostConfig::builtin(IN_PROCESS_HOST);
+    config.signon = options.keys;
+    config.scenario = options.scenario();
+    let clients = case.clients_of(IN_PROCESS_HOST, options.keys, &config.scenario);
+    (HostCore::new(config), clients)
+}
+
+/// The case's own judgement of the members, then the fault's judge.
+fn verdict(
+    case: &Case,
+    run: HostRun,
+    judged: Result<(), String>,
+    started: Instant,
+    options: CheckOptions,
+) -> CaseResult {
+    let mut result = runner::judged(case, run.reports, started, options.strict);
+    if let (Err(actual), Verdict::Pass) = (judged, &result.verdict) {
+        result.verdict = Verdict::Fail {
+            expected: case.title.clone(),
+            actual,
+        };
+    }
+    result
+}
