@@ -267,3 +267,109 @@ impl FaultyLink {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vex_wire::bap::header::outer_frame;
+
+    fn frames(types: &[FrameType]) -> Vec<Vec<u8>> {
+        types
+            .iter()
+            .enumerate()
+            .map(|(i, t)| outer_frame(*t, &[i as u8; 20]))
+            .collect()
+    }
+
+    fn bytes_of(passed: &[Passed]) -> Vec<u8> {
+        passed
+            .iter()
+            .flat_map(|p| match p {
+                Passed::Bytes { bytes, .. } | Passed::CutAfter(bytes) => bytes.clone(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn split_passes_every_byte_alone_and_whatever_the_reads() {
+        let stream: Vec<u8> = frames(&[FrameType::Plain, FrameType::Encrypted]).concat();
+        let mut link = FaultyLink::new(LinkFault::Split, 0);
+        let (head, tail) = stream.split_at(9);
+        let mut passed = link.pass(0, Direction::ToHost, head);
+        passed.extend(link.pass(0, Direction::ToHost, tail));
+        assert_eq!(passed.len(), stream.len());
+        assert_eq!(bytes_of(&passed), stream);
+    }
+
+    #[test]
+    fn a_cut_passes_the_frames_before_it_and_half_of_the_next() {
+        let f = frames(&[FrameType::Plain; 4]);
+        let mut link = FaultyLink::new(LinkFault::Cut(2), 0);
+        let passed = link.pass(0, Direction::ToClient, &f.concat());
+        let Some(Passed::CutAfter(half)) = passed.last() else {
+            panic!("{passed:?}");
+        };
+        assert_eq!(half.len(), OUTER_HEADER_LEN + 10);
+        assert_eq!(bytes_of(&passed[..2]), f[..2].concat());
+        assert!(
+            link.pass(0, Direction::ToHost, &f[3]).is_empty(),
+            "cut both ways"
+        );
+        let mut to_host = FaultyLink::new(LinkFault::Cut(0), 0);
+        assert_eq!(
+            bytes_of(&to_host.pass(0, Direction::ToHost, &f[0])),
+            f[0],
+            "only the host's frames are cut"
+        );
+    }
+
+    #[test]
+    fn flip_and_replay_touch_only_the_nth_encrypted_frame_going_their_way() {
+        use FrameType::{Encrypted, Plain};
+        let f = frames(&[Plain, Encrypted, Plain, Encrypted, Encrypted]);
+        let mut flip = FaultyLink::new(LinkFault::Flip(Direction::ToClient, 2), 0);
+        assert_eq!(
+            bytes_of(&flip.pass(0, Direction::ToHost, &f.concat())),
+            f.concat()
+        );
+        let got = bytes_of(&flip.pass(0, Direction::ToClient, &f.concat()));
+        let mut want = f.clone();
+        if let Some(b) = want[3].last_mut() {
+            *b ^= 1;
+        }
+        assert_eq!(got, want.concat());
+        let mut replay = FaultyLink::new(LinkFault::Replay(Direction::ToHost, 1), 0);
+        let got = bytes_of(&replay.pass(0, Direction::ToHost, &f.concat()));
+        assert_eq!(got, [&f[..2], &f[1..]].concat().concat());
+    }
+
+    #[test]
+    fn a_stall_holds_the_hosts_frames_until_past_the_silence_window() {
+        let f = outer_frame(FrameType::Plain, &[0; 4]);
+        let mut link = FaultyLink::new(LinkFault::Stall(5_000), 1_000);
+        let at = |p: Vec<Passed>| match p.as_slice() {
+            [Passed::Bytes { after_ms, .. }] => *after_ms,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            at(link.pass(5_999, Direction::ToClient, &f)),
+            0,
+            "before the stall"
+        );
+        assert_eq!(at(link.pass(6_000, Direction::ToClient, &f)), STALL_MS);
+        assert_eq!(
+            at(link.pass(6_000, Direction::ToHost, &f)),
+            0,
+            "the client's pass"
+        );
+        assert_eq!(at(link.pass(6_000 + STALL_MS, Direction::ToClient, &f)), 0);
+    }
+
+    #[test]
+    fn a_stream_that_cannot_be_framed_passes_for_the_receiver_to_refuse() {
+        let mut link = FaultyLink::new(LinkFault::Split, 0);
+        let bad = [9u8, 0, 0, 0, 0, 1, 7];
+        assert_eq!(bytes_of(&link.pass(0, Direction::ToHost, &bad)), bad[..6]);
+        assert_eq!(bytes_of(&link.pass(0, Direction::ToHost, &[1, 2])), [1, 2]);
+    }
+}

@@ -31,6 +31,7 @@ mod mission;
 mod mission_link;
 mod mission_watch;
 mod progress;
+mod proxy;
 mod rules;
 mod serve;
 mod signon_args;
@@ -119,6 +120,9 @@ enum Command {
     /// print joins per second, latency percentiles per message, keepalive jitter,
     /// violations by rule, and what the host and the load generator used.
     Load(load::LoadArgs),
+    /// Carry links between clients and a host, faulting them frame by frame: split,
+    /// delay, stall, cut, flip, replay, reorder.
+    Proxy(proxy::ProxyArgs),
     /// Check a mission script, or reload, inspect and follow the mission of a running
     /// `vex host --mission`.
     #[command(subcommand)]
@@ -147,6 +151,7 @@ async fn main() -> ExitCode {
         Command::Replay(args) => client::replay(args),
         Command::Client(args) => client::run(args).await,
         Command::Load(args) => load::load(args).await,
+        Command::Proxy(args) => proxy::run(args).await,
         Command::Mission(command) => mission::run(command).await,
     }
 }
