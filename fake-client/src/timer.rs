@@ -104,6 +104,9 @@ impl ClientCore {
         let link = self.links.live(LinkKind::Activity);
         let activity = self.activity.as_ref();
         let joined = activity.filter(|a| a.join.established());
+        // a client that left asks the activity for nothing more until it joins again (AH
+        // "peer_leave_request"): a request its leave overtook is not sent
+        let present = joined.filter(|a| !a.leave.left());
         match timer {
             ClientTimer::LinkSilence => link.map(|l| l.last_rx + LINK_SILENCE_MS),
             // a client that left expects nothing more of the host (AH "peer_leave_request")
@@ -113,20 +116,20 @@ impl ClientCore {
                 .host_overdue_at(),
             ClientTimer::PatchEpoch => joined?.epochs.patch_due(),
             ClientTimer::Keepalive => Some(joined?.keepalive.send_due(link?.last_tx)),
-            ClientTimer::SlotRequest => joined?.slots.request_due(),
-            ClientTimer::Refresh => joined?.refresh.due(),
-            ClientTimer::StartActivity => joined?.refresh.start_due(),
-            ClientTimer::Identity => joined?.identity.due(),
-            ClientTimer::Leave => joined?.leave.due(),
+            ClientTimer::SlotRequest => present?.slots.request_due(),
+            ClientTimer::Refresh => present?.refresh.due(),
+            ClientTimer::StartActivity => present?.refresh.start_due(),
+            ClientTimer::Identity => present?.identity.due(),
+            ClientTimer::Leave => present?.leave.due(),
             ClientTimer::Rejoin => joined?.leave.rejoin_due(),
-            ClientTimer::RegionMove => joined?.region.move_due(),
-            ClientTimer::RosterRequest => joined?.region.request_due(),
-            ClientTimer::Purge => joined?.authority.purge_due(),
-            ClientTimer::Abdicate => joined?.authority.abdicate_due(),
-            ClientTimer::Incident => joined?.reports.incident_due(),
+            ClientTimer::RegionMove => present?.region.move_due(),
+            ClientTimer::RosterRequest => present?.region.request_due(),
+            ClientTimer::Purge => present?.authority.purge_due(),
+            ClientTimer::Abdicate => present?.authority.abdicate_due(),
+            ClientTimer::Incident => present?.reports.incident_due(),
             // a client that left reports nothing more (AH "peer_leave_request")
-            ClientTimer::Sense => joined.filter(|a| !a.leave.left())?.ghost.due(),
-            ClientTimer::Probe => joined?.probe.due(),
+            ClientTimer::Sense => present?.ghost.due(),
+            ClientTimer::Probe => present?.probe.due(),
         }
     }
 

@@ -155,7 +155,7 @@ impl HostCore {
                     whole = true;
                     if !l.rate.admit(now.millis(), limits.frames_per_second) {
                         let limit = Limit::Rate(limits.frames_per_second);
-                        return self.close_over(link, limit);
+                        return self.shut(link, Closed::Limit(limit));
                     }
                     self.handle_frame(now, link, frame);
                 }
@@ -168,24 +168,21 @@ impl HostCore {
                     };
                     return;
                 }
-                Err(e) => {
-                    l.closed = true;
-                    self.close(link, Closed::Framing(e));
-                    return;
-                }
+                Err(e) => return self.shut(link, Closed::Framing(e)),
             }
         }
     }
 
-    /// Closes `link`, which went over `limit`: it reads nothing more and its timers stop.
-    pub(crate) fn close_over(&mut self, link: LinkId, limit: Limit) {
+    /// Closes `link` for `reason` (its input cannot go on): it reads nothing more, its
+    /// timers stop, and the IO layer closes the connection.
+    pub(crate) fn shut(&mut self, link: LinkId, reason: Closed) {
         if let Some(l) = self.links.get_mut(&link) {
             l.closed = true;
             l.hello_due = None;
             l.frame_due = None;
             l.next_keepalive = None;
         }
-        self.close(link, Closed::Limit(limit));
+        self.close(link, reason);
     }
 
     fn handle_frame(&mut self, now: Instant, link: LinkId, frame: Frame) {
@@ -199,10 +196,7 @@ impl HostCore {
                 // sealed with a later nonce proves frames were lost on the way, and no
                 // frame of the link will open again
                 Err(e) => match channel.out_of_step(&frame.payload, OUT_OF_STEP_WINDOW) {
-                    Some(lost) if lost > 0 => {
-                        l.closed = true;
-                        return self.close(link, Closed::OutOfStep(lost));
-                    }
+                    Some(lost) if lost > 0 => return self.shut(link, Closed::OutOfStep(lost)),
                     _ => return self.drop_input(link, Dropped::Open(e)),
                 },
             },

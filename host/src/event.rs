@@ -42,7 +42,8 @@ pub enum HostEvent {
         /// Why.
         reason: Dropped,
     },
-    /// The link cannot go on (its byte stream cannot be framed); the IO layer closes it.
+    /// The link cannot go on (its byte stream cannot be framed, its channel lost frames,
+    /// or it went over a limit); the IO layer closes it.
     Close {
         /// The link.
         link: LinkId,

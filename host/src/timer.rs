@@ -6,6 +6,7 @@ use crate::core::{HostCore, LinkId};
 use crate::event::HostEvent;
 use crate::limits::Limit;
 use crate::link::Link;
+use crate::reason::Closed;
 use vex_wire::time::Instant;
 
 /// Everything the host does on its own clock (SR "Timed sends that remain").
@@ -109,12 +110,12 @@ impl HostCore {
             }
             HostTimer::Hello => {
                 let limit = Limit::Hello(self.config.limits.hello_within_ms);
-                self.close_over(link, limit);
+                self.shut(link, Closed::Limit(limit));
             }
             HostTimer::SlowFrame => {
                 let held = self.links.get(&link).map_or(0, |l| l.deframer.buffered());
                 let within_ms = self.config.limits.frame_within_ms;
-                self.close_over(link, Limit::SlowFrame { within_ms, held });
+                self.shut(link, Closed::Limit(Limit::SlowFrame { within_ms, held }));
             }
         }
     }

@@ -16,6 +16,7 @@ use std::time::Duration;
 use vex_harness::load::{LoadPlan, run};
 use vex_harness::load_figures::{LoadFigures, Samples, Tally};
 use vex_harness::load_process::ProcessMeter;
+use vex_host::Limits;
 use vex_wire::scenario::Scenario;
 
 /// How long after the ramp the memory settles before it is the warm figure.
@@ -75,7 +76,7 @@ pub async fn load(args: LoadArgs) -> ExitCode {
                 return error();
             }
         },
-        None => match start_host(args.scenario.as_ref()).await {
+        None => match start_host(args.scenario.as_ref(), args.clients).await {
             Ok((t, h)) => (t, Some(h)),
             Err(why) => {
                 eprintln!("vex load: the built-in host did not start: {why}");
@@ -173,16 +174,22 @@ fn enough_descriptors(clients: usize) -> Result<(), String> {
     Ok(())
 }
 
-/// Starts `vex host` on a free loopback port, logging warnings only.
-async fn start_host(scenario: Option<&PathBuf>) -> Result<(SocketAddrV4, Spawned), String> {
+/// Starts `vex host` on a free loopback port, logging warnings only, with room for the
+/// links of `clients`.
+async fn start_host(
+    scenario: Option<&PathBuf>,
+    clients: usize,
+) -> Result<(SocketAddrV4, Spawned), String> {
     let port = std::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
         .and_then(|l| l.local_addr())
         .map_err(|e| format!("no free port: {e}"))?
         .port();
     let target = SocketAddrV4::new(Ipv4Addr::LOCALHOST, port);
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let links =
+        (clients as u64 * FDS_PER_CLIENT + FDS_SPARE).max(Limits::default().max_links as u64);
     let mut cmd = format!(
-        "RUST_LOG=warn exec '{}' host --listen {target}",
+        "RUST_LOG=warn exec '{}' host --listen {target} --max-links {links}",
         exe.display()
     );
     if let Some(file) = scenario {
