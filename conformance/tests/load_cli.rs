@@ -3,20 +3,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 mod common;
-use common::{Host, VEX, stderr, stdout, vex};
+use common::{Host, VEX, free_port, stderr, stdout, vex, wait_listening};
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 fn figures(out: &std::process::Output) -> serde_json::Value {
     serde_json::from_str(&stdout(out)).unwrap_or_else(|e| panic!("{e}: {}", stderr(out)))
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 #[test]
@@ -78,9 +69,7 @@ fn a_host_that_breaks_a_rule_under_load_fails_the_run_with_that_rule() {
             .spawn()
             .unwrap(),
     );
-    while std::net::TcpStream::connect(&target).is_err() {
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_listening(&target);
     let out = vex(&[
         "load",
         "--target",

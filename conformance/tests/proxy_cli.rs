@@ -4,23 +4,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code
 mod common;
-use common::{Host, VEX, stdout, vex};
+use common::{Host, VEX, free_port, stdout, vex, wait_listening};
 use std::process::{Command, Stdio};
-use std::time::Duration;
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-fn wait_listening(addr: &str) {
-    while std::net::TcpStream::connect(addr).is_err() {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
 
 fn spawn(args: &[&str]) -> Host {
     Host(

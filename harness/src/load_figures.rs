@@ -38,6 +38,7 @@ impl Series {
             count: self.0.len(),
             p50_ms: ms(self.0.value_at_quantile(0.50)),
             p99_ms: ms(self.0.value_at_quantile(0.99)),
+            p999_ms: ms(self.0.value_at_quantile(0.999)),
             max_ms: ms(self.0.max()),
         }
     }
@@ -52,6 +53,8 @@ pub struct Percentiles {
     pub p50_ms: f64,
     /// The 99th percentile, in milliseconds.
     pub p99_ms: f64,
+    /// The 99.9th percentile, in milliseconds.
+    pub p999_ms: f64,
     /// The largest sample, in milliseconds.
     pub max_ms: f64,
 }
@@ -86,6 +89,18 @@ impl Samples {
         if self.examples.len() < EXAMPLES {
             self.examples.push(line);
         }
+    }
+
+    /// Every series summed up, by name: the latencies, then `keepalive_jitter`.
+    pub fn series(&self) -> Vec<(String, Percentiles)> {
+        self.latency
+            .iter()
+            .map(|(name, series)| (name.to_string(), series.percentiles()))
+            .chain([(
+                "keepalive_jitter".to_string(),
+                self.keepalive_jitter.percentiles(),
+            )])
+            .collect()
     }
 
     /// Violations of every rule.
@@ -160,16 +175,11 @@ impl LoadFigures {
             ("frames_received".to_string(), s.frames_received as f64),
             ("violations".to_string(), s.violation_count() as f64),
         ];
-        let series = s
-            .latency
-            .iter()
-            .map(|(name, series)| (name.to_string(), series))
-            .chain([("keepalive_jitter".to_string(), &s.keepalive_jitter)]);
-        for (name, series) in series {
-            let p = series.percentiles();
+        for (name, p) in s.series() {
             out.push((format!("{name}_count"), p.count as f64));
             out.push((format!("{name}_p50_ms"), p.p50_ms));
             out.push((format!("{name}_p99_ms"), p.p99_ms));
+            out.push((format!("{name}_p999_ms"), p.p999_ms));
             out.push((format!("{name}_max_ms"), p.max_ms));
         }
         let processes = self
@@ -207,6 +217,7 @@ mod tests {
         assert_eq!(p.count, 100);
         assert!((p.p50_ms - 50.0).abs() < 0.1, "{p:?}");
         assert!((p.p99_ms - 99.0).abs() < 0.1, "{p:?}");
+        assert!((p.p999_ms - 100.0).abs() < 0.1, "{p:?}");
         assert!((p.max_ms - 100.0).abs() < 0.1, "{p:?}");
     }
 

@@ -42,3 +42,18 @@ impl Drop for Host {
         let _ = self.0.wait();
     }
 }
+
+/// A loopback port nothing listens on now.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+/// Waits until something listens at `addr`.
+pub fn wait_listening(addr: &str) {
+    while std::net::TcpStream::connect(addr).is_err() {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}

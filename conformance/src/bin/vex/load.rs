@@ -247,25 +247,21 @@ fn print_text(figures: &LoadFigures, target: SocketAddrV4, local: bool) {
         s.frames_received
     );
     out!(
-        "{:<18} {:>8} {:>9} {:>9} {:>9}",
+        "{:<18} {:>8} {:>9} {:>9} {:>9} {:>9}",
         "latency (ms)",
         "count",
         "p50",
         "p99",
+        "p99.9",
         "max"
     );
-    let series = s
-        .latency
-        .iter()
-        .map(|(n, series)| (n.to_string(), series))
-        .chain([("keepalive jitter".to_string(), &s.keepalive_jitter)]);
-    for (name, series) in series {
-        let p = series.percentiles();
+    for (name, p) in s.series() {
         out!(
-            "{name:<18} {:>8} {:>9.2} {:>9.2} {:>9.2}",
+            "{name:<18} {:>8} {:>9.2} {:>9.2} {:>9.2} {:>9.2}",
             p.count,
             p.p50_ms,
             p.p99_ms,
+            p.p999_ms,
             p.max_ms
         );
     }
