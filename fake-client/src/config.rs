@@ -10,6 +10,8 @@ use vex_wire::scenario::Scenario;
 pub const LINK_SILENCE_MS: u64 = 20_500;
 /// One client tick: about 144 a second (JOIN-07).
 pub const CLIENT_TICK_MS: u64 = 7;
+/// The host keepalive carries message 1 every 2 s (SR "Timed sends that remain"; LINK-03).
+pub const HOST_KEEPALIVE_MS: u64 = 2000;
 /// The client sends message 52 every second (LINK-02).
 pub const PATCH_EPOCH_INTERVAL_MS: u64 = 1000;
 /// Body length of service 30 (NS: 128 bytes back, not inspected).

@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{oneshot, watch};
+use vex_fake_client::config::HOST_KEEPALIVE_MS;
 use vex_fake_client::{ClientConfig, ClientCore, ClientTransmit, LinkKind, Script, Violation};
 use vex_wire::activity::ids;
 use vex_wire::bap::services::{
@@ -19,10 +20,6 @@ use vex_wire::bap::services::{
     HOST_REQUEST, HOST_RESPONSE,
 };
 use vex_wire::time::Instant;
-
-/// The host keepalive's interval, message 1 every 2 s (SR "Timed sends that remain"): the
-/// jitter is how far each one comes from it.
-const HOST_KEEPALIVE_MS: u64 = 2000;
 
 /// What a client's frame is, for the latency table: a BAP service, or an activity message
 /// on service 8 or 9.

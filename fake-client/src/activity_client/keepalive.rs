@@ -2,7 +2,7 @@
 //! interval with nothing sent (AH "join_result"; LINK-02, JOIN-07), and the host's,
 //! which carries message 1 every 2 s (SR "Timed sends that remain"; LINK-03).
 
-use crate::config::CLIENT_TICK_MS;
+use crate::config::{CLIENT_TICK_MS, HOST_KEEPALIVE_MS};
 use crate::links::Outgoing;
 use crate::rules::Rule;
 use crate::verdict::Verdict;
@@ -11,8 +11,6 @@ use vex_wire::activity::join::KEEPALIVE_INTERVAL_BIT;
 use vex_wire::activity::small::KEEPALIVE_BODY;
 use vex_wire::time::Instant;
 
-/// The host keepalive interval (SR "Timed sends that remain": every 2 s).
-const HOST_KEEPALIVE_MS: u64 = 2000;
 /// Slack on the host keepalive for scheduling and the network.
 const KEEPALIVE_SLACK_MS: u64 = 500;
 
