@@ -25,6 +25,8 @@ const SETTLE: Duration = Duration::from_secs(30);
 /// own besides.
 const FDS_PER_CLIENT: u64 = 2;
 const FDS_SPARE: u64 = 64;
+/// How often a run that is not on a terminal prints its progress line, in seconds.
+const LINE_EVERY_S: u64 = 30;
 
 /// `vex load`'s arguments.
 #[derive(clap::Args)]
@@ -97,6 +99,9 @@ pub async fn load(args: LoadArgs) -> ExitCode {
     let mut own_meter = ProcessMeter::this_process();
     let tally = Arc::new(Tally::default());
     let bar = progress(&args);
+    // elsewhere than a terminal, as in a CI log: a line now and then
+    let lines = bar.is_hidden() && !args.quiet;
+    let mut next_line = LINE_EVERY_S;
     let warm_at = (args.ramp + SETTLE).min(args.duration / 3);
     let started = tokio::time::Instant::now();
     let running = tokio::spawn(run(plan, tally.clone()));
@@ -112,9 +117,9 @@ pub async fn load(args: LoadArgs) -> ExitCode {
             host_meter.iter_mut().for_each(ProcessMeter::warmed_up);
         }
         let host_mib = host_meter.as_ref().map(|m| m.usage().rss_end_mib);
-        bar.set_position(started.elapsed().as_secs());
+        let seconds = started.elapsed().as_secs();
         let (joins, violations) = tally.read(|s| (s.joins, s.violation_count()));
-        bar.set_message(format!(
+        let status = format!(
             "joins {joins}  violations {violations}{}{}",
             host_mib.map_or(String::new(), |m| format!("  host {m:.1} MiB")),
             if host_alive {
@@ -122,7 +127,16 @@ pub async fn load(args: LoadArgs) -> ExitCode {
             } else {
                 "  (the host exited)"
             },
-        ));
+        );
+        if lines && seconds >= next_line {
+            next_line = seconds + LINE_EVERY_S;
+            eprintln!(
+                "vex load: {seconds}/{} s  {status}",
+                args.duration.as_secs()
+            );
+        }
+        bar.set_position(seconds);
+        bar.set_message(status);
     }
     bar.finish_and_clear();
     if let Err(e) = running.await {
@@ -198,7 +212,8 @@ async fn start_host(
     Ok((target, Spawned::start(&cmd, target).await?))
 }
 
-/// The progress bar: seconds of the run, joins and violations so far, the host's memory.
+/// The progress bar on a terminal: seconds of the run, joins and violations so far, the
+/// host's memory; hidden elsewhere and with `--quiet`.
 fn progress(args: &LoadArgs) -> ProgressBar {
     if args.quiet || !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
