@@ -12,7 +12,7 @@ use vex_harness::in_process::{HostRun, run_host, run_host_over};
 use vex_harness::link_fault::LinkFault;
 use vex_harness::link_judge::{self, faulted_reports};
 use vex_harness::wire::Wire;
-use vex_host::{HostConfig, HostCore};
+use vex_host::HostCore;
 
 /// How long a link fault's case runs: past a stall's 21.5 s.
 const LINK_RUN_MS: u64 = 30_000;
@@ -93,9 +93,7 @@ pub fn run_hostile(case: &Case, h: Hostile, options: CheckOptions) -> CaseResult
 }
 
 fn host_and_clients(case: &Case, options: CheckOptions) -> (HostCore, Vec<ClientConfig>) {
-    let mut config = HostConfig::builtin(IN_PROCESS_HOST);
-    config.signon = options.keys;
-    config.scenario = options.scenario();
+    let config = options.host_config();
     let clients = case.clients_of(IN_PROCESS_HOST, options.keys, &config.scenario);
     (HostCore::new(config), clients)
 }

@@ -72,8 +72,16 @@ pub struct CheckOptions {
 
 impl CheckOptions {
     /// The scenario the run uses.
-    pub(crate) fn scenario(&self) -> Scenario {
+    fn scenario(&self) -> Scenario {
         self.scenario.cloned().unwrap_or_else(Scenario::builtin)
+    }
+
+    /// Our host's configuration for an in-process run: these keys and this scenario.
+    pub(crate) fn host_config(&self) -> HostConfig {
+        let mut config = HostConfig::builtin(IN_PROCESS_HOST);
+        config.signon = self.keys;
+        config.scenario = self.scenario();
+        config
     }
 }
 
@@ -127,9 +135,7 @@ fn run_mission_source(
     options: CheckOptions,
 ) -> CaseResult {
     let started = Instant::now();
-    let mut config = HostConfig::builtin(IN_PROCESS_HOST);
-    config.signon = options.keys;
-    config.scenario = options.scenario();
+    let mut config = options.host_config();
     config.timeline.clear();
     let mut clients = case.clients_of(IN_PROCESS_HOST, options.keys, &config.scenario);
     let signon = match signon_step::sign_on(&config, &mut clients) {
@@ -193,9 +199,7 @@ fn broken_mission(case: &Case, why: &str, started: Instant) -> CaseResult {
 pub fn run_in_process_against(case: &Case, faults: FaultPlan, options: CheckOptions) -> CaseResult {
     let keys = options.keys;
     let started = Instant::now();
-    let mut config = HostConfig::builtin(IN_PROCESS_HOST);
-    config.signon = keys;
-    config.scenario = options.scenario();
+    let mut config = options.host_config();
     config.faults = faults;
     let mut clients = case.clients_of(IN_PROCESS_HOST, keys, &config.scenario);
     let run = match signon_step::sign_on(&config, &mut clients) {

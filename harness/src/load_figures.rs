@@ -159,6 +159,22 @@ pub struct LoadFigures {
 }
 
 impl LoadFigures {
+    /// Join results a second of the run.
+    pub fn joins_per_s(&self) -> f64 {
+        self.samples.joins as f64 / self.duration_s.max(f64::EPSILON)
+    }
+
+    /// `u`'s CPU time as a share of one core over the run, in percent.
+    pub fn cpu_percent(&self, u: ProcessUse) -> f64 {
+        100.0 * u.cpu_s / self.duration_s.max(f64::EPSILON)
+    }
+
+    /// The clients one core of the load generator would drive at this load, if its cost
+    /// grows linearly.
+    pub fn generator_clients_per_core(&self) -> f64 {
+        self.clients as f64 * self.duration_s / self.generator.cpu_s.max(0.001)
+    }
+
     /// Every figure, named with its unit, in a fixed order: what `--json` prints.
     pub fn named(&self) -> Vec<(String, f64)> {
         let s = &self.samples;
@@ -167,10 +183,7 @@ impl LoadFigures {
             ("duration_s".to_string(), self.duration_s),
             ("lives".to_string(), s.lives as f64),
             ("joins".to_string(), s.joins as f64),
-            (
-                "joins_per_s".to_string(),
-                s.joins as f64 / self.duration_s.max(f64::EPSILON),
-            ),
+            ("joins_per_s".to_string(), self.joins_per_s()),
             ("frames_sent".to_string(), s.frames_sent as f64),
             ("frames_received".to_string(), s.frames_received as f64),
             ("violations".to_string(), s.violation_count() as f64),
@@ -189,16 +202,15 @@ impl LoadFigures {
             .chain([("generator", self.generator)]);
         for (who, u) in processes {
             out.push((format!("{who}_cpu_s"), u.cpu_s));
-            out.push((
-                format!("{who}_cpu_percent"),
-                100.0 * u.cpu_s / self.duration_s.max(f64::EPSILON),
-            ));
+            out.push((format!("{who}_cpu_percent"), self.cpu_percent(u)));
             out.push((format!("{who}_rss_warm_mib"), u.rss_warm_mib));
             out.push((format!("{who}_rss_end_mib"), u.rss_end_mib));
             out.push((format!("{who}_rss_max_mib"), u.rss_max_mib));
         }
-        let per_core = self.clients as f64 * self.duration_s / self.generator.cpu_s.max(0.001);
-        out.push(("generator_clients_per_core".to_string(), per_core));
+        out.push((
+            "generator_clients_per_core".to_string(),
+            self.generator_clients_per_core(),
+        ));
         out
     }
 }

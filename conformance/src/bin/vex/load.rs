@@ -257,7 +257,7 @@ fn print_text(figures: &LoadFigures, target: SocketAddrV4, local: bool) {
         "lives {}  joins {} ({:.1}/s)  frames sent {}  received {}",
         s.lives,
         s.joins,
-        s.joins as f64 / figures.duration_s.max(f64::EPSILON),
+        figures.joins_per_s(),
         s.frames_sent,
         s.frames_received
     );
@@ -302,16 +302,14 @@ fn print_text(figures: &LoadFigures, target: SocketAddrV4, local: bool) {
         out!(
             "{who}: cpu {:.1} s ({:.0}% of one core), memory {:.1} MiB after warm-up, {:.1} at the end, {:.1} at most",
             u.cpu_s,
-            100.0 * u.cpu_s / figures.duration_s.max(f64::EPSILON),
+            figures.cpu_percent(u),
             u.rss_warm_mib,
             u.rss_end_mib,
             u.rss_max_mib
         );
     }
-    let per_core = figures
-        .named()
-        .into_iter()
-        .find(|(n, _)| n == "generator_clients_per_core")
-        .map_or(0.0, |(_, v)| v);
-    out!("the load generator drives {per_core:.0} clients per core at this load");
+    out!(
+        "the load generator drives {:.0} clients per core at this load",
+        figures.generator_clients_per_core()
+    );
 }
