@@ -3,7 +3,8 @@
 
 use std::collections::BTreeMap;
 use vex_wire::bap::deframer::Deframer;
-use vex_wire::bap::header::{FrameType, InnerHeader, outer_frame, plain_frame};
+use vex_wire::bap::header::{FrameType, InnerHeader};
+use vex_wire::bap::out_frame::OutFrame;
 use vex_wire::bap::secure::SecureChannel;
 use vex_wire::time::Instant;
 
@@ -76,14 +77,13 @@ impl ClientLink {
         }
         self.last_tx = now;
         let header = InnerHeader::request(service, task);
-        match &mut self.secure {
-            Some(channel) => {
-                let mut inner = Vec::with_capacity(header.wire_len() + body.len());
-                header.write(&mut inner);
-                inner.extend_from_slice(body);
-                outer_frame(FrameType::Encrypted, &channel.seal(&inner))
-            }
-            None => plain_frame(FrameType::Bootstrap, header, body),
-        }
+        let frame_type = match self.secure {
+            Some(_) => FrameType::Encrypted,
+            None => FrameType::Bootstrap,
+        };
+        let mut frame = OutFrame::new(frame_type, header.wire_len() + body.len());
+        header.write(frame.buffer());
+        frame.buffer().extend_from_slice(body);
+        frame.finish(self.secure.as_mut())
     }
 }

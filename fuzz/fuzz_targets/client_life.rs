@@ -21,7 +21,7 @@ fuzz_target!(|ops: Vec<Op>| {
         match op {
             Op::Push { msg, payload } => {
                 p.host
-                    .push_raw(pair::ACTIVITY, u32::from(msg % 64), payload);
+                    .push_raw(pair::ACTIVITY, u32::from(msg % 64), &payload);
                 p.pump();
             }
             Op::Wait(ms) => p.advance(u64::from(ms % 2_000)),

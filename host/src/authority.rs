@@ -47,7 +47,7 @@ impl HostCore {
                 Exchange::Query => QUERY_AUTHORITY,
             };
             match AuthorityToken(token).encode() {
-                Ok(body) => self.push_message(link, msg, body),
+                Ok(body) => self.push_message(link, msg, &body),
                 Err(error) => self.drop_input(link, Dropped::NotBuilt { msg, error }),
             }
         }
@@ -80,7 +80,7 @@ impl HostCore {
             return;
         };
         match notice.encode() {
-            Ok(body) => self.push_message(link, PURGE_NOTICE, body),
+            Ok(body) => self.push_message(link, PURGE_NOTICE, &body),
             Err(error) => {
                 let msg = PURGE_NOTICE;
                 return self.drop_input(link, Dropped::NotBuilt { msg, error });

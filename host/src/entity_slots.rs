@@ -36,7 +36,7 @@ impl HostCore {
         if let Some(activity) = self.activities.get_mut(&session) {
             activity.add_lease(link, &grant);
         }
-        self.push_message(link, ENTITY_SLOTS_ALLOCATED, grant.0);
+        self.push_message(link, ENTITY_SLOTS_ALLOCATED, &grant.0);
     }
 
     /// The join burst's grant, added to the member's lease: [`JOIN_GRANT_COUNT`] free

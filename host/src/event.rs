@@ -17,8 +17,6 @@ pub struct Transmit {
     pub service: u16,
     /// The activity message id, for service 9.
     pub message: Option<u32>,
-    /// The activity message body, for service 9: what `vex decode` reads.
-    pub payload: Option<Vec<u8>>,
 }
 
 /// Something that happened on a link.

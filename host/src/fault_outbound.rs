@@ -8,10 +8,10 @@ use crate::fault_queuez;
 use crate::fault_roster;
 use crate::fault_signon;
 use crate::incident_faults::faulty_incident;
-use crate::outbound::{Delivery, Injected, Moment, Outbound};
+use crate::outbound::{Delivery, Injected, Moment, Outbound, Payload};
 use crate::roster;
 use vex_wire::activity::body::Body;
-use vex_wire::activity::envelope::{ActivityPush, PUSH_HEADER_LEN};
+use vex_wire::activity::envelope::{PUSH_HEADER_LEN, PushHeader};
 use vex_wire::activity::ids::{
     ADVANCE_REPLICATION_EPOCH, BUBBLE_HOST_STATE, CLAIM_AUTHORITY, CONNECTIVITY_FAILURE,
     ENTITY_SLOTS_ALLOCATED, GLOBAL_ACTIVITY_STATE, INCIDENT, JOIN_RESULT, KEEPALIVE_RESPONSE,
@@ -157,7 +157,7 @@ impl Outbound for FaultPlan {
         Delivery::Copies(1)
     }
 
-    fn payload(&self, msg: u32, in_burst: bool, payload: &mut Vec<u8>) {
+    fn payload(&self, msg: u32, in_burst: bool, payload: &mut Payload<'_>) {
         match msg {
             JOIN_RESULT if self.has(Fault::ShortJoinResult) => payload.truncate(SHORT_JOIN_RESULT),
             GLOBAL_ACTIVITY_STATE if in_burst && self.has(Fault::ShortGlobalState) => {
@@ -193,7 +193,7 @@ impl Outbound for FaultPlan {
         }
     }
 
-    fn push(&self, push: &mut ActivityPush, sequence: &mut u32, joined: bool) {
+    fn push(&self, push: &mut PushHeader, sequence: &mut u32, joined: bool) {
         match push.msg_type {
             JOIN_RESULT if self.has(Fault::JoinResultWrongSession) => push.session_id ^= 0xFFFF,
             GLOBAL_ACTIVITY_STATE if self.has(Fault::PushDiscriminator) => push.discriminator = 0,

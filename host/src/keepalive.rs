@@ -7,11 +7,11 @@
 
 use crate::core::{HostCore, LinkId};
 use crate::event::Transmit;
-use crate::outbound::{Injected, Moment};
+use crate::outbound::{Injected, Moment, Payload};
 use crate::reason::{Closed, Dropped};
 use crate::roster;
 use vex_wire::activity::body::Body;
-use vex_wire::activity::envelope::ActivityPush;
+use vex_wire::activity::envelope::PushHeader;
 use vex_wire::activity::ids::{ADVANCE_REPLICATION_EPOCH, GLOBAL_ACTIVITY_STATE};
 use vex_wire::activity::small::WorldGlobals;
 use vex_wire::bap::header::{FrameType, InnerHeader};
@@ -24,37 +24,38 @@ impl HostCore {
         self.policy().world_globals(WorldGlobals::default_tick())
     }
 
-    /// Sends activity message `msg` as a service-9 push on the link's session.
     /// Sends activity message `msg` with `payload` on `link`'s session, as it is: no check
     /// of the body, for experiments and fuzzing (the built-in host never sends an
     /// unchecked body of its own).
-    pub fn push_raw(&mut self, link: LinkId, msg: u32, payload: Vec<u8>) {
+    pub fn push_raw(&mut self, link: LinkId, msg: u32, payload: &[u8]) {
         self.push_message(link, msg, payload);
     }
 
-    pub(crate) fn push_message(&mut self, link: LinkId, msg: u32, payload: Vec<u8>) {
+    pub(crate) fn push_message(&mut self, link: LinkId, msg: u32, payload: &[u8]) {
         self.push_with(link, msg, payload, false);
     }
 
     /// Sends activity message `msg` on the link's session through the outbound hook;
-    /// `in_burst` in the join burst.
-    pub(crate) fn push_with(
-        &mut self,
-        link: LinkId,
-        msg: u32,
-        mut payload: Vec<u8>,
-        in_burst: bool,
-    ) {
-        self.outbound().payload(msg, in_burst, &mut payload);
-        let Some(b) = self.links.get(&link).and_then(|l| l.binding.as_ref()) else {
+    /// `in_burst` in the join burst. The body is copied once, into its frame, and sealed
+    /// there.
+    pub(crate) fn push_with(&mut self, link: LinkId, msg: u32, payload: &[u8], in_burst: bool) {
+        let Some(l) = self.links.get(&link) else {
             return;
         };
-        let joined = b.join.is_some();
-        let mut push = ActivityPush::new(b.session, msg, payload);
+        let Some(b) = l.binding.as_ref() else {
+            return;
+        };
+        let (session, joined) = (b.session, b.join.is_some());
+        let mut frame = l.push_frame(payload.len());
+        let start = frame.payload_start();
+        frame.buffer().extend_from_slice(payload);
+        self.outbound()
+            .payload(msg, in_burst, &mut Payload::new(frame.buffer(), start));
+        let mut header = PushHeader::new(session, msg, frame.payload_len());
         let mut sequence = 0;
-        self.outbound().push(&mut push, &mut sequence, joined);
+        self.outbound().push(&mut header, &mut sequence, joined);
         if let Some(l) = self.links.get_mut(&link) {
-            let t = l.push(&push, sequence);
+            let t = l.push(frame, &header, sequence);
             self.send(t);
         }
     }
@@ -77,18 +78,20 @@ impl HostCore {
                             bytes,
                             service,
                             message: None,
-                            payload: None,
                         });
                     }
                 }
-                Injected::Push(msg, payload) => self.push_message(link, msg, payload),
+                Injected::Push(msg, payload) => self.push_message(link, msg, &payload),
                 Injected::UnboundPush {
                     session,
                     msg,
                     payload,
                 } => {
                     if let Some(l) = self.links.get_mut(&link) {
-                        let t = l.push(&ActivityPush::new(session, msg, payload), 0);
+                        let mut frame = l.push_frame(payload.len());
+                        frame.buffer().extend_from_slice(&payload);
+                        let header = PushHeader::new(session, msg, payload.len());
+                        let t = l.push(frame, &header, 0);
                         self.send(t);
                     }
                 }
@@ -127,7 +130,7 @@ impl HostCore {
             .global_state(state, false)
             .and_then(|s| s.encode())
         {
-            Ok(body) => self.push_message(link, GLOBAL_ACTIVITY_STATE, body),
+            Ok(body) => self.push_message(link, GLOBAL_ACTIVITY_STATE, &body),
             Err(error) => self.drop_input(
                 link,
                 Dropped::NotBuilt {
@@ -167,7 +170,7 @@ impl HostCore {
         }
         let msg = ADVANCE_REPLICATION_EPOCH;
         match next.encode() {
-            Ok(body) => self.push_message(link, msg, body),
+            Ok(body) => self.push_message(link, msg, &body),
             Err(error) => return self.drop_input(link, Dropped::NotBuilt { msg, error }),
         }
         self.inject(link, Moment::EpochSent);

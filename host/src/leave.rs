@@ -53,7 +53,7 @@ impl HostCore {
         match answer {
             None => {}
             Some(Ok((body, added))) => {
-                self.push_message(link, SENSOR_AUTH_UPDATE, body);
+                self.push_message(link, SENSOR_AUTH_UPDATE, &body);
                 self.send_injected(link, added);
             }
             Some(Err(error)) => {

@@ -6,13 +6,14 @@ use crate::authority::Exchange;
 use crate::event::Transmit;
 use crate::limits::{Limits, RateWindow};
 use std::collections::{BTreeMap, BTreeSet};
-use vex_wire::activity::envelope::ActivityPush;
+use vex_wire::activity::envelope::{PUSH_HEADER_LEN, PushHeader};
 use vex_wire::activity::join::{INITIAL_REPLICATION_EPOCH, JoinRequest};
 use vex_wire::activity::selection::DescriptorBits;
 use vex_wire::activity::slot::ClientRef;
 use vex_wire::activity::small::PatchEpoch;
 use vex_wire::bap::deframer::Deframer;
-use vex_wire::bap::header::{FrameType, InnerHeader, outer_frame};
+use vex_wire::bap::header::{FrameType, InnerHeader, REQUEST_HEADER_LEN};
+use vex_wire::bap::out_frame::OutFrame;
 use vex_wire::bap::secure::SecureChannel;
 use vex_wire::bap::services::ACTIVITY_PUSH;
 use vex_wire::bits::Bits;
@@ -150,33 +151,34 @@ impl Link {
         }
     }
 
+    /// The frame type a frame of `reply_type` goes out as: an encrypted one only once the
+    /// hello has armed the channel, else plaintext.
+    fn effective(&self, reply_type: FrameType) -> FrameType {
+        match (reply_type, &self.secure) {
+            (FrameType::Encrypted, None) => FrameType::Plain,
+            (t, _) => t,
+        }
+    }
+
     /// Wraps an inner message in a frame of `reply_type`: sealed for
     /// [`FrameType::Encrypted`] (once the channel is armed), else plaintext.
     pub fn frame(&mut self, reply_type: FrameType, header: InnerHeader, body: &[u8]) -> Vec<u8> {
-        let mut inner = Vec::with_capacity(header.wire_len() + body.len());
-        header.write(&mut inner);
-        inner.extend_from_slice(body);
-        self.frame_inner(reply_type, &inner)
+        let mut frame = OutFrame::new(self.effective(reply_type), header.wire_len() + body.len());
+        header.write(frame.buffer());
+        frame.buffer().extend_from_slice(body);
+        frame.finish(self.secure.as_mut())
     }
 
     /// Wraps raw inner-message bytes in a frame of `reply_type`.
     pub fn frame_inner(&mut self, reply_type: FrameType, inner: &[u8]) -> Vec<u8> {
-        match (reply_type, &mut self.secure) {
-            (FrameType::Encrypted, Some(channel)) => {
-                outer_frame(FrameType::Encrypted, &channel.seal(inner))
-            }
-            (FrameType::Encrypted, None) => outer_frame(FrameType::Plain, inner),
-            (t, _) => outer_frame(t, inner),
-        }
+        let mut frame = OutFrame::new(self.effective(reply_type), inner.len());
+        frame.buffer().extend_from_slice(inner);
+        frame.finish(self.secure.as_mut())
     }
 
     /// The frame type of the host's own pushes: sealed once the channel is armed.
     pub fn push_type(&self) -> FrameType {
-        if self.secure.is_some() {
-            FrameType::Encrypted
-        } else {
-            FrameType::Plain
-        }
+        self.effective(FrameType::Encrypted)
     }
 
     /// A frame of `reply_type` holding `header` and `body`.
@@ -186,24 +188,60 @@ impl Link {
             bytes: self.frame(reply_type, header, body),
             service: header.service,
             message: None,
-            payload: None,
         }
     }
 
-    /// A service-9 push of activity message `push.msg_type` with inner-header `sequence`
-    /// (ENV-10: 0).
-    pub fn push(&mut self, push: &ActivityPush, sequence: u32) -> Transmit {
-        let bytes = self.frame(
-            self.push_type(),
-            InnerHeader::request(ACTIVITY_PUSH, sequence),
-            &push.encode(),
-        );
+    /// An empty service-9 push frame with room for a `payload`-byte body: the body is
+    /// appended to [`PushFrame::frame`]'s buffer, then [`Link::push`] seals it.
+    pub fn push_frame(&self, payload: usize) -> PushFrame {
+        let head = REQUEST_HEADER_LEN + PUSH_HEADER_LEN;
+        let mut frame = OutFrame::new(self.push_type(), head + payload);
+        let headers = frame.buffer().len();
+        frame.buffer().resize(headers + head, 0);
+        PushFrame { frame, headers }
+    }
+
+    /// The service-9 push of activity message `header.msg_type` whose body `frame` holds,
+    /// with inner-header `sequence` (ENV-10: 0): the headers written in front of the body
+    /// and the frame sealed where it lies.
+    pub fn push(&mut self, mut push: PushFrame, header: &PushHeader, sequence: u32) -> Transmit {
+        let inner = InnerHeader::request(ACTIVITY_PUSH, sequence);
+        let (at, payload) = (push.headers, push.payload_start());
+        let buffer = push.frame.buffer();
+        buffer[at..at + 2].copy_from_slice(&inner.service.to_be_bytes());
+        buffer[at + 2..at + REQUEST_HEADER_LEN].copy_from_slice(&inner.task.to_be_bytes());
+        buffer[at + REQUEST_HEADER_LEN..payload].copy_from_slice(&header.to_bytes());
         Transmit {
             link: self.id,
-            bytes,
+            bytes: push.frame.finish(self.secure.as_mut()),
             service: ACTIVITY_PUSH,
-            message: Some(push.msg_type),
-            payload: Some(push.payload.clone()),
+            message: Some(header.msg_type),
         }
+    }
+}
+
+/// A service-9 push being built in its frame: room for the inner header and the push
+/// header, then the body (AH "The activity envelope").
+#[derive(Debug)]
+pub struct PushFrame {
+    frame: OutFrame,
+    headers: usize,
+}
+
+impl PushFrame {
+    /// Where the body starts in [`PushFrame::buffer`].
+    pub fn payload_start(&self) -> usize {
+        self.headers + REQUEST_HEADER_LEN + PUSH_HEADER_LEN
+    }
+
+    /// The frame's buffer: the body is appended to it.
+    pub fn buffer(&mut self) -> &mut Vec<u8> {
+        self.frame.buffer()
+    }
+
+    /// The body's bytes so far.
+    pub fn payload_len(&mut self) -> usize {
+        let start = self.payload_start();
+        self.frame.buffer().len() - start
     }
 }

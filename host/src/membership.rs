@@ -95,7 +95,7 @@ impl HostCore {
             }
         };
         for &link in links {
-            self.push_message(link, REPLICATE_MEMBERSHIP, body.clone());
+            self.push_message(link, REPLICATE_MEMBERSHIP, &body);
             if let Some(b) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) {
                 b.membership_revision = Some(table.revision);
             }

@@ -164,7 +164,7 @@ impl HostCore {
         let membership = burst.iter().any(|(msg, _)| *msg == REPLICATE_MEMBERSHIP);
         let current = self.activities.get(&handle).map_or(0, |a| a.revision());
         for (msg, payload) in burst {
-            self.push_with(link, msg, payload, true);
+            self.push_with(link, msg, &payload, true);
         }
         self.inject(link, Moment::JoinBurst);
         let interval = self.policy().keepalive_interval();
@@ -327,7 +327,7 @@ impl HostCore {
                 }
             }
             Ok(built) => {
-                self.push_message(link, SENSOR_AUTH_UPDATE, built.body);
+                self.push_message(link, SENSOR_AUTH_UPDATE, &built.body);
                 if let Some(b) = self.binding_mut(link) {
                     b.rosters_sent += 1;
                     b.sense_override = None; // sent once

@@ -6,7 +6,8 @@
 //! break a rule.
 
 use crate::policy::RosterInputs;
-use vex_wire::activity::envelope::ActivityPush;
+use std::ops::{Deref, DerefMut};
+use vex_wire::activity::envelope::PushHeader;
 use vex_wire::bap::header::InnerHeader;
 use vex_wire::bap::queuez::Update;
 use vex_wire::lobby::signon::SignOnResponse;
@@ -83,11 +84,11 @@ pub trait Outbound {
     }
 
     /// An activity message's body before its envelope; `in_burst` in the join burst.
-    fn payload(&self, _msg: u32, _in_burst: bool, _payload: &mut Vec<u8>) {}
+    fn payload(&self, _msg: u32, _in_burst: bool, _payload: &mut Payload<'_>) {}
 
-    /// A service-9 push and its inner-header sequence (ENV-10: 0); `joined` once the link's
-    /// client is joined.
-    fn push(&self, _push: &mut ActivityPush, _sequence: &mut u32, _joined: bool) {}
+    /// A service-9 push's header and its inner-header sequence (ENV-10: 0); `joined` once
+    /// the link's client is joined.
+    fn push(&self, _push: &mut PushHeader, _sequence: &mut u32, _joined: bool) {}
 
     /// The whole frame after sealing.
     fn sealed(&self, _service: u16, _message: Option<u32>, _frame: &mut Vec<u8>) {}
@@ -110,4 +111,52 @@ pub trait Outbound {
 
     /// The signed manifest as it is served: HTTP status and body.
     fn manifest(&self, _status: &mut u16, _body: &mut Vec<u8>) {}
+}
+
+/// An activity message's body where it lies in its frame, for the hook to change: the
+/// bytes of the frame's buffer from `start` on.
+#[derive(Debug)]
+pub struct Payload<'a> {
+    frame: &'a mut Vec<u8>,
+    start: usize,
+}
+
+impl<'a> Payload<'a> {
+    /// The body at `start` of `frame`'s buffer.
+    pub fn new(frame: &'a mut Vec<u8>, start: usize) -> Self {
+        Self { frame, start }
+    }
+
+    /// Keeps the first `len` bytes.
+    pub fn truncate(&mut self, len: usize) {
+        self.frame.truncate(self.start + len);
+    }
+
+    /// Makes the body `len` bytes, filling with `value`.
+    pub fn resize(&mut self, len: usize, value: u8) {
+        self.frame.resize(self.start + len, value);
+    }
+
+    /// Removes the last byte.
+    pub fn pop(&mut self) {
+        self.truncate(self.len().saturating_sub(1));
+    }
+
+    /// Removes every byte.
+    pub fn clear(&mut self) {
+        self.truncate(0);
+    }
+}
+
+impl Deref for Payload<'_> {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        self.frame.get(self.start..).unwrap_or_default()
+    }
+}
+
+impl DerefMut for Payload<'_> {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        self.frame.get_mut(self.start..).unwrap_or_default()
+    }
 }

@@ -56,7 +56,7 @@ impl HostCore {
         let (session, public) = (binding.session, binding.is_public());
         self.push_global_state(link);
         match self.world_globals().encode() {
-            Ok(body) => self.push_message(link, WORLD_GLOBALS_STATE, body),
+            Ok(body) => self.push_message(link, WORLD_GLOBALS_STATE, &body),
             Err(error) => {
                 let msg = WORLD_GLOBALS_STATE;
                 return self.drop_input(link, Dropped::NotBuilt { msg, error });

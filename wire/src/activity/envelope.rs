@@ -43,6 +43,42 @@ fn be_u64(b: &[u8], at: usize) -> u64 {
     u64::from_be_bytes(x)
 }
 
+/// The 17-byte header of a service-9 body (AH "The activity envelope"): what a sender
+/// writes in front of a payload that is already in its frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PushHeader {
+    /// Must be 1 (ENV-01).
+    pub discriminator: u8,
+    /// Routes to one of the client's activity clients (ENV-05).
+    pub session_id: u64,
+    /// Activity message id, 0 to 58 (ENV-04).
+    pub msg_type: u32,
+    /// Declared payload length; must equal the bytes that follow (ENV-02).
+    pub payload_len: u32,
+}
+
+impl PushHeader {
+    /// A well-formed header: discriminator 1 and the true payload length.
+    pub fn new(session_id: u64, msg_type: u32, payload_len: usize) -> Self {
+        Self {
+            discriminator: PUSH_DISCRIMINATOR,
+            session_id,
+            msg_type,
+            payload_len: payload_len as u32,
+        }
+    }
+
+    /// The header's bytes.
+    pub fn to_bytes(&self) -> [u8; PUSH_HEADER_LEN] {
+        let mut out = [0u8; PUSH_HEADER_LEN];
+        out[0] = self.discriminator;
+        out[1..9].copy_from_slice(&self.session_id.to_be_bytes());
+        out[9..13].copy_from_slice(&self.msg_type.to_be_bytes());
+        out[13..].copy_from_slice(&self.payload_len.to_be_bytes());
+        out
+    }
+}
+
 /// Service 9 body: `ActivityPush` of AH, 17 bytes then the payload.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ActivityPush {
@@ -70,13 +106,20 @@ impl ActivityPush {
         }
     }
 
+    /// The header of this push.
+    pub fn header(&self) -> PushHeader {
+        PushHeader {
+            discriminator: self.discriminator,
+            session_id: self.session_id,
+            msg_type: self.msg_type,
+            payload_len: self.payload_len,
+        }
+    }
+
     /// The service-9 body.
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(PUSH_HEADER_LEN + self.payload.len());
-        out.push(self.discriminator);
-        out.extend_from_slice(&self.session_id.to_be_bytes());
-        out.extend_from_slice(&self.msg_type.to_be_bytes());
-        out.extend_from_slice(&self.payload_len.to_be_bytes());
+        out.extend_from_slice(&self.header().to_bytes());
         out.extend_from_slice(&self.payload);
         out
     }

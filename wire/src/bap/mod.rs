@@ -5,6 +5,7 @@ pub mod account_translation;
 pub mod deframer;
 pub mod header;
 pub mod matchmaking;
+pub mod out_frame;
 pub mod queuez;
 pub mod secure;
 pub mod services;
