@@ -89,17 +89,20 @@ impl Bits {
 
 /// An MSB-first bit writer with sticky errors and a measuring mode (facts section 3).
 ///
-/// Bits gather in a 64-bit accumulator and leave it 32 at a time, so a field costs a shift
-/// and an OR rather than a loop over bytes.
+/// Bits gather in a 64-bit accumulator and leave it 64 at a time, so a field of up to 64
+/// bits costs a shift and an OR rather than a loop over bytes.
 #[derive(Debug, Clone, Default)]
 pub struct BitWriter {
     bytes: Vec<u8>,
-    /// Pending bits, right-aligned; only the low `pending` bits count.
+    /// Pending bits, left-aligned: the top `pending` bits count, the rest are zero.
     acc: u64,
+    /// Bits held in `acc`, 0 to 63.
     pending: u32,
     bits: usize,
     measuring: bool,
-    error: Option<BitError>,
+    /// The first error, boxed: a failed write is rare, and a small writer is cheap to make
+    /// and hand back.
+    error: Option<Box<BitError>>,
 }
 
 impl BitWriter {
@@ -121,6 +124,7 @@ impl BitWriter {
     /// counts only the bits written here.
     ///
     /// [`bit_len`]: BitWriter::bit_len
+    #[inline]
     pub fn appending(bytes: Vec<u8>) -> Self {
         Self {
             bytes,
@@ -143,21 +147,23 @@ impl BitWriter {
 
     /// The first error, if any write failed.
     pub fn error(&self) -> Option<BitError> {
-        self.error
+        self.error.as_deref().copied()
     }
 
     /// Fails the writer with `e` (an encoder refusing a value); the first error sticks.
     pub fn fail(&mut self, e: BitError) {
         if self.error.is_none() {
-            self.error = Some(e);
+            self.error = Some(Box::new(e));
         }
     }
 
     /// Writes the low `width` bits of `value`, MSB first. The value must fit the width.
+    /// A value that fits is written even after an error (the error stays, and the bytes
+    /// are no body then), so the common write tests only its own arguments.
     #[inline]
     pub fn write(&mut self, value: u64, width: u32) {
         let fits = (1..=64).contains(&width) && value.checked_shr(width).unwrap_or(0) == 0;
-        if fits && self.error.is_none() {
+        if fits {
             self.push_bits(value, width);
         } else {
             self.write_checked(value, width);
@@ -232,6 +238,7 @@ impl BitWriter {
     }
 
     /// Appends the first `bit_len` bits of `bytes` in order; fails when `bytes` holds fewer.
+    #[inline]
     pub fn write_stream(&mut self, bytes: &[u8], bit_len: usize) {
         if bit_len > bytes.len() * 8 {
             return self.fail(BitError::PastEnd {
@@ -240,46 +247,41 @@ impl BitWriter {
                 len: bytes.len() * 8,
             });
         }
-        let words = bit_len / 32;
-        for word in bytes.chunks_exact(4).take(words) {
-            let word = u32::from_be_bytes([word[0], word[1], word[2], word[3]]);
-            self.write(u64::from(word), 32);
+        let words = bit_len / 64;
+        for word in bytes.chunks_exact(8).take(words) {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(word);
+            self.write(u64::from_be_bytes(w), 64);
         }
-        let rest = (bit_len % 32) as u32;
+        let rest = (bit_len % 64) as u32;
         if rest > 0 {
-            let mut tail = [0u8; 4];
-            for (t, b) in tail.iter_mut().zip(bytes.iter().skip(words * 4)) {
-                *t = *b;
-            }
-            self.write(u64::from(u32::from_be_bytes(tail) >> (32 - rest)), rest);
+            let tail = bytes
+                .iter()
+                .skip(words * 8)
+                .take(rest.div_ceil(8) as usize)
+                .fold(0u64, |v, b| v << 8 | u64::from(*b));
+            self.write(tail >> ((8 - rest % 8) % 8), rest);
         }
     }
 
-    /// Appends the low `width` bits of `value` (which fit): at most 32 at a time into the
-    /// accumulator, whose top 32 bits go out once it holds 32 or more.
+    /// Appends the low `width` (1 to 64) bits of `value`, which fit: into the accumulator,
+    /// which goes out as 8 bytes each time it fills.
     #[inline]
     fn push_bits(&mut self, value: u64, width: u32) {
         self.bits += width as usize;
         if self.measuring {
             return;
         }
-        if width > 32 {
-            self.push_chunk(value >> 32, width - 32);
-            self.push_chunk(value & 0xFFFF_FFFF, 32);
+        let free = 64 - self.pending;
+        if width < free {
+            self.acc |= value << (free - width);
+            self.pending += width;
         } else {
-            self.push_chunk(value, width);
-        }
-    }
-
-    #[inline]
-    fn push_chunk(&mut self, value: u64, width: u32) {
-        // pending < 32 and width <= 32, so the shift keeps every pending bit
-        self.acc = (self.acc << width) | value;
-        self.pending += width;
-        if self.pending >= 32 {
-            self.pending -= 32;
-            let word = (self.acc >> self.pending) as u32;
+            let rest = width - free;
+            let word = self.acc | value.checked_shr(rest).unwrap_or(0);
             self.bytes.extend_from_slice(&word.to_be_bytes());
+            self.pending = rest;
+            self.acc = value.checked_shl(64 - rest).unwrap_or(0);
         }
     }
 
@@ -292,16 +294,31 @@ impl BitWriter {
     }
 
     /// The buffer, zero-padded to a whole byte, and the first error if a write failed
-    /// (then the buffer holds only the bits before it): how a writer made with
+    /// (then the buffer's bits are not the body's): how a writer made with
     /// [`BitWriter::appending`] hands its caller's buffer back.
     pub fn into_parts(mut self) -> (Vec<u8>, Option<BitError>) {
+        let mut bytes = Vec::new();
+        let error = self.hand_back(&mut bytes).err();
+        (bytes, error)
+    }
+
+    /// Pads the last byte and swaps the buffer into `out` (the writer keeps what `out`
+    /// held), then gives the first error if a write failed: [`BitWriter::into_parts`]
+    /// without moving the writer, for encoders that run millions of times a second.
+    #[inline]
+    pub fn hand_back(&mut self, out: &mut Vec<u8>) -> Result<(), BitError> {
         if self.pending > 0 && self.error.is_none() {
-            let word = ((self.acc << (32 - self.pending)) as u32).to_be_bytes();
-            let tail = self.pending.div_ceil(8) as usize;
-            self.bytes
-                .extend_from_slice(word.get(..tail).unwrap_or_default());
+            // all 8 bytes of the accumulator (a fixed-size copy), then the unused ones off
+            let unused = 8 - self.pending.div_ceil(8) as usize;
+            self.bytes.extend_from_slice(&self.acc.to_be_bytes());
+            self.bytes.truncate(self.bytes.len() - unused);
+            self.pending = 0;
         }
-        (self.bytes, self.error)
+        std::mem::swap(&mut self.bytes, out);
+        match &self.error {
+            None => Ok(()),
+            Some(e) => Err(**e),
+        }
     }
 
     /// The bytes and the exact bit length, or the first error.
@@ -388,6 +405,7 @@ impl<'a> BitReader<'a> {
 
     /// Reads `width` (1 to 56) bits known to be there: one big-endian load of the 8 bytes
     /// at the cursor (zero past the end) and two shifts.
+    #[inline]
     fn read_window(&mut self, width: u32) -> u64 {
         let at = self.pos / 8;
         let word = match self

@@ -53,15 +53,11 @@ pub trait Body {
         out.reserve(self.capacity_bits().div_ceil(8));
         let mut w = BitWriter::appending(std::mem::take(out));
         self.write(&mut w);
-        let (bytes, error) = w.into_parts();
-        *out = bytes;
-        match error {
-            Some(e) => {
-                out.truncate(start);
-                Err(e)
-            }
-            None => Ok(()),
+        let handed = w.hand_back(out);
+        if handed.is_err() {
+            out.truncate(start);
         }
+        handed
     }
 }
 

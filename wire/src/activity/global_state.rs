@@ -56,9 +56,7 @@ impl Body for GlobalActivityState {
         w.write_bool(self.arm_initial_slice_set);
         w.write_zeros(BUBBLE_COUNT_BIT - 1);
         w.write_biased(i64::from(self.bubble_count), BUBBLE_COUNT_BIAS, 32);
-        for s in self.bubble_states {
-            w.write(u64::from(s), 8);
-        }
+        w.write_stream(&self.bubble_states, MAX_BUBBLES * 8);
         w.write_biased(i64::from(self.initial_slice_set), 1, 10);
         w.write(u64::from(self.spawn_set_hash), 32);
         w.write_zeros(DESCRIPTOR_BIT - SLICE_SET_BIT - 42);
@@ -72,8 +70,8 @@ impl Body for GlobalActivityState {
         r.skip(BUBBLE_COUNT_BIT - 1)?;
         let bubble_count = r.read_biased(BUBBLE_COUNT_BIAS, 32)? as i32;
         let mut bubble_states = [0u8; MAX_BUBBLES];
-        for s in &mut bubble_states {
-            *s = r.read(8)? as u8;
+        for eight in bubble_states.chunks_exact_mut(8) {
+            eight.copy_from_slice(&r.read(64)?.to_be_bytes());
         }
         let initial_slice_set = r.read_biased(1, 10)? as i16;
         let spawn_set_hash = r.read(32)? as u32;

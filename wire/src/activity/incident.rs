@@ -81,14 +81,13 @@ impl Body for Incident {
         if let Err(e) = self.check() {
             return w.fail(e);
         }
-        w.write(self.definition.into(), INDEX_BITS);
-        w.write(self.targets.len() as u64, TARGET_COUNT_BITS);
+        let head = u64::from(self.definition) << TARGET_COUNT_BITS | self.targets.len() as u64;
+        w.write(head, INDEX_BITS + TARGET_COUNT_BITS);
         for t in &self.targets {
             w.write((*t).into(), INDEX_BITS);
         }
-        w.write_bool(false); // no compressed selector (INCIDENT-04)
-        w.write_bool(false); // no unread pair
-        w.write(self.payload.len() as u64, BYTE_COUNT_BITS);
+        // no compressed selector (INCIDENT-04), no unread pair, then the byte count
+        w.write(self.payload.len() as u64, 2 + BYTE_COUNT_BITS);
         w.write_stream(&self.payload, self.payload.len() * 8);
     }
 

@@ -462,18 +462,14 @@ impl Body for ReplicateMembership {
     }
 }
 
+/// A key's 8 bytes low byte first, 8 bits each: one 64-bit field holding the byte-swapped
+/// key.
 fn write_key(w: &mut BitWriter, key: u64) {
-    for b in key.to_le_bytes() {
-        w.write(u64::from(b), KEY_BYTE_BITS);
-    }
+    w.write(key.swap_bytes(), KEY_BYTES as u32 * KEY_BYTE_BITS);
 }
 
 fn read_key(r: &mut BitReader<'_>) -> Result<u64, BitError> {
-    let mut key = [0u8; KEY_BYTES];
-    for b in &mut key {
-        *b = r.read(KEY_BYTE_BITS)? as u8;
-    }
-    Ok(u64::from_le_bytes(key))
+    Ok(r.read(KEY_BYTES as u32 * KEY_BYTE_BITS)?.swap_bytes())
 }
 
 /// A present lane: the message 23 fields, two flags, the identity block, the leave reason.
@@ -595,14 +591,11 @@ fn write_region(w: &mut BitWriter, g: &RegionRecord) {
         AMBASSADOR_SLOT_BITS,
     );
     w.write_zeros(REGION_ZERO_BITS);
-    for t in g.transition_tokens {
-        w.write(u64::from(t), TOKEN_BITS);
-    }
+    // the tokens are 8 bits each, in lane order: the bytes as a stream, 64 bits a write
+    w.write_stream(&g.transition_tokens, MEMBER_LANES * TOKEN_BITS as usize);
     let descriptor = g.citizen_descriptor.as_deref().unwrap_or_default();
     w.write(descriptor.len() as u64, DESCRIPTOR_COUNT_BITS);
-    for &b in descriptor {
-        w.write(u64::from(b), 8);
-    }
+    w.write_stream(descriptor, descriptor.len() * 8);
     w.write(g.online_session_id, ONLINE_SESSION_BITS);
 }
 
@@ -613,8 +606,8 @@ fn read_region(r: &mut BitReader<'_>) -> Result<RegionRecord, BitError> {
     let ambassador_slot = r.read_biased(AMBASSADOR_SLOT_BIAS, AMBASSADOR_SLOT_BITS)? as i8;
     r.skip(REGION_ZERO_BITS)?;
     let mut transition_tokens = [0u8; MEMBER_LANES];
-    for t in &mut transition_tokens {
-        *t = r.read(TOKEN_BITS)? as u8;
+    for eight in transition_tokens.chunks_exact_mut(8) {
+        eight.copy_from_slice(&r.read(8 * TOKEN_BITS)?.to_be_bytes());
     }
     let count = r.read(DESCRIPTOR_COUNT_BITS)? as usize;
     let citizen_descriptor = if count == 0 {
