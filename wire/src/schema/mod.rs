@@ -10,6 +10,8 @@ pub mod path;
 mod round_trip;
 pub mod tables;
 pub mod text;
+#[cfg(test)]
+mod typed_agreement;
 pub mod value;
 pub mod walk;
 
