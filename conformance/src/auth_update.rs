@@ -74,7 +74,7 @@ pub fn text(body: &[u8]) -> Result<String, BitError> {
                 o.remainder,
                 hex::encode_upper(&o.content.bytes)
             );
-            let Some(schema) = catalog::lookup(&format!("auth:{}", s.slot_type)) else {
+            let Some(schema) = catalog::auth(s.slot_type) else {
                 continue;
             };
             let Ok(parts) = o.parse(ASSUMED) else {
@@ -175,7 +175,7 @@ pub fn json(body: &[u8]) -> Result<Json, BitError> {
 /// One object of a group: its place, slot and content, and its body when it reads.
 fn object_json(o: &vex_wire::activity::sensor_auth::DecodedObject) -> Json {
     let s = o.slot;
-    let body = catalog::lookup(&format!("auth:{}", s.slot_type)).and_then(|schema| {
+    let body = catalog::auth(s.slot_type).and_then(|schema| {
         let parts = o.parse(ASSUMED).ok()?;
         let mut r = o.content.reader();
         if parts.root != Some(true) || r.skip(parts.body_at).is_err() {

@@ -16,7 +16,7 @@ use vex_host::{HostConfig, HostCore, HostEvent, LinkId};
 use vex_wire::time::Instant;
 
 /// The host link of client `i`'s `kind` link.
-fn link_id(i: usize, kind: LinkKind) -> LinkId {
+pub fn link_id(i: usize, kind: LinkKind) -> LinkId {
     let base = 2 * i as u64;
     match kind {
         LinkKind::Primary => LinkId(base + 1),
@@ -250,5 +250,38 @@ pub fn run_host_over(
         reports,
         events,
         host,
+    }
+}
+
+/// The built-in host with `n` clients joined, each in its own activity (private joins)
+/// with its first roster applied, and the virtual time they are at: where the benches of
+/// the steady state start.
+pub fn joined(n: usize) -> (HostCore, Vec<(ClientCore, Transcript)>, Instant) {
+    let address = HostConfig::default_address();
+    let mut host = HostCore::new(HostConfig::builtin(address));
+    let mut parts: Vec<(ClientCore, Transcript)> = (0..n)
+        .map(|i| {
+            let c = ClientConfig::member(address, i as u64 + 1);
+            (ClientCore::new(c.clone()), Transcript::of(c.script))
+        })
+        .collect();
+    let mut events = Vec::new();
+    let mut wire = Wire::clean();
+    let mut now = Instant::default();
+    loop {
+        while exchange(&mut host, &mut parts, &mut wire, now, &mut events) {}
+        let next = parts
+            .iter()
+            .filter_map(|(c, _)| c.poll_timeout())
+            .chain(host.poll_timeout())
+            .min();
+        match next {
+            Some(at) if parts.iter().any(|(c, _)| c.rosters_applied() == 0) => now = at,
+            _ => return (host, parts, now),
+        }
+        for (c, _) in &mut parts {
+            c.handle_timeout(now);
+        }
+        host.handle_timeout(now);
     }
 }

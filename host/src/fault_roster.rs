@@ -185,8 +185,23 @@ fn edit_one_lifetime(plan: &FaultPlan, body: &mut Bits) {
     }
 }
 
-/// Applies the message-5 faults of `plan` to an encoded body.
+/// The faults [`sensor_auth`] writes into a message-5 body.
+const BODY_FAULTS: [Fault; 7] = [
+    Fault::WrongRemainder,
+    Fault::WrongRemainderLast,
+    Fault::LifetimeStateEleven,
+    Fault::LifetimeBubbleAsSliceSet,
+    Fault::LifetimeBubbleStale,
+    Fault::SwitchListOverflow,
+    Fault::DefinitionRefsOverflow,
+];
+
+/// Applies the message-5 faults of `plan` to an encoded body; a plan with none of them
+/// leaves the body unread (every message 5 the host sends passes here).
 pub fn sensor_auth(plan: &FaultPlan, body: &mut [u8]) {
+    if !BODY_FAULTS.iter().any(|f| plan.has(*f)) {
+        return;
+    }
     let Ok(m) = SensorAuthUpdate::decode(body) else {
         return;
     };

@@ -390,6 +390,7 @@ impl<'a> BitReader<'a> {
     }
 
     /// A read of 57 to 64 bits in two windows, or a width error.
+    #[inline]
     fn read_wide(&mut self, width: u32) -> Result<u64, BitError> {
         if let Err(e) = check_width(width) {
             self.failed = true;
@@ -414,31 +415,45 @@ impl<'a> BitReader<'a> {
             .and_then(|w| <[u8; 8]>::try_from(w).ok())
         {
             Some(w) => w,
-            None => {
-                let mut w = [0u8; 8];
-                for (d, s) in w.iter_mut().zip(self.bytes.get(at..).unwrap_or_default()) {
-                    *d = *s;
-                }
-                w
-            }
+            None => self.last_bytes(at),
         };
         let shift = (self.pos % 8) as u32;
         self.pos += width as usize;
         (u64::from_be_bytes(word) << shift) >> (64 - width)
     }
 
+    /// The bytes from `at` to the end, zero-padded to 8: the window near the end.
+    #[cold]
+    fn last_bytes(&self, at: usize) -> [u8; 8] {
+        let mut w = [0u8; 8];
+        for (d, s) in w.iter_mut().zip(self.bytes.get(at..).unwrap_or_default()) {
+            *d = *s;
+        }
+        w
+    }
+
     /// Reads one bit.
+    #[inline]
     pub fn read_bool(&mut self) -> Result<bool, BitError> {
-        Ok(self.read(1)? == 1)
+        match self.bytes.get(self.pos / 8) {
+            Some(byte) if !self.failed && self.pos < self.len => {
+                let bit = byte >> (7 - self.pos % 8) & 1;
+                self.pos += 1;
+                Ok(bit == 1)
+            }
+            _ => Ok(self.read(1)? == 1),
+        }
     }
 
     /// Reads `width` bits and subtracts the bias (BODY-02): all-zero bits give `-bias`.
+    #[inline]
     pub fn read_biased(&mut self, bias: i64, width: u32) -> Result<i64, BitError> {
         let stored = self.read(width)?;
         Ok((i128::from(stored) - i128::from(bias)) as i64)
     }
 
     /// Skips `n` bits.
+    #[inline]
     pub fn skip(&mut self, n: usize) -> Result<(), BitError> {
         if self.failed || self.remaining_bits() < n {
             return Err(self.past_end(n.min(u32::MAX as usize) as u32));

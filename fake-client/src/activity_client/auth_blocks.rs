@@ -39,7 +39,7 @@ pub(super) fn read_block(decl: &SlotDecl, mut r: BitReader<'_>) -> Block {
             return Block::Unknown;
         };
         if root {
-            let Some(schema) = catalog::lookup(&format!("auth:{}", decl.slot_type)) else {
+            let Some(schema) = catalog::auth(decl.slot_type) else {
                 return Block::Unknown;
             };
             match decode(schema, &mut r) {
@@ -113,11 +113,50 @@ pub(super) fn describe(schemas: SlotSchemas) -> &'static str {
     }
 }
 
-/// The length the client reads for `slot`'s block, when the slot resolves.
-pub(super) fn block_bits(scenario: &Scenario, slot: &ClientRef, r: BitReader<'_>) -> Option<usize> {
-    let (_, decl) = scenario.schemas_of(slot)?;
-    match read_block(&decl, r) {
-        Block::Read { bits, .. } => Some(bits),
-        Block::Unknown | Block::Short(_) | Block::OverCapacity { .. } => None,
+/// The blocks of one message 5 as the client read them while it measured each (AH "How
+/// the client applies an Auth body"): each is read once, when its length is measured, and
+/// taken again for its checks.
+#[derive(Default)]
+pub(super) struct ReadBlocks {
+    /// Each resolved block's first content bit in the body, and the block as read there.
+    read: std::collections::VecDeque<(usize, Block)>,
+}
+
+impl ReadBlocks {
+    /// The length the client reads for `slot`'s block at `r`, when the slot resolves;
+    /// the block is kept for [`ReadBlocks::take`].
+    pub(super) fn measure(
+        &mut self,
+        scenario: &Scenario,
+        slot: &ClientRef,
+        r: BitReader<'_>,
+    ) -> Option<usize> {
+        let (_, decl) = scenario.schemas_of(slot)?;
+        let start = r.position();
+        let block = read_block(&decl, r);
+        let bits = match block {
+            Block::Read { bits, .. } => Some(bits),
+            Block::Unknown | Block::Short(_) | Block::OverCapacity { .. } => None,
+        };
+        self.read.push_back((start, block));
+        bits
+    }
+
+    /// `object`'s block read by `decl`'s schemas: the one measured, when it was read whole
+    /// from exactly the object's content; else read again from the content alone (a block
+    /// the client skipped by its remainder).
+    pub(super) fn take(&mut self, decl: &SlotDecl, object: &DecodedObject) -> Block {
+        let start = object.at + OBJECT_HEAD_BITS;
+        while self.read.front().is_some_and(|(at, _)| *at < start) {
+            self.read.pop_front();
+        }
+        let measured = match self.read.front() {
+            Some((at, _)) if *at == start => self.read.pop_front().map(|(_, block)| block),
+            _ => None,
+        };
+        match measured {
+            Some(block @ Block::Read { bits, .. }) if bits == object.content.bit_len => block,
+            _ => read_block(decl, object.content.reader()),
+        }
     }
 }

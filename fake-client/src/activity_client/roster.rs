@@ -2,7 +2,7 @@
 //! client applies them (AH "Message 5", "How the client applies an Auth body"; AUTH-05 to
 //! AUTH-09, AUTH-12, BODY-05, SLOT-01, SLOT-02, T17-01, T17-03).
 
-use super::auth_blocks::{Block, block_bits, describe, read_block, written_for};
+use super::auth_blocks::{Block, ReadBlocks, describe, read_block, written_for};
 use super::auth_cause::Said;
 use super::slot_bodies::{self, At, Standing};
 use crate::rules::Rule;
@@ -72,8 +72,9 @@ impl Roster {
         idx: u64,
         message: &[u8],
     ) -> bool {
+        let mut read = ReadBlocks::default();
         let m = match DecodedAuthUpdate::decode_with(message, |slot, r| {
-            block_bits(scenario, slot, r)
+            read.measure(scenario, slot, r)
         }) {
             Ok(m) => m,
             Err(e) => {
@@ -104,7 +105,7 @@ impl Roster {
                 continue; // skipped by its remainder
             };
             self.check_body_kept(verdict, idx, object, &decl);
-            let (bits, body, sense) = match read_block(&decl, object.content.reader()) {
+            let (bits, body, sense) = match read.take(&decl, object) {
                 Block::Read { bits, body, sense } => (bits, body, sense),
                 Block::Unknown => continue,
                 Block::Short(e) => {

@@ -465,10 +465,11 @@ impl Body for AuthPrefix {
         let hardwipe_token = r.read(8)? as u8;
         let patch_epoch = [r.read(64)?, r.read(64)?];
         let bubble_block = if r.read_bool()? {
-            let mut authority = [false; AUTHORITY_BUBBLES];
-            for a in &mut authority {
-                *a = r.read_bool()?;
-            }
+            // bubbles 0 to 63 in one read, MSB first, then bubble 64
+            let first = r.read(64)?;
+            let mut authority: [bool; AUTHORITY_BUBBLES] =
+                std::array::from_fn(|b| first.checked_shl(b as u32).unwrap_or(0) >> 63 == 1);
+            authority[AUTHORITY_BUBBLES - 1] = r.read_bool()?;
             expect_one(r, "an absent bubble-block root")?;
             let header = if r.read_bool()? {
                 Some(r.read(32)? as u32) // no reader known

@@ -6,6 +6,7 @@ pub mod kind;
 pub mod measure;
 pub mod messages;
 pub mod path;
+pub mod place;
 #[cfg(test)]
 mod round_trip;
 pub mod tables;

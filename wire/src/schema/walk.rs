@@ -6,6 +6,7 @@ use super::kind::{
     Field, Guard, KEYED_LANE_FIRST, KEYED_LANE_SECOND, KEYED_LANE_SELECTOR_BITS, Kind, MAX_DEPTH,
     RUNTIME_I32, Schema, TagMode,
 };
+use super::place::Place;
 use super::text;
 use super::value::Value;
 use crate::bits::{BitError, BitReader, BitWriter};
@@ -62,38 +63,30 @@ pub enum SchemaError {
     },
 }
 
-fn bits(path: &str, source: BitError) -> SchemaError {
+fn bits(path: &Place<'_>, source: BitError) -> SchemaError {
     SchemaError::Bits {
         path: path.to_string(),
         source,
     }
 }
 
-fn shape(path: &str, expected: &'static str) -> SchemaError {
+fn shape(path: &Place<'_>, expected: &'static str) -> SchemaError {
     SchemaError::Shape {
         path: path.to_string(),
         expected,
     }
 }
 
-fn join(path: &str, name: &str) -> String {
-    if path.is_empty() {
-        name.to_string()
-    } else {
-        format!("{path}.{name}")
-    }
-}
-
 /// Writes `value` (a [`Value::Record`]) with `schema`.
 pub fn encode(schema: &Schema, value: &Value, w: &mut BitWriter) -> Result<(), SchemaError> {
-    encode_record(schema, value, w, "", 0)
+    encode_record(schema, value, w, &Place::Root, 0)
 }
 
 fn encode_record(
     schema: &Schema,
     value: &Value,
     w: &mut BitWriter,
-    path: &str,
+    path: &Place<'_>,
     depth: usize,
 ) -> Result<(), SchemaError> {
     if depth >= MAX_DEPTH {
@@ -108,41 +101,45 @@ fn encode_record(
         return Err(shape(path, "one value per field"));
     }
     for (field, v) in schema.fields.iter().zip(values) {
-        encode_field(field, v, w, &join(path, field.name), depth)?;
+        encode_field(field, v, w, &path.field(field.name), depth)?;
     }
     Ok(())
 }
 
-/// Refuses `v` when a guard of `field` forbids it.
-pub fn check_guards(field: &Field, v: &Value, path: &str) -> Result<(), SchemaError> {
-    for guard in field.guards {
-        let broken = match (guard, v) {
-            (Guard::Range { rule, min, max }, Value::Int(i)) if !(min..=max).contains(&i) => {
-                Some(*rule)
-            }
-            (Guard::Refused { rule, values }, Value::Int(i)) if values.contains(i) => Some(*rule),
-            (Guard::Absent { rule }, v) if *v != Value::Absent => Some(*rule),
-            _ => None,
-        };
-        if let Some(rule) = broken {
-            return Err(SchemaError::Unsafe {
-                path: path.to_string(),
-                rule,
-                value: describe(v),
-            });
+/// The rule a guard of `field` says `v` breaks, if one does.
+fn broken_guard(field: &Field, v: &Value) -> Option<vex_rules::Rule> {
+    field.guards.iter().find_map(|guard| match (guard, v) {
+        (Guard::Range { rule, min, max }, Value::Int(i)) if !(min..=max).contains(&i) => {
+            Some(*rule)
         }
+        (Guard::Refused { rule, values }, Value::Int(i)) if values.contains(i) => Some(*rule),
+        (Guard::Absent { rule }, v) if *v != Value::Absent => Some(*rule),
+        _ => None,
+    })
+}
+
+/// Refuses `v` when a guard of `field` forbids it; `path` names the field in the error.
+pub fn check_guards(field: &Field, v: &Value, path: &str) -> Result<(), SchemaError> {
+    match broken_guard(field, v) {
+        Some(rule) => Err(SchemaError::Unsafe {
+            path: path.to_string(),
+            rule,
+            value: describe(v),
+        }),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 fn encode_field(
     field: &Field,
     v: &Value,
     w: &mut BitWriter,
-    path: &str,
+    path: &Place<'_>,
     depth: usize,
 ) -> Result<(), SchemaError> {
-    check_guards(field, v, path)?;
+    if broken_guard(field, v).is_some() {
+        return check_guards(field, v, &path.to_string());
+    }
     if field.presence {
         w.write_bool(*v != Value::Absent);
         if *v == Value::Absent {
@@ -156,7 +153,7 @@ fn encode_kind(
     kind: &Kind,
     v: &Value,
     w: &mut BitWriter,
-    path: &str,
+    path: &Place<'_>,
     depth: usize,
 ) -> Result<(), SchemaError> {
     match (kind, v) {
@@ -230,7 +227,7 @@ fn encode_kind(
                 return Err(shape(path, "exactly the fixed array's length"));
             }
             for (i, item) in items.iter().enumerate() {
-                encode_kind(element, item, w, &format!("{path}[{i}]"), depth)?;
+                encode_kind(element, item, w, &path.index(i as u64), depth)?;
             }
         }
         (
@@ -244,7 +241,7 @@ fn encode_kind(
             let n = items.len().min(usize::from(*capacity));
             w.write(n as u64, *count_width);
             for (i, item) in items.iter().take(n).enumerate() {
-                encode_kind(element, item, w, &format!("{path}[{i}]"), depth)?;
+                encode_kind(element, item, w, &path.index(i as u64), depth)?;
             }
         }
         (
@@ -378,7 +375,7 @@ pub struct TraceLine {
 
 /// Reads a record of `schema` at the reader's cursor.
 pub fn decode(schema: &Schema, r: &mut BitReader<'_>) -> Result<Value, SchemaError> {
-    decode_record(schema, r, "", 0, None)
+    decode_record(schema, r, &Place::Root, 0, None)
 }
 
 /// Reads a record of `schema` and lists every field with its bit offset (TD: a pretty
@@ -388,15 +385,17 @@ pub fn decode_traced(
     r: &mut BitReader<'_>,
     lines: &mut Vec<TraceLine>,
 ) -> Result<Value, SchemaError> {
-    decode_record(schema, r, "", 0, Some(lines))
+    decode_record(schema, r, &Place::Root, 0, Some(lines))
 }
 
+/// A trace line for the bits read since `before`, when tracing: `value` is only called
+/// then.
 fn trace(
     lines: Option<&mut Vec<TraceLine>>,
     before: &BitReader<'_>,
     r: &BitReader<'_>,
-    path: &str,
-    value: String,
+    path: &Place<'_>,
+    value: impl FnOnce() -> String,
 ) {
     if let Some(lines) = lines {
         let at = before.position();
@@ -411,7 +410,7 @@ fn trace(
             width,
             path: path.to_string(),
             raw,
-            value,
+            value: value(),
         });
     }
 }
@@ -446,7 +445,7 @@ pub fn describe(v: &Value) -> String {
 fn decode_record(
     schema: &Schema,
     r: &mut BitReader<'_>,
-    path: &str,
+    path: &Place<'_>,
     depth: usize,
     mut lines: Option<&mut Vec<TraceLine>>,
 ) -> Result<Value, SchemaError> {
@@ -457,18 +456,14 @@ fn decode_record(
     }
     let mut values = Vec::with_capacity(schema.fields.len());
     for field in schema.fields {
-        let p = join(path, field.name);
+        let p = path.field(field.name);
         if field.presence {
             let before = r.clone();
             let present = r.read_bool().map_err(|e| bits(&p, e))?;
             let word = if present { "present" } else { "absent" };
-            trace(
-                lines.as_deref_mut(),
-                &before,
-                r,
-                &format!("{p}?"),
-                word.into(),
-            );
+            trace(lines.as_deref_mut(), &before, r, &p.suffix("?"), || {
+                word.into()
+            });
             if !present {
                 values.push(Value::Absent);
                 continue;
@@ -488,7 +483,7 @@ fn decode_record(
 fn decode_kind(
     kind: &Kind,
     r: &mut BitReader<'_>,
-    path: &str,
+    path: &Place<'_>,
     depth: usize,
     mut lines: Option<&mut Vec<TraceLine>>,
 ) -> Result<Value, SchemaError> {
@@ -498,21 +493,17 @@ fn decode_kind(
         Kind::Record(s) => return decode_record(s, r, path, depth + 1, lines),
         Kind::FixedArray { element, len } if text::is_char(element) => {
             let items = (0..*len)
-                .map(|i| decode_kind(element, r, &format!("{path}[{i}]"), depth, None))
+                .map(|i| decode_kind(element, r, &path.index(u64::from(i)), depth, None))
                 .collect::<Result<Vec<_>, _>>()?;
-            trace(
-                lines,
-                &before,
-                r,
-                path,
-                format!("{:?}", text::to_text(&items)),
-            );
+            trace(lines, &before, r, path, || {
+                format!("{:?}", text::to_text(&items))
+            });
             return Ok(Value::Array(items));
         }
         Kind::FixedArray { element, len } => {
             let mut items = Vec::with_capacity(usize::from(*len));
             for i in 0..*len {
-                let p = format!("{path}[{i}]");
+                let p = path.index(u64::from(i));
                 items.push(decode_kind(element, r, &p, depth, lines.as_deref_mut())?);
             }
             return Ok(Value::Array(items));
@@ -527,8 +518,8 @@ fn decode_kind(
                 lines.as_deref_mut(),
                 &before,
                 r,
-                &format!("{path}.count"),
-                n.to_string(),
+                &path.suffix(".count"),
+                || n.to_string(),
             );
             if n > u64::from(*capacity) {
                 return Err(SchemaError::OverCapacity {
@@ -539,7 +530,7 @@ fn decode_kind(
             }
             let mut items = Vec::new();
             for i in 0..n {
-                let p = format!("{path}[{i}]");
+                let p = path.index(i);
                 items.push(decode_kind(element, r, &p, depth, lines.as_deref_mut())?);
             }
             return Ok(Value::Array(items));
@@ -602,7 +593,7 @@ fn decode_kind(
         }
         Kind::DynamicValue => {
             if !r.read_bool().map_err(e)? {
-                trace(lines, &before, r, path, "absent".into());
+                trace(lines, &before, r, path, || "absent".into());
                 return Ok(Value::Absent);
             }
             let at = r.position();
@@ -635,6 +626,6 @@ fn decode_kind(
             }));
         }
     };
-    trace(lines, &before, r, path, describe(&leaf));
+    trace(lines, &before, r, path, || describe(&leaf));
     Ok(leaf)
 }
