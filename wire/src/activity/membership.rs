@@ -851,4 +851,70 @@ mod tests {
         let back = ReplicateMembership::decode(&m.encode().unwrap()).unwrap();
         assert_eq!(back.host.spawn_state, 0, "a negative state goes out as 0");
     }
+
+    use proptest::prelude::*;
+
+    prop_compose! {
+        fn table()(
+            lanes in proptest::collection::vec(proptest::option::of(any::<[u64; 5]>()), MEMBER_LANES),
+            tokens in proptest::collection::vec(any::<[u8; MEMBER_LANES]>(), REGION_COUNT),
+            citizen in proptest::option::of((0..REGION_COUNT, any::<u64>())),
+            revision in any::<u32>(),
+        ) -> ReplicateMembership {
+            let mut m = seed();
+            m.revision = revision;
+            for (lane, ids) in m.members.iter_mut().zip(lanes) {
+                *lane = ids.map(|[key, join, account, character, six]| Member {
+                    join_identity: join,
+                    field6: six,
+                    ..Member::seed(key, account, character)
+                });
+            }
+            for (region, t) in m.regions.iter_mut().zip(tokens) {
+                region.transition_tokens = t;
+            }
+            if let Some((b, session)) = citizen {
+                m.regions[b].citizen_descriptor = Some(vec![0xC3; CITIZEN_DESCRIPTOR_LEN]);
+                m.regions[b].online_session_id = session;
+            }
+            m
+        }
+    }
+
+    proptest! {
+        /// Generated tables round trip, and the fields the encoder writes 64 bits at a time
+        /// are where facts 4.10 puts them one field at a time: each key byte, low byte
+        /// first, 8 bits each, and each region's 32 transition tokens of 8 bits.
+        #[test]
+        fn generated_tables_keep_the_facts_field_layout(m in table()) {
+            let body = m.encode().unwrap();
+            let (back, at) = ReplicateMembership::decode_with_offsets(&body).unwrap();
+            prop_assert_eq!(&back, &m);
+            let field = |bit: usize, width: u32| {
+                let mut r = BitReader::new(&body);
+                r.skip(bit).and_then(|()| r.read(width)).unwrap()
+            };
+            for (lane, member) in m.members.iter().enumerate() {
+                let Some(member) = member else { continue };
+                for (i, byte) in member.member_key.to_le_bytes().iter().enumerate() {
+                    prop_assert_eq!(field(at.lanes[lane] + 1 + 8 * i, 8), u64::from(*byte));
+                }
+            }
+            let tokens_at = REGION_INDEX_BITS as usize
+                + REGION_FLAG_BITS as usize
+                + REGION_GAP_BITS
+                + AMBASSADOR_STATE_BITS as usize
+                + AMBASSADOR_SLOT_BITS as usize
+                + REGION_ZERO_BITS;
+            for (region, start) in m.regions.iter().zip(at.regions) {
+                for (i, token) in region.transition_tokens.iter().enumerate() {
+                    prop_assert_eq!(field(start + tokens_at + 8 * i, 8), u64::from(*token));
+                }
+            }
+            let host_key = at.host + HOST_TAIL_BITS - 2 - 64;
+            for (i, byte) in m.host.host_key.to_le_bytes().iter().enumerate() {
+                prop_assert_eq!(field(host_key + 8 * i, 8), u64::from(*byte));
+            }
+        }
+    }
 }
