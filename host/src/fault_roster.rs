@@ -92,7 +92,7 @@ pub fn roster_faults(plan: &FaultPlan, m: &mut SensorAuthUpdate) {
         let mut block = BubbleAuthority {
             authority: [false; AUTHORITY_BUBBLES],
             header: None,
-            elements: [BubbleElement::default(); AUTHORITY_BUBBLES],
+            elements: Box::new([BubbleElement::default(); AUTHORITY_BUBBLES]),
         };
         block.authority[0] = true;
         block.elements[0].grant = Some(1);

@@ -103,7 +103,7 @@ mod tests {
         let mut b = BubbleAuthority {
             authority: [false; AUTHORITY_BUBBLES],
             header: None,
-            elements: [BubbleElement::default(); AUTHORITY_BUBBLES],
+            elements: Box::new([BubbleElement::default(); AUTHORITY_BUBBLES]),
         };
         b.authority[APPLIED] = bit;
         b.elements[APPLIED].grant = token;

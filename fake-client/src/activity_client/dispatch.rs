@@ -163,7 +163,7 @@ impl ActivityClient {
             return cx.verdict.violate(Rule::Auth10, f, None, reason);
         }
         let grants = &mut self.grants;
-        let Some(prefix) = self
+        let Some((prefix, prefix_bits)) = self
             .epochs
             .check_auth_prefix(cx.verdict, idx, payload, grants)
         else {
@@ -182,7 +182,15 @@ impl ActivityClient {
             return cx.verdict.violate(Rule::Auth04, f, None, reason);
         }
         let bubble = self.region.bubble();
-        if self.roster.read(cx.verdict, scenario, bubble, idx, payload) && !cx.verdict.crashed() {
+        let read = self.roster.read(
+            cx.verdict,
+            scenario,
+            bubble,
+            idx,
+            payload,
+            (prefix, prefix_bits),
+        );
+        if read && !cx.verdict.crashed() {
             self.roster.count_applied();
             let said = self.roster.said();
             let caused = asked | self.grants.take_moved();

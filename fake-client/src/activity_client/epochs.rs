@@ -63,21 +63,22 @@ impl Epochs {
     /// Message 5's prefix, judged before the rest as the client reads it whole before it
     /// looks at the epoch: a message 5 before the client's first message 52 (AUTH-02), or
     /// one whose patch epoch is not the last the client sent (AUTH-01), is dropped. The
-    /// prefix of a message 5 that passes.
+    /// prefix of a message 5 that passes, and the bits it took.
     pub(super) fn check_auth_prefix(
         &self,
         verdict: &mut Verdict,
         idx: u64,
         payload: &[u8],
         grants: &mut BubbleGrants,
-    ) -> Option<AuthPrefix> {
+    ) -> Option<(AuthPrefix, usize)> {
         let f = Some(idx);
         let Some(sent) = self.patch_sent else {
             let reason = "message 5 before the client's first message 52".to_string();
             verdict.violate(Rule::Auth02, f, None, reason);
             return None;
         };
-        let prefix = match AuthPrefix::read(&mut BitReader::new(payload)) {
+        let mut r = BitReader::new(payload);
+        let prefix = match AuthPrefix::read(&mut r) {
             Ok(p) => p,
             Err(e) => {
                 verdict.undecodable(
@@ -103,7 +104,7 @@ impl Epochs {
             verdict.violate(Rule::Auth01, f, Some(PATCH_EPOCH_BIT), reason);
             return None;
         }
-        Some(prefix)
+        Some((prefix, r.position()))
     }
 
     /// Message 44: the abort bit sets the permanent give-up flag (EPOCH-02); the epoch

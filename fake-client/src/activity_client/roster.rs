@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use vex_wire::activity::body::Body;
 use vex_wire::activity::ids;
 use vex_wire::activity::sensor_auth::{
-    DecodedAuthUpdate, DecodedObject, RosterDelta, SensorAuthUpdate,
+    AuthPrefix, DecodedAuthUpdate, DecodedObject, RosterDelta, SensorAuthUpdate,
 };
 use vex_wire::activity::slot::{
     ClientRef, EMPTY_KEY, NEVER_DESCRIBED, TYPE_CHANNEL, TYPE_LIFETIME, TYPE_PARTICIPATION,
@@ -58,7 +58,8 @@ impl Roster {
         self.applied += 1;
     }
 
-    /// Reads message 5's blocks as the client does and checks each the client resolves:
+    /// Reads message 5's blocks after its `prefix` (read and judged first, see
+    /// `Epochs::check_auth_prefix`) as the client does and checks each the client resolves:
     /// the remainder is the exact length of the block (AUTH-05), every array count fits
     /// its array (BODY-05, T17-03, T24-01), and each body keeps its slot type's rules
     /// against the one held before (`slot_bodies`). A message the client cannot read is
@@ -71,20 +72,22 @@ impl Roster {
         bubble: u8,
         idx: u64,
         message: &[u8],
+        (prefix, prefix_bits): (AuthPrefix, usize),
     ) -> bool {
         let mut read = ReadBlocks::default();
-        let m = match DecodedAuthUpdate::decode_with(message, |slot, r| {
-            read.measure(scenario, slot, r)
-        }) {
-            Ok(m) => m,
-            Err(e) => {
-                if !short_lifetime(verdict, scenario, idx, message) {
-                    let (msg, len) = (ids::SENSOR_AUTH_UPDATE, message.len());
-                    verdict.undecodable(Rule::Body04, idx, msg, len, &e);
+        let m =
+            match DecodedAuthUpdate::decode_after_prefix(message, prefix, prefix_bits, |slot, r| {
+                read.measure(scenario, slot, r)
+            }) {
+                Ok(m) => m,
+                Err(e) => {
+                    if !short_lifetime(verdict, scenario, idx, message) {
+                        let (msg, len) = (ids::SENSOR_AUTH_UPDATE, message.len());
+                        verdict.undecodable(Rule::Body04, idx, msg, len, &e);
+                    }
+                    return false;
                 }
-                return false;
-            }
-        };
+            };
         let f = Some(idx);
         self.overrides.clear();
         let mut first_lifetime: Option<Value> = None;

@@ -57,8 +57,9 @@ pub struct BubbleAuthority {
     /// The i32 header (bias -2^31), when its presence bit is set; a host sends none
     /// (AUTH-18).
     pub header: Option<u32>,
-    /// Element per bubble 0 to 64.
-    pub elements: [BubbleElement; AUTHORITY_BUBBLES],
+    /// Element per bubble 0 to 64, boxed: the block moves with its message, and 65
+    /// elements are 2 KiB.
+    pub elements: Box<[BubbleElement; AUTHORITY_BUBBLES]>,
 }
 
 impl BubbleAuthority {
@@ -68,7 +69,7 @@ impl BubbleAuthority {
         let mut block = Self {
             authority: [false; AUTHORITY_BUBBLES],
             header: None,
-            elements: [BubbleElement::default(); AUTHORITY_BUBBLES],
+            elements: Box::new([BubbleElement::default(); AUTHORITY_BUBBLES]),
         };
         if let (Some(bit), Some(element)) = (
             block.authority.get_mut(bubble),
@@ -441,7 +442,7 @@ impl Body for AuthPrefix {
             if let Some(h) = b.header {
                 w.write(u64::from(h), 32);
             }
-            for e in &b.elements {
+            for e in b.elements.iter() {
                 if let Some(t) = e.host_token {
                     w.write_bool(true);
                     w.write(t, 64);
@@ -476,8 +477,8 @@ impl Body for AuthPrefix {
             } else {
                 None
             };
-            let mut elements = [BubbleElement::default(); AUTHORITY_BUBBLES];
-            for e in &mut elements {
+            let mut elements = Box::new([BubbleElement::default(); AUTHORITY_BUBBLES]);
+            for e in elements.iter_mut() {
                 if r.read_bool()? {
                     e.host_token = Some(r.read(64)?); // compared with a simulation record
                 }
@@ -525,9 +526,32 @@ impl DecodedAuthUpdate {
     /// documented.
     fn read_with(
         r: &mut BitReader<'_>,
-        mut block_bits: impl FnMut(&ClientRef, BitReader<'_>) -> Option<usize>,
+        block_bits: impl FnMut(&ClientRef, BitReader<'_>) -> Option<usize>,
     ) -> Result<Self, BitError> {
         let prefix = AuthPrefix::read(r)?;
+        Self::read_rest(prefix, r, block_bits)
+    }
+
+    /// [`DecodedAuthUpdate::decode_with`] for a body whose prefix the caller has read
+    /// already: `prefix` took the body's first `prefix_bits` bits, and the rest is read
+    /// after them (the client reads the prefix first, to judge the epoch).
+    pub fn decode_after_prefix(
+        body: &[u8],
+        prefix: AuthPrefix,
+        prefix_bits: usize,
+        block_bits: impl FnMut(&ClientRef, BitReader<'_>) -> Option<usize>,
+    ) -> Result<Self, BitError> {
+        let mut r = BitReader::new(body);
+        r.skip(prefix_bits)?;
+        Self::read_rest(prefix, &mut r, block_bits)
+    }
+
+    /// Everything after the prefix: the roster delta, the object groups, the gate bit.
+    fn read_rest(
+        prefix: AuthPrefix,
+        r: &mut BitReader<'_>,
+        mut block_bits: impl FnMut(&ClientRef, BitReader<'_>) -> Option<usize>,
+    ) -> Result<Self, BitError> {
         let roster = if r.read_bool()? {
             expect_one(r, "an absent roster field 0")?;
             expect_one(r, "an absent roster key array")?;
