@@ -10,6 +10,8 @@ use crate::mission::{Mission, MissionStage};
 use crate::outbound::Outbound;
 use crate::policy::Policy;
 use crate::reason::{Closed, Dropped};
+use crate::timer::HostTimer;
+use crate::timer_queue::TimerQueue;
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use std::collections::{BTreeMap, VecDeque};
@@ -52,6 +54,8 @@ pub struct HostCore {
     pub(crate) now: Instant,
     /// The matchmaking advertisements (services 42 and 43).
     pub(crate) advertisements: crate::matchmaking::Advertisements,
+    /// Every link timer's deadline, earliest first.
+    pub(crate) timers: TimerQueue,
 }
 
 impl HostCore {
@@ -67,6 +71,7 @@ impl HostCore {
             now: Instant::default(),
             next_session_index: 1,
             join_template: None,
+            timers: TimerQueue::default(),
             transmits: VecDeque::new(),
             events: VecDeque::new(),
             mission: None,
@@ -108,6 +113,7 @@ impl HostCore {
             return;
         }
         self.links.insert(link, Link::new(link, now, &limits));
+        self.arm(link, HostTimer::Hello);
     }
 
     /// A connection closed; its state is dropped, and its member leaves its activity.
@@ -166,7 +172,7 @@ impl HostCore {
                         (_, Some(due)) if !whole => Some(due),
                         _ => Some(now + limits.frame_within_ms),
                     };
-                    return;
+                    return self.arm(link, HostTimer::SlowFrame);
                 }
                 Err(e) => return self.shut(link, Closed::Framing(e)),
             }

@@ -10,6 +10,7 @@ use crate::event::Transmit;
 use crate::outbound::{Injected, Moment, Payload};
 use crate::reason::{Closed, Dropped};
 use crate::roster;
+use crate::timer::HostTimer;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::envelope::PushHeader;
 use vex_wire::activity::ids::{ADVANCE_REPLICATION_EPOCH, GLOBAL_ACTIVITY_STATE};
@@ -152,6 +153,7 @@ impl HostCore {
         if let Some(l) = self.links.get_mut(&link) {
             l.next_keepalive = interval.map(|ms| now + ms);
         }
+        self.arm(link, HostTimer::Keepalive);
     }
 
     /// Message 44: the epoch after the one the client holds, sent once and never retried

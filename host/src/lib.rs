@@ -46,6 +46,7 @@ pub mod sense;
 pub mod server;
 pub mod signon;
 mod timer;
+mod timer_queue;
 mod web_service;
 pub mod world;
 

@@ -11,6 +11,7 @@ use crate::outbound::Moment;
 use crate::policy::RosterInputs;
 use crate::reason::Dropped;
 use crate::roster;
+use crate::timer::HostTimer;
 use crate::world::World;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::envelope::ActivityNotification;
@@ -180,6 +181,7 @@ impl HostCore {
             binding.membership_acknowledged = None;
             binding.rosters_sent = 0;
             l.next_keepalive = interval.map(|ms| now + ms);
+            self.arm(link, HostTimer::Keepalive);
         }
         // a public joiner's burst carried its private table: it gets the activity's too,
         // from the same encode as the other members when the table changed
@@ -325,6 +327,7 @@ impl HostCore {
                 if let Some(b) = self.binding_mut(link) {
                     b.roster_deferred = Some(Instant::from_millis(next));
                 }
+                self.arm(link, HostTimer::DeferredRoster);
             }
             Ok(built) => {
                 self.push_message(link, SENSOR_AUTH_UPDATE, &built.body);

@@ -1,16 +1,20 @@
 //! The host's clock: every timer is one [`HostTimer`] of one link, its deadline comes from
-//! the one table in [`HostCore::deadline`], and [`HostCore::handle_timeout`] fires each due
-//! one through [`HostCore::fire`] (design "Sans-IO cores": the core never reads a clock).
+//! the one table in [`HostCore::deadline`] and waits in the host's
+//! [`crate::timer_queue::TimerQueue`], and [`HostCore::handle_timeout`] fires each due one
+//! through [`HostCore::fire`] (design "Sans-IO cores": the core never reads a clock).
 
 use crate::core::{HostCore, LinkId};
 use crate::event::HostEvent;
 use crate::limits::Limit;
 use crate::link::Link;
 use crate::reason::Closed;
+use crate::timer_queue::Deadline;
+use std::collections::BTreeMap;
 use vex_wire::time::Instant;
 
-/// Everything the host does on its own clock (SR "Timed sends that remain").
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Everything the host does on its own clock (SR "Timed sends that remain"). The order of
+/// the variants is the order a link's timers due at one instant fire in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum HostTimer {
     /// The keepalive of a joined link: message 1, message 44 when an epoch waits, message
     /// 12 while unacknowledged (LINK-03).
@@ -24,16 +28,6 @@ pub(crate) enum HostTimer {
     SlowFrame,
 }
 
-impl HostTimer {
-    /// Every timer, in the order a link's due ones fire.
-    const ALL: [HostTimer; 4] = [
-        HostTimer::Keepalive,
-        HostTimer::DeferredRoster,
-        HostTimer::Hello,
-        HostTimer::SlowFrame,
-    ];
-}
-
 impl HostCore {
     /// The timer table: when `link`'s `timer` is due, if it is set.
     fn deadline(link: &Link, timer: HostTimer) -> Option<Instant> {
@@ -45,31 +39,42 @@ impl HostCore {
         }
     }
 
+    /// Puts `link`'s `timer` in the queue at its deadline, if it has one: every place that
+    /// sets a deadline calls this (a cleared or moved one needs nothing, see
+    /// [`crate::timer_queue::TimerQueue`]).
+    pub(crate) fn arm(&mut self, link: LinkId, timer: HostTimer) {
+        if let Some(at) = self.links.get(&link).and_then(|l| Self::deadline(l, timer)) {
+            self.timers.arm(at, link, timer);
+        }
+    }
+
+    /// True while the queue's `entry` is still its link's deadline.
+    fn holds(links: &BTreeMap<LinkId, Link>, &(at, link, timer): &Deadline) -> bool {
+        links
+            .get(&link)
+            .is_some_and(|l| Self::deadline(l, timer) == Some(at))
+    }
+
     /// When [`HostCore::handle_timeout`] next has work: the earliest timer of any link,
     /// the next commit of an activity's timeline, or the mission stage's next work.
-    pub fn poll_timeout(&self) -> Option<Instant> {
+    pub fn poll_timeout(&mut self) -> Option<Instant> {
+        let links = &self.links;
+        let first_link = self.timers.next(|d| Self::holds(links, d));
         let timeline = &self.config.timeline;
         let commits = self.activities.values().map(|a| a.next_commit_at(timeline));
-        self.links
-            .values()
-            .flat_map(|l| HostTimer::ALL.map(|t| Self::deadline(l, t)))
-            .chain(commits)
-            .chain([self.mission_timeout()])
+        commits
+            .chain([first_link, self.mission_timeout()])
             .flatten()
             .min()
     }
 
-    /// Time passed: every timer due at `now` fires, link by link in id order.
+    /// Time passed: every timer due at `now` fires, earliest first, and at one instant
+    /// link by link in id order.
     pub fn handle_timeout(&mut self, now: Instant) {
         self.now = now;
-        let due: Vec<(LinkId, HostTimer)> = self
-            .links
-            .values()
-            .flat_map(|l| HostTimer::ALL.map(|t| (l, t)))
-            .filter(|(l, t)| Self::deadline(l, *t).is_some_and(|at| at <= now))
-            .map(|(l, t)| (l.id, t))
-            .collect();
-        for (link, timer) in due {
+        let links = &self.links;
+        let due = self.timers.take_due(now, |d| Self::holds(links, d));
+        for (_, link, timer) in due {
             self.fire(now, link, timer);
         }
         self.commit_due(now);
