@@ -30,5 +30,18 @@ fn keepalive_rounds(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, keepalive_rounds);
+/// What the IO loop asks after every input: the host's next deadline among 1,000 joined
+/// links (issue 12: a deadline queue, where it was a scan of every link's timers).
+fn next_deadline(c: &mut Criterion) {
+    let (mut host, _, now) = joined(LINKS);
+    host.handle_timeout(now);
+    while host.poll_transmit().is_some() {}
+    let mut g = c.benchmark_group("host_steady_state");
+    g.bench_function("poll_timeout_1000_links", |b| {
+        b.iter(|| black_box(host.poll_timeout()).expect("a keepalive is due"))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, keepalive_rounds, next_deadline);
 criterion_main!(benches);

@@ -55,7 +55,9 @@ pub struct HostCore {
     /// The matchmaking advertisements (services 42 and 43).
     pub(crate) advertisements: crate::matchmaking::Advertisements,
     /// Every link timer's deadline, earliest first.
-    pub(crate) timers: TimerQueue,
+    pub(crate) timers: TimerQueue<(LinkId, HostTimer)>,
+    /// Every activity's next timeline commit, earliest first.
+    pub(crate) commits: TimerQueue<u64>,
 }
 
 impl HostCore {
@@ -72,6 +74,7 @@ impl HostCore {
             next_session_index: 1,
             join_template: None,
             timers: TimerQueue::default(),
+            commits: TimerQueue::default(),
             transmits: VecDeque::new(),
             events: VecDeque::new(),
             mission: None,

@@ -197,6 +197,7 @@ impl HostCore {
             session: handle,
         });
         if started {
+            self.arm_commit(handle);
             self.mission_event(handle, MissionEvent::Started);
         }
         if let Some(member) = lane {

@@ -3,12 +3,13 @@
 //! [`crate::timer_queue::TimerQueue`], and [`HostCore::handle_timeout`] fires each due one
 //! through [`HostCore::fire`] (design "Sans-IO cores": the core never reads a clock).
 
+use crate::activity::Activity;
+use crate::config::TimedCommit;
 use crate::core::{HostCore, LinkId};
 use crate::event::HostEvent;
 use crate::limits::Limit;
 use crate::link::Link;
 use crate::reason::Closed;
-use crate::timer_queue::Deadline;
 use std::collections::BTreeMap;
 use vex_wire::time::Instant;
 
@@ -44,26 +45,55 @@ impl HostCore {
     /// [`crate::timer_queue::TimerQueue`]).
     pub(crate) fn arm(&mut self, link: LinkId, timer: HostTimer) {
         if let Some(at) = self.links.get(&link).and_then(|l| Self::deadline(l, timer)) {
-            self.timers.arm(at, link, timer);
+            self.timers.arm(at, (link, timer));
         }
     }
 
-    /// True while the queue's `entry` is still its link's deadline.
-    fn holds(links: &BTreeMap<LinkId, Link>, &(at, link, timer): &Deadline) -> bool {
+    /// Puts `session`'s next timeline commit in the queue, if it has one: when the
+    /// activity starts and after each commit.
+    pub(crate) fn arm_commit(&mut self, session: u64) {
+        let timeline = &self.config.timeline;
+        let at = self
+            .activities
+            .get(&session)
+            .and_then(|a| a.next_commit_at(timeline));
+        if let Some(at) = at {
+            self.commits.arm(at, session);
+        }
+    }
+
+    /// True while the queue's entry is still its link's deadline.
+    fn holds(
+        links: &BTreeMap<LinkId, Link>,
+        &(at, (link, timer)): &(Instant, (LinkId, HostTimer)),
+    ) -> bool {
         links
             .get(&link)
             .is_some_and(|l| Self::deadline(l, timer) == Some(at))
     }
 
+    /// True while the queue's entry is still its activity's next commit.
+    fn commit_holds(
+        activities: &BTreeMap<u64, Activity>,
+        timeline: &[TimedCommit],
+        &(at, session): &(Instant, u64),
+    ) -> bool {
+        activities
+            .get(&session)
+            .is_some_and(|a| a.next_commit_at(timeline) == Some(at))
+    }
+
     /// When [`HostCore::handle_timeout`] next has work: the earliest timer of any link,
     /// the next commit of an activity's timeline, or the mission stage's next work.
     pub fn poll_timeout(&mut self) -> Option<Instant> {
-        let links = &self.links;
-        let first_link = self.timers.next(|d| Self::holds(links, d));
+        let (links, activities) = (&self.links, &self.activities);
         let timeline = &self.config.timeline;
-        let commits = self.activities.values().map(|a| a.next_commit_at(timeline));
-        commits
-            .chain([first_link, self.mission_timeout()])
+        let first_link = self.timers.next(|d| Self::holds(links, d));
+        let first_commit = self
+            .commits
+            .next(|d| Self::commit_holds(activities, timeline, d));
+        [first_link, first_commit, self.mission_timeout()]
+            .into_iter()
             .flatten()
             .min()
     }
@@ -74,7 +104,7 @@ impl HostCore {
         self.now = now;
         let links = &self.links;
         let due = self.timers.take_due(now, |d| Self::holds(links, d));
-        for (_, link, timer) in due {
+        for (_, (link, timer)) in due {
             self.fire(now, link, timer);
         }
         self.commit_due(now);
@@ -84,17 +114,20 @@ impl HostCore {
     /// Every activity's timeline commits that are due at `now`, in session order. A
     /// refused commit is logged with its reason and reported, and the timeline goes on.
     fn commit_due(&mut self, now: Instant) {
-        let timeline = &self.config.timeline;
+        let (activities, timeline) = (&self.activities, &self.config.timeline);
         let due: Vec<(u64, usize)> = self
-            .activities
-            .iter()
-            .filter(|(_, a)| a.next_commit_at(timeline).is_some_and(|at| at <= now))
-            .map(|(session, a)| (*session, a.timeline_position()))
+            .commits
+            .take_due(now, |d| Self::commit_holds(activities, timeline, d))
+            .into_iter()
+            .filter_map(|(_, session)| {
+                Some((session, activities.get(&session)?.timeline_position()))
+            })
             .collect();
         for (session, i) in due {
             if let Some(a) = self.activities.get_mut(&session) {
                 a.commit_done();
             }
+            self.arm_commit(session);
             let requests = self.config.timeline[i].requests.clone();
             if let Err(error) = self.request(session, &requests) {
                 tracing::warn!(session = format_args!("{session:#x}"), %error, "timeline commit refused");

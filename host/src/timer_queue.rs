@@ -1,35 +1,39 @@
-//! The host's deadlines in time order: every link timer that is armed has an entry, so
-//! the next deadline is the front of a heap rather than a scan of every link (issue 12;
-//! issue 10's note: the scan cost O(links) on every pass of the IO loop).
+//! The host's deadlines in time order: every link timer and every activity's next
+//! timeline commit that is armed has an entry, so the next deadline is the front of a heap
+//! rather than a scan of every link and activity (issue 12; issue 10's note: the scan cost
+//! O(links) on every pass of the IO loop).
 //!
 //! Entries are never removed when a deadline is cleared or moved: the owner of the
 //! deadlines says whether an entry still holds, and one that does not is dropped when it
 //! reaches the front.
 
-use crate::core::LinkId;
-use crate::timer::HostTimer;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use vex_wire::time::Instant;
 
-/// A deadline of one link's timer.
-pub(crate) type Deadline = (Instant, LinkId, HostTimer);
-
-/// The armed deadlines, earliest first; among equal instants, by link then timer (the
-/// order the host fires them in).
-#[derive(Debug, Default)]
-pub(crate) struct TimerQueue {
-    heap: BinaryHeap<Reverse<Deadline>>,
+/// The armed deadlines of things keyed by `K`, earliest first; among equal instants, by
+/// key (for links, link then timer: the order the host fires them in).
+#[derive(Debug)]
+pub(crate) struct TimerQueue<K: Ord> {
+    heap: BinaryHeap<Reverse<(Instant, K)>>,
 }
 
-impl TimerQueue {
-    /// Arms `timer` of `link` at `at`.
-    pub(crate) fn arm(&mut self, at: Instant, link: LinkId, timer: HostTimer) {
-        self.heap.push(Reverse((at, link, timer)));
+impl<K: Ord> Default for TimerQueue<K> {
+    fn default() -> Self {
+        Self {
+            heap: BinaryHeap::new(),
+        }
+    }
+}
+
+impl<K: Ord + Copy> TimerQueue<K> {
+    /// Arms `key` at `at`.
+    pub(crate) fn arm(&mut self, at: Instant, key: K) {
+        self.heap.push(Reverse((at, key)));
     }
 
     /// The earliest deadline that still `holds`, dropping those in front of it that do not.
-    pub(crate) fn next(&mut self, holds: impl Fn(&Deadline) -> bool) -> Option<Instant> {
+    pub(crate) fn next(&mut self, holds: impl Fn(&(Instant, K)) -> bool) -> Option<Instant> {
         while let Some(Reverse(front)) = self.heap.peek() {
             if holds(front) {
                 return Some(front.0);
@@ -44,9 +48,9 @@ impl TimerQueue {
     pub(crate) fn take_due(
         &mut self,
         now: Instant,
-        holds: impl Fn(&Deadline) -> bool,
-    ) -> Vec<Deadline> {
-        let mut due: Vec<Deadline> = Vec::new();
+        holds: impl Fn(&(Instant, K)) -> bool,
+    ) -> Vec<(Instant, K)> {
+        let mut due: Vec<(Instant, K)> = Vec::new();
         while let Some(Reverse(front)) = self.heap.peek() {
             if front.0 > now {
                 break;
@@ -70,6 +74,10 @@ impl TimerQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::LinkId;
+    use crate::timer::HostTimer;
+
+    type Deadline = (Instant, (LinkId, HostTimer));
 
     fn at(ms: u64) -> Instant {
         Instant::from_millis(ms)
@@ -77,32 +85,32 @@ mod tests {
 
     #[test]
     fn earliest_first_and_stale_entries_dropped_at_the_front() {
-        let mut q = TimerQueue::default();
-        q.arm(at(30), LinkId(1), HostTimer::Keepalive);
-        q.arm(at(10), LinkId(2), HostTimer::Hello);
-        q.arm(at(20), LinkId(1), HostTimer::SlowFrame);
+        let mut q: TimerQueue<(LinkId, HostTimer)> = TimerQueue::default();
+        q.arm(at(30), (LinkId(1), HostTimer::Keepalive));
+        q.arm(at(10), (LinkId(2), HostTimer::Hello));
+        q.arm(at(20), (LinkId(1), HostTimer::SlowFrame));
         assert_eq!(q.next(|_| true), Some(at(10)));
         // link 2's hello came: its entry no longer holds
-        let holds = |d: &Deadline| d.1 != LinkId(2);
+        let holds = |d: &Deadline| d.1.0 != LinkId(2);
         assert_eq!(q.next(holds), Some(at(20)));
         assert_eq!(q.len(), 2, "the stale front was dropped");
     }
 
     #[test]
     fn due_deadlines_in_firing_order_each_once() {
-        let mut q = TimerQueue::default();
-        q.arm(at(10), LinkId(2), HostTimer::Keepalive);
-        q.arm(at(10), LinkId(1), HostTimer::Hello);
-        q.arm(at(10), LinkId(1), HostTimer::Keepalive);
-        q.arm(at(10), LinkId(1), HostTimer::Keepalive);
-        q.arm(at(11), LinkId(3), HostTimer::Keepalive);
+        let mut q: TimerQueue<(LinkId, HostTimer)> = TimerQueue::default();
+        q.arm(at(10), (LinkId(2), HostTimer::Keepalive));
+        q.arm(at(10), (LinkId(1), HostTimer::Hello));
+        q.arm(at(10), (LinkId(1), HostTimer::Keepalive));
+        q.arm(at(10), (LinkId(1), HostTimer::Keepalive));
+        q.arm(at(11), (LinkId(3), HostTimer::Keepalive));
         let due = q.take_due(at(10), |_| true);
         assert_eq!(
             due,
             [
-                (at(10), LinkId(1), HostTimer::Keepalive),
-                (at(10), LinkId(1), HostTimer::Hello),
-                (at(10), LinkId(2), HostTimer::Keepalive),
+                (at(10), (LinkId(1), HostTimer::Keepalive)),
+                (at(10), (LinkId(1), HostTimer::Hello)),
+                (at(10), (LinkId(2), HostTimer::Keepalive)),
             ]
         );
         assert_eq!(q.next(|_| true), Some(at(11)), "a later deadline stays");
