@@ -170,12 +170,18 @@ impl HostCore {
                 }
                 Ok(None) => {
                     // a frame begun in this read started its clock now
-                    l.frame_due = match (l.deframer.buffered(), l.frame_due) {
+                    let due = match (l.deframer.buffered(), l.frame_due) {
                         (0, _) => None,
                         (_, Some(due)) if !whole => Some(due),
                         _ => Some(now + limits.frame_within_ms),
                     };
-                    return self.arm(link, HostTimer::SlowFrame);
+                    // armed only when it moves: a frame read a byte at a time is one entry
+                    let moved = due != l.frame_due;
+                    l.frame_due = due;
+                    if moved {
+                        self.arm(link, HostTimer::SlowFrame);
+                    }
+                    return;
                 }
                 Err(e) => return self.shut(link, Closed::Framing(e)),
             }

@@ -192,7 +192,7 @@ impl Link {
     }
 
     /// An empty service-9 push frame with room for a `payload`-byte body: the body is
-    /// appended to [`PushFrame::frame`]'s buffer, then [`Link::push`] seals it.
+    /// appended to [`PushFrame::buffer`], then [`Link::push`] seals it.
     pub fn push_frame(&self, payload: usize) -> PushFrame {
         let head = REQUEST_HEADER_LEN + PUSH_HEADER_LEN;
         let mut frame = OutFrame::new(self.push_type(), head + payload);

@@ -325,10 +325,13 @@ impl HostCore {
             Ok(built) if !self.fits_tick(link, built.body.len()) => {
                 // the whole roster again in the next tick; this one is not sent (AUTH-10)
                 let next = tick_start(client_tick(self.now) + 1);
-                if let Some(b) = self.binding_mut(link) {
-                    b.roster_deferred = Some(Instant::from_millis(next));
+                let due = Some(Instant::from_millis(next));
+                if let Some(b) = self.binding_mut(link)
+                    && b.roster_deferred != due
+                {
+                    b.roster_deferred = due;
+                    self.arm(link, HostTimer::DeferredRoster);
                 }
-                self.arm(link, HostTimer::DeferredRoster);
             }
             Ok(built) => {
                 self.push_message(link, SENSOR_AUTH_UPDATE, &built.body);

@@ -29,6 +29,15 @@ pub(crate) enum HostTimer {
     SlowFrame,
 }
 
+impl HostTimer {
+    /// How many timers a link has.
+    const COUNT: usize = 4;
+}
+
+/// How many entries a deadline queue may hold per live deadline before its stale ones are
+/// dropped: compacting at this bound costs O(1) a deadline armed.
+const QUEUE_SLACK: usize = 4;
+
 impl HostCore {
     /// The timer table: when `link`'s `timer` is due, if it is set.
     fn deadline(link: &Link, timer: HostTimer) -> Option<Instant> {
@@ -47,6 +56,10 @@ impl HostCore {
         if let Some(at) = self.links.get(&link).and_then(|l| Self::deadline(l, timer)) {
             self.timers.arm(at, (link, timer));
         }
+        if self.timers.len() > QUEUE_SLACK * (self.links.len() + 1) * HostTimer::COUNT {
+            let links = &self.links;
+            self.timers.compact(|d| Self::holds(links, d));
+        }
     }
 
     /// Puts `session`'s next timeline commit in the queue, if it has one: when the
@@ -59,6 +72,11 @@ impl HostCore {
             .and_then(|a| a.next_commit_at(timeline));
         if let Some(at) = at {
             self.commits.arm(at, session);
+        }
+        if self.commits.len() > QUEUE_SLACK * (self.activities.len() + 1) {
+            let (activities, timeline) = (&self.activities, &self.config.timeline);
+            self.commits
+                .compact(|d| Self::commit_holds(activities, timeline, d));
         }
     }
 
@@ -156,5 +174,30 @@ impl HostCore {
                 self.shut(link, Closed::Limit(Limit::SlowFrame { within_ms, held }));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{HostConfig, HostCore, LinkId};
+    use vex_wire::time::Instant;
+
+    /// A frame sent a byte at a time keeps one slow-frame deadline, not one per read (a
+    /// queue entry per read would let a peer grow the host's memory without bound).
+    #[test]
+    fn a_frame_read_a_byte_at_a_time_is_one_deadline() {
+        let mut host = HostCore::new(HostConfig::builtin(HostConfig::default_address()));
+        let link = LinkId(1);
+        host.handle_connect(Instant::default(), link);
+        let header = [1u8, 0, 0, 0, 0x10, 0]; // a plaintext frame of 4,096 bytes
+        for (ms, byte) in header.iter().chain(&[0u8; 500]).enumerate() {
+            host.handle_bytes(Instant::from_millis(ms as u64), link, &[*byte]);
+        }
+        assert_eq!(
+            host.timers.len(),
+            2,
+            "the hello and the slow-frame deadlines"
+        );
+        assert_eq!(host.poll_timeout(), Some(Instant::from_millis(10_000)));
     }
 }

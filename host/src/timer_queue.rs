@@ -3,9 +3,9 @@
 //! rather than a scan of every link and activity (issue 12; issue 10's note: the scan cost
 //! O(links) on every pass of the IO loop).
 //!
-//! Entries are never removed when a deadline is cleared or moved: the owner of the
-//! deadlines says whether an entry still holds, and one that does not is dropped when it
-//! reaches the front.
+//! Entries are not removed when a deadline is cleared or moved: the owner of the deadlines
+//! says whether an entry still holds, and one that does not is dropped when it reaches the
+//! front, or when the owner compacts a queue grown past its live deadlines.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -65,9 +65,14 @@ impl<K: Ord + Copy> TimerQueue<K> {
     }
 
     /// Entries held, stale ones included.
-    #[cfg(test)]
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.heap.len()
+    }
+
+    /// Drops every entry that no longer `holds`: what keeps the queue bounded when
+    /// deadlines move faster than they come due.
+    pub(crate) fn compact(&mut self, holds: impl Fn(&(Instant, K)) -> bool) {
+        self.heap.retain(|Reverse(d)| holds(d));
     }
 }
 
@@ -115,5 +120,16 @@ mod tests {
         );
         assert_eq!(q.next(|_| true), Some(at(11)), "a later deadline stays");
         assert!(q.take_due(at(10), |_| true).is_empty());
+    }
+
+    #[test]
+    fn compacting_keeps_only_what_holds() {
+        let mut q: TimerQueue<(LinkId, HostTimer)> = TimerQueue::default();
+        for ms in 0..10 {
+            q.arm(at(ms), (LinkId(1), HostTimer::Keepalive));
+        }
+        q.compact(|d| d.0 == at(9));
+        assert_eq!(q.len(), 1);
+        assert_eq!(q.next(|_| true), Some(at(9)));
     }
 }
