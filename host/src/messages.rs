@@ -150,6 +150,9 @@ impl HostCore {
         }
         let started = activity.start(now);
         let lane = activity.lane(link);
+        if started {
+            self.arm_commit(handle); // armed at once: the timeline runs even if this burst fails
+        }
         // it leaves the session it was in, unless that is its own private session, which a
         // public join reads and does not change (SR "The join burst")
         if previous != handle && previous != private {
@@ -197,7 +200,6 @@ impl HostCore {
             session: handle,
         });
         if started {
-            self.arm_commit(handle);
             self.mission_event(handle, MissionEvent::Started);
         }
         if let Some(member) = lane {

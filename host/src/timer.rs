@@ -129,8 +129,9 @@ impl HostCore {
         self.run_mission(now);
     }
 
-    /// Every activity's timeline commits that are due at `now`, in session order. A
-    /// refused commit is logged with its reason and reported, and the timeline goes on.
+    /// Every activity's next timeline commit that is due at `now`, earliest first and at
+    /// one instant in session order. A refused commit is logged with its reason and
+    /// reported, and the timeline goes on.
     fn commit_due(&mut self, now: Instant) {
         let (activities, timeline) = (&self.activities, &self.config.timeline);
         let due: Vec<(u64, usize)> = self

@@ -302,9 +302,10 @@ impl BitWriter {
         (bytes, error)
     }
 
-    /// Pads the last byte and swaps the buffer into `out` (the writer keeps what `out`
-    /// held), then gives the first error if a write failed: [`BitWriter::into_parts`]
-    /// without moving the writer, for encoders that run millions of times a second.
+    /// Pads the last byte (when no write failed: then the pending bits are dropped) and
+    /// swaps the buffer into `out` (the writer keeps what `out` held), then gives the first
+    /// error if a write failed: [`BitWriter::into_parts`] without moving the writer, for
+    /// encoders that run millions of times a second.
     #[inline]
     pub fn hand_back(&mut self, out: &mut Vec<u8>) -> Result<(), BitError> {
         if self.pending > 0 && self.error.is_none() {
