@@ -81,9 +81,6 @@ impl ClientLink {
             Some(_) => FrameType::Encrypted,
             None => FrameType::Bootstrap,
         };
-        let mut frame = OutFrame::new(frame_type, header.wire_len() + body.len());
-        header.write(frame.buffer());
-        frame.buffer().extend_from_slice(body);
-        frame.finish(self.secure.as_mut())
+        OutFrame::message(frame_type, header, body, self.secure.as_mut())
     }
 }

@@ -199,9 +199,13 @@ const BODY_FAULTS: [Fault; 7] = [
 /// Applies the message-5 faults of `plan` to an encoded body; a plan with none of them
 /// leaves the body unread (every message 5 the host sends passes here).
 pub fn sensor_auth(plan: &FaultPlan, body: &mut [u8]) {
-    if !BODY_FAULTS.iter().any(|f| plan.has(*f)) {
-        return;
+    if BODY_FAULTS.iter().any(|f| plan.has(*f)) {
+        apply_body_faults(plan, body);
     }
+}
+
+/// [`sensor_auth`]'s work, for a plan with one of its faults.
+fn apply_body_faults(plan: &FaultPlan, body: &mut [u8]) {
     let Ok(m) = SensorAuthUpdate::decode(body) else {
         return;
     };
@@ -265,6 +269,23 @@ fn patch_lifetime(plan: &FaultPlan, body: &mut [u8], lifetime: &DecodedObject) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use vex_wire::activity::body::Body;
+
+    /// No fault that changes a message-5 body is left out of the list that lets a body
+    /// through unread.
+    #[test]
+    fn every_fault_that_writes_a_body_is_listed() {
+        let sample = vex_wire::vectors::sensor_auth_full_example()
+            .encode()
+            .unwrap();
+        for fault in Fault::ALL {
+            let mut body = sample.clone();
+            apply_body_faults(&FaultPlan::single(*fault), &mut body);
+            if body != sample {
+                assert!(BODY_FAULTS.contains(fault), "{fault:?} changes the body");
+            }
+        }
+    }
 
     #[test]
     fn patch_sets_bits_across_bytes() {

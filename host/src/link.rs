@@ -163,10 +163,12 @@ impl Link {
     /// Wraps an inner message in a frame of `reply_type`: sealed for
     /// [`FrameType::Encrypted`] (once the channel is armed), else plaintext.
     pub fn frame(&mut self, reply_type: FrameType, header: InnerHeader, body: &[u8]) -> Vec<u8> {
-        let mut frame = OutFrame::new(self.effective(reply_type), header.wire_len() + body.len());
-        header.write(frame.buffer());
-        frame.buffer().extend_from_slice(body);
-        frame.finish(self.secure.as_mut())
+        OutFrame::message(
+            self.effective(reply_type),
+            header,
+            body,
+            self.secure.as_mut(),
+        )
     }
 
     /// Wraps raw inner-message bytes in a frame of `reply_type`.

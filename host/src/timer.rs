@@ -34,10 +34,6 @@ impl HostTimer {
     const COUNT: usize = 4;
 }
 
-/// How many entries a deadline queue may hold per live deadline before its stale ones are
-/// dropped: compacting at this bound costs O(1) a deadline armed.
-const QUEUE_SLACK: usize = 4;
-
 impl HostCore {
     /// The timer table: when `link`'s `timer` is due, if it is set.
     fn deadline(link: &Link, timer: HostTimer) -> Option<Instant> {
@@ -53,30 +49,24 @@ impl HostCore {
     /// sets a deadline calls this (a cleared or moved one needs nothing, see
     /// [`crate::timer_queue::TimerQueue`]).
     pub(crate) fn arm(&mut self, link: LinkId, timer: HostTimer) {
-        if let Some(at) = self.links.get(&link).and_then(|l| Self::deadline(l, timer)) {
-            self.timers.arm(at, (link, timer));
-        }
-        if self.timers.len() > QUEUE_SLACK * (self.links.len() + 1) * HostTimer::COUNT {
-            let links = &self.links;
-            self.timers.compact(|d| Self::holds(links, d));
+        let links = &self.links;
+        if let Some(at) = links.get(&link).and_then(|l| Self::deadline(l, timer)) {
+            let live = links.len() * HostTimer::COUNT;
+            self.timers
+                .arm(at, (link, timer), live, |d| Self::holds(links, d));
         }
     }
 
     /// Puts `session`'s next timeline commit in the queue, if it has one: when the
     /// activity starts and after each commit.
     pub(crate) fn arm_commit(&mut self, session: u64) {
-        let timeline = &self.config.timeline;
-        let at = self
-            .activities
+        let (activities, timeline) = (&self.activities, &self.config.timeline);
+        if let Some(at) = activities
             .get(&session)
-            .and_then(|a| a.next_commit_at(timeline));
-        if let Some(at) = at {
-            self.commits.arm(at, session);
-        }
-        if self.commits.len() > QUEUE_SLACK * (self.activities.len() + 1) {
-            let (activities, timeline) = (&self.activities, &self.config.timeline);
-            self.commits
-                .compact(|d| Self::commit_holds(activities, timeline, d));
+            .and_then(|a| a.next_commit_at(timeline))
+        {
+            let holds = |d: &(Instant, u64)| Self::commit_holds(activities, timeline, d);
+            self.commits.arm(at, session, activities.len(), holds);
         }
     }
 

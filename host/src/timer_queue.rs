@@ -8,6 +8,9 @@
 //! front, or when the owner compacts a queue grown past its live deadlines.
 
 use std::cmp::Reverse;
+
+/// How many entries a queue may hold per live deadline before its stale ones are dropped.
+const QUEUE_SLACK: usize = 4;
 use std::collections::BinaryHeap;
 use vex_wire::time::Instant;
 
@@ -27,8 +30,20 @@ impl<K: Ord> Default for TimerQueue<K> {
 }
 
 impl<K: Ord + Copy> TimerQueue<K> {
-    /// Arms `key` at `at`.
-    pub(crate) fn arm(&mut self, at: Instant, key: K) {
+    /// Arms `key` at `at`. A queue past [`QUEUE_SLACK`] entries for each of the at most
+    /// `live` deadlines its owner has first drops every entry that no longer `holds`:
+    /// what keeps it bounded when deadlines move faster than they come due, at O(1) a
+    /// deadline armed.
+    pub(crate) fn arm(
+        &mut self,
+        at: Instant,
+        key: K,
+        live: usize,
+        holds: impl Fn(&(Instant, K)) -> bool,
+    ) {
+        if self.heap.len() > QUEUE_SLACK * (live + 1) {
+            self.heap.retain(|Reverse(d)| holds(d));
+        }
         self.heap.push(Reverse((at, key)));
     }
 
@@ -65,14 +80,9 @@ impl<K: Ord + Copy> TimerQueue<K> {
     }
 
     /// Entries held, stale ones included.
+    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.heap.len()
-    }
-
-    /// Drops every entry that no longer `holds`: what keeps the queue bounded when
-    /// deadlines move faster than they come due.
-    pub(crate) fn compact(&mut self, holds: impl Fn(&(Instant, K)) -> bool) {
-        self.heap.retain(|Reverse(d)| holds(d));
     }
 }
 
@@ -88,12 +98,17 @@ mod tests {
         Instant::from_millis(ms)
     }
 
+    /// Arms `key` at `ms` in a queue whose owner has many live deadlines (no compaction).
+    fn arm(q: &mut TimerQueue<(LinkId, HostTimer)>, ms: u64, key: (LinkId, HostTimer)) {
+        q.arm(at(ms), key, 1000, |_| true);
+    }
+
     #[test]
     fn earliest_first_and_stale_entries_dropped_at_the_front() {
         let mut q: TimerQueue<(LinkId, HostTimer)> = TimerQueue::default();
-        q.arm(at(30), (LinkId(1), HostTimer::Keepalive));
-        q.arm(at(10), (LinkId(2), HostTimer::Hello));
-        q.arm(at(20), (LinkId(1), HostTimer::SlowFrame));
+        arm(&mut q, 30, (LinkId(1), HostTimer::Keepalive));
+        arm(&mut q, 10, (LinkId(2), HostTimer::Hello));
+        arm(&mut q, 20, (LinkId(1), HostTimer::SlowFrame));
         assert_eq!(q.next(|_| true), Some(at(10)));
         // link 2's hello came: its entry no longer holds
         let holds = |d: &Deadline| d.1.0 != LinkId(2);
@@ -104,11 +119,11 @@ mod tests {
     #[test]
     fn due_deadlines_in_firing_order_each_once() {
         let mut q: TimerQueue<(LinkId, HostTimer)> = TimerQueue::default();
-        q.arm(at(10), (LinkId(2), HostTimer::Keepalive));
-        q.arm(at(10), (LinkId(1), HostTimer::Hello));
-        q.arm(at(10), (LinkId(1), HostTimer::Keepalive));
-        q.arm(at(10), (LinkId(1), HostTimer::Keepalive));
-        q.arm(at(11), (LinkId(3), HostTimer::Keepalive));
+        arm(&mut q, 10, (LinkId(2), HostTimer::Keepalive));
+        arm(&mut q, 10, (LinkId(1), HostTimer::Hello));
+        arm(&mut q, 10, (LinkId(1), HostTimer::Keepalive));
+        arm(&mut q, 10, (LinkId(1), HostTimer::Keepalive));
+        arm(&mut q, 11, (LinkId(3), HostTimer::Keepalive));
         let due = q.take_due(at(10), |_| true);
         assert_eq!(
             due,
@@ -123,13 +138,14 @@ mod tests {
     }
 
     #[test]
-    fn compacting_keeps_only_what_holds() {
+    fn a_queue_past_its_bound_drops_what_no_longer_holds() {
         let mut q: TimerQueue<(LinkId, HostTimer)> = TimerQueue::default();
+        let holds = |d: &Deadline| d.0 >= at(5);
         for ms in 0..10 {
-            q.arm(at(ms), (LinkId(1), HostTimer::Keepalive));
+            // one live deadline: more than QUEUE_SLACK * 2 entries are compacted
+            q.arm(at(ms), (LinkId(1), HostTimer::Keepalive), 1, holds);
         }
-        q.compact(|d| d.0 == at(9));
-        assert_eq!(q.len(), 1);
-        assert_eq!(q.next(|_| true), Some(at(9)));
+        assert_eq!(q.len(), 5, "0 to 4 no longer hold; 5 to 9 do");
+        assert_eq!(q.next(holds), Some(at(5)));
     }
 }

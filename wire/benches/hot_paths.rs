@@ -4,7 +4,10 @@
 //! `cargo bench -p vex-harness --bench client_decode`.
 #![allow(missing_docs, clippy::unwrap_used)]
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{
+    BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
+};
 use std::hint::black_box;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::incident::Incident;
@@ -66,22 +69,26 @@ fn member(i: u64) -> Member {
     Member::seed(0x0123_4567_89AB_CDEF + i, 0x2000 + i, 0x3000 + i)
 }
 
-fn bodies(c: &mut Criterion) {
-    let mut g = c.benchmark_group("hot paths");
-    g.throughput(Throughput::Elements(1));
+/// The bench `name`: `body` encoded into a buffer kept from one call to the next.
+fn encode_into_kept(g: &mut BenchmarkGroup<'_, WallTime>, name: &str, body: &impl Body) {
     let mut out = Vec::with_capacity(8 * 1024);
-    let incident = facts_incident();
-    g.bench_function("message 19 (facts 10.1 example)", |b| {
+    g.bench_function(name, |b| {
         b.iter(|| {
             out.clear();
-            black_box(&incident).encode_into(&mut out).unwrap();
+            black_box(body).encode_into(&mut out).unwrap();
             black_box(&out);
         })
     });
+}
+
+fn bodies(c: &mut Criterion) {
+    let mut g = c.benchmark_group("hot paths");
+    g.throughput(Throughput::Elements(1));
+    encode_into_kept(&mut g, "message 19 (facts 10.1 example)", &facts_incident());
     let request = JoinRequest::new(0x1122_3344, 0x9EAA_3001_0020_0001, 2, 3);
     let template = JoinResultTemplate::new(&JoinResult::accept(&request, 0)).unwrap();
     let mut session = 0x9EAA_3001_0020_0001u64;
-    out.reserve(JOIN_RESULT_LEN);
+    let mut out = Vec::with_capacity(JOIN_RESULT_LEN);
     g.bench_function("message 4 into a kept buffer", |b| {
         b.iter(|| {
             session = session.wrapping_add(1);
@@ -91,34 +98,16 @@ fn bodies(c: &mut Criterion) {
         })
     });
     let one = ReplicateMembership::for_local_member(member(0), 1);
-    g.bench_function("message 12, one member", |b| {
-        b.iter(|| {
-            out.clear();
-            black_box(&one).encode_into(&mut out).unwrap();
-            black_box(&out);
-        })
-    });
+    encode_into_kept(&mut g, "message 12, one member", &one);
     let full = ReplicateMembership::for_members(
         std::array::from_fn(|lane| Some(member(lane as u64))),
         7,
         member(0).member_key,
     );
     assert_eq!(full.member_keys().len(), MEMBER_LANES);
-    g.bench_function("message 12, 32 members", |b| {
-        b.iter(|| {
-            out.clear();
-            black_box(&full).encode_into(&mut out).unwrap();
-            black_box(&out);
-        })
-    });
+    encode_into_kept(&mut g, "message 12, 32 members", &full);
     let global = global_state_example();
-    g.bench_function("message 1", |b| {
-        b.iter(|| {
-            out.clear();
-            black_box(&global).encode_into(&mut out).unwrap();
-            black_box(&out);
-        })
-    });
+    encode_into_kept(&mut g, "message 1", &global);
     g.finish();
 }
 

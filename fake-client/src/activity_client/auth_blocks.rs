@@ -142,20 +142,17 @@ impl ReadBlocks {
         bits
     }
 
-    /// `object`'s block read by `decl`'s schemas: the one measured, when it was read whole
-    /// from exactly the object's content; else read again from the content alone (a block
-    /// the client skipped by its remainder).
+    /// `object`'s block read by `decl`'s schemas, for the resolved objects in body order:
+    /// the one measured, when it was read whole from exactly the object's content; else
+    /// read again from the content alone (a block the client skipped by its remainder).
     pub(super) fn take(&mut self, decl: &SlotDecl, object: &DecodedObject) -> Block {
         let start = object.at + OBJECT_HEAD_BITS;
-        while self.read.front().is_some_and(|(at, _)| *at < start) {
-            self.read.pop_front();
-        }
-        let measured = match self.read.front() {
-            Some((at, _)) if *at == start => self.read.pop_front().map(|(_, block)| block),
-            _ => None,
-        };
-        match measured {
-            Some(block @ Block::Read { bits, .. }) if bits == object.content.bit_len => block,
+        match self.read.pop_front() {
+            Some((at, block @ Block::Read { bits, .. }))
+                if at == start && bits == object.content.bit_len =>
+            {
+                block
+            }
             _ => read_block(decl, object.content.reader()),
         }
     }

@@ -7,7 +7,7 @@
 //! twice more (into the sealed payload, then behind the outer header); this buffer is the
 //! frame from the first byte the encoder writes.
 
-use super::header::{FrameType, MAGIC, OUTER_HEADER_LEN};
+use super::header::{FrameType, InnerHeader, MAGIC, OUTER_HEADER_LEN};
 use super::secure::{SecureChannel, TAG_LEN};
 
 /// A frame being built.
@@ -24,6 +24,20 @@ impl OutFrame {
         let mut bytes = Vec::with_capacity(head + inner);
         bytes.resize(head, 0);
         Self { frame_type, bytes }
+    }
+
+    /// The whole frame of `frame_type` holding `header` and `body`, sealed with `channel`
+    /// when encrypted (see [`OutFrame::finish`]).
+    pub fn message(
+        frame_type: FrameType,
+        header: InnerHeader,
+        body: &[u8],
+        channel: Option<&mut SecureChannel>,
+    ) -> Vec<u8> {
+        let mut frame = Self::new(frame_type, header.wire_len() + body.len());
+        header.write(frame.buffer());
+        frame.buffer().extend_from_slice(body);
+        frame.finish(channel)
     }
 
     fn head_len(frame_type: FrameType) -> usize {

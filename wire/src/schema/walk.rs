@@ -106,21 +106,22 @@ fn encode_record(
     Ok(())
 }
 
-/// The rule a guard of `field` says `v` breaks, if one does.
-fn broken_guard(field: &Field, v: &Value) -> Option<vex_rules::Rule> {
-    field.guards.iter().find_map(|guard| match (guard, v) {
+/// Refuses `v` when a guard of `field` forbids it; `path` names the field in the error
+/// (written out only then).
+pub fn check_guards(
+    field: &Field,
+    v: &Value,
+    path: &(impl std::fmt::Display + ?Sized),
+) -> Result<(), SchemaError> {
+    let broken = field.guards.iter().find_map(|guard| match (guard, v) {
         (Guard::Range { rule, min, max }, Value::Int(i)) if !(min..=max).contains(&i) => {
             Some(*rule)
         }
         (Guard::Refused { rule, values }, Value::Int(i)) if values.contains(i) => Some(*rule),
         (Guard::Absent { rule }, v) if *v != Value::Absent => Some(*rule),
         _ => None,
-    })
-}
-
-/// Refuses `v` when a guard of `field` forbids it; `path` names the field in the error.
-pub fn check_guards(field: &Field, v: &Value, path: &str) -> Result<(), SchemaError> {
-    match broken_guard(field, v) {
+    });
+    match broken {
         Some(rule) => Err(SchemaError::Unsafe {
             path: path.to_string(),
             rule,
@@ -137,9 +138,7 @@ fn encode_field(
     path: &Place<'_>,
     depth: usize,
 ) -> Result<(), SchemaError> {
-    if broken_guard(field, v).is_some() {
-        return check_guards(field, v, &path.to_string());
-    }
+    check_guards(field, v, path)?;
     if field.presence {
         w.write_bool(*v != Value::Absent);
         if *v == Value::Absent {
