@@ -38,8 +38,6 @@ const INSIDE: &str = "a host's inside: nothing on the wire shows it";
 const NO_BODY: &str =
     "Vex has no body for this slot type: the pages give its fields without a wire layout";
 const INHERENT: &str = "the codec itself: every body the client reads is read this way, so a breach shows as another rule";
-const NO_SLOT: &str =
-    "the built-in scenario has no such slot; it is checked when a scenario names one";
 
 /// Every rule the emulated client does not check, with the reason, but for the lobby
 /// and peer families' rules it does not reach yet.
@@ -144,10 +142,6 @@ pub const NOT_ENFORCED: &[(Rule, &str)] = &[
         "the emulated client models a patched client: it sends message 3 once service 7 arrives",
     ),
     (
-        Rule::Slots01,
-        "the mask's layout is the codec: a short mask is BODY-04, a grant of held slots HOST-04",
-    ),
-    (
         Rule::Slots03,
         "the burst's own message 0 precedes its message 12 (JOIN-02), so when a grant applies is not judged",
     ),
@@ -200,23 +194,31 @@ pub const NOT_ENFORCED: &[(Rule, &str)] = &[
         "the client's own duty: the emulated client sends messages 16 and 52 as it says",
     ),
     (
-        Rule::Slot03,
-        "the host sends type 18 reset-only; a body for it is refused by no documented check",
-    ),
-    (
         Rule::T1708,
         "whether the host owns an authored phase is not on the wire",
     ),
-    (Rule::T101, NO_SLOT),
-    (Rule::T102, NO_SLOT),
-    (Rule::T103, NO_SLOT),
-    (Rule::T104, NO_SLOT),
-    (Rule::T105, NO_SLOT),
-    (Rule::T106, NO_SLOT),
-    (Rule::T201, NO_SLOT),
-    (Rule::T202, NO_SLOT),
-    (Rule::T203, NO_SLOT),
-    (Rule::T204, NO_SLOT),
+    (Rule::T101, NO_BODY),
+    (Rule::T102, NO_BODY),
+    (Rule::T103, NO_BODY),
+    (Rule::T104, NO_BODY),
+    (Rule::T105, NO_BODY),
+    (Rule::T106, NO_BODY),
+    (
+        Rule::T201,
+        "type 2's fields .5 to .7 are given as memory records only, so Vex sends them absent and cannot count their rows on the wire",
+    ),
+    (
+        Rule::T202,
+        "whether the host means its actor to stay is not on the wire: both values of field .1 are legal",
+    ),
+    (
+        Rule::T203,
+        "type 2's keyed lanes (.4) are given as a memory record only: no lane generation can be read on the wire",
+    ),
+    (
+        Rule::T204,
+        "the action program (.6) is given as a memory record only, and how long a host waits on an atom is its inside",
+    ),
     (Rule::T501, NO_BODY),
     (Rule::T5301, NO_BODY),
     (Rule::T3701, NO_BODY),

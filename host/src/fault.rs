@@ -337,6 +337,8 @@ faults! {
     SelectionIdZeroBits => T1709;
     /// T24-01: the channel body's row count says 5, one above its four rows.
     ChannelRowsOverflow => T2401;
+    /// SLOT-03: the type-18 timer slot carries a body whose clock window is all zeros.
+    ZeroedTimerWindow => Slot03;
     /// T3-01: a later commit sends the objective without the byte objective 0 held.
     ObjectiveByteDropped => T301;
     /// T3-02: a later commit sends the objective without its generation.
@@ -432,8 +434,16 @@ faults! {
     ShortBurstMembership => Body04, also [Join09];
     /// BODY-04: after the first roster, a one-byte message 12.
     ShortMembership => Body04;
-    /// BODY-04: message 0 of the burst is 1,023 bytes.
-    ShortSlotGrant => Body04;
+    /// SLOTS-01: message 0 of the burst is 1,023 bytes (dropped, so the client holds no
+    /// slot).
+    ShortSlotGrant => Slots01;
+    /// SLOTS-01: message 0 of the burst is 1,025 bytes.
+    LongSlotGrant => Slots01;
+    /// SLOTS-01: the answer to message 20 is 1,023 bytes (dropped, so the request is not
+    /// answered).
+    ShortSlotAnswer => Slots01, also [Host04], script RequestSlots;
+    /// SLOTS-01: the answer to message 20 is 2,048 bytes, the second half all ones.
+    LongSlotAnswer => Slots01, script RequestSlots;
     /// BODY-04: message 2 of the burst is 4 bytes, one bit short of 33.
     ShortWorldGlobals => Body04;
     /// BODY-04: message 54 of the burst is empty.

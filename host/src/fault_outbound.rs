@@ -20,7 +20,7 @@ use vex_wire::activity::ids::{
 };
 use vex_wire::activity::selection::SERVICE6_LEN;
 use vex_wire::activity::sensor_auth::BODY_BUDGET;
-use vex_wire::activity::small::EntitySlotMask;
+use vex_wire::activity::small::{EntitySlotMask, SLOT_MASK_LEN};
 use vex_wire::bap::header::{FrameType, InnerHeader, MAGIC, OUTER_HEADER_LEN, outer_frame};
 use vex_wire::bap::queuez::Update;
 use vex_wire::bap::secure::TAG_LEN;
@@ -166,8 +166,19 @@ impl Outbound for FaultPlan {
             REPLICATE_MEMBERSHIP if in_burst && self.has(Fault::ShortBurstMembership) => {
                 payload.truncate(1);
             }
-            ENTITY_SLOTS_ALLOCATED if in_burst && self.has(Fault::ShortSlotGrant) => {
-                payload.pop();
+            ENTITY_SLOTS_ALLOCATED => {
+                let answer = !in_burst;
+                if (in_burst && self.has(Fault::ShortSlotGrant))
+                    || (answer && self.has(Fault::ShortSlotAnswer))
+                {
+                    payload.pop();
+                }
+                if in_burst && self.has(Fault::LongSlotGrant) {
+                    payload.resize(SLOT_MASK_LEN + 1, 0);
+                }
+                if answer && self.has(Fault::LongSlotAnswer) {
+                    payload.resize(2 * SLOT_MASK_LEN, 0xFF);
+                }
             }
             WORLD_GLOBALS_STATE if in_burst && self.has(Fault::ShortWorldGlobals) => {
                 payload.truncate(SHORT_WORLD_GLOBALS);

@@ -12,10 +12,11 @@ use vex_wire::activity::sensor_auth::{
     ObjectBlock, SensorAuthUpdate,
 };
 use vex_wire::activity::slot::{
-    CLIENT_REF_BITS, ClientRef, NEVER_DESCRIBED, TYPE_CHANNEL, TYPE_LIFETIME,
+    CLIENT_REF_BITS, ClientRef, NEVER_DESCRIBED, TYPE_CHANNEL, TYPE_LIFETIME, TYPE_TIMER,
 };
 use vex_wire::bits::{BitReader, BitWriter, Bits};
-use vex_wire::schema::tables::LIFETIME;
+use vex_wire::schema::measure::min_bits;
+use vex_wire::schema::tables::{ACTIVITY_TIMER, LIFETIME};
 use vex_wire::schema::{Value, decode, encode};
 use vex_wire::tag::FNV1_EMPTY;
 
@@ -86,6 +87,16 @@ pub fn roster_faults(plan: &FaultPlan, m: &mut SensorAuthUpdate) {
     {
         patch(&mut body.bytes, 0, 3, 5); // T24-01: the 3-bit row count says 5; four rows fit
     }
+    if plan.has(Fault::ZeroedTimerWindow)
+        && let Some(auth) = m
+            .groups
+            .iter_mut()
+            .flat_map(|g| &mut g.objects)
+            .find(|o| o.slot.slot_type == TYPE_TIMER)
+            .and_then(|o| o.auth.as_mut())
+    {
+        auth.body = zeroed_timer(); // SLOT-03
+    }
     bubble_grant_faults(plan, m);
     if plan.has(Fault::GrantBubbleZero) {
         // AUTH-12: a grant the per-bubble arm of this build never applies
@@ -98,6 +109,15 @@ pub fn roster_faults(plan: &FaultPlan, m: &mut SensorAuthUpdate) {
         block.elements[0].grant = Some(1);
         m.prefix.bubble_block = Some(block);
     }
+}
+
+/// A type-18 body of zero bits: its clock window all zeros, which the encoder refuses.
+fn zeroed_timer() -> Option<Bits> {
+    let bit_len = min_bits(&ACTIVITY_TIMER);
+    Some(Bits {
+        bytes: vec![0; bit_len.div_ceil(8)],
+        bit_len,
+    })
 }
 
 /// The AUTH-11 faults, on the bubble-64 element of the block that grants it, or on every

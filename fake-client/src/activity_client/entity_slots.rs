@@ -64,9 +64,12 @@ impl EntitySlots {
         self.request_at
     }
 
-    /// Message 0, ORed into the lease (SLOTS-01): in the join burst, or as the answer to
-    /// a message 20, which grants free slots, so none the client holds and at least one
-    /// after the client returned some (HOST-04); any other is a push the host does not
+    /// Message 0, exactly a 1,024-byte mask ORed into the lease (SLOTS-01; facts 4.3): a
+    /// shorter one does not decode and is dropped; a longer one breaks the rule too, and
+    /// the model applies its first 1,024 bytes (what the client does with the rest is not
+    /// documented). It comes in the join burst, or as the answer to a message 20, which
+    /// grants free slots, so none the client holds and at least one after the client
+    /// returned some (HOST-04); any other is a push the host does not
     /// owe (SLOTS-02).
     pub(super) fn on_allocated(
         &mut self,
@@ -81,8 +84,16 @@ impl EntitySlots {
                 "message 0 of {} bytes: the 1,024-byte mask does not decode, dropped before its consumer runs",
                 payload.len()
             );
-            return verdict.violate(Rule::Body04, f, Some(8 * payload.len()), reason);
+            return verdict.violate(Rule::Slots01, f, Some(8 * payload.len()), reason);
         };
+        if payload.len() > SLOT_MASK_LEN {
+            let reason = format!(
+                "message 0 of {} bytes: the mask is exactly 1,024 bytes, so the {} bytes past it name no slot",
+                payload.len(),
+                payload.len() - SLOT_MASK_LEN
+            );
+            verdict.violate(Rule::Slots01, f, Some(8 * SLOT_MASK_LEN), reason);
+        }
         let grant = EntitySlotMask(mask.to_vec());
         let ask = if in_burst { None } else { self.ask.take() };
         let held_before = self.lease.clone();
@@ -188,25 +199,60 @@ mod tests {
     }
 
     /// A grant of free slots passes; one of held slots does not; an unasked one is SLOTS-02;
-    /// a short message 0 is dropped (BODY-04) and the request still waits.
+    /// a short message 0 is dropped (SLOTS-01) and the request still waits.
     #[test]
     fn grants_are_judged_against_the_lease() {
         let (mut s, mut v) = (asked(32), Verdict::new());
-        s.on_allocated(&mut v, 1, &[0; 10], false);
-        assert_eq!(v.rules(), [Rule::Body04]);
-        let (mut s, mut v) = (asked(32), Verdict::new());
         s.on_allocated(&mut v, 1, &[0; SLOT_MASK_LEN - 1], false);
-        assert_eq!(v.rules(), [Rule::Body04], "one byte short");
+        assert_eq!(v.rules(), [Rule::Slots01], "one byte short");
         s.on_allocated(&mut v, 2, &EntitySlotMask::with_range(200..208).0, false);
-        assert_eq!(v.rules(), [Rule::Body04], "free slots");
+        assert_eq!(v.rules(), [Rule::Slots01], "free slots");
         s.on_allocated(&mut v, 3, &EntitySlotMask::with_range(200..208).0, false);
         assert_eq!(
             v.rules(),
-            [Rule::Body04, Rule::Slots02],
+            [Rule::Slots01, Rule::Slots02],
             "no request outstanding"
         );
         let (mut s, mut v) = (asked(32), Verdict::new());
         s.on_allocated(&mut v, 1, &EntitySlotMask::with_range(0..8).0, false);
         assert_eq!(v.rules(), [Rule::Host04], "held slots");
+    }
+
+    /// SLOTS-01 at each length boundary, in the burst and as the answer to message 20:
+    /// exactly 1,024 bytes passes; empty, one byte, one short, one long and twice the
+    /// length are caught. A long mask's first 1,024 bytes are still ORed into the lease;
+    /// a short one is dropped whole.
+    #[test]
+    fn a_mask_is_exactly_1024_bytes() {
+        for in_burst in [true, false] {
+            for len in [
+                0,
+                1,
+                SLOT_MASK_LEN - 1,
+                SLOT_MASK_LEN,
+                SLOT_MASK_LEN + 1,
+                2 * SLOT_MASK_LEN,
+            ] {
+                let mut body = EntitySlotMask::with_range(200..208).0;
+                body.resize(len, 0xFF);
+                let (mut s, mut v) = (asked(0), Verdict::new());
+                s.on_allocated(&mut v, 1, &body, in_burst);
+                let want: &[Rule] = if len == SLOT_MASK_LEN {
+                    &[]
+                } else {
+                    &[Rule::Slots01]
+                };
+                assert_eq!(v.rules(), want, "{len} bytes, in burst: {in_burst}");
+                assert_eq!(
+                    s.lease().get(200),
+                    len >= SLOT_MASK_LEN,
+                    "{len} bytes: the grant applied"
+                );
+                assert!(
+                    !s.lease().get(8191),
+                    "{len} bytes: nothing past the mask applied"
+                );
+            }
+        }
     }
 }

@@ -1,11 +1,11 @@
 //! The Auth bodies of the slot types whose rules the pages give, checked as the client
 //! applies each against the body it held before (AH "Key slot types", "Values that crash
 //! the client"; T17-01, T17-04, T17-06, T17-07, T17-09, SEED-05, T3-01, T3-02, T65-01,
-//! T65-02).
+//! T65-02, SLOT-03).
 
 use crate::rules::Rule;
 use crate::verdict::Verdict;
-use vex_wire::activity::slot::{TYPE_GHOST_LINK, TYPE_LIFETIME, TYPE_OBJECTIVE};
+use vex_wire::activity::slot::{TYPE_GHOST_LINK, TYPE_LIFETIME, TYPE_OBJECTIVE, TYPE_TIMER};
 use vex_wire::schema::Value;
 use vex_wire::tag::FNV1_EMPTY;
 
@@ -77,6 +77,7 @@ pub(super) fn check(
         TYPE_LIFETIME => check_lifetime(verdict, at, fields, standing),
         TYPE_OBJECTIVE => check_objective(verdict, at, fields, held),
         TYPE_GHOST_LINK => check_ghost(verdict, at, fields, held),
+        TYPE_TIMER => check_timer(verdict, at, fields),
         _ => {}
     }
 }
@@ -203,6 +204,20 @@ fn check_ghost(verdict: &mut Verdict, at: At, fields: &[Value], held: Option<&[V
             "type-65 active changes with generation {generation}, not above the stored {stored}: the change does nothing"
         );
         report(verdict, at, Rule::T6501, reason);
+    }
+}
+
+/// Type 18: a body's clock window (its first field) with every field zero stands in for
+/// no timer, and the client runs it as one: a slot without a real timer goes reset-only
+/// (SLOT-03; AH "How an Auth table is encoded": the constructor seeds the maximum with 365
+/// days). Type 35 carries the window too; Vex has no type-35 body to judge.
+fn check_timer(verdict: &mut Verdict, at: At, fields: &[Value]) {
+    let Some(Value::Record(window)) = fields.first() else {
+        return;
+    };
+    if window.iter().all(Value::is_zero) {
+        let reason = "type-18 body with a zeroed clock window (not running, minimum, maximum, value, remaining, epoch and rate all 0): not a neutral timer; without a real timer the slot goes reset-only".to_string();
+        report(verdict, at, Rule::Slot03, reason);
     }
 }
 
@@ -406,6 +421,62 @@ mod tests {
         );
         assert!(rules(TYPE_GHOST_LINK, ghost(3, false), held.clone()).is_empty());
         assert!(rules(TYPE_GHOST_LINK, ghost(2, true), held).is_empty());
+    }
+
+    fn timer(window: [Value; 7]) -> Vec<Value> {
+        vec![
+            Value::Record(window.to_vec()),
+            Value::Bool(false),
+            Value::Int(0),
+        ]
+    }
+
+    /// SLOT-03: a type-18 window with every field zero is caught; one that keeps any one
+    /// field (running, a bound, the value, the remaining time, the epoch, the rate) is a
+    /// timer and passes, and so does a window whose rate is -0.0 (its bits are not zero).
+    #[test]
+    fn a_zeroed_timer_window_is_caught() {
+        let zero = || {
+            [
+                Value::Bool(false),
+                Value::Int(0),
+                Value::Int(0),
+                Value::Int(0),
+                Value::Int(0),
+                Value::Int(0),
+                Value::Raw { bits: 0, width: 32 },
+            ]
+        };
+        assert_eq!(rules(TYPE_TIMER, timer(zero()), None), [Rule::Slot03]);
+        let mut tail = timer(zero());
+        tail[1] = Value::Bool(true);
+        tail[2] = Value::Int(5);
+        assert_eq!(
+            rules(TYPE_TIMER, tail, None),
+            [Rule::Slot03],
+            "the tail is not the window"
+        );
+        for i in 0..7 {
+            let mut window = zero();
+            window[i] = match i {
+                0 => Value::Bool(true),
+                6 => Value::Raw {
+                    bits: u128::from(1.0f32.to_bits()),
+                    width: 32,
+                },
+                _ => Value::Int(1),
+            };
+            assert!(
+                rules(TYPE_TIMER, timer(window), None).is_empty(),
+                "field {i}"
+            );
+        }
+        let mut negative_zero = zero();
+        negative_zero[6] = Value::Raw {
+            bits: u128::from((-0.0f32).to_bits()),
+            width: 32,
+        };
+        assert!(rules(TYPE_TIMER, timer(negative_zero), None).is_empty());
     }
 
     /// Once the player has spawned, a lifetime state the gate does not accept holds

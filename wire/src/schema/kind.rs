@@ -137,6 +137,11 @@ pub enum Guard {
         /// The rule that says so.
         rule: Rule,
     },
+    /// The record must not have every field zero (a zeroed clock window, SLOT-03).
+    NotAllZero {
+        /// The rule that says so.
+        rule: Rule,
+    },
 }
 
 /// One field descriptor.

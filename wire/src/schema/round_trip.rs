@@ -5,12 +5,13 @@
 use super::kind::{Field, Guard, Kind, Schema};
 use super::tables::*;
 use crate::activity::body::Body;
-use crate::bits::{BitReader, BitWriter};
+use crate::bits::{BitReader, BitWriter, Bits};
 use crate::schema::kind::{KEYED_LANE_FIRST, KEYED_LANE_SECOND, RUNTIME_I32};
 use crate::schema::measure::{max_bits, min_bits};
 use crate::schema::walk::int_from_stored;
-use crate::schema::{TagMode, Value, decode, decode_traced, encode};
+use crate::schema::{SchemaError, TagMode, Value, decode, decode_traced, encode};
 use proptest::prelude::*;
+use vex_rules::Rule;
 
 /// The kinds no documented table uses yet, so the walker's handling of each is tested.
 const TAG_FIELDS: Schema = Schema {
@@ -359,6 +360,45 @@ fn values_out_of_range_and_wrong_shapes_are_refused() {
     assert!(encode(&CLIENT_REF, &v, &mut w).is_err());
     let v = Value::Record(vec![Value::Bool(true), Value::Int(0), Value::Int(0)]);
     assert!(encode(&CLIENT_REF, &v, &mut BitWriter::new()).is_err());
+}
+
+/// SLOT-03: the encoder refuses a type-18 body whose clock window is all zeros, names the
+/// window and the rule, and takes the same body once any window field is set; the decoder
+/// still reads the zeroed one as sent.
+#[test]
+fn a_zeroed_clock_window_is_refused() {
+    let body = |running: bool| {
+        let zero = Value::Int(0);
+        let window = vec![
+            Value::Bool(running),
+            zero.clone(),
+            zero.clone(),
+            zero.clone(),
+            zero.clone(),
+            zero.clone(),
+            Value::Raw { bits: 0, width: 32 },
+        ];
+        Value::Record(vec![Value::Record(window), Value::Bool(false), zero])
+    };
+    let refused = encode(&ACTIVITY_TIMER, &body(false), &mut BitWriter::new());
+    match refused {
+        Err(SchemaError::Unsafe { path, rule, .. }) => {
+            assert_eq!((path.as_str(), rule), ("clock", Rule::Slot03));
+        }
+        other => panic!("a zeroed window encoded: {other:?}"),
+    }
+    let mut w = BitWriter::new();
+    encode(&ACTIVITY_TIMER, &body(true), &mut w).unwrap();
+    let bits = w.finish_bits().unwrap();
+    let zeroed = Bits {
+        bytes: vec![0; bits.bytes.len()],
+        bit_len: bits.bit_len,
+    };
+    let read = decode(&ACTIVITY_TIMER, &mut zeroed.reader()).unwrap();
+    let Value::Record(fields) = read else {
+        panic!("not a record")
+    };
+    assert!(matches!(&fields[0], Value::Record(w) if w.iter().all(Value::is_zero)));
 }
 
 /// A presence bit in front of a kind with its own null would read "1 0" as absent and

@@ -33,11 +33,13 @@ pub const CLOCK_WINDOW: Schema = Schema {
 };
 
 /// Type 18 activity_timer_sensor: the clock window, then a bool and an int32 whose use
-/// is an open question of AH; 386 bits.
+/// is an open question of AH; 386 bits. A zeroed clock window is no neutral timer: the
+/// encoder refuses it (SLOT-03; a slot with no real timer goes reset-only).
 pub const ACTIVITY_TIMER: Schema = Schema {
     name: "activity_timer_sensor",
     fields: &[
-        Field::always("clock", Kind::Record(&CLOCK_WINDOW)),
+        Field::always("clock", Kind::Record(&CLOCK_WINDOW))
+            .guarded(&[Guard::NotAllZero { rule: Rule::Slot03 }]),
         Field::always("tail_flag", Kind::Bool),
         Field::always("tail_value", I32),
     ],

@@ -45,3 +45,13 @@ pub enum Value {
     /// An array's elements.
     Array(Vec<Value>),
 }
+
+impl Value {
+    /// True for false, the integer 0 and a real or raw run of zero bits.
+    pub fn is_zero(&self) -> bool {
+        matches!(
+            self,
+            Value::Bool(false) | Value::Int(0) | Value::Raw { bits: 0, .. }
+        )
+    }
+}

@@ -119,6 +119,11 @@ pub fn check_guards(
         }
         (Guard::Refused { rule, values }, Value::Int(i)) if values.contains(i) => Some(*rule),
         (Guard::Absent { rule }, v) if *v != Value::Absent => Some(*rule),
+        (Guard::NotAllZero { rule }, Value::Record(fields))
+            if fields.iter().all(Value::is_zero) =>
+        {
+            Some(*rule)
+        }
         _ => None,
     });
     match broken {
