@@ -176,6 +176,8 @@ caught! {
     catch_auth05 => WrongRemainder,
     catch_auth05_last => WrongRemainderLast,
     catch_auth06 => SenseBitWithoutSchema,
+    catch_auth06_auth_bits_left_out => AuthBitsLeftOut,
+    catch_auth06_sense_bit_left_out => SenseBitLeftOut,
     catch_auth07 => EmptyGroupKey,
     catch_auth08 => MissingBlock,
     catch_auth12 => GrantBubbleZero,

@@ -229,6 +229,11 @@ faults! {
     /// AUTH-06: message 5 writes a Sense bit in the type-17 block; that slot has no Sense
     /// schema.
     SenseBitWithoutSchema => Auth06, also [Auth08, Auth16];
+    /// AUTH-06: the configuration slot's block (type 8, an Auth schema) leaves out its
+    /// reset and root bits.
+    AuthBitsLeftOut => Auth06;
+    /// AUTH-06: the ghost slot's block (type 65, a Sense schema) leaves out its Sense bit.
+    SenseBitLeftOut => Auth06;
     /// AUTH-07: message 5's first group is keyed 0x811C9DC5.
     EmptyGroupKey => Auth07, also [Auth08];
     /// AUTH-08: message 5 leaves out the block of one registered slot.

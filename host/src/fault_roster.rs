@@ -12,7 +12,8 @@ use vex_wire::activity::sensor_auth::{
     ObjectBlock, SensorAuthUpdate,
 };
 use vex_wire::activity::slot::{
-    CLIENT_REF_BITS, ClientRef, NEVER_DESCRIBED, TYPE_CHANNEL, TYPE_LIFETIME, TYPE_TIMER,
+    CLIENT_REF_BITS, ClientRef, NEVER_DESCRIBED, TYPE_CHANNEL, TYPE_CONFIGURATION, TYPE_GHOST_LINK,
+    TYPE_LIFETIME, TYPE_TIMER,
 };
 use vex_wire::bits::{BitReader, BitWriter, Bits};
 use vex_wire::schema::measure::min_bits;
@@ -61,13 +62,19 @@ pub fn roster_faults(plan: &FaultPlan, m: &mut SensorAuthUpdate) {
         });
     }
     if plan.has(Fault::SenseBitWithoutSchema)
-        && let Some(o) = m
-            .groups
-            .iter_mut()
-            .flat_map(|g| &mut g.objects)
-            .find(|o| o.slot.slot_type == TYPE_LIFETIME)
+        && let Some(o) = block_of(m, TYPE_LIFETIME)
     {
         o.sense = Some(None); // AUTH-06: a Sense-present bit the client does not read
+    }
+    if plan.has(Fault::AuthBitsLeftOut)
+        && let Some(o) = block_of(m, TYPE_CONFIGURATION)
+    {
+        o.auth = None; // AUTH-06: an Auth schema's reset and root bits left out
+    }
+    if plan.has(Fault::SenseBitLeftOut)
+        && let Some(o) = block_of(m, TYPE_GHOST_LINK)
+    {
+        o.sense = None; // AUTH-06: a Sense schema's bit left out
     }
     edit_lifetime(plan, m);
     if plan.has(Fault::SecondLifetimeDiffers)
@@ -88,12 +95,7 @@ pub fn roster_faults(plan: &FaultPlan, m: &mut SensorAuthUpdate) {
         patch(&mut body.bytes, 0, 3, 5); // T24-01: the 3-bit row count says 5; four rows fit
     }
     if plan.has(Fault::ZeroedTimerWindow)
-        && let Some(auth) = m
-            .groups
-            .iter_mut()
-            .flat_map(|g| &mut g.objects)
-            .find(|o| o.slot.slot_type == TYPE_TIMER)
-            .and_then(|o| o.auth.as_mut())
+        && let Some(auth) = block_of(m, TYPE_TIMER).and_then(|o| o.auth.as_mut())
     {
         auth.body = zeroed_timer(); // SLOT-03
     }
@@ -148,12 +150,17 @@ fn bubble_grant_faults(plan: &FaultPlan, m: &mut SensorAuthUpdate) {
     }
 }
 
-/// The Auth body of the first block of `slot_type` in `m`, when one carries a body.
-fn body_of(m: &mut SensorAuthUpdate, slot_type: i8) -> Option<&mut Bits> {
+/// The first block of `slot_type` in `m`.
+fn block_of(m: &mut SensorAuthUpdate, slot_type: i8) -> Option<&mut ObjectBlock> {
     m.groups
         .iter_mut()
         .flat_map(|g| &mut g.objects)
         .find(|o| o.slot.slot_type == slot_type)
+}
+
+/// The Auth body of the first block of `slot_type` in `m`, when one carries a body.
+fn body_of(m: &mut SensorAuthUpdate, slot_type: i8) -> Option<&mut Bits> {
+    block_of(m, slot_type)
         .and_then(|o| o.auth.as_mut())
         .and_then(|a| a.body.as_mut())
 }

@@ -22,6 +22,9 @@ pub(super) enum Block {
     Unknown,
     /// The block ends inside the body its slot's schema reads.
     Short(SchemaError),
+    /// The block ends before a flag its slot's schemas have: the reset and root bits, or
+    /// the Sense bit (AUTH-06 when it was written for other schemas).
+    EndsBefore(&'static str),
     /// A count above its array's capacity: the client writes past the array (BODY-05).
     OverCapacity {
         path: String,
@@ -36,7 +39,7 @@ pub(super) fn read_block(decl: &SlotDecl, mut r: BitReader<'_>) -> Block {
     let mut body = None;
     if decl.schemas.auth {
         let (Ok(_reset), Ok(root)) = (r.read_bool(), r.read_bool()) else {
-            return Block::Unknown;
+            return Block::EndsBefore("its reset and root bits");
         };
         if root {
             let Some(schema) = catalog::auth(decl.slot_type) else {
@@ -61,7 +64,11 @@ pub(super) fn read_block(decl: &SlotDecl, mut r: BitReader<'_>) -> Block {
         }
     }
     let mut sense = None;
-    if decl.schemas.sense && r.read_bool().unwrap_or(true) {
+    let sense_bit = decl.schemas.sense.then(|| r.read_bool());
+    if let Some(Err(_)) = sense_bit {
+        return Block::EndsBefore("its Sense bit");
+    }
+    if let Some(Ok(true)) = sense_bit {
         let Some(schema) = catalog::sense(decl.slot_type) else {
             return Block::Unknown; // a Sense override with no schema Vex knows
         };
@@ -136,7 +143,10 @@ impl ReadBlocks {
         let block = read_block(&decl, r);
         let bits = match block {
             Block::Read { bits, .. } => Some(bits),
-            Block::Unknown | Block::Short(_) | Block::OverCapacity { .. } => None,
+            Block::Unknown
+            | Block::Short(_)
+            | Block::EndsBefore(_)
+            | Block::OverCapacity { .. } => None,
         };
         self.read.push_back((start, block));
         bits

@@ -8,17 +8,44 @@ use super::slot_bodies::{self, At, Standing};
 use crate::rules::Rule;
 use crate::verdict::Verdict;
 use std::collections::{BTreeMap, BTreeSet};
-use vex_wire::activity::body::Body;
 use vex_wire::activity::ids;
-use vex_wire::activity::sensor_auth::{
-    AuthPrefix, DecodedAuthUpdate, DecodedObject, RosterDelta, SensorAuthUpdate,
-};
+use vex_wire::activity::sensor_auth::{AuthPrefix, DecodedAuthUpdate, DecodedObject, RosterDelta};
 use vex_wire::activity::slot::{
     ClientRef, EMPTY_KEY, NEVER_DESCRIBED, TYPE_CHANNEL, TYPE_LIFETIME, TYPE_PARTICIPATION,
 };
 use vex_wire::bits::Bits;
 use vex_wire::scenario::{Scenario, SlotDecl};
 use vex_wire::schema::Value;
+
+/// A block the client does not read as long as its remainder says: AUTH-06 when another
+/// guess at the slot's schemas reads exactly the remainder, else the rule and reason of
+/// what the slot's own schemas found. True for AUTH-06.
+fn mismatch(
+    verdict: &mut Verdict,
+    f: Option<u64>,
+    decl: &SlotDecl,
+    message: &[u8],
+    object: &DecodedObject,
+    (rule, reason): (Rule, String),
+) -> bool {
+    let s = object.slot;
+    let slot = format!("slot {:#x}/{}/{}", s.key, s.slot_type, s.index);
+    match written_for(decl, message, object) {
+        Some(guess) => {
+            let reason = format!(
+                "{slot}: the block is written for a slot with {} but the slot has {}, and every later bit shifts (or its remainder is off by as many bits)",
+                describe(guess),
+                describe(decl.schemas)
+            );
+            verdict.violate(Rule::Auth06, f, Some(object.at), reason);
+            true
+        }
+        None => {
+            verdict.violate(rule, f, Some(object.at), format!("{slot}: {reason}"));
+            false
+        }
+    }
+}
 
 /// What the client holds of the host's message 5s (AH "Message 5", "How the client
 /// applies an Auth body").
@@ -81,7 +108,7 @@ impl Roster {
             }) {
                 Ok(m) => m,
                 Err(e) => {
-                    if !short_lifetime(verdict, scenario, idx, message) {
+                    if !misread_block(verdict, scenario, idx, message) {
                         let (msg, len) = (ids::SENSOR_AUTH_UPDATE, message.len());
                         verdict.undecodable(Rule::Body04, idx, msg, len, &e);
                     }
@@ -107,10 +134,12 @@ impl Roster {
             let Some((_, decl)) = scenario.schemas_of(&object.slot) else {
                 continue; // skipped by its remainder
             };
-            self.check_body_kept(verdict, idx, object, &decl);
             let (bits, body, sense) = match read.take(&decl, object) {
                 Block::Read { bits, body, sense } => (bits, body, sense),
-                Block::Unknown => continue,
+                Block::Unknown => {
+                    self.check_body_kept(verdict, idx, object, &decl);
+                    continue;
+                }
                 Block::Short(e) => {
                     let (rule, what) = if decl.slot_type == TYPE_LIFETIME {
                         (
@@ -123,9 +152,16 @@ impl Roster {
                             "the block ends inside the body its slot's schema reads",
                         )
                     };
-                    let reason =
-                        format!("slot {:#x}/{}/{}: {what}: {e}", s.key, s.slot_type, s.index);
-                    verdict.violate(rule, f, Some(object.at), reason);
+                    let reason = format!("{what}: {e}");
+                    mismatch(verdict, f, &decl, message, object, (rule, reason));
+                    continue;
+                }
+                Block::EndsBefore(what) => {
+                    let reason = format!(
+                        "remainder {} ends the block before {what}; a client that skips it lands elsewhere",
+                        object.remainder
+                    );
+                    mismatch(verdict, f, &decl, message, object, (Rule::Auth05, reason));
                     continue;
                 }
                 Block::OverCapacity {
@@ -133,6 +169,7 @@ impl Roster {
                     count,
                     capacity,
                 } => {
+                    self.check_body_kept(verdict, idx, object, &decl);
                     let rule = match (decl.slot_type, path.as_str()) {
                         (TYPE_LIFETIME, "switches") => Rule::T1703,
                         (TYPE_CHANNEL, "rows") => Rule::T2401,
@@ -147,24 +184,15 @@ impl Roster {
                 }
             };
             if bits != object.remainder as usize {
-                let slot = format!("slot {:#x}/{}/{}", s.key, s.slot_type, s.index);
-                match written_for(&decl, message, object) {
-                    Some(guess) => {
-                        let reason = format!(
-                            "{slot}: the block is written for a slot with {} but the slot has {}, and every later bit shifts (or its remainder is off by as many bits)",
-                            describe(guess),
-                            describe(decl.schemas)
-                        );
-                        verdict.violate(Rule::Auth06, f, Some(object.at), reason);
-                    }
-                    None => {
-                        let reason = format!(
-                            "{slot}: remainder {} but the block holds {bits} bits; a client that skips it lands elsewhere",
-                            object.remainder
-                        );
-                        verdict.violate(Rule::Auth05, f, Some(object.at), reason);
-                    }
+                let reason = format!(
+                    "remainder {} but the block holds {bits} bits; a client that skips it lands elsewhere",
+                    object.remainder
+                );
+                if mismatch(verdict, f, &decl, message, object, (Rule::Auth05, reason)) {
+                    continue; // what the client read there is not the body the host wrote
                 }
+            } else {
+                self.check_body_kept(verdict, idx, object, &decl);
             }
             if let Some(body) = body {
                 let at = At {
@@ -246,8 +274,10 @@ impl Roster {
         self.seeded.clear();
     }
 
-    /// A reset-only block installs the schema's defaults over the body the slot got
-    /// before, so a host that still holds that body repeats it (AUTH-09).
+    /// A slot's first block sends reset 1 (SEED-01), and a reset-only block installs the
+    /// schema's defaults over the body the slot got before, so a host that still holds
+    /// that body repeats it (AUTH-09). Judged on blocks whose flags the client reads where
+    /// they were written: a block misread by its slot's schemas is AUTH-05 or AUTH-06.
     fn check_body_kept(
         &mut self,
         verdict: &mut Verdict,
@@ -289,27 +319,45 @@ impl Roster {
     }
 }
 
-/// A message 5 the client could not read, whose blocks by their remainders hold a
-/// type-17 body shorter than its 20 fields: the client reads the fields on into the next
-/// block, and the message is dropped (T17-02). True when that was reported.
-fn short_lifetime(verdict: &mut Verdict, scenario: &Scenario, idx: u64, message: &[u8]) -> bool {
-    let Ok(m) = SensorAuthUpdate::decode(message) else {
+/// A message 5 the client could not read, whose blocks delimited by their remainders
+/// show why: the first block its slot's own schemas do not read as long as its remainder
+/// says (a type-17 body short of its 20 fields, T17-02; a block written for other schemas,
+/// AUTH-06; else AUTH-05). The client reads on into the next block and drops the message.
+/// True when that was reported.
+fn misread_block(verdict: &mut Verdict, scenario: &Scenario, idx: u64, message: &[u8]) -> bool {
+    let Ok(m) = DecodedAuthUpdate::decode_with(message, |_, _| None) else {
         return false;
     };
-    let short = m.groups.iter().flat_map(|g| &g.objects).find_map(|o| {
+    let misread = m.groups.iter().flat_map(|g| &g.objects).find_map(|o| {
         let (_, decl) = scenario.schemas_of(&o.slot)?;
-        match read_block(&decl, o.content.reader()) {
-            Block::Short(e) if decl.slot_type == TYPE_LIFETIME => Some((o.at, e)),
-            _ => None,
-        }
+        let why = match read_block(&decl, o.content.reader()) {
+            Block::Short(e) if decl.slot_type == TYPE_LIFETIME => (
+                Rule::T1702,
+                format!(
+                    "the type-17 body is shorter than its 20 fields, which have no presence bits and go whole ({e})"
+                ),
+            ),
+            Block::Short(e) => (
+                Rule::Auth05,
+                format!("the block ends inside the body its slot's schema reads ({e})"),
+            ),
+            Block::EndsBefore(what) => (
+                Rule::Auth05,
+                format!("remainder {} ends the block before {what}", o.remainder),
+            ),
+            Block::Read { bits, .. } if bits != o.remainder as usize => (
+                Rule::Auth05,
+                format!("remainder {} but the block holds {bits} bits", o.remainder),
+            ),
+            _ => return None,
+        };
+        Some((o, decl, why))
     });
-    let Some((at, e)) = short else {
+    let Some((object, decl, (rule, why))) = misread else {
         return false;
     };
-    let reason = format!(
-        "the type-17 body is shorter than its 20 fields, which have no presence bits and go whole ({e}): the client reads on into the next block and drops the message"
-    );
-    verdict.violate(Rule::T1702, Some(idx), Some(at), reason);
+    let reason = format!("{why}: the client reads on into the next block and drops the message");
+    mismatch(verdict, Some(idx), &decl, message, object, (rule, reason));
     true
 }
 
@@ -448,6 +496,9 @@ fn check_apply(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use vex_wire::activity::body::Body;
+    use vex_wire::activity::sensor_auth::{AuthPart, EntityGroup, ObjectBlock, SensorAuthUpdate};
+    use vex_wire::activity::slot::SlotSchemas;
     use vex_wire::bits::Bits;
 
     /// The built-in scenario's type-17 block with `reset` and `root` (and no body bits:
@@ -487,5 +538,129 @@ mod tests {
         let (object, decl) = lifetime_block(true, false);
         roster.check_body_kept(&mut v, 1, &object, &decl);
         assert!(v.rules().is_empty(), "no body before");
+    }
+
+    /// Beside the group the spawn gate needs, one group of four slots, one for each pair
+    /// of schemas a slot can have (65 with both, 8 with Auth only, 65 declared with Sense
+    /// only, 31 with neither). A Sense bit is read as 1 only where Vex knows the Sense
+    /// schema, type 65's: the override is then read, and its length is known.
+    const SCHEMA_PAIRS: &str = r#"
+name = "schema_pairs"
+activity_host_id = "0x1"
+bubble_count = 1
+arrival_slice_set = 0
+[destination]
+reason = 2
+source_activity = 1
+destination_activity = 2
+arrival_hash = "0x1"
+spawn_hash = "0x2"
+name = "schema_pairs"
+[player]
+member_key = "0x1"
+character_id = "0x2"
+account_soid = "0x9EAA300100000001"
+[[object]]
+key = "0xAAAA0001"
+slots = [
+    { type = 13, index = 0, auth = true, sense = true },
+    { type = 17, index = 1, auth = true, sense = false },
+]
+[[object]]
+key = "0xCCCC0001"
+slots = [
+    { type = 65, index = 0, auth = true, sense = true },
+    { type = 8, index = 1, auth = true, sense = false },
+    { type = 65, index = 2, auth = false, sense = true },
+    { type = 31, index = 3, auth = false, sense = false },
+]
+"#;
+
+    /// `slot`'s block written for `schemas`: reset-only (SEED-01) and the Sense bit 0, so
+    /// the client reads no body under any guess and the block's length is the only tell.
+    fn block_for(slot: ClientRef, schemas: SlotSchemas) -> ObjectBlock {
+        ObjectBlock {
+            slot,
+            auth: schemas.auth.then_some(AuthPart {
+                reset: true,
+                body: None,
+            }),
+            sense: schemas.sense.then_some(None),
+        }
+    }
+
+    /// The rules the client reports for a message 5 whose block `at` of the group is
+    /// written for `written`, and every other block for its slot's own schemas.
+    fn judge_blocks(at: usize, written: SlotSchemas) -> Vec<Rule> {
+        let scenario = vex_wire::scenario_file::parse(SCHEMA_PAIRS).unwrap();
+        let spawn_gate = [(TYPE_PARTICIPATION, 0), (TYPE_LIFETIME, 1)].map(|(slot_type, index)| {
+            let slot = ClientRef {
+                key: 0xAAAA_0001,
+                slot_type,
+                index,
+            };
+            block_for(slot, scenario.schemas_of(&slot).unwrap().1.schemas)
+        });
+        let slots: Vec<ClientRef> = (0..4)
+            .map(|index| {
+                let slot_type = [65, 8, 65, 31][index as usize];
+                ClientRef {
+                    key: 0xCCCC_0001,
+                    slot_type,
+                    index,
+                }
+            })
+            .collect();
+        let objects = slots
+            .iter()
+            .enumerate()
+            .map(|(i, slot)| {
+                let (_, decl) = scenario.schemas_of(slot).unwrap();
+                block_for(*slot, if i == at { written } else { decl.schemas })
+            })
+            .collect();
+        let message = SensorAuthUpdate {
+            groups: vec![
+                EntityGroup {
+                    key: 0xAAAA_0001,
+                    filler: 0,
+                    objects: spawn_gate.to_vec(),
+                },
+                EntityGroup {
+                    key: 0xCCCC_0001,
+                    filler: 0,
+                    objects,
+                },
+            ],
+            ..vex_wire::vectors::sensor_auth_full_example()
+        }
+        .encode()
+        .unwrap();
+        let mut r = vex_wire::bits::BitReader::new(&message);
+        let prefix = AuthPrefix::read(&mut r).unwrap();
+        let (mut roster, mut v) = (Roster::default(), Verdict::new());
+        roster.read(&mut v, &scenario, 0, 1, &message, (prefix, r.position()));
+        v.rules()
+    }
+
+    /// AUTH-06 at every pair: each of the four slots' blocks written for each of the three
+    /// other schema pairs (reset and root for a slot without an Auth schema, or left out
+    /// for one with it; the Sense bit for a slot without a Sense schema, or left out for
+    /// one with it), first, inside and last in its group, is caught; every block written
+    /// for its own slot passes.
+    #[test]
+    fn a_block_written_for_other_schemas_is_auth_06() {
+        let pairs = [(true, true), (true, false), (false, true), (false, false)]
+            .map(|(auth, sense)| SlotSchemas { auth, sense });
+        for (at, own) in pairs.iter().enumerate() {
+            assert_eq!(judge_blocks(at, *own), [], "slot {at} as its own");
+            for written in pairs.iter().filter(|w| *w != own) {
+                assert_eq!(
+                    judge_blocks(at, *written),
+                    [Rule::Auth06],
+                    "slot {at} ({own:?}) written for {written:?}"
+                );
+            }
+        }
     }
 }
