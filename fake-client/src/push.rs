@@ -103,4 +103,129 @@ mod tests {
         assert_eq!(copied_payload(vec![1, 2, 3], 2), [1, 2]);
         assert_eq!(copied_payload(vec![1], 3), [1, STALE_BYTE, STALE_BYTE]);
     }
+
+    use crate::activity_client::ActivityClient;
+    use crate::config::ClientConfig;
+    use std::net::{Ipv4Addr, SocketAddrV4};
+    use vex_wire::activity::body::Body;
+    use vex_wire::activity::join::{JoinRequest, JoinResult};
+
+    /// A session id of the built-in account's shape (ENV-09).
+    const SESSION: u64 = 0x9EAA_3001_0020_0001;
+
+    /// A client whose service 7 named [`SESSION`], and the join_result that accepts its
+    /// join followed by one trailing byte, which its decoder reads past (BODY-04): so a
+    /// payload_len one short or one long still copies a join_result that decodes.
+    fn joining() -> (ClientCore, Vec<u8>) {
+        let config = ClientConfig::builtin(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 1));
+        let p = config.scenario.player;
+        let request = JoinRequest::new(config.join_nonce, SESSION, p.member_key, p.character_id);
+        let mut body = JoinResult::accept(&request, SESSION).encode().unwrap();
+        body.push(0);
+        let mut c = ClientCore::new(config);
+        c.activity = Some(ActivityClient::new(SESSION, false, false, 0));
+        (c, body)
+    }
+
+    /// The rules one service-9 body breaks on a fresh [`joining`] client.
+    fn rules_for(push: &ActivityPush) -> Vec<Rule> {
+        let (mut c, _) = joining();
+        c.handle_push(Instant::default(), 1, &push.encode());
+        c.verdict.rules()
+    }
+
+    fn join_push() -> ActivityPush {
+        ActivityPush::new(SESSION, vex_wire::activity::ids::JOIN_RESULT, joining().1)
+    }
+
+    /// ENV-02: payload_len one below or one above the bytes that follow is caught (and
+    /// the copy it makes still decodes, so nothing else is); equal passes.
+    #[test]
+    fn payload_len_must_equal_the_bytes_that_follow() {
+        let good = join_push();
+        let len = good.payload_len;
+        for (declared, want) in [
+            (len, vec![]),
+            (len - 1, vec![Rule::Env02]),
+            (len + 1, vec![Rule::Env02]),
+        ] {
+            let push = ActivityPush {
+                payload_len: declared,
+                ..good.clone()
+            };
+            assert_eq!(
+                rules_for(&push),
+                want,
+                "payload_len {declared}, {len} follow"
+            );
+        }
+    }
+
+    /// ENV-03: 0xFFFFFF70 and above crash; 0xFFFFFF6F does not, and is only ENV-02 (the
+    /// copy stops at the receive buffer, and the join_result in it still decodes).
+    #[test]
+    fn a_payload_len_of_0xffffff70_or_more_crashes() {
+        for (declared, want) in [
+            (0xFFFF_FF70, Rule::Env03),
+            (0xFFFF_FF71, Rule::Env03),
+            (0xFFFF_FFFF, Rule::Env03),
+            (0xFFFF_FF6F, Rule::Env02),
+        ] {
+            let push = ActivityPush {
+                payload_len: declared,
+                ..join_push()
+            };
+            assert_eq!(rules_for(&push), [want], "payload_len {declared:#x}");
+        }
+    }
+
+    /// ENV-01: only discriminator 1 is accepted.
+    #[test]
+    fn only_discriminator_1_is_accepted() {
+        for (discriminator, want) in [
+            (1, vec![]),
+            (0, vec![Rule::Env01]),
+            (2, vec![Rule::Env01]),
+            (255, vec![Rule::Env01]),
+        ] {
+            let push = ActivityPush {
+                discriminator,
+                ..join_push()
+            };
+            assert_eq!(rules_for(&push), want, "discriminator {discriminator}");
+        }
+    }
+
+    /// ENV-11: each of the nine name-only ids, and every id the client only sends, pushed
+    /// by the host is caught; an id with an inbound handler is not.
+    #[test]
+    fn name_only_and_client_only_ids_are_caught() {
+        let name_only = [9, 17, 35, 36, 42, 51, 53, 55, 58];
+        let in_table: Vec<u32> = (0..=58)
+            .filter(|&id| table::message(id).is_some_and(|m| m.direction == Direction::NameOnly))
+            .collect();
+        assert_eq!(in_table, name_only, "the table's name-only ids");
+        let client_only: Vec<u32> = (0..=58)
+            .filter(|&id| {
+                table::message(id).is_some_and(|m| m.direction == Direction::ClientToHost)
+            })
+            .collect();
+        for example in [3, 6, 15, 16, 52] {
+            assert!(
+                client_only.contains(&example),
+                "{example} is one the client only sends"
+            );
+        }
+        for id in name_only.into_iter().chain(client_only) {
+            let push = ActivityPush::new(SESSION, id, vec![0; 8]);
+            assert_eq!(rules_for(&push), [Rule::Env11], "message {id}");
+        }
+        assert!(rules_for(&join_push()).is_empty(), "message 4");
+        for id in
+            (0..=58).filter(|&id| table::message(id).is_some_and(Message::has_inbound_handler))
+        {
+            let push = ActivityPush::new(SESSION, id, vec![0; 8]);
+            assert!(!rules_for(&push).contains(&Rule::Env11), "message {id}");
+        }
+    }
 }

@@ -205,3 +205,53 @@ impl ClientCore {
         self.verdict.violate(Rule::Bap10, f, None, reason);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ClientConfig;
+    use std::net::{Ipv4Addr, SocketAddrV4};
+    use vex_wire::bap::header::FrameType;
+
+    /// The rules one plaintext frame on `service` (a response header and four body bytes)
+    /// breaks on a fresh client whose primary link just opened.
+    fn rules_for(service: u16) -> Vec<Rule> {
+        let config = ClientConfig::builtin(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 1));
+        let mut c = ClientCore::new(config);
+        let now = Instant::default();
+        c.handle_connected(now, LinkKind::Primary);
+        let mut inner = Vec::new();
+        InnerHeader::response(service, 99).write(&mut inner);
+        inner.extend_from_slice(&[0; 4]);
+        let frame = outer_frame(FrameType::Bootstrap, &inner);
+        c.handle_bytes(now, LinkKind::Primary, &frame);
+        c.verdict.rules()
+    }
+
+    /// BAP-04: 308 and above are dropped at the header; 307, the last id below, is read
+    /// on (a response to no request: BAP-05).
+    #[test]
+    fn service_ids_from_308_are_dropped() {
+        assert_eq!(SERVICE_ID_LIMIT, 308);
+        for service in [308, 309, u16::MAX] {
+            assert_eq!(rules_for(service), [Rule::Bap04], "service {service}");
+        }
+        assert_eq!(rules_for(307), [Rule::Bap05], "service 307");
+    }
+
+    /// BAP-07: a reply on each of the ten send-only services is caught; the services
+    /// either side of each are not send-only.
+    #[test]
+    fn a_reply_on_any_send_only_service_crashes() {
+        let send_only = [18, 21, 23, 32, 34, 36, 38, 40, 46, 171];
+        assert_eq!(SEND_ONLY, send_only);
+        for service in send_only {
+            assert_eq!(rules_for(service), [Rule::Bap07], "service {service}");
+            for other in [service - 1, service + 1] {
+                if !send_only.contains(&other) {
+                    assert!(!rules_for(other).contains(&Rule::Bap07), "service {other}");
+                }
+            }
+        }
+    }
+}

@@ -249,3 +249,102 @@ impl ClientCore {
         .encode_service6()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ClientConfig;
+    use std::net::Ipv4Addr;
+
+    /// A session id of the built-in account's shape: account half 0x9EAA3001, class 0x0020.
+    const SESSION: u64 = 0x9EAA_3001_0020_0001;
+
+    fn client() -> ClientCore {
+        ClientCore::new(ClientConfig::builtin(SocketAddrV4::new(
+            Ipv4Addr::LOCALHOST,
+            1,
+        )))
+    }
+
+    /// `body` cut by one byte, as it is, and one zero byte longer.
+    fn sizes(body: &[u8]) -> [Vec<u8>; 3] {
+        let n = body.len();
+        [body[..n - 1].to_vec(), body.to_vec(), [body, &[0]].concat()]
+    }
+
+    /// BAP-12: service 17 is exactly 16 bytes; one short and one long are refused.
+    #[test]
+    fn service_17_takes_exactly_16_bytes() {
+        let good = HostLookupResponse {
+            host_id: client().config.scenario.activity_host_id,
+            address: Ipv4Addr::LOCALHOST,
+            reserved: 0,
+            port: 30974,
+        }
+        .encode();
+        let [short, exact, long] = sizes(&good);
+        for (body, want) in [
+            (short, vec![Rule::Bap12]),
+            (exact, vec![]),
+            (long, vec![Rule::Bap12]),
+        ] {
+            let mut c = client();
+            c.on_host_lookup(1, &body);
+            assert_eq!(c.verdict.rules(), want, "{} bytes", body.len());
+        }
+    }
+
+    /// BAP-13: service 7 is exactly 137 bytes; one short and one long are refused.
+    #[test]
+    fn service_7_takes_exactly_137_bytes() {
+        let [short, exact, long] = sizes(&HostResponse::new(SESSION).encode());
+        for (body, want) in [
+            (short, vec![Rule::Bap13]),
+            (exact, vec![]),
+            (long, vec![Rule::Bap13]),
+        ] {
+            let mut c = client();
+            c.on_host_response(Instant::default(), 1, &body);
+            assert_eq!(c.verdict.rules(), want, "{} bytes", body.len());
+        }
+    }
+
+    /// BAP-19: service 31 is exactly 128 bytes; one short and one long are refused.
+    #[test]
+    fn service_31_takes_exactly_128_bytes() {
+        let [short, exact, long] = sizes(&[0; CHANNEL_START_LEN]);
+        for (body, want) in [
+            (short, vec![Rule::Bap19]),
+            (exact, vec![]),
+            (long, vec![Rule::Bap19]),
+        ] {
+            let mut c = client();
+            let now = Instant::default();
+            c.handle_connected(now, LinkKind::Primary); // task 1 is service 30
+            let header = InnerHeader::response(CHANNEL_START + 1, 1);
+            c.handle_response(now, LinkKind::Primary, 1, header, &body);
+            assert_eq!(c.verdict.rules(), want, "{} bytes", body.len());
+        }
+    }
+
+    /// ENV-09: the account half in the high 32 bits and class 0x0020 in bits 16-31, both;
+    /// the index in bits 0-15 is free.
+    #[test]
+    fn a_session_id_has_the_account_half_and_class_0x0020() {
+        for (session, want) in [
+            (SESSION, vec![]),
+            (0x9EAA_3001_0020_FFFF, vec![]),
+            (0x9EAA_3001_0021_0001, vec![Rule::Env09]),
+            (0x9EAA_3001_0000_0001, vec![Rule::Env09]),
+            (0x9EAA_3001_2000_0001, vec![Rule::Env09]),
+            (0x9EAA_3002_0020_0001, vec![Rule::Env09]),
+            (0x0000_3001_0020_0001, vec![Rule::Env09]),
+            (0x0000_0000_0020_0001, vec![Rule::Env09]),
+            (1, vec![Rule::Env09]),
+        ] {
+            let mut c = client();
+            c.on_host_response(Instant::default(), 1, &HostResponse::new(session).encode());
+            assert_eq!(c.verdict.rules(), want, "session {session:#018x}");
+        }
+    }
+}

@@ -205,3 +205,189 @@ impl ActivityClient {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ClientConfig;
+    use crate::links::Links;
+    use crate::status::StatusLine;
+    use crate::verdict::Verdict;
+    use std::net::{Ipv4Addr, SocketAddrV4};
+    use vex_wire::activity::body::Body;
+    use vex_wire::activity::join::{JoinRequest, JoinResult};
+    use vex_wire::activity::sensor_auth::{
+        AuthPart, AuthPrefix, EntityGroup, ObjectBlock, SensorAuthUpdate,
+    };
+    use vex_wire::activity::slot::{ClientRef, NEVER_DESCRIBED, TYPE_CHANNEL};
+    use vex_wire::activity::small::WorldGlobals;
+    use vex_wire::bits::{BitWriter, Bits};
+    use vex_wire::time::Instant;
+
+    const SESSION: u64 = 0x9EAA_3001_0020_0001;
+    /// The built-in scenario's bubble-0 object holding the channel (type 24, index 3).
+    const OBJECT: u32 = 0xBBBB_0001;
+
+    /// An activity client of the built-in scenario whose join was accepted, whose join
+    /// burst came and which sent its first message 52, with what it reaches.
+    struct Joined {
+        client: ActivityClient,
+        config: ClientConfig,
+        status: StatusLine,
+        verdict: Verdict,
+        links: Links,
+    }
+
+    impl Joined {
+        fn new() -> Self {
+            let config = ClientConfig::builtin(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 1));
+            let p = config.scenario.player;
+            let request =
+                JoinRequest::new(config.join_nonce, SESSION, p.member_key, p.character_id);
+            let mut j = Self {
+                client: ActivityClient::new(SESSION, false, false, 0),
+                links: Links::new(config.target),
+                config,
+                status: StatusLine::default(),
+                verdict: Verdict::new(),
+            };
+            j.push(
+                ids::JOIN_RESULT,
+                JoinResult::accept(&request, SESSION).encode().unwrap(),
+            );
+            for msg in [
+                ids::ENTITY_SLOTS_ALLOCATED,
+                ids::GLOBAL_ACTIVITY_STATE,
+                ids::WORLD_GLOBALS_STATE,
+                ids::BUBBLE_HOST_STATE,
+            ] {
+                j.client.join.observe(&mut j.verdict, 0, msg);
+            }
+            j.client
+                .epochs
+                .send_patch(Instant::default(), j.config.patch_epoch);
+            assert!(j.verdict.rules().is_empty());
+            j
+        }
+
+        fn push(&mut self, msg: u32, payload: Vec<u8>) {
+            let mut cx = Context {
+                now: Instant::default(),
+                config: &self.config,
+                status: &mut self.status,
+                verdict: &mut self.verdict,
+                links: &mut self.links,
+            };
+            self.client
+                .on_push(&mut cx, 1, &ActivityPush::new(SESSION, msg, payload));
+        }
+    }
+
+    /// The rules one push breaks on a fresh [`Joined`] client.
+    fn rules_for(msg: u32, payload: Vec<u8>) -> Vec<Rule> {
+        let mut j = Joined::new();
+        j.push(msg, payload);
+        j.verdict.rules()
+    }
+
+    /// Message 5 with a valid prefix, no roster delta, and `objects` in one group.
+    fn auth(objects: Vec<ObjectBlock>) -> Vec<u8> {
+        SensorAuthUpdate {
+            prefix: AuthPrefix {
+                hardwipe_token: 0,
+                patch_epoch: ClientConfig::builtin(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 1))
+                    .patch_epoch,
+                bubble_block: None,
+                token: 0,
+                roster_enable: true,
+            },
+            roster: None,
+            groups: vec![EntityGroup {
+                key: OBJECT,
+                filler: 0,
+                objects,
+            }],
+        }
+        .encode()
+        .unwrap()
+    }
+
+    /// A type-24 body whose 3-bit count says `count`, holding that many rows of {revision,
+    /// target 50.0, blend 1 s}.
+    fn channel(count: u64) -> ObjectBlock {
+        let mut w = BitWriter::new();
+        w.write(count, 3);
+        for revision in 1..=count {
+            w.write(revision, 32);
+            w.write(u64::from(50.0f32.to_bits()), 32);
+            w.write(u64::from(1.0f32.to_bits()), 32);
+        }
+        let body: Bits = w.finish_bits().unwrap();
+        ObjectBlock {
+            slot: ClientRef {
+                key: OBJECT,
+                slot_type: TYPE_CHANNEL,
+                index: 3,
+            },
+            auth: Some(AuthPart {
+                reset: true,
+                body: Some(body),
+            }),
+            sense: None,
+        }
+    }
+
+    /// ENV-12: messages 40, 41, 56 and 57 are decoded and discarded, each reported; a
+    /// message the client acts on is not.
+    #[test]
+    fn script_and_perf_messages_are_discarded() {
+        for msg in [40, 41, 56, 57] {
+            assert_eq!(rules_for(msg, vec![0; 4]), [Rule::Env12], "message {msg}");
+        }
+        let world = WorldGlobals::default_tick().encode().unwrap();
+        assert!(rules_for(ids::WORLD_GLOBALS_STATE, world).is_empty());
+    }
+
+    /// SLOT-02: a block of each of the twelve types with no descriptor is caught; a block
+    /// of any other type is not (the channel it has, or a type the scenario does not hold,
+    /// skipped by its remainder).
+    #[test]
+    fn the_twelve_undescribed_types_never_appear_in_message_5() {
+        let twelve = [12, 44, 45, 46, 47, 48, 54, 60, 61, 64, 69, 72];
+        assert_eq!(NEVER_DESCRIBED, twelve);
+        assert!(rules_for(ids::SENSOR_AUTH_UPDATE, auth(vec![channel(1)])).is_empty());
+        for slot_type in 0..=125 {
+            let block = ObjectBlock {
+                slot: ClientRef {
+                    key: OBJECT,
+                    slot_type,
+                    index: 9,
+                },
+                auth: None,
+                sense: None,
+            };
+            let want = if twelve.contains(&slot_type) {
+                vec![Rule::Slot02]
+            } else {
+                vec![]
+            };
+            let got = rules_for(ids::SENSOR_AUTH_UPDATE, auth(vec![block]));
+            assert_eq!(got, want, "slot type {slot_type}");
+        }
+    }
+
+    /// T24-01: a 3-bit row count up to 4 passes; 5, 6 and 7 (with as many rows in the
+    /// body) write past the four rows.
+    #[test]
+    fn a_channel_holds_at_most_four_rows() {
+        for count in 0..=7 {
+            let want = if count <= 4 {
+                vec![]
+            } else {
+                vec![Rule::T2401]
+            };
+            let got = rules_for(ids::SENSOR_AUTH_UPDATE, auth(vec![channel(count)]));
+            assert_eq!(got, want, "{count} rows");
+        }
+    }
+}

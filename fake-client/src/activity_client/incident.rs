@@ -198,4 +198,28 @@ mod tests {
         );
         assert!(rules_for(&with_index(incident(0, 0, 0), 4689)).is_empty());
     }
+
+    /// INCIDENT-02: each of the three crashing rows, in bodies that otherwise decode and
+    /// pass (the smallest and the largest), is caught by INCIDENT-02 alone; the rows either
+    /// side of each, all inside the 7,763-row table, pass.
+    #[test]
+    fn each_crashing_row_is_caught_in_a_valid_body_and_its_neighbours_pass() {
+        for body in [incident(0, 0, 0), incident(7762, 25, 500)] {
+            for row in [795, 4690, 5375] {
+                assert_eq!(
+                    rules_for(&with_index(body.clone(), row)),
+                    [Rule::Incident02],
+                    "row {row} in {} bytes",
+                    body.len()
+                );
+                for neighbour in [row - 1, row + 1] {
+                    assert!(
+                        rules_for(&with_index(body.clone(), neighbour)).is_empty(),
+                        "row {neighbour} in {} bytes",
+                        body.len()
+                    );
+                }
+            }
+        }
+    }
 }

@@ -206,3 +206,49 @@ impl Join {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vex_wire::activity::join::{JOIN_RESULT_LEN, JoinRequest};
+
+    const SESSION: u64 = 0x9EAA_3001_0020_0001;
+    const NONCE: u32 = 0x1122_3344;
+
+    /// A join_result accepting a join of [`SESSION`] with `result`.
+    fn join_result(result: i8) -> Vec<u8> {
+        let request = JoinRequest::new(NONCE, SESSION, 7, 9);
+        let mut r = JoinResult::accept(&request, SESSION);
+        r.result = result;
+        r.encode().unwrap()
+    }
+
+    fn rules_for(payload: &[u8]) -> Vec<Rule> {
+        let (mut join, mut v) = (Join::new(SESSION, false, false), Verdict::new());
+        join.accept(&mut v, 1, payload, NONCE);
+        v.rules()
+    }
+
+    /// JOIN-03: 757 bytes (6,053 bits) decode; 756 do not.
+    #[test]
+    fn join_result_is_at_least_757_bytes() {
+        let body = join_result(0);
+        assert_eq!(body.len(), JOIN_RESULT_LEN);
+        assert!(rules_for(&body).is_empty(), "757 bytes");
+        assert_eq!(rules_for(&body[..756]), [Rule::Join03], "756 bytes");
+    }
+
+    /// JOIN-04: only logical 0 accepts; -1 (wire 0) and every positive result, up to the
+    /// 3-bit field's 6, are caught.
+    #[test]
+    fn only_result_0_accepts() {
+        assert!(rules_for(&join_result(0)).is_empty());
+        for result in [-1, 1, 2, 6] {
+            assert_eq!(
+                rules_for(&join_result(result)),
+                [Rule::Join04],
+                "result {result}"
+            );
+        }
+    }
+}

@@ -169,3 +169,71 @@ pub(super) fn check_bubble_host_state(verdict: &mut Verdict, idx: u64, payload: 
         verdict.violate(Rule::Bhs01, Some(idx), Some(0), reason);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vex_wire::activity::global_state::GLOBAL_STATE_LEN;
+    use vex_wire::vectors::global_state_example;
+
+    /// The wire's message 1 example (two bubbles, the second skipped, and the smallest
+    /// descriptor, so exactly 146 bytes) with `bubble_count`.
+    fn global(bubble_count: i32) -> Vec<u8> {
+        GlobalActivityState {
+            bubble_count,
+            ..global_state_example()
+        }
+        .encode()
+        .unwrap()
+    }
+
+    fn global_rules(payload: &[u8]) -> Vec<Rule> {
+        let mut v = Verdict::new();
+        check_global_state(&mut v, &Scenario::builtin(), false, 1, payload, false);
+        v.rules()
+    }
+
+    /// GLOBAL-01: 146 bytes (1,161 bits) decode; 145 do not.
+    #[test]
+    fn message_1_is_at_least_146_bytes() {
+        let body = global(2);
+        assert_eq!(body.len(), GLOBAL_STATE_LEN);
+        assert!(global_rules(&body).is_empty(), "146 bytes");
+        assert_eq!(global_rules(&body[..145]), [Rule::Global01], "145 bytes");
+    }
+
+    /// GLOBAL-02: the bubble count is the scenario's 2: one fewer and one more are caught.
+    #[test]
+    fn the_bubble_count_is_the_scenarios() {
+        for (count, want) in [
+            (2, vec![]),
+            (1, vec![Rule::Global02]),
+            (3, vec![Rule::Global02]),
+        ] {
+            assert_eq!(global_rules(&global(count)), want, "bubble count {count}");
+        }
+    }
+
+    /// WORLD-01: a positive tick period runs the clock; zero and negative freeze it.
+    #[test]
+    fn a_tick_period_of_zero_or_less_freezes_the_clock() {
+        for (tick_ms, want) in [
+            (1000.0 / 30.0, vec![]),
+            (0.0, vec![Rule::World01]),
+            (-0.0, vec![Rule::World01]),
+            (-1000.0 / 30.0, vec![Rule::World01]),
+            (-f32::MIN_POSITIVE, vec![Rule::World01]),
+            (f32::NEG_INFINITY, vec![Rule::World01]),
+        ] {
+            let body = WorldGlobals {
+                flag: false,
+                tick_ms,
+            }
+            .encode()
+            .unwrap();
+            let mut v = Verdict::new();
+            check_world_globals(&mut v, 1, &body);
+            assert_eq!(v.rules(), want, "tick period {tick_ms}");
+        }
+    }
+}
