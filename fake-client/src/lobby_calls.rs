@@ -15,7 +15,7 @@ use vex_wire::bap::matchmaking::{
     self, ASSIGNED, AdvertisementRequest, DESCRIPTOR_LEN, DescriptorMessage, Kind, Record, Request,
 };
 use vex_wire::bap::queuez::{self, Subscription};
-use vex_wire::bap::services::{Reply, lobby_reply};
+use vex_wire::bap::services::{EMPTY_REPLY_REQUESTS, Reply, lobby_reply};
 use vex_wire::bap::web_service::{
     self, EQUIP, NO_REVISION, SIGN_IN, SUBSCRIBE, Shape, Status, WsReply, WsRequest,
 };
@@ -240,7 +240,8 @@ impl ClientCore {
         let found = match lobby_reply(request) {
             Some(Reply::AccountTranslation) => translation_breach(asked, body),
             Some(Reply::Protobuf) => protobuf_breach(request, body),
-            Some(Reply::Empty) | None => None,
+            Some(Reply::Empty) => empty_reply_breach(request, body),
+            None => None,
         };
         if let Some((rule, reason)) = found {
             self.verdict.violate(rule, Some(idx), None, reason);
@@ -250,6 +251,21 @@ impl ClientCore {
 
 /// A rule an answer broke, and why.
 type Breach = Option<(Rule, String)>;
+
+/// An answer to `request` with a body where the reply is empty and the client reads
+/// nothing from it: services 13, 122, 251 and 303 (BAP-15). Every other empty-body answer
+/// is read by a codec that takes any body (BAP-20).
+pub(crate) fn empty_reply_breach(request: u16, body: &[u8]) -> Breach {
+    if body.is_empty() || !EMPTY_REPLY_REQUESTS.contains(&request) {
+        return None;
+    }
+    let reason = format!(
+        "service {} answers {request} with {} bytes; its body is empty, and the client reads nothing from it",
+        request + 1,
+        body.len()
+    );
+    Some((Rule::Bap15, reason))
+}
 
 /// A protobuf answer to `request` (19, 22, 33, 305) that is not protobuf (BAP-21).
 fn protobuf_breach(request: u16, body: &[u8]) -> Breach {
@@ -394,6 +410,24 @@ mod tests {
                 "unknown fields are skipped"
             );
         }
+    }
+
+    /// BAP-15 on each of the four empty replies, one byte or many; an empty one passes,
+    /// and so does a body on an empty-body answer BAP-15 does not name (service 15).
+    #[test]
+    fn each_empty_reply_is_judged() {
+        for request in [12, 121, 250, 302] {
+            assert_eq!(rule(empty_reply_breach(request, &[])), None, "{request}");
+            for body in [&[0u8][..], &[0xFF; 64]] {
+                assert_eq!(
+                    rule(empty_reply_breach(request, body)),
+                    Some(Rule::Bap15),
+                    "{request}: {} bytes",
+                    body.len()
+                );
+            }
+        }
+        assert_eq!(rule(empty_reply_breach(14, &[0])), None);
     }
 
     #[test]

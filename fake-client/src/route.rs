@@ -88,12 +88,10 @@ impl ClientCore {
                 );
                 self.verdict.violate(Rule::Bap19, Some(idx), None, reason);
             }
-            ECHO if !body.is_empty() => {
-                let reason = format!(
-                    "service 251 answers the echo with {} bytes; its body is empty, and the client reads nothing from it",
-                    body.len()
-                );
-                self.verdict.violate(Rule::Bap15, Some(idx), None, reason);
+            ECHO => {
+                if let Some((rule, reason)) = crate::lobby_calls::empty_reply_breach(ECHO, body) {
+                    self.verdict.violate(rule, Some(idx), None, reason);
+                }
             }
             lobby
                 if lobby == matchmaking::REQUEST

@@ -489,6 +489,15 @@ faults! {
     /// BAP-06 (lobby calls): service 44 (clan) gets no answer, so every later answer on
     /// the lobby link is not the head of the client's ring (BAP-16) and the route stalls.
     ClanUnanswered => Bap06, also [Bap16, Join09], script LobbyCalls;
+    /// BAP-15 (lobby calls): service 13, the reply to the family subscription, carries a
+    /// byte.
+    SubscribeReplyWithBody => Bap15, script LobbyCalls;
+    /// BAP-15 (lobby calls): service 122, the reply to the queuez registration, carries
+    /// 16 bytes.
+    QueuezRegisterReplyWithBody => Bap15, script LobbyCalls;
+    /// BAP-15 (lobby calls): service 303, the reply to the relay registration, carries a
+    /// byte.
+    RelayReplyWithBody => Bap15, script LobbyCalls;
     /// QZ-01 (lobby calls): the service-123 push names no family.
     QueuezNoFamily => Qz01, script LobbyCalls;
     /// QZ-01 (lobby calls): the family's version is -1.

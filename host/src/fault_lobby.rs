@@ -1,6 +1,6 @@
 //! The lobby services' faults (`fault.rs`), applied through the outbound hook to the
-//! response our host built: each breaks one rule of service 24, 19, 305, 45, 43 or 11
-//! when its fault is in the plan, and changes nothing otherwise.
+//! response our host built: each breaks one rule of service 24, 19, 305, 45, 43, 11, 13,
+//! 122 or 303 when its fault is in the plan, and changes nothing otherwise.
 
 use crate::fault::{Fault, FaultPlan};
 use crate::outbound::Delivery;
@@ -20,6 +20,10 @@ const SUBSCRIBE_ERROR: i32 = 2;
 const CLIENT_CONFIG: u16 = 19;
 const STEAM_CERTIFICATE: u16 = 305;
 const CLAN: u16 = 45;
+/// Services 13, 122 and 303: the empty replies to 12, 121 and 302 (BAP-15).
+const SUBSCRIBE_REPLY: u16 = 13;
+const QUEUEZ_REGISTER_REPLY: u16 = 122;
+const RELAY_REPLY: u16 = 303;
 
 /// How lobby response `service` with `body` goes out under `plan`; `None` for a service
 /// that is not a lobby service's.
@@ -42,9 +46,19 @@ pub fn response(plan: &FaultPlan, service: u16, body: &mut Vec<u8>) -> Option<De
             *body = LONE_KEY.to_vec();
         }
         CLAN if plan.has(Fault::ClanUnanswered) => return Some(Delivery::Copies(0)),
+        SUBSCRIBE_REPLY if plan.has(Fault::SubscribeReplyWithBody) => body.push(0),
+        QUEUEZ_REGISTER_REPLY if plan.has(Fault::QueuezRegisterReplyWithBody) => {
+            body.resize(16, 0xFF);
+        }
+        RELAY_REPLY if plan.has(Fault::RelayReplyWithBody) => body.push(1),
         matchmaking::REPLY => matchmaking_reply(plan, body),
         web_service::REPLY => web_service_reply(plan, body),
-        CLIENT_CONFIG | STEAM_CERTIFICATE | CLAN => {}
+        CLIENT_CONFIG
+        | STEAM_CERTIFICATE
+        | CLAN
+        | SUBSCRIBE_REPLY
+        | QUEUEZ_REGISTER_REPLY
+        | RELAY_REPLY => {}
         _ => return None,
     }
     Some(Delivery::Copies(1))

@@ -87,6 +87,10 @@ pub enum Reply {
     AccountTranslation,
 }
 
+/// The requests whose reply body is empty and read by nothing: 12, 121, 250 and 302,
+/// answered on 13, 122, 251 and 303 (BAP-15).
+pub const EMPTY_REPLY_REQUESTS: [u16; 4] = [12, 121, ECHO, 302];
+
 /// The lobby services of the registry the host answers, besides the route's and the
 /// web-service and matchmaking ones, and what each answer carries (NS "The service
 /// registry"; facts 2.2).
