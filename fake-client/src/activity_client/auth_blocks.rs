@@ -110,6 +110,17 @@ pub(super) fn written_for(
         })
 }
 
+/// The highest bubble whose objects the client reads only while it stands in it.
+const LAST_FILTERED_BUBBLE: u8 = 63;
+
+/// True when the client in `bubble` reads the blocks of an object in `object_bubble` by
+/// their slots' schemas: an object of its own bubble, or one above 63 (the top-level
+/// objects, whose bubble the scenario leaves out); any other it skips by the remainder
+/// (AH "How the client applies an Auth body", AUTH-05).
+pub(super) fn applies_in(object_bubble: u8, bubble: u8) -> bool {
+    object_bubble > LAST_FILTERED_BUBBLE || object_bubble == bubble
+}
+
 /// Which schemas a slot has, in words.
 pub(super) fn describe(schemas: SlotSchemas) -> &'static str {
     match (schemas.auth, schemas.sense) {
@@ -135,10 +146,14 @@ impl ReadBlocks {
     pub(super) fn measure(
         &mut self,
         scenario: &Scenario,
+        bubble: u8,
         slot: &ClientRef,
         r: BitReader<'_>,
     ) -> Option<usize> {
-        let (_, decl) = scenario.schemas_of(slot)?;
+        let (object_bubble, decl) = scenario.schemas_of(slot)?;
+        if !applies_in(object_bubble, bubble) {
+            return None; // skipped by its remainder
+        }
         let start = r.position();
         let block = read_block(&decl, r);
         let bits = match block {

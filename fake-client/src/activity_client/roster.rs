@@ -2,7 +2,7 @@
 //! client applies them (AH "Message 5", "How the client applies an Auth body"; AUTH-05 to
 //! AUTH-09, AUTH-12, BODY-05, SLOT-01, SLOT-02, T17-01, T17-03).
 
-use super::auth_blocks::{Block, ReadBlocks, describe, read_block, written_for};
+use super::auth_blocks::{Block, ReadBlocks, applies_in, describe, read_block, written_for};
 use super::auth_cause::Said;
 use super::slot_bodies::{self, At, Standing};
 use crate::rules::Rule;
@@ -16,6 +16,32 @@ use vex_wire::activity::slot::{
 use vex_wire::bits::Bits;
 use vex_wire::scenario::{Scenario, SlotDecl};
 use vex_wire::schema::Value;
+
+/// The block of a slot whose object is in another bubble than the client's (0 to 63):
+/// the client skips it by its remainder, so the remainder is exactly what the slot's
+/// schemas read there (AUTH-05, or AUTH-06 when the block was written for other
+/// schemas); its body is not applied, so not judged.
+fn skipped_block(
+    verdict: &mut Verdict,
+    f: Option<u64>,
+    decl: &SlotDecl,
+    message: &[u8],
+    object: &DecodedObject,
+    bubble: u8,
+) {
+    let what = match read_block(decl, object.content.reader()) {
+        Block::Read { bits, .. } if bits == object.remainder as usize => return,
+        Block::Read { bits, .. } => format!("holds {bits} bits"),
+        Block::Short(e) => format!("ends inside its body ({e})"),
+        Block::EndsBefore(what) => format!("ends before {what}"),
+        Block::Unknown | Block::OverCapacity { .. } => return,
+    };
+    let reason = format!(
+        "remainder {}, but the block {what}: the client, in bubble {bubble}, skips it by its remainder and lands elsewhere",
+        object.remainder
+    );
+    mismatch(verdict, f, decl, message, object, (Rule::Auth05, reason));
+}
 
 /// A block the client does not read as long as its remainder says: AUTH-06 when another
 /// guess at the slot's schemas reads exactly the remainder, else the rule and reason of
@@ -104,7 +130,7 @@ impl Roster {
         let mut read = ReadBlocks::default();
         let m =
             match DecodedAuthUpdate::decode_after_prefix(message, prefix, prefix_bits, |slot, r| {
-                read.measure(scenario, slot, r)
+                read.measure(scenario, bubble, slot, r)
             }) {
                 Ok(m) => m,
                 Err(e) => {
@@ -131,9 +157,13 @@ impl Roster {
                 let reason = format!("slot type {} never has a descriptor", s.slot_type);
                 verdict.violate(Rule::Slot02, f, Some(object.at), reason);
             }
-            let Some((_, decl)) = scenario.schemas_of(&object.slot) else {
+            let Some((object_bubble, decl)) = scenario.schemas_of(&object.slot) else {
                 continue; // skipped by its remainder
             };
+            if !applies_in(object_bubble, bubble) {
+                skipped_block(verdict, f, &decl, message, object, bubble);
+                continue;
+            }
             let (bits, body, sense) = match read.take(&decl, object) {
                 Block::Read { bits, body, sense } => (bits, body, sense),
                 Block::Unknown => {
@@ -641,6 +671,109 @@ slots = [
         let (mut roster, mut v) = (Roster::default(), Verdict::new());
         roster.read(&mut v, &scenario, 0, 1, &message, (prefix, r.position()));
         v.rules()
+    }
+
+    /// The built-in scenario's objects with a timer slot (type 18, Auth only) in bubble 1.
+    fn with_bubble_one_timer() -> (Scenario, ClientRef) {
+        let mut scenario = Scenario::builtin();
+        let key = 0xDDDD_0001;
+        let timer = SlotDecl {
+            slot_type: vex_wire::activity::slot::TYPE_TIMER,
+            index: 0,
+            schemas: SlotSchemas {
+                auth: true,
+                sense: false,
+            },
+        };
+        scenario.objects.push(vex_wire::scenario::PlacedObject {
+            key,
+            bubble: Some(1),
+            slots: vec![timer],
+        });
+        let slot = ClientRef {
+            key,
+            slot_type: timer.slot_type,
+            index: 0,
+        };
+        (scenario, slot)
+    }
+
+    /// The rules a client in `bubble` reports for a message 5 of one block: the bubble-1
+    /// timer with a zeroed clock window (SLOT-03 where the client applies it), its
+    /// remainder moved by `remainder_off` bits.
+    fn judge_timer_in(bubble: u8, remainder_off: i64) -> Vec<Rule> {
+        let (scenario, slot) = with_bubble_one_timer();
+        let zeroed = Bits {
+            bytes: vec![0; 49],
+            bit_len: 386,
+        };
+        let block = ObjectBlock {
+            slot,
+            auth: Some(AuthPart {
+                reset: true,
+                body: Some(zeroed),
+            }),
+            sense: None,
+        };
+        let mut message = SensorAuthUpdate {
+            roster: None,
+            groups: vec![EntityGroup {
+                key: slot.key,
+                filler: 0,
+                objects: vec![block],
+            }],
+            ..vex_wire::vectors::sensor_auth_full_example()
+        }
+        .encode()
+        .unwrap();
+        let m = SensorAuthUpdate::decode(&message).unwrap();
+        let object = &m.groups[0].objects[0];
+        let at = object.at + 1 + vex_wire::activity::slot::CLIENT_REF_BITS;
+        let remainder = (i64::from(object.remainder) + remainder_off) as u32;
+        for (i, bit) in (0..32).rev().map(|b| (remainder >> b) & 1 == 1).enumerate() {
+            let (byte, mask) = ((at + i) / 8, 0x80 >> ((at + i) % 8));
+            if bit {
+                message[byte] |= mask;
+            } else {
+                message[byte] &= !mask;
+            }
+        }
+        let mut r = vex_wire::bits::BitReader::new(&message);
+        let prefix = AuthPrefix::read(&mut r).unwrap();
+        let (mut roster, mut v) = (Roster::default(), Verdict::new());
+        roster.read(
+            &mut v,
+            &scenario,
+            bubble,
+            1,
+            &message,
+            (prefix, r.position()),
+        );
+        v.rules()
+    }
+
+    /// AUTH-05's bubble: a block of an object in another bubble (0 to 63) is skipped by
+    /// its remainder, so its body is not judged, but a remainder short or long still is;
+    /// in the object's own bubble the body is applied and judged.
+    #[test]
+    fn blocks_of_other_bubbles_are_skipped_by_their_remainder() {
+        assert_eq!(judge_timer_in(0, 0), [], "skipped: the body is not applied");
+        for off in [-1, -8, 2] {
+            let rules = judge_timer_in(0, off);
+            assert!(
+                rules.first() == Some(&Rule::Auth05),
+                "remainder {off:+}: {rules:?}"
+            );
+        }
+        // one bit more reads as a Sense bit: the report names the guess (AUTH-06)
+        assert_eq!(judge_timer_in(0, 1).first(), Some(&Rule::Auth06));
+        // a remainder past the message's end: the message does not decode
+        assert_eq!(judge_timer_in(0, 64), [Rule::Body04]);
+        assert_eq!(
+            judge_timer_in(1, 0),
+            [Rule::Slot03],
+            "applied in its bubble"
+        );
     }
 
     /// AUTH-06 at every pair: each of the four slots' blocks written for each of the three
