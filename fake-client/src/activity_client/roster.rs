@@ -776,6 +776,63 @@ slots = [
         );
     }
 
+    /// SEED-02 for each slot the spawn gate reads, wherever the roster registers it: a
+    /// type-13 slot on a top-level key and a type-17 slot on a key of the current bubble's
+    /// sub-block pass; either missing, left on a cleared presence bit, or registered only
+    /// in another bubble's sub-block is caught.
+    #[test]
+    fn the_first_roster_registers_both_spawn_gate_slots() {
+        const TOP: u32 = 0xA;
+        const IN_BUBBLE: u32 = 0xB;
+        let slot = |slot_type| SlotDecl {
+            slot_type,
+            index: 0,
+            schemas: SlotSchemas {
+                auth: true,
+                sense: false,
+            },
+        };
+        let mut scenario = Scenario::builtin();
+        scenario.objects = vec![
+            vex_wire::scenario::PlacedObject {
+                key: TOP,
+                bubble: None,
+                slots: vec![slot(TYPE_PARTICIPATION)],
+            },
+            vex_wire::scenario::PlacedObject {
+                key: IN_BUBBLE,
+                bubble: Some(0),
+                slots: vec![slot(TYPE_LIFETIME)],
+            },
+        ];
+        let roster = |top: &[u32], top_mask: u32, bubble: i32, sub: &[u32]| RosterDelta {
+            keys: top.to_vec(),
+            mask: std::array::from_fn(|w| if w == 0 { top_mask } else { 0 }),
+            states: vec![0; top.len()],
+            sub_blocks: Some(vec![vex_wire::activity::sensor_auth::SubBlock {
+                bubble,
+                keys: sub.to_vec(),
+                mask: RosterDelta::mask_for(sub.len()),
+                states: vec![0; sub.len()],
+            }]),
+        };
+        let judge = |r: RosterDelta| {
+            let mut v = Verdict::new();
+            check_spawn_gate_slots(&mut v, &scenario, 1, &r, 0);
+            v.rules()
+        };
+        assert_eq!(judge(roster(&[TOP], 1, 0, &[IN_BUBBLE])), []);
+        for (what, r) in [
+            ("no type-17", roster(&[TOP], 1, 0, &[])),
+            ("no type-13", roster(&[], 0, 0, &[IN_BUBBLE])),
+            ("neither", roster(&[], 0, 0, &[])),
+            ("type-13 cleared", roster(&[TOP], 0, 0, &[IN_BUBBLE])),
+            ("type-17 in bubble 1", roster(&[TOP], 1, 1, &[IN_BUBBLE])),
+        ] {
+            assert_eq!(judge(r), [Rule::Seed02], "{what}");
+        }
+    }
+
     /// AUTH-06 at every pair: each of the four slots' blocks written for each of the three
     /// other schema pairs (reset and root for a slot without an Auth schema, or left out
     /// for one with it; the Sense bit for a slot without a Sense schema, or left out for
