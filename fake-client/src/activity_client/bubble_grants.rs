@@ -34,12 +34,14 @@ impl BubbleGrants {
     /// The bubble-authority block of message 5 `idx`, read as the client applies it.
     pub(super) fn apply(&mut self, verdict: &mut Verdict, idx: u64, block: &BubbleAuthority) {
         let before = (self.mirror, self.granted);
+        // AUTH-12: the per-bubble arm for bubbles 0 to 63 is off in this build, so an
+        // authority bit set there applies no more than a grant token does
         let gated: Vec<usize> = (0..APPLIED)
-            .filter(|&b| block.elements[b].grant.is_some())
+            .filter(|&b| block.authority[b] || block.elements[b].grant.is_some())
             .collect();
         if !gated.is_empty() {
             let reason = format!(
-                "grants for bubbles {gated:?}: the per-bubble arm for bubbles 0 to 63 is off in this build, so they do not apply"
+                "authority bits or grants for bubbles {gated:?}: the per-bubble arm for bubbles 0 to 63 is off in this build, so they do not apply"
             );
             verdict.violate(Rule::Auth12, Some(idx), Some(BLOCK_BIT), reason);
         }
@@ -155,13 +157,24 @@ mod tests {
         );
     }
 
-    /// Grants for bubbles 0 to 63 do not apply (AUTH-12).
+    /// Grants for bubbles 0 to 63 do not apply (AUTH-12): at bubble 0, a middle bubble
+    /// and bubble 63, a grant with its authority bit, a token with the bit clear, and the
+    /// bit alone are each caught, beside bubble 64's own grant, which passes.
     #[test]
     fn grants_below_bubble_64_are_gated() {
-        let mut b = block(false, None);
-        b.authority[0] = true;
-        b.elements[0].grant = Some(1);
-        assert_eq!(rules(&[b]), [Rule::Auth12]);
+        assert_eq!(rules(&[block(true, Some(1))]), [], "bubble 64 alone");
+        for bubble in [0, 31, 32, 63] {
+            for (bit, token) in [(true, Some(1)), (false, Some(1)), (true, None)] {
+                let mut b = block(true, Some(1));
+                b.authority[bubble] = bit;
+                b.elements[bubble].grant = token;
+                assert_eq!(
+                    rules(&[b]),
+                    [Rule::Auth12],
+                    "bubble {bubble}, authority bit {bit}, token {token:?}"
+                );
+            }
+        }
     }
 
     /// A revoke clears the held grant, so a new token with the bit grants again; token 0

@@ -176,4 +176,53 @@ mod tests {
         e.on_advance(&mut v, 2, &body(9, false));
         assert_eq!(v.violations().len(), 1);
     }
+
+    /// A message 5 prefix echoing `epoch`, with roster enable set.
+    fn prefix(epoch: [u64; 2]) -> Vec<u8> {
+        AuthPrefix {
+            hardwipe_token: 0,
+            patch_epoch: epoch,
+            bubble_block: None,
+            token: 0,
+            roster_enable: true,
+        }
+        .encode()
+        .unwrap()
+    }
+
+    /// AUTH-01: message 5 echoes the latest message 52, both 64-bit words. The latest
+    /// passes; a mismatch in word 0 alone or word 1 alone, at its lowest and its highest
+    /// bit, the words swapped, and the previous message 52 echoed are each dropped
+    /// (nothing after the prefix is read) and reported alone.
+    #[test]
+    fn message_5_echoes_the_latest_message_52() {
+        let (previous, latest) = ([1, 2], [0x0102_0304_0506_0708, 0x1112_1314_1516_1718]);
+        let mut e = Epochs::default();
+        e.send_patch(Instant::from_millis(0), previous);
+        e.send_patch(Instant::from_millis(1000), latest);
+        let judged = |epoch: [u64; 2]| {
+            let mut v = Verdict::new();
+            let read = e.check_auth_prefix(&mut v, 1, &prefix(epoch), &mut BubbleGrants::default());
+            (read.is_some(), v.rules())
+        };
+        assert_eq!(judged(latest), (true, vec![]), "the latest");
+        let mut wrong = vec![
+            ("the previous message 52".to_string(), previous),
+            ("the words swapped".to_string(), [latest[1], latest[0]]),
+        ];
+        for word in 0..2 {
+            for bit in [0, 63] {
+                let mut epoch = latest;
+                epoch[word] ^= 1 << bit;
+                wrong.push((format!("word {word}, bit {bit} flipped"), epoch));
+            }
+        }
+        for (what, epoch) in wrong {
+            assert_eq!(
+                judged(epoch),
+                (false, vec![Rule::Auth01]),
+                "{what}: {epoch:x?}"
+            );
+        }
+    }
 }

@@ -221,7 +221,11 @@ fn leave_delta_problems(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vex_wire::activity::sensor_auth::{AuthPrefix, SensorAuthUpdate};
+    use vex_wire::activity::sensor_auth::{
+        AuthPart, AuthPrefix, BubbleAuthority, EntityGroup, ObjectBlock, SensorAuthUpdate, SubBlock,
+    };
+    use vex_wire::activity::slot::{ClientRef, TYPE_CONFIGURATION};
+    use vex_wire::bits::Bits;
 
     fn left(registered: Vec<u32>, roster: Option<RosterDelta>) -> Leave {
         Leave {
@@ -300,5 +304,151 @@ mod tests {
         assert!(v.rules().is_empty(), "no answer owed");
         answer(&mut l, &mut v, 1, &delta(Vec::new(), 0));
         assert!(v.rules().is_empty(), "an answer accepted");
+    }
+
+    /// The roster a client in bubble 0 held when it left: top-level keys 0xA and 0xB,
+    /// bubble 0's sub-block with 0xC and 0xD (all four registered), bubble 1's with 0xE
+    /// (not registered by this client), every key present, each its own state byte.
+    fn held() -> RosterDelta {
+        RosterDelta {
+            keys: vec![0xA, 0xB],
+            mask: RosterDelta::mask_for(2),
+            states: vec![1, 2],
+            sub_blocks: Some(vec![
+                SubBlock {
+                    bubble: 0,
+                    keys: vec![0xC, 0xD],
+                    mask: RosterDelta::mask_for(2),
+                    states: vec![3, 4],
+                },
+                SubBlock {
+                    bubble: 1,
+                    keys: vec![0xE],
+                    mask: RosterDelta::mask_for(1),
+                    states: vec![5],
+                },
+            ]),
+        }
+    }
+
+    /// The leave delta for [`held`]: every key and state byte kept, every presence bit
+    /// clear, roster enable set, no Auth body, no grant.
+    fn leave_delta() -> SensorAuthUpdate {
+        let mut roster = held();
+        roster.mask = [0; 8];
+        for s in roster.sub_blocks.iter_mut().flatten() {
+            s.mask = [0; 3];
+        }
+        SensorAuthUpdate {
+            roster: Some(roster),
+            ..delta(Vec::new(), 0)
+        }
+    }
+
+    /// A block of the built-in scenario's type-8 slot (Auth schema only) with its 35-bit
+    /// body when `body`, else reset-only.
+    fn configuration(body: bool) -> EntityGroup {
+        let slot = ClientRef {
+            key: 0xBBBB_0001,
+            slot_type: TYPE_CONFIGURATION,
+            index: 0,
+        };
+        let body = body.then(|| Bits {
+            bytes: vec![0; 5],
+            bit_len: 35,
+        });
+        EntityGroup {
+            key: slot.key,
+            filler: 0,
+            objects: vec![ObjectBlock {
+                slot,
+                auth: Some(AuthPart { reset: true, body }),
+                sense: None,
+            }],
+        }
+    }
+
+    /// LEAVE-01, each part of it: the leave delta passes, and with the presence of a key
+    /// the client never registered (bubble 1's) left set, or a reset-only block; each
+    /// breach is caught alone: a key changed (top-level first and last, in the sub-block,
+    /// one dropped, the sub-blocks dropped), a state byte changed (top-level, sub-block),
+    /// roster enable 0, an Auth body, a grant (bubble 64, bubble 0), no roster delta, and
+    /// a registered key left present (top-level first and last, sub-block first and last).
+    #[test]
+    fn each_part_of_the_leave_delta_is_judged() {
+        type Change = fn(&mut SensorAuthUpdate);
+        fn roster(m: &mut SensorAuthUpdate) -> &mut RosterDelta {
+            m.roster.as_mut().unwrap()
+        }
+        fn sub(m: &mut SensorAuthUpdate, b: usize) -> &mut SubBlock {
+            &mut roster(m).sub_blocks.as_mut().unwrap()[b]
+        }
+        let passes: [(&str, Change); 3] = [
+            ("the leave delta", |_| {}),
+            ("an unregistered key left present", |m| {
+                sub(m, 1).mask[0] = 1
+            }),
+            ("a reset-only block", |m| {
+                m.groups.push(configuration(false))
+            }),
+        ];
+        let breaches: [(&str, Change); 18] = [
+            ("the first top-level key changed", |m| {
+                roster(m).keys[0] = 0xF
+            }),
+            ("the last top-level key changed", |m| {
+                roster(m).keys[1] = 0xF
+            }),
+            ("a sub-block key changed", |m| sub(m, 0).keys[1] = 0xF),
+            ("another bubble's key changed", |m| sub(m, 1).keys[0] = 0xF),
+            ("a key dropped", |m| {
+                roster(m).keys.pop();
+                roster(m).states.pop();
+            }),
+            ("the sub-blocks dropped", |m| roster(m).sub_blocks = None),
+            ("the last top-level state byte changed", |m| {
+                roster(m).states[1] = 3
+            }),
+            ("a sub-block state byte changed", |m| {
+                sub(m, 0).states[1] = 5
+            }),
+            ("roster enable 0", |m| m.prefix.roster_enable = false),
+            ("an Auth body", |m| m.groups.push(configuration(true))),
+            ("a grant of bubble 64", |m| {
+                m.prefix.bubble_block = Some(BubbleAuthority::granting(64, 1))
+            }),
+            ("a grant of bubble 0", |m| {
+                m.prefix.bubble_block = Some(BubbleAuthority::granting(0, 1))
+            }),
+            ("no roster delta", |m| m.roster = None),
+            ("the first top-level key present", |m| {
+                roster(m).mask[0] = 0b01
+            }),
+            ("the last top-level key present", |m| {
+                roster(m).mask[0] = 0b10
+            }),
+            ("the first sub-block key present", |m| {
+                sub(m, 0).mask[0] = 0b01
+            }),
+            ("the last sub-block key present", |m| {
+                sub(m, 0).mask[0] = 0b10
+            }),
+            ("every key present", |m| m.roster = Some(held())),
+        ];
+        let judged = |change: Change| {
+            let registered = registered_keys(&held(), 0);
+            assert_eq!(registered, [0xA, 0xB, 0xC, 0xD]);
+            let (mut l, mut v) = (left(registered, Some(held())), Verdict::new());
+            let mut m = leave_delta();
+            change(&mut m);
+            answer(&mut l, &mut v, 1, &m);
+            v.rules()
+        };
+        for (what, change) in passes {
+            assert_eq!(judged(change), [], "{what}");
+        }
+        for (what, change) in breaches {
+            assert_eq!(judged(change), [Rule::Leave01], "{what}");
+        }
     }
 }

@@ -55,4 +55,25 @@ mod tests {
         );
         assert_eq!(b.take(Instant::from_millis(40), BODY_BUDGET + 1), Err(half));
     }
+
+    /// AUTH-10's boundary: a body of exactly 471,859 bytes fits an empty tick, and one
+    /// of 471,860 does not (its rule, through the dispatch, is tested there).
+    #[test]
+    fn a_body_of_exactly_the_budget_fits() {
+        assert_eq!(BODY_BUDGET, 471_859);
+        let mut b = TickBudget::default();
+        assert_eq!(b.take(Instant::from_millis(0), BODY_BUDGET), Ok(()));
+        assert_eq!(
+            b.take(Instant::from_millis(0), 1),
+            Err(BODY_BUDGET),
+            "nothing left"
+        );
+        let mut b = TickBudget::default();
+        assert_eq!(b.take(Instant::from_millis(0), BODY_BUDGET + 1), Err(0));
+        assert_eq!(
+            b.take(Instant::from_millis(0), BODY_BUDGET),
+            Ok(()),
+            "nothing taken"
+        );
+    }
 }

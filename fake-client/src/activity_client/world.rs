@@ -173,7 +173,7 @@ pub(super) fn check_bubble_host_state(verdict: &mut Verdict, idx: u64, payload: 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vex_wire::activity::global_state::GLOBAL_STATE_LEN;
+    use vex_wire::activity::global_state::{GLOBAL_STATE_LEN, MAX_BUBBLES};
     use vex_wire::vectors::global_state_example;
 
     /// The wire's message 1 example (two bubbles, the second skipped, and the smallest
@@ -234,6 +234,123 @@ mod tests {
             let mut v = Verdict::new();
             check_world_globals(&mut v, 1, &body);
             assert_eq!(v.rules(), want, "tick period {tick_ms}");
+        }
+    }
+
+    /// GLOBAL-03: every byte 0x80 or 0x7F passes (the example, and every bubble added);
+    /// a single bubble's byte unbiased (logical 0 as 0x00, logical -1 as 0xFF) or off by
+    /// one from either (0x81, 0x7E), at the first bubble and the last, is caught at that
+    /// byte.
+    #[test]
+    fn each_slice_set_state_byte_carries_its_bias() {
+        let with = |states: [u8; MAX_BUBBLES]| {
+            GlobalActivityState {
+                bubble_states: states,
+                ..global_state_example()
+            }
+            .encode()
+            .unwrap()
+        };
+        let example = global_state_example().bubble_states;
+        assert!(global_rules(&with(example)).is_empty(), "the example");
+        let added = [BUBBLE_ENABLED; MAX_BUBBLES];
+        assert!(global_rules(&with(added)).is_empty(), "every bubble added");
+        for bubble in [0, MAX_BUBBLES - 1] {
+            for byte in [0x00, 0xFF, 0x81, 0x7E] {
+                let mut states = example;
+                states[bubble] = byte;
+                let mut v = Verdict::new();
+                check_global_state(&mut v, &Scenario::builtin(), false, 1, &with(states), false);
+                let got: Vec<_> = v.violations().iter().map(|x| (x.rule, x.bit)).collect();
+                let at = Some(BUBBLE_STATES_BIT + 8 * bubble);
+                assert_eq!(
+                    got,
+                    [(Rule::Global03, at)],
+                    "bubble {bubble}, byte {byte:#04x}"
+                );
+            }
+        }
+    }
+
+    /// GLOBAL-07: the burst's message 1 arms the initial slice set inside the activity
+    /// (two bubbles: slice sets 0 to 15) with the selection's spawn set. Slice sets 0 and
+    /// 15 pass; wire 0 (slice set -1) and 16, the first past the activity, are caught, as
+    /// is bit 0 clear in the burst (not outside it), and, for a client that sent its own
+    /// selection, another spawn set.
+    #[test]
+    fn the_burst_arms_a_slice_set_of_the_activity_with_its_spawn_set() {
+        let scenario = Scenario::builtin();
+        let own = GlobalActivityState {
+            descriptor: scenario.destination.to_bits().unwrap(),
+            spawn_set_hash: scenario.destination.spawn_hash.unwrap(),
+            ..global_state_example()
+        };
+        let judged = |m: &GlobalActivityState, in_burst: bool| {
+            let mut v = Verdict::new();
+            check_global_state(&mut v, &scenario, true, 1, &m.encode().unwrap(), in_burst);
+            v.rules()
+        };
+        let cases = [
+            ("slice set 0", 0, true, own.spawn_set_hash, true, vec![]),
+            ("slice set 15", 15, true, own.spawn_set_hash, true, vec![]),
+            ("not armed, outside the burst", 0, false, 0, false, vec![]),
+            (
+                "wire 0",
+                -1,
+                true,
+                own.spawn_set_hash,
+                true,
+                vec![Rule::Global07],
+            ),
+            (
+                "slice set 16",
+                16,
+                true,
+                own.spawn_set_hash,
+                true,
+                vec![Rule::Global07],
+            ),
+            (
+                "not armed",
+                8,
+                false,
+                own.spawn_set_hash,
+                true,
+                vec![Rule::Global07],
+            ),
+            (
+                "another spawn set",
+                8,
+                true,
+                0x5566_7789,
+                true,
+                vec![Rule::Global07],
+            ),
+        ];
+        for (what, slice_set, armed, spawn_set_hash, in_burst, want) in cases {
+            let m = GlobalActivityState {
+                arm_initial_slice_set: armed,
+                initial_slice_set: slice_set,
+                spawn_set_hash,
+                ..own.clone()
+            };
+            assert_eq!(judged(&m, in_burst), want, "{what}");
+        }
+    }
+
+    /// BHS-01 at the client: 0 and 32 rows pass; 33 and 63 (the 6-bit count's largest)
+    /// are caught.
+    #[test]
+    fn message_54_holds_at_most_32_rows() {
+        for (rows, want) in [
+            (0u8, vec![]),
+            (32, vec![]),
+            (33, vec![Rule::Bhs01]),
+            (63, vec![Rule::Bhs01]),
+        ] {
+            let mut v = Verdict::new();
+            check_bubble_host_state(&mut v, 1, &[rows << 2]);
+            assert_eq!(v.rules(), want, "{rows} rows");
         }
     }
 }
