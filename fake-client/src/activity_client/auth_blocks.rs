@@ -94,9 +94,7 @@ pub(super) fn written_for(
     body: &[u8],
     object: &DecodedObject,
 ) -> Option<SlotSchemas> {
-    let start = object.at + OBJECT_HEAD_BITS;
-    let mut r = BitReader::with_bit_len(body, start + object.remainder as usize);
-    r.skip(start).ok()?;
+    let r = by_remainder(body, object)?;
     [(true, true), (true, false), (false, true), (false, false)]
         .into_iter()
         .map(|(auth, sense)| SlotSchemas { auth, sense })
@@ -119,6 +117,15 @@ const LAST_FILTERED_BUBBLE: u8 = 63;
 /// (AH "How the client applies an Auth body", AUTH-05).
 pub(super) fn applies_in(object_bubble: u8, bubble: u8) -> bool {
     object_bubble > LAST_FILTERED_BUBBLE || object_bubble == bubble
+}
+
+/// A reader over `object`'s block in `body` as its remainder delimits it, which is how
+/// the client skips it.
+pub(super) fn by_remainder<'a>(body: &'a [u8], object: &DecodedObject) -> Option<BitReader<'a>> {
+    let start = object.at + OBJECT_HEAD_BITS;
+    let mut r = BitReader::with_bit_len(body, start + object.remainder as usize);
+    r.skip(start).ok()?;
+    Some(r)
 }
 
 /// Which schemas a slot has, in words.

@@ -478,10 +478,15 @@ mod tests {
         let first = auth_with(Some(roster()), seed_groups());
         assert_eq!(rules_for_all(vec![first.clone()]), [], "the first roster");
         type Change = fn(&mut RosterDelta);
-        let cases: [(&str, Change, Vec<Rule>); 5] = [
+        let cases: [(&str, Change, Vec<Rule>); 6] = [
             (
                 "bubble 1's key retired",
                 |r| r.sub_blocks.as_mut().unwrap()[1].mask = [0; 3],
+                vec![],
+            ),
+            (
+                "bubble 1's key's byte: that sub-block does not apply in bubble 0",
+                |r| r.sub_blocks.as_mut().unwrap()[1].states[0] = 2,
                 vec![],
             ),
             (
@@ -581,6 +586,24 @@ mod tests {
             let got = rules_for(ids::SENSOR_AUTH_UPDATE, auth_with(Some(roster()), groups));
             assert_eq!(got, want, "{what}");
         }
+        // a message 5 with no roster delta still has its groups read: one keyed
+        // 0x811C9DC5 is skipped whole, and its blocks, a lifetime state of 11 among them,
+        // are not applied
+        let first = auth_with(Some(roster()), seed_groups());
+        let mut skipped = seed_group(PLAYER);
+        skipped.key = EMPTY_KEY;
+        if let Some(auth) = skipped.objects[1].auth.as_mut() {
+            auth.body = Some(lifetime_state_eleven());
+        }
+        let later = auth_with(None, vec![skipped]);
+        assert_eq!(rules_for_all(vec![first, later]), [Rule::Auth07]);
+    }
+
+    /// A type-17 body of state 11 (T17-01 where the client applies it).
+    fn lifetime_state_eleven() -> Bits {
+        let mut body = lifetime(0, 0);
+        patch(&mut body.bytes, 0, 4, 12); // state 11 is wire 12
+        body
     }
 
     /// MEMBER-02: a membership table without the local player ends the activity: one with
@@ -806,10 +829,11 @@ mod tests {
     }
 
     /// T17-02: a body of exactly its fields (no switch, or one) passes in both type-17
-    /// slots; a body one bit short in the player's slot, whose remainder says the bits it
-    /// holds, is caught. (The client reads such a body on into the bits after it; where
-    /// those complete it, or where the remainder says the whole body's length, the check
-    /// cannot tell it from a remainder that is off: AUTH-05 or BODY-04, not T17-02.)
+    /// slots; a body one bit short, whose remainder says the bits it holds, is caught in
+    /// either slot: the player's, last in its group, and the other, inside its group,
+    /// where the client reads the short body on into the next block. (Where the remainder
+    /// says the whole body's length, the bytes are those of a whole body followed by a
+    /// message that does not decode: BODY-04, not T17-02.)
     #[test]
     fn a_type_17_body_one_bit_short_is_caught() {
         for switches in [0, 1] {
@@ -819,9 +843,16 @@ mod tests {
                 lifetimes([whole(), whole()], [None; 2]),
             );
             assert_eq!(got, [], "{switches} switches, whole");
-            let short = lifetimes([lifetime(switches, 1), whole()], [None; 2]);
-            let got = rules_for(ids::SENSOR_AUTH_UPDATE, short);
-            assert_eq!(got, [Rule::T1702], "{switches} switches, one bit short");
+            for at in 0..2 {
+                let mut bodies = [whole(), whole()];
+                bodies[at] = lifetime(switches, 1);
+                let got = rules_for(ids::SENSOR_AUTH_UPDATE, lifetimes(bodies, [None; 2]));
+                assert_eq!(
+                    got,
+                    [Rule::T1702],
+                    "{switches} switches, one bit short in slot {at}"
+                );
+            }
         }
     }
 

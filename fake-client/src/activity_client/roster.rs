@@ -2,7 +2,9 @@
 //! client applies them (AH "Message 5", "How the client applies an Auth body"; AUTH-05 to
 //! AUTH-09, AUTH-12, BODY-05, SLOT-01, SLOT-02, T17-01, T17-03).
 
-use super::auth_blocks::{Block, ReadBlocks, applies_in, describe, read_block, written_for};
+use super::auth_blocks::{
+    Block, ReadBlocks, applies_in, by_remainder, describe, read_block, written_for,
+};
 use super::auth_cause::Said;
 use super::slot_bodies::{self, At, Standing};
 use crate::rules::Rule;
@@ -144,7 +146,8 @@ impl Roster {
         let f = Some(idx);
         self.overrides.clear();
         let mut first_lifetime: Option<Value> = None;
-        for object in m.groups.iter().flat_map(|g| &g.objects) {
+        let applied_groups = m.groups.iter().filter(|g| g.key != EMPTY_KEY); // AUTH-07
+        for object in applied_groups.flat_map(|g| &g.objects) {
             let s = object.slot;
             if !s.is_resolvable() {
                 let reason = format!(
@@ -214,11 +217,23 @@ impl Roster {
                 }
             };
             if bits != object.remainder as usize {
-                let reason = format!(
-                    "remainder {} but the block holds {bits} bits; a client that skips it lands elsewhere",
-                    object.remainder
-                );
-                if mismatch(verdict, f, &decl, message, object, (Rule::Auth05, reason)) {
+                let lifetime_short = decl.slot_type == TYPE_LIFETIME
+                    && by_remainder(message, object)
+                        .is_some_and(|r| matches!(read_block(&decl, r), Block::Short(_)));
+                let why = if lifetime_short {
+                    let reason = format!(
+                        "the type-17 body is shorter than its 20 fields, which have no presence bits and go whole: remainder {}, but the client reads {bits} bits, on into the next block",
+                        object.remainder
+                    );
+                    (Rule::T1702, reason)
+                } else {
+                    let reason = format!(
+                        "remainder {} but the block holds {bits} bits; a client that skips it lands elsewhere",
+                        object.remainder
+                    );
+                    (Rule::Auth05, reason)
+                };
+                if mismatch(verdict, f, &decl, message, object, why) || lifetime_short {
                     continue; // what the client read there is not the body the host wrote
                 }
             } else {
@@ -272,7 +287,7 @@ impl Roster {
             check_spawn_gate_slots(verdict, scenario, idx, roster, bubble);
         }
         if let (Some(before), Some(now)) = (&self.last, &m.roster) {
-            check_state_bytes(verdict, idx, before, now);
+            check_state_bytes(verdict, idx, (before, now), bubble);
         }
         self.last = m.roster;
         true
@@ -422,23 +437,32 @@ fn check_spawn_gate_slots(
     }
 }
 
-/// The state byte of each key, top-level and per bubble.
-fn state_bytes(r: &RosterDelta) -> BTreeMap<(Option<i32>, u32), i8> {
+/// The state byte of each key that applies while `bubble` is current: top-level and of
+/// that bubble's sub-block (facts 4.7: only the current bubble's sub-block applies).
+fn state_bytes(r: &RosterDelta, bubble: u8) -> BTreeMap<(Option<i32>, u32), i8> {
     let top = r.keys.iter().zip(&r.states).map(|(k, s)| ((None, *k), *s));
-    let subs = r.sub_blocks.iter().flatten().flat_map(|b| {
-        b.keys
-            .iter()
-            .zip(&b.states)
-            .map(move |(k, s)| ((Some(b.bubble), *k), *s))
-    });
+    let current = r.sub_blocks.iter().flatten();
+    let subs = current
+        .filter(move |b| b.bubble == i32::from(bubble))
+        .flat_map(|b| {
+            b.keys
+                .iter()
+                .zip(&b.states)
+                .map(move |(k, s)| ((Some(b.bubble), *k), *s))
+        });
     top.chain(subs).collect()
 }
 
 /// A key whose state byte changed from the roster before makes the client destroy and
 /// rebuild every roster-owned object (SEED-06).
-fn check_state_bytes(verdict: &mut Verdict, idx: u64, before: &RosterDelta, now: &RosterDelta) {
-    let held = state_bytes(before);
-    let changed: Vec<String> = state_bytes(now)
+fn check_state_bytes(
+    verdict: &mut Verdict,
+    idx: u64,
+    (before, now): (&RosterDelta, &RosterDelta),
+    bubble: u8,
+) {
+    let held = state_bytes(before, bubble);
+    let changed: Vec<String> = state_bytes(now, bubble)
         .iter()
         .filter(|(key, s)| held.get(key).is_some_and(|h| h != *s))
         .map(|((_, k), s)| format!("{k:#x} to {s}"))
@@ -484,9 +508,6 @@ fn check_apply(
     m: &DecodedAuthUpdate,
 ) {
     let f = Some(idx);
-    let Some(roster) = &m.roster else {
-        return;
-    };
     for g in m.groups.iter().filter(|g| g.key == EMPTY_KEY) {
         let reason = format!(
             "a group keyed {EMPTY_KEY:#x}: the client skips its {} blocks",
@@ -494,6 +515,9 @@ fn check_apply(
         );
         verdict.violate(Rule::Auth07, f, None, reason);
     }
+    let Some(roster) = &m.roster else {
+        return;
+    };
     let registered = registered_keys(roster, bubble);
     let sent: BTreeSet<ClientRef> = m
         .groups

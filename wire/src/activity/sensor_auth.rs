@@ -8,7 +8,7 @@
 //! a reader that knows the slot's schemas can split it with [`DecodedObject::parse`].
 
 use super::body::Body;
-use super::slot::{CLIENT_REF_BITS, ClientRef, SlotSchemas};
+use super::slot::{CLIENT_REF_BITS, ClientRef, EMPTY_KEY, SlotSchemas};
 use crate::bits::{BitError, BitReader, BitWriter, Bits};
 
 /// Bubbles in the authority block: 0 to 64.
@@ -511,8 +511,10 @@ impl DecodedAuthUpdate {
     /// Reads a message-5 body the way the client does: `block_bits` gets each block's
     /// slot and a reader at its content, and returns how many bits the client reads there
     /// by the slot's own schemas, or `None` when the client skips the block by its
-    /// remainder (AH "How the client applies an Auth body"). A block whose measured length
-    /// differs from its remainder is kept at the measured length (AUTH-05).
+    /// remainder (AH "How the client applies an Auth body"); the blocks of a group keyed
+    /// 0x811C9DC5 are skipped by their remainders without asking (AUTH-07). A block whose
+    /// measured length differs from its remainder is kept at the measured length
+    /// (AUTH-05).
     pub fn decode_with(
         body: &[u8],
         block_bits: impl FnMut(&ClientRef, BitReader<'_>) -> Option<usize>,
@@ -609,7 +611,13 @@ impl DecodedAuthUpdate {
                 }
                 let slot = ClientRef::read(r)?;
                 let remainder = r.read(32)? as u32;
-                let len = block_bits(&slot, r.clone()).unwrap_or(remainder as usize);
+                // a group keyed 0x811C9DC5 is skipped whole, each block by its remainder
+                // (AUTH-07)
+                let len = match key {
+                    EMPTY_KEY => None,
+                    _ => block_bits(&slot, r.clone()),
+                };
+                let len = len.unwrap_or(remainder as usize);
                 let content = r.read_bits(len)?;
                 objects.push(DecodedObject {
                     at,
