@@ -209,7 +209,7 @@ pub const NOT_ENFORCED: &[(Rule, &str)] = &[
     ),
     (
         Rule::T202,
-        "whether the host means its actor to stay is not on the wire: both values of field .1 are legal",
+        "whether the host means its actor to stay is not on the wire: every value of field .1 is legal, zero tears the actor down and nonzero keeps it",
     ),
     (
         Rule::T203,

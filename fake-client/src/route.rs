@@ -100,7 +100,7 @@ impl ClientCore {
             {
                 self.on_lobby_answer(idx, lobby, body)
             }
-            _ => {} // a 128-byte 31 and an empty 251: the client reads nothing more
+            _ => {} // a 128-byte 31: the client reads nothing more
         }
     }
 

@@ -97,7 +97,7 @@ pub fn roster_faults(plan: &FaultPlan, m: &mut SensorAuthUpdate) {
     if plan.has(Fault::ZeroedTimerWindow)
         && let Some(auth) = block_of(m, TYPE_TIMER).and_then(|o| o.auth.as_mut())
     {
-        auth.body = zeroed_timer(); // SLOT-03
+        auth.body = Some(zeroed_timer()); // SLOT-03
     }
     bubble_grant_faults(plan, m);
     if plan.has(Fault::GrantBubbleZero) {
@@ -114,12 +114,12 @@ pub fn roster_faults(plan: &FaultPlan, m: &mut SensorAuthUpdate) {
 }
 
 /// A type-18 body of zero bits: its clock window all zeros, which the encoder refuses.
-fn zeroed_timer() -> Option<Bits> {
+fn zeroed_timer() -> Bits {
     let bit_len = min_bits(&ACTIVITY_TIMER);
-    Some(Bits {
+    Bits {
         bytes: vec![0; bit_len.div_ceil(8)],
         bit_len,
-    })
+    }
 }
 
 /// The AUTH-11 faults, on the bubble-64 element of the block that grants it, or on every

@@ -481,8 +481,10 @@ mod tests {
 
     /// The file the repository ships is the built-in scenario.
     #[test]
-    fn the_builtin_file_is_the_builtin_scenario() {
+    fn the_shipped_files_are_the_builtin_and_the_large_scenario() {
         assert_eq!(parse(BUILTIN), Ok(Scenario::builtin()));
+        let large = include_str!("../../scenarios/edz_patrol_large.toml");
+        assert_eq!(parse(large), Ok(Scenario::large(usize::MAX)));
     }
 
     /// Each kind of mistake is refused with its field, and the line of the change or of

@@ -1,6 +1,7 @@
 //! Message 5's object blocks, read the way the client reads them: a block whose slot
-//! resolves is read by the slot's own schemas, and only the others are skipped by their
-//! remainder (AH "How the client applies an Auth body"; AUTH-05, AUTH-06, BODY-05).
+//! resolves, in a group not keyed 0x811C9DC5 and of an object that applies in the client's
+//! bubble, is read by the slot's own schemas; the others are skipped by their remainder
+//! (AH "How the client applies an Auth body"; AUTH-05, AUTH-06, AUTH-07, BODY-05).
 
 use vex_wire::activity::sensor_auth::{DecodedObject, OBJECT_HEAD_BITS};
 use vex_wire::activity::slot::{ClientRef, SlotSchemas};
@@ -108,6 +109,9 @@ pub(super) fn written_for(
         })
 }
 
+/// A block length no message holds: its read fails, as the client's runs off the end.
+const PAST_THE_END: usize = usize::MAX;
+
 /// The highest bubble whose objects the client reads only while it stands in it.
 const LAST_FILTERED_BUBBLE: u8 = 63;
 
@@ -143,13 +147,15 @@ pub(super) fn describe(schemas: SlotSchemas) -> &'static str {
 /// taken again for its checks.
 #[derive(Default)]
 pub(super) struct ReadBlocks {
-    /// Each resolved block's first content bit in the body, and the block as read there.
+    /// Each measured block's first content bit in the body, and the block as read there.
     read: std::collections::VecDeque<(usize, Block)>,
 }
 
 impl ReadBlocks {
-    /// The length the client reads for `slot`'s block at `r`, when the slot resolves;
-    /// the block is kept for [`ReadBlocks::take`].
+    /// The length the client reads for `slot`'s block at `r`, when the slot resolves and
+    /// its object applies in `bubble` (else `None`: skipped by its remainder); the block is
+    /// kept for [`ReadBlocks::take`]. A block whose read runs past the message's end gets
+    /// a length no message holds, so the message does not decode, as the client drops it.
     pub(super) fn measure(
         &mut self,
         scenario: &Scenario,
@@ -165,18 +171,16 @@ impl ReadBlocks {
         let block = read_block(&decl, r);
         let bits = match block {
             Block::Read { bits, .. } => Some(bits),
-            Block::Unknown
-            | Block::Short(_)
-            | Block::EndsBefore(_)
-            | Block::OverCapacity { .. } => None,
+            Block::Short(_) | Block::EndsBefore(_) => Some(PAST_THE_END),
+            Block::Unknown | Block::OverCapacity { .. } => None,
         };
         self.read.push_back((start, block));
         bits
     }
 
-    /// `object`'s block read by `decl`'s schemas, for the resolved objects in body order:
+    /// `object`'s block read by `decl`'s schemas, for the measured objects in body order:
     /// the one measured, when it was read whole from exactly the object's content; else
-    /// read again from the content alone (a block the client skipped by its remainder).
+    /// read again from the content alone (a block whose measure left it to its remainder).
     pub(super) fn take(&mut self, decl: &SlotDecl, object: &DecodedObject) -> Block {
         let start = object.at + OBJECT_HEAD_BITS;
         match self.read.pop_front() {

@@ -210,7 +210,7 @@ fn leave_delta_problems(
                 .schemas_of(&o.slot)
                 .is_some_and(|(_, decl)| o.parse(decl.schemas).is_ok_and(|p| p.root == Some(true)))
         })
-        .map(|o| format!("{:#x}/{}/{}", o.slot.key, o.slot.slot_type, o.slot.index))
+        .map(|o| o.slot.to_string())
         .collect();
     if !bodies.is_empty() {
         problems.push(format!("it carries Auth bodies for {}", bodies.join(", ")));

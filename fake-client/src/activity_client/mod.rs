@@ -7,6 +7,7 @@
 mod auth_blocks;
 mod auth_cause;
 mod authority;
+mod block_judge;
 mod bubble_grants;
 mod dispatch;
 mod entity_slots;

@@ -2,10 +2,9 @@
 //! client applies them (AH "Message 5", "How the client applies an Auth body"; AUTH-05 to
 //! AUTH-09, AUTH-12, BODY-05, SLOT-01, SLOT-02, T17-01, T17-03).
 
-use super::auth_blocks::{
-    Block, ReadBlocks, applies_in, by_remainder, describe, read_block, written_for,
-};
+use super::auth_blocks::{Block, ReadBlocks, applies_in, by_remainder, read_block};
 use super::auth_cause::Said;
+use super::block_judge::{mismatch, misread_block, skipped_block, why_misread};
 use super::slot_bodies::{self, At, Standing};
 use crate::rules::Rule;
 use crate::verdict::Verdict;
@@ -18,62 +17,6 @@ use vex_wire::activity::slot::{
 use vex_wire::bits::Bits;
 use vex_wire::scenario::{Scenario, SlotDecl};
 use vex_wire::schema::Value;
-
-/// The block of a slot whose object is in another bubble than the client's (0 to 63):
-/// the client skips it by its remainder, so the remainder is exactly what the slot's
-/// schemas read there (AUTH-05, or AUTH-06 when the block was written for other
-/// schemas); its body is not applied, so not judged.
-fn skipped_block(
-    verdict: &mut Verdict,
-    f: Option<u64>,
-    decl: &SlotDecl,
-    message: &[u8],
-    object: &DecodedObject,
-    bubble: u8,
-) {
-    let what = match read_block(decl, object.content.reader()) {
-        Block::Read { bits, .. } if bits == object.remainder as usize => return,
-        Block::Read { bits, .. } => format!("holds {bits} bits"),
-        Block::Short(e) => format!("ends inside its body ({e})"),
-        Block::EndsBefore(what) => format!("ends before {what}"),
-        Block::Unknown | Block::OverCapacity { .. } => return,
-    };
-    let reason = format!(
-        "remainder {}, but the block {what}: the client, in bubble {bubble}, skips it by its remainder and lands elsewhere",
-        object.remainder
-    );
-    mismatch(verdict, f, decl, message, object, (Rule::Auth05, reason));
-}
-
-/// A block the client does not read as long as its remainder says: AUTH-06 when another
-/// guess at the slot's schemas reads exactly the remainder, else the rule and reason of
-/// what the slot's own schemas found. True for AUTH-06.
-fn mismatch(
-    verdict: &mut Verdict,
-    f: Option<u64>,
-    decl: &SlotDecl,
-    message: &[u8],
-    object: &DecodedObject,
-    (rule, reason): (Rule, String),
-) -> bool {
-    let s = object.slot;
-    let slot = format!("slot {:#x}/{}/{}", s.key, s.slot_type, s.index);
-    match written_for(decl, message, object) {
-        Some(guess) => {
-            let reason = format!(
-                "{slot}: the block is written for a slot with {} but the slot has {}, and every later bit shifts (or its remainder is off by as many bits)",
-                describe(guess),
-                describe(decl.schemas)
-            );
-            verdict.violate(Rule::Auth06, f, Some(object.at), reason);
-            true
-        }
-        None => {
-            verdict.violate(rule, f, Some(object.at), format!("{slot}: {reason}"));
-            false
-        }
-    }
-}
 
 /// What the client holds of the host's message 5s (AH "Message 5", "How the client
 /// applies an Auth body").
@@ -118,8 +61,8 @@ impl Roster {
     /// the remainder is the exact length of the block (AUTH-05), every array count fits
     /// its array (BODY-05, T17-03, T24-01), and each body keeps its slot type's rules
     /// against the one held before (`slot_bodies`). A message the client cannot read is
-    /// dropped (BODY-04), or for a type-17 body short of its fields T17-02. True when the
-    /// roster was read.
+    /// dropped: reported for the block that makes it so (`block_judge::misread_block`:
+    /// T17-02, AUTH-05 or AUTH-06), else BODY-04. True when the roster was read.
     pub(super) fn read(
         &mut self,
         verdict: &mut Verdict,
@@ -136,7 +79,7 @@ impl Roster {
             }) {
                 Ok(m) => m,
                 Err(e) => {
-                    if !misread_block(verdict, scenario, idx, message) {
+                    if !misread_block(verdict, scenario, (bubble, idx), message) {
                         let (msg, len) = (ids::SENSOR_AUTH_UPDATE, message.len());
                         verdict.undecodable(Rule::Body04, idx, msg, len, &e);
                     }
@@ -146,14 +89,15 @@ impl Roster {
         let f = Some(idx);
         self.overrides.clear();
         let mut first_lifetime: Option<Value> = None;
-        let applied_groups = m.groups.iter().filter(|g| g.key != EMPTY_KEY); // AUTH-07
-        for object in applied_groups.flat_map(|g| &g.objects) {
+        for (group, object) in m
+            .groups
+            .iter()
+            .flat_map(|g| g.objects.iter().map(move |o| (g, o)))
+        {
             let s = object.slot;
             if !s.is_resolvable() {
-                let reason = format!(
-                    "slot {:#x}/{}/{}: a type or index of -1 makes the resolver refuse it",
-                    s.key, s.slot_type, s.index
-                );
+                let reason =
+                    format!("slot {s}: a type or index of -1 makes the resolver refuse it");
                 verdict.violate(Rule::Slot01, f, Some(object.at), reason);
             }
             if NEVER_DESCRIBED.contains(&s.slot_type) {
@@ -163,8 +107,8 @@ impl Roster {
             let Some((object_bubble, decl)) = scenario.schemas_of(&object.slot) else {
                 continue; // skipped by its remainder
             };
-            if !applies_in(object_bubble, bubble) {
-                skipped_block(verdict, f, &decl, message, object, bubble);
+            if group.key == EMPTY_KEY || !applies_in(object_bubble, bubble) {
+                skipped_block(verdict, f, &decl, message, object); // AUTH-07, AUTH-05
                 continue;
             }
             let (bits, body, sense) = match read.take(&decl, object) {
@@ -173,28 +117,10 @@ impl Roster {
                     self.check_body_kept(verdict, idx, object, &decl);
                     continue;
                 }
-                Block::Short(e) => {
-                    let (rule, what) = if decl.slot_type == TYPE_LIFETIME {
-                        (
-                            Rule::T1702,
-                            "a type-17 body has no presence bits and is sent whole, at least 423 bits",
-                        )
-                    } else {
-                        (
-                            Rule::Auth05,
-                            "the block ends inside the body its slot's schema reads",
-                        )
-                    };
-                    let reason = format!("{what}: {e}");
-                    mismatch(verdict, f, &decl, message, object, (rule, reason));
-                    continue;
-                }
-                Block::EndsBefore(what) => {
-                    let reason = format!(
-                        "remainder {} ends the block before {what}; a client that skips it lands elsewhere",
-                        object.remainder
-                    );
-                    mismatch(verdict, f, &decl, message, object, (Rule::Auth05, reason));
+                block @ (Block::Short(_) | Block::EndsBefore(_)) => {
+                    if let Some(why) = why_misread(&decl, &block, object.remainder) {
+                        mismatch(verdict, f, &decl, message, object, why);
+                    }
                     continue;
                 }
                 Block::OverCapacity {
@@ -209,36 +135,34 @@ impl Roster {
                         _ => Rule::Body05,
                     };
                     let reason = format!(
-                        "slot {:#x}/{}/{}: {path} count {count} is above its capacity {capacity}; the client does not clamp it and writes past the array",
-                        s.key, s.slot_type, s.index
+                        "slot {s}: {path} count {count} is above its capacity {capacity}; the client does not clamp it and writes past the array"
                     );
                     verdict.violate(rule, f, Some(object.at), reason);
                     continue;
                 }
             };
             if bits != object.remainder as usize {
-                let lifetime_short = decl.slot_type == TYPE_LIFETIME
-                    && by_remainder(message, object)
-                        .is_some_and(|r| matches!(read_block(&decl, r), Block::Short(_)));
-                let why = if lifetime_short {
-                    let reason = format!(
-                        "the type-17 body is shorter than its 20 fields, which have no presence bits and go whole: remainder {}, but the client reads {bits} bits, on into the next block",
-                        object.remainder
-                    );
-                    (Rule::T1702, reason)
-                } else {
-                    let reason = format!(
-                        "remainder {} but the block holds {bits} bits; a client that skips it lands elsewhere",
-                        object.remainder
-                    );
-                    (Rule::Auth05, reason)
-                };
+                // read by the remainder, a type-17 body short of its fields (T17-02)
+                let by_remainder = by_remainder(message, object).map(|r| read_block(&decl, r));
+                let short = by_remainder
+                    .and_then(|b| why_misread(&decl, &b, object.remainder))
+                    .filter(|(rule, _)| *rule == Rule::T1702);
+                let lifetime_short = short.is_some();
+                let why = short.map_or_else(
+                    || {
+                        let remainder = object.remainder;
+                        let why = format!(
+                            "remainder {remainder} but the block holds {bits} bits; a client that skips it lands elsewhere"
+                        );
+                        (Rule::Auth05, why)
+                    },
+                    |(rule, why)| (rule, format!("{why}: the client reads {bits} bits, on into the next block")),
+                );
                 if mismatch(verdict, f, &decl, message, object, why) || lifetime_short {
                     continue; // what the client read there is not the body the host wrote
                 }
-            } else {
-                self.check_body_kept(verdict, idx, object, &decl);
             }
+            self.check_body_kept(verdict, idx, object, &decl);
             if let Some(body) = body {
                 let at = At {
                     idx,
@@ -249,8 +173,7 @@ impl Roster {
                         None => first_lifetime = Some(body.clone()),
                         Some(first) if *first != body => {
                             let reason = format!(
-                                "slot {:#x}/17/{}: another type-17 body than the first type-17 slot's; only the first is read",
-                                s.key, s.index
+                                "slot {s}: another type-17 body than the first type-17 slot's; only the first is read"
                             );
                             verdict.violate(Rule::T1705, f, Some(object.at), reason);
                         }
@@ -336,8 +259,7 @@ impl Roster {
         let s = object.slot;
         if self.seeded.insert(s) && parts.reset == Some(false) {
             let reason = format!(
-                "slot {:#x}/{}/{}: its first block has reset 0, so its body is a delta on whatever the client holds",
-                s.key, s.slot_type, s.index
+                "slot {s}: its first block has reset 0, so its body is a delta on whatever the client holds"
             );
             verdict.violate(Rule::Seed01, Some(idx), Some(object.at), reason);
         }
@@ -356,54 +278,11 @@ impl Roster {
         };
         if reset_only {
             let reason = format!(
-                "slot {:#x}/{}/{}: reset-only installs the schema's defaults over the body it got before; unless the host meant to clear that state, it sends the body it still holds",
-                s.key, s.slot_type, s.index
+                "slot {s}: reset-only installs the schema's defaults over the body it got before; unless the host meant to clear that state, it sends the body it still holds"
             );
             verdict.violate(Rule::Auth09, Some(idx), Some(object.at), reason);
         }
     }
-}
-
-/// A message 5 the client could not read, whose blocks delimited by their remainders
-/// show why: the first block its slot's own schemas do not read as long as its remainder
-/// says (a type-17 body short of its 20 fields, T17-02; a block written for other schemas,
-/// AUTH-06; else AUTH-05). The client reads on into the next block and drops the message.
-/// True when that was reported.
-fn misread_block(verdict: &mut Verdict, scenario: &Scenario, idx: u64, message: &[u8]) -> bool {
-    let Ok(m) = DecodedAuthUpdate::decode_with(message, |_, _| None) else {
-        return false;
-    };
-    let misread = m.groups.iter().flat_map(|g| &g.objects).find_map(|o| {
-        let (_, decl) = scenario.schemas_of(&o.slot)?;
-        let why = match read_block(&decl, o.content.reader()) {
-            Block::Short(e) if decl.slot_type == TYPE_LIFETIME => (
-                Rule::T1702,
-                format!(
-                    "the type-17 body is shorter than its 20 fields, which have no presence bits and go whole ({e})"
-                ),
-            ),
-            Block::Short(e) => (
-                Rule::Auth05,
-                format!("the block ends inside the body its slot's schema reads ({e})"),
-            ),
-            Block::EndsBefore(what) => (
-                Rule::Auth05,
-                format!("remainder {} ends the block before {what}", o.remainder),
-            ),
-            Block::Read { bits, .. } if bits != o.remainder as usize => (
-                Rule::Auth05,
-                format!("remainder {} but the block holds {bits} bits", o.remainder),
-            ),
-            _ => return None,
-        };
-        Some((o, decl, why))
-    });
-    let Some((object, decl, (rule, why))) = misread else {
-        return false;
-    };
-    let reason = format!("{why}: the client reads on into the next block and drops the message");
-    mismatch(verdict, Some(idx), &decl, message, object, (rule, reason));
-    true
 }
 
 /// The first roster registers a type-13 and a type-17 slot, which the player spawn gate
@@ -536,7 +415,7 @@ fn check_apply(
             index: d.index,
         })
         .filter(|r| !sent.contains(r))
-        .map(|r| format!("{:#x}/{}/{}", r.key, r.slot_type, r.index))
+        .map(|r| r.to_string())
         .collect();
     if !missing.is_empty() {
         let reason = format!(

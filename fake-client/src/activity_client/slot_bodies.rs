@@ -207,10 +207,10 @@ fn check_ghost(verdict: &mut Verdict, at: At, fields: &[Value], held: Option<&[V
     }
 }
 
-/// Type 18: a body's clock window (its first field) with every field zero stands in for
-/// no timer, and the client runs it as one: a slot without a real timer goes reset-only
-/// (SLOT-03; AH "How an Auth table is encoded": the constructor seeds the maximum with 365
-/// days). Type 35 carries the window too; Vex has no type-35 body to judge.
+/// Type 18: a body whose clock window (its first field) has every field zero is no
+/// neutral stand-in for an authored timer, so a slot without a real timer goes
+/// reset-only (SLOT-03; AH "How an Auth table is encoded": the constructor seeds the
+/// maximum with 365 days). Type 35 carries the window too; Vex has no type-35 body.
 fn check_timer(verdict: &mut Verdict, at: At, fields: &[Value]) {
     let Some(Value::Record(window)) = fields.first() else {
         return;

@@ -50,6 +50,13 @@ pub struct ClientRef {
     pub index: i16,
 }
 
+impl std::fmt::Display for ClientRef {
+    /// `key/type/index`, the key in hex: `0xbbbb0001/65/4`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:#x}/{}/{}", self.key, self.slot_type, self.index)
+    }
+}
+
 impl ClientRef {
     /// The resolver refuses a type or index of -1 (SLOT-01).
     pub fn is_resolvable(&self) -> bool {

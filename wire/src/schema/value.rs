@@ -47,7 +47,7 @@ pub enum Value {
 }
 
 impl Value {
-    /// True for false, the integer 0 and a real or raw run of zero bits.
+    /// True for false, the integer 0, and a real or quantized real of zero bits.
     pub fn is_zero(&self) -> bool {
         matches!(
             self,
