@@ -679,6 +679,58 @@ slots = [
         );
     }
 
+    /// A type-17 body of 100 bits as the message's last block, its remainder saying so:
+    /// the client's read of its 20 fields runs past the message's end, so the message is
+    /// dropped (not applied) and the short body named (T17-02).
+    #[test]
+    fn a_read_past_the_message_end_drops_the_message() {
+        let scenario = Scenario::builtin();
+        let slot = |slot_type, index| ClientRef {
+            key: 0xAAAA_0001,
+            slot_type,
+            index,
+        };
+        let short = Bits {
+            bytes: vec![0x40; 13],
+            bit_len: 100,
+        };
+        let objects = vec![
+            ObjectBlock {
+                slot: slot(TYPE_PARTICIPATION, 0),
+                auth: Some(AuthPart {
+                    reset: true,
+                    body: None,
+                }),
+                sense: Some(None),
+            },
+            ObjectBlock {
+                slot: slot(TYPE_LIFETIME, 1),
+                auth: Some(AuthPart {
+                    reset: true,
+                    body: Some(short),
+                }),
+                sense: None,
+            },
+        ];
+        let message = SensorAuthUpdate {
+            roster: None,
+            groups: vec![EntityGroup {
+                key: 0xAAAA_0001,
+                filler: 0,
+                objects,
+            }],
+            ..vex_wire::vectors::sensor_auth_full_example()
+        }
+        .encode()
+        .unwrap();
+        let mut r = vex_wire::bits::BitReader::new(&message);
+        let prefix = AuthPrefix::read(&mut r).unwrap();
+        let (mut roster, mut v) = (Roster::default(), Verdict::new());
+        let applied = roster.read(&mut v, &scenario, 0, 1, &message, (prefix, r.position()));
+        assert!(!applied, "the message is dropped");
+        assert_eq!(v.rules(), [Rule::T1702]);
+    }
+
     /// SEED-02 for each slot the spawn gate reads, wherever the roster registers it: a
     /// type-13 slot on a top-level key and a type-17 slot on a key of the current bubble's
     /// sub-block pass; either missing, left on a cleared presence bit, or registered only
