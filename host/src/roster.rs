@@ -187,7 +187,7 @@ pub fn sensor_auth(inputs: &RosterInputs<'_>) -> Result<SensorAuthUpdate, BitErr
         groups.push(group(&bodies, o, i == 0)?);
     }
     Ok(SensorAuthUpdate {
-        prefix: prefix(epoch),
+        prefix: AuthPrefix::echoing(epoch),
         roster: Some(roster_delta(scenario, bubble_of(region))),
         groups,
     })
@@ -203,7 +203,7 @@ pub fn leave_delta(scenario: &Scenario, region: i16, epoch: [u64; 2]) -> SensorA
         s.mask = [0; SUB_MASK_WORDS];
     }
     SensorAuthUpdate {
-        prefix: prefix(epoch),
+        prefix: AuthPrefix::echoing(epoch),
         roster: Some(roster),
         groups: Vec::new(),
     }
@@ -238,16 +238,5 @@ fn roster_delta(scenario: &Scenario, bubble: u8) -> RosterDelta {
         mask: RosterDelta::mask_for(top.len()),
         states: vec![STATE_SEQUENCE; top.len()],
         sub_blocks,
-    }
-}
-
-/// Message 5's prefix: `epoch` echoed, no bubble block, roster enable set.
-fn prefix(epoch: [u64; 2]) -> AuthPrefix {
-    AuthPrefix {
-        hardwipe_token: 0,
-        patch_epoch: epoch,
-        bubble_block: None,
-        token: 0,
-        roster_enable: true,
     }
 }

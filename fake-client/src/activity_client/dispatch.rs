@@ -309,14 +309,9 @@ mod tests {
     /// `groups`.
     fn auth_with(roster: Option<RosterDelta>, groups: Vec<EntityGroup>) -> Vec<u8> {
         SensorAuthUpdate {
-            prefix: AuthPrefix {
-                hardwipe_token: 0,
-                patch_epoch: ClientConfig::builtin(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 1))
-                    .patch_epoch,
-                bubble_block: None,
-                token: 0,
-                roster_enable: true,
-            },
+            prefix: AuthPrefix::echoing(
+                ClientConfig::builtin(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 1)).patch_epoch,
+            ),
             roster,
             groups,
         }

@@ -179,15 +179,7 @@ mod tests {
 
     /// A message 5 prefix echoing `epoch`, with roster enable set.
     fn prefix(epoch: [u64; 2]) -> Vec<u8> {
-        AuthPrefix {
-            hardwipe_token: 0,
-            patch_epoch: epoch,
-            bubble_block: None,
-            token: 0,
-            roster_enable: true,
-        }
-        .encode()
-        .unwrap()
+        AuthPrefix::echoing(epoch).encode().unwrap()
     }
 
     /// AUTH-01: message 5 echoes the latest message 52, both 64-bit words. The latest

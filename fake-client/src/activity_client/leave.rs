@@ -244,13 +244,7 @@ mod tests {
 
     fn delta(keys: Vec<u32>, present: usize) -> SensorAuthUpdate {
         SensorAuthUpdate {
-            prefix: AuthPrefix {
-                hardwipe_token: 0,
-                patch_epoch: [1, 2],
-                bubble_block: None,
-                token: 0,
-                roster_enable: true,
-            },
+            prefix: AuthPrefix::echoing([1, 2]),
             roster: Some(RosterDelta {
                 states: vec![1; keys.len()],
                 keys,

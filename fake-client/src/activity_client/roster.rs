@@ -552,28 +552,42 @@ slots = [
                 block_for(*slot, if i == at { written } else { decl.schemas })
             })
             .collect();
-        let message = SensorAuthUpdate {
-            groups: vec![
-                EntityGroup {
-                    key: 0xAAAA_0001,
-                    filler: 0,
-                    objects: spawn_gate.to_vec(),
-                },
-                EntityGroup {
-                    key: 0xCCCC_0001,
-                    filler: 0,
-                    objects,
-                },
-            ],
-            ..vex_wire::vectors::sensor_auth_full_example()
+        let message = message_of(vec![
+            EntityGroup {
+                key: 0xAAAA_0001,
+                filler: 0,
+                objects: spawn_gate.to_vec(),
+            },
+            EntityGroup {
+                key: 0xCCCC_0001,
+                filler: 0,
+                objects,
+            },
+        ]);
+        read_message(&scenario, 0, &message).1
+    }
+
+    /// Message 5 of `groups`, with no roster delta.
+    fn message_of(groups: Vec<EntityGroup>) -> Vec<u8> {
+        let prefix = AuthPrefix::echoing([1, 2]);
+        let roster = None;
+        SensorAuthUpdate {
+            prefix,
+            roster,
+            groups,
         }
         .encode()
-        .unwrap();
-        let mut r = vex_wire::bits::BitReader::new(&message);
+        .unwrap()
+    }
+
+    /// Whether a fresh roster in `bubble` applied message 5 `message`, and the rules it
+    /// reported.
+    fn read_message(scenario: &Scenario, bubble: u8, message: &[u8]) -> (bool, Vec<Rule>) {
+        let mut r = vex_wire::bits::BitReader::new(message);
         let prefix = AuthPrefix::read(&mut r).unwrap();
         let (mut roster, mut v) = (Roster::default(), Verdict::new());
-        roster.read(&mut v, &scenario, 0, 1, &message, (prefix, r.position()));
-        v.rules()
+        let applied = roster.read(&mut v, scenario, bubble, 1, message, (prefix, r.position()));
+        (applied, v.rules())
     }
 
     /// The built-in scenario's objects with a timer slot (type 18, Auth only) in bubble 1.
@@ -618,17 +632,11 @@ slots = [
             }),
             sense: None,
         };
-        let mut message = SensorAuthUpdate {
-            roster: None,
-            groups: vec![EntityGroup {
-                key: slot.key,
-                filler: 0,
-                objects: vec![block],
-            }],
-            ..vex_wire::vectors::sensor_auth_full_example()
-        }
-        .encode()
-        .unwrap();
+        let mut message = message_of(vec![EntityGroup {
+            key: slot.key,
+            filler: 0,
+            objects: vec![block],
+        }]);
         let m = SensorAuthUpdate::decode(&message).unwrap();
         let object = &m.groups[0].objects[0];
         let at = object.at + 1 + vex_wire::activity::slot::CLIENT_REF_BITS;
@@ -641,18 +649,7 @@ slots = [
                 message[byte] &= !mask;
             }
         }
-        let mut r = vex_wire::bits::BitReader::new(&message);
-        let prefix = AuthPrefix::read(&mut r).unwrap();
-        let (mut roster, mut v) = (Roster::default(), Verdict::new());
-        roster.read(
-            &mut v,
-            &scenario,
-            bubble,
-            1,
-            &message,
-            (prefix, r.position()),
-        );
-        v.rules()
+        read_message(&scenario, bubble, &message).1
     }
 
     /// AUTH-05's bubble: a block of an object in another bubble (0 to 63) is skipped by
@@ -712,23 +709,14 @@ slots = [
                 sense: None,
             },
         ];
-        let message = SensorAuthUpdate {
-            roster: None,
-            groups: vec![EntityGroup {
-                key: 0xAAAA_0001,
-                filler: 0,
-                objects,
-            }],
-            ..vex_wire::vectors::sensor_auth_full_example()
-        }
-        .encode()
-        .unwrap();
-        let mut r = vex_wire::bits::BitReader::new(&message);
-        let prefix = AuthPrefix::read(&mut r).unwrap();
-        let (mut roster, mut v) = (Roster::default(), Verdict::new());
-        let applied = roster.read(&mut v, &scenario, 0, 1, &message, (prefix, r.position()));
+        let message = message_of(vec![EntityGroup {
+            key: 0xAAAA_0001,
+            filler: 0,
+            objects,
+        }]);
+        let (applied, rules) = read_message(&scenario, 0, &message);
         assert!(!applied, "the message is dropped");
-        assert_eq!(v.rules(), [Rule::T1702]);
+        assert_eq!(rules, [Rule::T1702]);
     }
 
     /// SEED-02 for each slot the spawn gate reads, wherever the roster registers it: a

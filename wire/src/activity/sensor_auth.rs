@@ -380,6 +380,20 @@ pub struct AuthPrefix {
     pub roster_enable: bool,
 }
 
+impl AuthPrefix {
+    /// The prefix a host sends: `epoch`, the client's latest message 52, echoed (AUTH-01),
+    /// no hardwipe token, no bubble-authority block, roster enable set (AUTH-04).
+    pub fn echoing(epoch: [u64; 2]) -> Self {
+        Self {
+            hardwipe_token: 0,
+            patch_epoch: epoch,
+            bubble_block: None,
+            token: 0,
+            roster_enable: true,
+        }
+    }
+}
+
 /// Message 5 as read, without slot knowledge.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DecodedAuthUpdate {
@@ -672,13 +686,7 @@ mod tests {
     #[test]
     fn phase_one_only_vector() {
         let m = SensorAuthUpdate {
-            prefix: AuthPrefix {
-                hardwipe_token: 0,
-                patch_epoch: [0x0102_0304_0506_0708, 0x1112_1314_1516_1718],
-                bubble_block: None,
-                token: 0,
-                roster_enable: true,
-            },
+            prefix: AuthPrefix::echoing([0x0102_0304_0506_0708, 0x1112_1314_1516_1718]),
             roster: Some(RosterDelta {
                 keys: vec![0xAAAA_0001],
                 mask: RosterDelta::mask_for(1),
