@@ -20,6 +20,8 @@ mod keepalive;
 mod leave;
 mod membership;
 mod probe;
+#[cfg(test)]
+mod push_breaches;
 mod refresh;
 mod region;
 mod reports;
