@@ -234,3 +234,70 @@ fn encode_body(scenario: &Scenario, slot: ClientRef, value: &Value) -> Result<Bi
         },
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vex_wire::activity::slot::{TYPE_CHANNEL, TYPE_TIMER};
+
+    fn slot(slot_type: i8, index: i16) -> ClientRef {
+        ClientRef {
+            key: 0xBBBB_0001,
+            slot_type,
+            index,
+        }
+    }
+
+    fn rows(n: usize) -> Value {
+        let row = Value::Record(vec![
+            Value::Int(1),
+            Value::Raw { bits: 0, width: 32 },
+            Value::Raw { bits: 0, width: 32 },
+        ]);
+        Value::Record(vec![Value::Array(vec![row; n])])
+    }
+
+    fn timer(running: bool) -> Value {
+        let zero = Value::Int(0);
+        let window = vec![
+            Value::Bool(running),
+            zero.clone(),
+            zero.clone(),
+            zero.clone(),
+            zero.clone(),
+            zero.clone(),
+            Value::Raw { bits: 0, width: 32 },
+        ];
+        Value::Record(vec![Value::Record(window), Value::Bool(false), zero])
+    }
+
+    /// The door refuses a body the client cannot take, and the commit applies none of
+    /// its requests: a channel of five rows (T24-01: the walker would otherwise drop the
+    /// fifth without a word) and a zeroed clock window (SLOT-03); four rows and a running
+    /// window commit.
+    #[test]
+    fn bodies_the_client_cannot_take_are_refused_whole() {
+        let scenario = Scenario::builtin();
+        let (channel, timer_slot) = (slot(TYPE_CHANNEL, 3), slot(TYPE_TIMER, 2));
+        let mut world = World::default();
+        let set = |slot, body| WorldRequest::SetAuth { slot, body };
+        for (what, requests) in [
+            ("five rows", vec![set(channel, rows(5))]),
+            (
+                "a zeroed window",
+                vec![set(channel, rows(4)), set(timer_slot, timer(false))],
+            ),
+        ] {
+            assert!(
+                matches!(
+                    world.commit(&scenario, &requests),
+                    Err(RequestError::Refused { .. })
+                ),
+                "{what}"
+            );
+            assert_eq!(world.revision(), 0, "{what}: nothing applied");
+        }
+        let good = [set(channel, rows(4)), set(timer_slot, timer(true))];
+        assert_eq!(world.commit(&scenario, &good).map(|s| s.len()), Ok(2));
+    }
+}

@@ -80,8 +80,8 @@ pub fn to_value(kind: &Kind, optional: bool, value: &Dynamic, path: &str) -> Res
     })
 }
 
-/// An array of at most `most` elements of `element`: more is refused, since the encoder
-/// would clamp the count and drop the rest without a word (BODY-05).
+/// An array of at most `most` elements of `element`: more is refused here, at the
+/// script's line, as the encoder would refuse it (BODY-05).
 fn elements(element: &Kind, most: u16, value: &Dynamic, path: &str) -> Result<Value, String> {
     let items = value
         .as_array_ref()

@@ -481,22 +481,33 @@ fn biased_signed_fields_keep_their_whole_range() {
     );
 }
 
-/// BODY-05: a count above capacity is clamped on encode.
+/// BODY-05: more elements than an array holds are refused on encode, naming the array,
+/// the count and the capacity (the game's codec would clamp them without a word); as many
+/// as it holds encode; a count above capacity on the wire is refused on decode.
 #[test]
-fn dynamic_counts_are_clamped() {
-    let rows = Value::Array(vec![
-        Value::Record(vec![
+fn counts_above_capacity_are_refused() {
+    let rows = |n| {
+        let row = Value::Record(vec![
             Value::Int(1),
             Value::Raw { bits: 0, width: 32 },
             Value::Raw { bits: 0, width: 32 },
         ]);
-        9
-    ]);
+        Value::Record(vec![Value::Array(vec![row; n])])
+    };
+    for n in [5, 7, 9] {
+        assert_eq!(
+            encode(&CHANNEL, &rows(n), &mut BitWriter::new()),
+            Err(crate::schema::SchemaError::OverCapacity {
+                path: "rows".into(),
+                count: n as u64,
+                capacity: 4
+            }),
+            "{n} rows"
+        );
+    }
     let mut w = BitWriter::new();
-    encode(&CHANNEL, &Value::Record(vec![rows]), &mut w).unwrap();
+    encode(&CHANNEL, &rows(4), &mut w).unwrap();
     assert_eq!(w.bit_len(), 387);
-    let bytes = w.finish().unwrap();
-    assert_eq!(bytes[0] >> 5, 4, "the count says 4");
     let over = [0b1010_0000u8, 0, 0, 0];
     assert!(matches!(
         decode(&CHANNEL, &mut BitReader::new(&over)),

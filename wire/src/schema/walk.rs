@@ -1,6 +1,7 @@
 //! The one walker: encode and decode any schema (TD "Walking a definition", "The
-//! bit-packed codec"). Decoding accepts unread bits and trailing bytes (BODY-04); encoding
-//! clamps dynamic counts to capacity (BODY-05).
+//! bit-packed codec"). Decoding accepts unread bits and trailing bytes (BODY-04) and
+//! refuses a count above its array's capacity (BODY-05); so does encoding, where the
+//! game's codec would clamp the count and drop the elements past it without a word.
 
 use super::kind::{
     Field, Guard, KEYED_LANE_FIRST, KEYED_LANE_SECOND, KEYED_LANE_SELECTOR_BITS, Kind, MAX_DEPTH,
@@ -35,7 +36,7 @@ pub enum SchemaError {
         expected: &'static str,
     },
     /// A dynamic count above the array's capacity: the client does not clamp it and
-    /// writes past the end (BODY-05).
+    /// writes past the end (BODY-05); on encode, more elements than the array holds.
     #[error("{path}: count {count} is above the capacity {capacity} (BODY-05)")]
     OverCapacity {
         /// The field path.
@@ -242,9 +243,15 @@ fn encode_kind(
             },
             Value::Array(items),
         ) => {
-            let n = items.len().min(usize::from(*capacity));
-            w.write(n as u64, *count_width);
-            for (i, item) in items.iter().take(n).enumerate() {
+            if items.len() > usize::from(*capacity) {
+                return Err(SchemaError::OverCapacity {
+                    path: path.to_string(),
+                    count: items.len() as u64,
+                    capacity: *capacity,
+                });
+            }
+            w.write(items.len() as u64, *count_width);
+            for (i, item) in items.iter().enumerate() {
                 encode_kind(element, item, w, &path.index(i as u64), depth)?;
             }
         }
