@@ -67,7 +67,7 @@ pub enum Kind {
         len: u16,
     },
     /// A dynamic array (params[0] = 1): a count of `count_width` bits, then that many
-    /// elements; the encoder clamps the count to `capacity` (BODY-05).
+    /// elements; a count above `capacity` is refused both ways (BODY-05).
     Array {
         /// The element.
         element: &'static Kind,
