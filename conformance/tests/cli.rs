@@ -81,6 +81,23 @@ fn the_in_process_check_passes_and_lists_its_cases() {
     );
 }
 
+/// The whole catalog passes on the large scenario too (96 objects in bubble 0, a roster of
+/// 18.8 KB): every clean case and every caught fault, whatever slot ends the roster.
+#[test]
+fn the_whole_check_passes_on_the_large_scenario() {
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../scenarios/edz_patrol_large.toml"
+    );
+    let o = vex(&["check", "--scenario", file, "--quiet"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains(", 0 failed, 0 skipped"),
+        "{}",
+        stdout(&o)
+    );
+}
+
 /// A listed case that passes is an unexpected pass and fails the run; an unknown id in the
 /// file is an error naming its line.
 #[test]

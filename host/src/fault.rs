@@ -224,7 +224,8 @@ faults! {
     RosterDisabled => Auth04;
     /// AUTH-05: message 5's first object block declares one bit more than it holds.
     WrongRemainder => Auth05;
-    /// AUTH-05: message 5's last object block declares one bit fewer than it holds.
+    /// AUTH-05: message 5's last object block declares 8 bits fewer than it holds (8 more
+    /// when it holds fewer), more than a block written for other schemas is off by.
     WrongRemainderLast => Auth05;
     /// AUTH-06: message 5 writes a Sense bit in the type-17 block; that slot has no Sense
     /// schema.

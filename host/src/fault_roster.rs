@@ -37,6 +37,9 @@ fn patch(bytes: &mut [u8], at: usize, width: usize, value: u64) {
     }
 }
 
+/// How far [`Fault::WrongRemainderLast`] moves the last block's remainder.
+const REMAINDER_OFF: u32 = 8;
+
 /// Applies the message-5 faults of `plan` that the typed body can express.
 pub fn roster_faults(plan: &FaultPlan, m: &mut SensorAuthUpdate) {
     if plan.has(Fault::UnresolvableRef)
@@ -247,9 +250,15 @@ fn apply_body_faults(plan: &FaultPlan, body: &mut [u8]) {
     if plan.has(Fault::WrongRemainderLast)
         && let Some(last) = objects.clone().last()
     {
-        // AUTH-05 on the message's last block: one bit fewer than it holds
+        // AUTH-05 on the message's last block: 8 bits fewer than it holds (8 more for a
+        // shorter block), past what a block written for other schemas explains (AUTH-06:
+        // 1 to 3 flag bits), whatever the slot's schemas
         let at = last.at + 1 + CLIENT_REF_BITS;
-        patch(body, at, 32, u64::from(last.remainder.saturating_sub(1)));
+        let wrong = match last.remainder.checked_sub(REMAINDER_OFF) {
+            Some(fewer) => fewer,
+            None => last.remainder + REMAINDER_OFF,
+        };
+        patch(body, at, 32, u64::from(wrong));
     }
     for lifetime in objects.filter(|o| o.slot.slot_type == TYPE_LIFETIME) {
         patch_lifetime(plan, body, lifetime);
