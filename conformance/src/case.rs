@@ -3,6 +3,7 @@
 
 use std::net::SocketAddrV4;
 
+use crate::gate::Gate;
 use vex_fake_client::{ClientConfig, Probe, Rule};
 use vex_harness::RunReport;
 use vex_harness::hostile::Hostile;
@@ -310,19 +311,16 @@ pub enum Verdict {
 }
 
 impl Expectation {
-    /// Judges a run of a case that names `rules`. A duty (`rules.md` effect "duty") fails a
-    /// clean run when the case names it, or when `strict`.
-    pub fn judge(self, run: &RunReport, strict: bool, rules: &[Rule]) -> Verdict {
+    /// Judges a run of a case that names `rules`: a clean run fails on the findings `gate`
+    /// counts (a duty only when the case names it or the run is strict, an advisory finding
+    /// only when strict, a waived rule never).
+    pub fn judge(self, run: &RunReport, gate: &Gate, rules: &[Rule]) -> Verdict {
         match self {
             Expectation::CleanJoin => {
                 let counted = run
                     .violations
                     .iter()
-                    .filter(|v| {
-                        strict
-                            || v.effect != vex_fake_client::Effect::Duty
-                            || rules.contains(&v.rule)
-                    })
+                    .filter(|v| gate.fails(v, rules))
                     .count();
                 let ok = run.status.in_activity()
                     && counted == 0
@@ -344,7 +342,7 @@ impl Expectation {
             }
             Expectation::CleanJoinTogether => {
                 let sessions: std::collections::BTreeSet<_> = run.sessions.iter().collect();
-                match Expectation::CleanJoin.judge(run, strict, rules) {
+                match Expectation::CleanJoin.judge(run, gate, rules) {
                     Verdict::Pass if sessions.len() > 1 => Verdict::Fail {
                         expected: "every member in member 1's activity".into(),
                         actual: format!(
@@ -653,6 +651,7 @@ pub fn catalog() -> Vec<Case> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gate::{DEFAULT, STRICT};
     use vex_fake_client::{Effect, Outcome, StatusLine, Violation};
 
     /// A duty fails a clean run only in strict mode; any other violation always does.
@@ -665,13 +664,12 @@ mod tests {
                 g: true,
                 m: true,
             },
-            violations: vec![Violation {
-                rule: Rule::Env10,
-                effect: Effect::Duty,
-                frame: Some(3),
-                bit: None,
-                reason: "sequence 5".into(),
-            }],
+            violations: vec![Violation::new(
+                Rule::Env10,
+                Some(3),
+                None,
+                "sequence 5".into(),
+            )],
             rosters_applied: 1,
             transcript: Default::default(),
             elapsed_ms: 0,
@@ -679,23 +677,23 @@ mod tests {
             sessions: vec![Some(1)],
         };
         assert_eq!(
-            Expectation::CleanJoin.judge(&run, false, &[]),
+            Expectation::CleanJoin.judge(&run, &DEFAULT, &[]),
             Verdict::Pass
         );
         assert!(matches!(
-            Expectation::CleanJoin.judge(&run, true, &[]),
+            Expectation::CleanJoin.judge(&run, &STRICT, &[]),
             Verdict::Fail { .. }
         ));
         assert!(
             matches!(
-                Expectation::CleanJoin.judge(&run, false, &[Rule::Env10]),
+                Expectation::CleanJoin.judge(&run, &DEFAULT, &[Rule::Env10]),
                 Verdict::Fail { .. }
             ),
             "a duty the case names fails it without --strict"
         );
         run.violations[0].effect = Effect::Drop;
         assert!(matches!(
-            Expectation::CleanJoin.judge(&run, false, &[]),
+            Expectation::CleanJoin.judge(&run, &DEFAULT, &[]),
             Verdict::Fail { .. }
         ));
     }
@@ -714,11 +712,11 @@ mod tests {
         run.rosters_applied = 1;
         run.sessions = vec![Some(1), Some(1)];
         assert_eq!(
-            Expectation::CleanJoinTogether.judge(&run, true, &[]),
+            Expectation::CleanJoinTogether.judge(&run, &STRICT, &[]),
             Verdict::Pass
         );
         run.sessions = vec![Some(1), Some(2)];
-        let Verdict::Fail { actual, .. } = Expectation::CleanJoinTogether.judge(&run, true, &[])
+        let Verdict::Fail { actual, .. } = Expectation::CleanJoinTogether.judge(&run, &STRICT, &[])
         else {
             panic!("members apart passed");
         };

@@ -111,23 +111,21 @@ fn case(out: &mut String, n: usize, r: &CaseResult) {
         Verdict::Pass => {}
     }
     if let Some(run) = &r.run {
-        let marks = marks(&run.transcript.lines, &r.violations);
+        let marks = marks(&run.transcript.lines, r);
         sequence(out, n, &run.transcript.lines, &marks, open);
         for v in marks.get(&None).into_iter().flatten() {
-            let _ = writeln!(out, "<p class=\"violation\">{}</p>", escape(&v.to_string()));
+            let _ = writeln!(out, "<p class=\"violation\">{}</p>", escape(v));
         }
     }
     out.push_str("</details></section>\n");
 }
 
-/// Each violation by the transcript line of the frame that caused it; `None` for one no
-/// frame caused (a request never answered, a run that ended short).
-fn marks<'a>(
-    lines: &[Line],
-    violations: &'a [Violation],
-) -> BTreeMap<Option<usize>, Vec<&'a Violation>> {
-    let mut by_line: BTreeMap<Option<usize>, Vec<&Violation>> = BTreeMap::new();
-    for v in violations {
+/// Each violation of `r`, as its report line, by the transcript line of the frame that
+/// caused it; `None` for one no frame caused (a request never answered, a run that ended
+/// short).
+fn marks(lines: &[Line], r: &CaseResult) -> BTreeMap<Option<usize>, Vec<String>> {
+    let mut by_line: BTreeMap<Option<usize>, Vec<String>> = BTreeMap::new();
+    for v in &r.violations {
         let member = member_of(v);
         let line = v.frame.and_then(|frame| {
             lines
@@ -137,7 +135,7 @@ fn marks<'a>(
                 .nth(usize::try_from(frame).ok()?)
                 .map(|(i, _)| i)
         });
-        by_line.entry(line).or_default().push(v);
+        by_line.entry(line).or_default().push(r.describe(v));
     }
     by_line
 }
@@ -156,7 +154,7 @@ fn sequence(
     out: &mut String,
     n: usize,
     lines: &[Line],
-    marks: &BTreeMap<Option<usize>, Vec<&Violation>>,
+    marks: &BTreeMap<Option<usize>, Vec<String>>,
     decode: bool,
 ) {
     out.push_str(
@@ -209,7 +207,7 @@ fn sequence(
             let _ = writeln!(
                 out,
                 "<div class=\"violation\">{}</div>",
-                escape(&v.to_string())
+                escape(v)
             );
         }
         let _ = writeln!(

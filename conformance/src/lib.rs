@@ -6,6 +6,7 @@ pub mod case;
 pub mod codec;
 pub mod coverage;
 pub mod expect;
+pub mod gate;
 pub mod html;
 pub mod membership;
 pub mod network;

@@ -106,7 +106,7 @@ fn verdict(
     started: Instant,
     options: CheckOptions,
 ) -> CaseResult {
-    let mut result = runner::judged(case, run.reports, started, options.strict);
+    let mut result = runner::judged(case, run.reports, started, options.gate);
     if let (Err(actual), Verdict::Pass) = (judged, &result.verdict) {
         result.verdict = Verdict::Fail {
             expected: case.title.clone(),

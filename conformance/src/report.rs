@@ -1,7 +1,9 @@
 //! Reports of a catalog run: text, JSON and JUnit XML.
 
 use crate::case::Verdict;
+use crate::gate::Standing;
 use crate::runner::CaseResult;
+use vex_fake_client::Provenance;
 use std::fmt::Write;
 
 /// Counts of a run.
@@ -88,7 +90,7 @@ pub fn text(results: &[CaseResult]) -> String {
                 let _ = writeln!(out, "      expected: {expected}");
                 let _ = writeln!(out, "      actual:   {actual}");
                 for v in &r.violations {
-                    let _ = writeln!(out, "      - {v}");
+                    let _ = writeln!(out, "      - {}", r.describe(v));
                 }
             }
             Verdict::UnexpectedPass => {
@@ -138,6 +140,8 @@ pub fn json(results: &[CaseResult]) -> String {
                     "frame": v.frame,
                     "bit": v.bit,
                     "reason": v.reason,
+                    "provenance": provenance_json(v.provenance),
+                    "standing": standing_json(r.standing(v)),
                 })).collect::<Vec<_>>(),
             })
         })
@@ -148,6 +152,28 @@ pub fn json(results: &[CaseResult]) -> String {
         "expected_failures": t.expected_failures, "cases": cases,
     });
     serde_json::to_string_pretty(&doc).unwrap_or_default()
+}
+
+/// Where a condition comes from, as JSON: `{"kind": "pages"|"facts"|"vex", "section": ...}`,
+/// a choice of Vex's with its `choice` id.
+pub fn provenance_json(p: Provenance) -> serde_json::Value {
+    match p {
+        Provenance::Vex(choice) => serde_json::json!({
+            "kind": p.kind(), "choice": choice.id(), "section": p.section(),
+        }),
+        _ => serde_json::json!({ "kind": p.kind(), "section": p.section() }),
+    }
+}
+
+/// What a finding did to its case, as JSON: `fails`, `duty`, `advisory` or `waived` with
+/// the user's reason.
+fn standing_json(s: Standing<'_>) -> serde_json::Value {
+    match s {
+        Standing::Fails => "fails".into(),
+        Standing::Duty => "duty".into(),
+        Standing::Advisory => "advisory".into(),
+        Standing::Waived(why) => serde_json::json!({ "waived": why }),
+    }
 }
 
 fn xml_escape(s: &str) -> String {
@@ -162,7 +188,7 @@ fn xml_escape(s: &str) -> String {
 fn failure_body(r: &CaseResult, expected: &str, actual: &str) -> String {
     let mut body = format!("expected: {expected}\nactual: {actual}\n");
     for v in &r.violations {
-        let _ = writeln!(body, "{v}");
+        let _ = writeln!(body, "{}", r.describe(v));
     }
     body
 }

@@ -1,6 +1,7 @@
 //! Runs the catalog on a transport: in-process against our host, or over TCP against any.
 
 use crate::case::{Case, HostUnderTest, Verdict};
+use crate::gate::{self, Gate, Standing};
 use crate::{network, signon_step};
 use std::net::SocketAddrV4;
 use std::time::{Duration, Instant};
@@ -36,9 +37,25 @@ pub struct CaseResult {
     pub duration: Duration,
     /// The run, when the case ran.
     pub run: Option<RunReport>,
+    /// Which findings fail the case.
+    pub gate: &'static Gate,
 }
 
 impl CaseResult {
+    /// What finding `v` does to the case.
+    pub fn standing(&self, v: &Violation) -> Standing<'static> {
+        self.gate.standing(v, &self.case.rules)
+    }
+
+    /// Finding `v` as reports print it: rule, effect, frame, bit, reason and provenance,
+    /// then why it does not fail the case when it does not.
+    pub fn describe(&self, v: &Violation) -> String {
+        match self.standing(v).label() {
+            Some(label) => format!("{v} [{label}]"),
+            None => v.to_string(),
+        }
+    }
+
     /// The rules its violations name, each once, in the order they were first reported.
     pub fn violated(&self) -> Vec<&'static str> {
         let mut ids: Vec<&'static str> = Vec::new();
@@ -60,8 +77,9 @@ pub(crate) const IN_PROCESS_HOST: SocketAddrV4 =
 pub struct CheckOptions {
     /// SignOn success fields 2 and 3, for the hello.
     pub keys: SignOnKeys,
-    /// Host duties fail a clean run too (`vex check --strict`).
-    pub strict: bool,
+    /// Which findings fail a case (`vex check --strict`, the expected results' `waive`
+    /// and `strict` lines).
+    pub gate: &'static Gate,
     /// The scenario host and clients hold, when not the built-in one (`vex check
     /// --scenario`).
     pub scenario: Option<&'static Scenario>,
@@ -89,7 +107,7 @@ impl CheckOptions {
     /// The development keys, strict: what the tests use against our own host.
     pub const STRICT_DEVELOPMENT: CheckOptions = CheckOptions {
         keys: SignOnKeys::DEVELOPMENT,
-        strict: true,
+        gate: &gate::STRICT,
         scenario: None,
         signon: None,
     };
@@ -97,7 +115,7 @@ impl CheckOptions {
     /// The development keys, not strict: what `vex check` does by default.
     pub const DEVELOPMENT: CheckOptions = CheckOptions {
         keys: SignOnKeys::DEVELOPMENT,
-        strict: false,
+        gate: &gate::DEFAULT,
         scenario: None,
         signon: None,
     };
@@ -140,7 +158,7 @@ fn run_mission_source(
     let mut clients = case.clients_of(IN_PROCESS_HOST, options.keys, &config.scenario);
     let signon = match signon_step::sign_on(&config, &mut clients) {
         Ok(signed_on) => Some(signed_on),
-        Err(stopped) => return result(case, Some(*stopped), started, options.strict),
+        Err(stopped) => return result(case, Some(*stopped), started, options.gate),
     };
     let host = match RhaiMission::compile(name, source) {
         Ok(mission) => HostCore::with_mission(config, Box::new(mission)),
@@ -168,7 +186,7 @@ fn run_mission_source(
     let missing: Vec<&str> = runs.iter().copied().filter(|h| !ran.contains(h)).collect();
     let failure = failure
         .or_else(|| (!missing.is_empty()).then(|| format!("{} never ran", missing.join(", "))));
-    let mut result = result(case, after(signon, run.reports), started, options.strict);
+    let mut result = result(case, after(signon, run.reports), started, options.gate);
     if let (Some(actual), Verdict::Pass) = (failure, &result.verdict) {
         result.verdict = Verdict::Fail {
             expected: format!(
@@ -192,6 +210,7 @@ fn broken_mission(case: &Case, why: &str, started: Instant) -> CaseResult {
         violations: Vec::new(),
         duration: started.elapsed(),
         run: None,
+        gate: &gate::DEFAULT,
     }
 }
 
@@ -209,7 +228,7 @@ pub fn run_in_process_against(case: &Case, faults: FaultPlan, options: CheckOpti
         ),
         Err(stopped) => Some(*stopped),
     };
-    result(case, run, started, options.strict)
+    result(case, run, started, options.gate)
 }
 
 /// The members' reports merged, SignOn's part first.
@@ -234,7 +253,7 @@ pub async fn run_case(case: &Case, transport: Transport, options: CheckOptions) 
                 Some(at) => match signon_step::sign_on_over_https(at, &mut clients).await {
                     Ok(Ok(signed_on)) => Some(signed_on),
                     Ok(Err(stopped)) => {
-                        return result(case, Some(*stopped), started, options.strict);
+                        return result(case, Some(*stopped), started, options.gate);
                     }
                     Err(e) => return unreachable_signon(case, &e.to_string(), started),
                 },
@@ -252,7 +271,7 @@ pub async fn run_case(case: &Case, transport: Transport, options: CheckOptions) 
         (Transport::Tcp(_), HostUnderTest::Faulty(_) | HostUnderTest::Mission(..)) => None,
         (Transport::Tcp(_), HostUnderTest::Link(_) | HostUnderTest::Hostile(_)) => None,
     };
-    result(case, run, started, options.strict)
+    result(case, run, started, options.gate)
 }
 
 /// A case that does not run on this transport, and why.
@@ -263,6 +282,7 @@ fn skipped(case: &Case, why: &str, started: Instant) -> CaseResult {
         violations: Vec::new(),
         duration: started.elapsed(),
         run: None,
+        gate: &gate::DEFAULT,
     }
 }
 
@@ -277,6 +297,7 @@ fn unreachable_signon(case: &Case, why: &str, started: Instant) -> CaseResult {
         violations: Vec::new(),
         duration: started.elapsed(),
         run: None,
+        gate: &gate::DEFAULT,
     }
 }
 
@@ -296,14 +317,14 @@ pub(crate) fn judged(
     case: &Case,
     reports: Vec<RunReport>,
     started: Instant,
-    strict: bool,
+    gate: &'static Gate,
 ) -> CaseResult {
-    result(case, merged(reports), started, strict)
+    result(case, merged(reports), started, gate)
 }
 
-fn result(case: &Case, run: Option<RunReport>, started: Instant, strict: bool) -> CaseResult {
+fn result(case: &Case, run: Option<RunReport>, started: Instant, gate: &'static Gate) -> CaseResult {
     let verdict = match &run {
-        Some(r) => case.expect.judge(r, strict, &case.rules),
+        Some(r) => case.expect.judge(r, gate, &case.rules),
         None => Verdict::Skip {
             reason: match case.host {
                 HostUnderTest::Mission(..) => "they play our host's shipped missions in-process",
@@ -324,6 +345,7 @@ fn result(case: &Case, run: Option<RunReport>, started: Instant, strict: bool) -
             .unwrap_or_default(),
         duration: started.elapsed(),
         run,
+        gate,
     }
 }
 

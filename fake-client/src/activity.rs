@@ -34,13 +34,7 @@ impl MemberView {
 }
 
 fn between(rule: Rule, reason: String) -> Violation {
-    Violation {
-        rule,
-        effect: rule.effect(),
-        frame: None,
-        bit: None,
-        reason,
-    }
+    Violation::new(rule, None, None, reason)
 }
 
 /// The violations between `members` (member 1 first) at the end of a run.

@@ -31,7 +31,7 @@ pub use link::LinkKind;
 pub use links::ClientTransmit;
 pub use probe::Probe;
 pub use receive::Received;
-pub use rules::{ENFORCED, Effect, Rule};
+pub use rules::{Choice, ENFORCED, Effect, Provenance, Rule};
 pub use script::Script;
 pub use status::StatusLine;
 pub use verdict::Outcome;

@@ -2,7 +2,7 @@
 //! `rules.md` with its id, effect, source and summary, is `vex-rules`; this is the client's
 //! own list of the rules it checks.
 
-pub use vex_rules::{Effect, Family, Rule};
+pub use vex_rules::{Choice, Effect, Family, Provenance, Rule};
 
 /// Every rule the emulated client enforces, in the order it lists them (`vex rules`).
 pub const ENFORCED: &[Rule] = &[

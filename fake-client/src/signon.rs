@@ -4,7 +4,7 @@
 //! asks again (queued, throttled), or a stop (an error's terminal state, denied, or an
 //! answer it cannot take). Sans-IO: a driver does the HTTPS.
 
-use crate::rules::Rule;
+use crate::rules::{Choice, Rule};
 use crate::violation::Violation;
 use prost::Message;
 use std::net::{Ipv4Addr, SocketAddrV4};
@@ -12,7 +12,8 @@ use vex_wire::bap::secure::SignOnKeys;
 use vex_wire::lobby::manifest::{self, ContentConfig, ManifestError};
 use vex_wire::lobby::signon::{
     BUILD, FailureReport, KeyExchange, Outcome, PLATFORM, PROTOCOL_VERSION, PlatformCredential,
-    STEAM_TICKET_LEN, SignOnRequest, SignOnResponse, SteamAccount, Success, error_state, query,
+    STEAM_TICKET_LEN, SignOnRequest, SignOnResponse, SteamAccount, Success, Unknown, error_state,
+    query,
 };
 
 /// Success field 1's capacity (NS "The success fields").
@@ -201,13 +202,19 @@ impl SignOnClient {
     }
 
     fn breach(&mut self, rule: Rule, reason: String) {
-        self.violations.push(Violation {
+        self.violations.push(Violation::new(rule, None, None, reason));
+    }
+
+    /// A breach that rests on the field numbers Vex gives the sub-messages the pages name
+    /// without numbering: advisory.
+    fn breach_in_vex_layout(&mut self, rule: Rule, reason: String) {
+        self.violations.push(Violation::on_choice(
             rule,
-            effect: rule.effect(),
-            frame: None,
-            bit: None,
+            Choice::SignOnLayout,
+            None,
+            None,
             reason,
-        });
+        ));
     }
 
     /// Takes an answer with HTTP `status` and `body`: what it made of it, and the flow
@@ -232,14 +239,25 @@ impl SignOnClient {
     fn judge(&mut self, status: u16, body: &[u8]) -> SignOnStep {
         if status != 200 {
             let why = format!("HTTP {status}: no SignOn response to decode");
-            self.breach(Rule::Signon02, why.clone());
+            self.violations.push(Violation::on_choice(
+                Rule::Signon02,
+                Choice::SignOnHttpStatus,
+                None,
+                None,
+                why.clone(),
+            ));
             return SignOnStep::Stopped(why);
         }
         let response = match SignOnResponse::decode(body) {
             Ok(r) => r,
             Err(e) => {
                 let why = format!("the response does not decode: {e}");
-                self.breach(Rule::Pb01, why.clone());
+                // bytes that are protobuf, but not in the layout Vex gives the fields the
+                // pages do not number, may be a layout of the host's own
+                match Unknown::decode(body) {
+                    Ok(_) => self.breach_in_vex_layout(Rule::Pb01, why.clone()),
+                    Err(_) => self.breach(Rule::Pb01, why.clone()),
+                }
                 return SignOnStep::Stopped(why);
             }
         };
@@ -248,7 +266,7 @@ impl SignOnClient {
                 "{} feature names: the array holds {FEATURE_CAPACITY}, so the whole response is rejected",
                 response.features.len()
             );
-            self.breach(Rule::Pb01, why.clone());
+            self.breach_in_vex_layout(Rule::Pb01, why.clone());
             return SignOnStep::Stopped(why);
         }
         let Some(field) = response.outcome else {
@@ -269,6 +287,12 @@ impl SignOnClient {
         SignOnStep::Stopped(why)
     }
 
+    /// An outcome's arm with no sub-message where Vex puts it (SIGNON-02): advisory.
+    fn arm_missing(&mut self, why: String) -> SignOnStep {
+        self.breach_in_vex_layout(Rule::Signon02, why.clone());
+        SignOnStep::Stopped(why)
+    }
+
     fn fail(&mut self, outcome: Outcome, reason: Option<u32>) {
         self.previous = Some(FailureReport {
             outcome: Some(outcome.field()),
@@ -280,7 +304,7 @@ impl SignOnClient {
     /// (PB-01), keys of 16 bytes, a token, and an address to go to (SIGNON-03).
     fn success(&mut self, response: &SignOnResponse) -> SignOnStep {
         let Some(s) = &response.success else {
-            return self.unanswered("outcome 0 (success) without its sub-message (field 2)".into());
+            return self.arm_missing("outcome 0 (success) without its sub-message (field 2)".into());
         };
         let missing = missing_required(s);
         if !missing.is_empty() {
@@ -335,10 +359,10 @@ impl SignOnClient {
                 format!("field 12's f4 is {len} bytes, not 128: the peer key block is discarded"),
             );
         }
-        if s.block_launch.is_some() {
+        if s.block_launch == Some(true) {
             self.breach(
                 Rule::Signon04,
-                "field 13 is present: five UI launch handlers are blocked (the official server omits it)".into(),
+                "field 13 is true: five UI launch handlers are blocked (the official server omits it)".into(),
             );
         }
         let mut keys = SignOnKeys::DEVELOPMENT;
@@ -357,7 +381,7 @@ impl SignOnClient {
     /// zero keeps the previous value and the cookie comes back (SIGNON-07).
     fn queued(&mut self, response: &SignOnResponse) -> SignOnStep {
         let Some(q) = &response.queued else {
-            return self.unanswered("outcome 1 (queued) without its sub-message".into());
+            return self.arm_missing("outcome 1 (queued) without its sub-message".into());
         };
         let fields = [
             ("position", q.position),
@@ -371,28 +395,11 @@ impl SignOnClient {
             .collect();
         if !missing.is_empty() {
             let why = format!("queued without its {}: the parse fails", missing.join(", "));
-            self.breach(Rule::Signon06, why.clone());
+            self.breach_in_vex_layout(Rule::Signon06, why.clone());
             return SignOnStep::Stopped(why);
         }
-        let stale: Vec<String> = fields
-            .iter()
-            .zip([
-                self.queue.position,
-                self.queue.seconds_remaining,
-                self.queue.retry_seconds,
-            ])
-            .filter(|((_, v), old)| *v == Some(0) && *old != 0)
-            .map(|((n, _), old)| format!("{n} 0 keeps {old}"))
-            .collect();
-        if !stale.is_empty() {
-            self.breach(
-                Rule::Signon07,
-                format!(
-                    "queued with a zero: the player sees the previous value ({})",
-                    stale.join(", ")
-                ),
-            );
-        }
+        // a zero keeps the previous value: NS says so of the client, and asks nothing of
+        // the host (SIGNON-07 is the client's reading, which the queue view follows)
         let keep = |new: Option<u32>, old: u32| new.filter(|v| *v != 0).unwrap_or(old);
         self.queue = QueueView {
             position: keep(q.position, self.queue.position),
@@ -409,17 +416,17 @@ impl SignOnClient {
     /// only together (SIGNON-10).
     fn error(&mut self, response: &SignOnResponse) -> SignOnStep {
         let Some(e) = &response.error else {
-            return self.unanswered("outcome 2 (error) without its sub-message".into());
+            return self.arm_missing("outcome 2 (error) without its sub-message".into());
         };
         if e.title.is_some() != e.body.is_some() {
-            self.breach(
+            self.breach_in_vex_layout(
                 Rule::Signon10,
                 "the error has a title or a body but not both: the denial screen shows neither"
                     .into(),
             );
         }
         if e.reason.is_none() {
-            self.breach(
+            self.breach_in_vex_layout(
                 Rule::Signon09,
                 "the error names no reason: the client takes the catch-all _denied".into(),
             );
@@ -432,10 +439,10 @@ impl SignOnClient {
     /// The throttled arm: no delay means 60 s, an explicit zero means zero (SIGNON-08).
     fn throttled(&mut self, response: &SignOnResponse) -> SignOnStep {
         let Some(t) = &response.throttled else {
-            return self.unanswered("outcome 4 (throttled) without its sub-message".into());
+            return self.arm_missing("outcome 4 (throttled) without its sub-message".into());
         };
         if t.message.is_none() {
-            self.breach(
+            self.breach_in_vex_layout(
                 Rule::Signon08,
                 "throttled without its message: the player is told nothing".into(),
             );

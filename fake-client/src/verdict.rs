@@ -2,7 +2,7 @@
 //! records through [`Verdict::violate`], which then does what the real client does for the
 //! rule's effect (design "The emulated client"; `rules.md`: effects).
 
-use crate::rules::{Effect, Rule};
+use crate::rules::{Choice, Effect, Rule};
 use crate::violation::Violation;
 use vex_wire::bits::BitError;
 
@@ -88,13 +88,28 @@ impl Verdict {
             Effect::Sticky if self.gave_up.is_none() => self.gave_up = Some(rule),
             _ => {}
         }
-        self.violations.push(Violation {
-            rule,
-            effect,
-            frame,
-            bit,
-            reason,
-        });
+        self.violations
+            .push(Violation::new(rule, frame, bit, reason));
+    }
+
+    /// Records a breach of `rule` that rests on `choice`, a layout, number or deadline of
+    /// Vex's own: an advisory finding. The client goes on as if the host were right, since
+    /// no page says what the real client does.
+    pub(crate) fn advise(
+        &mut self,
+        rule: Rule,
+        choice: Choice,
+        frame: Option<u64>,
+        bit: Option<usize>,
+        reason: String,
+    ) {
+        debug_assert!(
+            crate::rules::is_enforced(rule),
+            "{rule} is not in rules::ENFORCED"
+        );
+        tracing::warn!(rule = rule.id(), frame, bit, %reason, choice = choice.id(), "client check failed on a choice of Vex's");
+        self.violations
+            .push(Violation::on_choice(rule, choice, frame, bit, reason));
     }
 
     /// Message `msg` of `len` bytes does not decode: the client drops it before its

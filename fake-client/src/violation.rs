@@ -1,7 +1,8 @@
 //! A broken rule as the emulated client reports it (`rules.md`: rule id, effect, frame
-//! index, bit offset where that applies, one-line reason).
+//! index, bit offset where that applies, one-line reason), with where the condition that
+//! fired comes from (design "Verdicts: provenance and legal variations").
 
-use crate::rules::{Effect, Rule};
+use crate::rules::{Choice, Effect, Provenance, Rule};
 use std::fmt;
 
 /// One broken rule.
@@ -17,17 +18,59 @@ pub struct Violation {
     pub bit: Option<usize>,
     /// One line on what was wrong.
     pub reason: String,
+    /// Where the condition that fired comes from: the rule's own source, or a choice of
+    /// Vex's, which makes the finding advisory.
+    pub provenance: Provenance,
+}
+
+impl Violation {
+    /// A breach of `rule` as its own source states it.
+    pub fn new(rule: Rule, frame: Option<u64>, bit: Option<usize>, reason: String) -> Self {
+        Self {
+            rule,
+            effect: rule.effect(),
+            frame,
+            bit,
+            reason,
+            provenance: rule.provenance(),
+        }
+    }
+
+    /// A breach of `rule` that rests on `choice`, a layout, number or deadline of Vex's
+    /// own: advisory.
+    pub fn on_choice(
+        rule: Rule,
+        choice: Choice,
+        frame: Option<u64>,
+        bit: Option<usize>,
+        reason: String,
+    ) -> Self {
+        Self {
+            provenance: Provenance::Vex(choice),
+            ..Self::new(rule, frame, bit, reason)
+        }
+    }
+
+    /// Whether the finding rests on a choice of Vex's: printed and counted, failing a run
+    /// only when the user asks.
+    pub fn advisory(&self) -> bool {
+        self.provenance.advisory()
+    }
 }
 
 impl fmt::Display for Violation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} [{}]", self.rule, self.effect)?;
+        write!(f, "{} [{}", self.rule, self.effect)?;
+        if self.advisory() {
+            f.write_str(", advisory")?;
+        }
+        f.write_str("]")?;
         if let Some(frame) = self.frame {
             write!(f, " frame {frame}")?;
         }
         if let Some(bit) = self.bit {
             write!(f, " bit {bit}")?;
         }
-        write!(f, ": {}", self.reason)
+        write!(f, ": {} ({})", self.reason, self.provenance)
     }
 }

@@ -56,13 +56,17 @@ pub struct CheckArgs {
     #[arg(long, value_name = "DIR")]
     html: Option<PathBuf>,
     /// The cases this host is known to fail, one id a line: their failures are expected,
-    /// and a listed case that passes fails the run.
+    /// and a listed case that passes fails the run; `waive RULE reason` lines set a rule's
+    /// findings apart (the report prints the reason), `strict RULE` lines make a rule's
+    /// duties and advisory findings fail the run.
     #[arg(long, value_name = "FILE")]
     expect: Option<PathBuf>,
     /// Write the cases that failed in this run as an expected-results file.
     #[arg(long, value_name = "FILE")]
     write_expect: Option<PathBuf>,
-    /// Fail a clean run on host duties too (ENV-10, JOIN-02, SLOTS-02, LINK-03).
+    /// Fail a clean run on host duties too (ENV-10, JOIN-02, SLOTS-02, LINK-03), and on
+    /// advisory findings, which rest on a layout, number or deadline Vex chose where the
+    /// pages and the facts are silent (`vex rules --choices` lists them).
     #[arg(long)]
     strict: bool,
     /// No progress on standard error.
@@ -122,7 +126,7 @@ pub async fn run(args: CheckArgs) -> ExitCode {
     }
     let options = CheckOptions {
         keys: args.keys.keys(),
-        strict: args.strict,
+        gate: Box::leak(Box::new(expected.gate(args.strict))),
         scenario,
         signon,
     };
@@ -270,6 +274,7 @@ fn broken(case: &Case, why: &str) -> CaseResult {
         violations: Vec::new(),
         duration: Duration::ZERO,
         run: None,
+        gate: &vex_conformance::gate::DEFAULT,
     }
 }
 

@@ -1,0 +1,145 @@
+//! Where a check's condition comes from (design "Verdicts: provenance and legal
+//! variations"): the pages, the facts sheet where the pages are silent, or a choice of
+//! Vex's own where neither gives a layout, number or deadline. A finding is worth what its
+//! source is worth: one that rests on Vex's choice is advisory.
+
+use crate::Rule;
+use std::fmt;
+
+/// What a check's condition rests on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Provenance {
+    /// One of the five pages says it: the page and its section, as `rules.md` cites it
+    /// (`AH The activity envelope`).
+    Pages(&'static str),
+    /// The facts sheet says it, the pages being silent: its section (`facts 4.7`).
+    Facts(&'static str),
+    /// Vex chose it: a layout, number or deadline neither the pages nor the facts give.
+    Vex(Choice),
+}
+
+impl Provenance {
+    /// The kind, as reports name it: `pages`, `facts` or `vex`.
+    pub const fn kind(self) -> &'static str {
+        match self {
+            Provenance::Pages(_) => "pages",
+            Provenance::Facts(_) => "facts",
+            Provenance::Vex(_) => "vex",
+        }
+    }
+
+    /// The section it cites, or for a choice of Vex's what was chosen.
+    pub const fn section(self) -> &'static str {
+        match self {
+            Provenance::Pages(section) | Provenance::Facts(section) => section,
+            Provenance::Vex(choice) => choice.what(),
+        }
+    }
+
+    /// Whether a finding on it is advisory: printed and counted, failing a run only when
+    /// the user asks (`vex check --strict`, or `strict RULE` in the expected results).
+    pub const fn advisory(self) -> bool {
+        matches!(self, Provenance::Vex(_))
+    }
+}
+
+impl fmt::Display for Provenance {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Provenance::Pages(section) => f.write_str(section),
+            Provenance::Facts(section) => f.write_str(section),
+            Provenance::Vex(choice) => write!(f, "Vex's choice: {}", choice.what()),
+        }
+    }
+}
+
+impl Rule {
+    /// Where the rule's own condition comes from: its `rules.md` source, a page (`AH`,
+    /// `SR`, `NS`, `AI`, `TD`) or the facts sheet (`facts`). A check that judges the rule
+    /// through a choice of Vex's reports [`Provenance::Vex`] on its finding instead.
+    pub fn provenance(self) -> Provenance {
+        let source = self.source();
+        if source.starts_with("facts") {
+            Provenance::Facts(source)
+        } else {
+            Provenance::Pages(source)
+        }
+    }
+}
+
+macro_rules! choices {
+    ($(
+        $(#[doc = $doc:literal])*
+        $variant:ident => $id:literal, $what:literal;
+    )*) => {
+        /// A layout, number or deadline neither the pages nor the facts give, which a check
+        /// needs and Vex chose. Each is named where a finding rests on it.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Choice {
+            $($(#[doc = $doc])* $variant,)*
+        }
+
+        impl Choice {
+            /// Every choice, in declaration order.
+            pub const ALL: &'static [Choice] = &[$(Choice::$variant),*];
+
+            /// A stable name, e.g. `signon-arm-fields`.
+            pub const fn id(self) -> &'static str {
+                match self { $(Choice::$variant => $id,)* }
+            }
+
+            /// What was chosen, and why the pages do not settle it.
+            pub const fn what(self) -> &'static str {
+                match self { $(Choice::$variant => $what,)* }
+            }
+        }
+    };
+}
+
+choices! {
+    /// NS "SignOn" describes the response's sub-messages and the feature list in words;
+    /// the facts give the success message's own fields, not where it sits.
+    SignOnLayout => "signon-layout",
+        "the root field numbers of SignOn's success (2), queued (3), error (7) and throttled (9) sub-messages and of the feature list (11), and the fields inside the last three: NS names their contents, not their numbers";
+    /// NS does not say how the client reads an HTTP status other than 200.
+    SignOnHttpStatus => "signon-http-status",
+        "a SignOn answer with an HTTP status other than 200 carries no response: NS gives the body, not how the client reads the status";
+    /// AH gives messages 24 and 25 as masks; facts 4.14 give message 27's layout only.
+    PurgeNoticeLayout => "purge-notice-layout",
+        "the purge notice is message 25 in message 27's layout (3-bit reason, then the mask): SR names the notice, not its id or layout";
+    /// The reply shapes of the web-service opcodes come from a Sunrise newer than the facts
+    /// sheet's snapshot.
+    WebServiceReplyShapes => "web-service-reply-shapes",
+        "which web-service replies open with the status pair, taken from a newer Sunrise than the facts sheet's: NS says 75 of 115 do, not which";
+    /// The matchmaking reply fields beyond 1, 3 and 4 come from a newer Sunrise.
+    MatchmakingFields => "matchmaking-fields",
+        "matchmaking reply fields 5 (advertisement id), 7 (located session) and 8 (live stats), taken from a newer Sunrise than the facts sheet's: NS gives fields 1, 3 and 4";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_rule_traces_to_a_page_or_the_facts() {
+        for &rule in Rule::ALL {
+            let p = rule.provenance();
+            assert!(!p.advisory(), "{rule}: a rule's own source is never Vex's");
+            assert!(p.section().starts_with(|c: char| c.is_ascii_uppercase() || c == 'f'));
+        }
+        assert_eq!(Rule::Bap16.provenance(), Provenance::Facts("facts 2.2"));
+        assert_eq!(Rule::Env01.provenance().kind(), "pages");
+    }
+
+    #[test]
+    fn choice_ids_are_unique_and_say_what() {
+        let mut ids: Vec<_> = Choice::ALL.iter().map(|c| c.id()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), Choice::ALL.len());
+        for c in Choice::ALL {
+            assert!(Provenance::Vex(*c).advisory());
+            assert!(c.what().contains(':'), "{c:?} says why the pages do not settle it");
+        }
+    }
+}
