@@ -4,12 +4,12 @@
 use std::net::SocketAddrV4;
 
 use crate::gate::Gate;
-use vex_fake_client::{ClientConfig, Probe, Rule};
+use vex_fake_client::{Choice, ClientConfig, Probe, Provenance, Rule};
 use vex_harness::RunReport;
 use vex_harness::hostile::Hostile;
 use vex_harness::link_fault::LinkFault;
-use vex_host::Fault;
 use vex_host::fault::ClientAction;
+use vex_host::{Fault, Variation};
 use vex_wire::bap::secure::SignOnKeys;
 use vex_wire::scenario::Scenario;
 
@@ -21,6 +21,9 @@ pub enum HostUnderTest {
     /// Our host told to commit `Fault`: proves the emulated client catches the breach.
     /// Runs in-process only.
     Faulty(Fault),
+    /// Our host taking a freedom the pages leave (`Variation`): proves the emulated client
+    /// stays silent. Runs in-process only.
+    Legal(Variation),
     /// Our host running a shipped mission (`missions/NAME`) in place of its built-in
     /// program: the emulated client plays it through and judges every message it causes,
     /// and each of the handlers named must run. Runs in-process only.
@@ -76,8 +79,9 @@ impl Case {
     }
 
     /// The faults this case shows on any host: those whose catch case runs the same script
-    /// with as many members for no longer, and whose rule is not a duty (a duty fails a
-    /// clean case only when the case names it for its own, or with `--strict`). Against a
+    /// with as many members for no longer, whose rule is not a duty (a duty fails a clean
+    /// case only when the case names it for its own, or with `--strict`) and whose finding
+    /// does not rest on a choice of Vex's (advisory, it fails only a strict run). Against a
     /// host that commits one, this case fails with its rule (`conformance/tests/catalog.rs`
     /// proves it for each, without `--strict`), so the case judges that rule of a
     /// third-party host.
@@ -92,6 +96,7 @@ impl Case {
                 lobby_rule(f.rule()) == self.signs_on()
                     && ClientScript::from(f.needs()) == self.script
                     && f.rule().effect() != vex_fake_client::Effect::Duty
+                    && f.on().is_none()
                     && f.members() == self.members
                     && f.runs_ms() <= self.run_for_ms
             })
@@ -270,11 +275,17 @@ pub enum Expectation {
     /// A clean join, every member in the same activity: the ones that found it on their
     /// own (with matchmaking) joined the one member 1 is in.
     CleanJoinTogether,
-    /// A violation of `rule` is reported, and no rule outside `rule` and `also` (the
-    /// breaches the first one leads to) is.
+    /// A clean join with no finding at all: no duty, no advisory, nothing waived. A host
+    /// that takes a freedom the pages leave draws no report.
+    Silent,
+    /// A violation of `rule` is reported, resting on `on` (a choice of Vex's) or, without
+    /// one, on the pages or the facts, and no rule outside `rule` and `also` (the breaches
+    /// the first one leads to) is.
     Caught {
         /// The rule the host was told to break.
         rule: Rule,
+        /// The choice of Vex's the finding rests on, if any.
+        on: Option<Choice>,
         /// Rules the emulated client reports as a consequence.
         also: &'static [Rule],
     },
@@ -340,6 +351,23 @@ impl Expectation {
                     }
                 }
             }
+            Expectation::Silent => {
+                let clean = Expectation::CleanJoin.judge(run, &crate::gate::STRICT, rules);
+                match (clean, run.violations.is_empty()) {
+                    (Verdict::Pass, true) => Verdict::Pass,
+                    (Verdict::Pass, false) => Verdict::Fail {
+                        expected: "no finding at all: the pages allow what the host did".into(),
+                        actual: format!(
+                            "findings: {:?}",
+                            run.violations
+                                .iter()
+                                .map(|v| v.rule.id())
+                                .collect::<Vec<_>>()
+                        ),
+                    },
+                    (other, _) => other,
+                }
+            }
             Expectation::CleanJoinTogether => {
                 let sessions: std::collections::BTreeSet<_> = run.sessions.iter().collect();
                 match Expectation::CleanJoin.judge(run, gate, rules) {
@@ -354,14 +382,27 @@ impl Expectation {
                     other => other,
                 }
             }
-            Expectation::Caught { rule, also } => {
+            Expectation::Caught { rule, on, also } => {
                 let seen: Vec<Rule> = run.violations.iter().map(|v| v.rule).collect();
                 let stray = seen.iter().any(|r| *r != rule && !also.contains(r));
-                if run.has_violation(rule) && !stray {
+                let resting = |v: &&vex_fake_client::Violation| match on {
+                    Some(choice) => v.provenance == Provenance::Vex(choice),
+                    None => !v.advisory(),
+                };
+                let caught = run
+                    .violations
+                    .iter()
+                    .filter(|v| v.rule == rule)
+                    .any(|v| resting(&v));
+                if caught && !stray {
                     Verdict::Pass
                 } else {
+                    let basis = on.map_or("the pages or the facts", |c| c.id());
                     Verdict::Fail {
-                        expected: format!("a {rule} violation, and only {:?} besides", ids(also)),
+                        expected: format!(
+                            "a {rule} violation resting on {basis}, and only {:?} besides",
+                            ids(also)
+                        ),
                         actual: format!("violations: {:?}", ids(&seen)),
                     }
                 }
@@ -407,7 +448,6 @@ pub fn catalog() -> Vec<Case> {
                 Rule::Signon03,
                 Rule::Signon04,
                 Rule::Signon06,
-                Rule::Signon07,
                 Rule::Signon08,
                 Rule::Signon09,
                 Rule::Signon10,
@@ -441,7 +481,6 @@ pub fn catalog() -> Vec<Case> {
                 Rule::Mm06,
                 Rule::Ws01,
                 Rule::Ws02,
-                Rule::Ws05,
             ],
             host: HostUnderTest::Any,
             run_for_ms: 5_000,
@@ -629,6 +668,21 @@ pub fn catalog() -> Vec<Case> {
         },
     ]);
     cases.extend(crate::network::cases());
+    for &variation in Variation::ALL {
+        cases.push(Case {
+            id: format!("legal.{variation:?}"),
+            title: format!(
+                "a host that takes a freedom of the pages ({variation:?}) draws no finding: {}",
+                variation.source()
+            ),
+            rules: variation.rules().to_vec(),
+            host: HostUnderTest::Legal(variation),
+            run_for_ms: variation.runs_ms(),
+            script: variation.needs().into(),
+            members: variation.members(),
+            expect: Expectation::Silent,
+        });
+    }
     for &fault in Fault::ALL {
         let rule = fault.rule();
         cases.push(Case {
@@ -641,6 +695,7 @@ pub fn catalog() -> Vec<Case> {
             members: fault.members(),
             expect: Expectation::Caught {
                 rule,
+                on: fault.on(),
                 also: fault.also(),
             },
         });

@@ -19,6 +19,9 @@ pub struct RuleCoverage {
     pub any_host: Vec<String>,
     /// Cases where our host breaks it on purpose and the client must report it.
     pub caught: Vec<String>,
+    /// Cases where our host takes a freedom near its boundary and the client must stay
+    /// silent.
+    pub legal: Vec<String>,
 }
 
 impl RuleCoverage {
@@ -74,6 +77,7 @@ pub fn of(cases: &[Case]) -> Coverage {
                 why_not: not_enforced::reason(rule),
                 any_host: ids(|c| c.host == HostUnderTest::Any),
                 caught: ids(|c| matches!(c.host, HostUnderTest::Faulty(_))),
+                legal: ids(|c| matches!(c.host, HostUnderTest::Legal(_))),
             }
         })
         .collect();

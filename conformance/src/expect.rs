@@ -211,7 +211,10 @@ mod tests {
         .unwrap();
         assert_eq!(e.len(), 1);
         let gate = e.gate(false);
-        assert_eq!(gate.waiver(Rule::Auth16), Some("our host resends on purpose"));
+        assert_eq!(
+            gate.waiver(Rule::Auth16),
+            Some("our host resends on purpose")
+        );
         assert!(gate.strict_rules.contains(&Rule::Ws01));
         assert!(!gate.strict);
         assert!(e.gate(true).strict);

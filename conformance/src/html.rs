@@ -204,11 +204,7 @@ fn sequence(
             escape(host)
         );
         for v in violating.into_iter().flatten() {
-            let _ = writeln!(
-                out,
-                "<div class=\"violation\">{}</div>",
-                escape(v)
-            );
+            let _ = writeln!(out, "<div class=\"violation\">{}</div>", escape(v));
         }
         let _ = writeln!(
             out,

@@ -24,7 +24,11 @@ pub fn cases() -> Vec<Case> {
     let links = LinkFault::CASES.into_iter().map(|fault| {
         let reports = faulted_reports(fault);
         let expect = match reports.split_first() {
-            Some((&rule, also)) => Expectation::Caught { rule, also },
+            Some((&rule, also)) => Expectation::Caught {
+                rule,
+                on: None,
+                also,
+            },
             None => Expectation::CleanJoin,
         };
         let mut rules = reports.to_vec();

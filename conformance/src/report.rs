@@ -3,8 +3,8 @@
 use crate::case::Verdict;
 use crate::gate::Standing;
 use crate::runner::CaseResult;
-use vex_fake_client::Provenance;
 use std::fmt::Write;
+use vex_fake_client::Provenance;
 
 /// Counts of a run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

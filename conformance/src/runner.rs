@@ -10,7 +10,7 @@ use vex_harness::signon::SignOnTarget;
 use vex_harness::signon_record::SignedOn;
 use vex_harness::{RunReport, in_process, tcp};
 use vex_host::mission::MissionReport;
-use vex_host::{FaultPlan, HostConfig, HostCore, HostEvent};
+use vex_host::{HostConfig, HostCore, HostEvent, HostPlan};
 use vex_mission::RhaiMission;
 use vex_wire::bap::secure::SignOnKeys;
 use vex_wire::scenario::Scenario;
@@ -125,9 +125,10 @@ impl CheckOptions {
 /// rule when the case needs that.
 pub fn run_in_process(case: &Case, options: CheckOptions) -> CaseResult {
     let faults = match case.host {
-        HostUnderTest::Faulty(f) => FaultPlan::single(f),
+        HostUnderTest::Faulty(f) => HostPlan::single(f),
+        HostUnderTest::Legal(v) => HostPlan::varying(v),
         HostUnderTest::Mission(name, runs) => return run_mission(case, name, runs, options),
-        HostUnderTest::Any => FaultPlan::default(),
+        HostUnderTest::Any => HostPlan::default(),
         HostUnderTest::Link(fault) => return network::run_link(case, fault, options),
         HostUnderTest::Hostile(h) => return network::run_hostile(case, h, options),
     };
@@ -215,11 +216,11 @@ fn broken_mission(case: &Case, why: &str, started: Instant) -> CaseResult {
 }
 
 /// Runs one case in-process against our host committing `faults`.
-pub fn run_in_process_against(case: &Case, faults: FaultPlan, options: CheckOptions) -> CaseResult {
+pub fn run_in_process_against(case: &Case, faults: HostPlan, options: CheckOptions) -> CaseResult {
     let keys = options.keys;
     let started = Instant::now();
     let mut config = options.host_config();
-    config.faults = faults;
+    config.plan = faults;
     let mut clients = case.clients_of(IN_PROCESS_HOST, keys, &config.scenario);
     let run = match signon_step::sign_on(&config, &mut clients) {
         Ok(signon) => after(
@@ -268,7 +269,10 @@ pub async fn run_case(case: &Case, transport: Transport, options: CheckOptions) 
             };
             after(signon, tcp::run_members(clients, run_for).await)
         }
-        (Transport::Tcp(_), HostUnderTest::Faulty(_) | HostUnderTest::Mission(..)) => None,
+        (
+            Transport::Tcp(_),
+            HostUnderTest::Faulty(_) | HostUnderTest::Legal(_) | HostUnderTest::Mission(..),
+        ) => None,
         (Transport::Tcp(_), HostUnderTest::Link(_) | HostUnderTest::Hostile(_)) => None,
     };
     result(case, run, started, options.gate)
@@ -322,12 +326,20 @@ pub(crate) fn judged(
     result(case, merged(reports), started, gate)
 }
 
-fn result(case: &Case, run: Option<RunReport>, started: Instant, gate: &'static Gate) -> CaseResult {
+fn result(
+    case: &Case,
+    run: Option<RunReport>,
+    started: Instant,
+    gate: &'static Gate,
+) -> CaseResult {
     let verdict = match &run {
         Some(r) => case.expect.judge(r, gate, &case.rules),
         None => Verdict::Skip {
             reason: match case.host {
                 HostUnderTest::Mission(..) => "they play our host's shipped missions in-process",
+                HostUnderTest::Legal(_) => {
+                    "they need our in-process host told to take a freedom of the pages"
+                }
                 HostUnderTest::Link(_) | HostUnderTest::Hostile(_) => {
                     "they fault the in-process transport (`vex proxy` faults a real link)"
                 }

@@ -105,7 +105,7 @@ where
 
 /// Serves our host with `faults` on a free port until `stop` fires.
 async fn serve(
-    faults: vex_host::FaultPlan,
+    faults: vex_host::HostPlan,
 ) -> (
     std::net::SocketAddrV4,
     tokio::sync::oneshot::Sender<()>,
@@ -116,7 +116,7 @@ async fn serve(
         unreachable!("bound to an IPv4 address")
     };
     let mut config = HostConfig::builtin(addr);
-    config.faults = faults;
+    config.plan = faults;
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(vex_host::server::serve(
         listener,
@@ -148,7 +148,7 @@ async fn each_probe_fails_against_a_host_that_breaks_its_duty() {
         );
     }
     let runs = probing.into_iter().map(|(fault, probe)| async move {
-        let (addr, stop, server) = serve(vex_host::FaultPlan::single(fault)).await;
+        let (addr, stop, server) = serve(vex_host::HostPlan::single(fault)).await;
         let case = catalog()
             .into_iter()
             .find(|c| c.id == format!("probe.{}", probe.name()))

@@ -5,7 +5,7 @@
 
 use crate::core::ClientCore;
 use crate::link::LinkKind;
-use crate::rules::Rule;
+use crate::rules::{Choice, Rule};
 use prost::Message;
 use std::collections::VecDeque;
 use vex_wire::bap::account_translation::{
@@ -17,7 +17,7 @@ use vex_wire::bap::matchmaking::{
 use vex_wire::bap::queuez::{self, Subscription};
 use vex_wire::bap::services::{EMPTY_REPLY_REQUESTS, Reply, lobby_reply};
 use vex_wire::bap::web_service::{
-    self, EQUIP, NO_REVISION, SIGN_IN, SUBSCRIBE, Shape, Status, WsReply, WsRequest,
+    self, EQUIP, NO_REVISION, SIGN_IN, SUBSCRIBE, Shape, Status, WsError, WsReply, WsRequest,
 };
 use vex_wire::lobby::signon::Unknown;
 use vex_wire::time::Instant;
@@ -160,15 +160,25 @@ impl ClientCore {
         .encode_to_vec()
     }
 
-    /// Service 11: the reply reads as its opcode's definition, echoing the opcode and the
-    /// transaction (WS-02); the sign-in and the subscription complete (WS-05); a reply
-    /// that does not complete names no revision (WS-01).
+    /// Service 11: the reply echoes the opcode and the transaction and reads as its
+    /// opcode's definition (WS-02); a reply that does not complete names no revision
+    /// (WS-01).
     fn on_web_service(&mut self, idx: u64, body: &[u8]) {
         let Some((opcode, transaction)) = self.web_service.0.pop_front() else {
             return;
         };
-        if let Some((rule, reason)) = ws_breach(opcode, transaction, body) {
-            self.verdict.violate(rule, Some(idx), None, reason);
+        if let Some(b) = ws_breach(opcode, transaction, body) {
+            self.record(idx, b);
+        }
+    }
+
+    /// Records `b`, found in frame `idx`: advisory when it rests on a choice of Vex's.
+    fn record(&mut self, idx: u64, b: Found) {
+        match b.on {
+            Some(choice) => self
+                .verdict
+                .advise(b.rule, choice, Some(idx), None, b.reason),
+            None => self.verdict.violate(b.rule, Some(idx), None, b.reason),
         }
     }
 
@@ -201,13 +211,13 @@ impl ClientCore {
         };
         let reply = match read_matchmaking(kind, body) {
             Ok(r) => r,
-            Err((rule, reason)) => return self.verdict.violate(rule, Some(idx), None, reason),
+            Err(b) => return self.record(idx, b),
         };
         if kind == Kind::Locate && self.config.script.locate {
             self.found(&reply);
         }
-        if let Some((rule, reason)) = matchmaking_breach(kind, &reply) {
-            self.verdict.violate(rule, Some(idx), None, reason);
+        if let Some(b) = matchmaking_breach(kind, &reply) {
+            self.record(idx, b);
         }
     }
 
@@ -243,14 +253,52 @@ impl ClientCore {
             Some(Reply::Empty) => empty_reply_breach(request, body),
             None => None,
         };
-        if let Some((rule, reason)) = found {
-            self.verdict.violate(rule, Some(idx), None, reason);
+        if let Some(b) = found {
+            self.record(idx, b);
         }
     }
 }
 
-/// A rule an answer broke, and why.
-type Breach = Option<(Rule, String)>;
+/// A rule an answer broke, why, and the choice of Vex's the finding rests on, if any.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Found {
+    rule: Rule,
+    on: Option<Choice>,
+    reason: String,
+}
+
+impl Found {
+    /// A breach of `rule` as the pages or the facts give it.
+    fn of(rule: Rule, reason: String) -> Self {
+        Self {
+            rule,
+            on: None,
+            reason,
+        }
+    }
+
+    /// A breach of `rule` that rests on `choice`.
+    fn on(rule: Rule, choice: Choice, reason: String) -> Self {
+        Self {
+            rule,
+            on: Some(choice),
+            reason,
+        }
+    }
+
+    /// The rule.
+    pub(crate) fn rule(&self) -> Rule {
+        self.rule
+    }
+
+    /// Why.
+    pub(crate) fn reason(&self) -> &str {
+        &self.reason
+    }
+}
+
+/// What an answer broke, if anything.
+type Breach = Option<Found>;
 
 /// An answer to `request` with a body where the reply is empty and the client reads
 /// nothing from it: services 13, 122, 251 and 303 (BAP-15). Every other empty-body answer
@@ -264,7 +312,7 @@ pub(crate) fn empty_reply_breach(request: u16, body: &[u8]) -> Breach {
         request + 1,
         body.len()
     );
-    Some((Rule::Bap15, reason))
+    Some(Found::of(Rule::Bap15, reason))
 }
 
 /// A protobuf answer to `request` (19, 22, 33, 305) that is not protobuf (BAP-21).
@@ -274,79 +322,141 @@ fn protobuf_breach(request: u16, body: &[u8]) -> Breach {
         "service {} answers {request} with a body that is not protobuf: {e}",
         request + 1
     );
-    Some((Rule::Bap21, reason))
+    Some(Found::of(Rule::Bap21, reason))
 }
 
 /// Service 24: not empty (BAP-11), its length what its count says, and the identity
 /// `asked` echoed (BAP-22).
 fn translation_breach(asked: u64, body: &[u8]) -> Breach {
     match TranslationResponse::decode(body) {
-        Err(TranslationError::Empty) => Some((Rule::Bap11, "service 24 is empty".to_string())),
-        Err(e) => Some((Rule::Bap22, format!("service 24: {e}"))),
+        Err(TranslationError::Empty) => {
+            Some(Found::of(Rule::Bap11, "service 24 is empty".to_string()))
+        }
+        Err(e) => Some(Found::of(Rule::Bap22, format!("service 24: {e}"))),
         Ok(r) => {
             let e = r.entries.first().filter(|e| e.identity != asked)?;
             let reason = format!(
                 "service 24 translates identity {:#x}, not the {asked:#x} service 23 asked for",
                 e.identity
             );
-            Some((Rule::Bap22, reason))
+            Some(Found::of(Rule::Bap22, reason))
         }
     }
 }
 
-/// Service 43 to a request of `kind` read as protobuf, or BAP-21.
-fn read_matchmaking(kind: Kind, body: &[u8]) -> Result<matchmaking::Reply, (Rule, String)> {
+/// Service 43 to a request of `kind` read as protobuf: bytes that are not protobuf break
+/// BAP-21; protobuf that does not read in the fields Vex gives the reply beyond NS's (5, 7
+/// and 8) may be a layout of the host's own.
+fn read_matchmaking(kind: Kind, body: &[u8]) -> Result<matchmaking::Reply, Found> {
     matchmaking::Reply::decode(body).map_err(|e| {
         let reason = format!(
-            "service 43 answers kind {} with a body that is not protobuf: {e}",
+            "service 43 answers kind {} with a body that does not read as its reply: {e}",
             kind.field()
         );
-        (Rule::Bap21, reason)
+        match Unknown::decode(body) {
+            Ok(_) => Found::on(Rule::Bap21, Choice::MatchmakingFields, reason),
+            Err(_) => Found::of(Rule::Bap21, reason),
+        }
     })
 }
 
-/// Service 43 to a request of `kind`: in the kind's shape (MM-01); the
-/// configuration's field 4 (MM-03); an advertisement's assignment and id (MM-06).
+/// The kind a reply answers by the fields NS numbers: 3, search results (kind 1); 4, the
+/// configuration (kind 4); 1, an advertisement's assignment (kind 2, or 5).
+fn page_shape(reply: &matchmaking::Reply) -> Option<Kind> {
+    if reply.search.is_some() {
+        Some(Kind::Search)
+    } else if reply.configuration.is_some() {
+        Some(Kind::Configuration)
+    } else if reply.assignment.is_some() {
+        Some(Kind::Advertise)
+    } else {
+        None
+    }
+}
+
+/// The kind a reply answers by the fields Vex gives it beyond NS's: 5, an advertisement
+/// id (kinds 2 and 5); 7, a located session (kind 7); 8, live statistics (kind 8).
+fn vex_shape(reply: &matchmaking::Reply) -> Option<Kind> {
+    if reply.located.is_some() {
+        Some(Kind::Locate)
+    } else if reply.live_stats.is_some() {
+        Some(Kind::LiveStats)
+    } else if reply.advertisement.is_some() {
+        Some(Kind::AdvertiseRejoin)
+    } else {
+        None
+    }
+}
+
+/// Service 43 to a request of `kind` (NS "Matchmaking, services 42 and 43"):
+/// - MM-01, its kind: a field NS gives another kind (3 search, 4 configuration, 1
+///   assignment) answers another request, and a search may omit its empty result list;
+///   the two replies NS gives no field for and that may carry one of those (a locate's,
+///   the statistics') and Vex's own fields 5, 7 and 8 are judged advisory;
+/// - MM-03, the configuration's field 4;
+/// - MM-06, a successful advertisement (field 1 is 2) assigns a non-zero id, which sits in
+///   Vex's field 5 (advisory); a reply without that success is a refusal, the host's to
+///   give.
 fn matchmaking_breach(kind: Kind, reply: &matchmaking::Reply) -> Breach {
-    let shape = Kind::answered_by(reply);
-    let fits = match kind {
-        Kind::DeleteAdvertisement | Kind::DeleteRejoin => shape.is_none(),
-        Kind::Locate => matches!(shape, None | Some(Kind::Locate)),
-        Kind::Configuration | Kind::Advertise => {
-            shape.is_none()
-                || shape == Some(kind)
-                || (kind == Kind::Advertise && shape == Some(Kind::AdvertiseRejoin))
+    let advertises = matches!(kind, Kind::Advertise | Kind::AdvertiseRejoin);
+    let known = |k: Kind| !matches!(k, Kind::Locate | Kind::LiveStats);
+    match page_shape(reply) {
+        Some(shape) if shape != kind && !(advertises && shape == Kind::Advertise) => {
+            let reason = format!(
+                "service 43 answers kind {} ({kind:?}) with NS's field for {shape:?}",
+                kind.field()
+            );
+            let found = if known(kind) {
+                Found::of(Rule::Mm01, reason)
+            } else {
+                Found::on(Rule::Mm01, Choice::MatchmakingFields, reason)
+            };
+            return Some(found);
         }
-        _ => shape == Some(kind),
-    };
-    if !fits {
-        let reason = format!(
-            "service 43 answers kind {} ({kind:?}) in the shape of {shape:?}",
-            kind.field()
-        );
-        return Some((Rule::Mm01, reason));
+        _ => {}
+    }
+    if let Some(shape) = vex_shape(reply) {
+        let fits = shape == kind || (advertises && shape == Kind::AdvertiseRejoin);
+        if !fits {
+            let reason = format!(
+                "service 43 answers kind {} ({kind:?}) with the field Vex gives {shape:?}",
+                kind.field()
+            );
+            return Some(Found::on(Rule::Mm01, Choice::MatchmakingFields, reason));
+        }
     }
     if kind == Kind::Configuration && reply.configuration.is_none() {
         let reason = "the configuration reply has no field 4, the one thing the client needs";
-        return Some((Rule::Mm03, reason.to_string()));
+        return Some(Found::of(Rule::Mm03, reason.to_string()));
     }
     let id = reply.advertisement.as_ref().and_then(|a| a.id).unwrap_or(0);
-    if kind == Kind::Advertise && (reply.assignment != Some(ASSIGNED) || id == 0) {
+    if kind == Kind::Advertise && reply.assignment == Some(ASSIGNED) && id == 0 {
         let reason = format!(
-            "the advertisement reply sets field 1 to {:?}, not 2, or assigns id {id}",
-            reply.assignment
+            "the advertisement reply succeeds (field 1 is 2) and assigns id {id}: a success assigns a non-zero id"
         );
-        return Some((Rule::Mm06, reason));
+        return Some(Found::on(Rule::Mm06, Choice::MatchmakingFields, reason));
     }
     None
 }
 
-/// Service 11 to `opcode` with `transaction`: it reads as the opcode's definition and
-/// echoes both (WS-02), and its status breaks nothing ([`status_breach`]).
+/// Service 11 to `opcode` with `transaction` (NS "Web-service RPC, services 10 and 11"):
+/// its header echoes both (WS-02); its fields read as the opcode's definition, in the
+/// shape Vex gives the opcode's reply (WS-02, advisory); a status that does not complete
+/// names no revision (WS-01, advisory: where the status sits is the shape's). A status that
+/// refuses the call is the host's answer to give.
 fn ws_breach(opcode: u16, transaction: u32, body: &[u8]) -> Breach {
-    match WsReply::decode(body, Shape::of(opcode)) {
-        Err(e) => Some((Rule::Ws02, format!("the reply to opcode {opcode}: {e}"))),
-        Ok(r) if (r.opcode, r.transaction) != (opcode, transaction) => Some((
+    let shape = Shape::of(opcode);
+    match WsReply::decode(body, shape) {
+        Err(e @ WsError::Bits { .. }) => Some(Found::on(
+            Rule::Ws02,
+            Choice::WebServiceReplyShapes,
+            format!("the reply to opcode {opcode} does not read as {shape:?}: {e}"),
+        )),
+        Err(e) => Some(Found::of(
+            Rule::Ws02,
+            format!("the reply to opcode {opcode}: {e}"),
+        )),
+        Ok(r) if (r.opcode, r.transaction) != (opcode, transaction) => Some(Found::of(
             Rule::Ws02,
             format!(
                 "opcode {} transaction {} answers opcode {opcode} transaction {transaction}: the client reads it with another descriptor",
@@ -360,28 +470,17 @@ fn ws_breach(opcode: u16, transaction: u32, body: &[u8]) -> Breach {
     }
 }
 
-/// What a web-service status breaks, if anything: a call that must complete and did not
-/// (WS-05: 0 and 7 complete, 16 is a soft rejection, anything else an error), or a reply
-/// that does not complete naming a revision to wait for (WS-01).
+/// A reply that does not complete (0 and 7 complete) naming a revision to wait for
+/// (WS-01: "any other reply sends -1").
 fn status_breach(opcode: u16, s: Status) -> Breach {
     let completes = matches!(s.code, 0 | 7);
-    if !completes && s.value != NO_REVISION {
+    (!completes && s.value != NO_REVISION).then(|| {
         let reason = format!(
             "opcode {opcode} answers status {} with revision {} (not -1): the client parks the failed operation until its family-4 objects reach it",
             s.code, s.value
         );
-        return Some((Rule::Ws01, reason));
-    }
-    if !completes && opcode != EQUIP {
-        let kind = if s.code == 16 {
-            "a soft rejection"
-        } else {
-            "an error"
-        };
-        let reason = format!("opcode {opcode} answers status {}: {kind}", s.code);
-        return Some((Rule::Ws05, reason));
-    }
-    None
+        Found::on(Rule::Ws01, Choice::WebServiceReplyShapes, reason)
+    })
 }
 
 #[cfg(test)]
@@ -390,7 +489,12 @@ mod tests {
     use vex_wire::bap::matchmaking::{AdvertisementId, Located, Reply as MmReply};
 
     fn rule(b: Breach) -> Option<Rule> {
-        b.map(|(r, _)| r)
+        b.map(|f| f.rule)
+    }
+
+    /// The rule and whether the finding is advisory.
+    fn found(b: Breach) -> Option<(Rule, bool)> {
+        b.map(|f| (f.rule, f.on.is_some()))
     }
 
     #[test]
@@ -460,102 +564,100 @@ mod tests {
         );
     }
 
+    /// MM-01 on NS's fields (3 search, 4 configuration, 1 assignment) is a finding for the
+    /// kinds NS gives a reply field; on Vex's (5, 7, 8) and for the other kinds it is
+    /// advisory. A search may leave its empty result list out; a delete takes an empty
+    /// reply. MM-03: the configuration needs field 4. MM-06: only a success (field 1 is 2)
+    /// must assign a non-zero id; a refusal is silent.
     #[test]
     fn every_kind_wants_its_own_shape() {
-        let shapes: [(&str, MmReply); 7] = [
-            ("empty", MmReply::default()),
-            (
-                "search",
-                MmReply {
-                    search: Some(Vec::new()),
-                    ..MmReply::default()
-                },
-            ),
-            (
-                "configuration",
-                MmReply {
-                    configuration: Some(Vec::new()),
-                    ..MmReply::default()
-                },
-            ),
-            (
-                "stats",
-                MmReply {
-                    live_stats: Some(Vec::new()),
-                    ..MmReply::default()
-                },
-            ),
-            (
-                "located",
-                MmReply {
-                    located: Some(Located::default()),
-                    ..MmReply::default()
-                },
-            ),
-            (
-                "rejoin",
-                MmReply {
-                    advertisement: Some(AdvertisementId { id: Some(5) }),
-                    ..MmReply::default()
-                },
-            ),
-            (
-                "advertise",
-                MmReply {
-                    assignment: Some(ASSIGNED),
-                    advertisement: Some(AdvertisementId { id: Some(5) }),
-                    ..MmReply::default()
-                },
-            ),
-        ];
-        // the shapes each kind takes without MM-01
-        let takes = |kind| match kind {
-            Kind::Search => vec!["search"],
-            Kind::Configuration => vec!["empty", "configuration"],
-            Kind::LiveStats => vec!["stats"],
-            Kind::Advertise => vec!["empty", "rejoin", "advertise"],
-            Kind::AdvertiseRejoin => vec!["rejoin"],
-            Kind::Locate => vec!["empty", "located"],
-            Kind::DeleteAdvertisement | Kind::DeleteRejoin => vec!["empty"],
+        let reply = |f: fn(&mut MmReply)| {
+            let mut r = MmReply::default();
+            f(&mut r);
+            r
         };
-        for kind in Kind::ALL {
-            for (name, reply) in &shapes {
-                let got = rule(matchmaking_breach(kind, reply));
-                if takes(kind).contains(name) {
-                    assert_ne!(got, Some(Rule::Mm01), "{kind:?} answered {name}");
-                } else {
-                    assert_eq!(got, Some(Rule::Mm01), "{kind:?} answered {name}");
-                }
-            }
+        let search = reply(|r| r.search = Some(Vec::new()));
+        let configuration = reply(|r| r.configuration = Some(Vec::new()));
+        let stats = reply(|r| r.live_stats = Some(Vec::new()));
+        let located = reply(|r| r.located = Some(Located::default()));
+        let rejoin = reply(|r| r.advertisement = Some(AdvertisementId { id: Some(5) }));
+        let advertise = reply(|r| {
+            r.assignment = Some(ASSIGNED);
+            r.advertisement = Some(AdvertisementId { id: Some(5) });
+        });
+        let empty = MmReply::default();
+        let page = Some((Rule::Mm01, false));
+        let vex = Some((Rule::Mm01, true));
+        let cases = [
+            (Kind::Search, &search, None),
+            (Kind::Search, &empty, None),
+            (Kind::Search, &configuration, page),
+            (Kind::Search, &advertise, page),
+            (Kind::Search, &located, vex),
+            (Kind::Configuration, &configuration, None),
+            (Kind::Configuration, &search, page),
+            (Kind::Configuration, &stats, vex),
+            (Kind::Configuration, &empty, Some((Rule::Mm03, false))),
+            (Kind::Advertise, &advertise, None),
+            (Kind::Advertise, &rejoin, None),
+            (Kind::Advertise, &empty, None),
+            (Kind::Advertise, &search, page),
+            (Kind::AdvertiseRejoin, &rejoin, None),
+            (Kind::AdvertiseRejoin, &configuration, page),
+            (Kind::LiveStats, &stats, None),
+            (Kind::LiveStats, &empty, None),
+            (Kind::LiveStats, &search, vex),
+            (Kind::Locate, &located, None),
+            (Kind::Locate, &empty, None),
+            (Kind::Locate, &configuration, vex),
+            (Kind::DeleteAdvertisement, &empty, None),
+            (Kind::DeleteRejoin, &empty, None),
+            (Kind::DeleteRejoin, &configuration, page),
+            (Kind::DeleteAdvertisement, &rejoin, vex),
+        ];
+        for (kind, reply, want) in cases {
+            assert_eq!(
+                found(matchmaking_breach(kind, reply)),
+                want,
+                "{kind:?} {reply:?}"
+            );
         }
-        assert_eq!(
-            rule(matchmaking_breach(Kind::Configuration, &shapes[0].1)),
-            Some(Rule::Mm03)
-        );
-        assert_eq!(
-            rule(matchmaking_breach(Kind::Advertise, &shapes[6].1)),
-            None
-        );
-        for (assignment, id) in [
-            (None, Some(5)),
-            (Some(1), Some(5)),
-            (Some(3), Some(5)),
-            (Some(ASSIGNED), Some(0)),
-            (Some(ASSIGNED), None),
+        for (assignment, id, want) in [
+            (None, Some(5), None),
+            (Some(1), Some(5), None),
+            (Some(3), None, None),
+            (Some(ASSIGNED), Some(5), None),
+            (Some(ASSIGNED), Some(0), Some((Rule::Mm06, true))),
+            (Some(ASSIGNED), None, Some((Rule::Mm06, true))),
         ] {
             let reply = MmReply {
                 assignment,
-                advertisement: Some(AdvertisementId { id }),
+                advertisement: id.map(|id| AdvertisementId { id: Some(id) }),
                 ..MmReply::default()
             };
             assert_eq!(
-                rule(matchmaking_breach(Kind::Advertise, &reply)),
-                Some(Rule::Mm06),
+                found(matchmaking_breach(Kind::Advertise, &reply)),
+                want,
                 "{assignment:?} {id:?}"
             );
         }
     }
 
+    /// A body that is not protobuf is BAP-21 on the pages; protobuf whose field 5 is a
+    /// number, where Vex reads a message, is advisory.
+    #[test]
+    fn a_matchmaking_reply_in_another_layout_is_advisory() {
+        let not_protobuf = read_matchmaking(Kind::Search, &[0x0A, 0x05]).unwrap_err();
+        assert_eq!((not_protobuf.rule, not_protobuf.on), (Rule::Bap21, None));
+        let field_5_varint = read_matchmaking(Kind::Advertise, &[0x28, 0x07]).unwrap_err();
+        assert_eq!(
+            (field_5_varint.rule, field_5_varint.on),
+            (Rule::Bap21, Some(Choice::MatchmakingFields))
+        );
+    }
+
+    /// WS-02: the header echoes the opcode and the transaction (NS's own words); fields
+    /// that do not read in the shape Vex gives the opcode's reply are advisory.
     #[test]
     fn a_web_service_reply_echoes_its_opcode_and_transaction_in_its_shape() {
         let reply = |opcode, transaction| WsReply {
@@ -563,38 +665,36 @@ mod tests {
             transaction,
             status: Some(Status::DONE),
         };
+        let page = Some((Rule::Ws02, false));
+        let vex = Some((Rule::Ws02, true));
         let good = reply(SUBSCRIBE, 2).encode(Shape::StatusOnly);
-        assert_eq!(rule(ws_breach(SUBSCRIBE, 2, &good)), None);
+        assert_eq!(found(ws_breach(SUBSCRIBE, 2, &good)), None);
         assert_eq!(
-            rule(ws_breach(SUBSCRIBE, 3, &good)),
-            Some(Rule::Ws02),
+            found(ws_breach(SUBSCRIBE, 3, &good)),
+            page,
             "another transaction"
         );
         let other = reply(SUBSCRIBE + 1, 2).encode(Shape::StatusOnly);
         assert_eq!(
-            rule(ws_breach(SUBSCRIBE, 2, &other)),
-            Some(Rule::Ws02),
+            found(ws_breach(SUBSCRIBE, 2, &other)),
+            page,
             "another opcode"
         );
         assert_eq!(
-            rule(ws_breach(SUBSCRIBE, 2, &good[..5])),
-            Some(Rule::Ws02),
+            found(ws_breach(SUBSCRIBE, 2, &good[..5])),
+            page,
             "no header"
         );
-        assert_eq!(
-            rule(ws_breach(SUBSCRIBE, 2, &good[..6])),
-            Some(Rule::Ws02),
-            "no status"
-        );
+        assert_eq!(found(ws_breach(SUBSCRIBE, 2, &good[..6])), vex, "no status");
         let pair = reply(EQUIP, 3).encode(Shape::StatusPair);
-        assert_eq!(rule(ws_breach(EQUIP, 3, &pair)), None);
+        assert_eq!(found(ws_breach(EQUIP, 3, &pair)), None);
         assert_eq!(
-            rule(ws_breach(EQUIP, 3, &pair[..8])),
-            Some(Rule::Ws02),
+            found(ws_breach(EQUIP, 3, &pair[..8])),
+            vex,
             "the pair cut short"
         );
         let header_only = reply(SIGN_IN, 1).encode(Shape::Generic);
-        assert_eq!(rule(ws_breach(SIGN_IN, 1, &header_only)), None);
+        assert_eq!(found(ws_breach(SIGN_IN, 1, &header_only)), None);
     }
 
     fn status(code: i32, value: i32) -> Status {
@@ -605,9 +705,12 @@ mod tests {
         }
     }
 
+    /// A status that refuses the call (1, 6, 8, 16, 30) is the host's to give; only one
+    /// that names a revision while it does not complete is WS-01 (advisory: where the
+    /// status sits is the reply's shape).
     #[test]
     fn statuses_complete_reject_or_fail_and_only_completions_name_revisions() {
-        let rule = |opcode, code, value| status_breach(opcode, status(code, value)).map(|b| b.0);
+        let rule = |opcode, code, value| found(status_breach(opcode, status(code, value)));
         for code in [0, 7] {
             assert_eq!(rule(SUBSCRIBE, code, NO_REVISION), None, "{code} completes");
             assert_eq!(
@@ -617,26 +720,11 @@ mod tests {
             );
         }
         for code in [1, 6, 8, 16, 30] {
-            assert_eq!(
-                rule(SUBSCRIBE, code, NO_REVISION),
-                Some(Rule::Ws05),
-                "{code}"
-            );
-            assert_eq!(
-                rule(EQUIP, code, NO_REVISION),
-                None,
-                "the equip is meant to fail"
-            );
-            assert_eq!(
-                rule(EQUIP, code, 0),
-                Some(Rule::Ws01),
-                "{code} with a revision"
-            );
-            assert_eq!(
-                rule(EQUIP, code, i32::MIN),
-                Some(Rule::Ws01),
-                "a zero on the wire"
-            );
+            assert_eq!(rule(SUBSCRIBE, code, NO_REVISION), None, "{code} refuses");
+            assert_eq!(rule(EQUIP, code, NO_REVISION), None, "{code} refuses");
+            let ws01 = Some((Rule::Ws01, true));
+            assert_eq!(rule(EQUIP, code, 0), ws01, "{code} with a revision");
+            assert_eq!(rule(EQUIP, code, i32::MIN), ws01, "a zero on the wire");
         }
     }
 }

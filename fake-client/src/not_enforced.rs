@@ -43,6 +43,14 @@ const INHERENT: &str = "the codec itself: every body the client reads is read th
 /// and peer families' rules it does not reach yet.
 pub const NOT_ENFORCED: &[(Rule, &str)] = &[
     (
+        Rule::Ws05,
+        "how the client reads a status (0 and 7 complete, 16 is a soft rejection, the rest errors): a host may refuse any call, so no status is a host's breach (legal.WebServiceRefused)",
+    ),
+    (
+        Rule::Signon07,
+        "how the client reads a queued answer (a zero keeps the previous value, the cookie comes back): a host may send a zero, so nothing here is a host's breach; the emulated client reads it so (legal.QueuedZeros)",
+    ),
+    (
         Rule::Ws03,
         "the 115 descriptors' opcodes are not all known: which opcode the client sends is the client's side",
     ),

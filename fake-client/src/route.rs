@@ -89,8 +89,9 @@ impl ClientCore {
                 self.verdict.violate(Rule::Bap19, Some(idx), None, reason);
             }
             ECHO => {
-                if let Some((rule, reason)) = crate::lobby_calls::empty_reply_breach(ECHO, body) {
-                    self.verdict.violate(rule, Some(idx), None, reason);
+                if let Some(b) = crate::lobby_calls::empty_reply_breach(ECHO, body) {
+                    self.verdict
+                        .violate(b.rule(), Some(idx), None, b.reason().to_string());
                 }
             }
             lobby

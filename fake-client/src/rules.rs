@@ -126,7 +126,6 @@ pub const ENFORCED: &[Rule] = &[
     Rule::Signon03,
     Rule::Signon04,
     Rule::Signon06,
-    Rule::Signon07,
     Rule::Signon08,
     Rule::Signon09,
     Rule::Signon10,
@@ -143,7 +142,6 @@ pub const ENFORCED: &[Rule] = &[
     Rule::Mm06,
     Rule::Ws01,
     Rule::Ws02,
-    Rule::Ws05,
 ];
 
 /// True when the emulated client enforces `rule`.

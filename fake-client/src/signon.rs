@@ -202,7 +202,8 @@ impl SignOnClient {
     }
 
     fn breach(&mut self, rule: Rule, reason: String) {
-        self.violations.push(Violation::new(rule, None, None, reason));
+        self.violations
+            .push(Violation::new(rule, None, None, reason));
     }
 
     /// A breach that rests on the field numbers Vex gives the sub-messages the pages name
@@ -304,7 +305,8 @@ impl SignOnClient {
     /// (PB-01), keys of 16 bytes, a token, and an address to go to (SIGNON-03).
     fn success(&mut self, response: &SignOnResponse) -> SignOnStep {
         let Some(s) = &response.success else {
-            return self.arm_missing("outcome 0 (success) without its sub-message (field 2)".into());
+            return self
+                .arm_missing("outcome 0 (success) without its sub-message (field 2)".into());
         };
         let missing = missing_required(s);
         if !missing.is_empty() {

@@ -297,7 +297,10 @@ fn the_key_exchange_block_and_the_launch_flag_are_caught_without_a_stop() {
         assert_eq!(rules, vec![Rule::Signon01], "f4 at {len}");
     }
     // NS: field 13 "blocks five UI launch handlers": a true one; false blocks nothing
-    signed_on(success_field(|s| s.block_launch = Some(false)), "field 13 false");
+    signed_on(
+        success_field(|s| s.block_launch = Some(false)),
+        "field 13 false",
+    );
     let (step, rules) = broken(success_field(|s| s.block_launch = Some(true)));
     assert!(matches!(step, SignOnStep::SignedOn(_)));
     assert_eq!(rules, vec![Rule::Signon04], "field 13 true");

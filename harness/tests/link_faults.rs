@@ -7,11 +7,11 @@ use vex_harness::in_process::{HostRun, run_host_over};
 use vex_harness::link_fault::{Direction, LinkFault};
 use vex_harness::link_judge::{faulted_reports, judge};
 use vex_harness::wire::Wire;
-use vex_host::{Fault, FaultPlan, HostConfig, HostCore};
+use vex_host::{Fault, HostConfig, HostCore, HostPlan};
 
 const RUN_MS: u64 = 30_000;
 
-fn run(faults: FaultPlan, wire: Wire) -> HostRun {
+fn run(faults: HostPlan, wire: Wire) -> HostRun {
     let address = HostConfig::default_address();
     let members = (0..2)
         .map(|m| {
@@ -22,21 +22,21 @@ fn run(faults: FaultPlan, wire: Wire) -> HostRun {
         })
         .collect();
     let mut config = HostConfig::builtin(address);
-    config.faults = faults;
+    config.plan = faults;
     run_host_over(HostCore::new(config), members, RUN_MS, vec![], wire)
 }
 
 #[test]
 fn every_link_fault_goes_as_it_must() {
     for fault in LinkFault::CASES {
-        let r = run(FaultPlan::default(), Wire::faulty(fault));
+        let r = run(HostPlan::default(), Wire::faulty(fault));
         assert_eq!(judge(fault, &r), Ok(()), "{fault}");
     }
 }
 
 #[test]
 fn a_fault_the_client_must_report_is_not_judged_done_without_it() {
-    let clean = run(FaultPlan::default(), Wire::clean());
+    let clean = run(HostPlan::default(), Wire::clean());
     for fault in LinkFault::CASES {
         let verdict = judge(fault, &clean);
         assert_eq!(
@@ -51,7 +51,7 @@ fn a_fault_the_client_must_report_is_not_judged_done_without_it() {
 #[test]
 fn a_host_that_breaks_a_rule_fails_a_fault_it_must_carry() {
     let breaking = run(
-        FaultPlan::single(Fault::CorruptTag),
+        HostPlan::single(Fault::CorruptTag),
         Wire::faulty(LinkFault::Split),
     );
     assert!(judge(LinkFault::Split, &breaking).is_err());

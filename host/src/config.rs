@@ -1,7 +1,7 @@
 //! Host configuration.
 
-use crate::fault::FaultPlan;
 use crate::limits::Limits;
+use crate::plan::HostPlan;
 use crate::program::builtin_timeline;
 use crate::world::WorldRequest;
 use std::net::{Ipv4Addr, SocketAddrV4};
@@ -24,8 +24,9 @@ pub struct HostConfig {
     pub seed: [u8; 32],
     /// The activity content the host serves.
     pub scenario: Scenario,
-    /// Deliberate faults, for conformance self-tests.
-    pub faults: FaultPlan,
+    /// What the host does other than its defaults: deliberate faults and the freedoms of
+    /// the pages it takes, for conformance self-tests.
+    pub plan: HostPlan,
     /// Sunrise's `server.activation.default_client_activation`: message 11 gets the
     /// snapshot when on, is recorded only when off (SR "What each client message gets").
     /// On by default, as in Sunrise's default settings.
@@ -56,7 +57,7 @@ impl HostConfig {
             signon: SignOnKeys::DEVELOPMENT,
             seed: [7; 32],
             scenario: Scenario::builtin(),
-            faults: FaultPlan::default(),
+            plan: HostPlan::default(),
             default_client_activation: true,
             timeline: builtin_timeline(),
             limits: Limits::default(),

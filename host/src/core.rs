@@ -64,7 +64,7 @@ impl HostCore {
     /// A host with no links.
     pub fn new(mut config: HostConfig) -> Self {
         let timeline = std::mem::take(&mut config.timeline);
-        config.timeline = config.faults.program(timeline);
+        config.timeline = config.plan.program(timeline);
         Self {
             rng: ChaCha20Rng::from_seed(config.seed),
             config,
@@ -277,12 +277,12 @@ impl HostCore {
     /// The host's decisions (design "The emulated client": a policy trait whose defaults
     /// are the correct behaviour).
     pub(crate) fn policy(&self) -> &dyn Policy {
-        &self.config.faults
+        &self.config.plan
     }
 
     /// The one outbound hook every frame passes.
     pub(crate) fn outbound(&self) -> &dyn Outbound {
-        &self.config.faults
+        &self.config.plan
     }
 
     /// The next frame to send.

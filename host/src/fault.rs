@@ -18,7 +18,7 @@
 //! member table the client does not apply leaves it without the member that joined
 //! (MEMBER-01).
 
-use vex_rules::Rule;
+use vex_rules::{Choice, Rule};
 
 /// What the emulated client does after the join so that a fault can show.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,6 +70,7 @@ macro_rules! faults {
     ($(
         $(#[doc = $doc:literal])*
         $name:ident => $rule:ident
+            $(, on $choice:ident)?
             $(, also [$($also:ident),*])?
             $(, script $script:ident)?
             $(, members $members:literal)?
@@ -88,6 +89,12 @@ macro_rules! faults {
             /// The rule this fault breaks.
             pub fn rule(self) -> Rule {
                 match self { $(Fault::$name => Rule::$rule),* }
+            }
+
+            /// The choice of Vex's the finding rests on, when the pages and the facts do not
+            /// say what it breaks: then the finding is advisory.
+            pub fn on(self) -> Option<Choice> {
+                match self { $(Fault::$name => None $(.or(Some(Choice::$choice)))?),* }
             }
 
             /// What the emulated client also reports because of it (see the module doc).
@@ -275,9 +282,9 @@ faults! {
     IncidentCompressedSelector => Incident04;
     /// INCIDENT-05: an incident carries a 501-byte payload.
     IncidentPayloadTooLong => Incident05;
-    /// AUTH-09 (duty): message 18's roster sends every block reset-only, dropping the
-    /// bodies the first roster sent.
-    RosterWithoutBodies => Auth09, also [Auth16], script Refresh;
+    /// AUTH-09 (duty): the roster answering message 18 sends every block reset-only,
+    /// leaving out the bodies the host still holds and sends again in its next roster.
+    RosterWithoutBodies => Auth09, script Refresh;
     /// HOST-03 (duty): message 18 gets no answer.
     RefreshIgnored => Host03, script Refresh;
     /// HOST-03 (duty): message 11 gets no answer, as if `default_client_activation` were
@@ -325,14 +332,14 @@ faults! {
     CloseAfterJoin => Link01;
     /// HOST-05 (duty): message 22 is not committed, so the roster request after a move
     /// gets the old bubble's roster.
-    RegionNotCommitted => Host05, also [T1706], script MoveRegion;
+    RegionNotCommitted => Host05, script MoveRegion;
     /// AUTH-13: a region move sends the new roster at once, before the client's roster
     /// request (what Sunrise does, facts 7 item 8).
     RosterOnRegionReport => Auth13, script MoveRegion;
     /// T17-06: type-17 current_bubble carries the slice set, not the bubble.
     LifetimeBubbleAsSliceSet => T1706, script MoveRegion;
-    /// T17-06: type-17 current_bubble stays the arrival bubble after a move.
-    LifetimeBubbleStale => T1706, script MoveRegion;
+    /// T17-06: type-17 current_bubble is zero bits, INT32_MIN: the bias left out.
+    LifetimeBubbleZeroBits => T1706;
     /// T17-02: the type-17 body is one bit short of its fields, its remainder to match.
     LifetimeBodyShort => T1702;
     /// T17-04: type-17 spawn-point pair 1 is off by its hash but carries index 0 (wire 1).
@@ -345,10 +352,12 @@ faults! {
     ChannelRowsOverflow => T2401;
     /// SLOT-03: the type-18 timer slot carries a body whose clock window is all zeros.
     ZeroedTimerWindow => Slot03;
-    /// T3-01: a later commit sends the objective without the byte objective 0 held.
-    ObjectiveByteDropped => T301;
-    /// T3-02: a later commit sends the objective without its generation.
-    ObjectiveGenerationDropped => T302;
+    /// T3-01: the roster answering message 18 sends the objective without the byte
+    /// objective 0 holds (3, set at 2.6 s), and the next roster sends it again.
+    SnapshotDropsObjective => T301, script Refresh;
+    /// T3-02: the roster answering message 18 sends the objective without its generation,
+    /// and the next roster sends it again.
+    SnapshotDropsGeneration => T302, script Refresh;
     /// T65-01: a later commit turns the ghost back on without raising its generation.
     GhostChangeWithoutGeneration => T6501;
     /// HOST-08 (duty): message 27 gets no purge notice.
@@ -392,16 +401,15 @@ faults! {
     FirstSendWithoutReset => Seed01;
     /// SEED-05: type-17 lifetime state 4, which the player spawn gate does not accept.
     LifetimeStateFour => Seed05;
-    /// SEED-06: every roster after the first bumps the first key's state byte.
-    StateByteBumped => Seed06;
+    /// SEED-06: the first key's state byte moves on every roster, a per-send counter; a
+    /// commit at 4.5 s gives the link a second roster past the warm-up.
+    StateByteCounter => Seed06, script Refresh;
     /// AUTH-18: the bubble-authority block carries its header.
     BubbleHeaderSet => Auth18;
     /// AUTH-19: bubble 64's element carries a host token.
     BubbleHostTokenSet => Auth19;
     /// T17-05: the second type-17 slot gets lifetime state 6, the first state 3.
     SecondLifetimeDiffers => T1705;
-    /// GLOBAL-07: the burst's message 1 leaves the arm bit clear.
-    InitialSliceSetUnarmed => Global07;
     /// GLOBAL-07: the burst's message 1 arms slice set 16, past the activity's two
     /// bubbles.
     InitialSliceSetOutside => Global07;
@@ -443,13 +451,9 @@ faults! {
     /// SLOTS-01: message 0 of the burst is 1,023 bytes (dropped, so the client holds no
     /// slot).
     ShortSlotGrant => Slots01;
-    /// SLOTS-01: message 0 of the burst is 1,025 bytes.
-    LongSlotGrant => Slots01;
     /// SLOTS-01: the answer to message 20 is 1,023 bytes (dropped, so the request is not
     /// answered).
     ShortSlotAnswer => Slots01, also [Host04], script RequestSlots;
-    /// SLOTS-01: the answer to message 20 is 2,048 bytes, the second half all ones.
-    LongSlotAnswer => Slots01, script RequestSlots;
     /// BODY-04: message 2 of the burst is 4 bytes, one bit short of 33.
     ShortWorldGlobals => Body04;
     /// BODY-04: message 54 of the burst is empty.
@@ -522,12 +526,9 @@ faults! {
     QueuezTooLarge => Qz08, script LobbyCalls;
     /// WS-02 (lobby calls): web-service replies carry another opcode than their request's.
     WsOpcodeNotEchoed => Ws02, script LobbyCalls;
-    /// WS-05 (lobby calls): the family subscription (opcode 206) answers status 2, an
-    /// error.
-    WsSubscribeError => Ws05, script LobbyCalls;
     /// WS-01 (lobby calls): the equip's error reply (opcode 403) names revision 0 on the
     /// wire, a revision request, where it must send -1.
-    WsErrorWithRevision => Ws01, script LobbyCalls;
+    WsErrorWithRevision => Ws01, on WebServiceReplyShapes, script LobbyCalls;
     /// MM-01 (lobby calls): the configuration request (kind 4) gets a search reply.
     MatchmakingWrongShape => Mm01, script LobbyCalls;
     /// MM-03 (lobby calls): the configuration request gets an empty reply, no field 4.
@@ -536,9 +537,7 @@ faults! {
     /// configuration reply.
     MatchmakingDeleteAnswered => Mm01, script LobbyCalls;
     /// MM-06 (lobby calls): the advertisement replies assign id 0.
-    MatchmakingZeroAdvertisementId => Mm06, script LobbyCalls;
-    /// MM-06 (lobby calls): the advertisement reply (kind 2) leaves out field 1's 2.
-    MatchmakingNotAssigned => Mm06, script LobbyCalls;
+    MatchmakingZeroAdvertisementId => Mm06, on MatchmakingFields, script LobbyCalls;
     /// SIGNON-01: the SignOn success leaves out field 1, the reserved bytes.
     SignOnReservedMissing => Signon01;
     /// SIGNON-01: the SignOn success leaves out field 4, the session token.
@@ -550,28 +549,26 @@ faults! {
     /// SIGNON-02: the SignOn response leaves out field 1, the outcome.
     SignOnOutcomeMissing => Signon02;
     /// SIGNON-02: the SignOn response says queued (1) without the queued sub-message.
-    SignOnQueuedBare => Signon02;
+    SignOnQueuedBare => Signon02, on SignOnLayout;
     /// SIGNON-03: the SignOn success's AES key (field 2) is 15 bytes.
     SignOnShortKey => Signon03;
     /// SIGNON-03: the SignOn success's BAP port (field 7) is 0.
     SignOnZeroPort => Signon03;
-    /// SIGNON-04: the SignOn success carries field 13, which blocks five launch handlers.
+    /// SIGNON-04: the SignOn success carries field 13 true, which blocks five launch
+    /// handlers.
     SignOnBlockLaunch => Signon04;
     /// SIGNON-06: SignOn answers queued without the position.
-    SignOnQueuedWithoutPosition => Signon06;
-    /// SIGNON-07: SignOn answers queued (5, 40 s, 1 s), then queued with position 0, then
-    /// success.
-    SignOnQueuedZero => Signon07;
+    SignOnQueuedWithoutPosition => Signon06, on SignOnLayout;
     /// SIGNON-08: SignOn answers throttled without its message, then success.
-    SignOnThrottledWithoutMessage => Signon08;
+    SignOnThrottledWithoutMessage => Signon08, on SignOnLayout;
     /// SIGNON-09: SignOn answers an error without its reason.
-    SignOnErrorWithoutReason => Signon09;
+    SignOnErrorWithoutReason => Signon09, on SignOnLayout;
     /// SIGNON-10: SignOn answers an error with a title and no body.
-    SignOnErrorTitleOnly => Signon10;
+    SignOnErrorTitleOnly => Signon10, on SignOnLayout;
     /// PB-01: the SignOn success's token is 569 bytes, one past its capacity.
     SignOnTokenTooLong => Pb01;
     /// PB-01: the SignOn response names nine features, one past the array's capacity.
-    SignOnNineFeatures => Pb01;
+    SignOnNineFeatures => Pb01, on SignOnLayout;
     /// MANIFEST-01: the manifest's signature has a flipped bit.
     ManifestBadSignature => Manifest01;
     /// MANIFEST-01: the manifest is 263 bytes, short of its signature prefix.
@@ -580,25 +577,4 @@ faults! {
     ManifestNotFound => Manifest02;
     /// MANIFEST-02: the manifest is signed, but its body is not the manifest's protobuf.
     ManifestUndecodable => Manifest02;
-}
-
-/// The faults a host is told to commit. Empty for a well-behaved host.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct FaultPlan(Vec<Fault>);
-
-impl FaultPlan {
-    /// A plan with one fault.
-    pub fn single(fault: Fault) -> Self {
-        Self(vec![fault])
-    }
-
-    /// True when the plan includes `fault`.
-    pub fn has(&self, fault: Fault) -> bool {
-        self.0.contains(&fault)
-    }
-
-    /// The plan's faults.
-    pub fn iter(&self) -> impl Iterator<Item = Fault> + '_ {
-        self.0.iter().copied()
-    }
 }

@@ -1,9 +1,12 @@
-//! The lobby services' faults (`fault.rs`), applied through the outbound hook to the
-//! response our host built: each breaks one rule of service 24, 19, 305, 45, 43, 11, 13,
-//! 122 or 303 when its fault is in the plan, and changes nothing otherwise.
+//! The lobby services' faults (`fault.rs`) and variations (`variation.rs`), applied
+//! through the outbound hook to the response our host built: each fault breaks one rule
+//! of service 24, 19, 305, 45, 43, 11, 13, 122 or 303 when it is in the plan, each
+//! variation takes a freedom the pages leave, and an empty plan changes nothing.
 
-use crate::fault::{Fault, FaultPlan};
+use crate::fault::Fault;
 use crate::outbound::Delivery;
+use crate::plan::HostPlan;
+use crate::variation::Variation;
 use prost::Message;
 use vex_wire::bap::matchmaking::{self, Reply};
 use vex_wire::bap::web_service::{self, EQUIP, SUBSCRIBE, Shape, WsReply};
@@ -14,7 +17,8 @@ const TRANSLATED_IDENTITY_LAST: usize = 11;
 const LENGTH_PAST_END: [u8; 2] = [0x0A, 0x05];
 /// A lone field key, no value (BAP-21).
 const LONE_KEY: [u8; 1] = [0x08];
-/// The status [`Fault::WsSubscribeError`] answers: an error (WS-05).
+/// The status [`Variation::WebServiceRefused`] answers: an error (NS "The reply's version
+/// barrier": anything but 0, 7 and 16 is an error).
 const SUBSCRIBE_ERROR: i32 = 2;
 /// Service 19, the client config (answering 18); 305, the Steam certificate; 45, clan.
 const CLIENT_CONFIG: u16 = 19;
@@ -27,7 +31,7 @@ const RELAY_REPLY: u16 = 303;
 
 /// How lobby response `service` with `body` goes out under `plan`; `None` for a service
 /// that is not a lobby service's.
-pub fn response(plan: &FaultPlan, service: u16, body: &mut Vec<u8>) -> Option<Delivery> {
+pub fn response(plan: &HostPlan, service: u16, body: &mut Vec<u8>) -> Option<Delivery> {
     match service {
         vex_wire::bap::account_translation::RESPONSE => {
             if plan.has(Fault::AccountTranslationEmpty) {
@@ -65,7 +69,7 @@ pub fn response(plan: &FaultPlan, service: u16, body: &mut Vec<u8>) -> Option<De
 }
 
 /// Service 43, in the shape our host answered its kind with.
-fn matchmaking_reply(plan: &FaultPlan, body: &mut Vec<u8>) {
+fn matchmaking_reply(plan: &HostPlan, body: &mut Vec<u8>) {
     let Ok(mut reply) = Reply::decode(body.as_slice()) else {
         return;
     };
@@ -86,14 +90,18 @@ fn matchmaking_reply(plan: &FaultPlan, body: &mut Vec<u8>) {
     {
         ad.id = Some(0);
     }
-    if plan.has(Fault::MatchmakingNotAssigned) {
+    if plan.varies(Variation::AdvertisementRefused) && reply.assignment.is_some() {
         reply.assignment = None;
+        reply.advertisement = None;
+    }
+    if plan.varies(Variation::SearchResultsOmitted) {
+        reply.search = None;
     }
     *body = reply.encode_to_vec();
 }
 
 /// Service 11, read in the shape of the opcode it answers.
-fn web_service_reply(plan: &FaultPlan, body: &mut Vec<u8>) {
+fn web_service_reply(plan: &HostPlan, body: &mut Vec<u8>) {
     let Some(opcode) = body.get(..2).map(|o| u16::from_be_bytes([o[0], o[1]])) else {
         return;
     };
@@ -102,7 +110,7 @@ fn web_service_reply(plan: &FaultPlan, body: &mut Vec<u8>) {
         return;
     };
     if let Some(status) = reply.status.as_mut() {
-        if opcode == SUBSCRIBE && plan.has(Fault::WsSubscribeError) {
+        if opcode == SUBSCRIBE && plan.varies(Variation::WebServiceRefused) {
             status.code = SUBSCRIBE_ERROR;
         }
         if opcode == EQUIP && plan.has(Fault::WsErrorWithRevision) {

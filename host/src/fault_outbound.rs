@@ -1,15 +1,17 @@
-//! The bytes and frames a [`FaultPlan`] changes through the outbound hook: each override
+//! The bytes and frames a [`HostPlan`] changes through the outbound hook: each override
 //! breaks one rule when its fault is in the plan, and changes nothing otherwise.
 
 use crate::activity::GRANTABLE;
-use crate::fault::{Fault, FaultPlan};
+use crate::fault::Fault;
 use crate::fault_lobby;
 use crate::fault_queuez;
 use crate::fault_roster;
 use crate::fault_signon;
 use crate::incident_faults::faulty_incident;
 use crate::outbound::{Delivery, Injected, Moment, Outbound, Payload};
+use crate::plan::HostPlan;
 use crate::roster;
+use crate::variation::Variation;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::envelope::{PUSH_HEADER_LEN, PushHeader};
 use vex_wire::activity::ids::{
@@ -80,7 +82,7 @@ fn flip(body: &mut [u8], at: usize, bits: u8) {
     }
 }
 
-impl Outbound for FaultPlan {
+impl Outbound for HostPlan {
     fn queuez(&self, update: Update) -> Vec<Vec<u8>> {
         fault_queuez::pushes(self, update)
     }
@@ -173,11 +175,8 @@ impl Outbound for FaultPlan {
                 {
                     payload.pop();
                 }
-                if in_burst && self.has(Fault::LongSlotGrant) {
+                if in_burst && self.varies(Variation::SlotMaskTrailingByte) {
                     payload.resize(SLOT_MASK_LEN + 1, 0);
-                }
-                if answer && self.has(Fault::LongSlotAnswer) {
-                    payload.resize(2 * SLOT_MASK_LEN, 0xFF);
                 }
             }
             WORLD_GLOBALS_STATE if in_burst && self.has(Fault::ShortWorldGlobals) => {
@@ -308,7 +307,7 @@ impl Outbound for FaultPlan {
     }
 }
 
-impl FaultPlan {
+impl HostPlan {
     /// Frames after the join burst: inner messages too short for a header (BAP-03), a
     /// service past the limit (BAP-04), a reply on a send-only service (BAP-07), a message
     /// id past the table (ENV-04), pushes outside the 15 push ids (BAP-09), on the two

@@ -1,14 +1,16 @@
-//! The decisions a [`FaultPlan`] changes: each override breaks one rule when its fault is
+//! The decisions a [`HostPlan`] changes: each override breaks one rule when its fault is
 //! in the plan, and keeps [`Policy`]'s correct default otherwise.
 
 use crate::activity::{GRANTABLE, JOIN_GRANT_COUNT};
 use crate::config::{KEEPALIVE_INTERVAL_MS, TimedCommit};
-use crate::fault::{Fault, FaultPlan};
-use crate::fault_program;
+use crate::fault::Fault;
 use crate::fault_roster;
-use crate::policy::{Burst, Policy, RosterInputs};
+use crate::plan::HostPlan;
+use crate::plan_program;
+use crate::policy::{Burst, Policy, RosterInputs, RosterSend};
 use crate::reason::Dropped;
 use crate::roster;
+use crate::variation::Variation;
 use vex_wire::activity::authority::Purge;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::global_state::{BUBBLE_ENABLED, GlobalActivityState};
@@ -29,10 +31,14 @@ use vex_wire::bits::BitError;
 const TOO_MANY_ROWS: u8 = 40;
 /// The index bits of a session id; [`Fault::BareSessionId`] keeps only them.
 const SESSION_INDEX_MASK: u64 = 0xFFFF;
+/// The client's own tick period, 1000 / 30 ms, written to six figures.
+const ROUNDED_TICK_MS: f32 = 33.3333;
+/// A link's first message 5s, during which Sunrise moves the state byte (facts 4.7).
+const STATE_BYTE_WARM_UP: u32 = 3;
 /// A slice set past the built-in scenario's two bubbles (GLOBAL-07).
 const OUTSIDE_SLICE_SET: i16 = 16;
 
-impl Policy for FaultPlan {
+impl Policy for HostPlan {
     fn session_id(&self, shaped: u64) -> u64 {
         if self.has(Fault::BareSessionId) {
             shaped & SESSION_INDEX_MASK
@@ -86,7 +92,7 @@ impl Policy for FaultPlan {
                 *s = s.wrapping_sub(BUBBLE_ENABLED); // the bias left out: 0x80 is 0, 0x7F is 0xFF
             }
         }
-        if self.has(Fault::InitialSliceSetUnarmed) {
+        if self.varies(Variation::InitialSliceSetUnarmed) {
             state.arm_initial_slice_set = false;
         }
         if self.has(Fault::InitialSliceSetOutside) {
@@ -109,6 +115,9 @@ impl Policy for FaultPlan {
         }
         if self.has(Fault::NanTickPeriod) {
             globals.tick_ms = f32::NAN;
+        }
+        if self.varies(Variation::TickPeriodRounded) {
+            globals.tick_ms = ROUNDED_TICK_MS;
         }
         if self.has(Fault::OtherTickPeriod) {
             globals.tick_ms = 50.0;
@@ -190,7 +199,8 @@ impl Policy for FaultPlan {
         unacknowledged || self.has(Fault::MembershipOnTimer)
     }
 
-    fn roster(&self, mut roster: SensorAuthUpdate, first: bool) -> SensorAuthUpdate {
+    fn roster(&self, mut roster: SensorAuthUpdate, send: RosterSend) -> SensorAuthUpdate {
+        let first = send.first();
         if self.has(Fault::WrongEpochEcho) {
             roster.prefix.patch_epoch[1] = roster.prefix.patch_epoch[1].wrapping_add(1);
         }
@@ -221,20 +231,31 @@ impl Policy for FaultPlan {
         {
             r.mask[0] &= !1; // the first top-level key, with the type-13 and type-17 slots
         }
-        if self.has(Fault::StateByteBumped)
-            && !first
+        // the first key's byte moves on every send (SEED-06's counter), or on each of the
+        // first three only, as Sunrise's warm-up does (facts 4.7)
+        let moves = if self.has(Fault::StateByteCounter) {
+            Some(send.sent)
+        } else if self.varies(Variation::StateByteWarmUp) {
+            Some(send.sent.min(STATE_BYTE_WARM_UP - 1))
+        } else {
+            None
+        };
+        if let Some(moves) = moves
             && let Some(r) = roster.roster.as_mut()
             && let Some(s) = r.states.first_mut()
         {
-            *s = s.wrapping_add(1);
+            *s = s.wrapping_add((moves % 128) as i8);
         }
-        if self.has(Fault::RosterWithoutBodies) && !first {
+        if self.has(Fault::RosterWithoutBodies) && send.snapshot {
             for o in roster.groups.iter_mut().flat_map(|g| &mut g.objects) {
                 o.auth = o.auth.take().map(|_| AuthPart {
                     reset: true,
                     body: None,
-                }); // AUTH-09: every block reset-only
+                }); // AUTH-09: every block of the snapshot reset-only
             }
+        }
+        if send.snapshot {
+            fault_roster::snapshot_objective(self, &mut roster);
         }
         roster
     }
@@ -268,7 +289,8 @@ impl Policy for FaultPlan {
     }
 
     fn program(&self, mut timeline: Vec<TimedCommit>) -> Vec<TimedCommit> {
-        timeline.extend(fault_program::commits(self));
+        timeline.extend(plan_program::commits(self));
+        timeline.sort_by_key(|c| c.after_ms); // the host runs it in order
         timeline
     }
 

@@ -1,7 +1,8 @@
 //! The queuez faults (`fault.rs`): each turns the snapshot a subscription gets into
 //! service-123 pushes that break one rule (NS "Replicated objects, service 123").
 
-use crate::fault::{Fault, FaultPlan};
+use crate::fault::Fault;
+use crate::plan::HostPlan;
 use crate::queuez::{account, raw};
 use vex_wire::bap::queuez::{CHARACTER_OBJECT, SLOTS_PER_FAMILY, Update};
 
@@ -11,7 +12,7 @@ const OVERSIZE_CHARACTER: usize = 50_000;
 
 /// The service-123 bodies `update` (one family's full snapshot) goes out as under `plan`;
 /// [`Fault::QueuezCutShort`] cuts each one byte short (QZ-02).
-pub fn pushes(plan: &FaultPlan, update: Update) -> Vec<Vec<u8>> {
+pub fn pushes(plan: &HostPlan, update: Update) -> Vec<Vec<u8>> {
     let cut = usize::from(plan.has(Fault::QueuezCutShort));
     updates(plan, update)
         .iter()
@@ -24,7 +25,7 @@ pub fn pushes(plan: &FaultPlan, update: Update) -> Vec<Vec<u8>> {
 }
 
 /// The updates `update` becomes under `plan`.
-fn updates(plan: &FaultPlan, mut update: Update) -> Vec<Update> {
+fn updates(plan: &HostPlan, mut update: Update) -> Vec<Update> {
     let Some(family) = update.families.first_mut() else {
         return vec![update];
     };

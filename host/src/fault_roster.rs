@@ -1,8 +1,10 @@
 //! Faults in message 5: edits of the typed body, and bit surgery on the encoded body for
 //! what the encoders refuse to commit (a type-17 state of 11, a remainder one bit long).
-//! Used only by the [`crate::FaultPlan`].
+//! Used only by the [`crate::HostPlan`].
 
-use crate::fault::{Fault, FaultPlan};
+use crate::fault::Fault;
+use crate::plan::HostPlan;
+use crate::variation::Variation;
 use vex_wire::activity::auth::lifetime::{
     CURRENT_BUBBLE_BIT, I32_BIAS, MAX_SWITCHES, SWITCH_COUNT_BIT,
 };
@@ -13,11 +15,11 @@ use vex_wire::activity::sensor_auth::{
 };
 use vex_wire::activity::slot::{
     CLIENT_REF_BITS, ClientRef, NEVER_DESCRIBED, TYPE_CHANNEL, TYPE_CONFIGURATION, TYPE_GHOST_LINK,
-    TYPE_LIFETIME, TYPE_TIMER,
+    TYPE_LIFETIME, TYPE_OBJECTIVE, TYPE_TIMER,
 };
 use vex_wire::bits::{BitReader, BitWriter, Bits};
 use vex_wire::schema::measure::min_bits;
-use vex_wire::schema::tables::{ACTIVITY_TIMER, LIFETIME};
+use vex_wire::schema::tables::{ACTIVITY_TIMER, LIFETIME, OBJECTIVE};
 use vex_wire::schema::{Value, decode, encode};
 use vex_wire::tag::FNV1_EMPTY;
 
@@ -41,7 +43,7 @@ fn patch(bytes: &mut [u8], at: usize, width: usize, value: u64) {
 const REMAINDER_OFF: u32 = 8;
 
 /// Applies the message-5 faults of `plan` that the typed body can express.
-pub fn roster_faults(plan: &FaultPlan, m: &mut SensorAuthUpdate) {
+pub fn roster_faults(plan: &HostPlan, m: &mut SensorAuthUpdate) {
     if plan.has(Fault::UnresolvableRef)
         && let Some(o) = m.groups.first_mut().and_then(|g| g.objects.first_mut())
     {
@@ -127,7 +129,7 @@ fn zeroed_timer() -> Bits {
 
 /// The AUTH-11 faults, on the bubble-64 element of the block that grants it, or on every
 /// later roster a block renewing it.
-fn bubble_grant_faults(plan: &FaultPlan, m: &mut SensorAuthUpdate) {
+fn bubble_grant_faults(plan: &HostPlan, m: &mut SensorAuthUpdate) {
     const GRANTED: usize = AUTHORITY_BUBBLES - 1;
     let Some(block) = m.prefix.bubble_block.as_mut() else {
         if plan.has(Fault::BubbleGrantRenewed) {
@@ -168,10 +170,41 @@ fn body_of(m: &mut SensorAuthUpdate, slot_type: i8) -> Option<&mut Bits> {
         .and_then(|a| a.body.as_mut())
 }
 
+/// The type-3 faults on the message 5 answering a snapshot request: objective 0's byte or
+/// the reset generation left out, which the next message 5 sends again (T3-01, T3-02).
+pub fn snapshot_objective(plan: &HostPlan, m: &mut SensorAuthUpdate) {
+    let drop_byte = plan.has(Fault::SnapshotDropsObjective);
+    let drop_generation = plan.has(Fault::SnapshotDropsGeneration);
+    if !(drop_byte || drop_generation) {
+        return;
+    }
+    let Some(body) = body_of(m, TYPE_OBJECTIVE) else {
+        return;
+    };
+    let Ok(Value::Record(mut fields)) = decode(&OBJECTIVE, &mut body.reader()) else {
+        return;
+    };
+    if drop_byte
+        && let Some(Value::Array(objectives)) = fields.first_mut()
+        && let Some(Value::Record(first)) = objectives.first_mut()
+    {
+        first[0] = Value::Absent;
+    }
+    if drop_generation {
+        fields[1] = Value::Absent;
+    }
+    let mut w = BitWriter::new();
+    if encode(&OBJECTIVE, &Value::Record(fields), &mut w).is_ok()
+        && let Ok(bits) = w.finish_bits()
+    {
+        *body = bits;
+    }
+}
+
 /// The type-17 faults on every type-17 body: fields set to what breaks T17-04, T17-07,
 /// T17-09 or SEED-05, or the body cut one bit short (T17-02); the encoder computes the
 /// remainder.
-fn edit_lifetime(plan: &FaultPlan, m: &mut SensorAuthUpdate) {
+fn edit_lifetime(plan: &HostPlan, m: &mut SensorAuthUpdate) {
     let bodies = m
         .groups
         .iter_mut()
@@ -184,7 +217,7 @@ fn edit_lifetime(plan: &FaultPlan, m: &mut SensorAuthUpdate) {
 }
 
 /// One type-17 body of [`edit_lifetime`]: every type-17 slot gets the same (T17-05).
-fn edit_one_lifetime(plan: &FaultPlan, body: &mut Bits) {
+fn edit_one_lifetime(plan: &HostPlan, body: &mut Bits) {
     if plan.has(Fault::LifetimeBodyShort) {
         body.bit_len -= 1;
     }
@@ -221,21 +254,21 @@ const BODY_FAULTS: [Fault; 7] = [
     Fault::WrongRemainderLast,
     Fault::LifetimeStateEleven,
     Fault::LifetimeBubbleAsSliceSet,
-    Fault::LifetimeBubbleStale,
+    Fault::LifetimeBubbleZeroBits,
     Fault::SwitchListOverflow,
     Fault::DefinitionRefsOverflow,
 ];
 
-/// Applies the message-5 faults of `plan` to an encoded body; a plan with none of them
-/// leaves the body unread (every message 5 the host sends passes here).
-pub fn sensor_auth(plan: &FaultPlan, body: &mut [u8]) {
-    if BODY_FAULTS.iter().any(|f| plan.has(*f)) {
+/// Applies the message-5 faults and variations of `plan` to an encoded body; a plan with
+/// none of them leaves the body unread (every message 5 the host sends passes here).
+pub fn sensor_auth(plan: &HostPlan, body: &mut [u8]) {
+    if BODY_FAULTS.iter().any(|f| plan.has(*f)) || plan.varies(Variation::CurrentBubbleKept) {
         apply_body_faults(plan, body);
     }
 }
 
 /// [`sensor_auth`]'s work, for a plan with one of its faults.
-fn apply_body_faults(plan: &FaultPlan, body: &mut [u8]) {
+fn apply_body_faults(plan: &HostPlan, body: &mut [u8]) {
     let Ok(m) = SensorAuthUpdate::decode(body) else {
         return;
     };
@@ -266,26 +299,28 @@ fn apply_body_faults(plan: &FaultPlan, body: &mut [u8]) {
 }
 
 /// One type-17 block of [`sensor_auth`]: every type-17 slot gets the same (T17-05).
-fn patch_lifetime(plan: &FaultPlan, body: &mut [u8], lifetime: &DecodedObject) {
+fn patch_lifetime(plan: &HostPlan, body: &mut [u8], lifetime: &DecodedObject) {
     let body_at = lifetime.at + OBJECT_HEAD_BITS + 2; // after the reset and root bits
     if plan.has(Fault::LifetimeStateEleven) {
         patch(body, body_at, 4, 12); // T17-01: state 11 is wire 12
     }
-    if plan.has(Fault::LifetimeBubbleAsSliceSet) || plan.has(Fault::LifetimeBubbleStale) {
-        // T17-06: the slice set (the bubble times 8), or the arrival bubble 0
-        let at = body_at + CURRENT_BUBBLE_BIT;
-        let bias = I32_BIAS as u64;
+    let at = body_at + CURRENT_BUBBLE_BIT;
+    let bias = I32_BIAS as u64;
+    if plan.has(Fault::LifetimeBubbleAsSliceSet) {
+        // T17-06: the slice set (the bubble times 8)
         let mut r = BitReader::new(body);
         let bubble = r
             .skip(at)
             .and_then(|()| r.read(32))
             .map_or(0, |b| b.wrapping_sub(bias));
-        let wrong = if plan.has(Fault::LifetimeBubbleStale) {
-            0
-        } else {
-            bubble * 8
-        };
-        patch(body, at, 32, wrong.wrapping_add(bias));
+        patch(body, at, 32, (bubble * 8).wrapping_add(bias));
+    }
+    if plan.has(Fault::LifetimeBubbleZeroBits) {
+        patch(body, at, 32, 0); // T17-06: zero bits decode to INT32_MIN
+    }
+    if plan.varies(Variation::CurrentBubbleKept) {
+        // the activity's current bubble stays the arrival bubble, 0, whoever moves
+        patch(body, at, 32, bias);
     }
     if plan.has(Fault::SwitchListOverflow) {
         patch(body, body_at + SWITCH_COUNT_BIT, 6, MAX_SWITCHES as u64 + 1); // T17-03
@@ -316,7 +351,7 @@ mod tests {
             .unwrap();
         for fault in Fault::ALL {
             let mut body = sample.clone();
-            apply_body_faults(&FaultPlan::single(*fault), &mut body);
+            apply_body_faults(&HostPlan::single(*fault), &mut body);
             if body != sample {
                 assert!(BODY_FAULTS.contains(fault), "{fault:?} changes the body");
             }

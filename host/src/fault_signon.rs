@@ -1,8 +1,11 @@
-//! The SignOn and manifest faults (`fault.rs`): each edits our host's own answer so that
-//! one lobby rule breaks (NS "SignOn", "The success fields", "The other outcomes", "The
+//! The SignOn and manifest faults (`fault.rs`) and variations (`variation.rs`): a fault
+//! edits our host's own answer so that one lobby rule breaks, a variation so that it takes
+//! a freedom the pages leave (NS "SignOn", "The success fields", "The other outcomes", "The
 //! content manifest").
 
-use crate::fault::{Fault, FaultPlan};
+use crate::fault::Fault;
+use crate::plan::HostPlan;
+use crate::variation::Variation;
 use vex_wire::lobby::signon::{
     KeyExchange, Outcome, Queued, SignOnError, SignOnResponse, Throttled,
 };
@@ -11,7 +14,7 @@ use vex_wire::lobby::signon::{
 const UNDECODABLE_MANIFEST: [u8; 2] = [0x28, 0x01];
 
 /// Edits `r`, the answer to an account's attempt `attempt` (0 first), as `plan` says.
-pub fn answer(plan: &FaultPlan, attempt: usize, r: &mut SignOnResponse) {
+pub fn answer(plan: &HostPlan, attempt: usize, r: &mut SignOnResponse) {
     let success = |r: &mut SignOnResponse, edit: &dyn Fn(&mut vex_wire::lobby::signon::Success)| {
         if let Some(s) = r.success.as_mut() {
             edit(s);
@@ -33,11 +36,8 @@ pub fn answer(plan: &FaultPlan, attempt: usize, r: &mut SignOnResponse) {
             Fault::SignOnQueuedBare => arm(r, Outcome::Queued),
             Fault::SignOnShortKey => success(r, &|s| s.aes_key = Some(vec![0x11; 15])),
             Fault::SignOnZeroPort => success(r, &|s| s.bap_port = Some(0)),
-            Fault::SignOnBlockLaunch => success(r, &|s| s.block_launch = Some(false)),
+            Fault::SignOnBlockLaunch => success(r, &|s| s.block_launch = Some(true)),
             Fault::SignOnQueuedWithoutPosition => queued(r, None),
-            Fault::SignOnQueuedZero if attempt < 2 => {
-                queued(r, Some(if attempt == 0 { 5 } else { 0 }))
-            }
             Fault::SignOnThrottledWithoutMessage if attempt == 0 => {
                 arm(r, Outcome::Throttled);
                 r.throttled = Some(Throttled {
@@ -61,6 +61,16 @@ pub fn answer(plan: &FaultPlan, attempt: usize, r: &mut SignOnResponse) {
             Fault::SignOnNineFeatures => r.features = vec!["feature".into(); 9],
             _ => {}
         }
+    }
+    if plan.varies(Variation::QueuedZeros) && attempt < 2 {
+        queued(r, Some(if attempt == 0 { 5 } else { 0 }));
+        if let (1, Some(q)) = (attempt, r.queued.as_mut()) {
+            q.seconds_remaining = Some(0);
+            q.retry_seconds = Some(0);
+        }
+    }
+    if plan.varies(Variation::BlockLaunchFalse) {
+        success(r, &|s| s.block_launch = Some(false));
     }
 }
 
@@ -86,14 +96,14 @@ fn queued(r: &mut SignOnResponse, position: Option<u32>) {
 
 /// The manifest body before signing, as `plan` has it: one that is not the manifest's
 /// protobuf for [`Fault::ManifestUndecodable`].
-pub fn manifest_body(plan: &FaultPlan, body: &mut Vec<u8>) {
+pub fn manifest_body(plan: &HostPlan, body: &mut Vec<u8>) {
     if plan.has(Fault::ManifestUndecodable) {
         *body = UNDECODABLE_MANIFEST.to_vec();
     }
 }
 
 /// The signed manifest as `plan` serves it: its HTTP status and body.
-pub fn manifest(plan: &FaultPlan, status: &mut u16, body: &mut Vec<u8>) {
+pub fn manifest(plan: &HostPlan, status: &mut u16, body: &mut Vec<u8>) {
     for fault in plan.iter() {
         match fault {
             Fault::ManifestBadSignature => {

@@ -3,7 +3,8 @@
 //! sends one right after the first message 5, written bit by bit, since the schema's
 //! encoder refuses each of them.
 
-use crate::fault::{Fault, FaultPlan};
+use crate::fault::Fault;
+use crate::plan::HostPlan;
 use vex_wire::bits::BitWriter;
 
 /// The first index past the 7,763-row definition table (INCIDENT-01).
@@ -35,7 +36,7 @@ fn incident(index: u64, targets: usize, selector: bool, payload: usize) -> Vec<u
 }
 
 /// The incident the plan asks for, if any.
-pub(crate) fn faulty_incident(plan: &FaultPlan) -> Option<Vec<u8>> {
+pub(crate) fn faulty_incident(plan: &HostPlan) -> Option<Vec<u8>> {
     Some(if plan.has(Fault::IncidentPastTable) {
         incident(PAST_THE_TABLE, 0, false, 0)
     } else if plan.has(Fault::IncidentCrashingRow) {

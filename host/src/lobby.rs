@@ -2,8 +2,8 @@
 //! manifest, each through the outbound hook (NS "SignOn", "The content manifest"). The
 //! HTTPS server ([`crate::lobby_http`]) and the in-process harness both drive it.
 
-use crate::fault::FaultPlan;
 use crate::outbound::Outbound;
+use crate::plan::HostPlan;
 use crate::signon::{SignOnRefusal, SignOnReply, SignOnService};
 use prost::Message;
 use rsa::rand_core::TryCryptoRng;
@@ -17,7 +17,7 @@ use vex_wire::lobby::manifest::{self, ContentConfig};
 pub struct Lobby {
     signon: SignOnService,
     manifest: Vec<u8>,
-    faults: FaultPlan,
+    faults: HostPlan,
 }
 
 impl Lobby {
@@ -27,7 +27,7 @@ impl Lobby {
         signon: SignOnService,
         key: &rsa::PrivateKey,
         body: &[u8],
-        faults: FaultPlan,
+        faults: HostPlan,
         rng: &mut R,
     ) -> Result<Self, rsa::signature::Error> {
         let mut body = body.to_vec();

@@ -8,7 +8,7 @@ use crate::core::{HostCore, LinkId};
 use crate::event::HostEvent;
 use crate::mission::MissionEvent;
 use crate::outbound::Moment;
-use crate::policy::RosterInputs;
+use crate::policy::{RosterInputs, RosterSend};
 use crate::reason::Dropped;
 use crate::roster;
 use crate::timer::HostTimer;
@@ -305,21 +305,28 @@ impl HostCore {
         if !self.policy().first_roster() {
             return;
         }
-        self.push_roster(link, &join, epoch);
+        self.push_roster(link, &join, epoch, false);
         self.inject(link, Moment::FirstRoster);
     }
 
     /// Message 5 with the whole roster of the member's region and every Auth body the host
-    /// holds, echoing the client's `epoch` (AUTH-01, AUTH-09); none while a region move
-    /// waits for the client's roster request (AUTH-13, the HOST-05 note of `rules.md`).
-    pub(crate) fn push_roster(&mut self, link: LinkId, join: &JoinRequest, epoch: PatchEpoch) {
+    /// holds, echoing the client's `epoch` (AUTH-01, AUTH-09), as part of a `snapshot` or
+    /// not; none while a region move waits for the client's roster request (AUTH-13, the
+    /// HOST-05 note of `rules.md`).
+    pub(crate) fn push_roster(
+        &mut self,
+        link: LinkId,
+        join: &JoinRequest,
+        epoch: PatchEpoch,
+        snapshot: bool,
+    ) {
         let Some(binding) = self.links.get(&link).and_then(|l| l.binding.as_ref()) else {
             return;
         };
         if binding.roster_request_owed {
             return; // held until the region move's roster request (AUTH-13)
         }
-        match self.build_roster(link, join, epoch) {
+        match self.build_roster(link, join, epoch, snapshot) {
             Err(error) => {
                 let msg = SENSOR_AUTH_UPDATE;
                 self.drop_input(link, Dropped::NotBuilt { msg, error });
@@ -357,9 +364,13 @@ impl HostCore {
         link: LinkId,
         join: &JoinRequest,
         epoch: PatchEpoch,
+        snapshot: bool,
     ) -> Result<BuiltRoster, BitError> {
         let b = self.links.get(&link).and_then(|l| l.binding.as_ref());
-        let first = b.is_none_or(|b| b.rosters_sent == 0);
+        let send = RosterSend {
+            sent: b.map_or(0, |b| b.rosters_sent),
+            snapshot,
+        };
         let session = b.map_or(0, |b| b.session);
         let sense_override = b.and_then(|b| b.sense_override.clone());
         let grant = self.bubble_grant_due(link, session);
@@ -375,7 +386,7 @@ impl HostCore {
                 o.sense = Some(Some(bits)); // overwrites the client's Sense (AH "Message 5")
             }
         }
-        let m = self.policy().roster(m, first);
+        let m = self.policy().roster(m, send);
         let map = m
             .groups
             .iter()
@@ -451,7 +462,7 @@ impl HostCore {
             return;
         };
         if let (Some(join), Some(epoch)) = (b.join.clone(), b.epoch) {
-            self.push_roster(link, &join, epoch);
+            self.push_roster(link, &join, epoch, false);
         }
     }
 }

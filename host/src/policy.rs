@@ -1,7 +1,7 @@
 //! The decisions the host makes, as one trait whose default methods are the correct
 //! behaviour (design "The emulated client": faults that change a decision go through a
 //! policy trait). The handlers ask it and never test for a fault; the built-in host's
-//! [`crate::FaultPlan`] keeps every default until it is told to break a rule.
+//! [`crate::HostPlan`] keeps every default until it is told to break a rule.
 
 use crate::config::KEEPALIVE_INTERVAL_MS;
 use crate::config::TimedCommit;
@@ -30,6 +30,22 @@ pub struct RosterInputs<'a> {
     pub world: &'a World,
     /// The patch epoch the roster echoes.
     pub epoch: [u64; 2],
+}
+
+/// Which message 5 of its link a roster is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RosterSend {
+    /// Message 5s sent on the link before this one.
+    pub sent: u32,
+    /// It answers a snapshot request (message 18, or 11 with activation on).
+    pub snapshot: bool,
+}
+
+impl RosterSend {
+    /// The link's first message 5.
+    pub fn first(self) -> bool {
+        self.sent == 0
+    }
 }
 
 /// One `(message id, body)` of a burst, in sending order.
@@ -94,9 +110,9 @@ pub trait Policy {
         unacknowledged
     }
 
-    /// Message 5 with the whole roster; `first` on the link's first (AUTH-01 to AUTH-12,
-    /// SLOT-01, SLOT-02).
-    fn roster(&self, roster: SensorAuthUpdate, _first: bool) -> SensorAuthUpdate {
+    /// Message 5 with the whole roster, `send` saying which of its link's (AUTH-01 to
+    /// AUTH-12, SLOT-01, SLOT-02).
+    fn roster(&self, roster: SensorAuthUpdate, _send: RosterSend) -> SensorAuthUpdate {
         roster
     }
 

@@ -73,7 +73,7 @@ impl HostCore {
             binding.roster_request_owed = false; // this is the request a region move waits for
         }
         if let Some(epoch) = epoch {
-            self.push_roster(link, &join, epoch);
+            self.push_roster(link, &join, epoch, true);
         }
     }
 }

@@ -85,7 +85,9 @@ impl HostCore {
                     }
                     self.publish_membership(session, None);
                 }
-                WorldRequest::SetAuth { .. } | WorldRequest::SetAuthField { .. } => {}
+                WorldRequest::SetAuth { .. }
+                | WorldRequest::SetAuthField { .. }
+                | WorldRequest::ClearAuth { .. } => {}
             }
         }
         Ok(changed)

@@ -31,6 +31,13 @@ pub enum WorldRequest {
         /// Its new value.
         value: Value,
     },
+    /// The host holds no body for `slot` any more: its blocks go out reset-only, which
+    /// installs the schema's defaults (AH "How the client applies an Auth body": "reset =
+    /// 1, root = 0 installs the schema's defaults").
+    ClearAuth {
+        /// The slot.
+        slot: ClientRef,
+    },
     /// Every member rebuilds its entity-slot authority mask: message 28 with a token the
     /// member's 29 carries back (SLOTS-05).
     ResetAuthority,
@@ -144,7 +151,8 @@ impl World {
         scenario: &Scenario,
         requests: &[WorldRequest],
     ) -> Result<BTreeSet<ClientRef>, RequestError> {
-        let mut staged: BTreeMap<ClientRef, Retained> = BTreeMap::new();
+        // a staged None clears the slot's body
+        let mut staged: BTreeMap<ClientRef, Option<Retained>> = BTreeMap::new();
         for request in requests {
             let (slot, value) = match request {
                 WorldRequest::ResetAuthority | WorldRequest::QueryAuthority => continue,
@@ -158,22 +166,43 @@ impl World {
                     check_teleport(scenario, *state, *slice_set)?;
                     continue;
                 }
+                WorldRequest::ClearAuth { slot } => {
+                    if !scenario
+                        .schemas_of(slot)
+                        .is_some_and(|(_, d)| d.schemas.auth)
+                    {
+                        return Err(RequestError::NoAuthSchema(*slot));
+                    }
+                    staged.insert(*slot, None);
+                    continue;
+                }
                 WorldRequest::SetAuth { slot, body } => (*slot, body.clone()),
                 WorldRequest::SetAuthField { slot, field, value } => {
-                    let held = staged.get(slot).or_else(|| self.bodies.get(slot));
+                    let held = match staged.get(slot) {
+                        Some(staged) => staged.as_ref(),
+                        None => self.bodies.get(slot),
+                    };
                     let body = held.map(|r| &r.value).ok_or(RequestError::NoBody(*slot))?;
                     (*slot, with_field(*slot, body, field, value.clone())?)
                 }
             };
             let bits = encode_body(scenario, slot, &value)?;
-            staged.insert(slot, Retained { value, bits });
+            staged.insert(slot, Some(Retained { value, bits }));
         }
         let changed: BTreeSet<ClientRef> = staged
             .iter()
-            .filter(|(slot, r)| self.bodies.get(slot).is_none_or(|held| held.bits != r.bits))
+            .filter(|(slot, r)| {
+                let held = self.bodies.get(slot).map(|h| &h.bits);
+                held != r.as_ref().map(|r| &r.bits)
+            })
             .map(|(slot, _)| *slot)
             .collect();
-        self.bodies.extend(staged);
+        for (slot, retained) in staged {
+            match retained {
+                Some(r) => self.bodies.insert(slot, r),
+                None => self.bodies.remove(&slot),
+            };
+        }
         if !changed.is_empty() {
             self.revision += 1;
         }
@@ -299,5 +328,53 @@ mod tests {
         }
         let good = [set(channel, rows(4)), set(timer_slot, timer(true))];
         assert_eq!(world.commit(&scenario, &good).map(|s| s.len()), Ok(2));
+    }
+
+    /// A cleared slot holds no body (its blocks go out reset-only) and counts as a change
+    /// once; clearing one that holds none changes nothing; a slot with no Auth schema is
+    /// refused, and a field set after a clear in the same commit finds no body.
+    #[test]
+    fn a_cleared_slot_holds_no_body() {
+        let scenario = Scenario::builtin();
+        let channel = slot(TYPE_CHANNEL, 3);
+        let mut world = World::default();
+        let clear = WorldRequest::ClearAuth { slot: channel };
+        assert_eq!(
+            world
+                .commit(&scenario, std::slice::from_ref(&clear))
+                .map(|s| s.len()),
+            Ok(0)
+        );
+        let set = WorldRequest::SetAuth {
+            slot: channel,
+            body: rows(1),
+        };
+        world.commit(&scenario, &[set]).unwrap();
+        assert_eq!(
+            world
+                .commit(&scenario, std::slice::from_ref(&clear))
+                .map(|s| s.len()),
+            Ok(1)
+        );
+        assert!(world.body(&channel).is_none());
+        assert_eq!(world.revision(), 2);
+        let field = WorldRequest::SetAuthField {
+            slot: channel,
+            field: "rows".into(),
+            value: Value::Array(Vec::new()),
+        };
+        assert_eq!(
+            world.commit(&scenario, &[clear, field]),
+            Err(RequestError::NoBody(channel))
+        );
+        let no_auth = ClientRef {
+            key: 0xAAAA_0001,
+            slot_type: 99,
+            index: 0,
+        };
+        assert!(matches!(
+            world.commit(&scenario, &[WorldRequest::ClearAuth { slot: no_auth }]),
+            Err(RequestError::NoAuthSchema(_))
+        ));
     }
 }

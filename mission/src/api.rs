@@ -215,6 +215,11 @@ pub fn register(engine: &mut Engine, call: &Shared) {
         },
     );
     let c = call.clone();
+    engine.register_fn("clear_auth", move |slot: Slot| -> Result<()> {
+        auth_schema(&c, &slot)?;
+        ask(&c, WorldRequest::ClearAuth { slot })
+    });
+    let c = call.clone();
     engine.register_fn("fire_incident", move |definition: INT| -> Result<()> {
         let incident = Incident {
             definition: narrow("incident definition", definition)?,

@@ -62,6 +62,22 @@ fn requests_come_back_in_the_order_asked() {
     assert_eq!(requests[2], WorldRequest::QueryAuthority);
 }
 
+/// `clear_auth` asks the host to hold no body for a slot; a slot the scenario does not have
+/// fails the handler.
+#[test]
+fn clear_auth_asks_for_the_slot_cleared() {
+    let mut m = mission("fn on_started(e) { clear_auth(slot(0xBBBB0001, 24, 3)); }");
+    m.serve(&vex_wire::scenario::Scenario::builtin());
+    let requests = m.handle(at(0), SESSION, &MissionEvent::Started).unwrap();
+    assert!(
+        matches!(requests.as_slice(), [WorldRequest::ClearAuth { slot }] if slot.index == 3),
+        "{requests:?}"
+    );
+    let mut m = mission("fn on_started(e) { clear_auth(slot(0xBBBB0001, 24, 9)); }");
+    m.serve(&vex_wire::scenario::Scenario::builtin());
+    assert!(m.handle(at(0), SESSION, &MissionEvent::Started).is_err());
+}
+
 #[test]
 fn a_parse_error_has_its_line_and_column() {
     let e = error("fn on_started(e) {\n    let x = ;\n}");

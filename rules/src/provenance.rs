@@ -125,7 +125,10 @@ mod tests {
         for &rule in Rule::ALL {
             let p = rule.provenance();
             assert!(!p.advisory(), "{rule}: a rule's own source is never Vex's");
-            assert!(p.section().starts_with(|c: char| c.is_ascii_uppercase() || c == 'f'));
+            assert!(
+                p.section()
+                    .starts_with(|c: char| c.is_ascii_uppercase() || c == 'f')
+            );
         }
         assert_eq!(Rule::Bap16.provenance(), Provenance::Facts("facts 2.2"));
         assert_eq!(Rule::Env01.provenance().kind(), "pages");
@@ -139,7 +142,10 @@ mod tests {
         assert_eq!(ids.len(), Choice::ALL.len());
         for c in Choice::ALL {
             assert!(Provenance::Vex(*c).advisory());
-            assert!(c.what().contains(':'), "{c:?} says why the pages do not settle it");
+            assert!(
+                c.what().contains(':'),
+                "{c:?} says why the pages do not settle it"
+            );
         }
     }
 }

@@ -63,8 +63,7 @@ impl ActivityClient {
         match msg {
             ids::GLOBAL_ACTIVITY_STATE => {
                 let own = cx.config.script.probe.map(|(p, _)| p) != Some(Probe::MalformedSelection);
-                let g =
-                    world::check_global_state(cx.verdict, scenario, own, idx, payload, in_burst);
+                let g = world::check_global_state(cx.verdict, scenario, own, idx, payload);
                 cx.status.g |= g;
             }
             ids::WORLD_GLOBALS_STATE => world::check_world_globals(cx.verdict, idx, payload),
@@ -185,7 +184,7 @@ impl ActivityClient {
         let read = self.roster.read(
             cx.verdict,
             scenario,
-            bubble,
+            (bubble, asked),
             idx,
             payload,
             (prefix, prefix_bits),

@@ -261,51 +261,69 @@ fn seed_groups() -> Vec<EntityGroup> {
     [PLAYER, OBJECT, EVERY].map(seed_group).to_vec()
 }
 
-/// SEED-06: after the first roster, a second whose only change is a retired key of
-/// bubble 1 passes; one that changes a state byte, at the top-level key, at the first
-/// and the last key of the current bubble's sub-block, up or down, is caught.
+/// SEED-06: past the warm-up (facts 4.7: the byte moves on each of a link's first three
+/// sends), a state byte that moves on two message 5s in a row, the keys the same, is a
+/// per-send counter: caught at the top-level key, at the first and the last key of the
+/// current bubble's sub-block, up or down. One move (a rebuild the host asks for), moves
+/// within the warm-up, a retired key of bubble 1 and a byte of bubble 1's sub-block, which
+/// does not apply in bubble 0, pass.
 #[test]
-fn a_changed_state_byte_is_caught_at_every_key() {
+fn a_state_byte_moving_on_every_send_is_caught_at_every_key() {
     let first = auth_with(Some(roster()), seed_groups());
     assert_eq!(rules_for_all(vec![first.clone()]), [], "the first roster");
-    type Change = fn(&mut RosterDelta);
+    type Change = fn(&mut RosterDelta, i8);
     let cases: [(&str, Change, Vec<Rule>); 6] = [
         (
             "bubble 1's key retired",
-            |r| r.sub_blocks.as_mut().unwrap()[1].mask = [0; 3],
+            |r, _| r.sub_blocks.as_mut().unwrap()[1].mask = [0; 3],
             vec![],
         ),
         (
             "bubble 1's key's byte: that sub-block does not apply in bubble 0",
-            |r| r.sub_blocks.as_mut().unwrap()[1].states[0] = 2,
+            |r, b| r.sub_blocks.as_mut().unwrap()[1].states[0] = b,
             vec![],
         ),
         (
             "the top-level key's byte",
-            |r| r.states[0] = 2,
+            |r, b| r.states[0] = b,
             vec![Rule::Seed06],
         ),
         (
             "the sub-block's first key's byte",
-            |r| r.sub_blocks.as_mut().unwrap()[0].states[0] = 2,
+            |r, b| r.sub_blocks.as_mut().unwrap()[0].states[0] = b,
             vec![Rule::Seed06],
         ),
         (
             "the sub-block's last key's byte",
-            |r| r.sub_blocks.as_mut().unwrap()[0].states[1] = 2,
+            |r, b| r.sub_blocks.as_mut().unwrap()[0].states[1] = b,
             vec![Rule::Seed06],
         ),
         (
-            "the sub-block's last key's byte, down to 0",
-            |r| r.sub_blocks.as_mut().unwrap()[0].states[1] = 0,
+            "the sub-block's last key's byte, down",
+            |r, b| r.sub_blocks.as_mut().unwrap()[0].states[1] = -b,
             vec![Rule::Seed06],
         ),
     ];
+    // the rosters repeat unasked (AUTH-16): only SEED-06 is looked at
+    let judged = |rosters: Vec<Vec<u8>>| -> Vec<Rule> {
+        let rules = rules_for_all(rosters).into_iter();
+        rules.filter(|r| *r == Rule::Seed06).collect()
+    };
     for (what, change, want) in cases {
-        let mut r = roster();
-        change(&mut r);
-        let later = auth_with(Some(r), seed_groups());
-        assert_eq!(rules_for_all(vec![first.clone(), later]), want, "{what}");
+        let with = |byte| {
+            let mut r = roster();
+            change(&mut r, byte);
+            auth_with(Some(r), seed_groups())
+        };
+        let warm = [first.clone(), first.clone(), first.clone()];
+        let twice = [warm.to_vec(), vec![with(2), with(3)]].concat();
+        assert_eq!(judged(twice), want, "{what}, twice in a row");
+        let once = [warm.to_vec(), vec![with(2), with(2), with(2)]].concat();
+        assert_eq!(judged(once), [], "{what}, once");
+        let apart = [warm.to_vec(), vec![with(2), with(2), with(3)]].concat();
+        assert_eq!(judged(apart), [], "{what}, two moves apart");
+        let warming = vec![first.clone(), with(2), with(3), with(3)];
+        assert_eq!(judged(warming), [], "{what}, in the warm-up");
     }
 }
 

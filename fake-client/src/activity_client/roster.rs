@@ -5,7 +5,7 @@
 use super::auth_blocks::{Block, ReadBlocks, applies_in, by_remainder, read_block};
 use super::auth_cause::Said;
 use super::block_judge::{mismatch, misread_block, skipped_block, why_misread};
-use super::slot_bodies::{self, At, Standing};
+use super::slot_bodies::{self, At, Part, Standing};
 use crate::rules::Rule;
 use crate::verdict::Verdict;
 use std::collections::{BTreeMap, BTreeSet};
@@ -17,6 +17,10 @@ use vex_wire::activity::slot::{
 use vex_wire::bits::Bits;
 use vex_wire::scenario::{Scenario, SlotDecl};
 use vex_wire::schema::Value;
+
+/// The message 5s of a link during which its state bytes may move: Sunrise moves them on
+/// each of its first three sends (facts 4.7, "warm-up").
+const STATE_BYTE_WARM_UP: u32 = 3;
 
 /// What the client holds of the host's message 5s (AH "Message 5", "How the client
 /// applies an Auth body").
@@ -36,11 +40,68 @@ pub(crate) struct Roster {
     blocks: Vec<(ClientRef, Bits)>,
     /// The slots that had their first block (SEED-01).
     seeded: BTreeSet<ClientRef>,
-    /// A type-17 body has opened the player spawn gate (SEED-05).
-    spawned: bool,
+    /// Where the player spawn gate stands (SEED-05).
+    spawn_gate: SpawnGate,
+    /// The parts of held bodies the last message 5 reset while it answered a snapshot
+    /// request, judged against the next (AUTH-09, T3-01, T3-02).
+    forgotten: Vec<Forgotten>,
+    /// The last message 5 changed a state byte past the warm-up, its keys the same
+    /// (SEED-06).
+    rebuilt_last: bool,
+}
+
+/// A part of a held body that a snapshot's message 5 reset. A reset is the host's to make
+/// (AH: reset-only installs the defaults; an absent objective is a zero): a breach only
+/// when the host shows it still held the part, by sending it again in its next message 5,
+/// having left it out of the answer to a request for its whole state (SR "Answer what was
+/// asked": "A request is never answered in part").
+#[derive(Debug, Clone)]
+struct Forgotten {
+    slot: ClientRef,
+    at: At,
+    part: Part,
+}
+
+/// The player spawn gate as the type-17 bodies applied leave it (AH "Type 17"; facts 4.8).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum SpawnGate {
+    /// No type-17 body yet.
+    #[default]
+    Unseen,
+    /// The last type-17 body, in frame `idx`, holds the spawn with `state`.
+    Held { idx: u64, state: i128 },
+    /// A body opened it: the player spawned.
+    Open,
 }
 
 impl Roster {
+    /// A type-17 `body` in frame `idx` reached the player spawn gate: one of the states
+    /// it accepts opens it for good (SEED-05).
+    fn pass_spawn_gate(&mut self, idx: u64, body: &Value) {
+        if self.spawn_gate == SpawnGate::Open {
+            return;
+        }
+        if let Some(state) = slot_bodies::lifetime_state(body) {
+            self.spawn_gate = if slot_bodies::opens_spawn_gate(state) {
+                SpawnGate::Open
+            } else {
+                SpawnGate::Held { idx, state }
+            };
+        }
+    }
+
+    /// At the run's end: a spawn gate type-17 bodies reached and none opened holds the
+    /// player out of the world for good (SEED-05, effect hang). A loading state sent before
+    /// the live one is no breach.
+    pub(super) fn check_spawned(&self, verdict: &mut Verdict) {
+        if let SpawnGate::Held { idx, state } = self.spawn_gate {
+            let reason = format!(
+                "the player never spawned: the last type-17 lifetime state, {state}, is not one the spawn gate accepts (3, 6 or 10)"
+            );
+            verdict.violate(Rule::Seed05, Some(idx), None, reason);
+        }
+    }
+
     /// Message 5 bodies applied so far.
     pub(crate) fn applied(&self) -> u32 {
         self.applied
@@ -67,7 +128,7 @@ impl Roster {
         &mut self,
         verdict: &mut Verdict,
         scenario: &Scenario,
-        bubble: u8,
+        (bubble, snapshot): (u8, bool),
         idx: u64,
         message: &[u8],
         (prefix, prefix_bits): (AuthPrefix, usize),
@@ -88,6 +149,7 @@ impl Roster {
             };
         let f = Some(idx);
         self.overrides.clear();
+        let forgotten = std::mem::take(&mut self.forgotten);
         let mut first_lifetime: Option<Value> = None;
         for (group, object) in m
             .groups
@@ -114,7 +176,7 @@ impl Roster {
             let (bits, body, sense) = match read.take(&decl, object) {
                 Block::Read { bits, body, sense } => (bits, body, sense),
                 Block::Unknown => {
-                    self.check_body_kept(verdict, idx, object, &decl);
+                    self.check_body_kept(verdict, (idx, snapshot), object, &decl);
                     continue;
                 }
                 block @ (Block::Short(_) | Block::EndsBefore(_)) => {
@@ -128,7 +190,7 @@ impl Roster {
                     count,
                     capacity,
                 } => {
-                    self.check_body_kept(verdict, idx, object, &decl);
+                    self.check_body_kept(verdict, (idx, snapshot), object, &decl);
                     let rule = match (decl.slot_type, path.as_str()) {
                         (TYPE_LIFETIME, "switches") => Rule::T1703,
                         (TYPE_CHANNEL, "rows") => Rule::T2401,
@@ -162,7 +224,7 @@ impl Roster {
                     continue; // what the client read there is not the body the host wrote
                 }
             }
-            self.check_body_kept(verdict, idx, object, &decl);
+            self.check_body_kept(verdict, (idx, snapshot), object, &decl);
             if let Some(body) = body {
                 let at = At {
                     idx,
@@ -181,12 +243,19 @@ impl Roster {
                     }
                 }
                 let standing = Standing {
-                    bubble,
-                    spawn_pending: !self.spawned,
+                    bubble_count: scenario.bubble_count,
                 };
                 slot_bodies::check(verdict, at, s.slot_type, &body, self.held.get(&s), standing);
-                self.spawned |=
-                    s.slot_type == TYPE_LIFETIME && slot_bodies::opens_spawn_gate(&body);
+                if s.slot_type == TYPE_LIFETIME {
+                    self.pass_spawn_gate(idx, &body);
+                }
+                if snapshot {
+                    let resets = slot_bodies::objective_resets(&body, self.held.get(&s));
+                    let parts = resets
+                        .into_iter()
+                        .map(|part| Forgotten { slot: s, at, part });
+                    self.forgotten.extend(parts);
+                }
                 self.held.insert(s, body);
             }
             if let Some(sense) = sense {
@@ -198,6 +267,7 @@ impl Roster {
                 self.overrides.push((s, sense));
             }
         }
+        self.check_remembered(verdict, idx, forgotten);
         check_apply(verdict, scenario, bubble, idx, &m);
         self.blocks = m
             .groups
@@ -210,7 +280,10 @@ impl Roster {
             check_spawn_gate_slots(verdict, scenario, idx, roster, bubble);
         }
         if let (Some(before), Some(now)) = (&self.last, &m.roster) {
-            check_state_bytes(verdict, idx, (before, now), bubble);
+            let past_warm_up = self.applied >= STATE_BYTE_WARM_UP;
+            let rebuilt =
+                past_warm_up && self.check_state_bytes(verdict, idx, (before, now), bubble);
+            self.rebuilt_last = rebuilt;
         }
         self.last = m.roster;
         true
@@ -242,14 +315,30 @@ impl Roster {
         self.seeded.clear();
     }
 
-    /// A slot's first block sends reset 1 (SEED-01), and a reset-only block installs the
-    /// schema's defaults over the body the slot got before, so a host that still holds
-    /// that body repeats it (AUTH-09). Judged on blocks whose flags the client reads where
-    /// they were written: a block misread by its slot's schemas is AUTH-05 or AUTH-06.
+    /// Message 5 in frame `idx` applied: a part the snapshot before it reset, which this
+    /// one sends again, was a part the host still held and left out of its whole state
+    /// (AUTH-09, T3-01, T3-02).
+    fn check_remembered(&self, verdict: &mut Verdict, idx: u64, forgotten: Vec<Forgotten>) {
+        for Forgotten { slot, at, part } in forgotten {
+            if part.back_in(self.held.get(&slot)) {
+                let reason = format!(
+                    "slot {slot}: the message 5 answering a snapshot request reset {}, and the next one (frame {idx}) sends it again: the host still held it, and a request is never answered in part",
+                    part.what()
+                );
+                verdict.violate(part.rule(), Some(at.idx), Some(at.bit), reason);
+            }
+        }
+    }
+
+    /// A slot's first block sends reset 1 (SEED-01). A reset-only block installs the
+    /// schema's defaults over the body the slot got before (AUTH-09): in a `snapshot`'s
+    /// message 5 that body is remembered, so the next can show whether the host still held
+    /// it. Judged on blocks whose flags the client reads where they were written: a block
+    /// misread by its slot's schemas is AUTH-05 or AUTH-06.
     fn check_body_kept(
         &mut self,
         verdict: &mut Verdict,
-        idx: u64,
+        (idx, snapshot): (u64, bool),
         object: &DecodedObject,
         decl: &SlotDecl,
     ) {
@@ -265,22 +354,25 @@ impl Roster {
         }
         // as the client applies it: a body is kept, reset-only installs the defaults, and
         // reset 0 with root 0 leaves the last body in place
-        let reset_only = match (parts.reset, parts.root) {
+        match (parts.reset, parts.root) {
             (_, Some(true)) => {
                 self.auth_bodies.insert(s);
-                false
             }
             (Some(true), Some(false)) => {
-                self.held.remove(&s); // the schema's defaults
-                self.auth_bodies.remove(&s)
+                let held = self.held.remove(&s); // the schema's defaults
+                if self.auth_bodies.remove(&s)
+                    && snapshot
+                    && let Some(body) = held
+                {
+                    let at = At {
+                        idx,
+                        bit: object.at,
+                    };
+                    let part = Part::Body(body);
+                    self.forgotten.push(Forgotten { slot: s, at, part });
+                }
             }
-            _ => false,
-        };
-        if reset_only {
-            let reason = format!(
-                "slot {s}: reset-only installs the schema's defaults over the body it got before; unless the host meant to clear that state, it sends the body it still holds"
-            );
-            verdict.violate(Rule::Auth09, Some(idx), Some(object.at), reason);
+            _ => {}
         }
     }
 }
@@ -332,26 +424,37 @@ fn state_bytes(r: &RosterDelta, bubble: u8) -> BTreeMap<(Option<i32>, u32), i8> 
     top.chain(subs).collect()
 }
 
-/// A key whose state byte changed from the roster before makes the client destroy and
-/// rebuild every roster-owned object (SEED-06).
-fn check_state_bytes(
-    verdict: &mut Verdict,
-    idx: u64,
-    (before, now): (&RosterDelta, &RosterDelta),
-    bubble: u8,
-) {
-    let held = state_bytes(before, bubble);
-    let changed: Vec<String> = state_bytes(now, bubble)
-        .iter()
-        .filter(|(key, s)| held.get(key).is_some_and(|h| h != *s))
-        .map(|((_, k), s)| format!("{k:#x} to {s}"))
-        .collect();
-    if !changed.is_empty() {
-        let reason = format!(
-            "roster state bytes changed ({}): the client destroys and rebuilds every roster-owned object",
-            changed.join(", ")
-        );
-        verdict.violate(Rule::Seed06, Some(idx), None, reason);
+impl Roster {
+    /// Past the warm-up, a key whose state byte changed from the roster before, the keys
+    /// the same, makes the client destroy and rebuild every roster-owned object (SEED-06:
+    /// "change it only to rebuild them"). One rebuild is the host's to ask for; a byte that
+    /// moves on two message 5s in a row is a per-send counter, rebuilding on every send.
+    /// True when this message 5 changed one.
+    fn check_state_bytes(
+        &self,
+        verdict: &mut Verdict,
+        idx: u64,
+        (before, now): (&RosterDelta, &RosterDelta),
+        bubble: u8,
+    ) -> bool {
+        let held = state_bytes(before, bubble);
+        let bytes = state_bytes(now, bubble);
+        if held.keys().ne(bytes.keys()) {
+            return false; // the key set changed: a rebuild the roster itself asks for
+        }
+        let changed: Vec<String> = bytes
+            .iter()
+            .filter(|(key, s)| held.get(key).is_some_and(|h| h != *s))
+            .map(|((_, k), s)| format!("{k:#x} to {s}"))
+            .collect();
+        if !changed.is_empty() && self.rebuilt_last {
+            let reason = format!(
+                "roster state bytes changed again ({}), the keys the same: the client destroys and rebuilds every roster-owned object on every message 5",
+                changed.join(", ")
+            );
+            verdict.violate(Rule::Seed06, Some(idx), None, reason);
+        }
+        !changed.is_empty()
     }
 }
 
@@ -429,48 +532,89 @@ fn check_apply(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use vex_wire::activity::auth::AuthBody;
+    use vex_wire::activity::auth::lifetime::LifetimeAuth;
     use vex_wire::activity::body::Body;
     use vex_wire::activity::sensor_auth::{AuthPart, EntityGroup, ObjectBlock, SensorAuthUpdate};
     use vex_wire::activity::slot::SlotSchemas;
     use vex_wire::bits::Bits;
 
-    /// The built-in scenario's type-17 block with `reset` and `root` (and no body bits:
-    /// the check reads only those two).
-    fn lifetime_block(reset: bool, root: bool) -> (DecodedObject, SlotDecl) {
-        let scenario = Scenario::builtin();
-        let slot = ClientRef {
+    /// The spawn gate's group of the schema-pairs scenario, its type-17 slot carrying
+    /// `lifetime` (a body, or reset-only for none).
+    fn lifetime_message(lifetime: Option<Bits>) -> Vec<u8> {
+        let scenario = vex_wire::scenario_file::parse(SCHEMA_PAIRS).unwrap();
+        let slot = |slot_type, index| ClientRef {
             key: 0xAAAA_0001,
-            slot_type: TYPE_LIFETIME,
-            index: 1,
+            slot_type,
+            index,
         };
-        let (_, decl) = scenario.schemas_of(&slot).unwrap();
-        let content = Bits {
-            bytes: vec![(u8::from(reset) << 7) | (u8::from(root) << 6)],
-            bit_len: 2,
-        };
-        let object = DecodedObject {
-            at: 0,
-            slot,
-            remainder: 2,
-            content,
-        };
-        (object, decl)
+        let participation = slot(TYPE_PARTICIPATION, 0);
+        let mut objects = vec![block_for(
+            participation,
+            scenario.schemas_of(&participation).unwrap().1.schemas,
+        )];
+        objects.push(ObjectBlock {
+            slot: slot(TYPE_LIFETIME, 1),
+            auth: Some(AuthPart {
+                reset: true,
+                body: lifetime,
+            }),
+            sense: None,
+        });
+        message_of(vec![EntityGroup {
+            key: 0xAAAA_0001,
+            filler: 0,
+            objects,
+        }])
     }
 
-    /// Reset-only after a body installs the defaults over it (AUTH-09); reset 0 with root
-    /// 0 keeps the body, so only a later reset-only is reported, and only once.
-    #[test]
-    fn reset_only_after_a_body_is_reported() {
+    /// Reads `messages` in order into one roster, each `(message, answers a snapshot)`.
+    fn read_in_turn(messages: &[(&[u8], bool)]) -> Vec<Rule> {
+        let scenario = vex_wire::scenario_file::parse(SCHEMA_PAIRS).unwrap();
         let (mut roster, mut v) = (Roster::default(), Verdict::new());
-        for (reset, root) in [(true, true), (false, false), (true, false), (true, false)] {
-            let (object, decl) = lifetime_block(reset, root);
-            roster.check_body_kept(&mut v, 1, &object, &decl);
+        for (i, (message, snapshot)) in messages.iter().enumerate() {
+            let mut r = vex_wire::bits::BitReader::new(message);
+            let prefix = AuthPrefix::read(&mut r).unwrap();
+            let at = (prefix, r.position());
+            assert!(roster.read(&mut v, &scenario, (0, *snapshot), i as u64, message, at));
         }
-        assert_eq!(v.rules(), [Rule::Auth09]);
-        let (mut roster, mut v) = (Roster::default(), Verdict::new());
-        let (object, decl) = lifetime_block(true, false);
-        roster.check_body_kept(&mut v, 1, &object, &decl);
-        assert!(v.rules().is_empty(), "no body before");
+        v.rules()
+    }
+
+    /// AUTH-09: reset-only installs the defaults, which a host may mean. Judged only when
+    /// the message 5 answering a snapshot request resets a body and the next one sends it
+    /// again: the host still held it. A reset outside a snapshot, a body not sent again, or
+    /// another body after, draws nothing.
+    #[test]
+    fn a_body_a_snapshot_leaves_out_and_the_next_sends_again_is_auth_09() {
+        let live = AuthBody::Lifetime({
+            let mut a = LifetimeAuth::sunrise_default(3);
+            a.join_flag_inverted = true;
+            a
+        })
+        .to_bits()
+        .unwrap();
+        let other = AuthBody::Lifetime({
+            let mut a = LifetimeAuth::sunrise_default(6);
+            a.join_flag_inverted = true;
+            a
+        })
+        .to_bits()
+        .unwrap();
+        let body = lifetime_message(Some(live));
+        let cleared = lifetime_message(None);
+        let changed = lifetime_message(Some(other));
+        assert_eq!(
+            read_in_turn(&[(&body, false), (&cleared, true), (&body, false)]),
+            [Rule::Auth09]
+        );
+        assert!(read_in_turn(&[(&body, false), (&cleared, false), (&body, false)]).is_empty());
+        assert!(read_in_turn(&[(&body, false), (&cleared, true), (&cleared, false)]).is_empty());
+        assert!(read_in_turn(&[(&body, false), (&cleared, true), (&changed, false)]).is_empty());
+        assert!(
+            read_in_turn(&[(&cleared, true), (&body, false)]).is_empty(),
+            "no body before"
+        );
     }
 
     /// Beside the group the spawn gate needs, one group of four slots, one for each pair
@@ -586,7 +730,8 @@ slots = [
         let mut r = vex_wire::bits::BitReader::new(message);
         let prefix = AuthPrefix::read(&mut r).unwrap();
         let (mut roster, mut v) = (Roster::default(), Verdict::new());
-        let applied = roster.read(&mut v, scenario, bubble, 1, message, (prefix, r.position()));
+        let at = (prefix, r.position());
+        let applied = roster.read(&mut v, scenario, (bubble, false), 1, message, at);
         (applied, v.rules())
     }
 

@@ -1,11 +1,11 @@
 //! The Auth bodies of the slot types whose rules the pages give, checked as the client
 //! applies each against the body it held before (AH "Key slot types", "Values that crash
-//! the client"; T17-01, T17-04, T17-06, T17-07, T17-09, SEED-05, T3-01, T3-02, T65-01,
-//! T65-02, SLOT-03).
+//! the client"; T17-01, T17-04, T17-06, T17-07, T17-09, T65-01, T65-02, SLOT-03), and the
+//! parts of a type-3 body a new one resets (T3-01, T3-02), which the roster judges.
 
 use crate::rules::Rule;
 use crate::verdict::Verdict;
-use vex_wire::activity::slot::{TYPE_GHOST_LINK, TYPE_LIFETIME, TYPE_OBJECTIVE, TYPE_TIMER};
+use vex_wire::activity::slot::{TYPE_GHOST_LINK, TYPE_LIFETIME, TYPE_TIMER};
 use vex_wire::schema::Value;
 use vex_wire::tag::FNV1_EMPTY;
 
@@ -26,17 +26,24 @@ const SELECTION_IDS: std::ops::RangeInclusive<i128> = -1..=63;
 /// A spawn-point pair's index when the pair is off: wire 0 (T17-04).
 const PAIR_OFF_INDEX: i128 = -1;
 
-/// Where the client stands when a body applies: the bubble, and whether the player's spawn
-/// still waits on the spawn gate.
+/// Where the client stands when a body applies: the activity's bubbles (the bubble
+/// count message 1 carries, GLOBAL-02).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Standing {
-    pub(super) bubble: u8,
-    pub(super) spawn_pending: bool,
+    pub(super) bubble_count: u8,
 }
 
-/// True when `body`, a type-17 body, opens the player spawn gate (SEED-05).
-pub(super) fn opens_spawn_gate(body: &Value) -> bool {
-    matches!(body, Value::Record(f) if int(f, lifetime::STATE).is_some_and(|s| SPAWN_STATES.contains(&s)))
+/// The lifetime state of `body`, a type-17 body.
+pub(super) fn lifetime_state(body: &Value) -> Option<i128> {
+    match body {
+        Value::Record(f) => int(f, lifetime::STATE),
+        _ => None,
+    }
+}
+
+/// True when lifetime `state` opens the player spawn gate (SEED-05).
+pub(super) fn opens_spawn_gate(state: i128) -> bool {
+    SPAWN_STATES.contains(&state)
 }
 
 /// Where a body sits, for reports: the frame, and the block's bit offset.
@@ -75,45 +82,36 @@ pub(super) fn check(
     };
     match slot_type {
         TYPE_LIFETIME => check_lifetime(verdict, at, fields, standing),
-        TYPE_OBJECTIVE => check_objective(verdict, at, fields, held),
         TYPE_GHOST_LINK => check_ghost(verdict, at, fields, held),
         TYPE_TIMER => check_timer(verdict, at, fields),
         _ => {}
     }
 }
 
-/// Type 17: a state the client survives (T17-01) and whose spawn gate opens (SEED-05);
-/// current_bubble the bubble the client
-/// stands in, not a slice set (T17-06); join_flag_inverted 1 (T17-07); each spawn-point
-/// pair either on or off in both halves (T17-04); selection_id -1 to 63 (T17-09).
+/// Type 17: a state the client survives (T17-01); current_bubble one of the activity's
+/// bubbles, not a slice set (T17-06: "the bubble the activity treats as current", which
+/// need not be the one this member stands in); join_flag_inverted 1 (T17-07); each
+/// spawn-point pair either on or off in both halves (T17-04); selection_id -1 to 63
+/// (T17-09). Whether the spawn gate ever opens (SEED-05) is judged at the run's end
+/// (`Roster::check_spawned`): a loading state before the live one holds nothing for good.
 fn check_lifetime(verdict: &mut Verdict, at: At, fields: &[Value], standing: Standing) {
-    let bubble = standing.bubble;
     if let Some(state) = int(fields, lifetime::STATE).filter(|s| !LIFETIME_STATES.contains(s)) {
         let reason = format!(
             "type-17 lifetime state {state}: states 11 to 14 jump through a 12-entry table"
         );
         report(verdict, at, Rule::T1701, reason);
     }
-    if let Some(state) = int(fields, lifetime::STATE)
-        .filter(|s| standing.spawn_pending && LIFETIME_STATES.contains(s))
-        .filter(|s| !SPAWN_STATES.contains(s))
-    {
-        let reason = format!(
-            "type-17 lifetime state {state}: the player spawn gate accepts 3, 6 and 10 only, so the player's spawn is held"
-        );
-        report(verdict, at, Rule::Seed05, reason);
-    }
-    if let Some(current) =
-        int(fields, lifetime::CURRENT_BUBBLE).filter(|c| *c != i128::from(bubble))
-    {
-        let slice_set = i128::from(bubble) * 8;
-        let what = if current == slice_set && bubble != 0 {
-            format!("slice set {slice_set}, not bubble {bubble}")
+    let bubbles = 0..i128::from(standing.bubble_count);
+    if let Some(current) = int(fields, lifetime::CURRENT_BUBBLE).filter(|c| !bubbles.contains(c)) {
+        let what = if current > 0 && current % 8 == 0 {
+            format!("{current}, a slice set (bubble {})", current / 8)
         } else {
-            format!("bubble {current}, but the client stands in bubble {bubble}")
+            current.to_string()
         };
-        let reason =
-            format!("type-17 current_bubble is {what}: the client's current-bubble tests fail");
+        let reason = format!(
+            "type-17 current_bubble is {what}, not a bubble of the activity's {}: the client's current-bubble tests fail",
+            standing.bubble_count
+        );
         report(verdict, at, Rule::T1706, reason);
     }
     if fields.get(lifetime::JOIN_FLAG_INVERTED) == Some(&Value::Bool(false)) {
@@ -144,43 +142,84 @@ fn check_lifetime(verdict: &mut Verdict, at: At, fields: &[Value], standing: Sta
     }
 }
 
-/// Type 3: an objective that held a byte and now comes without one is handed a zero and
-/// reset (T3-01); a generation that comes without a value after one was held is a change
-/// to zero, which clears the latch bits (T3-02).
-fn check_objective(verdict: &mut Verdict, at: At, fields: &[Value], held: Option<&[Value]>) {
-    let Some(held) = held else { return };
-    let bytes = |f: &[Value]| -> Vec<i128> {
-        match f.first() {
-            Some(Value::Array(entries)) => entries
-                .iter()
-                .map(|e| match e {
-                    Value::Record(v) => int(v, 0).unwrap_or(0),
-                    _ => 0,
-                })
-                .collect(),
-            _ => Vec::new(),
+/// A part of a held body that a new body resets: the part and what it held.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Part {
+    /// The whole body: a reset-only block installs the schema's defaults (AUTH-09).
+    Body(Value),
+    /// A type-3 objective's byte: a clear presence bit hands the applier a zero (T3-01).
+    Objective(usize, i128),
+    /// A type-3 reset generation: a change clears the latch bits (T3-02).
+    Generation(i128),
+}
+
+impl Part {
+    /// The rule a forgotten part breaks.
+    pub(super) fn rule(&self) -> Rule {
+        match self {
+            Part::Body(_) => Rule::Auth09,
+            Part::Objective(..) => Rule::T301,
+            Part::Generation(_) => Rule::T302,
         }
+    }
+
+    /// True when `body`, the body the slot holds now, holds the part again.
+    pub(super) fn back_in(&self, body: Option<&Value>) -> bool {
+        let fields = match body {
+            Some(Value::Record(f)) => f.as_slice(),
+            _ => return false,
+        };
+        match self {
+            Part::Body(held) => body == Some(held),
+            Part::Objective(i, byte) => objective_bytes(fields).get(*i) == Some(byte),
+            Part::Generation(g) => int(fields, 1) == Some(*g),
+        }
+    }
+
+    /// What the part held, for a report.
+    pub(super) fn what(&self) -> String {
+        match self {
+            Part::Body(_) => "the body it held".into(),
+            Part::Objective(i, byte) => format!("objective {i}'s byte {byte}"),
+            Part::Generation(g) => format!("reset generation {g}"),
+        }
+    }
+}
+
+fn objective_bytes(fields: &[Value]) -> Vec<i128> {
+    match fields.first() {
+        Some(Value::Array(entries)) => entries
+            .iter()
+            .map(|e| match e {
+                Value::Record(v) => int(v, 0).unwrap_or(0),
+                _ => 0,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The parts of `held`, a type-3 body, that `body` resets: an objective that held a byte
+/// and comes without one is handed a zero and reset (T3-01); a generation that comes
+/// without a value after one was held changes to zero, which clears the latch bits
+/// (T3-02). Either may be what the host means (AH "Type 3, objective_sensor"): the roster
+/// judges them only where the host cannot have meant them.
+pub(super) fn objective_resets(body: &Value, held: Option<&Value>) -> Vec<Part> {
+    let (Value::Record(fields), Some(Value::Record(held))) = (body, held) else {
+        return Vec::new();
     };
-    let (before, now) = (bytes(held), bytes(fields));
-    let reset: Vec<usize> = before
+    let (before, now) = (objective_bytes(held), objective_bytes(fields));
+    let mut parts: Vec<Part> = before
         .iter()
         .enumerate()
         .filter(|(i, b)| **b != 0 && now.get(*i).copied().unwrap_or(0) == 0 && absent(fields, *i))
-        .map(|(i, _)| i)
+        .map(|(i, b)| Part::Objective(i, *b))
         .collect();
-    if !reset.is_empty() {
-        let reason = format!(
-            "type-3 objectives {reset:?} come without their byte: a clear presence bit hands the applier a zero and resets them (re-send the byte to keep it)"
-        );
-        report(verdict, at, Rule::T301, reason);
-    }
     let held_generation = int(held, 1).filter(|g| *g != 0);
     if let (Some(g), Some(Value::Absent)) = (held_generation, fields.get(1)) {
-        let reason = format!(
-            "type-3 generation {g} comes without a value: the change to 0 clears the objectives' latch bits (re-send {g} to keep them)"
-        );
-        report(verdict, at, Rule::T302, reason);
+        parts.push(Part::Generation(g));
     }
+    parts
 }
 
 /// True when objective `i` of a type-3 body, or the whole array, has its presence bit clear.
@@ -288,10 +327,7 @@ mod tests {
             slot_type,
             &Value::Record(body),
             held.as_ref(),
-            Standing {
-                bubble: 1,
-                spawn_pending: true,
-            },
+            Standing { bubble_count: 2 },
         );
         v.rules()
     }
@@ -305,7 +341,13 @@ mod tests {
             (lifetime::STATE, Value::Int(11), Rule::T1701),
             (lifetime::STATE, Value::Int(-2), Rule::T1701),
             (lifetime::CURRENT_BUBBLE, Value::Int(8), Rule::T1706),
-            (lifetime::CURRENT_BUBBLE, Value::Int(0), Rule::T1706),
+            (lifetime::CURRENT_BUBBLE, Value::Int(2), Rule::T1706),
+            (lifetime::CURRENT_BUBBLE, Value::Int(-1), Rule::T1706),
+            (
+                lifetime::CURRENT_BUBBLE,
+                Value::Int(i32::MIN.into()),
+                Rule::T1706,
+            ),
             (
                 lifetime::JOIN_FLAG_INVERTED,
                 Value::Bool(false),
@@ -330,8 +372,10 @@ mod tests {
         for (field, edge, want) in [
             (lifetime::STATE, 10, vec![]),
             (lifetime::STATE, 6, vec![]),
-            (lifetime::STATE, -1, vec![Rule::Seed05]),
-            (lifetime::STATE, 4, vec![Rule::Seed05]),
+            (lifetime::STATE, -1, vec![]),
+            (lifetime::STATE, 1, vec![]),
+            (lifetime::CURRENT_BUBBLE, 0, vec![]),
+            (lifetime::CURRENT_BUBBLE, 1, vec![]),
             (lifetime::SELECTION_ID, 63, vec![]),
             (lifetime::SELECTION_ID, -1, vec![]),
         ] {
@@ -372,37 +416,40 @@ mod tests {
     }
 
     /// T3-01: an objective that held a byte comes absent; re-sending it, or an absent one
-    /// that held zero, is no breach. T3-02: a held generation comes absent.
+    /// that held zero, resets nothing. T3-02: a held generation comes absent; a new one is
+    /// a reset asked for. Each reset part is back in a body that holds it again.
     #[test]
-    fn objectives_keep_their_bytes_and_generation() {
-        let held = objective(&[Some(3), Some(0), Some(5)], Some(1));
-        let same = objective(&[Some(3), None, Some(5)], Some(1));
-        assert!(rules(TYPE_OBJECTIVE, same, Some(held.clone())).is_empty());
+    fn objective_resets_are_each_part_a_body_loses() {
+        let held = Value::Record(objective(&[Some(3), Some(0), Some(5)], Some(1)));
+        let resets = |body: Vec<Value>| objective_resets(&Value::Record(body), Some(&held));
+        assert!(resets(objective(&[Some(3), None, Some(5)], Some(1))).is_empty());
         for dropped in [0, 2] {
             let mut bytes = [Some(3), Some(0), Some(5)];
             bytes[dropped] = None;
-            let body = objective(&bytes, Some(1));
+            let byte = if dropped == 0 { 3 } else { 5 };
             assert_eq!(
-                rules(TYPE_OBJECTIVE, body, Some(held.clone())),
-                [Rule::T301],
+                resets(objective(&bytes, Some(1))),
+                [Part::Objective(dropped, byte)],
                 "objective {dropped}"
             );
         }
-        let no_array = vec![Value::Absent, Value::Int(1)];
         assert_eq!(
-            rules(TYPE_OBJECTIVE, no_array, Some(held.clone())),
-            [Rule::T301]
+            resets(vec![Value::Absent, Value::Int(1)]),
+            [Part::Objective(0, 3), Part::Objective(2, 5)]
         );
-        let no_generation = objective(&[Some(3), Some(0), Some(5)], None);
-        assert_eq!(
-            rules(TYPE_OBJECTIVE, no_generation, Some(held.clone())),
-            [Rule::T302]
-        );
-        let new_generation = objective(&[Some(3), Some(0), Some(5)], Some(2));
+        let no_generation = resets(objective(&[Some(3), Some(0), Some(5)], None));
+        assert_eq!(no_generation, [Part::Generation(1)]);
+        assert_eq!(no_generation[0].rule(), Rule::T302);
         assert!(
-            rules(TYPE_OBJECTIVE, new_generation, Some(held)).is_empty(),
+            resets(objective(&[Some(3), Some(0), Some(5)], Some(2))).is_empty(),
             "a reset asked for"
         );
+        assert!(Part::Objective(0, 3).back_in(Some(&held)));
+        assert!(!Part::Objective(1, 3).back_in(Some(&held)));
+        assert!(Part::Generation(1).back_in(Some(&held)));
+        assert!(!Part::Generation(2).back_in(Some(&held)));
+        assert!(Part::Body(held.clone()).back_in(Some(&held)));
+        assert!(!Part::Body(held).back_in(None));
     }
 
     /// T65-01: active changes only with a generation above the stored one; equal and
@@ -477,28 +524,6 @@ mod tests {
             width: 32,
         };
         assert!(rules(TYPE_TIMER, timer(negative_zero), None).is_empty());
-    }
-
-    /// Once the player has spawned, a lifetime state the gate does not accept holds
-    /// nothing: SEED-05 is judged only while the spawn is pending.
-    #[test]
-    fn seed_05_only_while_the_spawn_is_pending() {
-        let mut body = lifetime_body();
-        body[lifetime::STATE] = Value::Int(4);
-        let mut v = Verdict::new();
-        let standing = Standing {
-            bubble: 1,
-            spawn_pending: false,
-        };
-        check(
-            &mut v,
-            At { idx: 1, bit: 0 },
-            TYPE_LIFETIME,
-            &Value::Record(body),
-            None,
-            standing,
-        );
-        assert!(v.rules().is_empty());
     }
 
     /// T65-02: a finishing override needs active true, a fraction above 1.0 (1.0 does not

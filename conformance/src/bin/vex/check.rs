@@ -196,6 +196,7 @@ fn list(cases: &[Case]) {
         let host = match c.host {
             HostUnderTest::Any => "any host".to_string(),
             HostUnderTest::Faulty(f) => format!("our host with --fault {f:?}"),
+            HostUnderTest::Legal(v) => format!("our host taking the freedom {v:?}"),
             HostUnderTest::Mission(m, _) => format!("our host with --mission missions/{m}"),
             HostUnderTest::Link(f) => format!("our host over a link with {f}"),
             HostUnderTest::Hostile(h) => format!("our host under {}", h.name()),

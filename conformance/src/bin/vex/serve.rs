@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
-use vex_host::{Fault, FaultPlan, HostConfig, HostCore};
+use vex_host::{Fault, HostConfig, HostCore, HostPlan};
 use vex_mission::RhaiMission;
 
 /// `vex host`'s arguments.
@@ -74,7 +74,7 @@ pub async fn run(args: HostArgs) -> ExitCode {
     }
     if let Some(fault) = args.fault {
         tracing::warn!(?fault, rule = %fault.rule(), "serving with a fault on purpose");
-        config.faults = FaultPlan::single(fault);
+        config.plan = HostPlan::single(fault);
     }
     let mission = match &args.mission {
         Some(file) => match Mission::start(file, args.command).await {

@@ -1,0 +1,221 @@
+//! Every `legal.*` case: our host takes a freedom the pages leave, the emulated client
+//! reports nothing, and the run shows the host did take it (a legal case whose variation
+//! never reached the wire would prove nothing).
+#![allow(clippy::panic, clippy::unwrap_used, clippy::expect_used)] // test code
+
+use prost::Message;
+use serde_json::Value as Json;
+use vex_conformance::{CheckOptions, HostUnderTest, Verdict, auth_update, catalog};
+use vex_harness::RunReport;
+use vex_harness::transcript::{Direction, Line};
+use vex_host::HostPlan;
+use vex_host::Variation;
+use vex_host::outbound::Outbound;
+use vex_wire::activity::body::Body;
+use vex_wire::activity::global_state::GlobalActivityState;
+use vex_wire::activity::ids;
+use vex_wire::activity::small::WorldGlobals;
+use vex_wire::bap::header::InnerHeader;
+use vex_wire::bap::matchmaking::{self, Reply as MmReply};
+use vex_wire::bap::web_service::{self, SUBSCRIBE, Shape, Status, WsReply};
+use vex_wire::lobby::signon::{Outcome, SignOnResponse};
+
+/// The host's activity messages `msg` of member 1, with when they came.
+fn pushes(run: &RunReport, msg: u32) -> Vec<(u64, &[u8])> {
+    run.transcript
+        .lines
+        .iter()
+        .filter(|l| l.direction == Direction::ToClient && l.member == 1 && l.message == Some(msg))
+        .filter_map(|l: &Line| Some((l.at.millis(), l.payload.as_deref()?)))
+        .collect()
+}
+
+/// When member 1 sent activity message `msg` first.
+fn sent(run: &RunReport, msg: u32) -> Option<u64> {
+    run.transcript
+        .lines
+        .iter()
+        .find(|l| l.direction == Direction::ToHost && l.message == Some(msg))
+        .map(|l| l.at.millis())
+}
+
+/// Every message 5's blocks of `slot_type`, as `vex decode --json` reads them, with when
+/// the message came.
+fn blocks(run: &RunReport, slot_type: u64) -> Vec<(u64, Json)> {
+    let mut found = Vec::new();
+    for (at, payload) in pushes(run, ids::SENSOR_AUTH_UPDATE) {
+        let m = auth_update::json(payload).unwrap();
+        for group in m["groups"].as_array().unwrap() {
+            for o in group["objects"].as_array().unwrap() {
+                if o["slot"]["slot_type"].as_u64() == Some(slot_type) {
+                    found.push((at, o.clone()));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The values of `field` of the type-17 bodies member 1 got, in order.
+fn lifetime(run: &RunReport, field: &str) -> Vec<(u64, i64)> {
+    blocks(run, 17)
+        .into_iter()
+        .filter_map(|(at, o)| Some((at, o["body"]["fields"][field].as_i64()?)))
+        .collect()
+}
+
+/// `body`, a reply on lobby service `service`, as the plan of `v` sends it; an error when
+/// the run had no such reply.
+fn answered(v: Variation, run: &RunReport, service: u16, body: &mut Vec<u8>) -> Result<(), String> {
+    let seen = run
+        .transcript
+        .lines
+        .iter()
+        .any(|l| l.direction == Direction::ToClient && l.member == 1 && l.service == service);
+    if !seen {
+        return Err(format!("no service {service} in the run"));
+    }
+    let mut header = InnerHeader::response(service, 1);
+    HostPlan::varying(v).response(service, &mut header, body);
+    Ok(())
+}
+
+/// SignOn's answers to member 1, decoded.
+fn signon_answers(run: &RunReport) -> Vec<SignOnResponse> {
+    let record = run.transcript.signon.as_ref().expect("the case signs on");
+    record
+        .answers
+        .iter()
+        .filter(|a| !a.manifest)
+        .map(|a| SignOnResponse::decode(a.body.as_slice()).unwrap())
+        .collect()
+}
+
+/// What the run shows of `v`, or why it shows nothing.
+fn shows(v: Variation, run: &RunReport) -> Result<(), String> {
+    let check = |ok: bool, what: &str| if ok { Ok(()) } else { Err(what.to_string()) };
+    match v {
+        Variation::CurrentBubbleKept => {
+            let moved = sent(run, ids::CLIENT_AUTHORITATIVE_DATA_UPDATE).ok_or("no move")?;
+            let after = lifetime(run, "current_bubble");
+            let kept = after.iter().any(|&(at, b)| at > moved && b == 0);
+            check(
+                kept,
+                &format!("current_bubble after the move at {moved}: {after:?}"),
+            )
+        }
+        Variation::LoadingStateFirst => {
+            let states: Vec<i64> = lifetime(run, "state").into_iter().map(|(_, s)| s).collect();
+            let loading_then_live = states.first() == Some(&1) && states.contains(&3);
+            check(loading_then_live, &format!("states {states:?}"))
+        }
+        Variation::StateByteWarmUp => {
+            let bytes: Vec<i64> = pushes(run, ids::SENSOR_AUTH_UPDATE)
+                .into_iter()
+                .filter_map(|(_, p)| auth_update::json(p).unwrap()["roster"]["states"][0].as_i64())
+                .collect();
+            let warm = bytes.len() > 4 && bytes[0] != bytes[1] && bytes[1] != bytes[2];
+            let then_still = bytes.iter().skip(2).all(|b| *b == bytes[2]);
+            check(warm && then_still, &format!("first key's bytes {bytes:?}"))
+        }
+        Variation::ObjectiveReset => {
+            let absent = blocks(run, 3)
+                .iter()
+                .any(|(_, o)| o["body"]["fields"]["generation"].is_null());
+            check(absent, "no objective body without its generation")
+        }
+        Variation::AuthCleared => {
+            let roots: Vec<bool> = blocks(run, 24)
+                .iter()
+                .map(|(_, o)| !o["body"]["fields"].is_null())
+                .collect();
+            let cleared = roots.windows(2).any(|w| w[0] && !w[1]);
+            check(cleared, &format!("channel bodies {roots:?}"))
+        }
+        Variation::TickPeriodRounded => {
+            let ticks: Vec<f32> = pushes(run, ids::WORLD_GLOBALS_STATE)
+                .into_iter()
+                .map(|(_, p)| WorldGlobals::decode(p).unwrap().tick_ms)
+                .collect();
+            check(ticks.iter().all(|t| *t == 33.3333), &format!("{ticks:?}"))
+        }
+        Variation::InitialSliceSetUnarmed => {
+            let (_, burst) = pushes(run, ids::GLOBAL_ACTIVITY_STATE)[0];
+            let armed = GlobalActivityState::decode(burst)
+                .unwrap()
+                .arm_initial_slice_set;
+            check(!armed, "the burst's message 1 arms the slice set")
+        }
+        Variation::SlotMaskTrailingByte => {
+            let (_, burst) = pushes(run, ids::ENTITY_SLOTS_ALLOCATED)[0];
+            check(
+                burst.len() == 1_025,
+                &format!("message 0 of {} bytes", burst.len()),
+            )
+        }
+        Variation::QueuedZeros => {
+            let answers = signon_answers(run);
+            let zeros = answers
+                .iter()
+                .any(|a| a.queued.as_ref().is_some_and(|q| q.position == Some(0)));
+            let signed_on =
+                answers.last().and_then(|a| a.outcome) == Some(Outcome::Success.field());
+            check(zeros && signed_on, "no queued zeros before the success")
+        }
+        // the lobby link's bodies are sealed in the transcript: the run shows the calls
+        // were made, and the plan's hook shows what it does to our host's own reply
+        Variation::WebServiceRefused => {
+            let done = WsReply {
+                opcode: SUBSCRIBE,
+                transaction: 2,
+                status: Some(Status::DONE),
+            };
+            let mut body = done.encode(Shape::of(SUBSCRIBE));
+            answered(v, run, web_service::REPLY, &mut body)?;
+            let r = WsReply::decode(&body, Shape::of(SUBSCRIBE)).unwrap();
+            check(r.status.is_some_and(|s| s.code == 2), &format!("{r:?}"))
+        }
+        Variation::AdvertisementRefused | Variation::SearchResultsOmitted => {
+            let success = MmReply {
+                assignment: Some(matchmaking::ASSIGNED),
+                search: Some(Vec::new()),
+                ..MmReply::default()
+            };
+            let mut body = success.encode_to_vec();
+            answered(v, run, matchmaking::REPLY, &mut body)?;
+            let r = MmReply::decode(body.as_slice()).unwrap();
+            let gone = match v {
+                Variation::SearchResultsOmitted => r.search.is_none(),
+                _ => r.assignment.is_none(),
+            };
+            check(gone, &format!("{r:?}"))
+        }
+        Variation::BlockLaunchFalse => {
+            let answers = signon_answers(run);
+            let flag = answers
+                .last()
+                .and_then(|a| a.success.as_ref()?.block_launch);
+            check(flag == Some(false), &format!("field 13 {flag:?}"))
+        }
+    }
+}
+
+#[test]
+fn every_legal_case_draws_no_finding_and_shows_its_variation() {
+    let cases: Vec<_> = catalog()
+        .into_iter()
+        .filter(|c| matches!(c.host, HostUnderTest::Legal(_)))
+        .collect();
+    assert_eq!(cases.len(), Variation::ALL.len());
+    for case in cases {
+        let HostUnderTest::Legal(v) = case.host else {
+            unreachable!()
+        };
+        let r = vex_conformance::run_in_process(&case, CheckOptions::STRICT_DEVELOPMENT);
+        assert_eq!(r.verdict, Verdict::Pass, "{}: {:#?}", case.id, r.violations);
+        let run = r.run.expect("the case ran");
+        if let Err(why) = shows(v, &run) {
+            panic!("{}: the host did not take the freedom: {why}", case.id);
+        }
+    }
+}

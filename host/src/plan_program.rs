@@ -1,0 +1,126 @@
+//! Commits the [`crate::HostPlan`] adds to the host program's timeline: requests the
+//! world accepts, whose bodies break a slot type's rule against what the built-in
+//! timeline published before (T65-01), set up what a fault breaks (T3-01, SEED-06), or
+//! take a freedom the pages leave (SEED-05, T3-01, T3-02, AUTH-09).
+
+use crate::config::TimedCommit;
+use crate::fault::Fault;
+use crate::plan::HostPlan;
+use crate::variation::Variation;
+use crate::world::WorldRequest;
+use vex_wire::activity::auth::AuthBody;
+use vex_wire::activity::auth::lifetime::LifetimeAuth;
+use vex_wire::activity::slot::{
+    ClientRef, TYPE_CHANNEL, TYPE_GHOST_LINK, TYPE_LIFETIME, TYPE_OBJECTIVE,
+};
+use vex_wire::schema::tables::LIFETIME;
+use vex_wire::schema::{Value, decode};
+
+/// After the built-in timeline's last commit (4 s).
+const AFTER_MS: u64 = 4_500;
+/// After the built-in timeline publishes the objective (2.5 s), before a scripted
+/// snapshot request (3 s).
+const OBJECTIVE_MOVED_MS: u64 = 2_600;
+/// A commit after the built-in timeline's, which gives a link one more roster.
+const ONE_MORE_ROSTER_MS: u64 = 4_500;
+/// When a loading lifetime state gives way to the live one.
+const LOADED_MS: u64 = 1_500;
+/// The built-in scenario's object with the objective, the channel and the ghost link.
+const OBJECT: u32 = 0xBBBB_0001;
+/// The built-in scenario's top-level group, whose type-17 slot is the first registered.
+const TOP_GROUP: u32 = 0xAAAA_0001;
+/// The lifetime state that hides the HUD while loading (AH "Type 17").
+const LOADING_STATE: i8 = 1;
+/// The live lifetime state (AH "Type 17": "the live case").
+const LIVE_STATE: i128 = 3;
+
+fn field(slot_type: i8, index: i16, field: &str, value: Value) -> WorldRequest {
+    WorldRequest::SetAuthField {
+        slot: ClientRef {
+            key: OBJECT,
+            slot_type,
+            index,
+        },
+        field: field.into(),
+        value,
+    }
+}
+
+fn lifetime_slot() -> ClientRef {
+    ClientRef {
+        key: TOP_GROUP,
+        slot_type: TYPE_LIFETIME,
+        index: 1,
+    }
+}
+
+/// The live default type-17 body at `state`, as the world holds bodies.
+fn lifetime(state: i8) -> Option<Value> {
+    let mut a = LifetimeAuth::sunrise_default(state);
+    a.join_flag_inverted = true;
+    let bits = AuthBody::Lifetime(a).to_bits().ok()?;
+    decode(&LIFETIME, &mut bits.reader()).ok()
+}
+
+/// The commits `plan` adds.
+pub(crate) fn commits(plan: &HostPlan) -> Vec<TimedCommit> {
+    let mut later = Vec::new();
+    if plan.has(Fault::GhostChangeWithoutGeneration) {
+        later.push(field(TYPE_GHOST_LINK, 4, "active", Value::Bool(true)));
+    }
+    if plan.varies(Variation::ObjectiveReset) {
+        later.push(field(TYPE_OBJECTIVE, 1, "objective", Value::Absent));
+        later.push(field(TYPE_OBJECTIVE, 1, "generation", Value::Absent));
+    }
+    if plan.varies(Variation::AuthCleared) {
+        later.push(WorldRequest::ClearAuth {
+            slot: ClientRef {
+                key: OBJECT,
+                slot_type: TYPE_CHANNEL,
+                index: 3,
+            },
+        });
+    }
+    let mut commits = Vec::new();
+    if plan.has(Fault::SnapshotDropsObjective) {
+        commits.push(TimedCommit {
+            after_ms: OBJECTIVE_MOVED_MS,
+            requests: vec![field(
+                TYPE_OBJECTIVE,
+                1,
+                "objective[0].value",
+                Value::Int(3),
+            )],
+        });
+    }
+    if plan.has(Fault::StateByteCounter) {
+        commits.push(TimedCommit {
+            after_ms: ONE_MORE_ROSTER_MS,
+            requests: vec![field(TYPE_CHANNEL, 3, "rows[0].revision", Value::Int(2))],
+        });
+    }
+    if plan.varies(Variation::LoadingStateFirst)
+        && let Some(body) = lifetime(LOADING_STATE)
+    {
+        let slot = lifetime_slot();
+        commits.push(TimedCommit {
+            after_ms: 0,
+            requests: vec![WorldRequest::SetAuth { slot, body }],
+        });
+        commits.push(TimedCommit {
+            after_ms: LOADED_MS,
+            requests: vec![WorldRequest::SetAuthField {
+                slot,
+                field: "state".into(),
+                value: Value::Int(LIVE_STATE),
+            }],
+        });
+    }
+    if !later.is_empty() {
+        commits.push(TimedCommit {
+            after_ms: AFTER_MS,
+            requests: later,
+        });
+    }
+    commits
+}

@@ -1,0 +1,130 @@
+//! Freedoms the pages leave a host, taken on purpose (design "Verdicts: provenance and
+//! legal variations"): the mirror of a caught fault. In a `legal.*` case our host takes
+//! one, and every client must report nothing; a check that fires on one judges what the
+//! pages allow, the worst bug a conformance tool can have. Each variation is declared once,
+//! below: the rules whose boundary it sits near, the page sentence that makes it legal,
+//! what the emulated client must do for it to show, how many members it needs and how
+//! long it runs. The host takes it through its [`crate::HostPlan`], outside the handlers.
+
+use crate::fault::{ClientAction, RUN_MS};
+use vex_rules::Rule;
+
+macro_rules! variations {
+    ($(
+        $(#[doc = $doc:literal])*
+        $name:ident => [$($rule:ident),+], $source:literal
+            $(, script $script:ident)?
+            $(, members $members:literal)?
+            $(, runs $runs:literal)?;
+    )*) => {
+        /// One freedom the pages leave a host.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Variation {
+            $($(#[doc = $doc])* $name,)*
+        }
+
+        impl Variation {
+            /// Every variation, in declaration order.
+            pub const ALL: &'static [Variation] = &[$(Variation::$name),*];
+
+            /// The rules whose boundary the variation sits near: each must stay silent.
+            pub fn rules(self) -> &'static [Rule] {
+                match self { $(Variation::$name => &[$(Rule::$rule),+]),* }
+            }
+
+            /// The page (or facts) sentence that makes it legal, with where it is.
+            pub fn source(self) -> &'static str {
+                match self { $(Variation::$name => $source),* }
+            }
+
+            /// What the client must do for the variation to show.
+            pub fn needs(self) -> ClientAction {
+                match self { $(Variation::$name => variations!(@or ClientAction::Stay $(, ClientAction::$script)?)),* }
+            }
+
+            /// Members of the activity it needs.
+            pub fn members(self) -> usize {
+                match self { $(Variation::$name => variations!(@or 1 $(, $members)?)),* }
+            }
+
+            /// How long its run lasts, in milliseconds.
+            pub fn runs_ms(self) -> u64 {
+                match self { $(Variation::$name => variations!(@or RUN_MS $(, $runs)?)),* }
+            }
+        }
+    };
+    (@or $default:expr) => { $default };
+    (@or $default:expr, $value:expr) => { $value };
+}
+
+variations! {
+    /// Type-17 current_bubble stays the arrival bubble after the member moves into the
+    /// other one: the activity's current bubble, not the member's.
+    CurrentBubbleKept => [T1706],
+        "AH \"Type 17, activity_lifetime_sensor\": current_bubble is \"the bubble the activity treats as current\"",
+        script MoveRegion;
+    /// The lifetime state is 1 (loading, HUD hidden) until 1.5 s after the join, then 3.
+    LoadingStateFirst => [Seed05, T1701],
+        "AH \"Type 17, activity_lifetime_sensor\": states 1 and 2 hide the HUD; the spawn gate waits for 3, 6 or 10, and holding it while loading is not a breach";
+    /// The roster state byte moves on each of the link's first three message 5s, as
+    /// Sunrise's warm-up does.
+    StateByteWarmUp => [Seed06],
+        "facts 4.7: the state sequence \"moves (mod 128) on each of the first 3 sends per link\"",
+        script Refresh;
+    /// A later commit leaves objective 0 and the reset generation absent: zeros, a reset
+    /// the host means.
+    ObjectiveReset => [T301, T302],
+        "AH \"Type 3, objective_sensor\": \"A clear presence bit hands the applier a zero\", and a change resets the objective";
+    /// A later commit clears the channel slot's body: it goes out reset-only, the schema's
+    /// defaults.
+    AuthCleared => [Auth09],
+        "AH \"How the client applies an Auth body\": \"reset = 1, root = 0 installs the schema's defaults\"; a host repeats only the bodies it still holds";
+    /// Message 2's tick period is 33.3333 ms, the default written to four places.
+    TickPeriodRounded => [World03, World01],
+        "AH \"world_globals_state, message 2\": send the client's own default, 1000 / 30; 33.3333 skews no stat";
+    /// The burst's message 1 leaves the initial slice-set bit clear.
+    InitialSliceSetUnarmed => [Global07],
+        "facts 4.5: the client reads the slice set and spawn hash \"only if set\"; nothing asks a host to arm them";
+    /// Message 0 of the burst carries one byte past its 1,024-byte mask.
+    SlotMaskTrailingByte => [Slots01, Body04],
+        "AH \"Body encoding\": \"A body with unread bits or a trailing byte decodes fine\"";
+    /// SignOn answers queued (5, 40 s, 1 s), then queued with every number 0, then success.
+    QueuedZeros => [Signon06, Signon07],
+        "NS \"The other outcomes\": \"A zero in any of them keeps the previous value\"";
+    /// The family subscription (web-service opcode 206) is refused: status 2, and -1 for
+    /// the revision.
+    WebServiceRefused => [Ws01, Ws02],
+        "NS \"The reply's version barrier\": \"Anything else is an error\"; \"A reply to anything else sends -1, including an error reply\"",
+        script LobbyCalls;
+    /// The advertisement (matchmaking kind 2) is refused: no field 1, no id.
+    AdvertisementRefused => [Mm01, Mm06],
+        "NS \"Matchmaking, services 42 and 43\": \"A success reply sets field 1 to 2 and assigns a non-zero advertisement id\"; a refusal is not a success",
+        script LobbyCalls;
+    /// The search (matchmaking kind 1) found nothing and leaves its empty result list out.
+    SearchResultsOmitted => [Mm01],
+        "NS \"Matchmaking, services 42 and 43\": \"Field 3 holds up to 50 results\": none is a number of them, and protobuf omits an empty list",
+        script LobbyCalls;
+    /// SignOn's success carries field 13 as false.
+    BlockLaunchFalse => [Signon04],
+        "NS \"The success fields\": field 13, a bool, \"blocks five UI launch handlers\": a false one blocks none";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every variation names a page or the facts, and a rule.
+    #[test]
+    fn every_variation_says_why_it_is_legal() {
+        for v in Variation::ALL {
+            let source = v.source();
+            assert!(
+                ["AH ", "SR ", "NS ", "AI ", "TD ", "facts "]
+                    .iter()
+                    .any(|p| source.starts_with(p)),
+                "{v:?}: {source}"
+            );
+            assert!(!v.rules().is_empty());
+        }
+    }
+}
