@@ -1,12 +1,16 @@
-//! Rule coverage (`vex rules --coverage`): every rule of `rules.md` with its status and the
-//! cases that cover it: those that run against any host (and so judge a third-party host
-//! over TCP), and those where our host breaks the rule on purpose and the emulated client
-//! must catch it.
+//! Rule coverage (`vex rules --coverage`): every rule of `rules.md` with its status, where
+//! its condition comes from (its provenance, and the choices of Vex's its advisory checks
+//! rest on) and the cases that cover it: those that run against any host (and so judge a
+//! third-party host over TCP), those where our host breaks the rule on purpose and the
+//! emulated client must catch it, and those where our host takes a freedom near it and the
+//! client must stay silent.
 
 use crate::case::{Case, HostUnderTest};
+use crate::report::provenance_json;
 use serde_json::{Value as Json, json};
 use std::fmt::Write;
-use vex_fake_client::{ENFORCED, Rule, not_enforced};
+use vex_fake_client::rules::choices_of;
+use vex_fake_client::{ENFORCED, Provenance, Rule, not_enforced};
 
 /// One rule's coverage.
 #[derive(Debug, Clone)]
@@ -30,11 +34,12 @@ impl RuleCoverage {
         ENFORCED.contains(&self.rule)
     }
 
-    /// Every case that covers it, the any-host ones first.
+    /// Every case that covers it: the any-host ones, the caught faults, the legal cases.
     pub fn cases(&self) -> Vec<&str> {
         self.any_host
             .iter()
             .chain(&self.caught)
+            .chain(&self.legal)
             .map(String::as_str)
             .collect()
     }
@@ -56,6 +61,8 @@ pub struct CoverageTotals {
     pub enforced: usize,
     /// Enforced rules with a case that makes them fire.
     pub caught: usize,
+    /// Enforced rules with a legal case near their boundary.
+    pub legal: usize,
     /// Rules a case judges against any host, over TCP too.
     pub any_host: usize,
 }
@@ -92,6 +99,7 @@ impl Coverage {
             rules: self.rules.len(),
             enforced: count(RuleCoverage::enforced),
             caught: count(|r| r.enforced() && !r.caught.is_empty()),
+            legal: count(|r| r.enforced() && !r.legal.is_empty()),
             any_host: count(|r| r.enforced() && !r.any_host.is_empty()),
         }
     }
@@ -103,9 +111,10 @@ impl Coverage {
             let _ = write!(out, "{:<10} ", r.rule.id());
             match r.why_not {
                 None if r.enforced() => {
-                    let _ = writeln!(out, "enforced");
+                    let _ = writeln!(out, "enforced ({})", provenance_text(r.rule));
                     let _ = writeln!(out, "{:<10}   any host: {}", "", list(&r.any_host));
                     let _ = writeln!(out, "{:<10}   caught:   {}", "", list(&r.caught));
+                    let _ = writeln!(out, "{:<10}   legal:    {}", "", list(&r.legal));
                 }
                 None => {
                     let _ = writeln!(out, "not enforced");
@@ -118,11 +127,12 @@ impl Coverage {
         let t = self.totals();
         let _ = writeln!(
             out,
-            "{} rules: {} enforced ({} made to fire by a case, {} judged against any host; with --strict every clean case judges every duty too), {} not enforced",
+            "{} rules: {} enforced ({} made to fire by a case, {} judged against any host, {} with a legal case near them; with --strict every clean case judges every duty too), {} not enforced",
             t.rules,
             t.enforced,
             t.caught,
             t.any_host,
+            t.legal,
             t.rules - t.enforced
         );
         out
@@ -135,21 +145,44 @@ impl Coverage {
             .rules
             .iter()
             .map(|r| {
+                let advisory: Vec<Json> = choices_of(r.rule)
+                    .map(|c| provenance_json(Provenance::Vex(c)))
+                    .collect();
                 json!({
                     "id": r.rule.id(),
                     "effect": r.rule.effect().to_string(),
                     "source": r.rule.source(),
+                    "provenance": provenance_json(r.rule.provenance()),
+                    "advisory_on": advisory,
                     "enforced": r.enforced(),
                     "why_not": r.why_not,
                     "any_host": r.any_host,
                     "caught": r.caught,
+                    "legal": r.legal,
                 })
             })
             .collect();
         json!({
             "rules": t.rules, "enforced": t.enforced, "caught": t.caught,
-            "any_host": t.any_host, "coverage": rules,
+            "any_host": t.any_host, "legal": t.legal, "coverage": rules,
         })
+    }
+}
+
+/// A rule's provenance in a line: its kind and section, then the choices its advisory
+/// checks rest on.
+pub fn provenance_text(rule: Rule) -> String {
+    let p = rule.provenance();
+    let choices: Vec<&str> = choices_of(rule).map(|c| c.id()).collect();
+    if choices.is_empty() {
+        format!("{}: {}", p.kind(), p.section())
+    } else {
+        format!(
+            "{}: {}; advisory on {}",
+            p.kind(),
+            p.section(),
+            choices.join(", ")
+        )
     }
 }
 

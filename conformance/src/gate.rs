@@ -116,7 +116,7 @@ mod tests {
             ..Gate::default()
         };
         assert!(gate.fails(&advisory(Rule::Signon06), &[]));
-        assert!(!gate.fails(&advisory(Rule::Signon07), &[]));
+        assert!(!gate.fails(&advisory(Rule::Signon08), &[]));
         assert!(gate.fails(&finding(Rule::Signon06), &[]));
     }
 

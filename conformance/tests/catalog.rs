@@ -231,6 +231,7 @@ caught! {
     catch_host08_ignored => PurgeIgnored,
     catch_host08_reason => PurgeNoticeOtherReason,
     catch_host08_mask => PurgeNoticeOtherMask,
+    catch_host08_bare_mask => PurgeNoticeBareOtherMask,
     catch_auth11_no_token => BubbleBitWithoutToken,
     catch_auth11_spent => BubbleTokenSpent,
     catch_auth11_renewed => BubbleGrantRenewed,

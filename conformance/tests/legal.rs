@@ -17,6 +17,7 @@ use vex_wire::activity::ids;
 use vex_wire::activity::small::WorldGlobals;
 use vex_wire::bap::header::InnerHeader;
 use vex_wire::bap::matchmaking::{self, Reply as MmReply};
+use vex_wire::bap::queuez::{self, FamilyUpdate, ObjectUpdate, Update};
 use vex_wire::bap::web_service::{self, SUBSCRIBE, Shape, Status, WsReply};
 use vex_wire::lobby::signon::{Outcome, SignOnResponse};
 
@@ -189,6 +190,45 @@ fn shows(v: Variation, run: &RunReport) -> Result<(), String> {
                 _ => r.assignment.is_none(),
             };
             check(gone, &format!("{r:?}"))
+        }
+        Variation::PurgeNoticeBareMask => {
+            let notices = pushes(run, ids::PURGE_NOTICE);
+            let bare = notices.iter().any(|(_, p)| p.len() == 1_024);
+            check(
+                bare,
+                &format!("{} notices, none of 1,024 bytes", notices.len()),
+            )
+        }
+        Variation::QueuezEncodings => {
+            let seen = run.transcript.lines.iter().any(|l| {
+                l.direction == Direction::ToClient && l.member == 1 && l.service == queuez::UPDATE
+            });
+            let snapshot = Update {
+                families: vec![FamilyUpdate {
+                    family: queuez::ACCOUNT_FAMILY,
+                    root: 1,
+                    version: 1,
+                    full_snapshot: true,
+                    objects: vec![ObjectUpdate {
+                        object_id: queuez::CHARACTER_OBJECT,
+                        key: 7,
+                        encoding: queuez::ENCODING_RAW,
+                        payload: [7u64.to_be_bytes().as_slice(), &[0; 56]].concat(),
+                    }],
+                }],
+            };
+            let pushes = HostPlan::varying(v).queuez(snapshot);
+            let encodings: Vec<u32> = pushes
+                .iter()
+                .flat_map(|b| Update::decode(b).unwrap().families)
+                .flat_map(|f| f.objects)
+                .map(|o| o.encoding)
+                .collect();
+            let want = [queuez::ENCODING_RAW, queuez::ENCODING_OODLE];
+            check(
+                seen && encodings == want,
+                &format!("encodings {encodings:?}"),
+            )
         }
         Variation::BlockLaunchFalse => {
             let answers = signon_answers(run);

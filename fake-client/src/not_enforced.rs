@@ -1,22 +1,12 @@
 //! The catalog rules the emulated client does not check, each with the one-line reason
 //! (`vex rules`): what the pages leave out, what is a host's inside and not on the wire,
-//! and what waits for the lobby and peer emulation.
+//! and what waits for the peer transport.
 
 use crate::rules::{Family, Rule};
 
-/// The families that are enforced with the lobby and peer emulation (`rules.md`: "Lobby
-/// and peer transport"), which the emulated client does not have yet.
-pub const LOBBY_AND_PEER: [Family; 9] = [
-    Family::Signon,
-    Family::Manifest,
-    Family::Ws,
-    Family::Qz,
-    Family::Mm,
-    Family::Pb,
-    Family::Peer,
-    Family::Qos,
-    Family::Actor,
-];
+/// The families of the engine's peer transport and QoS (`rules.md`: "Lobby and peer
+/// transport"), which neither our host nor the emulated client speaks yet.
+pub const PEER_TRANSPORT: [Family; 3] = [Family::Peer, Family::Qos, Family::Actor];
 
 /// Why the emulated client does not check `rule`, when it does not; `None` for an
 /// enforced rule.
@@ -27,9 +17,9 @@ pub fn reason(rule: Rule) -> Option<&'static str> {
     let listed = NOT_ENFORCED.iter().find(|(r, _)| *r == rule);
     match listed {
         Some((_, why)) => Some(why),
-        None if LOBBY_AND_PEER.contains(&rule.family()) => {
-            Some("a lobby or peer rule: enforced once the lobby and peer emulation exist")
-        }
+        None if PEER_TRANSPORT.contains(&rule.family()) => Some(
+            "a peer transport rule (UDP): neither our host nor the emulated client speaks the peer transport yet",
+        ),
         None => None,
     }
 }
@@ -285,15 +275,15 @@ mod tests {
     use crate::rules::ENFORCED;
 
     /// Every rule of the catalog is enforced, or has exactly one reason it is not: its own,
-    /// or its lobby or peer family's.
+    /// or its peer transport family's.
     #[test]
     fn every_rule_is_enforced_or_has_a_reason() {
         for rule in Rule::ALL {
             let listed = NOT_ENFORCED.iter().filter(|(r, _)| r == rule).count();
             let enforced = ENFORCED.contains(rule);
-            let lobby = LOBBY_AND_PEER.contains(&rule.family()) && !enforced && listed == 0;
+            let peer = PEER_TRANSPORT.contains(&rule.family()) && !enforced && listed == 0;
             assert_eq!(
-                usize::from(enforced) + listed + usize::from(lobby),
+                usize::from(enforced) + listed + usize::from(peer),
                 1,
                 "{rule}"
             );

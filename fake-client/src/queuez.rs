@@ -11,9 +11,22 @@ use vex_wire::bap::queuez::{
     ACCOUNT_OBJECT, ENCODING_RAW, FAMILIES, MAX_PAYLOAD, SLOTS_PER_FAMILY, Update,
 };
 
-/// A service-123 message of more than this ends the link (QZ-08: 143,285 bytes did; the
-/// limit itself is unverified, 46,973 bytes work).
+/// A service-123 message of this many bytes ends the link (QZ-08, NS "Replicated objects,
+/// service 123": "a 143,285-byte message ends the BAP link"; the limit itself is
+/// unverified, and 46,973 bytes work).
 pub const LINK_ENDING_MESSAGE: usize = 143_285;
+
+/// True when `payload`, a raw object's bytes, opens with `key` (QZ-01: "an object key that
+/// is not the payload's first qword"). The header is big-endian; the object's own bytes
+/// hold it as the object stores it, which NS does not give, so either order is taken. A
+/// schema, diff or Oodle payload (encodings 1, 2 and 4) is not the object's bytes: its
+/// first qword is no key.
+fn keyed(key: u64, payload: &[u8]) -> bool {
+    let Some(Ok(first)) = payload.get(..8).map(<[u8; 8]>::try_from) else {
+        return false;
+    };
+    [u64::from_be_bytes(first), u64::from_le_bytes(first)].contains(&key)
+}
 
 /// The store.
 #[derive(Debug, Clone, Default)]
@@ -51,9 +64,9 @@ impl Store {
     }
 
     fn judge(&mut self, body: &[u8]) -> Vec<(Rule, String)> {
-        if body.len() > LINK_ENDING_MESSAGE {
+        if body.len() >= LINK_ENDING_MESSAGE {
             let why = format!(
-                "a {}-byte service-123 message: past {LINK_ENDING_MESSAGE} bytes the link ends",
+                "a {}-byte service-123 message: at {LINK_ENDING_MESSAGE} bytes the link ends",
                 body.len()
             );
             return vec![(Rule::Qz08, why)];
@@ -108,13 +121,10 @@ impl Store {
                     );
                     broken.push((Rule::Qz01, why));
                 }
-                let first = o
-                    .payload
-                    .get(..8)
-                    .map(|q| u64::from_be_bytes(q.try_into().unwrap_or_default()));
-                if !o.payload.is_empty() && first != Some(o.key) {
+                if o.encoding == ENCODING_RAW && !o.payload.is_empty() && !keyed(o.key, &o.payload)
+                {
                     let why = format!(
-                        "object {:#x}: key {:#x} is not its payload's first qword (error 5)",
+                        "object {:#x}: key {:#x} is not its raw payload's first qword (error 5)",
                         o.object_id, o.key
                     );
                     broken.push((Rule::Qz01, why));
@@ -273,6 +283,25 @@ mod tests {
         for (i, (body, want)) in cases.into_iter().enumerate() {
             assert_eq!(rules(&mut subscribed(), &body), want, "case {i}");
         }
+        // a raw key in the object's own byte order, little-endian, is the key; a schema,
+        // diff or Oodle payload is not the object's bytes, and its first qword no key
+        let little = ObjectUpdate {
+            payload: [7u64.to_le_bytes().as_slice(), &[0; 56]].concat(),
+            ..object(CHARACTER_OBJECT, 7, 64)
+        };
+        assert!(rules(&mut subscribed(), &update(1, true, vec![little])).is_empty());
+        for encoding in [1, 2, 4] {
+            let packed = ObjectUpdate {
+                encoding,
+                payload: vec![0xA5; 64],
+                ..object(ACCOUNT_OBJECT, 7, 64)
+            };
+            let body = update(1, true, vec![packed]);
+            assert!(
+                rules(&mut subscribed(), &body).is_empty(),
+                "encoding {encoding}"
+            );
+        }
         // a family past the store's eight, even one the client asked for
         let mut beyond = Store::default();
         beyond.subscribe(FAMILIES);
@@ -300,15 +329,16 @@ mod tests {
         );
         assert!(big.len() > LINK_ENDING_MESSAGE);
         assert_eq!(rules(&mut subscribed(), &big), vec![Rule::Qz08]);
-        // 45 bytes of heads and the account object, then a character filling it to the byte
-        let rest = LINK_ENDING_MESSAGE - 45 - 20 - MAX_PAYLOAD;
+        // 45 bytes of heads and the account object, then a character filling it to one byte
+        // short of the size NS says ends the link, and to that size
+        let rest = LINK_ENDING_MESSAGE - 1 - 45 - 20 - MAX_PAYLOAD;
         for (extra, want) in [(0, vec![]), (1, vec![Rule::Qz08])] {
             let objects = vec![
                 object(ACCOUNT_OBJECT, 7, MAX_PAYLOAD),
                 object(CHARACTER_OBJECT, 7, rest + extra),
             ];
             let body = update(1, true, objects);
-            assert_eq!(body.len(), LINK_ENDING_MESSAGE + extra);
+            assert_eq!(body.len(), LINK_ENDING_MESSAGE - 1 + extra);
             assert_eq!(
                 rules(&mut subscribed(), &body),
                 want,

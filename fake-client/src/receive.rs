@@ -5,7 +5,7 @@
 
 use crate::core::ClientCore;
 use crate::link::LinkKind;
-use crate::rules::Rule;
+use crate::rules::{Choice, Rule};
 use vex_wire::activity::envelope::ActivityPush;
 use vex_wire::activity::selection::SERVICE6_LEN;
 use vex_wire::bap::deframer::{DeframeError, Frame};
@@ -185,7 +185,8 @@ impl ClientCore {
     /// A push on id 6 or 161, which have no handler behind them: one that decodes crashes
     /// the client, one that does not is dropped (NS "Pushes"; BAP-10, BODY-04). Service 6's
     /// codec is its fixed 7,719-byte body (BAP-08); the pages give no codec for 161, so
-    /// the emulated client takes every push there as one that decodes.
+    /// whether a push there decodes is unknown: taken as one that does, the finding is
+    /// advisory, and the emulated client goes on.
     fn unhandled_push(&mut self, idx: u64, service: u16, body: &[u8]) {
         let f = Some(idx);
         if service == HOST_REQUEST && body.len() != SERVICE6_LEN {
@@ -195,14 +196,16 @@ impl ClientCore {
             );
             return self.verdict.violate(Rule::Body04, f, None, reason);
         }
-        let reason = if service == HOST_REQUEST {
-            "a push on service 6 that decodes: no handler is behind it".to_string()
-        } else {
-            format!(
-                "a push on service {service}: no handler is behind it (the pages give no codec for it, so every body is taken as one that decodes)"
-            )
-        };
-        self.verdict.violate(Rule::Bap10, f, None, reason);
+        if service == HOST_REQUEST {
+            let reason = "a push on service 6 that decodes: no handler is behind it".to_string();
+            return self.verdict.violate(Rule::Bap10, f, None, reason);
+        }
+        let reason = format!(
+            "a push on service {service} of {} bytes: no handler is behind it, and one that decodes crashes the client",
+            body.len()
+        );
+        self.verdict
+            .advise(Rule::Bap10, Choice::Service161Codec, f, None, reason);
     }
 }
 

@@ -149,9 +149,54 @@ pub fn is_enforced(rule: Rule) -> bool {
     ENFORCED.contains(&rule)
 }
 
+/// Every rule a check of the emulated client judges through a choice of Vex's, with the
+/// choice: its findings there are advisory (design "Verdicts: provenance and legal
+/// variations"). A rule may have checks on the pages beside them.
+pub const JUDGED_ON_CHOICES: &[(Rule, Choice)] = &[
+    (Rule::Bap10, Choice::Service161Codec),
+    (Rule::Bap21, Choice::MatchmakingFields),
+    (Rule::Auth16, Choice::FirstRosterLatency),
+    (Rule::Host03, Choice::SnapshotGap),
+    (Rule::Host08, Choice::PurgeNoticeLayout),
+    (Rule::Signon02, Choice::SignOnHttpStatus),
+    (Rule::Signon02, Choice::SignOnLayout),
+    (Rule::Signon06, Choice::SignOnLayout),
+    (Rule::Signon08, Choice::SignOnLayout),
+    (Rule::Signon09, Choice::SignOnLayout),
+    (Rule::Signon10, Choice::SignOnLayout),
+    (Rule::Pb01, Choice::SignOnLayout),
+    (Rule::Mm01, Choice::MatchmakingFields),
+    (Rule::Mm06, Choice::MatchmakingFields),
+    (Rule::Ws01, Choice::WebServiceReplyShapes),
+    (Rule::Ws02, Choice::WebServiceReplyShapes),
+];
+
+/// The choices of Vex's a check of `rule` rests on, in the order listed.
+pub fn choices_of(rule: Rule) -> impl Iterator<Item = Choice> {
+    JUDGED_ON_CHOICES
+        .iter()
+        .filter(move |(r, _)| *r == rule)
+        .map(|(_, c)| *c)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every choice a check rests on is listed with an enforced rule, and every choice of
+    /// the catalog is one some check rests on.
+    #[test]
+    fn every_choice_is_used_by_an_enforced_rule() {
+        for (rule, _) in JUDGED_ON_CHOICES {
+            assert!(is_enforced(*rule), "{rule}");
+        }
+        for choice in Choice::ALL {
+            assert!(
+                JUDGED_ON_CHOICES.iter().any(|(_, c)| c == choice),
+                "{choice:?} rests no check"
+            );
+        }
+    }
 
     #[test]
     fn enforced_rules_are_listed_once() {

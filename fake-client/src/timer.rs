@@ -173,16 +173,14 @@ impl ClientCore {
             (ClientTimer::Refresh, Some(a)) => {
                 let revision = a.membership.acknowledged_revision();
                 let (public, bubble) = (a.join.public(), a.region.bubble());
-                let out = a.refresh.ask(verdict, now, public, revision, bubble);
+                let out = a.refresh.ask(now, public, revision, bubble);
                 links.send_activity(now, a.join.handle(), out);
             }
-            (ClientTimer::Probe, Some(a)) => a.send_probe(verdict, now, links),
+            (ClientTimer::Probe, Some(a)) => a.send_probe(now, links),
             (ClientTimer::StartActivity, Some(a)) => {
                 let descriptor = config.scenario.destination.to_bits();
                 let body = descriptor.map(|d| d.bytes).unwrap_or_default();
-                let out = a
-                    .refresh
-                    .start_activity(verdict, now, a.join.public(), body);
+                let out = a.refresh.start_activity(now, a.join.public(), body);
                 links.send_activity(now, a.join.handle(), out);
             }
             (ClientTimer::Purge, Some(a)) => {
@@ -213,7 +211,7 @@ impl ClientCore {
                 a.region.request_sent(now);
                 let revision = a.membership.acknowledged_revision();
                 let (public, bubble) = (a.join.public(), a.region.bubble());
-                let out = a.refresh.ask(verdict, now, public, revision, bubble);
+                let out = a.refresh.ask(now, public, revision, bubble);
                 links.send_activity(now, a.join.handle(), out);
             }
             (ClientTimer::Identity, Some(a)) => {

@@ -45,6 +45,10 @@ impl Violation {
         bit: Option<usize>,
         reason: String,
     ) -> Self {
+        debug_assert!(
+            crate::rules::choices_of(rule).any(|c| c == choice),
+            "{rule} on {choice:?} is not in rules::JUDGED_ON_CHOICES"
+        );
         Self {
             provenance: Provenance::Vex(choice),
             ..Self::new(rule, frame, bit, reason)

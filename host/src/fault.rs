@@ -291,7 +291,7 @@ faults! {
     /// off while the client expects it on.
     StartActivityIgnored => Host03, script StartActivity;
     /// HOST-03 (duty): message 18 gets messages 1, 2 and 12 but no message 5.
-    RefreshWithoutRoster => Host03, script Refresh;
+    RefreshWithoutRoster => Host03, on SnapshotGap, script Refresh;
     /// SLOTS-04: every join is granted every slot below the reserve, so a second member
     /// holds the first member's slots.
     JoinGrantIgnoresOthers => Slots04, members 2;
@@ -361,11 +361,13 @@ faults! {
     /// T65-01: a later commit turns the ghost back on without raising its generation.
     GhostChangeWithoutGeneration => T6501;
     /// HOST-08 (duty): message 27 gets no purge notice.
-    PurgeIgnored => Host08, script PurgeAndAbdicate;
+    PurgeIgnored => Host08, on PurgeNoticeLayout, script PurgeAndAbdicate;
     /// HOST-08 (duty): the purge notice gives another reason.
-    PurgeNoticeOtherReason => Host08, script PurgeAndAbdicate;
+    PurgeNoticeOtherReason => Host08, on PurgeNoticeLayout, script PurgeAndAbdicate;
     /// HOST-08 (duty): the purge notice names one slot fewer.
-    PurgeNoticeOtherMask => Host08, script PurgeAndAbdicate;
+    PurgeNoticeOtherMask => Host08, on PurgeNoticeLayout, script PurgeAndAbdicate;
+    /// HOST-08 (duty): the purge notice is AH's bare 1,024-byte mask, one slot fewer.
+    PurgeNoticeBareOtherMask => Host08, script PurgeAndAbdicate;
     /// AUTH-11: the first roster sets bubble 64's authority bit with no token.
     BubbleBitWithoutToken => Auth11;
     /// AUTH-11: the first roster sends bubble 64's token with the authority bit clear.
@@ -424,7 +426,7 @@ faults! {
     /// AUTH-16: every keepalive also sends the whole roster again, nothing changed.
     RosterOnKeepalive => Auth16;
     /// AUTH-16: the first message 52 gets no message 5.
-    NoFirstRoster => Auth16;
+    NoFirstRoster => Auth16, on FirstRosterLatency;
     /// BAP-18: after the first roster, a frame is sealed and never sent, so every later
     /// frame is sealed one nonce ahead.
     LostFrame => Bap18;
@@ -439,7 +441,7 @@ faults! {
     /// BAP-10: after the burst, a 7,719-byte push on service 6, which decodes.
     PushOnService6 => Bap10;
     /// BAP-10: after the burst, a push on service 161.
-    PushOnService161 => Bap10;
+    PushOnService161 => Bap10, on Service161Codec;
     /// BODY-04: after the burst, a 10-byte push on service 6, which does not decode.
     UndecodablePushOnService6 => Body04;
     /// BODY-04: after the burst, a service-9 body of 16 bytes, one short of its envelope.

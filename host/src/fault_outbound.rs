@@ -12,17 +12,18 @@ use crate::outbound::{Delivery, Injected, Moment, Outbound, Payload};
 use crate::plan::HostPlan;
 use crate::roster;
 use crate::variation::Variation;
+use vex_wire::activity::authority::Purge;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::envelope::{PUSH_HEADER_LEN, PushHeader};
 use vex_wire::activity::ids::{
     ADVANCE_REPLICATION_EPOCH, BUBBLE_HOST_STATE, CLAIM_AUTHORITY, CONNECTIVITY_FAILURE,
     ENTITY_SLOTS_ALLOCATED, GLOBAL_ACTIVITY_STATE, INCIDENT, JOIN_RESULT, KEEPALIVE_RESPONSE,
-    MESSAGE_COUNT, PERF_REQUEST_REFLECT, REPLICATE_MEMBERSHIP, SCRIPT_STATE, SENSOR_AUTH_UPDATE,
-    WORLD_GLOBALS_STATE,
+    MESSAGE_COUNT, PERF_REQUEST_REFLECT, PURGE_NOTICE, REPLICATE_MEMBERSHIP, SCRIPT_STATE,
+    SENSOR_AUTH_UPDATE, WORLD_GLOBALS_STATE,
 };
 use vex_wire::activity::selection::SERVICE6_LEN;
 use vex_wire::activity::sensor_auth::BODY_BUDGET;
-use vex_wire::activity::small::{EntitySlotMask, SLOT_MASK_LEN};
+use vex_wire::activity::small::{ENTITY_SLOTS, EntitySlotMask, SLOT_MASK_LEN};
 use vex_wire::bap::header::{FrameType, InnerHeader, MAGIC, OUTER_HEADER_LEN, outer_frame};
 use vex_wire::bap::queuez::Update;
 use vex_wire::bap::secure::TAG_LEN;
@@ -183,6 +184,12 @@ impl Outbound for HostPlan {
                 payload.truncate(SHORT_WORLD_GLOBALS);
             }
             BUBBLE_HOST_STATE if in_burst && self.has(Fault::EmptyHostState) => payload.clear(),
+            PURGE_NOTICE
+                if self.varies(Variation::PurgeNoticeBareMask)
+                    || self.has(Fault::PurgeNoticeBareOtherMask) =>
+            {
+                bare_purge_notice(payload, self.has(Fault::PurgeNoticeBareOtherMask));
+            }
             SENSOR_AUTH_UPDATE => {
                 fault_roster::sensor_auth(self, payload);
                 if self.has(Fault::OverBudgetAuthUpdate) {
@@ -377,4 +384,21 @@ impl HostPlan {
         }
         added
     }
+}
+
+/// A purge notice in message 27's layout turned into AH's bare 1,024-byte mask (AH "The
+/// main messages": 25 carries a "1,024-byte per-bubble authority mask"); `one_fewer`
+/// drops its lowest slot (HOST-08).
+fn bare_purge_notice(payload: &mut Payload<'_>, one_fewer: bool) {
+    let Ok(notice) = Purge::decode(payload) else {
+        return;
+    };
+    let mut mask = notice.mask;
+    if one_fewer && let Some(first) = (0..ENTITY_SLOTS).find(|&i| mask.get(i)) {
+        let mut one = EntitySlotMask::empty();
+        one.set(first);
+        mask.remove(&one);
+    }
+    payload.truncate(mask.0.len());
+    payload.copy_from_slice(&mask.0);
 }

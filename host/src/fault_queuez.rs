@@ -1,14 +1,21 @@
-//! The queuez faults (`fault.rs`): each turns the snapshot a subscription gets into
-//! service-123 pushes that break one rule (NS "Replicated objects, service 123").
+//! The queuez faults (`fault.rs`) and variations (`variation.rs`): each fault turns the
+//! snapshot a subscription gets into service-123 pushes that break one rule, a variation
+//! into pushes that take a freedom the pages leave (NS "Replicated objects, service 123").
 
 use crate::fault::Fault;
 use crate::plan::HostPlan;
 use crate::queuez::{account, raw};
-use vex_wire::bap::queuez::{CHARACTER_OBJECT, SLOTS_PER_FAMILY, Update};
+use crate::variation::Variation;
+use vex_wire::bap::queuez::{
+    ACCOUNT_OBJECT, CHARACTER_OBJECT, ENCODING_OODLE, ObjectUpdate, SLOTS_PER_FAMILY, Update,
+};
 
 /// A character payload that, beside a full account object, takes one message past the
 /// 143,285 bytes that end the link (QZ-08).
 const OVERSIZE_CHARACTER: usize = 50_000;
+/// The bytes [`Variation::QueuezEncodings`] sends the account object as: opaque to Vex,
+/// which has no Oodle.
+const PACKED: [u8; 64] = [0xA5; 64];
 
 /// The service-123 bodies `update` (one family's full snapshot) goes out as under `plan`;
 /// [`Fault::QueuezCutShort`] cuts each one byte short (QZ-02).
@@ -72,5 +79,29 @@ fn updates(plan: &HostPlan, mut update: Update) -> Vec<Update> {
             _ => {}
         }
     }
+    if plan.varies(Variation::QueuezEncodings) {
+        return encodings(update);
+    }
+    vec![update]
+}
+
+/// `update` with its raw objects' keys in their own byte order, little-endian, and the
+/// account object packed (encoding 4).
+fn encodings(mut update: Update) -> Vec<Update> {
+    let Some(family) = update.families.first_mut() else {
+        return vec![update];
+    };
+    let key = family.objects.first().map_or(0, |o| o.key);
+    for o in &mut family.objects {
+        if let Some(first) = o.payload.get_mut(..8) {
+            first.copy_from_slice(&o.key.to_le_bytes());
+        }
+    }
+    family.objects.push(ObjectUpdate {
+        object_id: ACCOUNT_OBJECT,
+        key,
+        encoding: ENCODING_OODLE,
+        payload: PACKED.to_vec(),
+    });
     vec![update]
 }

@@ -88,6 +88,11 @@ variations! {
     /// Message 0 of the burst carries one byte past its 1,024-byte mask.
     SlotMaskTrailingByte => [Slots01, Body04],
         "AH \"Body encoding\": \"A body with unread bits or a trailing byte decodes fine\"";
+    /// The purge notice answering message 27 is AH's bare 1,024-byte mask, the request's
+    /// own: no reason, which AH's layout has no place for.
+    PurgeNoticeBareMask => [Host08],
+        "AH \"The main messages\": 25, purge_abandoned_entity_slots, carries a \"1,024-byte per-bubble authority mask\"; SR: the notice \"keeps the client's mask\"",
+        script PurgeAndAbdicate;
     /// SignOn answers queued (5, 40 s, 1 s), then queued with every number 0, then success.
     QueuedZeros => [Signon06, Signon07],
         "NS \"The other outcomes\": \"A zero in any of them keeps the previous value\"";
@@ -103,6 +108,11 @@ variations! {
     /// The search (matchmaking kind 1) found nothing and leaves its empty result list out.
     SearchResultsOmitted => [Mm01],
         "NS \"Matchmaking, services 42 and 43\": \"Field 3 holds up to 50 results\": none is a number of them, and protobuf omits an empty list",
+        script LobbyCalls;
+    /// The family-4 snapshot's raw character object keeps its key little-endian, as the
+    /// object stores it, and the account object goes out packed (encoding 4).
+    QueuezEncodings => [Qz01],
+        "NS \"Replicated objects, service 123\": the header is big-endian; \"The account object is exactly 96,280 bytes, so it goes out compressed or as a delta\", whose bytes are not the object's",
         script LobbyCalls;
     /// SignOn's success carries field 13 as false.
     BlockLaunchFalse => [Signon04],

@@ -101,6 +101,15 @@ choices! {
     /// the facts give the success message's own fields, not where it sits.
     SignOnLayout => "signon-layout",
         "the root field numbers of SignOn's success (2), queued (3), error (7) and throttled (9) sub-messages and of the feature list (11), and the fields inside the last three: NS names their contents, not their numbers";
+    /// SR says a snapshot is never answered in part, not how close its parts come.
+    SnapshotGap => "snapshot-gap",
+        "a snapshot's parts come within 100 ms of each other: SR says a request is never answered in part, not how close together its parts go out";
+    /// AH gives the first message 5 as the answer to the first message 52, with no time.
+    FirstRosterLatency => "first-roster-latency",
+        "the first message 5 comes within 1,000 ms of the client's first message 52, or it answers something else: SR gives the answer, not how soon";
+    /// NS gives no codec for service 161.
+    Service161Codec => "service-161-codec",
+        "every push on service 161 is taken as one that decodes: NS says a push that decodes there crashes the client, and gives no codec to tell";
     /// NS does not say how the client reads an HTTP status other than 200.
     SignOnHttpStatus => "signon-http-status",
         "a SignOn answer with an HTTP status other than 200 carries no response: NS gives the body, not how the client reads the status";

@@ -3,7 +3,7 @@
 //! "Answer what was asked"; AUTH-16).
 
 use super::ANSWER_GRACE_MS;
-use crate::rules::Rule;
+use crate::rules::{Choice, Rule};
 use crate::verdict::Verdict;
 use vex_wire::activity::sensor_auth::RosterDelta;
 use vex_wire::activity::slot::ClientRef;
@@ -31,7 +31,8 @@ impl AuthCause {
     }
 
     /// A message 5 arrives, `idx` at `now`, whatever it holds: the first must answer the
-    /// first message 52, so it comes within the grace (AUTH-16).
+    /// first message 52 (AUTH-16); one that comes a second after it may answer something
+    /// else, which is Vex's reading of "late" (advisory).
     pub(super) fn on_read(&mut self, verdict: &mut Verdict, now: Instant, idx: u64) {
         if let (false, Some(at)) = (self.seen, self.first_epoch_at)
             && now.since(at) > ANSWER_GRACE_MS
@@ -40,7 +41,8 @@ impl AuthCause {
                 "the first message 5 comes {} ms after the client's first message 52: it did not answer it",
                 now.since(at)
             );
-            verdict.violate(Rule::Auth16, Some(idx), None, reason);
+            let choice = Choice::FirstRosterLatency;
+            verdict.advise(Rule::Auth16, choice, Some(idx), None, reason);
         }
         self.seen = true;
     }

@@ -9,6 +9,7 @@
 
 use super::ANSWER_GRACE_MS;
 use crate::links::Outgoing;
+use crate::rules::Choice::PurgeNoticeLayout;
 use crate::rules::Rule;
 use crate::verdict::Verdict;
 use vex_wire::activity::authority::{
@@ -16,7 +17,8 @@ use vex_wire::activity::authority::{
 };
 use vex_wire::activity::body::Body;
 use vex_wire::activity::ids;
-use vex_wire::activity::small::EntitySlotMask;
+use vex_wire::activity::small::{EntitySlotMask, SLOT_MASK_LEN};
+use vex_wire::bits::BitReader;
 use vex_wire::time::Instant;
 
 /// The reason the client's purge request gives: 1, a documented value (-1 to 6 fit).
@@ -130,17 +132,33 @@ impl Authority {
     }
 
     /// Message 25: a notice answering the client's purge request keeps its mask and
-    /// reason (HOST-08); one the client did not ask for is the host's own purge.
+    /// reason (HOST-08, SR "What each client message gets"); one the client did not ask
+    /// for is the host's own purge. AH gives message 25 as a 1,024-byte mask: a body of
+    /// exactly that is read so, and must keep the request's mask; a shorter one does not
+    /// decode (BODY-04). A longer one is read in message 27's layout, reason then mask,
+    /// the layout Vex chose for a notice that keeps both: advisory.
     pub(super) fn on_purge_notice(&mut self, verdict: &mut Verdict, idx: u64, payload: &[u8]) {
-        let notice = match Purge::decode(payload) {
-            Ok(n) => n,
-            Err(e) => {
-                let (msg, len) = (ids::PURGE_NOTICE, payload.len());
-                return verdict.undecodable(Rule::Body04, idx, msg, len, &e);
-            }
-        };
+        let (msg, len) = (ids::PURGE_NOTICE, payload.len());
+        if let Err(e) = BitReader::new(payload).read_stream(SLOT_MASK_LEN * 8) {
+            return verdict.undecodable(Rule::Body04, idx, msg, len, &e);
+        }
         let Some((request, _)) = self.owed.take() else {
             return;
+        };
+        if len == SLOT_MASK_LEN {
+            let mask = EntitySlotMask(payload.to_vec());
+            if mask != request.mask {
+                let reason = format!(
+                    "the purge notice's mask holds {} slots, not the {} the client asked to purge",
+                    mask.count(),
+                    request.mask.count()
+                );
+                verdict.violate(Rule::Host08, Some(idx), None, reason);
+            }
+            return;
+        }
+        let Ok(notice) = Purge::decode(payload) else {
+            return; // a body of 1,025 bytes or more holds 27's layout
         };
         let mut lost = Vec::new();
         if notice.reason != request.reason {
@@ -155,21 +173,21 @@ impl Authority {
         }
         if !lost.is_empty() {
             let reason = format!(
-                "the purge notice does not keep the client's request: {}",
+                "the purge notice, read in message 27's layout, does not keep the client's request: {}",
                 lost.join(", ")
             );
-            verdict.violate(Rule::Host08, Some(idx), None, reason);
+            verdict.advise(Rule::Host08, PurgeNoticeLayout, Some(idx), None, reason);
         }
     }
 
-    /// At the deadline `now`: a purge request the host had time to answer and did not
-    /// (HOST-08).
+    /// At the deadline `now`: a purge request the host had time to answer with message 25
+    /// and did not (HOST-08: SR names the notice, not its id, so the finding is advisory).
     pub(super) fn check_answered(&self, verdict: &mut Verdict, now: Instant) {
         if let Some((_, at)) = self.owed
             && now.since(at) >= ANSWER_GRACE_MS
         {
             let reason = "message 27 got no purge notice (message 25)".to_string();
-            verdict.violate(Rule::Host08, None, None, reason);
+            verdict.advise(Rule::Host08, PurgeNoticeLayout, None, None, reason);
         }
     }
 }
@@ -189,28 +207,49 @@ fn token(verdict: &mut Verdict, idx: u64, msg: u32, payload: &[u8]) -> Option<u3
 mod tests {
     use super::*;
 
-    /// The notice that keeps the request passes; one with another reason, another mask,
-    /// or none at all is HOST-08; an unasked notice is the host's own.
+    /// AH's bare 1,024-byte mask that keeps the request passes, one slot off is HOST-08 on
+    /// the pages; a notice in message 27's layout that keeps mask and reason passes, and
+    /// one with another reason or mask is HOST-08, advisory; one byte short of the mask
+    /// does not decode; none at all is HOST-08, advisory; an unasked notice is the host's
+    /// own.
     #[test]
     fn the_purge_notice_keeps_mask_and_reason() {
         let lease = EntitySlotMask::with_range(0..32);
         let notice = |reason: i8, mask: EntitySlotMask| Purge { reason, mask }.encode().unwrap();
         let asked = lowest(&lease, RELEASED_SLOTS);
+        let short = asked.0[..SLOT_MASK_LEN - 1].to_vec();
         let cases = [
+            (asked.0.clone(), vec![]),
+            (lowest(&lease, 7).0, vec![(Rule::Host08, false)]),
+            (lowest(&lease, 9).0, vec![(Rule::Host08, false)]),
+            (short, vec![(Rule::Body04, false)]),
             (notice(PURGE_REASON, asked.clone()), vec![]),
-            (notice(PURGE_REASON + 1, asked.clone()), vec![Rule::Host08]),
-            (notice(PURGE_REASON, lowest(&lease, 7)), vec![Rule::Host08]),
+            (
+                notice(PURGE_REASON + 1, asked.clone()),
+                vec![(Rule::Host08, true)],
+            ),
+            (
+                notice(PURGE_REASON, lowest(&lease, 7)),
+                vec![(Rule::Host08, true)],
+            ),
             (
                 notice(PURGE_REASON, EntitySlotMask::empty()),
-                vec![Rule::Host08],
+                vec![(Rule::Host08, true)],
             ),
         ];
         for (body, want) in cases {
             let (mut a, mut v) = (Authority::default(), Verdict::new());
             a.purge(Instant::default(), &lease);
             a.on_purge_notice(&mut v, 1, &body);
-            a.check_answered(&mut v, Instant::from_millis(ANSWER_GRACE_MS));
-            assert_eq!(v.rules(), want);
+            if !want.iter().any(|(r, _)| *r == Rule::Body04) {
+                a.check_answered(&mut v, Instant::from_millis(ANSWER_GRACE_MS));
+            }
+            let got: Vec<(Rule, bool)> = v
+                .violations()
+                .iter()
+                .map(|f| (f.rule, f.advisory()))
+                .collect();
+            assert_eq!(got, want, "{} bytes", body.len());
         }
         let (mut a, mut v) = (Authority::default(), Verdict::new());
         a.purge(Instant::default(), &lease);

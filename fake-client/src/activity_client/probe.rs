@@ -7,7 +7,6 @@ use super::refresh::state_refresh_body;
 use crate::links::{Links, Outgoing};
 use crate::probe::{LARGE_SLOT_REQUEST, Probe};
 use crate::rules::Rule;
-use crate::verdict::Verdict;
 use vex_wire::activity::ids;
 use vex_wire::time::Instant;
 
@@ -59,7 +58,7 @@ impl ActivityClient {
     /// The scripted probe's message goes out at `now`: a message 18 on discriminator 2 or
     /// with trailing bytes, owed its snapshot; a message 20 for every slot; or an odd
     /// message the host must drop.
-    pub(crate) fn send_probe(&mut self, verdict: &mut Verdict, now: Instant, links: &mut Links) {
+    pub(crate) fn send_probe(&mut self, now: Instant, links: &mut Links) {
         let Some((probe, _)) = self.probe.due.take() else {
             return;
         };
@@ -70,12 +69,12 @@ impl ActivityClient {
         let odd = |message, body| Outgoing { message, body };
         match probe {
             Probe::DiscriminatorTwo => {
-                let out = self.refresh.ask(verdict, now, public, revision, bubble);
+                let out = self.refresh.ask(now, public, revision, bubble);
                 self.refresh.sent_on_two();
                 links.send_activity_on_two(now, handle, out);
             }
             Probe::TrailingBytes => {
-                let mut out = self.refresh.ask(verdict, now, public, revision, bubble);
+                let mut out = self.refresh.ask(now, public, revision, bubble);
                 out.body.extend_from_slice(&TRAILING_BYTES);
                 links.send_activity(now, handle, out);
             }

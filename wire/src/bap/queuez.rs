@@ -20,6 +20,8 @@ pub const ACCOUNT_OBJECT: u32 = 0x32D7_B974;
 pub const CHARACTER_OBJECT: u32 = 0xE5E8_6992;
 /// Encoding 3: raw bytes, copied with no clamp to the slot size (QZ-06).
 pub const ENCODING_RAW: u32 = 3;
+/// Encoding 4: Oodle, expanding to exactly the slot's object size (QZ-07).
+pub const ENCODING_OODLE: u32 = 4;
 /// The families the store has (types 0 to 7) and the object slots each has.
 pub const FAMILIES: u32 = 8;
 /// Object slots per family.

@@ -1,9 +1,12 @@
-//! `vex rules`: the catalog of `rules.md`, what the emulated client enforces and which
-//! cases prove it; `--coverage` lists every rule with its status and its cases.
+//! `vex rules`: the catalog of `rules.md`, what the emulated client enforces, where each
+//! condition comes from, and which cases prove it; `--coverage` lists every rule with its
+//! status and its cases; `--choices` the layouts, numbers and deadlines Vex chose where
+//! the pages and the facts are silent, and the rules judged on them.
 
 use std::process::ExitCode;
 use vex_conformance::coverage::{self, Coverage};
-use vex_fake_client::Rule;
+use vex_fake_client::rules::{JUDGED_ON_CHOICES, choices_of};
+use vex_fake_client::{Choice, Rule};
 
 /// `vex rules`' arguments.
 #[derive(clap::Args)]
@@ -15,10 +18,18 @@ pub struct RulesArgs {
     /// With `--coverage`: print it as JSON.
     #[arg(long, requires = "coverage")]
     json: bool,
+    /// Every choice of Vex's a check rests on (a layout, number or deadline neither the
+    /// pages nor the facts give), and the rules whose findings on it are advisory.
+    #[arg(long, conflicts_with = "coverage")]
+    choices: bool,
 }
 
 /// Prints the rules.
 pub fn run(args: RulesArgs) -> ExitCode {
+    if args.choices {
+        choices();
+        return ExitCode::SUCCESS;
+    }
     let coverage = coverage::of(&vex_conformance::catalog());
     match (args.coverage, args.json) {
         (true, true) => out!("{:#}", coverage.json()),
@@ -26,6 +37,23 @@ pub fn run(args: RulesArgs) -> ExitCode {
         (false, _) => list(&coverage),
     }
     ExitCode::SUCCESS
+}
+
+/// Each choice with what was chosen and the rules judged on it.
+fn choices() {
+    out!(
+        "{} choices of Vex's: a finding on one is advisory, failing a run only with --strict or a `strict RULE` line",
+        Choice::ALL.len()
+    );
+    for c in Choice::ALL {
+        let rules: Vec<&str> = JUDGED_ON_CHOICES
+            .iter()
+            .filter(|(_, on)| on == c)
+            .map(|(r, _)| r.id())
+            .collect();
+        out!("{}  ({})", c.id(), rules.join(", "));
+        out!("    {}", c.what());
+    }
 }
 
 /// The enforced rules with their cases, then the others with their reasons, in aligned
@@ -55,6 +83,14 @@ fn list(coverage: &Coverage) {
             r.rule.source(),
             r.rule.summary()
         );
+        let choices: Vec<&str> = choices_of(r.rule).map(|c| c.id()).collect();
+        if !choices.is_empty() {
+            let on = choices.join(", ");
+            out!(
+                "{:<id_w$}  advisory where judged on: {on} (`vex rules --choices`)",
+                ""
+            );
+        }
         out!("{:<id_w$}  cases: {}", "", r.cases().join(", "));
     }
     let not: Vec<_> = coverage.rules.iter().filter(|r| !r.enforced()).collect();
