@@ -18,5 +18,5 @@ mod signon_step;
 
 pub use case::{Case, Expectation, HostUnderTest, Verdict, catalog};
 pub use runner::{
-    CaseResult, CheckOptions, Transport, run_case, run_in_process, run_in_process_against,
+    CaseResult, CheckOptions, Transport, run_case, run_in_process, run_in_process_against, run_like,
 };

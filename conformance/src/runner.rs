@@ -9,6 +9,7 @@ use vex_fake_client::Violation;
 use vex_harness::signon::SignOnTarget;
 use vex_harness::signon_record::SignedOn;
 use vex_harness::{RunReport, in_process, tcp};
+use vex_host::like::Like;
 use vex_host::mission::MissionReport;
 use vex_host::{HostConfig, HostCore, HostEvent, HostPlan};
 use vex_mission::RhaiMission;
@@ -20,6 +21,9 @@ use vex_wire::scenario::Scenario;
 pub enum Transport {
     /// Our host, in-process, with a virtual clock.
     InProcess,
+    /// Our host in-process, behaving as a documented host does (`vex check --like`):
+    /// the cases that run against any host run against it.
+    Like(Like),
     /// Any host, over TCP, in real time.
     Tcp(SocketAddrV4),
 }
@@ -241,12 +245,26 @@ fn after(signon: Option<SignedOn>, reports: Vec<RunReport>) -> Option<RunReport>
     Some(run)
 }
 
+/// Runs one case against our host in-process behaving `like` a documented host: a case
+/// that judges any host runs, the others are skipped.
+pub fn run_like(case: &Case, like: Like, options: CheckOptions) -> CaseResult {
+    if case.host == HostUnderTest::Any {
+        return run_in_process_against(case, like.plan(), options);
+    }
+    let why = format!(
+        "they need our host as it is, not one behaving like {}",
+        like.name()
+    );
+    skipped(case, &why, Instant::now())
+}
+
 /// Runs one case on `transport`.
 pub async fn run_case(case: &Case, transport: Transport, options: CheckOptions) -> CaseResult {
     let started = Instant::now();
     let keys = options.keys;
     let run = match (transport, case.host) {
         (Transport::InProcess, _) => return run_in_process(case, options),
+        (Transport::Like(like), _) => return run_like(case, like, options),
         (Transport::Tcp(target), HostUnderTest::Any) => {
             let run_for = Duration::from_millis(case.run_for_ms);
             let mut clients = case.clients_of(target, keys, &options.scenario());

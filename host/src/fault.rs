@@ -191,7 +191,7 @@ faults! {
     BurstWithoutWorldGlobals => Join02;
     /// SLOTS-02 (duty): every keepalive also sends message 0.
     SlotsOnTimer => Slots02;
-    /// LINK-03 (duty): the keepalive runs every 4 s.
+    /// LINK-03 (duty): the keepalive runs every 5 s, as Sunrise's does (facts 7 item 8).
     SlowKeepalive => Link03;
     /// JOIN-01: the burst sends message 0 before message 4.
     BurstOrder => Join01, also [Env06, Join02];

@@ -31,6 +31,8 @@ use vex_wire::bits::BitError;
 const TOO_MANY_ROWS: u8 = 40;
 /// The index bits of a session id; [`Fault::BareSessionId`] keeps only them.
 const SESSION_INDEX_MASK: u64 = 0xFFFF;
+/// Sunrise's activity keepalive interval (facts 7 item 8, 9), past SR's 2 s (LINK-03).
+const SLOW_KEEPALIVE_MS: u64 = 5_000;
 /// The client's own tick period, 1000 / 30 ms, written to six figures.
 const ROUNDED_TICK_MS: f32 = 33.3333;
 /// A link's first message 5s, during which Sunrise moves the state byte (facts 4.7).
@@ -231,21 +233,7 @@ impl Policy for HostPlan {
         {
             r.mask[0] &= !1; // the first top-level key, with the type-13 and type-17 slots
         }
-        // the first key's byte moves on every send (SEED-06's counter), or on each of the
-        // first three only, as Sunrise's warm-up does (facts 4.7)
-        let moves = if self.has(Fault::StateByteCounter) {
-            Some(send.sent)
-        } else if self.varies(Variation::StateByteWarmUp) {
-            Some(send.sent.min(STATE_BYTE_WARM_UP - 1))
-        } else {
-            None
-        };
-        if let Some(moves) = moves
-            && let Some(r) = roster.roster.as_mut()
-            && let Some(s) = r.states.first_mut()
-        {
-            *s = s.wrapping_add((moves % 128) as i8);
-        }
+        self.move_state_byte(&mut roster, send.sent);
         if self.has(Fault::RosterWithoutBodies) && send.snapshot {
             for o in roster.groups.iter_mut().flat_map(|g| &mut g.objects) {
                 o.auth = o.auth.take().map(|_| AuthPart {
@@ -264,7 +252,7 @@ impl Policy for HostPlan {
         if self.has(Fault::SilentAfterJoin) {
             None
         } else if self.has(Fault::SlowKeepalive) {
-            Some(2 * KEEPALIVE_INTERVAL_MS)
+            Some(SLOW_KEEPALIVE_MS)
         } else {
             Some(KEEPALIVE_INTERVAL_MS)
         }
@@ -349,15 +337,17 @@ impl Policy for HostPlan {
 
     fn leave_delta(
         &self,
-        delta: SensorAuthUpdate,
+        mut delta: SensorAuthUpdate,
         inputs: RosterInputs<'_>,
+        sent: u32,
     ) -> Result<SensorAuthUpdate, BitError> {
-        if !self.has(Fault::LeaveKeepsPresence) {
-            return Ok(delta);
+        if self.has(Fault::LeaveKeepsPresence) {
+            delta = roster::sensor_auth(&inputs)?;
+            delta.groups.clear(); // every key still present
         }
-        let mut whole = roster::sensor_auth(&inputs)?;
-        whole.groups.clear(); // every key still present
-        Ok(whole)
+        // the leave delta keeps the byte of the roster before it (LEAVE-01)
+        self.move_state_byte(&mut delta, sent.saturating_sub(1));
+        Ok(delta)
     }
 
     fn answer_start_activity(&self) -> bool {
@@ -415,6 +405,28 @@ impl Policy for HostPlan {
             Dropped::NotClientSent(_) => self.has(Fault::CloseOnHostMessage),
             Dropped::Body { .. } => self.has(Fault::CloseOnShortBody),
             _ => false,
+        }
+    }
+}
+
+impl HostPlan {
+    /// Moves the first key's state byte of `roster`, the link's message 5 after `sent`
+    /// others: on every send (SEED-06's counter), or on each of the first three only, as
+    /// Sunrise's warm-up does (facts 4.7), reaching the host's own byte, which the later
+    /// rosters keep.
+    fn move_state_byte(&self, roster: &mut SensorAuthUpdate, sent: u32) {
+        let moves = if self.has(Fault::StateByteCounter) {
+            i64::from(sent)
+        } else if self.varies(Variation::StateByteWarmUp) {
+            let warm = i64::from(STATE_BYTE_WARM_UP - 1);
+            i64::from(sent).min(warm) - warm
+        } else {
+            return;
+        };
+        if let Some(r) = roster.roster.as_mut()
+            && let Some(s) = r.states.first_mut()
+        {
+            *s = s.wrapping_add((moves % 128) as i8);
         }
     }
 }

@@ -73,7 +73,12 @@ impl HostCore {
     ) -> Result<(Vec<u8>, Vec<Injected>), BitError> {
         let inputs = self.roster_inputs(link, session, join, epoch);
         let delta = roster::leave_delta(inputs.scenario, inputs.region, epoch);
-        let body = self.policy().leave_delta(delta, inputs)?.encode()?;
+        let sent = self
+            .links
+            .get(&link)
+            .and_then(|l| l.binding.as_ref())
+            .map_or(0, |b| b.rosters_sent);
+        let body = self.policy().leave_delta(delta, inputs, sent)?.encode()?;
         Ok((
             body,
             self.outbound().after(Moment::LeaveAnswered { inputs }),

@@ -22,6 +22,7 @@ mod incident;
 mod incident_faults;
 mod keepalive;
 mod leave;
+pub mod like;
 pub mod limits;
 mod link;
 pub mod lobby;

@@ -15,6 +15,11 @@ pub struct HostPlan {
 }
 
 impl HostPlan {
+    /// A plan with these faults and variations.
+    pub fn new(faults: Vec<Fault>, variations: Vec<Variation>) -> Self {
+        Self { faults, variations }
+    }
+
     /// A plan with one fault.
     pub fn single(fault: Fault) -> Self {
         Self {

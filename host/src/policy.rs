@@ -182,12 +182,13 @@ pub trait Policy {
         true
     }
 
-    /// The message 5 answering message 15 from the member's roster `inputs`: the leave
-    /// `delta` (LEAVE-01).
+    /// The message 5 answering message 15 from the member's roster `inputs`, after `sent`
+    /// message 5s on the link: the leave `delta` (LEAVE-01).
     fn leave_delta(
         &self,
         delta: SensorAuthUpdate,
         _inputs: RosterInputs<'_>,
+        _sent: u32,
     ) -> Result<SensorAuthUpdate, BitError> {
         Ok(delta)
     }

@@ -16,8 +16,17 @@ use vex_conformance::expect::{self, Expected};
 use vex_conformance::html;
 use vex_conformance::{
     Case, CaseResult, CheckOptions, HostUnderTest, Transport, Verdict, catalog, report, run_case,
-    run_in_process,
+    run_in_process, run_like,
 };
+use vex_host::like::Like;
+
+/// The documented host named `name` (`--like`).
+pub fn parse_like(name: &str) -> Result<Like, String> {
+    Like::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = Like::ALL.iter().map(|l| l.name()).collect();
+        format!("no documented host {name:?}; there is {}", names.join(", "))
+    })
+}
 
 /// TCP cases run at once unless `--jobs` says otherwise.
 const TCP_JOBS: usize = 4;
@@ -28,6 +37,11 @@ pub struct CheckArgs {
     /// A host to check over TCP; without it, the built-in host runs in-process.
     #[arg(long)]
     target: Option<SocketAddrV4>,
+    /// Run the cases that judge any host against our host behaving as a documented host
+    /// does where it departs from the pages (`sunrise`: each departure as the facts sheet
+    /// records it); the other cases are skipped. The report is what Vex says of that host.
+    #[arg(long, value_name = "HOST", value_parser = parse_like, conflicts_with = "target")]
+    like: Option<Like>,
     /// Start the host under test with this shell command, wait until it listens at
     /// `--target`, and stop it after the run.
     #[arg(long, value_name = "CMD", requires = "target")]
@@ -130,7 +144,11 @@ pub async fn run(args: CheckArgs) -> ExitCode {
         scenario,
         signon,
     };
-    let transport = args.target.map_or(Transport::InProcess, Transport::Tcp);
+    let transport = match (args.target, args.like) {
+        (Some(target), _) => Transport::Tcp(target),
+        (None, Some(like)) => Transport::Like(like),
+        (None, None) => Transport::InProcess,
+    };
     let mut spawned = match (&args.spawn, args.target) {
         (Some(cmd), Some(target)) => match Spawned::start(cmd, target).await {
             Ok(host) => Some(host),
@@ -186,7 +204,9 @@ fn read_expected(path: &Path) -> Result<Expected, ExitCode> {
 fn default_jobs(transport: Transport) -> usize {
     match transport {
         Transport::Tcp(_) => TCP_JOBS,
-        Transport::InProcess => std::thread::available_parallelism().map_or(1, usize::from),
+        Transport::InProcess | Transport::Like(_) => {
+            std::thread::available_parallelism().map_or(1, usize::from)
+        }
     }
 }
 
@@ -233,6 +253,9 @@ async fn run_all(
             let result = match transport {
                 Transport::InProcess => {
                     tokio::task::spawn_blocking(move || run_in_process(&case, options)).await
+                }
+                Transport::Like(like) => {
+                    tokio::task::spawn_blocking(move || run_like(&case, like, options)).await
                 }
                 Transport::Tcp(_) => Ok(run_case(&case, transport, options).await),
             };

@@ -25,8 +25,12 @@ pub struct HostArgs {
     scenario: Option<PathBuf>,
     /// Break one rule on purpose, as the `catch.RULE.NAME` case of that fault does
     /// in-process, so a case can be proven over real TCP (`--list-faults` shows the names).
-    #[arg(long, value_parser = parse_fault)]
+    #[arg(long, value_parser = parse_fault, conflicts_with = "like")]
     fault: Option<Fault>,
+    /// Behave as a documented host does where it departs from the pages (`sunrise`: each
+    /// departure as the facts sheet records it; `vex check --like` shows what Vex says).
+    #[arg(long, value_name = "HOST", value_parser = crate::check::parse_like)]
+    like: Option<vex_host::like::Like>,
     /// List the faults `--fault` takes, each with the rule it breaks, and exit.
     #[arg(long)]
     list_faults: bool,
@@ -75,6 +79,13 @@ pub async fn run(args: HostArgs) -> ExitCode {
     if let Some(fault) = args.fault {
         tracing::warn!(?fault, rule = %fault.rule(), "serving with a fault on purpose");
         config.plan = HostPlan::single(fault);
+    }
+    if let Some(like) = args.like {
+        tracing::warn!(
+            like = like.name(),
+            "serving as a documented host does, departures and all"
+        );
+        config.plan = like.plan();
     }
     let mission = match &args.mission {
         Some(file) => match Mission::start(file, args.command).await {
