@@ -14,6 +14,9 @@ use vex_host::outbound::Outbound;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::global_state::GlobalActivityState;
 use vex_wire::activity::ids;
+use vex_wire::activity::incident::Incident;
+use vex_wire::activity::join::JoinResult;
+use vex_wire::activity::small::AdvanceEpoch;
 use vex_wire::activity::small::WorldGlobals;
 use vex_wire::bap::header::InnerHeader;
 use vex_wire::bap::matchmaking::{self, Reply as MmReply};
@@ -229,6 +232,60 @@ fn shows(v: Variation, run: &RunReport) -> Result<(), String> {
                 seen && encodings == want,
                 &format!("encodings {encodings:?}"),
             )
+        }
+        Variation::EpochWraps => {
+            let (_, join) = pushes(run, ids::JOIN_RESULT)[0];
+            let initial = JoinResult::decode(join).unwrap().initial_epoch;
+            let epochs: Vec<u8> = pushes(run, ids::ADVANCE_REPLICATION_EPOCH)
+                .into_iter()
+                .map(|(_, p)| AdvanceEpoch::decode(p).unwrap().epoch)
+                .collect();
+            check(
+                initial == 255 && epochs.first() == Some(&0),
+                &format!("{initial} then {epochs:?}"),
+            )
+        }
+        Variation::KeepaliveIntervalOne | Variation::SunriseJoinTimings => {
+            let (_, join) = pushes(run, ids::JOIN_RESULT)[0];
+            let j = JoinResult::decode(join).unwrap();
+            let want = match v {
+                Variation::KeepaliveIntervalOne => (1, j.peer_heard_window_ms),
+                _ => (5_000, 0),
+            };
+            let got = (j.keepalive_interval_ms, j.peer_heard_window_ms);
+            check(got == want, &format!("{got:?}"))
+        }
+        Variation::SwitchListFull => {
+            let counts: Vec<usize> = blocks(run, 17)
+                .iter()
+                .filter_map(|(_, o)| o["body"]["fields"]["switches"].as_array().map(Vec::len))
+                .collect();
+            check(counts.contains(&50), &format!("switch counts {counts:?}"))
+        }
+        Variation::ChannelRowsFull => {
+            let counts: Vec<usize> = blocks(run, 24)
+                .iter()
+                .filter_map(|(_, o)| o["body"]["fields"]["rows"].as_array().map(Vec::len))
+                .collect();
+            check(counts.contains(&4), &format!("row counts {counts:?}"))
+        }
+        Variation::IncidentAtLimits => {
+            let full = pushes(run, ids::INCIDENT).into_iter().any(|(_, p)| {
+                Incident::decode(p).is_ok_and(|i| {
+                    i.definition == 7_762 && i.targets.len() == 25 && i.payload.len() == 500
+                })
+            });
+            check(full, "no incident at every limit")
+        }
+        Variation::SignOnFull => {
+            let answers = signon_answers(run);
+            let last = answers.last().unwrap();
+            let full = last.features.len() == 8
+                && last
+                    .success
+                    .as_ref()
+                    .is_some_and(|s| s.key_exchange.is_some() && s.isp.is_some());
+            check(full, "no full success")
         }
         Variation::BlockLaunchFalse => {
             let answers = signon_answers(run);

@@ -31,6 +31,8 @@ use vex_wire::bits::BitError;
 const TOO_MANY_ROWS: u8 = 40;
 /// The index bits of a session id; [`Fault::BareSessionId`] keeps only them.
 const SESSION_INDEX_MASK: u64 = 0xFFFF;
+/// The client keepalive interval Sunrise's message 4 gives (facts 9).
+const SUNRISE_CLIENT_KEEPALIVE_MS: u16 = 5_000;
 /// Sunrise's activity keepalive interval (facts 7 item 8, 9), past SR's 2 s (LINK-03).
 const SLOW_KEEPALIVE_MS: u64 = 5_000;
 /// The client's own tick period, 1000 / 30 ms, written to six figures.
@@ -55,6 +57,16 @@ impl Policy for HostPlan {
         }
         if self.has(Fault::ZeroKeepaliveInterval) {
             accepted.keepalive_interval_ms = 0;
+        }
+        if self.varies(Variation::EpochWraps) {
+            accepted.initial_epoch = u8::MAX;
+        }
+        if self.varies(Variation::KeepaliveIntervalOne) {
+            accepted.keepalive_interval_ms = 1;
+        }
+        if self.varies(Variation::SunriseJoinTimings) {
+            accepted.keepalive_interval_ms = SUNRISE_CLIENT_KEEPALIVE_MS;
+            accepted.peer_heard_window_ms = 0;
         }
         accepted
     }

@@ -72,7 +72,25 @@ pub fn answer(plan: &HostPlan, attempt: usize, r: &mut SignOnResponse) {
     if plan.varies(Variation::BlockLaunchFalse) {
         success(r, &|s| s.block_launch = Some(false));
     }
+    if plan.varies(Variation::SignOnFull) && r.success.is_some() {
+        success(r, &|s| {
+            s.floats = vec![0; 3];
+            s.relative_expiry = Some(3_600);
+            s.key_exchange = Some(KeyExchange {
+                flag: Some(1),
+                block: None,
+                public: Some(vec![0x42; KeyExchange::PUBLIC_LEN]),
+            });
+            s.city = Some("Vex".into());
+            s.country = Some("XX".into());
+            s.isp = Some("loopback".into());
+        });
+        r.features = (1..=FEATURES).map(|i| format!("feature_{i}")).collect();
+    }
 }
+
+/// The feature names SignOn carries at most (NS "SignOn": up to eight).
+const FEATURES: usize = 8;
 
 /// `r` turned into the bare arm `outcome`: no success, no sub-message yet.
 fn arm(r: &mut SignOnResponse, outcome: Outcome) {

@@ -90,6 +90,12 @@ const SUNRISE: &[Departure] = &[
         how: How::Variation(Variation::StateByteWarmUp),
     },
     Departure {
+        what: "message 4 gives a 5,000 ms client keepalive interval and a peer-heard window of 0",
+        facts: "facts 9, \"join_result keepalive / peer-heard window\": 5,000 / 0",
+        breaks: &[],
+        how: How::Variation(Variation::SunriseJoinTimings),
+    },
+    Departure {
         what: "type-17 current_bubble stays the arrival bubble",
         facts: "facts 4.8, type 17 at offset 72: current_bubble 0x80000000 (0)",
         breaks: &[],

@@ -23,7 +23,7 @@ use vex_wire::activity::ids::{
     REPLICATE_MEMBERSHIP, RESET_AUTHORITY_ACK, SENSOR_AUTH_UPDATE, SENSOR_SENSE_UPDATE,
     START_NEW_ACTIVITY, STATE_REFRESH, WORLD_GLOBALS_STATE,
 };
-use vex_wire::activity::join::{INITIAL_REPLICATION_EPOCH, JoinRequest, JoinResult};
+use vex_wire::activity::join::{JoinRequest, JoinResult};
 use vex_wire::activity::join_template::JoinResultTemplate;
 use vex_wire::activity::sensor_auth::{BODY_BUDGET, BubbleAuthority};
 use vex_wire::activity::small::{BubbleHostState, PatchEpoch};
@@ -172,6 +172,11 @@ impl HostCore {
         }
         self.inject(link, Moment::JoinBurst);
         let interval = self.policy().keepalive_interval();
+        // the epoch message 4 told the client, which message 44 goes on from (EPOCH-01)
+        let epoch = self
+            .policy()
+            .join_result(JoinResult::accept(&join, handle))
+            .initial_epoch;
         if let Some(l) = self.links.get_mut(&link)
             && let Some(binding) = l.binding.as_mut()
         {
@@ -180,7 +185,7 @@ impl HostCore {
             binding.epoch_waiting = false;
             // a public joiner is sent the activity's table right below, after its private one
             binding.membership_revision = membership.then_some(current);
-            binding.replication_epoch = INITIAL_REPLICATION_EPOCH;
+            binding.replication_epoch = epoch;
             binding.membership_acknowledged = None;
             binding.rosters_sent = 0;
             l.next_keepalive = interval.map(|ms| now + ms);

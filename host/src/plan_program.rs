@@ -9,7 +9,8 @@ use crate::plan::HostPlan;
 use crate::variation::Variation;
 use crate::world::WorldRequest;
 use vex_wire::activity::auth::AuthBody;
-use vex_wire::activity::auth::lifetime::LifetimeAuth;
+use vex_wire::activity::auth::lifetime::{LifetimeAuth, Switch};
+use vex_wire::activity::incident::Incident;
 use vex_wire::activity::slot::{
     ClientRef, TYPE_CHANNEL, TYPE_GHOST_LINK, TYPE_LIFETIME, TYPE_OBJECTIVE,
 };
@@ -99,6 +100,7 @@ pub(crate) fn commits(plan: &HostPlan) -> Vec<TimedCommit> {
             requests: vec![field(TYPE_CHANNEL, 3, "rows[0].revision", Value::Int(2))],
         });
     }
+    commits.extend(at_limits(plan));
     if plan.varies(Variation::LoadingStateFirst)
         && let Some(body) = lifetime(LOADING_STATE)
     {
@@ -124,3 +126,83 @@ pub(crate) fn commits(plan: &HostPlan) -> Vec<TimedCommit> {
     }
     commits
 }
+
+/// After the built-in timeline publishes the channel (2.5 s).
+const AT_LIMITS_MS: u64 = 2_700;
+/// The incident table's last row (AH "incident, message 19": 7763 rows; INCIDENT-01).
+const LAST_ROW: u16 = 7_762;
+/// An incident's extra targets at most (INCIDENT-03).
+const MAX_TARGETS: usize = 25;
+/// An incident's payload bytes at most (INCIDENT-05).
+const MAX_PAYLOAD: usize = 500;
+/// A type-17 switch list's capacity (T17-03).
+const MAX_SWITCHES: usize = 50;
+/// A channel body's rows at most (T24-01).
+const MAX_ROWS: usize = 4;
+
+/// The commits of the variations that fill a list to its capacity: 50 switches, four
+/// channel rows, an incident at every limit.
+fn at_limits(plan: &HostPlan) -> Vec<TimedCommit> {
+    let mut requests = Vec::new();
+    if plan.varies(Variation::SwitchListFull)
+        && let Some(body) = lifetime_with_switches(MAX_SWITCHES)
+    {
+        let slot = lifetime_slot();
+        requests.push(WorldRequest::SetAuth { slot, body });
+    }
+    if plan.varies(Variation::ChannelRowsFull) {
+        let row = |i: i128| {
+            Value::Record(vec![
+                Value::Int(i),
+                Value::Raw {
+                    bits: u128::from(10.0f32.to_bits()),
+                    width: 32,
+                },
+                Value::Raw {
+                    bits: u128::from(1.0f32.to_bits()),
+                    width: 32,
+                },
+            ])
+        };
+        let rows = (1..=MAX_ROWS as i128).map(row).collect();
+        requests.push(WorldRequest::SetAuth {
+            slot: ClientRef {
+                key: OBJECT,
+                slot_type: TYPE_CHANNEL,
+                index: 3,
+            },
+            body: Value::Record(vec![Value::Array(rows)]),
+        });
+    }
+    if plan.varies(Variation::IncidentAtLimits) {
+        requests.push(WorldRequest::FireIncident(Incident {
+            definition: LAST_ROW,
+            targets: (0..MAX_TARGETS as u16).collect(),
+            payload: vec![0x5A; MAX_PAYLOAD],
+        }));
+    }
+    if requests.is_empty() {
+        return Vec::new();
+    }
+    vec![TimedCommit {
+        after_ms: AT_LIMITS_MS,
+        requests,
+    }]
+}
+
+/// The live default type-17 body with `n` gameplay switches.
+fn lifetime_with_switches(n: usize) -> Option<Value> {
+    let mut a = LifetimeAuth::sunrise_default(LIVE_STATE as i8);
+    a.join_flag_inverted = true;
+    a.switches = (0..n as u32)
+        .map(|key| Switch {
+            key: SWITCH_KEYS + key,
+            value: Some(0),
+        })
+        .collect();
+    let bits = AuthBody::Lifetime(a).to_bits().ok()?;
+    decode(&LIFETIME, &mut bits.reader()).ok()
+}
+
+/// The first key of the switches [`lifetime_with_switches`] sets.
+const SWITCH_KEYS: u32 = 0x5157_0000;

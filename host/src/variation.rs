@@ -93,6 +93,32 @@ variations! {
     PurgeNoticeBareMask => [Host08],
         "AH \"The main messages\": 25, purge_abandoned_entity_slots, carries a \"1,024-byte per-bubble authority mask\"; SR: the notice \"keeps the client's mask\"",
         script PurgeAndAbdicate;
+    /// Message 4's initial replication epoch is 255, so the first message 44 (a second
+    /// member joins) wraps to 0.
+    EpochWraps => [Epoch01],
+        "AH \"Hazards for a host\": \"Message 44's epoch must be the previous epoch plus one\", an 8-bit epoch (AH \"The main messages\"): after 255 comes 0",
+        members 2;
+    /// Message 4's keepalive interval is 1 ms, the least that is not 0.
+    KeepaliveIntervalOne => [Join07],
+        "AH \"join_result, message 4\": \"At 0 the client sends one on every tick\"; any other interval is the host's to choose";
+    /// Message 4's keepalive interval is 5,000 ms and its peer-heard window 0, as Sunrise
+    /// sends them.
+    SunriseJoinTimings => [Join07],
+        "facts 9, \"join_result keepalive / peer-heard window\": 5,000 / 0; AH: \"Any value above 1,000 ms silences them\", and \"With that window at 0 the mask is always 0\"";
+    /// The type-17 body carries 50 gameplay switches, the list's capacity.
+    SwitchListFull => [T1703, Body05],
+        "AH \"Values that crash the client\": an array count lane is safe \"at most the array's size\"; AH \"Type 17\": \"a list of up to 50 gameplay switches\"";
+    /// The channel body carries four rows, its capacity.
+    ChannelRowsFull => [T2401, Body05],
+        "AH \"Type 24, channel_sensor\": \"A 3-bit count and up to four rows\"";
+    /// An incident names the table's last row, 7,762, with 25 extra targets and a
+    /// 500-byte payload.
+    IncidentAtLimits => [Incident01, Incident02, Incident03, Incident05],
+        "AH \"incident, message 19\": a table of 7763 rows; \"at most 25\" extra targets; \"at most 500\" payload bytes";
+    /// SignOn's success carries every optional field (9, 11, 12 with a 128-byte f4, 14 to
+    /// 16) and eight feature names, the list's capacity.
+    SignOnFull => [Signon01, Signon03, Pb01],
+        "NS \"The success fields\": fields 9, 11, 12 and 14 to 16 beside the required 1 to 7, \"Field 12's f4 must be exactly 128 bytes\"; NS \"SignOn\": \"up to eight feature names\"";
     /// SignOn answers queued (5, 40 s, 1 s), then queued with every number 0, then success.
     QueuedZeros => [Signon06, Signon07],
         "NS \"The other outcomes\": \"A zero in any of them keeps the previous value\"";
