@@ -287,6 +287,15 @@ fn shows(v: Variation, run: &RunReport) -> Result<(), String> {
                     .is_some_and(|s| s.key_exchange.is_some() && s.isp.is_some());
             check(full, "no full success")
         }
+        Variation::SubscriptionLostPushed => {
+            // a sealed frame: outer header, GCM tag, inner header, then the 14 bytes
+            let lost = run.transcript.lines.iter().any(|l| {
+                l.direction == Direction::ToClient
+                    && l.service == queuez::SUBSCRIPTION_LOST
+                    && l.bytes.len() == 6 + 16 + 6 + queuez::SUBSCRIPTION_LOST_LEN
+            });
+            check(lost, "no 14-byte push on service 124")
+        }
         Variation::BlockLaunchFalse => {
             let answers = signon_answers(run);
             let flag = answers

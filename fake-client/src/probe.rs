@@ -33,7 +33,8 @@ pub enum Probe {
     /// A message 23 cut to 3 of its 46 bytes: dropped, the link goes on (HOST-01).
     ShortBody,
     /// The scripted message 18 carries 4 bytes past its 8: a bit-packed body ends in
-    /// padding, and the request still gets its snapshot (HOST-03).
+    /// padding, a host decoder takes it as the client's does, and the request still gets
+    /// its snapshot (BODY-07).
     TrailingBytes,
     /// The scripted message 20 asks for [`LARGE_SLOT_REQUEST`] slots, beyond any lease:
     /// the host grants the free ones (HOST-04).
@@ -60,7 +61,7 @@ impl Probe {
             Probe::DiscriminatorTwo => Rule::Host10,
             Probe::ForeignSession => Rule::Host06,
             Probe::UnknownMessage | Probe::HostMessage | Probe::ShortBody => Rule::Host01,
-            Probe::TrailingBytes => Rule::Host03,
+            Probe::TrailingBytes => Rule::Body07,
             Probe::LargeSlotRequest => Rule::Host04,
         }
     }

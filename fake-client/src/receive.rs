@@ -175,10 +175,27 @@ impl ClientCore {
                 self.unhandled_push(idx, service, body)
             }
             HeaderShape::Request if service == queuez::UPDATE => self.on_queuez(idx, body),
+            HeaderShape::Request if service == queuez::SUBSCRIPTION_LOST => {
+                self.on_subscription_lost(idx, body)
+            }
             HeaderShape::Request => {
                 tracing::info!(service, "a lobby push the emulated client does not model")
             }
             HeaderShape::Response => self.handle_response(now, link, idx, header, body),
+        }
+    }
+
+    /// A push on service 124, that a subscription was lost: exactly 14 bytes, as the
+    /// fixed-length services take (NS "The service registry"; BAP-08). What it names is
+    /// not modelled: the emulated client's one subscription stands.
+    fn on_subscription_lost(&mut self, idx: u64, body: &[u8]) {
+        if body.len() != queuez::SUBSCRIPTION_LOST_LEN {
+            let reason = format!(
+                "a {}-byte service-124 push: the service is {} bytes, and its codec rejects any other size",
+                body.len(),
+                queuez::SUBSCRIPTION_LOST_LEN
+            );
+            self.verdict.violate(Rule::Bap08, Some(idx), None, reason);
         }
     }
 

@@ -105,13 +105,16 @@ impl ClientCore {
         }
     }
 
-    /// Service 26: arms the channel, then continues the route on that link.
+    /// Service 26: the 84-byte secure hello reply (BAP-17: the length field 80, the IV,
+    /// the CBC-sealed nonce, key and padding, the HMAC over bytes 0 to 51, under SignOn's
+    /// keys) arms the channel, then the route goes on on that link. One its decoder refuses
+    /// is no answer, and the route stalls.
     fn on_hello(&mut self, now: Instant, link: LinkKind, idx: u64, body: &[u8]) {
         let secrets = match open_hello(&self.config.signon, body) {
             Ok(s) => s,
             Err(e) => {
                 let reason = format!("service 26 body its decoder refuses: {e}");
-                return self.verdict.violate(Rule::Bap06, Some(idx), None, reason);
+                return self.verdict.violate(Rule::Bap17, Some(idx), None, reason);
             }
         };
         if let Some(l) = self.links.get_mut(link) {

@@ -149,8 +149,13 @@ faults! {
     LookupAnsweredLate => Bap16, also [Bap06];
     /// BAP-06: service 250 gets two responses.
     DuplicateEcho => Bap06;
-    /// BAP-06: the service-26 envelope's HMAC has a flipped bit, so its decoder refuses it.
-    HelloBadMac => Bap06, also [Join09];
+    /// BAP-17: the service-26 envelope's HMAC has a flipped bit, so its decoder refuses it
+    /// and the route stalls.
+    HelloBadMac => Bap17, also [Join09];
+    /// BAP-17: the service-26 envelope is 83 bytes.
+    HelloShort => Bap17, also [Join09];
+    /// BAP-17: the service-26 envelope's length field says 81, not 80.
+    HelloLengthField => Bap17, also [Join09];
     /// BAP-12: service 17 gives address 0.0.0.0.
     ZeroLookupAddress => Bap12, also [Join09];
     /// BAP-12: service 17 gives port 0.
@@ -406,6 +411,8 @@ faults! {
     /// SEED-06: the first key's state byte moves on every roster, a per-send counter; a
     /// commit at 4.5 s gives the link a second roster past the warm-up.
     StateByteCounter => Seed06, script Refresh;
+    /// AUTH-17 (duty): every message 5 sets the singleton gate bit after its groups.
+    SingletonGateSet => Auth17;
     /// AUTH-18: the bubble-authority block carries its header.
     BubbleHeaderSet => Auth18;
     /// AUTH-19: bubble 64's element carries a host token.
@@ -444,6 +451,9 @@ faults! {
     PushOnService161 => Bap10, on Service161Codec;
     /// BODY-04: after the burst, a 10-byte push on service 6, which does not decode.
     UndecodablePushOnService6 => Body04;
+    /// BAP-08: after the burst, a push on service 124 (a subscription lost) of 13 bytes,
+    /// one short of its 14.
+    SubscriptionLostShort => Bap08;
     /// BODY-04: after the burst, a service-9 body of 16 bytes, one short of its envelope.
     ShortPushEnvelope => Body04;
     /// BODY-04: message 12 of the burst is one byte, so M is never set.
@@ -480,8 +490,8 @@ faults! {
     CloseOnHostMessage => Host01, also [Link01], script ProbeHostMessage, runs 6_000;
     /// HOST-01 (probe): a client message whose body does not decode closes the link.
     CloseOnShortBody => Host01, also [Link01], script ProbeShortBody, runs 6_000;
-    /// HOST-03 (probe): a message 18 with bytes past its body is dropped.
-    TrailingBytesRefused => Host03, script ProbeTrailingBytes, runs 6_000;
+    /// BODY-07 (probe): a message 18 with bytes past its body is dropped.
+    TrailingBytesRefused => Body07, script ProbeTrailingBytes, runs 6_000;
     /// HOST-04 (probe): a message 20 asking for more slots than a join grant is ignored.
     LargeSlotRequestIgnored => Host04, script ProbeLargeSlotRequest, runs 6_000;
     /// BAP-11 (lobby calls): service 23 gets an empty service 24.

@@ -25,7 +25,7 @@ use vex_wire::activity::selection::SERVICE6_LEN;
 use vex_wire::activity::sensor_auth::BODY_BUDGET;
 use vex_wire::activity::small::{ENTITY_SLOTS, EntitySlotMask, SLOT_MASK_LEN};
 use vex_wire::bap::header::{FrameType, InnerHeader, MAGIC, OUTER_HEADER_LEN, outer_frame};
-use vex_wire::bap::queuez::Update;
+use vex_wire::bap::queuez::{SUBSCRIPTION_LOST, SUBSCRIPTION_LOST_LEN, Update};
 use vex_wire::bap::secure::TAG_LEN;
 use vex_wire::bap::services::{
     ACTIVITY_PUSH, CHANNEL_START_RESPONSE, ECHO_RESPONSE, HELLO_RESPONSE, HOST_LOOKUP,
@@ -148,6 +148,14 @@ impl Outbound for HostPlan {
             HELLO_RESPONSE if self.has(Fault::HelloBadMac) => {
                 if let Some(last) = body.last_mut() {
                     *last ^= 1;
+                }
+            }
+            HELLO_RESPONSE if self.has(Fault::HelloShort) => {
+                body.pop();
+            }
+            HELLO_RESPONSE if self.has(Fault::HelloLengthField) => {
+                if let Some(b) = body.get_mut(3) {
+                    *b ^= 1; // the u32 80 in front
                 }
             }
             ECHO_RESPONSE if self.has(Fault::DuplicateEcho) => return Delivery::Copies(2),
@@ -373,14 +381,23 @@ impl HostPlan {
                 UNDECODABLE_SERVICE6,
             ),
             (Fault::ShortPushEnvelope, ACTIVITY_PUSH, PUSH_HEADER_LEN - 1),
+            (
+                Fault::SubscriptionLostShort,
+                SUBSCRIPTION_LOST,
+                SUBSCRIPTION_LOST_LEN - 1,
+            ),
         ];
-        for (fault, service, len) in pushes {
-            if self.has(fault) {
-                let mut inner = Vec::new();
-                InnerHeader::request(service, 0).write(&mut inner);
-                inner.resize(inner.len() + len, 0);
-                added.push(Injected::Inner { service, inner });
-            }
+        let whole = self.varies(Variation::SubscriptionLostPushed);
+        let lost = whole.then_some((SUBSCRIPTION_LOST, SUBSCRIPTION_LOST_LEN));
+        let faulty = pushes
+            .into_iter()
+            .filter(|(f, ..)| self.has(*f))
+            .map(|(_, service, len)| (service, len));
+        for (service, len) in faulty.chain(lost) {
+            let mut inner = Vec::new();
+            InnerHeader::request(service, 0).write(&mut inner);
+            inner.resize(inner.len() + len, 0);
+            added.push(Injected::Inner { service, inner });
         }
         added
     }

@@ -249,7 +249,7 @@ fn edit_one_lifetime(plan: &HostPlan, body: &mut Bits) {
 }
 
 /// The faults [`sensor_auth`] writes into a message-5 body.
-const BODY_FAULTS: [Fault; 7] = [
+const BODY_FAULTS: [Fault; 8] = [
     Fault::WrongRemainder,
     Fault::WrongRemainderLast,
     Fault::LifetimeStateEleven,
@@ -257,6 +257,7 @@ const BODY_FAULTS: [Fault; 7] = [
     Fault::LifetimeBubbleZeroBits,
     Fault::SwitchListOverflow,
     Fault::DefinitionRefsOverflow,
+    Fault::SingletonGateSet,
 ];
 
 /// Applies the message-5 faults and variations of `plan` to an encoded body; a plan with
@@ -295,6 +296,9 @@ fn apply_body_faults(plan: &HostPlan, body: &mut [u8]) {
     }
     for lifetime in objects.filter(|o| o.slot.slot_type == TYPE_LIFETIME) {
         patch_lifetime(plan, body, lifetime);
+    }
+    if plan.has(Fault::SingletonGateSet) {
+        patch(body, m.gate_at, 1, 1); // AUTH-17
     }
 }
 

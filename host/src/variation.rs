@@ -119,6 +119,9 @@ variations! {
     /// 16) and eight feature names, the list's capacity.
     SignOnFull => [Signon01, Signon03, Pb01],
         "NS \"The success fields\": fields 9, 11, 12 and 14 to 16 beside the required 1 to 7, \"Field 12's f4 must be exactly 128 bytes\"; NS \"SignOn\": \"up to eight feature names\"";
+    /// After the burst, a push on service 124 (a subscription lost) of its 14 bytes.
+    SubscriptionLostPushed => [Bap08, Bap09],
+        "NS \"The service registry\": 124, qz->c sub lost, S->C, 14 bytes; NS \"Pushes\": 124 is one of the 15 push ids";
     /// SignOn answers queued (5, 40 s, 1 s), then queued with every number 0, then success.
     QueuedZeros => [Signon06, Signon07],
         "NS \"The other outcomes\": \"A zero in any of them keeps the previous value\"";

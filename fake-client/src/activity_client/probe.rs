@@ -75,6 +75,7 @@ impl ActivityClient {
             }
             Probe::TrailingBytes => {
                 let mut out = self.refresh.ask(now, public, revision, bubble);
+                self.refresh.sent_with_trailing_bytes();
                 out.body.extend_from_slice(&TRAILING_BYTES);
                 links.send_activity(now, handle, out);
             }

@@ -685,3 +685,15 @@ fn a_switch_list_holds_at_most_50() {
         }
     }
 }
+
+/// AUTH-17: the singleton gate after the entity groups set to 1 is caught; the same
+/// message with it 0 passes.
+#[test]
+fn a_singleton_gate_set_is_caught() {
+    let body = auth_with(Some(roster()), seed_groups());
+    assert_eq!(rules_for_all(vec![body.clone()]), []);
+    let gate = SensorAuthUpdate::decode(&body).unwrap().gate_at;
+    let mut set = body;
+    set[gate / 8] |= 0x80 >> (gate % 8);
+    assert_eq!(rules_for_all(vec![set]), [Rule::Auth17]);
+}

@@ -49,21 +49,34 @@ struct Owed {
     received: Vec<u32>,
     /// When the last part arrived.
     last_part: Option<Instant>,
-    /// The request went on service-8 discriminator 2: a snapshot it never gets is the
-    /// host refusing that arm (HOST-10).
-    on_two: bool,
+    /// How the request went: a snapshot it never gets is the host refusing that form.
+    form: Form,
+}
+
+/// The form a snapshot request went in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Form {
+    /// The plain message 18 or 11 (HOST-03).
+    Plain,
+    /// On service-8 discriminator 2, which is legal (HOST-10).
+    DiscriminatorTwo,
+    /// With bytes past its body, which the client's own decoder takes (BODY-07).
+    TrailingBytes,
 }
 
 impl Owed {
     /// The rule an unanswered snapshot breaks, and what the request was.
     fn rule(&self) -> (Rule, &'static str) {
-        if self.on_two {
-            (
+        match self.form {
+            Form::Plain => (Rule::Host03, ""),
+            Form::DiscriminatorTwo => (
                 Rule::Host10,
                 " (sent on service-8 discriminator 2, which is legal)",
-            )
-        } else {
-            (Rule::Host03, "")
+            ),
+            Form::TrailingBytes => (
+                Rule::Body07,
+                " (with 4 bytes past its body, which the client's own decoder takes)",
+            ),
         }
     }
 }
@@ -123,7 +136,7 @@ impl Refresh {
             parts,
             received: Vec::new(),
             last_part: None,
-            on_two: false,
+            form: Form::Plain,
         });
     }
 
@@ -148,7 +161,14 @@ impl Refresh {
     /// The request just asked went on service-8 discriminator 2 (HOST-10).
     pub(crate) fn sent_on_two(&mut self) {
         if let Some(o) = self.owed.back_mut() {
-            o.on_two = true;
+            o.form = Form::DiscriminatorTwo;
+        }
+    }
+
+    /// The request just asked carries bytes past its body (BODY-07).
+    pub(crate) fn sent_with_trailing_bytes(&mut self) {
+        if let Some(o) = self.owed.back_mut() {
+            o.form = Form::TrailingBytes;
         }
     }
 

@@ -150,6 +150,7 @@ impl Roster {
         let f = Some(idx);
         self.overrides.clear();
         let forgotten = std::mem::take(&mut self.forgotten);
+        let found_before = verdict.violations().len();
         let mut first_lifetime: Option<Value> = None;
         for (group, object) in m
             .groups
@@ -269,6 +270,15 @@ impl Roster {
         }
         self.check_remembered(verdict, idx, forgotten);
         check_apply(verdict, scenario, bubble, idx, &m);
+        // a block misread leaves the reader elsewhere than the host wrote: the gate it reads
+        // last is no bit the host set
+        let misread = verdict.violations()[found_before..]
+            .iter()
+            .any(|v| matches!(v.rule, Rule::Auth05 | Rule::Auth06 | Rule::T1702));
+        if m.singleton_gate && !misread {
+            let reason = "the singleton gate after the entity groups is 1: it leads into a section the pages do not describe, where 0 ends the message".to_string();
+            verdict.violate(Rule::Auth17, f, Some(m.gate_at), reason);
+        }
         self.blocks = m
             .groups
             .iter()

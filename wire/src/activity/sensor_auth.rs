@@ -403,8 +403,11 @@ pub struct DecodedAuthUpdate {
     pub roster: Option<RosterDelta>,
     /// The groups.
     pub groups: Vec<DecodedGroup>,
-    /// The singleton gate bit.
+    /// The singleton gate bit: 0 ends the message, 1 leads into a section the pages do
+    /// not describe (AUTH-17).
     pub singleton_gate: bool,
+    /// Where the singleton gate bit sits.
+    pub gate_at: usize,
 }
 
 fn read_keys(r: &mut BitReader<'_>, n: u64) -> Result<Vec<u32>, BitError> {
@@ -646,12 +649,14 @@ impl DecodedAuthUpdate {
                 objects,
             });
         }
+        let gate_at = r.position();
         let singleton_gate = r.read_bool()?;
         Ok(Self {
             prefix,
             roster,
             groups,
             singleton_gate,
+            gate_at,
         })
     }
 }

@@ -10,6 +10,11 @@ pub const SUBSCRIBE: u16 = 12;
 pub const REGISTER: u16 = 121;
 /// Service 123: an update push (S->C).
 pub const UPDATE: u16 = 123;
+/// The push that a subscription was lost (NS "The service registry": 124, qz->c sub lost,
+/// 14 bytes; BAP-08).
+pub const SUBSCRIPTION_LOST: u16 = 124;
+/// Service 124's fixed length.
+pub const SUBSCRIPTION_LOST_LEN: usize = 14;
 /// The largest payload the client takes; the account object is exactly this big.
 pub const MAX_PAYLOAD: usize = 96_280;
 /// The family of the account and its characters.
