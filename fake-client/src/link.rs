@@ -1,7 +1,7 @@
 //! One of the client's two BAP links: framing, the secure channel, and its outstanding
 //! requests (NS "bdLobby BAP").
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use vex_wire::bap::deframer::Deframer;
 use vex_wire::bap::header::{FrameType, InnerHeader};
 use vex_wire::bap::out_frame::OutFrame;
@@ -26,6 +26,9 @@ impl std::fmt::Display for LinkKind {
     }
 }
 
+/// The one-way messages a link remembers, to tell a response to one of them (HOST-12).
+pub const ONE_WAY_KEPT: usize = 64;
+
 /// Per-link state.
 #[derive(Debug)]
 pub struct ClientLink {
@@ -37,6 +40,9 @@ pub struct ClientLink {
     pub pending: BTreeMap<u32, u16>,
     /// Requests answered once: task id to service id (BAP-06: exactly one response).
     pub answered: BTreeMap<u32, u16>,
+    /// The last one-way messages sent, service 8's reports, by task id: none gets a
+    /// response (HOST-12). At most [`ONE_WAY_KEPT`].
+    pub one_way: VecDeque<u32>,
     /// The next task id.
     pub next_task: u32,
     /// When the last bytes arrived (LINK-01).
@@ -55,6 +61,7 @@ impl ClientLink {
             secure: None,
             pending: BTreeMap::new(),
             answered: BTreeMap::new(),
+            one_way: VecDeque::new(),
             next_task: 1,
             last_rx: now,
             last_tx: now,
@@ -74,6 +81,11 @@ impl ClientLink {
         self.next_task = self.next_task.wrapping_add(1);
         if expects_response {
             self.pending.insert(task, service);
+        } else {
+            if self.one_way.len() == ONE_WAY_KEPT {
+                self.one_way.pop_front();
+            }
+            self.one_way.push_back(task);
         }
         self.last_tx = now;
         let header = InnerHeader::request(service, task);

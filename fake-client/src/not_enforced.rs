@@ -175,10 +175,6 @@ pub const NOT_ENFORCED: &[(Rule, &str)] = &[
         Rule::Link02,
         "the client's own duty: the emulated client sends messages 16 and 52 as it says",
     ),
-    (
-        Rule::T1708,
-        "whether the host owns an authored phase is not on the wire",
-    ),
     (Rule::T101, NO_BODY),
     (Rule::T102, NO_BODY),
     (Rule::T103, NO_BODY),
@@ -224,10 +220,6 @@ pub const NOT_ENFORCED: &[(Rule, &str)] = &[
     (
         Rule::Host11,
         "the host's side of the hello; the emulated client's activity hello is answered",
-    ),
-    (
-        Rule::Host12,
-        "a BAP response to service 8 has no request to answer and is caught as BAP-05",
     ),
     (
         Rule::Host13,

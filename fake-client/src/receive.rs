@@ -9,7 +9,7 @@ use crate::rules::{Choice, Rule};
 use vex_wire::activity::envelope::ActivityPush;
 use vex_wire::activity::selection::SERVICE6_LEN;
 use vex_wire::bap::deframer::{DeframeError, Frame};
-use vex_wire::bap::header::{FrameType, InnerHeader, SERVICE_ID_LIMIT, outer_frame};
+use vex_wire::bap::header::{FrameType, InnerHeader, SERVICE_ID_LIMIT, STATUS_OK, outer_frame};
 use vex_wire::bap::queuez;
 use vex_wire::bap::services::{
     ACTIVITY_PUSH, HOST_REQUEST, HeaderShape, SEND_ONLY, UNHANDLED_PUSH_IDS, client_inbound,
@@ -168,6 +168,13 @@ impl ClientCore {
         }
         match shape {
             HeaderShape::Request if service == ACTIVITY_PUSH => {
+                if self.answers_one_way(link, header.task, body) {
+                    let reason = format!(
+                        "a response on service 9 (task {}, status 200) to a one-way service-8 report: service 8 gets no response, and read as a push it is none",
+                        header.task
+                    );
+                    return self.verdict.violate(Rule::Host12, f, None, reason);
+                }
                 self.check_push_sequence(idx, header.task);
                 self.handle_push(now, idx, body);
             }
@@ -183,6 +190,17 @@ impl ClientCore {
             }
             HeaderShape::Response => self.handle_response(now, link, idx, header, body),
         }
+    }
+
+    /// True when a frame on service 9 is a response to one of `link`'s one-way service-8
+    /// reports: its inner header echoes the report's task and carries status 200, where a
+    /// push has sequence 0 and discriminator 1 (HOST-12).
+    fn answers_one_way(&self, link: LinkKind, task: u32, body: &[u8]) -> bool {
+        let one_way = self
+            .links
+            .live(link)
+            .is_some_and(|l| task != 0 && l.one_way.contains(&task));
+        one_way && body.starts_with(&STATUS_OK.to_be_bytes())
     }
 
     /// A push on service 124, that a subscription was lost: exactly 14 bytes, as the
@@ -273,5 +291,38 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// HOST-12: after a one-way report went out with task T, a response to T on service 9
+    /// (read as a push, status 200 where the discriminator goes) and on a response id are
+    /// caught; a push on 9 with sequence 0, and a response to a task that was never a
+    /// report (BAP-05), are not HOST-12.
+    #[test]
+    fn a_response_to_a_one_way_report_is_caught() {
+        let judged = |service: u16, task: Option<u32>| {
+            let config = ClientConfig::builtin(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 1));
+            let mut c = ClientCore::new(config);
+            let now = Instant::default();
+            c.handle_connected(now, LinkKind::Primary);
+            let sent = c.links.get_mut(LinkKind::Primary).unwrap();
+            sent.request(now, ACTIVITY_PUSH - 1, &[0; 21], false);
+            let report = *sent.one_way.back().unwrap();
+            let mut inner = Vec::new();
+            InnerHeader::response(service, task.unwrap_or(report)).write(&mut inner);
+            let frame = outer_frame(FrameType::Bootstrap, &inner);
+            c.handle_bytes(now, LinkKind::Primary, &frame);
+            c.verdict.rules()
+        };
+        assert_eq!(judged(ACTIVITY_PUSH, None), [Rule::Host12], "on service 9");
+        assert_eq!(judged(307, None), [Rule::Host12], "on a response id");
+        assert!(
+            !judged(ACTIVITY_PUSH, Some(0)).contains(&Rule::Host12),
+            "sequence 0"
+        );
+        assert_eq!(
+            judged(307, Some(77)),
+            [Rule::Bap05],
+            "no report of that task"
+        );
     }
 }

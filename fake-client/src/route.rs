@@ -52,6 +52,13 @@ impl ClientCore {
         }
         let asked = l.pending.get(&header.task).copied();
         let head = l.pending.keys().next().copied();
+        if asked.is_none() && l.one_way.contains(&header.task) {
+            let reason = format!(
+                "a service {} response to task {}, a one-way service-8 report: service 8 gets no response",
+                header.service, header.task
+            );
+            return self.verdict.violate(Rule::Host12, Some(idx), None, reason);
+        }
         let Some(request) = asked.filter(answers) else {
             let reason = format!(
                 "service {} response with task {} answers no outstanding request",

@@ -310,6 +310,10 @@ faults! {
     MembershipOnTimer => Member03;
     /// MEMBER-07: a changed member table goes out under the revision before the change.
     MembershipRevisionKept => Member07, also [Member01], members 2;
+    /// MEMBER-07: member tables go out under twice their revision, so each change skips
+    /// one; the client acknowledges a revision the host does not hold, which the host
+    /// then sends again (MEMBER-03).
+    MembershipRevisionSkips => Member07, also [Member03], members 2;
     /// MEMBER-01: message 15 leaves the member in its activity's table, so the others go
     /// on being told it is there.
     LeaverKeptInTable => Member01, script LastLeaves, members 2;
@@ -318,6 +322,9 @@ faults! {
     /// HOST-14: a public join's burst carries the activity's table, not the player's own
     /// private session's.
     PublicBurstActivityTable => Host14, members 2;
+    /// HOST-12 (duty): every message 52, a one-way service-8 report, gets a response on
+    /// service 9 with its task id and status 200.
+    AnswerPatchEpoch => Host12;
     /// BAP-07: after the burst the host replies on service 18, which is send-only.
     ReplyOnSendOnly => Bap07;
     /// ENV-11: the keepalive also sends message 17, activity_client_keepalive_response, a
@@ -351,6 +358,8 @@ faults! {
     SpawnPairHalfOff => T1704;
     /// T17-07: type-17 join_flag_inverted is 0, as Sunrise sends it.
     JoinFlagZero => T1707;
+    /// T17-08: type-17 cycle_override_on is 1, and the built-in scenario authors no phase.
+    CycleOverrideWithoutPhase => T1708;
     /// T17-09: type-17 selection_id is zero bits, INT32_MIN.
     SelectionIdZeroBits => T1709;
     /// T24-01: the channel body's row count says 5, one above its four rows.

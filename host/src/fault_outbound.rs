@@ -18,8 +18,8 @@ use vex_wire::activity::envelope::{PUSH_HEADER_LEN, PushHeader};
 use vex_wire::activity::ids::{
     ADVANCE_REPLICATION_EPOCH, BUBBLE_HOST_STATE, CLAIM_AUTHORITY, CONNECTIVITY_FAILURE,
     ENTITY_SLOTS_ALLOCATED, GLOBAL_ACTIVITY_STATE, INCIDENT, JOIN_RESULT, KEEPALIVE_RESPONSE,
-    MESSAGE_COUNT, PERF_REQUEST_REFLECT, PURGE_NOTICE, REPLICATE_MEMBERSHIP, SCRIPT_STATE,
-    SENSOR_AUTH_UPDATE, WORLD_GLOBALS_STATE,
+    MESSAGE_COUNT, PATCH_EPOCH, PERF_REQUEST_REFLECT, PURGE_NOTICE, REPLICATE_MEMBERSHIP,
+    SCRIPT_STATE, SENSOR_AUTH_UPDATE, WORLD_GLOBALS_STATE,
 };
 use vex_wire::activity::selection::SERVICE6_LEN;
 use vex_wire::activity::sensor_auth::BODY_BUDGET;
@@ -275,6 +275,17 @@ impl Outbound for HostPlan {
                 added.push(Injected::GlobalState);
             }
             Moment::JoinBurst => added = self.after_burst(),
+            Moment::Reported {
+                msg: PATCH_EPOCH,
+                task,
+            } if self.has(Fault::AnswerPatchEpoch) => {
+                // HOST-12: a response, status 200 and no body, to a one-way report, on the
+                // service after the request's, as a request would be answered
+                let service = ACTIVITY_PUSH;
+                let mut inner = Vec::new();
+                InnerHeader::response(service, task).write(&mut inner);
+                added.push(Injected::Inner { service, inner });
+            }
             Moment::FirstRoster => {
                 if let Some(body) = faulty_incident(self) {
                     added.push(Injected::Push(INCIDENT, body));

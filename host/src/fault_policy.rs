@@ -179,6 +179,9 @@ impl Policy for HostPlan {
         if self.has(Fault::MembershipRevisionKept) {
             table.revision = table.revision.saturating_sub(1).max(1);
         }
+        if self.has(Fault::MembershipRevisionSkips) {
+            table.revision = table.revision.wrapping_mul(2);
+        }
         if self.has(Fault::ForeignMembership) {
             for m in table.members.iter_mut().flatten() {
                 m.member_key ^= 1;

@@ -202,8 +202,8 @@ pub fn snapshot_objective(plan: &HostPlan, m: &mut SensorAuthUpdate) {
 }
 
 /// The type-17 faults on every type-17 body: fields set to what breaks T17-04, T17-07,
-/// T17-09 or SEED-05, or the body cut one bit short (T17-02); the encoder computes the
-/// remainder.
+/// T17-08, T17-09 or SEED-05, or the body cut one bit short (T17-02); the encoder computes
+/// the remainder.
 fn edit_lifetime(plan: &HostPlan, m: &mut SensorAuthUpdate) {
     let bodies = m
         .groups
@@ -229,6 +229,9 @@ fn edit_one_lifetime(plan: &HostPlan, body: &mut Bits) {
     }
     if plan.has(Fault::JoinFlagZero) {
         fields[2] = Value::Bool(false); // T17-07: join_flag_inverted
+    }
+    if plan.has(Fault::CycleOverrideWithoutPhase) {
+        fields[9] = Value::Bool(true); // T17-08: cycle_override_on, no authored phase
     }
     if plan.has(Fault::SelectionIdZeroBits) {
         fields[11] = Value::Int(i32::MIN.into()); // T17-09: selection_id

@@ -65,6 +65,8 @@ impl HostCore {
             Err(e) => return self.drop_input(link, Dropped::Envelope(e)),
         };
         self.record(link, ACTIVITY_TO_HOST, task, Some(n.msg_type));
+        let msg = n.msg_type;
+        self.inject(link, Moment::Reported { msg, task });
         if n.discriminator == 2 && !self.policy().take_discriminator_two() {
             return self.drop_input(link, Dropped::DiscriminatorTwo);
         }

@@ -27,6 +27,13 @@ pub enum Moment<'a> {
     Keepalive,
     /// A message 44 was sent.
     EpochSent,
+    /// Activity message `msg` arrived on service 8, a one-way report, with `task`.
+    Reported {
+        /// The activity message id.
+        msg: u32,
+        /// The inner header's task id.
+        task: u32,
+    },
     /// The leave delta was sent; `inputs` build the roster the member had.
     LeaveAnswered {
         /// What the member's roster is built from.

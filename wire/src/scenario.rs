@@ -76,6 +76,10 @@ pub struct Scenario {
     pub slot_names: BTreeMap<String, ClientRef>,
     /// What the lobby serves before the activity.
     pub lobby: Lobby,
+    /// The activity authors a cycle phase, which a host may own and pin with type 17's
+    /// cycle_override_on (AH "Type 17": "Keep the override off unless the host owns an
+    /// authored phase"; T17-08).
+    pub authored_phase: bool,
 }
 
 /// One slot of every other type whose body the pages document, with the schemas each
@@ -220,6 +224,7 @@ impl Scenario {
             })
             .collect(),
             lobby: Lobby::default(),
+            authored_phase: false,
         }
     }
 

@@ -7,6 +7,7 @@
 //! activity_host_id = "0x1234"      # 64-bit values as strings, or plain integers
 //! bubble_count = 2
 //! arrival_slice_set = 0
+//! authored_phase = false            # a cycle phase a host may own (T17-08); default false
 //!
 //! [destination]                     # the client's selection (facts 5.2)
 //! reason = 2
@@ -79,6 +80,8 @@ struct File {
     objects: Vec<Spanned<ObjectFile>>,
     #[serde(default)]
     lobby: Option<Spanned<LobbyFile>>,
+    #[serde(default)]
+    authored_phase: bool,
 }
 
 #[derive(Deserialize)]
@@ -263,6 +266,7 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
             Some(lobby) => self::lobby(&lines, lobby)?,
             None => Lobby::default(),
         },
+        authored_phase: file.authored_phase,
     })
 }
 

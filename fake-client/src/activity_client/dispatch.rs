@@ -120,9 +120,10 @@ impl ActivityClient {
         let me = cx.config.scenario.player.member_key;
         let in_snapshot = self.refresh.answers(ids::REPLICATE_MEMBERSHIP);
         let first = self.membership.tables().is_empty();
-        let ack = self
-            .membership
-            .apply(cx.verdict, cx.now, &table, me, in_snapshot);
+        let from_private = self.join.public() && self.membership.tables().len() == 1;
+        let ack =
+            self.membership
+                .apply(cx.verdict, cx.now, &table, me, (in_snapshot, from_private));
         if first && self.join.public() {
             self.membership.check_private_table(cx.verdict, idx, me);
         }

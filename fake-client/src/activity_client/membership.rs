@@ -14,6 +14,8 @@ use vex_wire::time::Instant;
 /// How long a host push can still cross an acknowledgement the client sent: a round trip
 /// on any link Vex expects to test over.
 const ACK_CROSSING_MS: u64 = 1000;
+/// A revision step this large or larger, on 32 bits, goes back.
+const REVISION_HALF: u32 = 1 << 31;
 
 /// The member tables the client applied and what it acknowledged (AH
 /// "replicate_membership"; facts 4.10).
@@ -162,14 +164,18 @@ impl Membership {
     /// message this returns, so a repeat of an acknowledged revision with nothing changed
     /// is a push the host does not owe (MEMBER-03), unless it is part of the snapshot
     /// message 18 asked for (`in_snapshot`, HOST-03) or left the host before the
-    /// acknowledgement reached it.
+    /// acknowledgement reached it. A changed table goes out under the next revision (+1 per
+    /// change, MEMBER-07): one that skips ahead is applied, and the revisions it skipped
+    /// were never published; one that goes back to a revision the client applied is not
+    /// applied. A public joiner's first table is its private session's, whose revisions
+    /// are not the activity's (`from_private`).
     pub(super) fn apply(
         &mut self,
         verdict: &mut Verdict,
         now: Instant,
         table: &Table<'_>,
         me: u64,
-        in_snapshot: bool,
+        (in_snapshot, from_private): (bool, bool),
     ) -> Option<Outgoing> {
         let Table { idx, m, payload } = table;
         let idx = *idx;
@@ -182,6 +188,29 @@ impl Membership {
             );
             verdict.violate(Rule::Member07, Some(idx), None, reason);
             return None;
+        }
+        if let Some((held, _)) = &self.held
+            && !from_private
+        {
+            let step = m.revision.wrapping_sub(*held);
+            let back = step >= REVISION_HALF;
+            if back && self.tables.iter().any(|(r, _)| *r == m.revision) {
+                let reason = format!(
+                    "message 12 goes back to revision {} after {held}, a revision the client applied: not applied again",
+                    m.revision
+                );
+                verdict.violate(Rule::Member07, Some(idx), None, reason);
+                return None;
+            }
+            if step > 1 && !back {
+                let reason = format!(
+                    "message 12 revision {} after {held}: revisions {} to {} were never published (+1 per change); applied",
+                    m.revision,
+                    held.wrapping_add(1),
+                    m.revision.wrapping_sub(1)
+                );
+                verdict.violate(Rule::Member07, Some(idx), None, reason);
+            }
         }
         if !m.has_member(me) {
             let reason = format!(
@@ -234,7 +263,60 @@ mod tests {
         me: u64,
     ) -> Option<Outgoing> {
         let table = Membership::decode(v, idx, body)?;
-        m.apply(v, now, &table, me, false)
+        m.apply(v, now, &table, me, (false, false))
+    }
+
+    /// MEMBER-07 at each step from the revision held: +1 applies silently, and so does
+    /// 0xFFFF_FFFF then 0; +2 and +2^31-1 skip ahead (applied, caught); back to a revision
+    /// the client applied is caught and not applied, back to one it never saw is applied;
+    /// a public joiner's first table, its private session's, is not judged against the
+    /// activity's next.
+    #[test]
+    fn a_revision_skipping_ahead_or_going_back_is_caught() {
+        let p = Scenario::builtin().player;
+        let member = Member::seed(p.member_key, p.account_soid, p.character_id);
+        let at = |revision: u32| {
+            let mut t = ReplicateMembership::for_local_member(member, revision);
+            // each revision a table of its own, so none repeats another's body
+            t.members[0].as_mut().unwrap().field6 = u64::from(revision);
+            t.encode().unwrap()
+        };
+        let judged = |revisions: &[u32], from_private: bool| {
+            let (mut m, mut v) = (Membership::default(), Verdict::new());
+            for (i, r) in revisions.iter().enumerate() {
+                let body = at(*r);
+                let table = Membership::decode(&mut v, i as u64, &body).unwrap();
+                let private_first = from_private && i == 1;
+                m.apply(
+                    &mut v,
+                    Instant::default(),
+                    &table,
+                    p.member_key,
+                    (false, private_first),
+                );
+            }
+            (v.rules(), m.tables.len())
+        };
+        assert_eq!(judged(&[4, 5, 6], false), (vec![], 3));
+        assert_eq!(judged(&[u32::MAX, 0], false), (vec![], 2), "wraps");
+        assert_eq!(
+            judged(&[4, 6], false),
+            (vec![Rule::Member07], 2),
+            "+2, applied"
+        );
+        let far = 4 + (1 << 31) - 1;
+        assert_eq!(judged(&[4, far], false), (vec![Rule::Member07], 2));
+        assert_eq!(judged(&[4, 5, 4], false), (vec![Rule::Member07], 2), "back");
+        assert_eq!(
+            judged(&[4, 3], false),
+            (vec![], 2),
+            "back to one never seen"
+        );
+        assert_eq!(
+            judged(&[1, 4, 5], true),
+            (vec![], 3),
+            "private, then the activity's"
+        );
     }
 
     /// An acknowledged revision sent again unchanged is a repeat only once the

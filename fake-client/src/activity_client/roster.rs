@@ -245,6 +245,7 @@ impl Roster {
                 }
                 let standing = Standing {
                     bubble_count: scenario.bubble_count,
+                    authored_phase: scenario.authored_phase,
                 };
                 slot_bodies::check(verdict, at, s.slot_type, &body, self.held.get(&s), standing);
                 if s.slot_type == TYPE_LIFETIME {

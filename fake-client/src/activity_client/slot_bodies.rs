@@ -15,6 +15,7 @@ mod lifetime {
     pub(super) const JOIN_FLAG_INVERTED: usize = 2;
     pub(super) const CURRENT_BUBBLE: usize = 5;
     pub(super) const SPAWN_OVERRIDE: usize = 8;
+    pub(super) const CYCLE_OVERRIDE_ON: usize = 9;
     pub(super) const SELECTION_ID: usize = 11;
 }
 /// The safe type-17 states (T17-01).
@@ -26,11 +27,12 @@ const SELECTION_IDS: std::ops::RangeInclusive<i128> = -1..=63;
 /// A spawn-point pair's index when the pair is off: wire 0 (T17-04).
 const PAIR_OFF_INDEX: i128 = -1;
 
-/// Where the client stands when a body applies: the activity's bubbles (the bubble
-/// count message 1 carries, GLOBAL-02).
+/// What the client's packages say of the activity a body applies in: its bubbles (the
+/// bubble count message 1 carries, GLOBAL-02), and whether it authors a cycle phase.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Standing {
     pub(super) bubble_count: u8,
+    pub(super) authored_phase: bool,
 }
 
 /// The lifetime state of `body`, a type-17 body.
@@ -90,7 +92,8 @@ pub(super) fn check(
 
 /// Type 17: a state the client survives (T17-01); current_bubble one of the activity's
 /// bubbles, not a slice set (T17-06: "the bubble the activity treats as current", which
-/// need not be the one this member stands in); join_flag_inverted 1 (T17-07); each
+/// need not be the one this member stands in); cycle_override_on only where the activity
+/// authors a phase (T17-08); join_flag_inverted 1 (T17-07); each
 /// spawn-point pair either on or off in both halves (T17-04); selection_id -1 to 63
 /// (T17-09). Whether the spawn gate ever opens (SEED-05) is judged at the run's end
 /// (`Roster::check_spawned`): a loading state before the live one holds nothing for good.
@@ -113,6 +116,12 @@ fn check_lifetime(verdict: &mut Verdict, at: At, fields: &[Value], standing: Sta
             standing.bubble_count
         );
         report(verdict, at, Rule::T1706, reason);
+    }
+    if fields.get(lifetime::CYCLE_OVERRIDE_ON) == Some(&Value::Bool(true))
+        && !standing.authored_phase
+    {
+        let reason = "type-17 cycle_override_on is 1 in an activity that authors no cycle phase: the host owns no phase to pin, and the client's phase is pinned to cycle_phase".to_string();
+        report(verdict, at, Rule::T1708, reason);
     }
     if fields.get(lifetime::JOIN_FLAG_INVERTED) == Some(&Value::Bool(false)) {
         let reason = "type-17 join_flag_inverted is 0: it raises bit 3 of the join-policy flags, which the character data carries back to the server".to_string();
@@ -327,7 +336,10 @@ mod tests {
             slot_type,
             &Value::Record(body),
             held.as_ref(),
-            Standing { bubble_count: 2 },
+            Standing {
+                bubble_count: 2,
+                authored_phase: false,
+            },
         );
         v.rules()
     }
@@ -382,6 +394,41 @@ mod tests {
             let mut body = lifetime_body();
             body[field] = Value::Int(edge);
             assert_eq!(rules(TYPE_LIFETIME, body, None), want, "{field} = {edge}");
+        }
+    }
+
+    /// T17-08: cycle_override_on set in an activity that authors no phase is caught; off,
+    /// or set where the activity authors one, passes (whatever cycle_phase holds, which is
+    /// read only while the override is on).
+    #[test]
+    fn the_cycle_override_needs_an_authored_phase() {
+        for (on, authored, want) in [
+            (true, false, vec![Rule::T1708]),
+            (false, false, vec![]),
+            (true, true, vec![]),
+            (false, true, vec![]),
+        ] {
+            let mut body = lifetime_body();
+            body[lifetime::CYCLE_OVERRIDE_ON] = Value::Bool(on);
+            body[lifetime::CYCLE_OVERRIDE_ON + 1] = Value::Raw {
+                bits: u128::from(0.75f32.to_bits()),
+                width: 32,
+            };
+            let mut v = Verdict::new();
+            let standing = Standing {
+                bubble_count: 2,
+                authored_phase: authored,
+            };
+            let at = At { idx: 1, bit: 0 };
+            check(
+                &mut v,
+                at,
+                TYPE_LIFETIME,
+                &Value::Record(body),
+                None,
+                standing,
+            );
+            assert_eq!(v.rules(), want, "override {on}, authored phase {authored}");
         }
     }
 
