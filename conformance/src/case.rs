@@ -165,6 +165,9 @@ pub enum ClientScript {
     /// Moves into the next bubble with message 22 and asks for its roster (HOST-05,
     /// AUTH-13).
     MoveRegion,
+    /// Changes its patch epoch and reports it with message 52, then asks for the snapshot
+    /// with message 18 a second later (AUTH-01).
+    ChangeEpoch,
     /// Asks to start the activity anew with message 11 (HOST-03).
     StartActivity,
     /// Asks for a purge with message 27 (HOST-08), posts an incident (19) half a second
@@ -186,6 +189,8 @@ pub enum ClientScript {
 
 /// When a scripted client acts: after its first roster.
 const SCRIPT_AFTER_MS: u64 = 3_000;
+/// How long after its patch epoch changes the client asks for the snapshot.
+const REQUEST_AFTER_CHANGE_MS: u64 = 1_000;
 /// How long after its leave a member joins again.
 const REJOIN_AFTER_MS: u64 = 1_000;
 /// Between a probe and the plain message 18 that shows the link goes on: the answer grace,
@@ -206,6 +211,7 @@ impl From<ClientAction> for ClientScript {
             ClientAction::LastLeaves => Self::LastLeaves,
             ClientAction::ReportIdentity => Self::ReportIdentity,
             ClientAction::MoveRegion => Self::MoveRegion,
+            ClientAction::ChangeEpoch => Self::ChangeEpoch,
             ClientAction::StartActivity => Self::StartActivity,
             ClientAction::PurgeAndAbdicate => Self::PurgeAndAbdicate,
             ClientAction::ProbeMalformedSelection => Self::Probe(Probe::MalformedSelection),
@@ -246,6 +252,10 @@ impl ClientScript {
             Self::RequestSlots => client.script.slot_request_after_ms = Some(SCRIPT_AFTER_MS),
             Self::Refresh => client.script.refresh_after_ms = Some(SCRIPT_AFTER_MS),
             Self::MoveRegion => client.script.move_region_after_ms = Some(SCRIPT_AFTER_MS),
+            Self::ChangeEpoch => {
+                client.script.change_epoch_after_ms = Some(SCRIPT_AFTER_MS);
+                client.script.refresh_after_ms = Some(SCRIPT_AFTER_MS + REQUEST_AFTER_CHANGE_MS);
+            }
             Self::StartActivity => client.script.start_activity_after_ms = Some(SCRIPT_AFTER_MS),
             Self::PurgeAndAbdicate => {
                 client.script.purge_after_ms = Some(SCRIPT_AFTER_MS);
@@ -601,6 +611,16 @@ pub fn catalog() -> Vec<Case> {
             host: HostUnderTest::Any,
             run_for_ms: 5_000,
             script: ClientScript::MoveRegion,
+            members: 1,
+            expect: Expectation::CleanJoin,
+        },
+        Case {
+            id: "route.epoch_change".into(),
+            title: "the client changes its patch epoch (52) and asks for the snapshot a second later (18): the roster answering it echoes the new epoch".into(),
+            rules: vec![Rule::Auth01, Rule::Host03],
+            host: HostUnderTest::Any,
+            run_for_ms: 5_000,
+            script: ClientScript::ChangeEpoch,
             members: 1,
             expect: Expectation::CleanJoin,
         },

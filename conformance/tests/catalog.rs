@@ -175,6 +175,7 @@ caught! {
     catch_host14 => PublicBurstActivityTable,
     catch_bhs01 => TooManyHostRows,
     catch_auth01 => WrongEpochEcho,
+    catch_auth01_latched => PatchEpochLatched,
     catch_auth02 => AuthBeforeEpoch,
     catch_auth04 => RosterDisabled,
     catch_auth05 => WrongRemainder,

@@ -30,6 +30,9 @@ pub struct Script {
     /// Moves into the next bubble with message 22, then asks for the new roster with
     /// message 18 (HOST-05, AUTH-13).
     pub move_region_after_ms: Option<u64>,
+    /// Changes its patch epoch and reports the new one with message 52 at once; every
+    /// message 5 answering a request sent after it must echo it (AUTH-01).
+    pub change_epoch_after_ms: Option<u64>,
     /// A probe of the host, and when its message goes out; the route's and the refresh's
     /// probes go with those, whatever the time.
     pub probe: Option<(Probe, u64)>,
@@ -54,6 +57,7 @@ const START: &str = "start-activity-after";
 const PURGE: &str = "purge-after";
 const ABDICATE: &str = "abdicate-after";
 const INCIDENT: &str = "incident-after";
+const EPOCH: &str = "change-epoch-after";
 /// The prefix of a probe's word: `probe-NAME=MS`.
 const PROBE: &str = "probe-";
 /// The words with no time: the lobby calls and the locate go with the lobby hello, the
@@ -64,8 +68,8 @@ const LOCATE: &str = "locate";
 
 /// The text form: `refresh-after=MS request-slots-after=MS leave-after=MS
 /// identity-after=MS rejoin-after=MS move-region-after=MS start-activity-after=MS
-/// purge-after=MS abdicate-after=MS incident-after=MS probe-NAME=MS lobby-calls advertise
-/// locate`, the set ones only; empty when there are none.
+/// purge-after=MS abdicate-after=MS incident-after=MS change-epoch-after=MS probe-NAME=MS
+/// lobby-calls advertise locate`, the set ones only; empty when there are none.
 impl fmt::Display for Script {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let words = [
@@ -79,6 +83,7 @@ impl fmt::Display for Script {
             (PURGE, self.purge_after_ms),
             (ABDICATE, self.abdicate_after_ms),
             (INCIDENT, self.incident_after_ms),
+            (EPOCH, self.change_epoch_after_ms),
         ];
         let probe = self
             .probe
@@ -131,6 +136,7 @@ impl Script {
                 PURGE => &mut s.purge_after_ms,
                 ABDICATE => &mut s.abdicate_after_ms,
                 INCIDENT => &mut s.incident_after_ms,
+                EPOCH => &mut s.change_epoch_after_ms,
                 _ => return Err(format!("{name:?} is not a scripted action")),
             };
             *slot = Some(ms);
@@ -156,6 +162,7 @@ mod tests {
             purge_after_ms: Some(6),
             abdicate_after_ms: None,
             incident_after_ms: None,
+            change_epoch_after_ms: Some(8),
             probe: Some((Probe::ForeignSession, 7)),
             lobby_calls: true,
             advertise: true,
@@ -163,7 +170,7 @@ mod tests {
         };
         assert_eq!(
             s.to_string(),
-            "refresh-after=1 leave-after=3000 identity-after=2 rejoin-after=4 move-region-after=5 purge-after=6 probe-foreign-session=7 lobby-calls advertise locate"
+            "refresh-after=1 leave-after=3000 identity-after=2 rejoin-after=4 move-region-after=5 purge-after=6 change-epoch-after=8 probe-foreign-session=7 lobby-calls advertise locate"
         );
         assert_eq!(Script::parse(&s.to_string()), Ok(s));
         assert_eq!(Script::parse(""), Ok(Script::default()));

@@ -19,6 +19,8 @@ pub(crate) enum ClientTimer {
     LinkSilence,
     /// The host keepalive, message 1 every 2 s, is overdue (LINK-03).
     HostKeepalive,
+    /// The client changes its patch epoch, when the script changes it (AUTH-01).
+    EpochChange,
     /// Message 52 every second (LINK-02).
     PatchEpoch,
     /// Message 16 after a keepalive interval with nothing sent (LINK-02, JOIN-07).
@@ -53,9 +55,10 @@ pub(crate) enum ClientTimer {
 
 impl ClientTimer {
     /// Every timer, in the order they fire.
-    const ALL: [ClientTimer; 17] = [
+    const ALL: [ClientTimer; 18] = [
         ClientTimer::LinkSilence,
         ClientTimer::HostKeepalive,
+        ClientTimer::EpochChange,
         ClientTimer::PatchEpoch,
         ClientTimer::Keepalive,
         ClientTimer::SlotRequest,
@@ -114,6 +117,7 @@ impl ClientCore {
                 .filter(|a| !a.leave.left())?
                 .keepalive
                 .host_overdue_at(),
+            ClientTimer::EpochChange => present?.epochs.change_due(),
             ClientTimer::PatchEpoch => joined?.epochs.patch_due(),
             ClientTimer::Keepalive => Some(joined?.keepalive.send_due(link?.last_tx)),
             ClientTimer::SlotRequest => present?.slots.request_due(),
@@ -157,6 +161,7 @@ impl ClientCore {
             // every other timer is the activity client's: none is due before it exists
             (_, None) => {}
             (ClientTimer::HostKeepalive, Some(a)) => a.keepalive.report_host_overdue(verdict),
+            (ClientTimer::EpochChange, Some(a)) => a.epochs.change_patch(now, config.patch_epoch),
             (ClientTimer::PatchEpoch, Some(a)) => {
                 a.auth_cause.on_epoch_sent(now);
                 let out = a.epochs.send_patch(now, config.patch_epoch);

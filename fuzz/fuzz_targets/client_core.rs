@@ -48,6 +48,7 @@ fuzz_target!(|ops: Vec<Op>| {
         purge_after_ms: Some(140),
         abdicate_after_ms: Some(160),
         incident_after_ms: Some(170),
+        change_epoch_after_ms: Some(180),
         probe: None,
         lobby_calls: true,
         advertise: true,

@@ -37,6 +37,8 @@ pub enum ClientAction {
     Refresh,
     /// Moves into the next bubble with message 22, then asks for its roster.
     MoveRegion,
+    /// Changes its patch epoch (message 52), then asks for the snapshot with message 18.
+    ChangeEpoch,
     /// Asks to start the activity anew with message 11.
     StartActivity,
     /// Asks for a purge with message 27, then gives up authority with message 33.
@@ -230,6 +232,10 @@ faults! {
     TooManyHostRows => Bhs01;
     /// AUTH-01: message 5 echoes the client's epoch plus one.
     WrongEpochEcho => Auth01;
+    /// AUTH-01: the host keeps the first message 52's epoch, so after the client changes
+    /// its epoch every message 5 echoes the one before (facts 4.14 keeps it per link
+    /// binding; the pages want the latest).
+    PatchEpochLatched => Auth01, script ChangeEpoch;
     /// AUTH-02: a message 5 rides in the join burst, before any message 52.
     AuthBeforeEpoch => Auth02;
     /// AUTH-04: message 5 has roster_enable 0.

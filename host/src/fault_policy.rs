@@ -23,7 +23,9 @@ use vex_wire::activity::membership::ReplicateMembership;
 use vex_wire::activity::selection::SelectionDescriptor;
 use vex_wire::activity::sensor_auth::{AuthPart, SensorAuthUpdate};
 use vex_wire::activity::slot::EMPTY_KEY;
-use vex_wire::activity::small::{AdvanceEpoch, ENTITY_SLOTS, EntitySlotMask, WorldGlobals};
+use vex_wire::activity::small::{
+    AdvanceEpoch, ENTITY_SLOTS, EntitySlotMask, PatchEpoch, WorldGlobals,
+};
 use vex_wire::activity::table;
 use vex_wire::bits::BitError;
 
@@ -284,6 +286,13 @@ impl Policy for HostPlan {
         AdvanceEpoch {
             epoch: holds.wrapping_add(step),
             abort: self.has(Fault::AbortEpoch) || self.has(Fault::RosterAfterAbort),
+        }
+    }
+
+    fn patch_epoch(&self, held: Option<PatchEpoch>, reported: PatchEpoch) -> PatchEpoch {
+        match held {
+            Some(first) if self.has(Fault::PatchEpochLatched) => first,
+            _ => reported,
         }
     }
 

@@ -301,6 +301,11 @@ impl HostCore {
                 return self.drop_input(link, Dropped::Body { msg, error });
             }
         };
+        let held = self
+            .links
+            .get(&link)
+            .and_then(|l| l.binding.as_ref()?.epoch);
+        let epoch = self.policy().patch_epoch(held, epoch);
         let Some(binding) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) else {
             return;
         };

@@ -12,7 +12,7 @@ use vex_wire::activity::global_state::GlobalActivityState;
 use vex_wire::activity::join::{JoinRequest, JoinResult};
 use vex_wire::activity::membership::ReplicateMembership;
 use vex_wire::activity::sensor_auth::SensorAuthUpdate;
-use vex_wire::activity::small::{AdvanceEpoch, EntitySlotMask, WorldGlobals};
+use vex_wire::activity::small::{AdvanceEpoch, EntitySlotMask, PatchEpoch, WorldGlobals};
 use vex_wire::bits::BitError;
 use vex_wire::scenario::Scenario;
 
@@ -154,6 +154,12 @@ pub trait Policy {
     /// The generation of that override: the bar's own (T65-02).
     fn ghost_finish_generation(&self, generation: i32) -> i32 {
         generation
+    }
+
+    /// The patch epoch the link keeps after message 52 `reported`, when it held `held`:
+    /// the latest, which every message 5 echoes (AUTH-01).
+    fn patch_epoch(&self, _held: Option<PatchEpoch>, reported: PatchEpoch) -> PatchEpoch {
+        reported
     }
 
     /// Whether the first message 52 gets the first message 5 (AUTH-16).

@@ -48,7 +48,8 @@ impl ActivityClient {
         self.reports.schedule(at(script.incident_after_ms));
         self.probe
             .schedule(script.probe.map(|(p, ms)| (p, now + ms)));
-        self.epochs.start(now, r.initial_epoch);
+        let change = at(script.change_epoch_after_ms);
+        self.epochs.start(now, r.initial_epoch, change);
         cx.status.e = true;
         self.keepalive
             .start(cx.verdict, idx, r.keepalive_interval_ms);
@@ -146,7 +147,8 @@ impl ActivityClient {
     /// Ghost bar it arms or finishes runs.
     fn on_auth_update(&mut self, cx: &mut Context<'_>, idx: u64, payload: &[u8]) {
         let f = Some(idx);
-        let asked = self.refresh.answers(ids::SENSOR_AUTH_UPDATE);
+        let asked_at = self.refresh.answering(ids::SENSOR_AUTH_UPDATE);
+        let asked = asked_at.is_some();
         self.auth_cause.on_read(cx.verdict, cx.now, idx);
         if let Some(rule) = cx.verdict.gave_up() {
             let reason = format!(
@@ -163,9 +165,9 @@ impl ActivityClient {
             return cx.verdict.violate(Rule::Auth10, f, None, reason);
         }
         let grants = &mut self.grants;
-        let Some((prefix, prefix_bits)) = self
-            .epochs
-            .check_auth_prefix(cx.verdict, idx, payload, grants)
+        let Some((prefix, prefix_bits)) =
+            self.epochs
+                .check_auth_prefix(cx.verdict, (idx, asked_at), payload, grants)
         else {
             return;
         };

@@ -30,13 +30,19 @@ pub(crate) struct Epochs {
     patch_due: Option<Instant>,
     /// The latest message 52 the client sent (AUTH-01, AUTH-02).
     patch_sent: Option<[u64; 2]>,
+    /// When the client changes its patch epoch, if the script changes it.
+    change_at: Option<Instant>,
+    /// The patch epoch it reports since it changed it, and the one before with when it
+    /// changed (AUTH-01: a message 5 echoes the latest message 52).
+    changed: Option<([u64; 2], [u64; 2], Instant)>,
 }
 
 impl Epochs {
     /// The join was accepted at `now` with `initial` as the replication epoch: message
-    /// 52 is due at once.
-    pub(super) fn start(&mut self, now: Instant, initial: u8) {
+    /// 52 is due at once, and the patch epoch changes at `change_at` if the script says.
+    pub(super) fn start(&mut self, now: Instant, initial: u8, change_at: Option<Instant>) {
         self.replication = initial;
+        self.change_at = change_at;
         self.patch_due = Some(now);
     }
 
@@ -50,8 +56,25 @@ impl Epochs {
         self.patch_due
     }
 
-    /// Message 52 reporting `epoch`, sent at `now`; the next is due a second later.
-    pub(crate) fn send_patch(&mut self, now: Instant, epoch: [u64; 2]) -> Outgoing {
+    /// When the client changes its patch epoch.
+    pub(crate) fn change_due(&self) -> Option<Instant> {
+        self.change_at
+    }
+
+    /// The client changes its patch epoch at `now` (a patch applied): its next message
+    /// 52, due at once, reports the new one.
+    pub(crate) fn change_patch(&mut self, now: Instant, configured: [u64; 2]) {
+        self.change_at = None;
+        let before = self.patch_sent.unwrap_or(configured);
+        let after = [before[0], before[1] ^ 1];
+        self.changed = Some((after, before, now));
+        self.patch_due = Some(now);
+    }
+
+    /// Message 52 sent at `now`, reporting `configured` or the epoch the client changed
+    /// to; the next is due a second later.
+    pub(crate) fn send_patch(&mut self, now: Instant, configured: [u64; 2]) -> Outgoing {
+        let epoch = self.changed.map_or(configured, |(after, ..)| after);
         self.patch_due = Some(now + PATCH_EPOCH_INTERVAL_MS);
         self.patch_sent = Some(epoch);
         Outgoing {
@@ -62,12 +85,16 @@ impl Epochs {
 
     /// Message 5's prefix, judged before the rest as the client reads it whole before it
     /// looks at the epoch: a message 5 before the client's first message 52 (AUTH-02), or
-    /// one whose patch epoch is not the last the client sent (AUTH-01), is dropped. The
-    /// prefix of a message 5 that passes, and the bits it took.
+    /// one whose patch epoch is not the last the client sent, is dropped. One that echoes
+    /// the epoch before the client changed it may have left the host before the new
+    /// message 52 reached it, and is dropped without a word, unless it answers a request
+    /// the client sent after the change (`asked_at`): reports reach the host in order (SR
+    /// "Client reports come in"), so the host had the new epoch (AUTH-01). Any other epoch
+    /// is AUTH-01. The prefix of a message 5 that passes, and the bits it took.
     pub(super) fn check_auth_prefix(
         &self,
         verdict: &mut Verdict,
-        idx: u64,
+        (idx, asked_at): (u64, Option<Instant>),
         payload: &[u8],
         grants: &mut BubbleGrants,
     ) -> Option<(AuthPrefix, usize)> {
@@ -97,11 +124,22 @@ impl Epochs {
             grants.apply(verdict, idx, block);
         }
         if prefix.patch_epoch != sent {
-            let reason = format!(
-                "patch epoch {:x?}, the client sent {sent:x?}",
-                prefix.patch_epoch
-            );
-            verdict.violate(Rule::Auth01, f, Some(PATCH_EPOCH_BIT), reason);
+            let before = self
+                .changed
+                .filter(|(_, before, _)| prefix.patch_epoch == *before);
+            let after_change = before.is_some_and(|(.., at)| asked_at.is_some_and(|a| a >= at));
+            if before.is_none() || after_change {
+                let why = if after_change {
+                    "echoes the message 52 before the latest, in the answer to a request sent after the latest"
+                } else {
+                    "is no message 52 the client sent"
+                };
+                let reason = format!(
+                    "patch epoch {:x?} {why}: the client sent {sent:x?}",
+                    prefix.patch_epoch
+                );
+                verdict.violate(Rule::Auth01, f, Some(PATCH_EPOCH_BIT), reason);
+            }
             return None;
         }
         Some((prefix, r.position()))
@@ -194,7 +232,12 @@ mod tests {
         e.send_patch(Instant::from_millis(1000), latest);
         let judged = |epoch: [u64; 2]| {
             let mut v = Verdict::new();
-            let read = e.check_auth_prefix(&mut v, 1, &prefix(epoch), &mut BubbleGrants::default());
+            let read = e.check_auth_prefix(
+                &mut v,
+                (1, None),
+                &prefix(epoch),
+                &mut BubbleGrants::default(),
+            );
             (read.is_some(), v.rules())
         };
         assert_eq!(judged(latest), (true, vec![]), "the latest");
@@ -216,5 +259,44 @@ mod tests {
                 "{what}: {epoch:x?}"
             );
         }
+    }
+
+    /// AUTH-01 after the client changed its epoch at 3 s: the new epoch passes; the one
+    /// before is dropped without a word while it may have crossed the new message 52,
+    /// and is AUTH-01 in the answer to a request sent at or after the change; an epoch the
+    /// client never sent is AUTH-01 either way.
+    #[test]
+    fn after_a_change_the_old_epoch_is_judged_by_what_it_answers() {
+        let configured = [7, 8];
+        let mut e = Epochs::default();
+        e.send_patch(Instant::from_millis(0), configured);
+        let change = Instant::from_millis(3_000);
+        e.change_patch(change, configured);
+        e.send_patch(change, configured);
+        let new = e.patch_sent().unwrap();
+        assert_ne!(new, configured);
+        let judged = |epoch: [u64; 2], asked_at: Option<u64>| {
+            let mut v = Verdict::new();
+            let at = asked_at.map(Instant::from_millis);
+            let grants = &mut BubbleGrants::default();
+            let read = e.check_auth_prefix(&mut v, (1, at), &prefix(epoch), grants);
+            (read.is_some(), v.rules())
+        };
+        assert_eq!(judged(new, None), (true, vec![]));
+        assert_eq!(judged(new, Some(4_000)), (true, vec![]));
+        assert_eq!(judged(configured, None), (false, vec![]), "in flight");
+        assert_eq!(
+            judged(configured, Some(2_999)),
+            (false, vec![]),
+            "asked before"
+        );
+        let latched = (false, vec![Rule::Auth01]);
+        assert_eq!(
+            judged(configured, Some(3_000)),
+            latched,
+            "asked at the change"
+        );
+        assert_eq!(judged(configured, Some(4_000)), latched, "asked after");
+        assert_eq!(judged([9, 9], None), latched, "never sent");
     }
 }

@@ -174,9 +174,15 @@ impl Refresh {
 
     /// True when `msg` is the next part of the oldest snapshot the host owes.
     pub(super) fn answers(&self, msg: u32) -> bool {
+        self.answering(msg).is_some()
+    }
+
+    /// When the request went out whose snapshot's next part is `msg`, if it is.
+    pub(super) fn answering(&self, msg: u32) -> Option<Instant> {
         self.owed
             .front()
-            .is_some_and(|o| o.parts.front() == Some(&msg))
+            .filter(|o| o.parts.front() == Some(&msg))
+            .map(|o| o.at)
     }
 
     /// After push `idx` of `msg` is applied: it may be the next part of the oldest

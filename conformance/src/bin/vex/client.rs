@@ -73,6 +73,10 @@ struct Script {
     /// Post an incident with message 19.
     #[arg(long, value_name = "MS")]
     incident_after: Option<u64>,
+    /// Change the patch epoch and report the new one with message 52 at once (AUTH-01:
+    /// every message 5 answering a later request echoes it).
+    #[arg(long, value_name = "MS")]
+    change_epoch_after: Option<u64>,
     /// Probe the host with one of the `probe.*` cases' messages (`vex check --list`).
     /// discriminator-two also wants a plain --refresh-after before --probe-after.
     #[arg(long, value_name = "NAME", value_parser = probe_names())]
@@ -113,6 +117,7 @@ impl Script {
             purge_after_ms: self.purge_after,
             abdicate_after_ms: self.abdicate_after,
             incident_after_ms: self.incident_after,
+            change_epoch_after_ms: self.change_epoch_after,
             probe: self.probe.map(|p| (p, self.probe_after)),
             lobby_calls: self.lobby_calls,
             advertise: self.advertise,
