@@ -66,6 +66,15 @@ impl Probe {
         }
     }
 
+    /// True for a probe the host must drop (SR: "recorded and dropped"), which gets no
+    /// answer at all.
+    pub fn is_dropped(self) -> bool {
+        matches!(
+            self,
+            Probe::ForeignSession | Probe::UnknownMessage | Probe::HostMessage | Probe::ShortBody
+        )
+    }
+
     /// Its name in a script's text form and in case ids.
     pub fn name(self) -> &'static str {
         match self {

@@ -499,6 +499,9 @@ faults! {
     DiscriminatorTwoDropped => Host10, script ProbeDiscriminatorTwo, runs 6_000;
     /// HOST-06 (probe): a message naming a session the link does not own closes the link.
     CloseOnForeignSession => Host06, also [Link01], script ProbeForeignSession, runs 6_000;
+    /// HOST-01 (probe): a message id outside the table gets messages 1 and 2, a snapshot's
+    /// first parts, where it must be dropped.
+    AnswerUnknownMessage => Host01, script ProbeUnknownMessage, runs 6_000;
     /// HOST-01 (probe): a message id outside the table closes the link.
     CloseOnUnknownMessage => Host01, also [Link01], script ProbeUnknownMessage, runs 6_000;
     /// HOST-01 (probe): a message only the host sends, sent by the client, closes the link.

@@ -23,7 +23,8 @@ use vex_wire::activity::ids::{
 };
 use vex_wire::activity::selection::SERVICE6_LEN;
 use vex_wire::activity::sensor_auth::BODY_BUDGET;
-use vex_wire::activity::small::{ENTITY_SLOTS, EntitySlotMask, SLOT_MASK_LEN};
+use vex_wire::activity::small::{ENTITY_SLOTS, EntitySlotMask, SLOT_MASK_LEN, WorldGlobals};
+use vex_wire::activity::table;
 use vex_wire::bap::header::{FrameType, InnerHeader, MAGIC, OUTER_HEADER_LEN, outer_frame};
 use vex_wire::bap::queuez::{SUBSCRIPTION_LOST, SUBSCRIPTION_LOST_LEN, Update};
 use vex_wire::bap::secure::TAG_LEN;
@@ -275,6 +276,16 @@ impl Outbound for HostPlan {
                 added.push(Injected::GlobalState);
             }
             Moment::JoinBurst => added = self.after_burst(),
+            Moment::Reported { msg, .. }
+                if !table::client_sends(msg) && self.has(Fault::AnswerUnknownMessage) =>
+            {
+                // HOST-01: a message outside the table answered with a snapshot's first
+                // parts, where it must be dropped
+                added.push(Injected::GlobalState);
+                if let Ok(body) = WorldGlobals::default_tick().encode() {
+                    added.push(Injected::Push(WORLD_GLOBALS_STATE, body));
+                }
+            }
             Moment::Reported {
                 msg: PATCH_EPOCH,
                 task,

@@ -67,7 +67,13 @@ impl ActivityClient {
                 let g = world::check_global_state(cx.verdict, scenario, own, idx, payload);
                 cx.status.g |= g;
             }
-            ids::WORLD_GLOBALS_STATE => world::check_world_globals(cx.verdict, idx, payload),
+            ids::WORLD_GLOBALS_STATE => {
+                world::check_world_globals(cx.verdict, idx, payload);
+                let owed = in_burst || self.refresh.answers(ids::WORLD_GLOBALS_STATE);
+                if let Some((rule, reason)) = self.probe.blame_answer().filter(|_| !owed) {
+                    cx.verdict.violate(rule, Some(idx), None, reason);
+                }
+            }
             ids::REPLICATE_MEMBERSHIP => self.on_membership(cx, idx, payload),
             ids::BUBBLE_HOST_STATE => world::check_bubble_host_state(cx.verdict, idx, payload),
             ids::SENSOR_AUTH_UPDATE => self.on_auth_update(cx, idx, payload),
