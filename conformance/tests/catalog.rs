@@ -150,6 +150,7 @@ caught! {
     catch_env05_unbound => PushWithoutSession,
     catch_env06 => PushBeforeJoin,
     catch_env07 => WrongSessionAfterJoin,
+    catch_env08 => SharedSessionId,
     catch_env09 => BareSessionId,
     catch_env10 => PushSequence,
     catch_join02 => BurstWithoutWorldGlobals,

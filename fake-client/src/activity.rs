@@ -25,6 +25,8 @@ pub struct MemberView {
     pub present: bool,
     /// The activity session it joined.
     pub session: Option<u64>,
+    /// The session the last service 7 named its own (ENV-08).
+    pub own_session: Option<u64>,
 }
 
 impl MemberView {
@@ -39,9 +41,32 @@ fn between(rule: Rule, reason: String) -> Violation {
 
 /// The violations between `members` (member 1 first) at the end of a run.
 pub fn check_activity(members: &[MemberView]) -> Vec<Violation> {
-    let mut found = shared_slots(members);
+    let mut found = shared_sessions(members);
+    found.extend(shared_slots(members));
     found.extend(disagreeing_tables(members));
     found.extend(stale_tables(members));
+    found
+}
+
+/// ENV-08: every pair of members whose service 7 named one session id for both (AH "The
+/// activity envelope": "Give every activity session its own id": with one id for several
+/// sessions, the first established client takes every later join_result).
+fn shared_sessions(members: &[MemberView]) -> Vec<Violation> {
+    let mut found = Vec::new();
+    for (a, first) in members.iter().enumerate() {
+        for (b, second) in members.iter().enumerate().skip(a + 1) {
+            if let (Some(x), Some(y)) = (first.own_session, second.own_session)
+                && x == y
+            {
+                let reason = format!(
+                    "service 7 gave members {} and {} the same session id {x:#018x}: a join naming it is taken by the first client established on it",
+                    a + 1,
+                    b + 1
+                );
+                found.push(between(Rule::Env08, reason));
+            }
+        }
+    }
     found
 }
 
@@ -199,11 +224,34 @@ mod tests {
             left: false,
             present: true,
             session: Some(1),
+            own_session: None,
         }
     }
 
     fn rules(v: &[Violation]) -> Vec<Rule> {
         v.iter().map(|v| v.rule).collect()
+    }
+
+    /// ENV-08: two members told one session id is caught; ids that differ in any bit, or
+    /// a member never told one, stay silent.
+    #[test]
+    fn one_session_id_for_two_members_is_caught() {
+        let shared = 0x9EAA_3001_0020_0001;
+        let mut a = member(1, &[]);
+        let mut b = member(2, &[]);
+        a.own_session = Some(shared);
+        b.own_session = Some(shared);
+        let found = check_activity(&[a.clone(), b.clone()]);
+        assert_eq!(rules(&found), [Rule::Env08]);
+        assert!(
+            found[0].reason.contains("members 1 and 2"),
+            "{}",
+            found[0].reason
+        );
+        b.own_session = Some(shared + 1);
+        assert!(check_activity(&[a.clone(), b.clone()]).is_empty());
+        b.own_session = None;
+        assert!(check_activity(&[a, b]).is_empty());
     }
 
     #[test]

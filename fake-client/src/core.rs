@@ -27,6 +27,8 @@ pub struct ClientCore {
     pub(crate) links: Links,
     /// The activity client service 7 made, once it did.
     pub(crate) activity: Option<ActivityClient>,
+    /// The session the last service 7 named the client's own (ENV-08).
+    pub(crate) own_session: Option<u64>,
     pub(crate) status: StatusLine,
     pub(crate) verdict: Verdict,
     /// Frames received so far, both links.
@@ -48,6 +50,7 @@ impl ClientCore {
             config,
             links,
             activity: None,
+            own_session: None,
             status: StatusLine::default(),
             verdict: Verdict::new(),
             frames_in: 0,
@@ -91,6 +94,7 @@ impl ClientCore {
             left: activity.is_some_and(|a| a.leave.left()),
             present: activity.is_some_and(|a| !a.leave.left()) && self.verdict.running(),
             session: self.session(),
+            own_session: self.own_session,
         }
     }
 
@@ -180,6 +184,214 @@ impl ClientCore {
         if !self.status.in_activity() {
             let reason = format!("the run ended at {} without E, G and M", self.status);
             self.verdict.violate(Rule::Join09, None, None, reason);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::CHANNEL_START_LEN;
+    use std::net::Ipv4Addr;
+    use vex_wire::activity::body::Body;
+    use vex_wire::activity::envelope::ActivityPush;
+    use vex_wire::activity::ids;
+    use vex_wire::activity::join::{JoinRequest, JoinResult};
+    use vex_wire::activity::membership::{Member, ReplicateMembership};
+    use vex_wire::bap::header::{FrameType, InnerHeader};
+    use vex_wire::bap::secure::{ChannelSecrets, Role, SecureChannel, seal_hello};
+    use vex_wire::bap::services::{
+        CHANNEL_START, ECHO, HELLO, HOST_LOOKUP, HostLookupResponse, HostResponse,
+    };
+
+    /// A session id of the built-in account's shape (ENV-09).
+    const SESSION: u64 = 0x9EAA_3001_0020_0001;
+    const SECRETS: ChannelSecrets = ChannelSecrets {
+        base_nonce: [0xA0; 12],
+        session_key: [0xB0; 16],
+    };
+
+    fn client(probe: Option<Probe>) -> ClientCore {
+        let mut config = ClientConfig::builtin(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 1));
+        config.script.probe = probe.map(|p| (p, 0));
+        ClientCore::new(config)
+    }
+
+    /// The response on `service` to `task` with `body`, on `link`.
+    fn answer(c: &mut ClientCore, link: LinkKind, task: u32, service: u16, body: &[u8]) {
+        let header = InnerHeader::response(service, task);
+        c.handle_response(Instant::default(), link, 1, header, body);
+    }
+
+    /// Opens `link` and answers its channel start (task 1) and hello (task 2).
+    fn hello(c: &mut ClientCore, link: LinkKind) {
+        c.handle_connected(Instant::default(), link);
+        answer(c, link, 1, CHANNEL_START + 1, &[0; CHANNEL_START_LEN]);
+        let body = seal_hello(&c.config.signon, [0xC0; 16], &SECRETS);
+        answer(c, link, 2, HELLO + 1, &body);
+    }
+
+    /// `link`'s pending requests, task and service.
+    fn pending(c: &mut ClientCore, link: LinkKind) -> Vec<(u32, u16)> {
+        let l = c.links.get_mut(link).unwrap();
+        l.pending.iter().map(|(t, s)| (*t, *s)).collect()
+    }
+
+    /// The rules the run's end adds, JOIN-09 aside.
+    fn at_the_end(c: &mut ClientCore) -> Vec<Rule> {
+        let before = c.verdict.violations().len();
+        c.finish(Instant::from_millis(60_000));
+        let added = c.verdict.violations()[before..].iter().map(|v| v.rule);
+        added.filter(|r| *r != Rule::Join09).collect()
+    }
+
+    /// BAP-06: every request gets its response; one left unanswered jams the link and is
+    /// reported at the run's end, one per request: both of a fresh link's, then the hello
+    /// alone, then the lookup and the echo the hello led to; all answered, nothing.
+    #[test]
+    fn an_unanswered_request_is_caught_at_the_end() {
+        let primary = LinkKind::Primary;
+        let mut c = client(None);
+        c.handle_connected(Instant::default(), primary);
+        assert_eq!(at_the_end(&mut c), [Rule::Bap06; 2], "30 and 25");
+        let mut c = client(None);
+        c.handle_connected(Instant::default(), primary);
+        answer(
+            &mut c,
+            primary,
+            1,
+            CHANNEL_START + 1,
+            &[0; CHANNEL_START_LEN],
+        );
+        assert_eq!(at_the_end(&mut c), [Rule::Bap06], "25");
+        let mut c = client(None);
+        hello(&mut c, primary);
+        assert_eq!(pending(&mut c, primary), [(3, HOST_LOOKUP), (4, ECHO)]);
+        let lookup = HostLookupResponse {
+            host_id: c.config.scenario.activity_host_id,
+            address: Ipv4Addr::LOCALHOST,
+            reserved: 0,
+            port: 30974,
+        };
+        answer(&mut c, primary, 3, HOST_LOOKUP + 1, &lookup.encode());
+        assert_eq!(at_the_end(&mut c), [Rule::Bap06], "250");
+        let mut c = client(None);
+        hello(&mut c, primary);
+        answer(&mut c, primary, 3, HOST_LOOKUP + 1, &lookup.encode());
+        answer(&mut c, primary, 4, ECHO + 1, &[]);
+        assert_eq!(c.verdict.rules(), []);
+        assert_eq!(at_the_end(&mut c), [], "all answered");
+    }
+
+    /// BAP-14: under the malformed-selection probe the client's service 6 is 3 bytes no
+    /// selection decoder takes; left unanswered it is caught under BAP-14 at the run's end,
+    /// and answered with service 7 nothing is. The client's own well-formed selection left
+    /// unanswered is BAP-06's.
+    #[test]
+    fn a_malformed_service_6_still_gets_service_7() {
+        let activity = LinkKind::Activity;
+        let mut c = client(Some(Probe::MalformedSelection));
+        hello(&mut c, activity);
+        assert_eq!(pending(&mut c, activity), [(3, HOST_REQUEST)]);
+        let mut host = SecureChannel::new(&SECRETS, Role::Host);
+        let sent: Vec<ClientTransmit> = std::iter::from_fn(|| c.poll_transmit()).collect();
+        let last = sent.last().unwrap();
+        assert_eq!(
+            (last.service, last.bytes[1]),
+            (HOST_REQUEST, FrameType::Encrypted.byte())
+        );
+        let inner = host.open(&last.bytes[6..]).unwrap();
+        assert_eq!(inner.len(), 6 + 3, "a 3-byte service 6");
+        assert_eq!(at_the_end(&mut c), [Rule::Bap14], "unanswered");
+        let mut c = client(Some(Probe::MalformedSelection));
+        hello(&mut c, activity);
+        answer(
+            &mut c,
+            activity,
+            3,
+            HOST_REQUEST + 1,
+            &HostResponse::new(SESSION).encode(),
+        );
+        assert_eq!(c.verdict.rules(), []);
+        assert_eq!(at_the_end(&mut c), [], "answered with 7");
+        let mut c = client(None);
+        hello(&mut c, activity);
+        assert_eq!(pending(&mut c, activity), [(3, HOST_REQUEST)]);
+        assert_eq!(
+            at_the_end(&mut c),
+            [Rule::Bap06],
+            "its own selection unanswered"
+        );
+    }
+
+    /// The push `msg` names for `c`'s join of [`SESSION`]: "4" an accepting join_result,
+    /// "4 refused" one with result 1; "1" a message 1 that decodes (146 bytes), "1 short"
+    /// one that does not (145); "12" a message 12 with the player alone, "12 empty" one
+    /// that does not decode.
+    fn pushes(c: &ClientCore, msg: &str) -> ActivityPush {
+        let p = c.config.scenario.player;
+        let request = JoinRequest::new(c.config.join_nonce, SESSION, p.member_key, p.character_id);
+        let global = vex_wire::vectors::global_state_example().encode().unwrap();
+        let me = Member::seed(p.member_key, p.account_soid, p.character_id);
+        let (id, body) = match msg {
+            "4" => (
+                ids::JOIN_RESULT,
+                JoinResult::accept(&request, SESSION).encode().unwrap(),
+            ),
+            "4 refused" => {
+                let mut r = JoinResult::accept(&request, SESSION);
+                r.result = 1;
+                (ids::JOIN_RESULT, r.encode().unwrap())
+            }
+            "1" => (ids::GLOBAL_ACTIVITY_STATE, global),
+            "1 short" => (
+                ids::GLOBAL_ACTIVITY_STATE,
+                global[..global.len() - 1].to_vec(),
+            ),
+            "12" => {
+                let table = ReplicateMembership::for_local_member(me, 1);
+                (ids::REPLICATE_MEMBERSHIP, table.encode().unwrap())
+            }
+            "12 empty" => (ids::REPLICATE_MEMBERSHIP, vec![]),
+            _ => unreachable!("{msg}"),
+        };
+        ActivityPush::new(SESSION, id, body)
+    }
+
+    /// The status line after `msgs` are pushed, and whether the run's end reports JOIN-09.
+    fn status_after(msgs: &[&str]) -> (String, bool) {
+        let mut c = client(None);
+        c.activity = Some(ActivityClient::new(SESSION, false, false, 0));
+        for (i, msg) in msgs.iter().enumerate() {
+            let push = pushes(&c, msg);
+            c.handle_push(Instant::default(), i as u64, &push.encode());
+        }
+        c.finish(Instant::from_millis(60_000));
+        let join_09 = c.verdict.rules().contains(&Rule::Join09);
+        (c.status().to_string(), join_09)
+    }
+
+    /// JOIN-09: the client is in the activity only with E (an accepted message 4), G
+    /// (message 1) and M (message 12): 4, 1 and 12, in either order of 1 and 12, pass.
+    /// Each letter missing is caught at the run's end: no message 1, no 12, neither, no
+    /// push at all; a refused message 4 (no E, and 1 and 12 dropped before the join); 1
+    /// and 12 before message 4 (dropped); a message 1 or 12 that does not decode.
+    #[test]
+    fn the_client_is_in_the_activity_only_with_e_g_and_m() {
+        let egm = ("Status:??EGM".to_string(), false);
+        assert_eq!(status_after(&["4", "1", "12"]), egm);
+        assert_eq!(status_after(&["4", "12", "1"]), egm);
+        for (msgs, status) in [
+            (vec!["4", "12"], "Status:??E-M"),
+            (vec!["4", "1"], "Status:??EG-"),
+            (vec!["4"], "Status:??E--"),
+            (vec![], "Status:??---"),
+            (vec!["4 refused", "1", "12"], "Status:??---"),
+            (vec!["1", "12", "4"], "Status:??E--"),
+            (vec!["4", "1 short", "12"], "Status:??E-M"),
+            (vec!["4", "1", "12 empty"], "Status:??EG-"),
+        ] {
+            assert_eq!(status_after(&msgs), (status.to_string(), true), "{msgs:?}");
         }
     }
 }

@@ -89,10 +89,6 @@ pub const NOT_ENFORCED: &[(Rule, &str)] = &[
         "the empty-body answers are read by codecs that read nothing: only an answer that never comes shows, as BAP-06",
     ),
     (
-        Rule::Env08,
-        "one client cannot see another session's id; the members cases see each join answered",
-    ),
-    (
         Rule::Env13,
         "message 7 goes to a method the target component bound at spawn; the emulated client models no components",
     ),

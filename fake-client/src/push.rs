@@ -228,4 +228,76 @@ mod tests {
             assert!(!rules_for(&push).contains(&Rule::Env11), "message {id}");
         }
     }
+
+    /// ENV-04: msg_type is 0 to 58. In a valid envelope, an id past 58 (59, 60, 200,
+    /// 2^31, u32::MAX) and every id in 0 to 58 that has no inbound handler and is neither
+    /// name-only nor one the client sends (ENV-11) is unknown and dropped; every id with an
+    /// inbound handler is not ENV-04, and 58 (name-only) is ENV-11. An unknown id in an
+    /// envelope that is not valid (discriminator 2) is refused for the envelope (ENV-01).
+    #[test]
+    fn an_id_with_no_inbound_handler_is_unknown() {
+        let push = |id| ActivityPush::new(SESSION, id, vec![0; 8]);
+        for id in [59, 60, 200, 0x8000_0000, u32::MAX] {
+            assert_eq!(rules_for(&push(id)), [Rule::Env04], "message {id}");
+        }
+        let mut unknown_in_table = 0;
+        for id in 0..=58 {
+            let m = table::message(id).unwrap();
+            let rules = rules_for(&push(id));
+            if m.has_inbound_handler() {
+                assert!(!rules.contains(&Rule::Env04), "message {id}: {rules:?}");
+            } else if m.direction != Direction::NameOnly && !m.client_sends() {
+                unknown_in_table += 1;
+                assert_eq!(rules, [Rule::Env04], "message {id}");
+            }
+        }
+        assert!(unknown_in_table > 0, "the table has a local-only id");
+        assert_eq!(rules_for(&push(58)), [Rule::Env11], "message 58");
+        let invalid = ActivityPush {
+            discriminator: 2,
+            ..push(59)
+        };
+        assert_eq!(rules_for(&invalid), [Rule::Env01], "discriminator 2");
+    }
+
+    /// ENV-05: a push with a handled id and no activity client at all (before service 7
+    /// made one) matches no client and is dropped; the same push to a client that has
+    /// its session routes.
+    #[test]
+    fn a_push_matching_no_activity_client_is_dropped() {
+        let config = ClientConfig::builtin(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 1));
+        let mut c = ClientCore::new(config);
+        c.handle_push(Instant::default(), 1, &join_push().encode());
+        assert_eq!(c.verdict.rules(), [Rule::Env05]);
+        assert!(c.verdict.running());
+        assert!(c.session().is_none());
+        let (mut c, _) = joining();
+        c.handle_push(Instant::default(), 1, &join_push().encode());
+        assert_eq!(c.verdict.rules(), []);
+        assert_eq!(c.session(), Some(SESSION));
+    }
+
+    /// ENV-10: service 9's sequence (the task id of its 6-byte inner header) is 0; 1,
+    /// 2^31 and u32::MAX are reported, and the push is still applied (a duty: nothing
+    /// reads it).
+    #[test]
+    fn service_9_sequence_is_zero() {
+        use crate::link::LinkKind;
+        use vex_wire::bap::header::{FrameType, InnerHeader, plain_frame};
+        for (sequence, want) in [
+            (0, vec![]),
+            (1, vec![Rule::Env10]),
+            (0x8000_0000, vec![Rule::Env10]),
+            (u32::MAX, vec![Rule::Env10]),
+        ] {
+            let (mut c, _) = joining();
+            let now = Instant::default();
+            c.handle_connected(now, LinkKind::Activity);
+            let header = InnerHeader::request(vex_wire::bap::services::ACTIVITY_PUSH, sequence);
+            let frame = plain_frame(FrameType::Plain, header, &join_push().encode());
+            c.handle_bytes(now, LinkKind::Activity, &frame);
+            assert_eq!(c.verdict.rules(), want, "sequence {sequence}");
+            assert_eq!(c.session(), Some(SESSION), "sequence {sequence}: applied");
+        }
+    }
 }

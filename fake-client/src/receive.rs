@@ -325,4 +325,468 @@ mod tests {
             "no report of that task"
         );
     }
+
+    use crate::verdict::Outcome;
+    use vex_wire::bap::header::plain_frame;
+    use vex_wire::bap::secure::{ChannelSecrets, Role, SecureChannel, seal_hello};
+    use vex_wire::bap::services::{HostLookupResponse, PUSH_IDS, RESPONSE_IDS};
+
+    /// A fresh client whose primary link just opened: task 1 is service 30, task 2 the
+    /// hello (service 25).
+    fn connected() -> ClientCore {
+        let config = ClientConfig::builtin(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 1));
+        let mut c = ClientCore::new(config);
+        c.handle_connected(Instant::default(), LinkKind::Primary);
+        c
+    }
+
+    /// The rules `bytes` break, fed to [`connected`] in one read, and what the run came to.
+    fn fed(bytes: &[u8]) -> (Vec<Rule>, Outcome) {
+        let mut c = connected();
+        c.handle_bytes(Instant::default(), LinkKind::Primary, bytes);
+        (c.verdict.rules(), c.verdict.outcome().clone())
+    }
+
+    /// An inner message: `header`, then `body`.
+    fn inner(header: InnerHeader, body: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        header.write(&mut out);
+        out.extend_from_slice(body);
+        out
+    }
+
+    /// The legal answer to task 1: service 31, 128 bytes.
+    fn channel_start_reply() -> Vec<u8> {
+        inner(InnerHeader::response(31, 1), &[0; 128])
+    }
+
+    /// `frame` with its magic byte and type byte set.
+    fn with_head(mut frame: Vec<u8>, magic: u8, frame_type: u8) -> Vec<u8> {
+        frame[0] = magic;
+        frame[1] = frame_type;
+        frame
+    }
+
+    fn ended(outcome: &Outcome, rule: Rule) -> bool {
+        matches!(outcome, Outcome::Ended { rule: r, .. } if *r == rule)
+    }
+
+    /// BAP-01: magic 1 and frame types 0 and 2 (plaintext) carry the legal service-31
+    /// answer silently; magic 0, 2 and 0xFF, and types 3 and 0xFF, are refused and end the
+    /// activity; type 1 is a legal type (refused here only as BAP-02, no hello armed it).
+    /// The u32 length is big-endian and counts exactly what follows: one read holding two
+    /// frames yields both, a frame split anywhere is waited for, and a length one short or
+    /// one long lands the next header off its magic (BAP-01), after the frame it cut or
+    /// swelled (BAP-19, its 127 or 129 bytes).
+    #[test]
+    fn a_frame_with_any_other_magic_or_type_is_refused() {
+        let good = |t: FrameType| outer_frame(t, &channel_start_reply());
+        for t in [FrameType::Plain, FrameType::Bootstrap] {
+            assert_eq!(fed(&good(t)), (vec![], Outcome::Running), "type {t:?}");
+        }
+        for magic in [0, 2, 0xFF] {
+            let (rules, outcome) = fed(&with_head(good(FrameType::Bootstrap), magic, 2));
+            assert_eq!(rules, [Rule::Bap01], "magic {magic}");
+            assert!(ended(&outcome, Rule::Bap01), "magic {magic}: {outcome:?}");
+        }
+        for frame_type in [3, 0xFF] {
+            let (rules, outcome) = fed(&with_head(good(FrameType::Bootstrap), 1, frame_type));
+            assert_eq!(rules, [Rule::Bap01], "type {frame_type}");
+            assert!(ended(&outcome, Rule::Bap01), "type {frame_type}");
+        }
+        let (rules, _) = fed(&with_head(good(FrameType::Bootstrap), 1, 1));
+        assert_eq!(rules, [Rule::Bap02], "type 1 is a legal type");
+        // two frames in one read, and one split at every byte
+        let reply = good(FrameType::Bootstrap);
+        let mut two = reply.clone();
+        two.extend(outer_frame(
+            FrameType::Plain,
+            &inner(InnerHeader::request(124, 0), &[0; 14]),
+        ));
+        assert_eq!(fed(&two).0, [], "two frames in one read");
+        for at in 1..reply.len() {
+            let mut c = connected();
+            c.handle_bytes(Instant::default(), LinkKind::Primary, &reply[..at]);
+            assert_eq!(c.frames_in, 0, "split at {at}: waits");
+            c.handle_bytes(Instant::default(), LinkKind::Primary, &reply[at..]);
+            assert_eq!(
+                (c.frames_in, c.verdict.rules()),
+                (1, vec![]),
+                "split at {at}"
+            );
+        }
+        for (delta, what) in [(-1i64, "one short"), (1, "one long")] {
+            let mut bytes = two.clone();
+            let len = u32::from_be_bytes([bytes[2], bytes[3], bytes[4], bytes[5]]);
+            let wrong = (i64::from(len) + delta) as u32;
+            bytes[2..6].copy_from_slice(&wrong.to_be_bytes());
+            assert_eq!(fed(&bytes).0, [Rule::Bap19, Rule::Bap01], "length {what}");
+        }
+    }
+
+    /// A client whose primary link's hello armed its channel (task 3 is then service 16,
+    /// task 4 the echo, 250), with the host's end of the channel, for the base nonce
+    /// `base_nonce`.
+    fn secured(base_nonce: [u8; 12]) -> (ClientCore, SecureChannel, ChannelSecrets) {
+        let secrets = ChannelSecrets {
+            base_nonce,
+            session_key: std::array::from_fn(|i| 0xB0 + i as u8),
+        };
+        let mut c = connected();
+        let hello = seal_hello(&c.config.signon, [0xC0; 16], &secrets);
+        let now = Instant::default();
+        c.handle_bytes(
+            now,
+            LinkKind::Primary,
+            &outer_frame(FrameType::Bootstrap, &channel_start_reply()),
+        );
+        let reply = inner(InnerHeader::response(26, 2), &hello);
+        c.handle_bytes(
+            now,
+            LinkKind::Primary,
+            &outer_frame(FrameType::Bootstrap, &reply),
+        );
+        assert_eq!(c.verdict.rules(), []);
+        let pending: Vec<(u32, u16)> = c
+            .links
+            .get_mut(LinkKind::Primary)
+            .unwrap()
+            .pending
+            .clone()
+            .into_iter()
+            .collect();
+        assert_eq!(pending, [(3, 16), (4, 250)]);
+        (c, SecureChannel::new(&secrets, Role::Host), secrets)
+    }
+
+    const NONCE: [u8; 12] = [
+        0xA0, 0xA1, 0xA2, 0xA3, 0xA4, 0xA5, 0xA6, 0xA7, 0xA8, 0xA9, 0xAA, 0xAB,
+    ];
+
+    /// Three legal frames on [`secured`]'s link, in order: service 17 answering the
+    /// lookup (task 3, the head), a push on 124, then 251 answering the echo (task 4).
+    fn answers(c: &ClientCore) -> [Vec<u8>; 3] {
+        let lookup = HostLookupResponse {
+            host_id: c.config.scenario.activity_host_id,
+            address: Ipv4Addr::LOCALHOST,
+            reserved: 0,
+            port: 30974,
+        };
+        [
+            inner(InnerHeader::response(17, 3), &lookup.encode()),
+            inner(InnerHeader::request(124, 0), &[0; 14]),
+            inner(InnerHeader::response(251, 4), &[]),
+        ]
+    }
+
+    /// Feeds each of `frames` as an encrypted frame, in order.
+    fn feed_sealed(c: &mut ClientCore, frames: &[Vec<u8>]) {
+        for payload in frames {
+            c.handle_bytes(
+                Instant::default(),
+                LinkKind::Primary,
+                &outer_frame(FrameType::Encrypted, payload),
+            );
+        }
+    }
+
+    /// `inner` sealed with `key` at `nonce`, whatever the channel's count: tag, then
+    /// ciphertext.
+    fn sealed_at(key: [u8; 16], nonce: [u8; 12], inner: &[u8]) -> Vec<u8> {
+        let secrets = ChannelSecrets {
+            base_nonce: nonce,
+            session_key: key,
+        };
+        SecureChannel::new(&secrets, Role::Host).seal(inner)
+    }
+
+    /// BAP-02: frames sealed with service 26's key, tag first and counted in the length,
+    /// open silently. A tag with its first or last byte flipped, a ciphertext with its
+    /// first or last byte flipped, the tag after the ciphertext, a length that leaves the
+    /// tag out (16 short), a frame shorter than a tag, and a frame sealed under another
+    /// key are each refused in the first frame (a response), the second (a push) or the
+    /// third (a response after the push), and end the activity.
+    #[test]
+    fn an_encrypted_frame_whose_tag_does_not_verify_is_refused() {
+        let (mut c, mut host, _) = secured(NONCE);
+        let frames = answers(&c).map(|m| host.seal(&m));
+        feed_sealed(&mut c, &frames);
+        assert_eq!(c.verdict.rules(), [], "every frame sealed right");
+        type Spoil = fn(Vec<u8>) -> Vec<u8>;
+        let spoils: [(&str, Spoil); 6] = [
+            ("tag's first byte", |mut f| {
+                f[0] ^= 1;
+                f
+            }),
+            ("tag's last byte", |mut f| {
+                f[15] ^= 0x80;
+                f
+            }),
+            ("ciphertext's first byte", |mut f| {
+                f[16] ^= 1;
+                f
+            }),
+            ("ciphertext's last byte", |mut f| {
+                let last = f.len() - 1;
+                f[last] ^= 1;
+                f
+            }),
+            ("tag after the ciphertext", |f| {
+                [&f[16..], &f[..16]].concat()
+            }),
+            ("shorter than a tag", |f| f[..15].to_vec()),
+        ];
+        for at in 0..3 {
+            for (what, spoil) in spoils {
+                let (mut c, mut host, _) = secured(NONCE);
+                let mut frames = answers(&c).map(|m| host.seal(&m));
+                frames[at] = spoil(std::mem::take(&mut frames[at]));
+                feed_sealed(&mut c, &frames[..=at]);
+                assert_eq!(c.verdict.rules(), [Rule::Bap02], "{what}, frame {at}");
+                assert!(
+                    ended(c.verdict.outcome(), Rule::Bap02),
+                    "{what}, frame {at}"
+                );
+            }
+            // the length counts the tag: one that leaves it out cuts the frame 16 short
+            let (mut c, mut host, _) = secured(NONCE);
+            let frames = answers(&c).map(|m| host.seal(&m));
+            feed_sealed(&mut c, &frames[..at]);
+            let mut frame = outer_frame(FrameType::Encrypted, &frames[at]);
+            let len = (frames[at].len() - 16) as u32;
+            frame[2..6].copy_from_slice(&len.to_be_bytes());
+            c.handle_bytes(Instant::default(), LinkKind::Primary, &frame);
+            assert_eq!(
+                c.verdict.rules(),
+                [Rule::Bap02],
+                "length without the tag, frame {at}"
+            );
+            // another key than service 26's, at the nonce due
+            let (mut c, mut host, secrets) = secured(NONCE);
+            let mut frames = answers(&c).map(|m| host.seal(&m));
+            let mut nonce = secrets.base_nonce;
+            for _ in 0..at {
+                vex_wire::bap::secure::increment_nonce(&mut nonce);
+            }
+            frames[at] = sealed_at([0x5A; 16], nonce, &answers(&c)[at]);
+            feed_sealed(&mut c, &frames[..=at]);
+            assert_eq!(c.verdict.rules(), [Rule::Bap02], "another key, frame {at}");
+        }
+    }
+
+    /// BAP-18: the host seals from service 26's N and each frame, the push among them,
+    /// takes the next nonce, little-endian over all 12 bytes: a sequence across a carry
+    /// through two bytes (FF FF 00 .. to 00 00 01 ..) opens silently. Sealed one nonce
+    /// ahead (a nonce skipped), one behind (a nonce used twice, or the push not counted)
+    /// is caught as out of step and ends the activity; sealed from the client's own N
+    /// (byte 11 XOR 1), or with a big-endian increment, or with the carry dropped, is a
+    /// tag that does not verify (BAP-02).
+    #[test]
+    fn every_frame_takes_the_next_nonce() {
+        let carry = [0xFF, 0xFF, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10];
+        for base in [NONCE, carry] {
+            let (mut c, mut host, _) = secured(base);
+            let frames = answers(&c).map(|m| host.seal(&m));
+            feed_sealed(&mut c, &frames);
+            assert_eq!(c.verdict.rules(), [], "base {base:02X?}");
+        }
+        let ahead = |mut n: [u8; 12], k: usize| {
+            for _ in 0..k {
+                vex_wire::bap::secure::increment_nonce(&mut n);
+            }
+            n
+        };
+        let key: [u8; 16] = std::array::from_fn(|i| 0xB0 + i as u8);
+        let mut flipped = NONCE;
+        flipped[11] ^= 1;
+        let mut big_endian = carry;
+        big_endian[11] += 1;
+        let mut no_carry = carry;
+        no_carry[0] = 0;
+        let n = NONCE;
+        // what, the base, the nonce each of the three frames is sealed at, frames fed, want
+        type Case = (&'static str, [u8; 12], [[u8; 12]; 3], usize, Rule);
+        let cases: [Case; 7] = [
+            (
+                "the first a nonce ahead",
+                n,
+                [ahead(n, 1); 3],
+                1,
+                Rule::Bap18,
+            ),
+            (
+                "the push a nonce ahead",
+                n,
+                [n, ahead(n, 2), n],
+                2,
+                Rule::Bap18,
+            ),
+            ("the push at the nonce before", n, [n, n, n], 2, Rule::Bap18),
+            (
+                "the push not counted",
+                n,
+                [n, ahead(n, 1), ahead(n, 1)],
+                3,
+                Rule::Bap18,
+            ),
+            ("from the client's own N", n, [flipped; 3], 1, Rule::Bap02),
+            (
+                "a big-endian increment",
+                carry,
+                [carry, big_endian, big_endian],
+                2,
+                Rule::Bap02,
+            ),
+            (
+                "the carry dropped",
+                carry,
+                [carry, no_carry, no_carry],
+                2,
+                Rule::Bap02,
+            ),
+        ];
+        for (what, base, nonces, fed, want) in cases {
+            let (mut c, _, _) = secured(base);
+            let messages = answers(&c);
+            let frames: Vec<Vec<u8>> = (0..3)
+                .map(|i| sealed_at(key, nonces[i], &messages[i]))
+                .collect();
+            feed_sealed(&mut c, &frames[..fed]);
+            assert_eq!(c.verdict.rules(), [want], "{what}");
+            assert!(ended(c.verdict.outcome(), want), "{what}");
+        }
+    }
+
+    /// BAP-03: a request or push header is 6 bytes (u16 service, u32 task) and a
+    /// response's 8 (the u16 status added): a push on 124 with its 6-byte header and a
+    /// response on 31 with its 8-byte one pass. An inner message of 0 or 1 byte (no whole
+    /// service id), a push header of 5 bytes, and a response header of 6 or 7 (no whole
+    /// status) are refused and end the activity.
+    #[test]
+    fn an_inner_header_short_of_its_shape_is_refused() {
+        let push = inner(InnerHeader::request(124, 0), &[0; 14]);
+        let response = channel_start_reply();
+        assert_eq!(
+            fed(&outer_frame(FrameType::Plain, &push)).0,
+            [],
+            "push header"
+        );
+        assert_eq!(
+            fed(&outer_frame(FrameType::Plain, &response)).0,
+            [],
+            "response header"
+        );
+        let service_8 = inner(InnerHeader::request(8, 0), &[0; 8]);
+        assert_eq!(
+            fed(&outer_frame(FrameType::Plain, &service_8)).0,
+            [],
+            "service 8's 14"
+        );
+        for (what, bytes) in [
+            ("no byte", vec![]),
+            ("one byte", vec![0]),
+            ("a 5-byte push header", push[..5].to_vec()),
+            ("a 6-byte response header", response[..6].to_vec()),
+            ("a 7-byte response header", response[..7].to_vec()),
+        ] {
+            let (rules, outcome) = fed(&outer_frame(FrameType::Plain, &bytes));
+            assert_eq!(rules, [Rule::Bap03], "{what}");
+            assert!(ended(&outcome, Rule::Bap03), "{what}");
+        }
+    }
+
+    /// BAP-09: a frame on every id below 308 that is neither one of the 15 push ids, a
+    /// response id nor a send-only id (0, 1 to 5, 10, 29, 48, 52, 99, 101, 125, 149, 151,
+    /// 159, 162, 300, 302 among them: the neighbours of the push ids) is a call through a
+    /// null pointer and crashes the client; none of the 15 push ids is.
+    #[test]
+    fn a_push_outside_the_15_ids_crashes() {
+        assert_eq!(
+            PUSH_IDS,
+            [
+                6, 8, 9, 20, 27, 28, 47, 51, 100, 123, 124, 150, 160, 161, 301
+            ]
+        );
+        for service in 0..SERVICE_ID_LIMIT {
+            let rules = rules_for(service);
+            if PUSH_IDS.contains(&service) {
+                assert!(
+                    !rules.contains(&Rule::Bap09),
+                    "push id {service}: {rules:?}"
+                );
+            } else if !RESPONSE_IDS.contains(&service) && !SEND_ONLY.contains(&service) {
+                assert_eq!(rules, [Rule::Bap09], "service {service}");
+            }
+        }
+        for service in [
+            0, 5, 10, 29, 48, 52, 99, 101, 125, 149, 151, 159, 162, 300, 302,
+        ] {
+            let mut c = connected();
+            let frame = plain_frame(FrameType::Plain, InnerHeader::request(service, 0), &[0; 4]);
+            c.handle_bytes(Instant::default(), LinkKind::Primary, &frame);
+            assert_eq!(c.verdict.rules(), [Rule::Bap09], "push on {service}");
+            assert!(matches!(
+                c.verdict.outcome(),
+                Outcome::Crashed {
+                    rule: Rule::Bap09,
+                    ..
+                }
+            ));
+        }
+    }
+
+    /// The rules a push of `body` on `service` breaks on [`connected`], and whether the
+    /// run goes on.
+    fn pushed(service: u16, body: &[u8]) -> (Vec<Rule>, bool) {
+        let mut c = connected();
+        let frame = plain_frame(FrameType::Plain, InnerHeader::request(service, 0), body);
+        c.handle_bytes(Instant::default(), LinkKind::Primary, &frame);
+        (c.verdict.rules(), c.verdict.running())
+    }
+
+    /// BAP-10: a push on 6 of exactly 7,719 bytes decodes and crashes the client; one
+    /// byte short, one long or empty does not decode and is dropped (BODY-04), not
+    /// BAP-10. A push on 161 is caught (advisory: the pages give no codec for 161, so the
+    /// client goes on), short or long. The push ids beside them, 160 and 8 (a push on 8
+    /// carries the 8-byte handle), are not BAP-10.
+    #[test]
+    fn a_push_that_decodes_on_6_or_161_crashes() {
+        assert_eq!(SERVICE6_LEN, 7_719);
+        let (rules, running) = pushed(6, &[0; SERVICE6_LEN]);
+        assert_eq!(
+            (rules, running),
+            (vec![Rule::Bap10], false),
+            "7,719 bytes on 6"
+        );
+        for len in [0, SERVICE6_LEN - 1, SERVICE6_LEN + 1] {
+            assert_eq!(
+                pushed(6, &vec![0; len]),
+                (vec![Rule::Body04], true),
+                "{len} bytes on 6"
+            );
+        }
+        for len in [0, 4, SERVICE6_LEN] {
+            let mut c = connected();
+            let frame = plain_frame(
+                FrameType::Plain,
+                InnerHeader::request(161, 0),
+                &vec![0; len],
+            );
+            c.handle_bytes(Instant::default(), LinkKind::Primary, &frame);
+            assert_eq!(c.verdict.rules(), [Rule::Bap10], "{len} bytes on 161");
+            assert!(c.verdict.violations()[0].advisory(), "{len} bytes on 161");
+        }
+        assert_eq!(pushed(160, &[0; 4]), (vec![], true), "160");
+        assert_eq!(pushed(8, &[0; 8]), (vec![], true), "8");
+    }
+
+    /// BAP-08: service 124 is one of the fixed-length services, 14 bytes: 14 passes; 13,
+    /// 15 and an empty body are rejected.
+    #[test]
+    fn service_124_takes_exactly_14_bytes() {
+        assert_eq!(pushed(124, &[0; 14]), (vec![], true), "14 bytes");
+        for len in [0, 13, 15] {
+            assert_eq!(pushed(124, &vec![0; len]).0, [Rule::Bap08], "{len} bytes");
+        }
+    }
 }

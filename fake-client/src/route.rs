@@ -226,6 +226,7 @@ impl ClientCore {
         if self.config.script.advertise {
             self.advertise_session(now, r.session_id);
         }
+        self.own_session = Some(r.session_id);
         let target = self.config.join_session.unwrap_or(r.session_id);
         let public = target != r.session_id;
         let arrival = self.config.scenario.arrival_slice_set;
@@ -354,6 +355,244 @@ mod tests {
             let mut c = client();
             c.on_host_response(Instant::default(), 1, &HostResponse::new(session).encode());
             assert_eq!(c.verdict.rules(), want, "session {session:#018x}");
+        }
+    }
+
+    use vex_wire::bap::secure::{ChannelSecrets, SignOnKeys, seal_hello};
+
+    /// A client whose primary link just opened: task 1 is service 30, task 2 the hello.
+    fn connected() -> ClientCore {
+        let mut c = client();
+        c.handle_connected(Instant::default(), LinkKind::Primary);
+        c
+    }
+
+    /// The secrets [`hello`] hands the client.
+    const SECRETS: ChannelSecrets = ChannelSecrets {
+        base_nonce: [0xA0; 12],
+        session_key: [0xB0; 16],
+    };
+
+    /// The legal service-26 body for `c`, IV `iv`.
+    fn hello(c: &ClientCore, iv: [u8; 16]) -> [u8; 84] {
+        seal_hello(&c.config.signon, iv, &SECRETS)
+    }
+
+    /// `c`'s primary link's pending requests, task and service.
+    fn pending(c: &mut ClientCore) -> Vec<(u32, u16)> {
+        let l = c.links.get_mut(LinkKind::Primary).unwrap();
+        l.pending.iter().map(|(t, s)| (*t, *s)).collect()
+    }
+
+    /// The response on `service` to `task` with `body`, on `c`'s primary link.
+    fn answer(c: &mut ClientCore, task: u32, service: u16, body: &[u8]) {
+        let header = InnerHeader::response(service, task);
+        c.handle_response(Instant::default(), LinkKind::Primary, 1, header, body);
+    }
+
+    /// BAP-06: exactly one response per request: the first answer to service 30 and to
+    /// the hello passes; a second and a third to either are caught, each; one on a task
+    /// never asked is no second answer (BAP-05).
+    #[test]
+    fn a_request_gets_exactly_one_response() {
+        let mut c = connected();
+        let start = [0; CHANNEL_START_LEN];
+        answer(&mut c, 1, CHANNEL_START + 1, &start);
+        assert_eq!(c.verdict.rules(), []);
+        answer(&mut c, 1, CHANNEL_START + 1, &start);
+        assert_eq!(c.verdict.rules(), [Rule::Bap06], "second 31");
+        answer(&mut c, 1, CHANNEL_START + 1, &start);
+        assert_eq!(c.verdict.rules(), [Rule::Bap06; 2], "third 31");
+        let body = hello(&c, [0xC0; 16]);
+        answer(&mut c, 2, HELLO + 1, &body);
+        assert_eq!(c.verdict.rules(), [Rule::Bap06; 2], "first 26");
+        answer(&mut c, 2, HELLO + 1, &body);
+        assert_eq!(c.verdict.rules(), [Rule::Bap06; 3], "second 26");
+        answer(&mut c, 99, ECHO + 1, &[]);
+        assert_eq!(c.verdict.rules()[3..], [Rule::Bap05], "a task never asked");
+        // an empty body is no neutral answer: each is refused under its service's rule
+        let mut c = connected();
+        answer(&mut c, 1, CHANNEL_START + 1, &[]);
+        answer(&mut c, 2, HELLO + 1, &[]);
+        c.on_host_lookup(3, &[]);
+        c.on_host_response(Instant::default(), 4, &[]);
+        let empty = [Rule::Bap19, Rule::Bap17, Rule::Bap12, Rule::Bap13];
+        assert_eq!(c.verdict.rules(), empty, "empty 31, 26, 17 and 7");
+    }
+
+    /// BAP-16: responses go out in request order: with four pending (30, the hello, two
+    /// echoes), answering the second, the third or the last first is caught; answered in
+    /// order, head by head, nothing is; after a response out of order, the head and the
+    /// rest in order pass.
+    #[test]
+    fn responses_answer_the_head_of_the_pending_ring() {
+        let with_echoes = || {
+            let mut c = connected();
+            for _ in 0..2 {
+                c.links.send_request(
+                    Instant::default(),
+                    LinkKind::Primary,
+                    ECHO,
+                    &0u32.to_be_bytes(),
+                );
+            }
+            assert_eq!(
+                pending(&mut c),
+                [(1, CHANNEL_START), (2, HELLO), (3, ECHO), (4, ECHO)]
+            );
+            c
+        };
+        let in_order = |c: &mut ClientCore, from: u32| {
+            let body = hello(c, [0xC0; 16]);
+            for task in from..=4 {
+                match task {
+                    1 => answer(c, 1, CHANNEL_START + 1, &[0; CHANNEL_START_LEN]),
+                    2 => answer(c, 2, HELLO + 1, &body),
+                    t => answer(c, t, ECHO + 1, &[]),
+                }
+            }
+        };
+        let mut c = with_echoes();
+        in_order(&mut c, 1);
+        assert_eq!(c.verdict.rules(), [], "in order");
+        for (task, service, first) in [
+            (2, HELLO + 1, true),
+            (3, ECHO + 1, false),
+            (4, ECHO + 1, false),
+        ] {
+            let mut c = with_echoes();
+            let body = if first {
+                hello(&c, [0xC0; 16]).to_vec()
+            } else {
+                vec![]
+            };
+            answer(&mut c, task, service, &body);
+            assert_eq!(c.verdict.rules(), [Rule::Bap16], "task {task} first");
+            in_order(&mut c, 1);
+            assert_eq!(
+                c.verdict.rules(),
+                [Rule::Bap16],
+                "task {task} first, then in order"
+            );
+        }
+    }
+
+    /// HMAC-SHA256 of `data` under `key` (RFC 2104), for hello bodies of other shapes.
+    fn hmac_sha256(key: &[u8; 16], data: &[u8]) -> [u8; 32] {
+        use rsa::sha2::{Digest, Sha256};
+        let pad = |byte: u8| -> Vec<u8> {
+            let mut k = [0u8; 64];
+            k[..16].copy_from_slice(key);
+            k.iter().map(|b| b ^ byte).collect()
+        };
+        let inner = Sha256::new()
+            .chain_update(pad(0x36))
+            .chain_update(data)
+            .finalize();
+        let outer = Sha256::new()
+            .chain_update(pad(0x5C))
+            .chain_update(inner)
+            .finalize();
+        let mut mac = [0u8; 32];
+        mac.copy_from_slice(&outer);
+        mac
+    }
+
+    /// BAP-17: service 26 is 84 bytes, u32 BE 80, the IV, the CBC of nonce, key and
+    /// 04 04 04 04 under SignOn field 2's key, then the HMAC under field 3's key over bytes
+    /// 0 to 51. The legal hello, another IV, and an IV byte flipped with the HMAC redone
+    /// (another nonce: still a hello) arm the channel and the route goes on. Each of these
+    /// is no answer (the channel stays unarmed, nothing more is sent): 83, 85 or 0 bytes;
+    /// a length field of 79, 81, 84 or 80 little-endian; the HMAC under field 2's key,
+    /// over bytes 0 to 50, over 4 to 51, or with its first or last byte flipped; the CBC
+    /// under field 3's key; padding 05 04 04 04, 04 04 04 05 or 00 00 00 00 (each with the
+    /// HMAC redone, so only the padding is wrong).
+    #[test]
+    fn service_26_is_the_84_byte_hello() {
+        let c = connected();
+        let keys = c.config.signon;
+        let good = hello(&c, [0xC0; 16]);
+        let remac = |mut b: [u8; 84]| {
+            let mac = hmac_sha256(&keys.hmac, &b[..52]);
+            b[52..].copy_from_slice(&mac);
+            b
+        };
+        assert_eq!(remac(good), good, "the HMAC helper is SignOn's");
+        let judged = |body: &[u8]| {
+            let mut c = connected();
+            c.on_hello(Instant::default(), LinkKind::Primary, 1, body);
+            let armed = c.links.get_mut(LinkKind::Primary).unwrap().secure.is_some();
+            (c.verdict.rules(), armed, pending(&mut c).len())
+        };
+        let mut iv_flipped = good;
+        iv_flipped[4] ^= 1;
+        for (what, body) in [
+            ("the hello", good),
+            ("another IV", hello(&c, [0x11; 16])),
+            ("an IV byte flipped, HMAC redone", remac(iv_flipped)),
+        ] {
+            assert_eq!(judged(&body), (vec![], true, 4), "{what}");
+        }
+        let with = |change: &dyn Fn(&mut [u8; 84])| {
+            let mut b = good;
+            change(&mut b);
+            b
+        };
+        let length = |n: u32| remac(with(&|b| b[..4].copy_from_slice(&n.to_be_bytes())));
+        let mac_with = |key: &[u8; 16], range: std::ops::Range<usize>| {
+            with(&|b| {
+                let mac = hmac_sha256(key, &b[range.clone()]);
+                b[52..].copy_from_slice(&mac);
+            })
+        };
+        let cbc_key3 = SignOnKeys {
+            aes: keys.hmac,
+            hmac: keys.hmac,
+        };
+        // padding byte i of the CBC plaintext (28 + i) is flipped by byte 32 + i of the
+        // first ciphertext block
+        let padding = |xor: [u8; 4]| {
+            remac(with(&|b| {
+                for (i, x) in xor.iter().enumerate() {
+                    b[32 + i] ^= x;
+                }
+            }))
+        };
+        let cases: Vec<(&str, Vec<u8>)> = vec![
+            ("83 bytes", good[..83].to_vec()),
+            ("85 bytes", [&good[..], &[0]].concat()),
+            ("0 bytes", vec![]),
+            ("length field 79", length(79).to_vec()),
+            ("length field 81", length(81).to_vec()),
+            ("length field 84", length(84).to_vec()),
+            (
+                "length field 80 little-endian",
+                length(0x5000_0000).to_vec(),
+            ),
+            (
+                "HMAC under field 2's key",
+                mac_with(&keys.aes, 0..52).to_vec(),
+            ),
+            (
+                "HMAC over bytes 0 to 50",
+                mac_with(&keys.hmac, 0..51).to_vec(),
+            ),
+            (
+                "HMAC over bytes 4 to 51",
+                mac_with(&keys.hmac, 4..52).to_vec(),
+            ),
+            ("HMAC's first byte flipped", with(&|b| b[52] ^= 1).to_vec()),
+            ("HMAC's last byte flipped", with(&|b| b[83] ^= 1).to_vec()),
+            (
+                "CBC under field 3's key",
+                seal_hello(&cbc_key3, [0xC0; 16], &SECRETS).to_vec(),
+            ),
+            ("padding 05 04 04 04", padding([1, 0, 0, 0]).to_vec()),
+            ("padding 04 04 04 05", padding([0, 0, 0, 1]).to_vec()),
+            ("padding 00 00 00 00", padding([4; 4]).to_vec()),
+        ];
+        for (what, body) in cases {
+            assert_eq!(judged(&body), (vec![Rule::Bap17], false, 2), "{what}");
         }
     }
 }

@@ -37,6 +37,7 @@ pub const ENFORCED: &[Rule] = &[
     Rule::Env05,
     Rule::Env06,
     Rule::Env07,
+    Rule::Env08,
     Rule::Env09,
     Rule::Env10,
     Rule::Join01,

@@ -190,6 +190,9 @@ faults! {
     PushBeforeJoin => Env06, also [Join01];
     /// ENV-07: keepalive pushes carry the session id plus one.
     WrongSessionAfterJoin => Env07, also [Link03, Auth16];
+    /// ENV-08: service 7 gives every link the first session's id, so two members are told
+    /// one session is theirs.
+    SharedSessionId => Env08, members 2;
     /// ENV-09: session ids are a bare counter (1, 2, ...).
     BareSessionId => Env09, also [Join09];
     /// ENV-10 (duty): service-9 pushes carry sequence 5.

@@ -71,6 +71,11 @@ const LOOKUP_RESERVED_LOW: usize = 13;
 const LOOKUP_PORT: std::ops::Range<usize> = 14..16;
 /// Service 7's layout (SR "Service 6 and 7"): discriminator, session id.
 const SERVICE7_SESSION: std::ops::Range<usize> = 1..9;
+/// Service 7's session id's index, its low 16 bits (ENV-09's shape).
+const SERVICE7_INDEX: std::ops::Range<usize> = 7..9;
+/// The index of the first session our host makes: [`Fault::SharedSessionId`] gives every
+/// link the first one's id.
+const FIRST_SESSION_INDEX: u16 = 1;
 
 fn zero(body: &mut [u8], range: std::ops::Range<usize>) {
     if let Some(bytes) = body.get_mut(range) {
@@ -136,6 +141,11 @@ impl Outbound for HostPlan {
                 }
             }
             HOST_RESPONSE => {
+                if self.has(Fault::SharedSessionId)
+                    && let Some(index) = body.get_mut(SERVICE7_INDEX)
+                {
+                    index.copy_from_slice(&FIRST_SESSION_INDEX.to_be_bytes());
+                }
                 if self.has(Fault::Service7Discriminator) {
                     flip(body, 0, 0b11); // 2 becomes 1
                 }

@@ -299,4 +299,43 @@ mod tests {
         assert_eq!(judged(configured, Some(4_000)), latched, "asked after");
         assert_eq!(judged([9, 9], None), latched, "never sent");
     }
+
+    /// AUTH-02: before the client's first message 52 every message 5 is dropped and
+    /// reported as AUTH-02 alone, whatever its epoch (the one the client is about to send,
+    /// zero, any other) and even when it is too short to hold a prefix; so is one after
+    /// the join started the schedule (message 52 due at once) but before it went out. The
+    /// same message 5, echoing it, passes once the first message 52 is sent.
+    #[test]
+    fn no_message_5_before_the_first_message_52() {
+        let configured = [0x0102_0304_0506_0708, 0x1112_1314_1516_1718];
+        let judged = |e: &Epochs, payload: &[u8]| {
+            let mut v = Verdict::new();
+            let grants = &mut BubbleGrants::default();
+            let read = e.check_auth_prefix(&mut v, (1, None), payload, grants);
+            let got: Vec<_> = v.violations().iter().map(|x| (x.rule, x.frame)).collect();
+            (read.is_some(), got)
+        };
+        let dropped = (false, vec![(Rule::Auth02, Some(1))]);
+        let mut scheduled = Epochs::default();
+        scheduled.start(Instant::from_millis(0), 0, None);
+        assert_eq!(scheduled.patch_due(), Some(Instant::from_millis(0)));
+        for (what, e) in [("never joined", Epochs::default()), ("52 due", scheduled)] {
+            for (epoch_what, payload) in [
+                ("the epoch the client will send", prefix(configured)),
+                ("a zero epoch", prefix([0, 0])),
+                ("another epoch", prefix([9, 9])),
+                ("one byte", vec![0]),
+            ] {
+                assert_eq!(judged(&e, &payload), dropped, "{what}: {epoch_what}");
+            }
+        }
+        let mut sent = Epochs::default();
+        sent.start(Instant::from_millis(0), 0, None);
+        sent.send_patch(Instant::from_millis(0), configured);
+        assert_eq!(
+            judged(&sent, &prefix(configured)),
+            (true, vec![]),
+            "after it"
+        );
+    }
 }

@@ -251,4 +251,228 @@ mod tests {
             );
         }
     }
+
+    /// A join of [`SESSION`] just sent, and its verdict.
+    fn fresh() -> (Join, Verdict) {
+        (Join::new(SESSION, false, false), Verdict::new())
+    }
+
+    /// A push of `msg` carrying `session`.
+    fn push(session: u64, msg: u32) -> ActivityPush {
+        ActivityPush::new(session, msg, vec![0; 4])
+    }
+
+    /// A join of [`SESSION`] whose join_result was routed and accepted.
+    fn joined() -> (Join, Verdict) {
+        let (mut j, mut v) = fresh();
+        let arm = j.arm(&mut v, 0, &push(SESSION, ids::JOIN_RESULT));
+        assert_eq!(arm, Some(Arm::JoinResult));
+        assert!(j.accept(&mut v, 0, &join_result(0), NONCE).is_some());
+        assert!(v.rules().is_empty());
+        (j, v)
+    }
+
+    /// Sessions one bit away from [`SESSION`] at each end, an index away, zero and all
+    /// ones.
+    const OTHER_SESSIONS: [u64; 6] = [
+        SESSION ^ 1,
+        SESSION ^ (1 << 63),
+        SESSION + 0x1_0000,
+        SESSION + 1,
+        0,
+        u64::MAX,
+    ];
+
+    /// ENV-05: before the join, a push naming any other session than the one join_request
+    /// named (one bit off at either end, the next index, 0, all ones) matches no client
+    /// and is dropped, and does not count as the burst's first push; message 4 naming the
+    /// join's own session routes.
+    #[test]
+    fn a_push_naming_no_client_is_dropped() {
+        for session in OTHER_SESSIONS {
+            let (mut j, mut v) = fresh();
+            for msg in [ids::JOIN_RESULT, ids::ENTITY_SLOTS_ALLOCATED] {
+                assert_eq!(j.arm(&mut v, 1, &push(session, msg)), None);
+            }
+            assert_eq!(v.rules(), [Rule::Env05, Rule::Env05], "{session:#x}");
+            let arm = j.arm(&mut v, 2, &push(SESSION, ids::JOIN_RESULT));
+            assert_eq!(arm, Some(Arm::JoinResult), "{session:#x}, then its own");
+            assert_eq!(v.rules(), [Rule::Env05, Rule::Env05], "no JOIN-01 after it");
+        }
+    }
+
+    /// ENV-06: before a join is accepted only message 4 routes: each other message the
+    /// host pushes, the burst's own (0, 1, 2, 54, 12) and message 5 among them, is dropped,
+    /// as the first push (JOIN-01 too) or after one; so is one after a join_result that
+    /// was not accepted (JOIN-04). Message 4 routes at any place.
+    #[test]
+    fn only_message_4_routes_before_the_join() {
+        for msg in [0, 1, 2, 54, 12, 5, 44] {
+            let (mut j, mut v) = fresh();
+            assert_eq!(j.arm(&mut v, 1, &push(SESSION, msg)), None, "message {msg}");
+            assert_eq!(j.arm(&mut v, 2, &push(SESSION, msg)), None, "message {msg}");
+            assert_eq!(v.rules(), [Rule::Join01, Rule::Env06, Rule::Env06]);
+            let arm = j.arm(&mut v, 3, &push(SESSION, ids::JOIN_RESULT));
+            assert_eq!(arm, Some(Arm::JoinResult), "message 4 after {msg}");
+        }
+        let (mut j, mut v) = fresh();
+        j.arm(&mut v, 1, &push(SESSION, ids::JOIN_RESULT));
+        assert!(j.accept(&mut v, 1, &join_result(1), NONCE).is_none());
+        assert!(!j.established());
+        assert_eq!(j.arm(&mut v, 2, &push(SESSION, 0)), None);
+        assert_eq!(v.rules(), [Rule::Join04, Rule::Env06]);
+    }
+
+    /// JOIN-01: message 4 first passes; each of the burst's other messages (0, 1, 2, 54,
+    /// 12) first is caught, once: the message 4 after it, and what follows, are not.
+    #[test]
+    fn message_4_comes_first() {
+        let (mut j, mut v) = fresh();
+        assert_eq!(
+            j.arm(&mut v, 1, &push(SESSION, ids::JOIN_RESULT)),
+            Some(Arm::JoinResult)
+        );
+        assert!(v.rules().is_empty());
+        for msg in BURST_AFTER_JOIN
+            .into_iter()
+            .chain([ids::REPLICATE_MEMBERSHIP])
+        {
+            let (mut j, mut v) = fresh();
+            j.arm(&mut v, 1, &push(SESSION, msg));
+            let first: Vec<Rule> = v.rules();
+            assert_eq!(first, [Rule::Join01, Rule::Env06], "message {msg} first");
+            j.arm(&mut v, 2, &push(SESSION, ids::JOIN_RESULT));
+            j.accept(&mut v, 2, &join_result(0), NONCE);
+            assert!(j.established());
+            assert_eq!(v.rules(), first, "message {msg} first, then 4");
+        }
+    }
+
+    /// ENV-07: after the join every push must carry the host id join_result stored: the
+    /// stored id routes, and any other (one bit off at either end, the next index, 0, all
+    /// ones) is dropped, a second message 4 included.
+    #[test]
+    fn after_the_join_every_push_carries_the_stored_id() {
+        let (mut j, mut v) = joined();
+        assert_eq!(j.session(), Some(SESSION));
+        for msg in [0, 1, 5, ids::JOIN_RESULT] {
+            assert_eq!(
+                j.arm(&mut v, 1, &push(SESSION, msg)),
+                Some(Arm::Established)
+            );
+        }
+        assert!(v.rules().is_empty());
+        for session in OTHER_SESSIONS {
+            for msg in [1, ids::JOIN_RESULT] {
+                let (mut j, mut v) = joined();
+                assert_eq!(j.arm(&mut v, 1, &push(session, msg)), None);
+                assert_eq!(v.rules(), [Rule::Env07], "{session:#x}, message {msg}");
+            }
+        }
+    }
+
+    /// `body` with bit `at` flipped.
+    fn flipped(mut body: Vec<u8>, at: usize) -> Vec<u8> {
+        body[at / 8] ^= 0x80 >> (at % 8);
+        body
+    }
+
+    /// JOIN-05: the nonce in bits 0-31 and the host id in bits 32-95 of the echoed request
+    /// correlate: either's first or last bit flipped, or each off by one, is not accepted
+    /// (reported at its field's bit); the bit after the host id (96) and the echo's last
+    /// (569) are no correlation and pass. The envelope's session id, the third
+    /// correlation, is ENV-05's (above).
+    #[test]
+    fn join_result_correlates_nonce_and_host_id() {
+        let body = join_result(0);
+        let judged = |payload: &[u8]| {
+            let (mut j, mut v) = fresh();
+            j.accept(&mut v, 1, payload, NONCE);
+            let got: Vec<_> = v.violations().iter().map(|x| (x.rule, x.bit)).collect();
+            (got, j.established())
+        };
+        let nonce = (vec![(Rule::Join05, Some(0))], false);
+        let host = (vec![(Rule::Join05, Some(HOST_ID_BIT))], false);
+        for (at, want) in [(0, &nonce), (31, &nonce), (32, &host), (95, &host)] {
+            assert_eq!(&judged(&flipped(body.clone(), at)), want, "bit {at}");
+        }
+        for at in [96, JOIN_REQUEST_BITS - 1] {
+            assert_eq!(
+                judged(&flipped(body.clone(), at)),
+                (vec![], true),
+                "bit {at}"
+            );
+        }
+        let echo = |nonce: u32, host_id: u64| {
+            let request = JoinRequest::new(nonce, host_id, 7, 9);
+            JoinResult::accept(&request, SESSION).encode().unwrap()
+        };
+        assert_eq!(judged(&echo(NONCE + 1, SESSION)), nonce, "nonce + 1");
+        assert_eq!(judged(&echo(NONCE - 1, SESSION)), nonce, "nonce - 1");
+        assert_eq!(judged(&echo(NONCE, SESSION + 1)), host, "host id + 1");
+        assert_eq!(judged(&echo(NONCE, SESSION - 1)), host, "host id - 1");
+        assert_eq!(judged(&echo(NONCE, SESSION)), (vec![], true));
+    }
+
+    /// JOIN-06: the echoed host id becomes the id every later push must carry. Echoing
+    /// the join's own id, a push carrying it routes; echoing 0 is reported at bit 32, and
+    /// after it a push carrying the join's id is dropped.
+    #[test]
+    fn a_host_id_of_zero_drops_everything_after() {
+        let (mut j, mut v) = joined();
+        assert_eq!(j.handle(), SESSION);
+        assert_eq!(j.arm(&mut v, 1, &push(SESSION, 1)), Some(Arm::Established));
+        assert!(v.rules().is_empty());
+        let (mut j, mut v) = fresh();
+        let request = JoinRequest::new(NONCE, 0, 7, 9);
+        let zero = JoinResult::accept(&request, SESSION).encode().unwrap();
+        j.arm(&mut v, 1, &push(SESSION, ids::JOIN_RESULT));
+        assert!(j.accept(&mut v, 1, &zero, NONCE).is_some());
+        let got: Vec<_> = v.violations().iter().map(|x| (x.rule, x.bit)).collect();
+        assert_eq!(got, [(Rule::Join06, Some(HOST_ID_BIT))]);
+        for msg in [0, 1, 12, 5] {
+            assert_eq!(j.arm(&mut v, 2, &push(SESSION, msg)), None, "message {msg}");
+        }
+        let after: Vec<Rule> = v.rules()[1..].to_vec();
+        assert_eq!(after, [Rule::Env07; 4]);
+    }
+
+    /// The rules a joined client reports for the messages `after` message 4, in order,
+    /// at the run's end too.
+    fn burst_rules(after: &[u32]) -> Vec<Rule> {
+        let (mut j, mut v) = joined();
+        for (i, msg) in after.iter().enumerate() {
+            j.observe(&mut v, i as u64, *msg);
+        }
+        j.check_burst_owed(&mut v);
+        v.rules()
+    }
+
+    /// JOIN-02: after message 4 the burst is 0, 1, 2, 54, then 12 when ready: the four in
+    /// order pass, with 12 after them, later or never. Each of the four missing (the next
+    /// one in its place), two swapped, another message inside the burst, 12 before 54, a
+    /// burst cut off after 2, and nothing after message 4 are each caught once.
+    #[test]
+    fn the_join_burst_comes_whole_and_in_order() {
+        for after in [
+            vec![0, 1, 2, 54],
+            vec![0, 1, 2, 54, 12],
+            vec![0, 1, 2, 54, 1, 5, 12],
+        ] {
+            assert_eq!(burst_rules(&after), [], "{after:?}");
+        }
+        for after in [
+            vec![1, 2, 54],
+            vec![0, 2, 54],
+            vec![0, 1, 54],
+            vec![0, 1, 2, 12],
+            vec![1, 0, 2, 54],
+            vec![0, 1, 2, 12, 54],
+            vec![0, 1, 5, 2, 54],
+            vec![0, 1, 2],
+            vec![],
+        ] {
+            assert_eq!(burst_rules(&after), [Rule::Join02], "{after:?}");
+        }
+    }
 }

@@ -173,4 +173,41 @@ mod tests {
         assert_eq!(p.due(), None);
         assert_eq!(p.blame_close(Instant::from_millis(10)), None);
     }
+
+    /// BODY-07: a host that closes the link just after the client's message 18 with
+    /// trailing bytes refused a body the client's own decoder takes: caught under BODY-07;
+    /// a close before the probe went out blames nothing.
+    #[test]
+    fn a_close_after_trailing_bytes_is_body_07() {
+        let sent = TimedProbe {
+            due: None,
+            sent: Some((Probe::TrailingBytes, Instant::from_millis(10))),
+        };
+        let blamed = sent.blame_close(Instant::from_millis(10));
+        assert_eq!(blamed.map(|(r, _)| r), Some(Rule::Body07));
+        let blamed = sent.blame_close(Instant::from_millis(10 + BLAME_WINDOW_MS));
+        assert_eq!(blamed.map(|(r, _)| r), Some(Rule::Body07));
+        let mut due = TimedProbe::default();
+        due.schedule(Some((Probe::TrailingBytes, Instant::from_millis(10))));
+        assert_eq!(due.blame_close(Instant::from_millis(5)), None);
+        assert_eq!(due.blame_answer(), None, "it is owed its answer");
+        // the probe is message 18's 8 bytes and 4 past them, owed its snapshot
+        let mut links = Links::new(std::net::SocketAddrV4::new(
+            std::net::Ipv4Addr::LOCALHOST,
+            1,
+        ));
+        links.open(
+            Instant::default(),
+            crate::link::LinkKind::Activity,
+            &[0; 32],
+        );
+        while links.poll_transmit().is_some() {}
+        let mut client = ActivityClient::new(0x9EAA_3001_0020_0001, false, false, 0);
+        client.probe = due;
+        client.send_probe(Instant::from_millis(10), &mut links);
+        let sent = links.poll_transmit().unwrap();
+        assert_eq!(sent.message, Some(ids::STATE_REFRESH));
+        assert_eq!(sent.payload.map(|p| p.len()), Some(12));
+        assert!(client.refresh.answers(ids::GLOBAL_ACTIVITY_STATE));
+    }
 }

@@ -686,6 +686,41 @@ fn a_switch_list_holds_at_most_50() {
     }
 }
 
+/// A type-17 body as [`lifetime`] lays it out with no switch, whose 3-bit
+/// definition-ref count says `count` and which holds `refs` refs.
+fn lifetime_with_refs(count: u64, refs: u64) -> Bits {
+    let mut w = BitWriter::new();
+    w.write_bits(&lifetime(0, 3)); // every field but the ref count
+    w.write(count, 3);
+    for r in 0..refs {
+        w.write(0x0100_0000 + r, 32);
+    }
+    w.finish_bits().unwrap()
+}
+
+/// BODY-05: an array's count can be wider than the array, and the client does not clamp
+/// it: type 17's definition refs are a 3-bit count of up to six. Six refs pass in both
+/// type-17 slots; a count of 7, the count field's largest and one above the capacity,
+/// with seven refs or with six, is caught in either slot (the player's, last in its
+/// group, or the other, inside its group), the other slot holding six.
+#[test]
+fn an_array_count_above_its_capacity_is_caught() {
+    let six = || lifetime_with_refs(6, 6);
+    let got = rules_for(
+        ids::SENSOR_AUTH_UPDATE,
+        lifetimes([six(), six()], [None; 2]),
+    );
+    assert_eq!(got, [], "six refs");
+    for refs in [7, 6] {
+        for at in 0..2 {
+            let mut bodies = [six(), six()];
+            bodies[at] = lifetime_with_refs(7, refs);
+            let got = rules_for(ids::SENSOR_AUTH_UPDATE, lifetimes(bodies, [None; 2]));
+            assert_eq!(got, [Rule::Body05], "count 7, {refs} refs, in slot {at}");
+        }
+    }
+}
+
 /// AUTH-17: the singleton gate after the entity groups set to 1 is caught; the same
 /// message with it 0 passes.
 #[test]
@@ -696,4 +731,399 @@ fn a_singleton_gate_set_is_caught() {
     let mut set = body;
     set[gate / 8] |= 0x80 >> (gate % 8);
     assert_eq!(rules_for_all(vec![set]), [Rule::Auth17]);
+}
+
+/// The patch epoch the built-in client reports in its message 52.
+fn own_epoch() -> [u64; 2] {
+    ClientConfig::builtin(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 1)).patch_epoch
+}
+
+/// Message 5 with `prefix`, `roster` and `groups`.
+fn auth_prefixed(
+    prefix: AuthPrefix,
+    roster: Option<RosterDelta>,
+    groups: Vec<EntityGroup>,
+) -> Vec<u8> {
+    SensorAuthUpdate {
+        prefix,
+        roster,
+        groups,
+    }
+    .encode()
+    .unwrap()
+}
+
+/// Message 1 as a host replaying the built-in client's own selection sends it.
+fn own_global_state() -> Vec<u8> {
+    let scenario = vex_wire::scenario::Scenario::builtin();
+    vex_wire::activity::global_state::GlobalActivityState {
+        descriptor: scenario.destination.to_bits().unwrap(),
+        spawn_set_hash: scenario.destination.spawn_hash.unwrap(),
+        ..vex_wire::vectors::global_state_example()
+    }
+    .encode()
+    .unwrap()
+}
+
+/// Message 12 with the built-in player alone, under `revision`.
+fn player_alone(revision: u32) -> Vec<u8> {
+    let p = vex_wire::scenario::Scenario::builtin().player;
+    let me = Member::seed(p.member_key, p.account_soid, p.character_id);
+    let mut members = [None; MEMBER_LANES];
+    members[0] = Some(me);
+    ReplicateMembership::for_members(members, revision, me.member_key)
+        .encode()
+        .unwrap()
+}
+
+/// A [`Joined`] client that applied the built-in roster in bubble 0 and then reported
+/// its move into bubble 1 (message 22) and swept its roster, as its region-move timer
+/// does; its roster request not yet sent.
+fn moved() -> Joined {
+    let mut j = Joined::new();
+    j.push(
+        ids::SENSOR_AUTH_UPDATE,
+        auth_with(Some(roster()), seed_groups()),
+    );
+    let now = Instant::default();
+    let _report = j.client.region.report_move(now, &j.config.scenario);
+    j.client.roster.sweep();
+    assert_eq!(j.client.region.bubble(), 1);
+    assert_eq!(j.verdict.rules(), [], "the roster before the move");
+    j
+}
+
+/// The client sends a snapshot request (message 18); `after_move` when it is the roster
+/// request that follows its region report, as its roster-request timer does.
+fn ask_snapshot(j: &mut Joined, after_move: bool) {
+    let now = Instant::default();
+    if after_move {
+        j.client.region.request_sent(now);
+    }
+    let revision = j.client.membership.acknowledged_revision();
+    let bubble = j.client.region.bubble();
+    let _request = j.client.refresh.ask(now, false, revision, bubble);
+}
+
+/// The whole snapshot a request is owed on a private link: messages 1, 2 and 12 (the
+/// player alone, revision 1), then `auth`.
+fn answer_snapshot(j: &mut Joined, auth: Vec<u8>) {
+    j.push(ids::GLOBAL_ACTIVITY_STATE, own_global_state());
+    j.push(
+        ids::WORLD_GLOBALS_STATE,
+        WorldGlobals::default_tick().encode().unwrap(),
+    );
+    j.push(ids::REPLICATE_MEMBERSHIP, player_alone(1));
+    j.push(ids::SENSOR_AUTH_UPDATE, auth);
+}
+
+/// The groups a client in bubble 1 is owed with [`roster`]: the player's and bubble 1's
+/// object, every block reset-only.
+fn bubble_1_groups() -> Vec<EntityGroup> {
+    [PLAYER, BUBBLE_1].map(seed_group).to_vec()
+}
+
+/// AUTH-02 through the push path: a joined client whose first message 52 is due but not
+/// sent drops every message 5 (the full first roster, or the player's bodies alone) and
+/// reports AUTH-02; the roster is not applied, so a block that resets then seeds nothing
+/// (the same slots' next blocks, reset 0, are SEED-01). Once the message 52 is out, the
+/// same first roster is applied with nothing reported.
+#[test]
+fn a_message_5_before_the_first_message_52_is_dropped() {
+    let unsent = || {
+        let mut j = Joined::new();
+        j.client.epochs = super::epochs::Epochs::default();
+        j.client.epochs.start(Instant::default(), 0, None);
+        j
+    };
+    let first = auth_with(Some(roster()), seed_groups());
+    let mut j = unsent();
+    j.push(ids::SENSOR_AUTH_UPDATE, first.clone());
+    assert_eq!(j.verdict.rules(), [Rule::Auth02], "the first roster");
+    assert_eq!(j.client.roster.applied(), 0);
+    j.client.epochs.send_patch(Instant::default(), own_epoch());
+    j.push(ids::SENSOR_AUTH_UPDATE, first);
+    assert_eq!(j.verdict.rules(), [Rule::Auth02], "after message 52");
+    assert_eq!(j.client.roster.applied(), 1);
+    let player = |reset: bool| {
+        let mut g = seed_group(PLAYER);
+        for o in &mut g.objects {
+            o.auth = Some(AuthPart { reset, body: None });
+        }
+        auth_with(None, vec![g])
+    };
+    let mut j = unsent();
+    j.push(ids::SENSOR_AUTH_UPDATE, player(true));
+    j.client.epochs.send_patch(Instant::default(), own_epoch());
+    j.push(ids::SENSOR_AUTH_UPDATE, player(false));
+    assert_eq!(
+        j.verdict.rules(),
+        [Rule::Auth02, Rule::Seed01, Rule::Seed01],
+        "the player's bodies, dropped, seeded nothing"
+    );
+}
+
+/// AUTH-04: roster_enable 0 drops message 5 (nothing applied), reported as AUTH-04,
+/// wherever the bit sits: after no bubble-authority block (bit 201) or after one that
+/// grants bubble 64 (bit 479), with the full first roster, with the player's bodies and
+/// no roster, and with nothing after the prefix. The same message with the bit 1 is
+/// applied; a dropped message seeds nothing, so the same slots' next blocks with reset 0
+/// are SEED-01.
+#[test]
+fn a_message_5_with_roster_enable_0_is_dropped() {
+    let prefix = |enable: bool, grant: bool| AuthPrefix {
+        bubble_block: grant
+            .then(|| vex_wire::activity::sensor_auth::BubbleAuthority::granting(64, 1)),
+        roster_enable: enable,
+        ..AuthPrefix::echoing(own_epoch())
+    };
+    type Content = (Option<RosterDelta>, Vec<EntityGroup>);
+    type MakeContent = fn() -> Content;
+    let contents: [(&str, MakeContent); 3] = [
+        ("the first roster", || (Some(roster()), seed_groups())),
+        ("the player's bodies", || (None, vec![seed_group(PLAYER)])),
+        ("nothing after the prefix", || (None, vec![])),
+    ];
+    for (what, content) in contents {
+        for grant in [false, true] {
+            let what = format!("{what}, bubble block {grant}");
+            let message = |enable| {
+                let (roster, groups) = content();
+                auth_prefixed(prefix(enable, grant), roster, groups)
+            };
+            let mut j = Joined::new();
+            j.push(ids::SENSOR_AUTH_UPDATE, message(true));
+            assert_eq!(j.verdict.rules(), [], "{what}, enabled");
+            assert_eq!(j.client.roster.applied(), 1, "{what}, enabled");
+            let enable_bit = if grant { 479 } else { 201 };
+            for enable in [false, true] {
+                let m = message(enable);
+                let set = m[enable_bit / 8] & (0x80 >> (enable_bit % 8)) != 0;
+                assert_eq!(set, enable, "{what}: roster_enable at bit {enable_bit}");
+            }
+            let mut j = Joined::new();
+            j.push(ids::SENSOR_AUTH_UPDATE, message(false));
+            assert_eq!(j.verdict.rules(), [Rule::Auth04], "{what}");
+            assert_eq!(j.client.roster.applied(), 0, "{what}: dropped");
+            j.push(ids::SENSOR_AUTH_UPDATE, message(true));
+            assert_eq!(j.verdict.rules(), [Rule::Auth04], "{what}, then enabled");
+            assert_eq!(j.client.roster.applied(), 1, "{what}, then enabled");
+        }
+    }
+    let player = |enable: bool, reset: bool| {
+        let mut g = seed_group(PLAYER);
+        for o in &mut g.objects {
+            o.auth = Some(AuthPart { reset, body: None });
+        }
+        auth_prefixed(prefix(enable, false), None, vec![g])
+    };
+    let mut j = Joined::new();
+    j.push(ids::SENSOR_AUTH_UPDATE, player(false, true));
+    j.push(ids::SENSOR_AUTH_UPDATE, player(true, false));
+    assert_eq!(
+        j.verdict.rules(),
+        [Rule::Auth04, Rule::Seed01, Rule::Seed01],
+        "a dropped message seeds nothing"
+    );
+}
+
+/// AUTH-13: after the region report (message 22) the host holds every message 5 until
+/// the roster request, then answers it in full. Held and answered with the whole
+/// snapshot (1, 2, 12, then the roster of bubble 1) passes, and so does a later message
+/// 5 with a change. A message 5 between the report and the request is caught and not
+/// applied, whatever it holds: the roster the move owes, the roster of before the move,
+/// bodies with no roster, a bubble-64 grant alone; each one there is caught (two, twice),
+/// and the answer after it is judged as usual. A request answered in part (the message
+/// 5 alone) is caught at the run's end, as HOST-03.
+#[test]
+fn no_message_5_between_the_region_report_and_the_roster_request() {
+    let owed = || auth_with(Some(roster()), bubble_1_groups());
+    let mut j = moved();
+    ask_snapshot(&mut j, true);
+    answer_snapshot(&mut j, owed());
+    assert_eq!(j.verdict.rules(), [], "held, then answered in full");
+    assert_eq!(j.client.roster.applied(), 2);
+    let mut changed = bubble_1_groups();
+    changed[1].objects[0].auth = Some(AuthPart {
+        reset: true,
+        body: Some(Bits {
+            bytes: vec![0; 5],
+            bit_len: vex_wire::activity::auth::CONFIGURATION_BITS,
+        }),
+    });
+    j.push(ids::SENSOR_AUTH_UPDATE, auth_with(Some(roster()), changed));
+    assert_eq!(j.verdict.rules(), [], "a change after the answer");
+    let grant = AuthPrefix {
+        bubble_block: Some(vex_wire::activity::sensor_auth::BubbleAuthority::granting(
+            64, 1,
+        )),
+        ..AuthPrefix::echoing(own_epoch())
+    };
+    for (what, early) in [
+        ("the roster the move owes", owed()),
+        (
+            "the roster of before the move",
+            auth_with(Some(roster()), seed_groups()),
+        ),
+        (
+            "bodies with no roster",
+            auth_with(None, vec![seed_group(PLAYER)]),
+        ),
+        ("a grant alone", auth_prefixed(grant, None, vec![])),
+    ] {
+        let mut j = moved();
+        j.push(ids::SENSOR_AUTH_UPDATE, early);
+        assert_eq!(j.verdict.rules(), [Rule::Auth13], "{what}");
+        assert_eq!(j.client.roster.applied(), 1, "{what}: not applied");
+        ask_snapshot(&mut j, true);
+        answer_snapshot(&mut j, owed());
+        assert_eq!(j.verdict.rules(), [Rule::Auth13], "{what}, then the answer");
+        assert_eq!(j.client.roster.applied(), 2, "{what}, then the answer");
+    }
+    let mut j = moved();
+    j.push(ids::SENSOR_AUTH_UPDATE, owed());
+    j.push(ids::SENSOR_AUTH_UPDATE, owed());
+    assert_eq!(j.verdict.rules(), [Rule::Auth13, Rule::Auth13], "two");
+    let mut j = moved();
+    ask_snapshot(&mut j, true);
+    j.push(ids::SENSOR_AUTH_UPDATE, owed());
+    j.client
+        .finish(&mut j.verdict, Instant::from_millis(super::ANSWER_GRACE_MS));
+    assert_eq!(j.verdict.rules(), [Rule::Host03], "answered in part");
+}
+
+/// HOST-05: the roster that answers the move (the first after the roster request) is the
+/// region committed: it registers bubble 1's object. With both bubbles' sub-blocks, or
+/// bubble 1's alone, it passes; it is caught when bubble 1's sub-block is missing (only
+/// bubble 0's, or none), when it lists the object with its presence bit clear, when the
+/// object sits in a sub-block naming bubble 0, and when the message 5 has no roster
+/// delta. A roster that answers no move (before any move, or after the move's answer) is
+/// not judged by it.
+#[test]
+fn the_roster_answering_a_move_registers_the_new_bubble() {
+    let sub = |bubble, keys: Vec<u32>, present: bool| SubBlock {
+        bubble,
+        mask: RosterDelta::mask_for(if present { keys.len() } else { 0 }),
+        states: vec![1; keys.len()],
+        keys,
+    };
+    let with_subs = |subs: Option<Vec<SubBlock>>| RosterDelta {
+        sub_blocks: subs,
+        ..roster()
+    };
+    let bubble_0 = || sub(0, vec![OBJECT, EVERY], true);
+    let judged = |auth: Vec<u8>| {
+        let mut j = moved();
+        ask_snapshot(&mut j, true);
+        answer_snapshot(&mut j, auth);
+        j.verdict.rules()
+    };
+    let answer = |r: RosterDelta| auth_with(Some(r), bubble_1_groups());
+    for (what, auth, want) in [
+        ("both bubbles", answer(roster()), vec![]),
+        (
+            "bubble 1's sub-block alone",
+            answer(with_subs(Some(vec![sub(1, vec![BUBBLE_1], true)]))),
+            vec![],
+        ),
+        (
+            "bubble 0's sub-block alone",
+            answer(with_subs(Some(vec![bubble_0()]))),
+            vec![Rule::Host05],
+        ),
+        ("no sub-block", answer(with_subs(None)), vec![Rule::Host05]),
+        (
+            "bubble 1's object with its presence bit clear",
+            answer(with_subs(Some(vec![
+                bubble_0(),
+                sub(1, vec![BUBBLE_1], false),
+            ]))),
+            vec![Rule::Host05],
+        ),
+        (
+            "bubble 1's object in a sub-block naming bubble 0",
+            answer(with_subs(Some(vec![sub(
+                0,
+                vec![OBJECT, EVERY, BUBBLE_1],
+                true,
+            )]))),
+            vec![Rule::Host05],
+        ),
+        (
+            "no roster delta",
+            auth_with(None, bubble_1_groups()),
+            vec![Rule::Host05],
+        ),
+    ] {
+        assert_eq!(judged(auth), want, "{what}");
+    }
+    let only_bubble_0 = || answer(with_subs(Some(vec![bubble_0()])));
+    let mut j = Joined::new();
+    j.push(
+        ids::SENSOR_AUTH_UPDATE,
+        auth_with(Some(with_subs(Some(vec![bubble_0()]))), seed_groups()),
+    );
+    assert_eq!(j.verdict.rules(), [], "no move");
+    let mut j = moved();
+    ask_snapshot(&mut j, true);
+    answer_snapshot(&mut j, answer(roster()));
+    j.push(ids::SENSOR_AUTH_UPDATE, only_bubble_0());
+    assert_eq!(j.verdict.rules(), [], "after the move's answer");
+}
+
+/// The built-in roster's groups with both type-17 blocks carrying `body` (reset 1), or
+/// reset-only.
+fn with_lifetimes(body: Option<Bits>) -> Vec<EntityGroup> {
+    let mut groups = seed_groups();
+    for block in groups.iter_mut().flat_map(|g| g.objects.iter_mut()) {
+        if LIFETIMES.contains(&block.slot) {
+            block.auth = Some(AuthPart {
+                reset: true,
+                body: body.clone(),
+            });
+        }
+    }
+    groups
+}
+
+/// AUTH-09 through the push path: the message 5 of the snapshot that answers message
+/// 18 (after 1, 2 and 12) resets both type-17 bodies, and the next message 5 sends them
+/// again: each is caught. The same three message 5s with no request between are the
+/// host's to send (reset-only is a publication).
+#[test]
+fn a_snapshot_answer_resetting_held_bodies_is_auth_09() {
+    let live = || auth_with(Some(roster()), with_lifetimes(Some(lifetime(0, 0))));
+    let reset = || auth_with(Some(roster()), with_lifetimes(None));
+    let mut j = Joined::new();
+    j.push(ids::SENSOR_AUTH_UPDATE, live());
+    ask_snapshot(&mut j, false);
+    answer_snapshot(&mut j, reset());
+    assert_eq!(j.verdict.rules(), [], "the snapshot");
+    j.push(ids::SENSOR_AUTH_UPDATE, live());
+    assert_eq!(
+        j.verdict.rules(),
+        [Rule::Auth09, Rule::Auth09],
+        "sent again"
+    );
+    let mut j = Joined::new();
+    for message in [live(), reset(), live()] {
+        j.push(ids::SENSOR_AUTH_UPDATE, message);
+    }
+    assert_eq!(j.verdict.rules(), [], "no request");
+}
+
+/// LINK-03 through the push path: the host's clock starts at the first message 1 after
+/// the join, and every message 1 restarts it; message 2 alone does not.
+#[test]
+fn only_message_1_restarts_the_host_keepalive_clock() {
+    let mut j = Joined::new();
+    j.push(
+        ids::WORLD_GLOBALS_STATE,
+        WorldGlobals::default_tick().encode().unwrap(),
+    );
+    assert_eq!(j.client.keepalive.host_overdue_at(), None, "message 2");
+    j.push(ids::GLOBAL_ACTIVITY_STATE, own_global_state());
+    let due = Instant::default() + crate::config::HOST_KEEPALIVE_MS + 500;
+    assert_eq!(j.client.keepalive.host_overdue_at(), Some(due), "message 1");
+    assert_eq!(j.verdict.rules(), []);
 }

@@ -407,4 +407,30 @@ mod tests {
         }
         assert_eq!(v.rules(), [Rule::Host03]);
     }
+
+    /// BODY-07: a message 18 carrying bytes past its body (the trailing-bytes probe) is
+    /// valid and owed its snapshot as the plain one is: answered whole, nothing; never
+    /// answered, or answered in part (message 2 again before 12 and 5), it is reported
+    /// under BODY-07, where the plain request left so is HOST-03's.
+    #[test]
+    fn a_request_with_trailing_bytes_is_owed_its_snapshot() {
+        let judged = |trailing: bool, answer: &[u32]| {
+            let (mut r, mut v) = (Refresh::default(), Verdict::new());
+            let out = r.ask(at(0), false, 0, 0);
+            assert_eq!(out.body.len(), 8);
+            if trailing {
+                r.sent_with_trailing_bytes();
+            }
+            for (i, msg) in answer.iter().enumerate() {
+                r.track(&mut v, at(10), i as u64, *msg);
+            }
+            r.check_answered(&mut v, at(ANSWER_GRACE_MS));
+            v.rules()
+        };
+        assert_eq!(judged(true, &SNAPSHOT), [], "answered whole");
+        assert_eq!(judged(true, &[]), [Rule::Body07], "never answered");
+        assert_eq!(judged(true, &[1, 2]), [Rule::Body07], "cut off");
+        assert_eq!(judged(true, &[1, 2, 2]), [Rule::Body07], "in part");
+        assert_eq!(judged(false, &[]), [Rule::Host03], "plain, never answered");
+    }
 }

@@ -952,4 +952,736 @@ slots = [
             }
         }
     }
+
+    /// Where a violation was reported: its rule, frame and bit.
+    type Found = (Rule, Option<u64>, Option<usize>);
+
+    /// A type-17 body of the live shape (join flag 1, so no T17-07) in lifetime `state`.
+    fn lifetime_in(state: i8) -> Bits {
+        let mut a = LifetimeAuth::sunrise_default(state);
+        a.join_flag_inverted = true;
+        AuthBody::Lifetime(a).to_bits().unwrap()
+    }
+
+    /// `value` written with `schema`: an Auth body.
+    fn body_of(schema: &vex_wire::schema::Schema, value: &Value) -> Bits {
+        let mut w = vex_wire::bits::BitWriter::new();
+        vex_wire::schema::encode(schema, value, &mut w).unwrap();
+        w.finish_bits().unwrap()
+    }
+
+    /// A type-65 body: generation `generation`, active, interaction hash 0.
+    fn ghost_body(generation: i128) -> Bits {
+        let value = Value::Record(vec![
+            Value::Int(generation),
+            Value::Bool(true),
+            Value::Int(0),
+        ]);
+        body_of(&vex_wire::schema::tables::GHOST_LINK, &value)
+    }
+
+    /// One step of a run of message 5s into one roster: a message (answering a snapshot
+    /// request or not), or the sweep the client makes when it reports a region change.
+    enum Step<'a> {
+        Read(&'a [u8], bool),
+        Sweep,
+    }
+
+    /// A roster of `scenario` in bubble 0 after `steps`, and what it reported; frame `i`
+    /// is the `i`-th message read.
+    fn run(scenario: &Scenario, steps: &[Step<'_>]) -> (Roster, Verdict) {
+        let (mut roster, mut v) = (Roster::default(), Verdict::new());
+        let mut idx = 0u64;
+        for step in steps {
+            match step {
+                Step::Read(message, snapshot) => {
+                    let mut r = vex_wire::bits::BitReader::new(message);
+                    let prefix = AuthPrefix::read(&mut r).unwrap();
+                    let at = (prefix, r.position());
+                    assert!(roster.read(&mut v, scenario, (0, *snapshot), idx, message, at));
+                    idx += 1;
+                }
+                Step::Sweep => roster.sweep(),
+            }
+        }
+        (roster, v)
+    }
+
+    /// Each violation `v` holds: its rule, frame and bit.
+    fn found(v: &Verdict) -> Vec<Found> {
+        v.violations()
+            .iter()
+            .map(|x| (x.rule, x.frame, x.bit))
+            .collect()
+    }
+
+    /// `scenario`'s object `key` as one group, each slot's block reset-only with the Sense
+    /// bit 0 where it has one.
+    fn seed_group_of(scenario: &Scenario, key: u32) -> EntityGroup {
+        let object = scenario.objects.iter().find(|o| o.key == key).unwrap();
+        let objects = object
+            .slots
+            .iter()
+            .map(|d| {
+                let slot = ClientRef {
+                    key,
+                    slot_type: d.slot_type,
+                    index: d.index,
+                };
+                block_for(slot, d.schemas)
+            })
+            .collect();
+        EntityGroup {
+            key,
+            filler: 0,
+            objects,
+        }
+    }
+
+    /// Bit offset of block `object` of group `group` in message 5 `message`.
+    fn block_at(message: &[u8], group: usize, object: usize) -> usize {
+        SensorAuthUpdate::decode(message).unwrap().groups[group].objects[object].at
+    }
+
+    /// SEED-01: a slot with an Auth schema whose first block has reset 0 is caught at
+    /// that block, whether it carries no body (root 0) or a body (a delta on nothing),
+    /// at each such slot of the message: the first (type 13), the last of its group (type
+    /// 17), the first of the next group (type 65) and one with a body Vex cannot read
+    /// (type 8). Reset 0 on a later block of a slot seeded before is a delta and passes,
+    /// and the slots with no Auth schema have no reset bit. A slot is new again after the
+    /// sweep of a region change; a first block the client skipped (its group keyed
+    /// 0x811C9DC5, AUTH-07) seeded nothing.
+    #[test]
+    fn a_slots_first_block_has_reset_1() {
+        let scenario = vex_wire::scenario_file::parse(SCHEMA_PAIRS).unwrap();
+        let groups = || {
+            [0xAAAA_0001, 0xCCCC_0001]
+                .map(|key| seed_group_of(&scenario, key))
+                .to_vec()
+        };
+        let seeded = message_of(groups());
+        let participation =
+            AuthBody::Participation(vex_wire::activity::auth::participation::ParticipationAuth {
+                region: Some(0),
+                player_key: Some(2),
+                sync_state: 0,
+            })
+            .to_bits()
+            .unwrap();
+        let configuration = Bits {
+            bytes: vec![0; 5],
+            bit_len: vex_wire::activity::auth::CONFIGURATION_BITS,
+        };
+        let slots = [
+            ("type 13, first", (0, 0), participation),
+            ("type 17, last of its group", (0, 1), lifetime_in(3)),
+            ("type 65, first of the next group", (1, 0), ghost_body(1)),
+            ("type 8, a body Vex cannot read", (1, 1), configuration),
+        ];
+        assert_eq!(found(&run(&scenario, &[Step::Read(&seeded, false)]).1), []);
+        for (what, (g, o), body) in slots {
+            for body in [None, Some(body)] {
+                let with = |reset: bool, key: Option<u32>| {
+                    let mut gs = groups();
+                    gs[g].objects[o].auth = Some(AuthPart {
+                        reset,
+                        body: body.clone(),
+                    });
+                    if let Some(key) = key {
+                        gs[g].key = key;
+                    }
+                    message_of(gs)
+                };
+                let delta = with(false, None);
+                let at = block_at(&delta, g, o);
+                let what = format!("{what}, root {}", body.is_some());
+                let first = run(&scenario, &[Step::Read(&delta, false)]).1;
+                assert_eq!(found(&first), [(Rule::Seed01, Some(0), Some(at))], "{what}");
+                let later = [Step::Read(&seeded, false), Step::Read(&delta, false)];
+                assert_eq!(
+                    found(&run(&scenario, &later).1),
+                    [],
+                    "{what}, seeded before"
+                );
+                let reset = with(true, None);
+                let later = [Step::Read(&reset, false), Step::Read(&delta, true)];
+                assert_eq!(found(&run(&scenario, &later).1), [], "{what}, reset before");
+                let swept = [
+                    Step::Read(&seeded, false),
+                    Step::Sweep,
+                    Step::Read(&delta, false),
+                ];
+                let got = found(&run(&scenario, &swept).1);
+                assert_eq!(
+                    got,
+                    [(Rule::Seed01, Some(1), Some(at))],
+                    "{what}, after a sweep"
+                );
+                let skipped = with(true, Some(EMPTY_KEY));
+                let got = run(
+                    &scenario,
+                    &[Step::Read(&skipped, false), Step::Read(&delta, false)],
+                );
+                assert_eq!(
+                    found(&got.1),
+                    [
+                        (Rule::Auth07, Some(0), None),
+                        (Rule::Seed01, Some(1), Some(at))
+                    ],
+                    "{what}, the first block skipped"
+                );
+            }
+        }
+    }
+
+    /// The schema-pairs message whose type-17 block carries `body` (reset 1), or is
+    /// reset-only, its group keyed `key`.
+    fn lifetime_keyed(body: Option<Bits>, key: u32) -> Vec<u8> {
+        let scenario = vex_wire::scenario_file::parse(SCHEMA_PAIRS).unwrap();
+        let mut group = seed_group_of(&scenario, 0xAAAA_0001);
+        group.key = key;
+        group.objects[1].auth = Some(AuthPart { reset: true, body });
+        message_of(vec![group])
+    }
+
+    /// SEED-05 at the run's end, for a run of type-17 states each sent in its own
+    /// message 5 (`None`: reset-only).
+    fn spawn_gate_after(states: &[Option<i8>]) -> Vec<Found> {
+        let scenario = vex_wire::scenario_file::parse(SCHEMA_PAIRS).unwrap();
+        let messages: Vec<Vec<u8>> = states
+            .iter()
+            .map(|s| lifetime_message(s.map(lifetime_in)))
+            .collect();
+        let steps: Vec<Step<'_>> = messages.iter().map(|m| Step::Read(m, false)).collect();
+        let (roster, mut v) = run(&scenario, &steps);
+        assert_eq!(found(&v), [], "{states:?}: nothing before the end");
+        roster.check_spawned(&mut v);
+        found(&v)
+    }
+
+    /// SEED-05: each lifetime state from -1 to 10 as the only type-17 body: 3, 6 and 10
+    /// open the spawn gate; every other (2 and 4 beside 3, 5 and 7 beside 6, 9 beside 10,
+    /// and 7 and 8, which only the second predicate accepts) holds it, reported at the
+    /// run's end for the frame of the last body. A loading state before the live one
+    /// holds nothing; a state after the spawn holds nothing either; two holding states
+    /// are reported once, at the last. A live state the client skips (its group keyed
+    /// 0x811C9DC5) opens nothing.
+    #[test]
+    fn the_spawn_gate_opens_on_3_6_and_10_only() {
+        for state in -1..=10i8 {
+            let want = if [3, 6, 10].contains(&state) {
+                vec![]
+            } else {
+                vec![(Rule::Seed05, Some(0), None)]
+            };
+            assert_eq!(spawn_gate_after(&[Some(state)]), want, "state {state}");
+        }
+        let held = |frame: u64| vec![(Rule::Seed05, Some(frame), None)];
+        for (states, want) in [
+            (vec![Some(2), Some(3)], vec![]),
+            (vec![Some(-1), Some(0), Some(1), Some(2), Some(6)], vec![]),
+            (vec![Some(4), Some(10)], vec![]),
+            (vec![Some(3), Some(5)], vec![]),
+            (vec![Some(10), Some(0), Some(7)], vec![]),
+            (vec![Some(3), None], vec![]),
+            (vec![Some(5), Some(7)], held(1)),
+            (vec![Some(2), Some(9), Some(8)], held(2)),
+        ] {
+            assert_eq!(spawn_gate_after(&states), want, "{states:?}");
+        }
+        let scenario = vex_wire::scenario_file::parse(SCHEMA_PAIRS).unwrap();
+        let loading = lifetime_message(Some(lifetime_in(2)));
+        let skipped = lifetime_keyed(Some(lifetime_in(3)), EMPTY_KEY);
+        let (roster, mut v) = run(
+            &scenario,
+            &[Step::Read(&loading, false), Step::Read(&skipped, false)],
+        );
+        roster.check_spawned(&mut v);
+        assert_eq!(
+            found(&v),
+            [(Rule::Auth07, Some(1), None), (Rule::Seed05, Some(0), None)],
+            "the live state skipped"
+        );
+    }
+
+    /// The built-in scenario with a third type-17 slot in bubble 0 and a fourth in bubble
+    /// 1, on objects of their own.
+    fn with_more_lifetimes() -> Scenario {
+        let mut scenario = Scenario::builtin();
+        for (key, bubble) in [(0xDDDD_0001, 0), (0xDDDD_0002, 1)] {
+            scenario.objects.push(vex_wire::scenario::PlacedObject {
+                key,
+                bubble: Some(bubble),
+                slots: vec![SlotDecl {
+                    slot_type: TYPE_LIFETIME,
+                    index: 0,
+                    schemas: SlotSchemas {
+                        auth: true,
+                        sense: false,
+                    },
+                }],
+            });
+        }
+        scenario
+    }
+
+    /// The groups holding [`with_more_lifetimes`]'s type-17 slots, in that order: the
+    /// player's (registered first, top-level), the bubble-0 object's holding every type,
+    /// the third (bubble 0) and the fourth (bubble 1); every block reset-only but the
+    /// type-17 blocks, each `parts[i]` (`None`: reset-only).
+    fn lifetime_groups(scenario: &Scenario, parts: [Option<AuthPart>; 4]) -> Vec<EntityGroup> {
+        let mut groups: Vec<EntityGroup> = [0xAAAA_0001, 0xBBBB_0003, 0xDDDD_0001, 0xDDDD_0002]
+            .map(|key| seed_group_of(scenario, key))
+            .to_vec();
+        for (group, part) in groups.iter_mut().zip(parts) {
+            if let Some(part) = part {
+                let block = group
+                    .objects
+                    .iter_mut()
+                    .find(|o| o.slot.slot_type == TYPE_LIFETIME)
+                    .unwrap();
+                block.auth = Some(part);
+            }
+        }
+        groups
+    }
+
+    /// Bit offsets of the type-17 blocks of message 5 `message`, in order.
+    fn lifetime_blocks(message: &[u8]) -> Vec<usize> {
+        SensorAuthUpdate::decode(message)
+            .unwrap()
+            .groups
+            .iter()
+            .flat_map(|g| &g.objects)
+            .filter(|o| o.slot.slot_type == TYPE_LIFETIME)
+            .map(|o| o.at)
+            .collect()
+    }
+
+    /// T17-05: only the first registered type-17 slot is read, so every one in the
+    /// roster gets the same body. The same live body in all three of bubble 0 passes,
+    /// and so do three reset-only blocks; a body other than the first slot's is caught at
+    /// its block, in the second slot or the third (the last), whether it differs in the
+    /// state (3 against 6, both live) or only in the last field (selection_arg), and also
+    /// when the first slot's body is the odd one. A different body in the bubble-1 slot,
+    /// which the client skips by its remainder, passes, and in a group keyed 0x811C9DC5
+    /// it is only AUTH-07.
+    #[test]
+    fn every_type_17_slot_gets_the_first_ones_body() {
+        let scenario = with_more_lifetimes();
+        let body = |b: Bits| {
+            Some(AuthPart {
+                reset: true,
+                body: Some(b),
+            })
+        };
+        let live = || body(lifetime_in(3));
+        let other_state = || body(lifetime_in(6));
+        let other_arg = {
+            let mut a = LifetimeAuth::sunrise_default(3);
+            a.join_flag_inverted = true;
+            a.selection_arg = 1;
+            AuthBody::Lifetime(a).to_bits().unwrap()
+        };
+        let judged = |parts: [Option<AuthPart>; 4]| {
+            let message = message_of(lifetime_groups(&scenario, parts));
+            let at = lifetime_blocks(&message);
+            (found(&run(&scenario, &[Step::Read(&message, false)]).1), at)
+        };
+        let (got, _) = judged([live(), live(), live(), live()]);
+        assert_eq!(got, [], "the same body everywhere");
+        let reset_only = || {
+            Some(AuthPart {
+                reset: true,
+                body: None,
+            })
+        };
+        let (got, _) = judged([reset_only(), reset_only(), reset_only(), reset_only()]);
+        assert_eq!(got, [], "reset-only everywhere");
+        let (got, _) = judged([live(), live(), live(), other_state()]);
+        assert_eq!(got, [], "another body in bubble 1's slot, skipped");
+        for (what, odd) in [
+            ("another state", lifetime_in(6)),
+            ("another selection_arg", other_arg),
+        ] {
+            for at in 1..3 {
+                let mut parts = [live(), live(), live(), live()];
+                parts[at] = body(odd.clone());
+                let (got, blocks) = judged(parts);
+                assert_eq!(
+                    got,
+                    [(Rule::T1705, Some(0), Some(blocks[at]))],
+                    "{what} in slot {at}"
+                );
+            }
+            let (got, blocks) = judged([body(odd.clone()), live(), live(), live()]);
+            let want: Vec<Found> = [1, 2]
+                .map(|i| (Rule::T1705, Some(0), Some(blocks[i])))
+                .to_vec();
+            assert_eq!(got, want, "{what} in the first slot");
+        }
+        let mut groups = lifetime_groups(&scenario, [live(), live(), live(), live()]);
+        let mut skipped = seed_group_of(&scenario, 0xDDDD_0001);
+        skipped.key = EMPTY_KEY;
+        skipped.objects[0].auth = other_state();
+        groups.push(skipped);
+        let message = message_of(groups);
+        let got = found(&run(&scenario, &[Step::Read(&message, false)]).1);
+        assert_eq!(got, [(Rule::Auth07, Some(0), None)], "in a skipped group");
+    }
+
+    /// The built-in scenario's player group and its bubble-0 object holding an
+    /// objective, a timer, a channel and a ghost link, every block reset-only but block
+    /// `at` (group, object), which is `part`.
+    fn builtin_with(at: (usize, usize), part: AuthPart) -> Vec<u8> {
+        let scenario = Scenario::builtin();
+        let mut groups: Vec<EntityGroup> = [0xAAAA_0001, 0xBBBB_0001]
+            .map(|key| seed_group_of(&scenario, key))
+            .to_vec();
+        groups[at.0].objects[at.1].auth = Some(part);
+        message_of(groups)
+    }
+
+    /// A type-3 body: objective `i` is `bytes[i]` (`None`: its presence bit clear), the
+    /// whole array absent when `bytes` is `None`, and the generation.
+    fn objective_body(bytes: Option<[Option<i128>; 24]>, generation: Option<i128>) -> Bits {
+        let array = bytes.map_or(Value::Absent, |bytes| {
+            Value::Array(
+                bytes
+                    .iter()
+                    .map(|b| Value::Record(vec![b.map_or(Value::Absent, Value::Int)]))
+                    .collect(),
+            )
+        });
+        let generation = generation.map_or(Value::Absent, Value::Int);
+        body_of(
+            &vex_wire::schema::tables::OBJECTIVE,
+            &Value::Record(vec![array, generation]),
+        )
+    }
+
+    /// The built-in scenario's bodies for AUTH-09, by slot: what it is, its block (group,
+    /// object), a body and another body.
+    fn held_bodies() -> Vec<(&'static str, (usize, usize), Bits, Bits)> {
+        let participation = |sync_state| {
+            AuthBody::Participation(vex_wire::activity::auth::participation::ParticipationAuth {
+                region: Some(0),
+                player_key: Some(Scenario::builtin().player.character_id),
+                sync_state,
+            })
+            .to_bits()
+            .unwrap()
+        };
+        let real = |v: f32| Value::Raw {
+            bits: u128::from(v.to_bits()),
+            width: 32,
+        };
+        let timer = |value: i128| {
+            let window = Value::Record(vec![
+                Value::Bool(true),
+                Value::Int(0),
+                Value::Int(365 * 86_400_000),
+                Value::Int(value),
+                Value::Int(value),
+                Value::Int(0),
+                real(1.0),
+            ]);
+            let v = Value::Record(vec![window, Value::Bool(false), Value::Int(0)]);
+            body_of(&vex_wire::schema::tables::ACTIVITY_TIMER, &v)
+        };
+        let channel = |revision: i128| {
+            let row = Value::Record(vec![Value::Int(revision), real(50.0), real(1.0)]);
+            let v = Value::Record(vec![Value::Array(vec![row])]);
+            body_of(&vex_wire::schema::tables::CHANNEL, &v)
+        };
+        let mut objectives = [Some(0); 24];
+        objectives[0] = Some(3);
+        let mut others = objectives;
+        others[0] = Some(4);
+        vec![
+            (
+                "type 13, the message's first block",
+                (0, 0),
+                participation(0),
+                participation(2),
+            ),
+            ("type 17", (0, 1), lifetime_in(3), lifetime_in(6)),
+            (
+                "type 3",
+                (1, 1),
+                objective_body(Some(objectives), Some(1)),
+                objective_body(Some(others), Some(1)),
+            ),
+            ("type 18", (1, 2), timer(5_000), timer(6_000)),
+            ("type 24", (1, 3), channel(1), channel(2)),
+            (
+                "type 65, the message's last block",
+                (1, 4),
+                ghost_body(1),
+                ghost_body(2),
+            ),
+        ]
+    }
+
+    /// AUTH-09: reset-only overwrites an earlier body, so a message 5 that answers a
+    /// snapshot request and resets a body the host still holds (it sends it again in the
+    /// next) is caught at the reset block, for a body of each type Vex reads, at the
+    /// message's first block and its last. Silent: the same reset outside a snapshot; a
+    /// snapshot that re-sends the body, or leaves it in place (reset 0, root 0); a next
+    /// message 5 that keeps the reset or sends another body; and a reset of a slot that
+    /// never had a body.
+    #[test]
+    fn a_snapshot_resetting_a_held_body_is_auth_09_at_each_type() {
+        let scenario = Scenario::builtin();
+        for (what, at, body, other) in held_bodies() {
+            let with = |reset: bool, body: Option<&Bits>| {
+                builtin_with(
+                    at,
+                    AuthPart {
+                        reset,
+                        body: body.cloned(),
+                    },
+                )
+            };
+            let sent = with(true, Some(&body));
+            let reset_only = with(true, None);
+            let kept = with(false, None);
+            let changed = with(true, Some(&other));
+            let judged = |steps: &[(&Vec<u8>, bool)]| {
+                let steps: Vec<Step<'_>> = steps.iter().map(|(m, s)| Step::Read(m, *s)).collect();
+                found(&run(&scenario, &steps).1)
+            };
+            let bit = block_at(&reset_only, at.0, at.1);
+            assert_eq!(
+                judged(&[(&sent, false), (&reset_only, true), (&sent, false)]),
+                [(Rule::Auth09, Some(1), Some(bit))],
+                "{what}"
+            );
+            for (case, steps) in [
+                (
+                    "reset outside a snapshot",
+                    [(&sent, false), (&reset_only, false), (&sent, false)],
+                ),
+                (
+                    "re-sent by the snapshot",
+                    [(&sent, false), (&sent, true), (&sent, false)],
+                ),
+                (
+                    "left in place by the snapshot",
+                    [(&sent, false), (&kept, true), (&sent, false)],
+                ),
+                (
+                    "the reset kept",
+                    [(&sent, false), (&reset_only, true), (&reset_only, false)],
+                ),
+                (
+                    "another body next",
+                    [(&sent, false), (&reset_only, true), (&changed, false)],
+                ),
+                (
+                    "no body before",
+                    [(&reset_only, false), (&reset_only, true), (&sent, false)],
+                ),
+            ] {
+                assert_eq!(judged(&steps), [], "{what}: {case}");
+            }
+        }
+    }
+
+    /// The objective bytes of T3-01's held body: objective 0 holds 1 (the smallest
+    /// byte), 11 holds 64, 23 (the last) holds 127 (the largest 7-bit byte), the rest 0.
+    fn held_objectives() -> [Option<i128>; 24] {
+        let mut bytes = [Some(0); 24];
+        bytes[0] = Some(1);
+        bytes[11] = Some(64);
+        bytes[23] = Some(127);
+        bytes
+    }
+
+    /// The rules and their places for three message 5s whose objective slot carries
+    /// `first`, then `snapshot` (answering a snapshot request when `asked`), then `next`.
+    fn objective_run(first: &Bits, snapshot: &Bits, asked: bool, next: &Bits) -> Vec<Found> {
+        let scenario = Scenario::builtin();
+        let message = |b: &Bits| {
+            builtin_with(
+                (1, 1),
+                AuthPart {
+                    reset: true,
+                    body: Some(b.clone()),
+                },
+            )
+        };
+        let [a, b, c] = [first, snapshot, next].map(message);
+        let steps = [
+            Step::Read(&a, false),
+            Step::Read(&b, asked),
+            Step::Read(&c, false),
+        ];
+        found(&run(&scenario, &steps).1)
+    }
+
+    /// T3-01: a clear presence bit hands the applier a zero, so a snapshot's objective
+    /// whose byte is left out, where the next message 5 re-sends the byte the host still
+    /// held, is caught at the snapshot's block: objective 0 (byte 1), 11 (byte 64) and 23
+    /// (byte 127), in a delta (reset 0) too, and once per objective when the whole array
+    /// is left out. Silent: an
+    /// objective left out that held 0; an explicit 0 (a reset the host asks for); the
+    /// byte re-sent in the snapshot; left out again, or another byte, next; and the same
+    /// body outside a snapshot.
+    #[test]
+    fn an_objective_byte_a_snapshot_leaves_out_is_t3_01() {
+        let held = objective_body(Some(held_objectives()), Some(1));
+        let bit = block_at(
+            &builtin_with(
+                (1, 1),
+                AuthPart {
+                    reset: true,
+                    body: None,
+                },
+            ),
+            1,
+            1,
+        );
+        let caught = |n: usize| vec![(Rule::T301, Some(1), Some(bit)); n];
+        for i in [0, 11, 23] {
+            let mut bytes = held_objectives();
+            bytes[i] = None;
+            let dropped = objective_body(Some(bytes), Some(1));
+            assert_eq!(
+                objective_run(&held, &dropped, true, &held),
+                caught(1),
+                "objective {i}"
+            );
+            assert_eq!(
+                objective_run(&held, &dropped, false, &held),
+                [],
+                "objective {i}, outside a snapshot"
+            );
+            assert_eq!(
+                objective_run(&held, &dropped, true, &dropped),
+                [],
+                "objective {i}, left out next too"
+            );
+            let mut other = held_objectives();
+            other[i] = Some(2);
+            let other = objective_body(Some(other), Some(1));
+            assert_eq!(
+                objective_run(&held, &dropped, true, &other),
+                [],
+                "objective {i}, another byte next"
+            );
+            let mut zero = held_objectives();
+            zero[i] = Some(0);
+            let zero = objective_body(Some(zero), Some(1));
+            assert_eq!(
+                objective_run(&held, &zero, true, &held),
+                [],
+                "objective {i}, an explicit 0"
+            );
+        }
+        let no_array = objective_body(None, Some(1));
+        assert_eq!(
+            objective_run(&held, &no_array, true, &held),
+            caught(3),
+            "no array"
+        );
+        // a delta (reset 0) has no leave-alone encoding either
+        let mut bytes = held_objectives();
+        bytes[0] = None;
+        let part = |reset, b: &Bits| AuthPart {
+            reset,
+            body: Some(b.clone()),
+        };
+        let first = builtin_with((1, 1), part(true, &held));
+        let delta = builtin_with((1, 1), part(false, &objective_body(Some(bytes), Some(1))));
+        let steps = [
+            Step::Read(&first, false),
+            Step::Read(&delta, true),
+            Step::Read(&first, false),
+        ];
+        let got = found(&run(&Scenario::builtin(), &steps).1);
+        assert_eq!(got, caught(1), "objective 0, left out of a delta");
+        let mut bytes = held_objectives();
+        bytes[5] = None;
+        let held_zero = objective_body(Some(bytes), Some(1));
+        assert_eq!(
+            objective_run(&held, &held_zero, true, &held),
+            [],
+            "an objective that held 0"
+        );
+        assert_eq!(objective_run(&held, &held, true, &held), [], "re-sent");
+    }
+
+    /// T3-02: the generation is a reset generation, and a clear presence bit changes it
+    /// to 0, which clears the latch bits: a snapshot that leaves a held generation out
+    /// (1, the smallest, or 0x7FFFFFFF, the largest 31-bit one), where the next message 5
+    /// re-sends it, is caught at the snapshot's block; with an objective byte left out too,
+    /// both are. Silent: a held generation of 0 left out (no change); a new generation in
+    /// the snapshot (a reset the host asks for); the generation re-sent; left out again,
+    /// or another, next; and the same body outside a snapshot.
+    #[test]
+    fn a_generation_a_snapshot_leaves_out_is_t3_02() {
+        let bit = block_at(
+            &builtin_with(
+                (1, 1),
+                AuthPart {
+                    reset: true,
+                    body: None,
+                },
+            ),
+            1,
+            1,
+        );
+        let bytes = Some(held_objectives());
+        for generation in [1, 0x7FFF_FFFF] {
+            let held = objective_body(bytes, Some(generation));
+            let dropped = objective_body(bytes, None);
+            let g = format!("generation {generation}");
+            assert_eq!(
+                objective_run(&held, &dropped, true, &held),
+                [(Rule::T302, Some(1), Some(bit))],
+                "{g}"
+            );
+            assert_eq!(
+                objective_run(&held, &dropped, false, &held),
+                [],
+                "{g}, not a snapshot"
+            );
+            assert_eq!(
+                objective_run(&held, &dropped, true, &dropped),
+                [],
+                "{g}, out next"
+            );
+            let other = objective_body(bytes, Some(2));
+            assert_eq!(
+                objective_run(&held, &dropped, true, &other),
+                [],
+                "{g}, another next"
+            );
+            assert_eq!(
+                objective_run(&held, &other, true, &held),
+                [],
+                "{g}, a new one"
+            );
+            assert_eq!(objective_run(&held, &held, true, &held), [], "{g}, re-sent");
+            let mut both = held_objectives();
+            both[0] = None;
+            let both = objective_body(Some(both), None);
+            assert_eq!(
+                objective_run(&held, &both, true, &held),
+                [
+                    (Rule::T301, Some(1), Some(bit)),
+                    (Rule::T302, Some(1), Some(bit))
+                ],
+                "{g}, objective 0 left out too"
+            );
+        }
+        let zero = objective_body(bytes, Some(0));
+        let dropped = objective_body(bytes, None);
+        assert_eq!(
+            objective_run(&zero, &dropped, true, &zero),
+            [],
+            "generation 0"
+        );
+    }
 }

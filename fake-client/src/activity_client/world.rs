@@ -365,4 +365,130 @@ mod tests {
             assert_eq!(v.rules(), want, "{rows} rows");
         }
     }
+
+    /// Message 1 of the built-in scenario whose descriptor is `descriptor`, the rest as a
+    /// host replaying the client's own selection sends it (the armed spawn set its own).
+    fn global_with(descriptor: vex_wire::bits::Bits) -> Vec<u8> {
+        let scenario = Scenario::builtin();
+        GlobalActivityState {
+            descriptor,
+            spawn_set_hash: scenario.destination.spawn_hash.unwrap(),
+            ..global_state_example()
+        }
+        .encode()
+        .unwrap()
+    }
+
+    /// GLOBAL-04: the client's own descriptor replayed bit for bit passes. Its first bit
+    /// (the reason), its middle one or its last (the pairs' presence bit) flipped, a
+    /// rebuild from the known fields that drops the name (shorter) or adds an optional
+    /// hash of 0 (longer), and the smallest descriptor of message 1's example are each
+    /// caught at the descriptor's bit. A client that did not send its own selection (the
+    /// malformed-selection probe) judges no descriptor.
+    #[test]
+    fn the_descriptor_is_the_clients_own_bit_for_bit() {
+        let scenario = Scenario::builtin();
+        let own_descriptor = scenario.destination.to_bits().unwrap();
+        let judged = |own_selection: bool, descriptor: vex_wire::bits::Bits| {
+            let mut v = Verdict::new();
+            check_global_state(
+                &mut v,
+                &scenario,
+                own_selection,
+                1,
+                &global_with(descriptor),
+            );
+            let got: Vec<_> = v.violations().iter().map(|x| (x.rule, x.bit)).collect();
+            got
+        };
+        assert_eq!(judged(true, own_descriptor.clone()), [], "the client's own");
+        let flipped = |bit: usize| {
+            let mut d = own_descriptor.clone();
+            d.bytes[bit / 8] ^= 0x80 >> (bit % 8);
+            d
+        };
+        let rebuilt = |change: fn(&mut vex_wire::activity::selection::SelectionDescriptor)| {
+            let mut d = scenario.destination.clone();
+            change(&mut d);
+            d.to_bits().unwrap()
+        };
+        let middle = own_descriptor.bit_len / 2;
+        let last = own_descriptor.bit_len - 1;
+        let other: [(&str, vex_wire::bits::Bits); 6] = [
+            ("the first bit flipped", flipped(0)),
+            ("the last bit flipped", flipped(last)),
+            ("a bit in the middle flipped", flipped(middle)),
+            ("rebuilt without the name", rebuilt(|d| d.name = None)),
+            (
+                "rebuilt with an optional hash of 0",
+                rebuilt(|d| d.optional_hash = Some(0)),
+            ),
+            (
+                "message 1's example descriptor",
+                global_state_example().descriptor,
+            ),
+        ];
+        for (what, descriptor) in other {
+            assert_ne!(descriptor, own_descriptor, "{what}");
+            assert_eq!(
+                judged(true, descriptor.clone()),
+                [(Rule::Global04, Some(DESCRIPTOR_BIT))],
+                "{what}"
+            );
+            assert_eq!(
+                judged(false, descriptor),
+                [],
+                "{what}, not the client's own selection"
+            );
+        }
+    }
+
+    /// WORLD-02: NaN in every form (quiet and signalling, either sign, the smallest and
+    /// the largest payload), with the flag clear or set, is caught at the tick period's
+    /// bit, and only as WORLD-02. Their neighbours are not NaN: the infinities (0x7F800000,
+    /// 0xFF800000, one below the smallest NaN payload), the largest finite float and the
+    /// client's own default are judged by WORLD-01 or WORLD-03, never WORLD-02.
+    #[test]
+    fn a_nan_tick_period_is_caught_in_every_form() {
+        let judged = |flag: bool, bits: u32| {
+            let body = WorldGlobals {
+                flag,
+                tick_ms: f32::from_bits(bits),
+            }
+            .encode()
+            .unwrap();
+            let mut v = Verdict::new();
+            check_world_globals(&mut v, 1, &body);
+            let got: Vec<_> = v.violations().iter().map(|x| (x.rule, x.bit)).collect();
+            got
+        };
+        for flag in [false, true] {
+            for bits in [
+                f32::NAN.to_bits(),
+                (-f32::NAN).to_bits(),
+                0x7F80_0001, // the smallest signalling NaN
+                0x7FBF_FFFF, // the largest signalling NaN
+                0x7FC0_0000, // the canonical quiet NaN
+                0x7FFF_FFFF,
+                0xFF80_0001,
+                0xFFFF_FFFF,
+            ] {
+                assert!(f32::from_bits(bits).is_nan());
+                assert_eq!(
+                    judged(flag, bits),
+                    [(Rule::World02, Some(TICK_PERIOD_BIT))],
+                    "{bits:#010x}, flag {flag}"
+                );
+            }
+            for (bits, want) in [
+                ((1000.0f32 / 30.0).to_bits(), vec![]),
+                (0x7F80_0000, vec![Rule::World03]), // +inf
+                (f32::MAX.to_bits(), vec![Rule::World03]),
+                (0xFF80_0000, vec![Rule::World01]), // -inf
+            ] {
+                let got: Vec<Rule> = judged(flag, bits).into_iter().map(|(r, _)| r).collect();
+                assert_eq!(got, want, "{bits:#010x}, flag {flag}");
+            }
+        }
+    }
 }
