@@ -222,14 +222,6 @@ pub const NOT_ENFORCED: &[(Rule, &str)] = &[
         "an acknowledgement cannot be told apart from an incident the host fires",
     ),
     (
-        Rule::Host16,
-        "recording the answers is inside the host; our own host's tests hold it",
-    ),
-    (
-        Rule::Host17,
-        "releasing authority is inside the host; our own host's tests hold it",
-    ),
-    (
         Rule::Host18,
         "passing an incident on is inside the host; our own host's tests hold it",
     ),

@@ -123,6 +123,8 @@ pub const ENFORCED: &[Rule] = &[
     Rule::Host06,
     Rule::Host10,
     Rule::Host12,
+    Rule::Host16,
+    Rule::Host17,
     Rule::Member03,
     Rule::Leave01,
     Rule::Leave02,

@@ -193,7 +193,9 @@ impl ClientCore {
                 links.send_activity(now, a.join.handle(), out);
             }
             (ClientTimer::Abdicate, Some(a)) => {
-                let out = a.authority.abdicate(a.slots.lease(), a.region.bubble());
+                let out = a
+                    .authority
+                    .abdicate(now, a.slots.lease(), a.region.bubble());
                 links.send_activity(now, a.join.handle(), out);
             }
             (ClientTimer::Incident, Some(a)) => {
@@ -210,6 +212,7 @@ impl ClientCore {
             (ClientTimer::RegionMove, Some(a)) => {
                 let out = a.region.report_move(now, &config.scenario);
                 a.roster.sweep();
+                a.auth_cause.forget();
                 links.send_activity(now, a.join.handle(), out);
             }
             (ClientTimer::RosterRequest, Some(a)) => {

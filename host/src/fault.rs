@@ -450,6 +450,9 @@ faults! {
     EchoWithBody => Bap15;
     /// AUTH-16: every keepalive also sends the whole roster again, nothing changed.
     RosterOnKeepalive => Auth16;
+    /// AUTH-16: every message 5 after the first leaves its roster out, and every keepalive
+    /// sends the blocks again, nothing changed.
+    BlocksOnKeepalive => Auth16;
     /// AUTH-16: the first message 52 gets no message 5.
     NoFirstRoster => Auth16, on FirstRosterLatency;
     /// BAP-18: after the first roster, a frame is sealed and never sent, so every later
@@ -505,6 +508,15 @@ faults! {
     /// HOST-01 (probe): a message id outside the table gets messages 1 and 2, a snapshot's
     /// first parts, where it must be dropped.
     AnswerUnknownMessage => Host01, script ProbeUnknownMessage, runs 6_000;
+    /// HOST-16: the client's message 29, the answer to the host's reset, gets messages 1
+    /// and 2, a snapshot's first parts, where it gets no reply.
+    AnswerResetAcknowledgement => Host16;
+    /// HOST-16: the client's message 32, its whole mask answering the host's query, gets
+    /// messages 1 and 2, where it gets no reply.
+    AnswerFullMask => Host16;
+    /// HOST-17: the client's message 33, its abdication, gets messages 1 and 2, where it
+    /// gets no reply.
+    AnswerAbdication => Host17, script PurgeAndAbdicate;
     /// HOST-01 (probe): a message id outside the table closes the link.
     CloseOnUnknownMessage => Host01, also [Link01], script ProbeUnknownMessage, runs 6_000;
     /// HOST-01 (probe): a message only the host sends, sent by the client, closes the link.

@@ -16,10 +16,11 @@ use vex_wire::activity::authority::Purge;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::envelope::{PUSH_HEADER_LEN, PushHeader};
 use vex_wire::activity::ids::{
-    ADVANCE_REPLICATION_EPOCH, BUBBLE_HOST_STATE, CLAIM_AUTHORITY, CONNECTIVITY_FAILURE,
-    ENTITY_SLOTS_ALLOCATED, GLOBAL_ACTIVITY_STATE, INCIDENT, JOIN_RESULT, KEEPALIVE_RESPONSE,
-    MESSAGE_COUNT, PATCH_EPOCH, PERF_REQUEST_REFLECT, PURGE_NOTICE, REPLICATE_MEMBERSHIP,
-    SCRIPT_STATE, SENSOR_AUTH_UPDATE, WORLD_GLOBALS_STATE,
+    ABDICATE_AUTHORITY, ADVANCE_REPLICATION_EPOCH, AUTHORITY_FULL_MASK, BUBBLE_HOST_STATE,
+    CLAIM_AUTHORITY, CONNECTIVITY_FAILURE, ENTITY_SLOTS_ALLOCATED, GLOBAL_ACTIVITY_STATE, INCIDENT,
+    JOIN_RESULT, KEEPALIVE_RESPONSE, MESSAGE_COUNT, PATCH_EPOCH, PERF_REQUEST_REFLECT,
+    PURGE_NOTICE, REPLICATE_MEMBERSHIP, RESET_AUTHORITY_ACK, SCRIPT_STATE, SENSOR_AUTH_UPDATE,
+    WORLD_GLOBALS_STATE,
 };
 use vex_wire::activity::selection::SERVICE6_LEN;
 use vex_wire::activity::sensor_auth::BODY_BUDGET;
@@ -286,11 +287,9 @@ impl Outbound for HostPlan {
                 added.push(Injected::GlobalState);
             }
             Moment::JoinBurst => added = self.after_burst(),
-            Moment::Reported { msg, .. }
-                if !table::client_sends(msg) && self.has(Fault::AnswerUnknownMessage) =>
-            {
-                // HOST-01: a message outside the table answered with a snapshot's first
-                // parts, where it must be dropped
+            Moment::Reported { msg, .. } if self.answers_report(msg) => {
+                // HOST-01, HOST-16, HOST-17: a message that gets no reply answered with a
+                // snapshot's first parts
                 added.push(Injected::GlobalState);
                 if let Ok(body) = WorldGlobals::default_tick().encode() {
                     added.push(Injected::Push(WORLD_GLOBALS_STATE, body));
@@ -328,7 +327,7 @@ impl Outbound for HostPlan {
                 }
             }
             Moment::Keepalive => {
-                if self.has(Fault::RosterOnKeepalive) {
+                if self.has(Fault::RosterOnKeepalive) || self.has(Fault::BlocksOnKeepalive) {
                     added.push(Injected::Roster);
                 }
                 if self.has(Fault::KeepaliveResponse) {
@@ -355,6 +354,19 @@ impl Outbound for HostPlan {
 }
 
 impl HostPlan {
+    /// Whether a fault answers the client's message `msg`, which gets no reply: a message
+    /// outside the table (HOST-01), 29 or 32 (HOST-16), 33 (HOST-17).
+    fn answers_report(&self, msg: u32) -> bool {
+        let fault = match msg {
+            RESET_AUTHORITY_ACK => Fault::AnswerResetAcknowledgement,
+            AUTHORITY_FULL_MASK => Fault::AnswerFullMask,
+            ABDICATE_AUTHORITY => Fault::AnswerAbdication,
+            _ if !table::client_sends(msg) => Fault::AnswerUnknownMessage,
+            _ => return false,
+        };
+        self.has(fault)
+    }
+
     /// Frames after the join burst: inner messages too short for a header (BAP-03), a
     /// service past the limit (BAP-04), a reply on a send-only service (BAP-07), a message
     /// id past the table (ENV-04), pushes outside the 15 push ids (BAP-09), on the two

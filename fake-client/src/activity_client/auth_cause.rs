@@ -5,6 +5,7 @@
 use super::ANSWER_GRACE_MS;
 use crate::rules::{Choice, Rule};
 use crate::verdict::Verdict;
+use std::collections::BTreeMap;
 use vex_wire::activity::sensor_auth::RosterDelta;
 use vex_wire::activity::slot::ClientRef;
 use vex_wire::bits::Bits;
@@ -20,8 +21,12 @@ pub(crate) struct AuthCause {
     first_epoch_at: Option<Instant>,
     /// A message 5 arrived.
     seen: bool,
-    /// What the last message 5 said.
-    last: Option<Said>,
+    /// A message 5 was applied: the first answers the first message 52, whatever it holds.
+    applied: bool,
+    /// The last roster applied.
+    roster: Option<RosterDelta>,
+    /// The last block applied to each slot.
+    blocks: BTreeMap<ClientRef, Bits>,
 }
 
 impl AuthCause {
@@ -48,15 +53,41 @@ impl AuthCause {
     }
 
     /// The roster and blocks `said` of message 5 `idx`, which the client applied; `caused`
-    /// when it answers a request of the client's or moved a bubble grant. One that says
-    /// what the last one said, with no such cause, follows no change the host owns
+    /// when it answers a request of the client's or moved a bubble grant. One after the
+    /// first (which answers the first message 52) with no such cause that changes nothing the client holds (its roster absent or the one applied
+    /// last, every block the one its slot got last) follows no change the host owns
     /// (AUTH-16).
     pub(super) fn on_applied(&mut self, verdict: &mut Verdict, idx: u64, said: Said, caused: bool) {
-        if !caused && self.last.as_ref() == Some(&said) {
-            let reason = "message 5 says what the last one said (the same roster and blocks), asked by nothing: it follows no change the host owns".to_string();
+        let (roster, blocks) = said;
+        let new_roster = roster.is_some() && roster != self.roster;
+        let new_blocks = blocks
+            .iter()
+            .filter(|(slot, bits)| self.blocks.get(slot) != Some(bits));
+        let changes = usize::from(new_roster) + new_blocks.count();
+        if self.applied && !caused && changes == 0 {
+            let reason = format!(
+                "message 5 changes nothing the client holds (its roster {}, its {} blocks each the one its slot got last), asked by nothing: it follows no change the host owns",
+                if roster.is_some() {
+                    "the one applied last"
+                } else {
+                    "absent"
+                },
+                blocks.len()
+            );
             verdict.violate(Rule::Auth16, Some(idx), None, reason);
         }
-        self.last = Some(said);
+        self.applied = true;
+        if roster.is_some() {
+            self.roster = roster;
+        }
+        self.blocks.extend(blocks);
+    }
+
+    /// The client swept its roster (a region report): it holds nothing the next message 5
+    /// could repeat.
+    pub(crate) fn forget(&mut self) {
+        self.roster = None;
+        self.blocks.clear();
     }
 
     /// At the deadline `now`: a first message 52 the host had time to answer with the
@@ -77,7 +108,7 @@ mod tests {
     use super::*;
 
     /// The first roster owed after the grace, not before; a repeat asked for is no breach,
-    /// one unasked is.
+    /// one unasked is, and so is one after the client swept its roster.
     #[test]
     fn rosters_have_a_cause() {
         let (mut a, mut v) = (AuthCause::default(), Verdict::new());
@@ -106,11 +137,72 @@ mod tests {
         assert!(v.rules().is_empty());
         a.on_applied(&mut v, 4, said(vec![1, 2]), false);
         assert_eq!(v.rules(), [Rule::Auth16], "nothing changed");
+        a.forget();
+        a.on_applied(&mut v, 5, said(vec![1, 2]), false);
+        assert_eq!(v.rules(), [Rule::Auth16], "the client held nothing");
         a.check_answered(&mut v, Instant::from_millis(ANSWER_GRACE_MS));
         assert_eq!(v.rules(), [Rule::Auth16], "the first roster came");
         let (mut a, mut v) = (AuthCause::default(), Verdict::new());
         a.on_epoch_sent(t);
         a.on_read(&mut v, Instant::from_millis(ANSWER_GRACE_MS + 1), 1);
         assert_eq!(v.rules(), [Rule::Auth16], "too late to answer the first 52");
+    }
+
+    /// AUTH-16 on blocks: a message 5 whose blocks each repeat what their slot got last,
+    /// in any earlier message, is caught with its roster absent or repeated; one new bit in
+    /// any block, or a new roster, is a change.
+    #[test]
+    fn a_message_5_that_repeats_held_blocks_is_caught() {
+        let slot = |index| ClientRef {
+            key: 7,
+            slot_type: 3,
+            index,
+        };
+        let bits = |v: u8| Bits {
+            bytes: vec![v],
+            bit_len: 8,
+        };
+        let roster = RosterDelta {
+            keys: vec![7],
+            mask: RosterDelta::mask_for(1),
+            states: vec![1],
+            sub_blocks: None,
+        };
+        let (mut a, mut v) = (AuthCause::default(), Verdict::new());
+        a.on_applied(
+            &mut v,
+            1,
+            (Some(roster.clone()), vec![(slot(1), bits(1))]),
+            false,
+        );
+        a.on_applied(&mut v, 2, (None, vec![(slot(2), bits(2))]), false);
+        assert!(v.rules().is_empty(), "each carries something new");
+        a.on_applied(&mut v, 3, (None, vec![(slot(1), bits(3))]), false);
+        a.on_applied(
+            &mut v,
+            4,
+            (None, vec![(slot(1), bits(3)), (slot(2), bits(3))]),
+            false,
+        );
+        assert!(v.rules().is_empty(), "one new block is a change");
+        let mut other = roster.clone();
+        other.states[0] = 2;
+        a.on_applied(&mut v, 5, (Some(other), vec![(slot(1), bits(3))]), false);
+        assert!(v.rules().is_empty(), "a new state byte is a change");
+        a.on_applied(
+            &mut v,
+            6,
+            (None, vec![(slot(1), bits(3)), (slot(2), bits(3))]),
+            false,
+        );
+        assert_eq!(v.rules(), [Rule::Auth16], "every block held already");
+        a.on_applied(&mut v, 7, (None, Vec::new()), false);
+        assert_eq!(
+            v.rules(),
+            [Rule::Auth16, Rule::Auth16],
+            "an empty message 5"
+        );
+        a.on_applied(&mut v, 8, (None, Vec::new()), true);
+        assert_eq!(v.rules().len(), 2, "asked for");
     }
 }

@@ -70,7 +70,10 @@ impl ActivityClient {
             ids::WORLD_GLOBALS_STATE => {
                 world::check_world_globals(cx.verdict, idx, payload);
                 let owed = in_burst || self.refresh.answers(ids::WORLD_GLOBALS_STATE);
-                if let Some((rule, reason)) = self.probe.blame_answer().filter(|_| !owed) {
+                let blamed = (self.probe.blame_answer())
+                    .or_else(|| self.authority.blame_answer(cx.now))
+                    .filter(|_| !owed);
+                if let Some((rule, reason)) = blamed {
                     cx.verdict.violate(rule, Some(idx), None, reason);
                 }
             }
@@ -84,12 +87,14 @@ impl ActivityClient {
             ids::INCIDENT => incident::check_incident(cx.verdict, idx, payload),
             ids::RESET_AUTHORITY => {
                 if let Some(out) = Authority::on_reset(cx.verdict, idx, payload) {
+                    self.authority.reported(out.message, cx.now);
                     cx.send(self.join.handle(), out);
                 }
             }
             ids::QUERY_AUTHORITY => {
                 let (lease, bubble) = (self.slots.lease(), self.region.bubble());
                 for out in Authority::on_query(cx.verdict, idx, payload, lease, bubble) {
+                    self.authority.reported(out.message, cx.now);
                     cx.send(self.join.handle(), out);
                 }
             }
