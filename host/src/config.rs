@@ -1,5 +1,6 @@
 //! Host configuration.
 
+use crate::hooks::CustomHook;
 use crate::limits::Limits;
 use crate::plan::HostPlan;
 use crate::program::builtin_timeline;
@@ -27,6 +28,8 @@ pub struct HostConfig {
     /// What the host does other than its defaults: deliberate faults and the freedoms of
     /// the pages it takes, for conformance self-tests.
     pub plan: HostPlan,
+    /// A policy and outbound hook that replace the plan's on the activity host, when set.
+    pub hook: Option<CustomHook>,
     /// Sunrise's `server.activation.default_client_activation`: message 11 gets the
     /// snapshot when on, is recorded only when off (SR "What each client message gets").
     /// On by default, as in Sunrise's default settings.
@@ -58,6 +61,7 @@ impl HostConfig {
             seed: [7; 32],
             scenario: Scenario::builtin(),
             plan: HostPlan::default(),
+            hook: None,
             default_client_activation: true,
             timeline: builtin_timeline(),
             limits: Limits::default(),

@@ -277,12 +277,18 @@ impl HostCore {
     /// The host's decisions (design "The emulated client": a policy trait whose defaults
     /// are the correct behaviour).
     pub(crate) fn policy(&self) -> &dyn Policy {
-        &self.config.plan
+        match &self.config.hook {
+            Some(hook) => hook.0.as_ref(),
+            None => &self.config.plan,
+        }
     }
 
     /// The one outbound hook every frame passes.
     pub(crate) fn outbound(&self) -> &dyn Outbound {
-        &self.config.plan
+        match &self.config.hook {
+            Some(hook) => hook.0.as_ref(),
+            None => &self.config.plan,
+        }
     }
 
     /// The next frame to send.

@@ -12,6 +12,7 @@ mod core;
 mod entity_slots;
 pub mod event;
 pub mod fault;
+pub mod hooks;
 mod fault_lobby;
 mod fault_outbound;
 mod fault_policy;
