@@ -154,6 +154,8 @@ caught! {
     catch_host16_reset => AnswerResetAcknowledgement,
     catch_host16_query => AnswerFullMask,
     catch_host17 => AnswerAbdication,
+    catch_seed03 => KeyOnAllParticipationSlots,
+    catch_seed03_second => KeyOnSecondParticipationSlot,
     catch_auth16_blocks => BlocksOnKeepalive,
     catch_env09 => BareSessionId,
     catch_env10 => PushSequence,

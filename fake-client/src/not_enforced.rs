@@ -156,10 +156,6 @@ pub const NOT_ENFORCED: &[(Rule, &str)] = &[
         "how the host reads Sense is inside it; our own host's tests hold it to the rule",
     ),
     (
-        Rule::Seed03,
-        "the built-in scenario has one type-13 slot, on a top-level group: no case can place the player key elsewhere to show a check fires",
-    ),
-    (
         Rule::Seed04,
         "the values the spawn gate accepts at +8 and +10 are not documented",
     ),

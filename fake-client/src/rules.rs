@@ -123,6 +123,7 @@ pub const ENFORCED: &[Rule] = &[
     Rule::Host06,
     Rule::Host10,
     Rule::Host12,
+    Rule::Seed03,
     Rule::Host16,
     Rule::Host17,
     Rule::Member03,

@@ -448,6 +448,12 @@ faults! {
     TopGroupUnregistered => Seed02;
     /// BAP-15: service 251 answers the echo with a byte.
     EchoWithBody => Bap15;
+    /// SEED-03: every type-13 slot gets the body that carries the player key: the key
+    /// group's second, and bubble 1's, which shows once the client moves there (Sunrise's
+    /// `rosterKeyOnAllSlots`, facts 4.8).
+    KeyOnAllParticipationSlots => Seed03, script MoveRegion;
+    /// SEED-03: the key group's second type-13 slot gets the player key too.
+    KeyOnSecondParticipationSlot => Seed03;
     /// AUTH-16: every keepalive also sends the whole roster again, nothing changed.
     RosterOnKeepalive => Auth16;
     /// AUTH-16: every message 5 after the first leaves its roster out, and every keepalive

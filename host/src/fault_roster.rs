@@ -15,7 +15,7 @@ use vex_wire::activity::sensor_auth::{
 };
 use vex_wire::activity::slot::{
     CLIENT_REF_BITS, ClientRef, NEVER_DESCRIBED, TYPE_CHANNEL, TYPE_CONFIGURATION, TYPE_GHOST_LINK,
-    TYPE_LIFETIME, TYPE_OBJECTIVE, TYPE_TIMER,
+    TYPE_LIFETIME, TYPE_OBJECTIVE, TYPE_PARTICIPATION, TYPE_TIMER,
 };
 use vex_wire::bits::{BitReader, BitWriter, Bits};
 use vex_wire::schema::measure::min_bits;
@@ -39,6 +39,28 @@ fn patch(bytes: &mut [u8], at: usize, width: usize, value: u64) {
     }
 }
 
+/// SEED-03: the type-13 body that carries the player key, on the key group's first
+/// type-13 slot, copied onto the `more` type-13 slots after it in the message (all of them:
+/// Sunrise's `rosterKeyOnAllSlots` option, facts 4.8).
+fn key_on_participation_slots(m: &mut SensorAuthUpdate, more: usize) {
+    let keyed = |o: &ObjectBlock| {
+        (o.slot.slot_type == TYPE_PARTICIPATION)
+            .then(|| o.auth.clone())
+            .flatten()
+            .filter(|a| a.body.is_some())
+    };
+    let mut objects = m.groups.iter_mut().flat_map(|g| &mut g.objects);
+    let Some(key) = objects.by_ref().find_map(|o| keyed(o)) else {
+        return;
+    };
+    for o in objects
+        .filter(|o| o.slot.slot_type == TYPE_PARTICIPATION)
+        .take(more)
+    {
+        o.auth = Some(key.clone());
+    }
+}
+
 /// How far [`Fault::WrongRemainderLast`] moves the last block's remainder.
 const REMAINDER_OFF: u32 = 8;
 
@@ -48,6 +70,12 @@ pub fn roster_faults(plan: &HostPlan, m: &mut SensorAuthUpdate) {
         && let Some(o) = m.groups.first_mut().and_then(|g| g.objects.first_mut())
     {
         o.slot.index = -1; // SLOT-01
+    }
+    if plan.has(Fault::KeyOnAllParticipationSlots) {
+        key_on_participation_slots(m, usize::MAX);
+    }
+    if plan.has(Fault::KeyOnSecondParticipationSlot) {
+        key_on_participation_slots(m, 1);
     }
     if plan.has(Fault::DescriptorlessType)
         && let Some(g) = m.groups.first_mut()

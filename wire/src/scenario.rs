@@ -153,6 +153,11 @@ impl Scenario {
                             index: 1,
                             schemas: AUTH_ONLY,
                         },
+                        SlotDecl {
+                            slot_type: TYPE_PARTICIPATION,
+                            index: 2,
+                            schemas: AUTH_AND_SENSE,
+                        },
                     ],
                 },
                 PlacedObject {
@@ -194,11 +199,18 @@ impl Scenario {
                 PlacedObject {
                     key: 0xBBBB_0002,
                     bubble: Some(1),
-                    slots: vec![SlotDecl {
-                        slot_type: TYPE_CONFIGURATION,
-                        index: 0,
-                        schemas: AUTH_ONLY,
-                    }],
+                    slots: vec![
+                        SlotDecl {
+                            slot_type: TYPE_CONFIGURATION,
+                            index: 0,
+                            schemas: AUTH_ONLY,
+                        },
+                        SlotDecl {
+                            slot_type: TYPE_PARTICIPATION,
+                            index: 1,
+                            schemas: AUTH_AND_SENSE,
+                        },
+                    ],
                 },
             ],
             player: Player {

@@ -205,9 +205,10 @@ impl ActivityClient {
         );
         if read && !cx.verdict.crashed() {
             self.roster.count_applied();
-            let said = self.roster.said();
             let caused = asked | self.grants.take_moved();
-            self.auth_cause.on_applied(cx.verdict, idx, said, caused);
+            if let Some(said) = self.roster.said() {
+                self.auth_cause.on_applied(cx.verdict, idx, said, caused);
+            }
             let roster = self.roster.last();
             self.region.on_roster(cx.verdict, scenario, idx, roster);
             self.ghost

@@ -19,6 +19,7 @@ mod join;
 mod keepalive;
 mod leave;
 mod membership;
+mod player_key;
 mod probe;
 #[cfg(test)]
 mod push_breaches;

@@ -856,9 +856,13 @@ fn a_message_5_before_the_first_message_52_is_dropped() {
     j.push(ids::SENSOR_AUTH_UPDATE, player(true));
     j.client.epochs.send_patch(Instant::default(), own_epoch());
     j.push(ids::SENSOR_AUTH_UPDATE, player(false));
+    let slots = seed_group(PLAYER).objects.len();
+    let seeded: Vec<Rule> = std::iter::once(Rule::Auth02)
+        .chain(std::iter::repeat_n(Rule::Seed01, slots))
+        .collect();
     assert_eq!(
         j.verdict.rules(),
-        [Rule::Auth02, Rule::Seed01, Rule::Seed01],
+        seeded,
         "the player's bodies, dropped, seeded nothing"
     );
 }
@@ -920,11 +924,11 @@ fn a_message_5_with_roster_enable_0_is_dropped() {
     let mut j = Joined::new();
     j.push(ids::SENSOR_AUTH_UPDATE, player(false, true));
     j.push(ids::SENSOR_AUTH_UPDATE, player(true, false));
-    assert_eq!(
-        j.verdict.rules(),
-        [Rule::Auth04, Rule::Seed01, Rule::Seed01],
-        "a dropped message seeds nothing"
-    );
+    let slots = seed_group(PLAYER).objects.len();
+    let seeded: Vec<Rule> = std::iter::once(Rule::Auth04)
+        .chain(std::iter::repeat_n(Rule::Seed01, slots))
+        .collect();
+    assert_eq!(j.verdict.rules(), seeded, "a dropped message seeds nothing");
 }
 
 /// AUTH-13: after the region report (message 22) the host holds every message 5 until

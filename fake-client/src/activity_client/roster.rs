@@ -5,6 +5,7 @@
 use super::auth_blocks::{Block, ReadBlocks, applies_in, by_remainder, read_block};
 use super::auth_cause::Said;
 use super::block_judge::{mismatch, misread_block, skipped_block, why_misread};
+use super::player_key::{Place, check_player_key};
 use super::slot_bodies::{self, At, Part, Standing};
 use crate::rules::Rule;
 use crate::verdict::Verdict;
@@ -30,6 +31,9 @@ pub(crate) struct Roster {
     applied: u32,
     /// The roster of the last message 5 applied.
     last: Option<RosterDelta>,
+    /// The keys the last roster sent registers in a bubble's sub-block and not at the top
+    /// level: they stay so through message 5s that carry none (SEED-03).
+    sub_block_only: BTreeSet<u32>,
     /// The slots whose last Auth state came with a body (AUTH-09).
     auth_bodies: BTreeSet<ClientRef>,
     /// The last body applied to each slot, which a later body is judged against.
@@ -38,6 +42,9 @@ pub(crate) struct Roster {
     overrides: Vec<(ClientRef, Value)>,
     /// The blocks of the last message 5 read, slot and content.
     blocks: Vec<(ClientRef, Bits)>,
+    /// A block of the last message 5 was misread: the reader left where the host wrote
+    /// (AUTH-05, AUTH-06, T17-02), so what the client read is not what the host said.
+    misread: bool,
     /// The slots that had their first block (SEED-01).
     seeded: BTreeSet<ClientRef>,
     /// Where the player spawn gate stands (SEED-05).
@@ -152,6 +159,10 @@ impl Roster {
         let forgotten = std::mem::take(&mut self.forgotten);
         let found_before = verdict.violations().len();
         let mut first_lifetime: Option<Value> = None;
+        if let Some(r) = &m.roster {
+            let subs = r.sub_blocks.iter().flatten().flat_map(|b| &b.keys);
+            self.sub_block_only = subs.filter(|k| !r.keys.contains(k)).copied().collect();
+        }
         for (group, object) in m
             .groups
             .iter()
@@ -251,6 +262,17 @@ impl Roster {
                 if s.slot_type == TYPE_LIFETIME {
                     self.pass_spawn_gate(idx, &body);
                 }
+                if s.slot_type == TYPE_PARTICIPATION {
+                    let first = group
+                        .objects
+                        .iter()
+                        .find(|o| o.slot.slot_type == s.slot_type);
+                    let place = Place {
+                        top_level: !self.sub_block_only.contains(&group.key),
+                        first_in_group: first.map(|o| o.at) == Some(object.at),
+                    };
+                    check_player_key(verdict, at, s, place, &body);
+                }
                 if snapshot {
                     let resets = slot_bodies::objective_resets(&body, self.held.get(&s));
                     let parts = resets
@@ -270,12 +292,15 @@ impl Roster {
             }
         }
         self.check_remembered(verdict, idx, forgotten);
-        check_apply(verdict, scenario, bubble, idx, &m);
-        // a block misread leaves the reader elsewhere than the host wrote: the gate it reads
-        // last is no bit the host set
+        // a block misread leaves the reader elsewhere than the host wrote: the blocks and
+        // the gate it reads after are no bits the host set
         let misread = verdict.violations()[found_before..]
             .iter()
             .any(|v| matches!(v.rule, Rule::Auth05 | Rule::Auth06 | Rule::T1702));
+        self.misread = misread;
+        if !misread {
+            check_apply(verdict, scenario, bubble, idx, &m);
+        }
         if m.singleton_gate && !misread {
             let reason = "the singleton gate after the entity groups is 1: it leads into a section the pages do not describe, where 0 ends the message".to_string();
             verdict.violate(Rule::Auth17, f, Some(m.gate_at), reason);
@@ -307,9 +332,10 @@ impl Roster {
             .filter(move |(s, _)| s.slot_type == slot_type)
     }
 
-    /// What the last message 5 read said: its roster and blocks (AUTH-16).
-    pub(super) fn said(&self) -> Said {
-        (self.last.clone(), self.blocks.clone())
+    /// What the last message 5 read said, its roster and blocks (AUTH-16), when the
+    /// client read its blocks where the host wrote them.
+    pub(super) fn said(&self) -> Option<Said> {
+        (!self.misread).then(|| (self.last.clone(), self.blocks.clone()))
     }
 
     /// The Sense overrides the last message 5 carried.
@@ -321,6 +347,7 @@ impl Roster {
     /// the client applies an Auth body").
     pub(crate) fn sweep(&mut self) {
         self.last = None;
+        self.sub_block_only.clear();
         self.auth_bodies.clear();
         self.held.clear();
         self.seeded.clear();
