@@ -155,6 +155,7 @@ caught! {
     catch_host16_query => AnswerFullMask,
     catch_host17 => AnswerAbdication,
     catch_seed03 => KeyOnAllParticipationSlots,
+    catch_auth05_unknown_slot => UnknownSlotBlock,
     catch_seed03_second => KeyOnSecondParticipationSlot,
     catch_auth16_blocks => BlocksOnKeepalive,
     catch_env09 => BareSessionId,

@@ -145,11 +145,11 @@ pub const NOT_ENFORCED: &[(Rule, &str)] = &[
     ),
     (
         Rule::Auth03,
-        "the emulated client's SignOn names no features, so the hardwipe token is never checked",
+        "the pages say what turns the check on (SignOn naming use_hardwipe_tokens) but not the value the token is checked against, so no token can be called wrong; with the feature off every token passes",
     ),
     (
         Rule::Auth14,
-        "the pages give the heap (870,400 bytes) but not the size of one sync record, so what a roster takes of it cannot be counted",
+        "the pages give the heap (870,400 bytes) but not the size of one sync record, so what a roster takes of it cannot be counted; and no message tells the client which link hosts a bubble, so a bubble published on another link cannot be told apart",
     ),
     (
         Rule::Auth15,
@@ -196,7 +196,7 @@ pub const NOT_ENFORCED: &[(Rule, &str)] = &[
     (Rule::T4302, NO_BODY),
     (
         Rule::T6701,
-        "a type-67 body replaces the faction matrix by design: sending one is not a breach the client can see",
+        "every type-67 body replaces the whole matrix, and the pages name no value a host must not send: the identity map is not neutral but a host may mean it, and entries 17 to 28 are never read, so nothing there is wrong; the built-in scenario has no type-67 slot, since any block for one, reset-only too, replaces what content loaded",
     ),
     (Rule::T6801, NO_BODY),
     (Rule::T3801, NO_BODY),

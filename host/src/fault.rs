@@ -245,6 +245,9 @@ faults! {
     RosterDisabled => Auth04;
     /// AUTH-05: message 5's first object block declares one bit more than it holds.
     WrongRemainder => Auth05;
+    /// AUTH-05: message 5's first group carries one more block, reset-only and its
+    /// remainder exact, for a slot the client's content does not have.
+    UnknownSlotBlock => Auth05;
     /// AUTH-05: message 5's last object block declares 8 bits fewer than it holds (8 more
     /// when it holds fewer), more than a block written for other schemas is off by.
     WrongRemainderLast => Auth05;

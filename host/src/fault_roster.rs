@@ -61,6 +61,9 @@ fn key_on_participation_slots(m: &mut SensorAuthUpdate, more: usize) {
     }
 }
 
+/// The index of the slot [`Fault::UnknownSlotBlock`] publishes: past every placed object's.
+const UNKNOWN_SLOT_INDEX: i16 = 999;
+
 /// How far [`Fault::WrongRemainderLast`] moves the last block's remainder.
 const REMAINDER_OFF: u32 = 8;
 
@@ -76,6 +79,23 @@ pub fn roster_faults(plan: &HostPlan, m: &mut SensorAuthUpdate) {
     }
     if plan.has(Fault::KeyOnSecondParticipationSlot) {
         key_on_participation_slots(m, 1);
+    }
+    if plan.has(Fault::UnknownSlotBlock)
+        && let Some(g) = m.groups.first_mut()
+    {
+        // AUTH-05: a configuration slot no placed object declares
+        g.objects.push(ObjectBlock {
+            slot: ClientRef {
+                key: g.key,
+                slot_type: TYPE_CONFIGURATION,
+                index: UNKNOWN_SLOT_INDEX,
+            },
+            auth: Some(AuthPart {
+                reset: true,
+                body: None,
+            }),
+            sense: None,
+        });
     }
     if plan.has(Fault::DescriptorlessType)
         && let Some(g) = m.groups.first_mut()

@@ -151,9 +151,9 @@ fn script_and_perf_messages_are_discarded() {
     assert!(rules_for(ids::WORLD_GLOBALS_STATE, world).is_empty());
 }
 
-/// SLOT-02: a block of each of the twelve types with no descriptor is caught; a block
-/// of any other type is not (the channel it has, or a type the scenario does not hold,
-/// skipped by its remainder).
+/// SLOT-02: a block of each of the twelve types with no descriptor is caught; a block of
+/// any other type is not SLOT-02: the channel the object has passes, and a slot the
+/// scenario does not hold is skipped by its remainder and never applies (AUTH-05).
 #[test]
 fn the_twelve_undescribed_types_never_appear_in_message_5() {
     let twelve = [12, 44, 45, 46, 47, 48, 54, 60, 61, 64, 69, 72];
@@ -172,7 +172,7 @@ fn the_twelve_undescribed_types_never_appear_in_message_5() {
         let want = if twelve.contains(&slot_type) {
             vec![Rule::Slot02]
         } else {
-            vec![]
+            vec![Rule::Auth05]
         };
         let got = rules_for(ids::SENSOR_AUTH_UPDATE, auth(vec![block]));
         assert_eq!(got, want, "slot type {slot_type}");
@@ -194,7 +194,8 @@ fn a_channel_holds_at_most_four_rows() {
     }
 }
 
-/// The built-in scenario's player group: a type-13 and a type-17 slot, top-level.
+/// The built-in scenario's player group, top-level: a type-13 slot that carries the player
+/// key, a type-17 slot, and a second type-13 slot.
 const PLAYER: u32 = 0xAAAA_0001;
 /// The built-in scenario's bubble-0 object holding every documented type.
 const EVERY: u32 = 0xBBBB_0003;
@@ -502,8 +503,8 @@ fn a_message_5_over_the_tick_budget_is_refused() {
 
 /// SLOT-01: a ClientRef whose type decodes to -1 (wire 0), whose index does (wire
 /// 32767), or both, is refused, first in its group or after a block the client
-/// applies; type 0, index 0 and index -2 are not -1 (the client skips those blocks by
-/// their remainder: the scenario has no such slot).
+/// applies; type 0, index 0 and index -2 are not -1: the client skips those blocks by
+/// their remainder, the scenario having no such slot (AUTH-05, not SLOT-01).
 #[test]
 fn a_client_ref_of_type_or_index_minus_1_is_refused() {
     let block = |slot_type, index| ObjectBlock {
@@ -516,8 +517,8 @@ fn a_client_ref_of_type_or_index_minus_1_is_refused() {
         sense: None,
     };
     for (slot_type, index, want) in [
-        (0, 0, vec![]),
-        (TYPE_CHANNEL, -2, vec![]),
+        (0, 0, vec![Rule::Auth05]),
+        (TYPE_CHANNEL, -2, vec![Rule::Auth05]),
         (-1, 3, vec![Rule::Slot01]),
         (TYPE_CHANNEL, -1, vec![Rule::Slot01]),
         (-1, -1, vec![Rule::Slot01]),

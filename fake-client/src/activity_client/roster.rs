@@ -179,7 +179,14 @@ impl Roster {
                 verdict.violate(Rule::Slot02, f, Some(object.at), reason);
             }
             let Some((object_bubble, decl)) = scenario.schemas_of(&object.slot) else {
-                continue; // skipped by its remainder
+                // skipped by its remainder; a reference SLOT-01 or SLOT-02 refuses is named there
+                if s.is_resolvable() && !NEVER_DESCRIBED.contains(&s.slot_type) {
+                    let reason = format!(
+                        "slot {s} does not resolve in the client's content: the block is skipped by its remainder, and its body never applies"
+                    );
+                    verdict.violate(Rule::Auth05, f, Some(object.at), reason);
+                }
+                continue;
             };
             if group.key == EMPTY_KEY || !applies_in(object_bubble, bubble) {
                 skipped_block(verdict, f, &decl, message, object); // AUTH-07, AUTH-05
