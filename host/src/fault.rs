@@ -357,6 +357,9 @@ faults! {
     /// HOST-05 (duty): message 22 is not committed, so the roster request after a move
     /// gets the old bubble's roster.
     RegionNotCommitted => Host05, script MoveRegion;
+    /// HOST-05 (duty): after a move, the player's type-13 body still names the arrival
+    /// slice set, not the region message 22 reported.
+    StaleParticipationRegion => Host05, script MoveRegion;
     /// AUTH-13: a region move sends the new roster at once, before the client's roster
     /// request (what Sunrise does, facts 7 item 8).
     RosterOnRegionReport => Auth13, script MoveRegion;

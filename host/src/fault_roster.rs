@@ -5,9 +5,11 @@
 use crate::fault::Fault;
 use crate::plan::HostPlan;
 use crate::variation::Variation;
+use vex_wire::activity::auth::AuthBody;
 use vex_wire::activity::auth::lifetime::{
     CURRENT_BUBBLE_BIT, I32_BIAS, MAX_SWITCHES, SWITCH_COUNT_BIT,
 };
+use vex_wire::activity::auth::participation::ParticipationAuth;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::sensor_auth::{
     AUTHORITY_BUBBLES, AuthPart, BubbleAuthority, BubbleElement, DecodedObject, OBJECT_HEAD_BITS,
@@ -61,6 +63,25 @@ fn key_on_participation_slots(m: &mut SensorAuthUpdate, more: usize) {
     }
 }
 
+/// HOST-05: the type-13 body that carries the player key names slice set 0, where the
+/// built-in scenario arrives, whatever region the member reported.
+fn stale_participation_region(m: &mut SensorAuthUpdate) {
+    let bodies = m.groups.iter_mut().flat_map(|g| &mut g.objects);
+    let keyed = bodies
+        .filter(|o| o.slot.slot_type == TYPE_PARTICIPATION)
+        .filter_map(|o| o.auth.as_mut()?.body.as_mut());
+    for body in keyed {
+        if let Ok(mut p) = ParticipationAuth::read(&mut body.reader())
+            && p.player_key.is_some()
+        {
+            p.region = Some(0);
+            if let Ok(bits) = AuthBody::Participation(p).to_bits() {
+                *body = bits;
+            }
+        }
+    }
+}
+
 /// The index of the slot [`Fault::UnknownSlotBlock`] publishes: past every placed object's.
 const UNKNOWN_SLOT_INDEX: i16 = 999;
 
@@ -79,6 +100,9 @@ pub fn roster_faults(plan: &HostPlan, m: &mut SensorAuthUpdate) {
     }
     if plan.has(Fault::KeyOnSecondParticipationSlot) {
         key_on_participation_slots(m, 1);
+    }
+    if plan.has(Fault::StaleParticipationRegion) {
+        stale_participation_region(m);
     }
     if plan.has(Fault::UnknownSlotBlock)
         && let Some(g) = m.groups.first_mut()

@@ -4,13 +4,14 @@
 use super::authority::Authority;
 use super::join::Arm;
 use super::membership::Membership;
+use super::player_key::player_region;
 use super::{ActivityClient, Context, incident, world};
 use crate::probe::Probe;
 use crate::rules::Rule;
 use vex_wire::activity::envelope::ActivityPush;
 use vex_wire::activity::ids;
 use vex_wire::activity::sensor_auth::BODY_BUDGET;
-use vex_wire::activity::slot::TYPE_GHOST_LINK;
+use vex_wire::activity::slot::{TYPE_GHOST_LINK, TYPE_PARTICIPATION};
 
 impl ActivityClient {
     /// A push naming this activity client: the join's routing arms, then message 4 on the
@@ -210,7 +211,9 @@ impl ActivityClient {
                 self.auth_cause.on_applied(cx.verdict, idx, said, caused);
             }
             let roster = self.roster.last();
-            self.region.on_roster(cx.verdict, scenario, idx, roster);
+            let region = player_region(self.roster.held_of(TYPE_PARTICIPATION));
+            self.region
+                .on_roster(cx.verdict, scenario, idx, (roster, region));
             self.ghost
                 .on_bodies(cx.now, self.roster.held_of(TYPE_GHOST_LINK));
             for (slot, sense) in self.roster.overrides() {

@@ -9,7 +9,9 @@ use crate::verdict::Verdict;
 use vex_wire::activity::slot::ClientRef;
 use vex_wire::schema::Value;
 
-/// The index of `player_key` in the type-13 body (`vex_wire::schema::tables::PARTICIPATION`).
+/// The index of `region` in the type-13 body (`vex_wire::schema::tables::PARTICIPATION`).
+const REGION: usize = 0;
+/// The index of `player_key` in the type-13 body.
 const PLAYER_KEY: usize = 13;
 
 /// Where a type-13 body sits in its message 5.
@@ -30,6 +32,22 @@ fn player_key(body: &Value) -> Option<u64> {
         },
         _ => None,
     }
+}
+
+/// The region field of the type-13 body among `held` that carries the player key, when
+/// its presence bit is set (facts 4.8: "the client-reported region (msg 22), or else the
+/// arrival slice set").
+pub(super) fn player_region<'a>(
+    mut held: impl Iterator<Item = (&'a ClientRef, &'a Value)>,
+) -> Option<i128> {
+    held.find(|(_, body)| player_key(body).is_some())
+        .and_then(|(_, body)| match body {
+            Value::Record(fields) => match fields.get(REGION) {
+                Some(Value::Int(region)) => Some(*region),
+                _ => None,
+            },
+            _ => None,
+        })
 }
 
 /// SEED-03: the type-13 `body` of `slot`, at `place`, carries a player key somewhere other
@@ -69,8 +87,12 @@ mod tests {
     use vex_wire::schema::tables::PARTICIPATION;
 
     fn body(player_key: Option<u64>) -> Value {
+        body_in(0, player_key)
+    }
+
+    fn body_in(region: i32, player_key: Option<u64>) -> Value {
         let bits = AuthBody::Participation(ParticipationAuth {
-            region: Some(0),
+            region: Some(region),
             player_key,
             sync_state: 0,
         })
@@ -81,6 +103,7 @@ mod tests {
 
     #[test]
     fn the_index_names_the_player_key() {
+        assert_eq!(PARTICIPATION.fields[REGION].name, "region");
         assert_eq!(PARTICIPATION.fields[PLAYER_KEY].name, "player_key");
         assert_eq!(player_key(&body(Some(7))), Some(7));
         assert_eq!(player_key(&body(None)), None);
@@ -114,5 +137,20 @@ mod tests {
             let want: &[Rule] = if caught { &[Rule::Seed03] } else { &[] };
             assert_eq!(v.rules(), want, "{place:?} {key:?}");
         }
+    }
+
+    /// The region is read from the body that carries the key, not another type-13 body.
+    #[test]
+    fn the_player_region_is_the_keyed_bodys() {
+        let slot = |index| ClientRef {
+            key: 1,
+            slot_type: TYPE_PARTICIPATION,
+            index,
+        };
+        let (a, b) = (slot(0), slot(2));
+        let (keyless, keyed) = (body_in(3, None), body_in(8, Some(1)));
+        let held = [(&a, &keyless), (&b, &keyed)];
+        assert_eq!(player_region(held.into_iter()), Some(8));
+        assert_eq!(player_region([(&a, &keyless)].into_iter()), None);
     }
 }

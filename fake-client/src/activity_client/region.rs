@@ -103,14 +103,18 @@ impl Region {
         self.owed_since = Some(now);
     }
 
-    /// A roster applied after the request: the first one answers the move, and must
-    /// register the objects of the bubble the client moved into (HOST-05).
+    /// A roster applied after the request: the first one answers the move. It must
+    /// register the objects of the bubble the client moved into, and the type-13 body
+    /// carrying the player key, `player_region` when it has one, must name the region
+    /// reported (HOST-05: 22 commits the region; facts 4.8: that region is "the
+    /// client-reported region (msg 22)"). Spawn and teleport state, which 22 commits too,
+    /// come back in no documented field, so they are not judged.
     pub(super) fn on_roster(
         &mut self,
         verdict: &mut Verdict,
         scenario: &Scenario,
         idx: u64,
-        roster: Option<&RosterDelta>,
+        (roster, player_region): (Option<&RosterDelta>, Option<i128>),
     ) {
         if self.owed_since.take().is_none() {
             return;
@@ -131,6 +135,65 @@ impl Region {
                 missing.join(", ")
             );
             verdict.violate(Rule::Host05, Some(idx), None, reason);
+        }
+        if let Some(region) = player_region.filter(|r| *r != i128::from(self.slice_set)) {
+            let reason = format!(
+                "the roster answering the move names region {region} in the player's type-13 body, not {} that message 22 reported: the region was not committed",
+                self.slice_set
+            );
+            verdict.violate(Rule::Host05, Some(idx), None, reason);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vex_wire::activity::sensor_auth::SubBlock;
+
+    /// The roster of the built-in scenario's bubble 1: the top-level player group and
+    /// bubble 1's object.
+    fn bubble_1_roster() -> RosterDelta {
+        RosterDelta {
+            keys: vec![0xAAAA_0001],
+            mask: RosterDelta::mask_for(1),
+            states: vec![1],
+            sub_blocks: Some(vec![SubBlock {
+                bubble: 1,
+                keys: vec![0xBBBB_0002],
+                mask: RosterDelta::mask_for(1),
+                states: vec![1],
+            }]),
+        }
+    }
+
+    /// HOST-05: after a move into bubble 1 (slice set 8), a roster that registers its
+    /// objects and names slice set 8 in the player's type-13 body passes, as does one with
+    /// no region there; slice set 0 or 9 there, or bubble 1's object left out, is caught;
+    /// a roster no move owes is not judged.
+    #[test]
+    fn the_roster_after_a_move_commits_the_region() {
+        let scenario = Scenario::builtin();
+        let roster = bubble_1_roster();
+        let mut unregistered = roster.clone();
+        unregistered.sub_blocks = None;
+        let cases = [
+            (&roster, Some(8), false),
+            (&roster, None, false),
+            (&roster, Some(0), true),
+            (&roster, Some(9), true),
+            (&unregistered, Some(8), true),
+        ];
+        for (roster, region, caught) in cases {
+            let mut r = Region::new(0);
+            let mut v = Verdict::new();
+            r.report_move(Instant::default(), &scenario);
+            r.request_sent(Instant::from_millis(200));
+            r.on_roster(&mut v, &scenario, 1, (Some(roster), region));
+            let want: &[Rule] = if caught { &[Rule::Host05] } else { &[] };
+            assert_eq!(v.rules(), want, "{region:?}");
+            r.on_roster(&mut v, &scenario, 2, (Some(roster), Some(0)));
+            assert_eq!(v.rules(), want, "owed once");
         }
     }
 }
