@@ -47,6 +47,8 @@ mod incident;
 mod member;
 #[path = "adversary/mode.rs"]
 mod mode;
+#[path = "adversary/mode_link.rs"]
+mod mode_link;
 #[path = "adversary/roster.rs"]
 mod roster;
 #[path = "adversary/run.rs"]
@@ -63,26 +65,22 @@ mod t_roster;
 #[ignore = "a tool for writing cases"]
 fn dump() {
     use crate::mode::*;
-    let r = run::run_mode(
-        Mode::Answer(Answer::Bap8Response),
-        run::idle(),
-        run::RUN_MS,
-    );
+    let r = run::run_mode(Mode::Answer(Answer::Bap8Response), run::idle(), run::RUN_MS);
     run::dump(&r);
 }
-#[path = "adversary/t_lifetime.rs"]
-mod t_lifetime;
-#[path = "adversary/t_held.rs"]
-mod t_held;
-#[path = "adversary/t_small.rs"]
-mod t_small;
-#[path = "adversary/t_member.rs"]
-mod t_member;
 #[path = "adversary/t_answer.rs"]
 mod t_answer;
 #[path = "adversary/t_envelope.rs"]
 mod t_envelope;
+#[path = "adversary/t_held.rs"]
+mod t_held;
 #[path = "adversary/t_incident.rs"]
 mod t_incident;
 #[path = "adversary/t_legal.rs"]
 mod t_legal;
+#[path = "adversary/t_lifetime.rs"]
+mod t_lifetime;
+#[path = "adversary/t_member.rs"]
+mod t_member;
+#[path = "adversary/t_small.rs"]
+mod t_small;

@@ -30,9 +30,9 @@ fn probe_msg(p: Probe) -> u32 {
 }
 
 /// The push `reply` stands for.
-pub fn reply(adv: &Adversary, reply: Reply) -> Vec<Injected> {
+pub fn reply(adv: &Adversary, r: Reply) -> Vec<Injected> {
     let last = |msg: u32| adv.mem().last.get(&msg).cloned();
-    match reply {
+    match r {
         Reply::Global => vec![Injected::GlobalState],
         Reply::World => WorldGlobals::default_tick()
             .encode()
@@ -45,6 +45,15 @@ pub fn reply(adv: &Adversary, reply: Reply) -> Vec<Injected> {
         Reply::Grant => last(ENTITY_SLOTS_ALLOCATED)
             .map(|b| vec![Injected::Push(ENTITY_SLOTS_ALLOCATED, b)])
             .unwrap_or_default(),
+        Reply::Snapshot => [
+            Reply::Global,
+            Reply::World,
+            Reply::Membership,
+            Reply::Roster,
+        ]
+        .into_iter()
+        .flat_map(|r| reply(adv, r))
+        .collect(),
     }
 }
 
@@ -75,12 +84,11 @@ pub fn after(adv: &Adversary, moment: Moment<'_>) -> Vec<Injected> {
         (Answer::FirstRosterAtKeepalive, Moment::Keepalive) if adv.mem().keepalives == 1 => {
             vec![Injected::Roster]
         }
-        (Answer::SnapshotAtKeepalive, Moment::Keepalive) if seen(STATE_REFRESH) > adv.mem().answered => {
+        (Answer::SnapshotAtKeepalive, Moment::Keepalive)
+            if seen(STATE_REFRESH) > adv.mem().answered =>
+        {
             adv.mem().answered += 1;
-            [Reply::Global, Reply::World, Reply::Membership, Reply::Roster]
-                .into_iter()
-                .flat_map(|r| reply(adv, r))
-                .collect()
+            reply(adv, Reply::Snapshot)
         }
         (Answer::FirstRosterLate, Moment::Reported { msg, .. })
             if msg == PATCH_EPOCH && seen(msg) == 2 =>

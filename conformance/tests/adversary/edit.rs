@@ -89,7 +89,10 @@ pub fn switches(bits: &Bits, n: usize) -> Bits {
     let entry = |w: &mut BitWriter, i: usize| {
         w.write(0x5000_0000 + i as u64, 32);
         w.write_bool(true);
-        w.write(u64::from(vex_wire::activity::auth::lifetime::SWITCH_CLASS_I32), 32);
+        w.write(
+            u64::from(vex_wire::activity::auth::lifetime::SWITCH_CLASS_I32),
+            32,
+        );
         w.write(0x8000_0000, 32);
     };
     let after = COUNT_AT + 6 + body.switches.len() * 97;

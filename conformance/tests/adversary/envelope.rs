@@ -19,9 +19,9 @@ pub fn response(adv: &Adversary, service: u16, _header: &mut InnerHeader, body: 
     match (adv.mode, service) {
         (Mode::Envelope(Envelope::SharedSession), HOST_RESPONSE) if body.len() >= 9 => {
             let mut mem = adv.mem();
-            let first = *mem.session.get_or_insert_with(|| {
-                u64::from_be_bytes(body[1..9].try_into().expect("8 bytes"))
-            });
+            let first = *mem
+                .session
+                .get_or_insert_with(|| u64::from_be_bytes(body[1..9].try_into().expect("8 bytes")));
             body[1..9].copy_from_slice(&first.to_be_bytes());
         }
         (Mode::Envelope(Envelope::Hello(h)), HELLO_RESPONSE) => match h {

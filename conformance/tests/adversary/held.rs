@@ -58,13 +58,15 @@ pub fn roster(
 ) -> SensorAuthUpdate {
     let first_snapshot = snapshot == Some(0);
     match h {
-        Held::ObjectiveDropped if first_snapshot => change(&mut m, OBJECTIVE_SLOT, &OBJECTIVE, |f| {
-            if let Some(Value::Array(entries)) = f.get_mut(0)
-                && let Some(e) = entries.get_mut(0)
-            {
-                *e = Value::Record(vec![Value::Absent]);
-            }
-        }),
+        Held::ObjectiveDropped if first_snapshot => {
+            change(&mut m, OBJECTIVE_SLOT, &OBJECTIVE, |f| {
+                if let Some(Value::Array(entries)) = f.get_mut(0)
+                    && let Some(e) = entries.get_mut(0)
+                {
+                    *e = Value::Record(vec![Value::Absent]);
+                }
+            })
+        }
         Held::ObjectiveArrayDropped if first_snapshot => {
             change(&mut m, OBJECTIVE_SLOT, &OBJECTIVE, |f| f[0] = Value::Absent)
         }

@@ -226,7 +226,7 @@ impl Policy for Adversary {
 
     fn slot_grant(&self, _count: usize, free: EntitySlotMask) -> Option<EntitySlotMask> {
         match self.mode {
-            Mode::Answer(A::NoSlotAnswer) => None,
+            Mode::Answer(A::SlotRequestIgnored) => None,
             Mode::Answer(A::EmptySlotGrant) => Some(EntitySlotMask::empty()),
             _ => Some(free),
         }

@@ -4,8 +4,8 @@
 //! policy; changes no typed body can hold (a remainder, the singleton gate) are patched in
 //! the encoded body.
 
-use crate::host::Adversary;
 use crate::edit::{get_bits, lifetime as edit_lifetime, set_bits};
+use crate::host::Adversary;
 use crate::mode::{Lifetime, Missing, Mode, Roster, Unresolved};
 use vex_host::outbound::Payload;
 use vex_host::policy::{Burst, RosterInputs, RosterSend};
@@ -231,9 +231,8 @@ pub fn payload(adv: &Adversary, msg: u32, p: &mut Payload<'_>) {
 /// Every top-level key present (LEAVE-01 breach helper).
 pub fn all_present(m: &mut SensorAuthUpdate) {
     if let Some(d) = m.roster.as_mut() {
-        d.mask = vex_wire::activity::sensor_auth::RosterDelta::mask_for::<TOP_MASK_WORDS>(
-            d.keys.len(),
-        );
+        d.mask =
+            vex_wire::activity::sensor_auth::RosterDelta::mask_for::<TOP_MASK_WORDS>(d.keys.len());
         for s in d.sub_blocks.iter_mut().flatten() {
             s.mask = vex_wire::activity::sensor_auth::RosterDelta::mask_for(s.keys.len());
         }

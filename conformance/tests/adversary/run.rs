@@ -72,6 +72,11 @@ pub fn caught(mode: Mode, script: Script, rule: Rule) {
     assert_caught(&run_mode(mode, script, RUN_MS), rule, mode);
 }
 
+/// Runs `mode` with `script` for `ms` and asserts it drew `rule`.
+pub fn caught_for(mode: Mode, script: Script, ms: u64, rule: Rule) {
+    assert_caught(&run_mode(mode, script, ms), rule, mode);
+}
+
 /// Runs `mode` with `script` and asserts it drew nothing but advisory findings.
 pub fn clean(mode: Mode, script: Script) {
     assert_clean(&run_mode(mode, script, RUN_MS), mode);

@@ -7,9 +7,7 @@ use crate::mode::{Arm, Echo, Epoch, Mode, Small};
 use vex_host::outbound::{Injected, Moment, Payload};
 use vex_host::policy::Burst;
 use vex_wire::activity::global_state::GlobalActivityState;
-use vex_wire::activity::ids::{
-    ENTITY_SLOTS_ALLOCATED, GLOBAL_ACTIVITY_STATE, WORLD_GLOBALS_STATE,
-};
+use vex_wire::activity::ids::{ENTITY_SLOTS_ALLOCATED, GLOBAL_ACTIVITY_STATE, WORLD_GLOBALS_STATE};
 use vex_wire::activity::join::JoinResult;
 use vex_wire::activity::small::AdvanceEpoch;
 

@@ -74,7 +74,11 @@ legal! {
 #[test]
 fn env08_two_members_one_session() {
     let mode = E(Envelope::SharedSession);
-    assert_caught(&run_pair(mode, idle(), crate::run::RUN_MS), Rule::Env08, mode);
+    assert_caught(
+        &run_pair(mode, idle(), crate::run::RUN_MS),
+        Rule::Env08,
+        mode,
+    );
 }
 
 /// SR "The join burst": a public join names a session another member hosts; both members

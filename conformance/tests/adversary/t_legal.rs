@@ -4,7 +4,7 @@
 
 use crate::mode::Mode::{Answer as A, Held as H, Lifetime as L, Roster as R, Small as S};
 use crate::mode::{Answer, Held, Lifetime, Mode, Roster, Small};
-use crate::run::{assert_clean, idle, moves, run_pair, RUN_MS};
+use crate::run::{RUN_MS, assert_clean, idle, moves, run_pair};
 use vex_fake_client::Script;
 
 fn refreshes() -> Script {
