@@ -148,9 +148,12 @@ pub fn program(mode: Mode, mut timeline: Vec<TimedCommit>) -> Vec<TimedCommit> {
         }
         _ => return timeline,
     };
-    timeline.push(TimedCommit {
+    let commit = TimedCommit {
         after_ms: 5_000,
         requests: vec![request],
-    });
+    };
+    if !timeline.contains(&commit) {
+        timeline.push(commit);
+    }
     timeline
 }

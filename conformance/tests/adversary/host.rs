@@ -157,6 +157,9 @@ impl Policy for Adversary {
     }
 
     fn program(&self, timeline: Vec<TimedCommit>) -> Vec<TimedCommit> {
+        if self.mode == Mode::Answer(A::NoRosterAtAll) {
+            return Vec::new();
+        }
         held::program(self.mode, timeline)
     }
 
@@ -188,7 +191,12 @@ impl Policy for Adversary {
     fn first_roster(&self) -> bool {
         !matches!(
             self.mode,
-            Mode::Answer(A::NoFirstRoster | A::FirstRosterLate | A::FirstRosterAtKeepalive)
+            Mode::Answer(
+                A::NoFirstRoster
+                    | A::NoRosterAtAll
+                    | A::FirstRosterLate
+                    | A::FirstRosterAtKeepalive
+            )
         )
     }
 

@@ -17,8 +17,10 @@ pub enum Answer {
     Bap8Response,
     /// The whole roster again on every keepalive (AUTH-16).
     RosterOnKeepalive,
-    /// No first message 5 (AUTH-16).
+    /// No first message 5 (AUTH-16); the program's change at 2.5 s sends one.
     NoFirstRoster,
+    /// No first message 5 and no program: no message 5 at all (AUTH-16, SEED-02).
+    NoRosterAtAll,
     /// The first message 5 answers the second message 52 (AUTH-16).
     FirstRosterLate,
     /// Message 18 unanswered (HOST-03).

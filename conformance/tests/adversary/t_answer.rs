@@ -96,6 +96,7 @@ breach! {
     // ... and the whole roster answering message 33 is caught as AUTH-16, not HOST-17.
     auth16_roster_after_33: A(Answer::Report(33, Reply::Roster)), abdicates() => Auth16;
     auth16_no_first_roster: A(Answer::NoFirstRoster), idle() => Auth16;
+    auth16_no_roster_at_all: A(Answer::NoRosterAtAll), idle() => Auth16;
     // HOST-03: "Message 18 ... gets the whole snapshot: 1, 2, 12 on a private link, then 5."
     host03_refresh_unanswered: A(Answer::NoRefresh), refreshes() => Host03;
     host03_refresh_without_roster: A(Answer::RefreshWithoutRoster), refreshes() => Host03;
