@@ -15,7 +15,6 @@ use vex_wire::activity::ids::{
 use vex_wire::activity::sensor_auth::{BubbleAuthority, SensorAuthUpdate};
 use vex_wire::activity::small::WorldGlobals;
 use vex_wire::bap::header::InnerHeader;
-use vex_wire::bap::services::ACTIVITY_TO_HOST;
 use vex_wire::bits::BitError;
 
 /// The activity message a probe sends (fake-client `Probe`'s documentation).
@@ -70,15 +69,17 @@ pub fn after(adv: &Adversary, moment: Moment<'_>) -> Vec<Injected> {
         {
             reply(adv, r)
         }
-        (Answer::Bap8Response, Moment::Reported { msg, task })
+        (Answer::Bap8Response(service, status), Moment::Reported { msg, task })
             if msg == PATCH_EPOCH && seen(msg) == 1 =>
         {
             let mut inner = Vec::new();
-            InnerHeader::response(ACTIVITY_TO_HOST, task).write(&mut inner);
-            vec![Injected::Inner {
-                service: ACTIVITY_TO_HOST,
-                inner,
-            }]
+            InnerHeader {
+                service,
+                task,
+                status: Some(status),
+            }
+            .write(&mut inner);
+            vec![Injected::Inner { service, inner }]
         }
         (Answer::RosterOnKeepalive, Moment::Keepalive) => vec![Injected::Roster],
         (Answer::FirstRosterAtKeepalive, Moment::Keepalive) if adv.mem().keepalives == 1 => {

@@ -13,8 +13,9 @@ pub enum Answer {
     Probe(Probe, Reply),
     /// The link closed after input is dropped (HOST-01, HOST-06).
     CloseOnDrop,
-    /// A BAP response to service 8 (HOST-12).
-    Bap8Response,
+    /// A BAP response to the first message 52's service 8: this response service id and
+    /// status, the 52's task id, an empty body (HOST-12).
+    Bap8Response(u16, u16),
     /// The whole roster again on every keepalive (AUTH-16).
     RosterOnKeepalive,
     /// No first message 5 (AUTH-16); the program's change at 2.5 s sends one.

@@ -74,7 +74,10 @@ breach! {
     host06_close_after_foreign: A(Answer::CloseOnDrop), probe(Probe::ForeignSession) => Host06;
     // HOST-12: "no service-8 message gets a BAP response, error or empty"
     #[ignore = "MISS: HOST-12: a response frame on service 8 (status 200, the 52's task id, empty body) draws nothing"]
-    host12_bap_response_to_52: A(Answer::Bap8Response), idle() => Host12;
+    host12_response_on_8: A(Answer::Bap8Response(8, 200)), idle() => Host12;
+    #[ignore = "MISS: HOST-12: an error response on service 8 (status 500, the 52's task id) draws nothing"]
+    host12_error_on_8: A(Answer::Bap8Response(8, 500)), idle() => Host12;
+    host12_response_on_9: A(Answer::Bap8Response(9, 200)), idle() => Host12;
     // HOST-16: "Messages 29, 31 and 32 are recorded as the answers ...; no reply."
     host16_world_after_29: A(Answer::Report(29, Reply::World)), idle() => Host16;
     #[ignore = "MISS: HOST-16: a message 1 answering message 29 draws nothing (only a message 2 counts as an answer)"]
