@@ -65,7 +65,11 @@ mod t_roster;
 #[ignore = "a tool for writing cases"]
 fn dump() {
     use crate::mode::*;
-    let r = run::run_mode(Mode::Answer(Answer::Bap8Response(9, 200)), run::idle(), run::RUN_MS);
+    let r = run::run_mode(
+        Mode::Answer(Answer::Bap8Response(9, 200)),
+        run::idle(),
+        run::RUN_MS,
+    );
     run::dump(&r);
 }
 #[path = "adversary/t_answer.rs"]

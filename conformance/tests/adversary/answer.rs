@@ -6,7 +6,7 @@ use crate::host::Adversary;
 use crate::mode::{Answer, Leave, Mode, Reply};
 use vex_fake_client::Probe;
 use vex_host::outbound::{Injected, Moment};
-use vex_host::policy::RosterInputs;
+use vex_host::policy::{RosterInputs, RosterSend};
 use vex_wire::activity::body::Body;
 use vex_wire::activity::ids::{
     CLIENT_IDENTITY_UPDATE, ENTITY_SLOTS_ALLOCATED, PATCH_EPOCH, REPLICATE_MEMBERSHIP,
@@ -103,6 +103,23 @@ pub fn after(adv: &Adversary, moment: Moment<'_>) -> Vec<Injected> {
                 .unwrap_or_default()
         }
         _ => Vec::new(),
+    }
+}
+
+/// A snapshot's message 5 replaced by the last one built before it, epoch kept: after a
+/// region move, the roster of the bubble the member left.
+pub fn stale(adv: &Adversary, m: SensorAuthUpdate, send: RosterSend) -> SensorAuthUpdate {
+    let mut mem = adv.mem();
+    if !send.snapshot {
+        mem.roster = Some(m.clone());
+        return m;
+    }
+    match mem.roster.clone() {
+        Some(mut old) => {
+            old.prefix = m.prefix;
+            old
+        }
+        None => m,
     }
 }
 

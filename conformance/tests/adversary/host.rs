@@ -39,6 +39,8 @@ pub struct Memory {
     pub snapshots: u32,
     /// Snapshots the adversary answered itself.
     pub answered: u32,
+    /// The last message 5 built that no request asked for.
+    pub roster: Option<SensorAuthUpdate>,
     /// Service-123 messages sent.
     pub queuez: u32,
     /// Which message 5 of its link the last one built is.
@@ -137,6 +139,7 @@ impl Policy for Adversary {
             Mode::Roster(r) => roster::roster(r, m, send),
             Mode::Lifetime(l) => roster::lifetime(l, m, send),
             Mode::Held(h) => held::roster(h, m, send, snapshot),
+            Mode::Answer(A::StaleRosterAfterMove) => answer::stale(self, m, send),
             _ => m,
         }
     }

@@ -44,6 +44,9 @@ pub enum Answer {
     Leave(Leave),
     /// A message 18 with trailing bytes refused (BODY-07).
     TrailingRefused,
+    /// The roster answering a region move's request is the one from before the move
+    /// (HOST-05, AUTH-13).
+    StaleRosterAfterMove,
     /// Legal, slow: message 18 answered whole at the next keepalive, up to 2 s later (SR
     /// gives the snapshot no deadline).
     SnapshotAtKeepalive,

@@ -10,6 +10,7 @@ use vex_harness::report::RunReport;
 use vex_host::HostConfig;
 use vex_host::hooks::CustomHook;
 use vex_host::policy::Policy;
+use vex_wire::scenario::Scenario;
 
 /// How long a run lasts unless a test says otherwise: past the built-in program (4 s),
 /// a scripted action at 5 to 7 s and a few keepalives after it.
@@ -32,6 +33,16 @@ pub fn run_mode(mode: Mode, script: Script, ms: u64) -> RunReport {
     let mut client = ClientConfig::builtin(HostConfig::default_address());
     client.script = script;
     run(host(mode), client, ms)
+}
+
+/// [`run_mode`] with the content both sides hold changed by `edit`.
+pub fn run_in(mode: Mode, script: Script, ms: u64, edit: fn(&mut Scenario)) -> RunReport {
+    let mut host = host(mode);
+    edit(&mut host.scenario);
+    let mut client = ClientConfig::builtin(HostConfig::default_address());
+    edit(&mut client.scenario);
+    client.script = script;
+    run(host, client, ms)
 }
 
 /// Two members of one activity, the second with `script`, against the adversary: one
@@ -66,8 +77,12 @@ pub fn assert_caught(r: &RunReport, rule: Rule, mode: Mode) {
     );
 }
 
-/// Asserts the run drew no finding but advisory ones.
+/// Asserts the run drew no finding but advisory ones. With `ADVERSARY_VERBOSE` set,
+/// prints every finding.
 pub fn assert_clean(r: &RunReport, mode: Mode) {
+    if std::env::var_os("ADVERSARY_VERBOSE").is_some() {
+        eprintln!("{mode:?} => legal:\n{}", findings(r));
+    }
     let hard: Vec<_> = r.violations.iter().filter(|v| !v.advisory()).collect();
     assert!(
         hard.is_empty(),

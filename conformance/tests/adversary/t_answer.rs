@@ -111,6 +111,9 @@ breach! {
     host15_identity_not_committed: A(Answer::NoIdentityCommit), reports_identity() => Host15;
     // HOST-05: "Message 22 commits region, spawn and teleport state"
     host05_move_not_committed: A(Answer::NoClientStateCommit), moves() => Host05;
+    // ... and the request the move owes answered with the roster of the bubble it left
+    // (rules.md's HOST-05 note: "answer it in full with the roster the move owed").
+    host05_stale_roster_after_move: A(Answer::StaleRosterAfterMove), moves() => Host05;
     // AUTH-13: "Between a region-change report (message 22) and the client's roster
     // request, the host sends no message 5"
     auth13_roster_at_move: A(Answer::RosterAtMove), moves() => Auth13;

@@ -60,6 +60,7 @@ breach! {
     bap08_sub_lost_empty: E(Envelope::SubLost(0)), idle() => Bap08;
     // QZ-08: "46,973 bytes work, 143,285 bytes end the BAP link."
     qz08_143285: E(Envelope::Queuez(143_285)), lobby_calls() => Qz08;
+    qz08_143286: E(Envelope::Queuez(143_286)), lobby_calls() => Qz08;
 }
 
 legal! {

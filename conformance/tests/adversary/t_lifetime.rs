@@ -59,4 +59,16 @@ legal! {
     loading_then_live_is_legal: L(Lifetime::LoadingThenLive), idle();
     // AH "Type 17": "0 to 63 installs a record; -1 clears it".
     t1709_record_63_is_legal: L(Lifetime::SelectionId(63)), idle();
+    t1709_record_0_is_legal: L(Lifetime::SelectionId(0)), idle();
+}
+
+/// T17-08's other side: "Keep the override off unless the host owns an authored phase"
+/// (AH "Type 17"): in content that authors a phase, a host that owns it may pin it.
+#[test]
+fn t1708_override_with_an_authored_phase_is_legal() {
+    let mode = L(Lifetime::CycleOverride(0x3F00_0000));
+    let r = crate::run::run_in(mode, idle(), crate::run::RUN_MS, |s| {
+        s.authored_phase = true
+    });
+    crate::run::assert_clean(&r, mode);
 }
