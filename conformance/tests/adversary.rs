@@ -56,22 +56,6 @@ mod run;
 #[path = "adversary/small.rs"]
 mod small;
 
-#[path = "adversary/t_roster.rs"]
-mod t_roster;
-
-/// Prints a run of the mode in `ADVERSARY_DUMP` (a `Debug` form of a [`mode::Mode`] is not
-/// parsed: edit the test while writing a case).
-#[test]
-#[ignore = "a tool for writing cases"]
-fn dump() {
-    use crate::mode::*;
-    let r = run::run_mode(
-        Mode::Answer(Answer::Bap8Response(9, 200)),
-        run::idle(),
-        run::RUN_MS,
-    );
-    run::dump(&r);
-}
 #[path = "adversary/t_answer.rs"]
 mod t_answer;
 #[path = "adversary/t_envelope.rs"]
@@ -86,5 +70,17 @@ mod t_legal;
 mod t_lifetime;
 #[path = "adversary/t_member.rs"]
 mod t_member;
+#[path = "adversary/t_roster.rs"]
+mod t_roster;
 #[path = "adversary/t_small.rs"]
 mod t_small;
+
+/// Prints one run frame by frame with its findings (`cargo test -p vex-conformance --test
+/// adversary dump -- --ignored --nocapture`): a tool for writing a case, with the mode and
+/// script edited in.
+#[test]
+#[ignore = "a tool for writing cases, not a check"]
+fn dump() {
+    let r = run::run_mode(mode::Mode::Honest, run::idle(), run::RUN_MS);
+    run::dump(&r);
+}

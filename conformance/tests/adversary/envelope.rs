@@ -32,9 +32,28 @@ pub fn response(adv: &Adversary, service: u16, _header: &mut InnerHeader, body: 
                 }
             }
             Hello::Size(n) => body.resize(n, 0),
+            Hello::Padding => {
+                // plaintext byte 31 (block 2) follows ciphertext byte 20 + 15 (block 1)
+                body[35] ^= 1;
+                let mac = mac_of(&adv_keys(), &body[..52]);
+                body[52..84].copy_from_slice(&mac);
+            }
         },
         _ => {}
     }
+}
+
+/// The SignOn keys the built-in host and client share (`HostConfig::builtin`).
+fn adv_keys() -> [u8; 16] {
+    vex_wire::bap::secure::SignOnKeys::DEVELOPMENT.hmac
+}
+
+/// HMAC-SHA256 under `key` over `data` (facts 1.3).
+fn mac_of(key: &[u8; 16], data: &[u8]) -> [u8; 32] {
+    use hmac::{Hmac, KeyInit, Mac};
+    let mut mac = <Hmac<sha2::Sha256> as KeyInit>::new_from_slice(key).expect("any key");
+    mac.update(data);
+    mac.finalize().into_bytes().into()
 }
 
 /// A push's header as the mode has it: the keepalive's message 1 once joined.

@@ -129,6 +129,9 @@ pub enum Hello {
     LengthField(u32),
     /// One MAC bit flipped.
     Mac,
+    /// The CBC plaintext's last padding byte 05, not 04, under a MAC that verifies (the
+    /// first block garbled with it: CBC).
+    Padding,
     /// The body this many bytes.
     Size(usize),
 }

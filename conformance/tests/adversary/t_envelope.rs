@@ -51,6 +51,7 @@ breach! {
     bap17_length_field_79: E(Envelope::Hello(Hello::LengthField(79))), idle() => Bap17;
     bap17_length_field_84: E(Envelope::Hello(Hello::LengthField(84))), idle() => Bap17;
     bap17_mac_bit: E(Envelope::Hello(Hello::Mac)), idle() => Bap17;
+    bap17_padding_under_a_good_mac: E(Envelope::Hello(Hello::Padding)), idle() => Bap17;
     bap17_one_byte_short: E(Envelope::Hello(Hello::Size(83))), idle() => Bap17;
     bap17_one_byte_long: E(Envelope::Hello(Hello::Size(85))), idle() => Bap17;
     // BAP-08: "The 19 fixed-length services reject a body of any other size"; NS: 124,
