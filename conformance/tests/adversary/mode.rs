@@ -124,6 +124,8 @@ pub enum Lifetime {
     Cut(usize),
     /// The switch list this long, each an i32 switch (T17-03; 50 legal).
     Switches(usize),
+    /// The second type-17 slot's body with this state, the first's kept (T17-05).
+    SecondSlotState(i8),
 }
 
 /// The Auth bodies the host holds.

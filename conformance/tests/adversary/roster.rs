@@ -147,8 +147,13 @@ pub fn bump(m: &mut SensorAuthUpdate, sub: bool, by: i8) {
 /// The typed change of a [`Lifetime`] mode: every type-17 block gets the same changed
 /// body (T17-05 keeps them equal).
 pub fn lifetime(l: Lifetime, mut m: SensorAuthUpdate, send: RosterSend) -> SensorAuthUpdate {
+    let mut nth = 0;
     for o in m.groups.iter_mut().flat_map(|g| &mut g.objects) {
         if o.slot.slot_type != TYPE_LIFETIME {
+            continue;
+        }
+        nth += 1;
+        if matches!(l, Lifetime::SecondSlotState(_)) && nth != 2 {
             continue;
         }
         let Some(body) = o.auth.as_mut().and_then(|a| a.body.as_mut()) else {
@@ -158,7 +163,7 @@ pub fn lifetime(l: Lifetime, mut m: SensorAuthUpdate, send: RosterSend) -> Senso
             Lifetime::Cut(n) => crate::edit::cut(body, n),
             Lifetime::Switches(n) => crate::edit::switches(body, n),
             _ => edit_lifetime(body, |b| match l {
-                Lifetime::State(s) => b.state = s,
+                Lifetime::State(s) | Lifetime::SecondSlotState(s) => b.state = s,
                 Lifetime::LoadingThenLive => b.state = [1, 2, 3][send.sent.min(2) as usize],
                 Lifetime::CurrentBubble(v) => b.current_bubble = v,
                 Lifetime::CurrentBubbleIsSliceSet => b.current_bubble *= 8,

@@ -20,6 +20,10 @@ breach! {
     // T17-01: "11 to 14 jump through a 12-entry table"
     t1701_state_11: L(Lifetime::State(11)), idle() => T1701;
     t1701_state_14: L(Lifetime::State(14)), idle() => T1701;
+    // T17-05: "Only the first registered type-17 slot is read: every type-17 slot in the
+    // roster gets the same body."
+    t1705_second_slot_state_6: L(Lifetime::SecondSlotState(6)), idle() => T1705;
+    t1705_second_slot_state_0: L(Lifetime::SecondSlotState(0)), idle() => T1705;
     // T17-06: "current_bubble is a bubble index (the selected region / 8), not a slice-set
     // index". After the move the member stands in slice set 8, bubble 1.
     t1706_slice_set_index_after_move: L(Lifetime::CurrentBubbleIsSliceSet), moves() => T1706;
