@@ -1,0 +1,55 @@
+//! The Auth bodies the host holds (AH "How the client applies an Auth body", "Type 3,
+//! objective_sensor", "Type 65, ghost_link_sensor"; SR "Auth state goes out").
+//!
+//! The breaches drop or change a held body in a message 5 no change of the host's caused
+//! (the first snapshot after the program's last change), and the next snapshot shows the
+//! host still held it. The legal modes make the same change with a commit of the host's
+//! own and keep it.
+
+use crate::mode::Held;
+use crate::mode::Mode::Held as H;
+use crate::run::{idle, two_snapshots};
+
+breach! {
+    // T3-01: "a clear presence bit hands the applier a zero and resets that objective;
+    // re-send the current byte to keep it."
+    t301_objective_dropped_once: H(Held::ObjectiveDropped), two_snapshots() => T301;
+    t301_objective_array_dropped_once: H(Held::ObjectiveArrayDropped), two_snapshots() => T301;
+    // T3-02: "a change clears the objective's latch bits, so re-send the same generation
+    // to keep them."
+    #[ignore = "MISS: T3-02: the generation changed on every message 5, objectives unchanged, draws nothing"]
+    t302_generation_every_send: H(Held::GenerationEverySend), two_snapshots() => T302;
+    #[ignore = "MISS: T3-02: the generation raised only in the answers to 18 and 11, objectives unchanged, draws nothing"]
+    t302_generation_on_snapshots: H(Held::GenerationOnSnapshots), two_snapshots() => T302;
+    t302_generation_dropped_once: H(Held::GenerationDropped), two_snapshots() => T302;
+    // AUTH-09: "Reset-only (reset 1, root 0) installs the schema's defaults and overwrites
+    // any earlier body, so every message 5 repeats every Auth body the host still holds."
+    auth09_reset_only_once: H(Held::ResetOnlyOnce), two_snapshots() => Auth09;
+    #[ignore = "MISS: AUTH-09: a snapshot carrying a held body as reset 0, root 0 (not repeated) draws nothing"]
+    auth09_not_repeated: H(Held::NotRepeated), two_snapshots() => Auth09;
+    // T65-01: "A ghost_link change acts only with a generation above the stored one:
+    // raise .0 every time .1 changes."
+    t6501_generation_kept: H(Held::GhostGenerationKept), idle() => T6501;
+    t6501_generation_lowered: H(Held::GhostGenerationLowered), idle() => T6501;
+    // T65-02: "a Sense override with fraction above 1.0 and the current generation;
+    // exactly 1.0 does not finish."
+    t6502_fraction_exactly_one: H(Held::GhostFinish(1.0)), idle() => T6502;
+    #[ignore = "MISS: T65-02: a finishing override of fraction 0.999 draws nothing (only exactly 1.0 is caught)"]
+    t6502_fraction_below_one: H(Held::GhostFinish(0.999)), idle() => T6502;
+    t6502_generation_behind: H(Held::GhostFinishGeneration(-1)), idle() => T6502;
+    t6502_generation_ahead: H(Held::GhostFinishGeneration(1)), idle() => T6502;
+}
+
+legal! {
+    // AH "Type 3": "A clear presence bit hands the applier a zero": a host that means the
+    // zero (resets the objective) sends it absent.
+    objective_reset_by_commit_is_legal: H(Held::ObjectiveResetByCommit), two_snapshots();
+    generation_absent_by_commit_is_legal: H(Held::GenerationAbsentByCommit), two_snapshots();
+    // AH "reset = 1, root = 0 installs the schema's defaults": a cleared body goes out
+    // reset-only after a body.
+    reset_only_after_a_body_is_legal: H(Held::ClearedByCommit), two_snapshots();
+    // AH "Type 65": "only a value above the stored one acts".
+    ghost_generation_leap_is_legal: H(Held::GhostGenerationLeap), idle();
+    // AH "Type 65": "a fraction above 1.0".
+    ghost_fraction_above_one_is_legal: H(Held::GhostFinish(1.5)), idle();
+}
