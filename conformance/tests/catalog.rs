@@ -157,6 +157,7 @@ caught! {
     catch_seed03 => KeyOnAllParticipationSlots,
     catch_auth05_unknown_slot => UnknownSlotBlock,
     catch_host05_region => StaleParticipationRegion,
+    catch_host12_refused => RefusePatchEpoch,
     catch_seed03_second => KeyOnSecondParticipationSlot,
     catch_auth16_blocks => BlocksOnKeepalive,
     catch_env09 => BareSessionId,

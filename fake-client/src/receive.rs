@@ -9,7 +9,7 @@ use crate::rules::{Choice, Rule};
 use vex_wire::activity::envelope::ActivityPush;
 use vex_wire::activity::selection::SERVICE6_LEN;
 use vex_wire::bap::deframer::{DeframeError, Frame};
-use vex_wire::bap::header::{FrameType, InnerHeader, SERVICE_ID_LIMIT, STATUS_OK, outer_frame};
+use vex_wire::bap::header::{FrameType, InnerHeader, SERVICE_ID_LIMIT, outer_frame};
 use vex_wire::bap::queuez;
 use vex_wire::bap::services::{
     ACTIVITY_PUSH, HOST_REQUEST, HeaderShape, SEND_ONLY, UNHANDLED_PUSH_IDS, client_inbound,
@@ -36,6 +36,8 @@ pub struct Received {
 /// How many nonces either side of the one due a frame that does not open is tried with,
 /// to tell a frame sealed out of step (BAP-18) from a bad tag (BAP-02).
 const OUT_OF_STEP_WINDOW: u8 = 4;
+/// The status codes a BAP response carries (200 answers; others are errors).
+const RESPONSE_STATUSES: std::ops::RangeInclusive<u16> = 100..=599;
 
 impl ClientCore {
     /// Bytes arrived on `link`.
@@ -166,15 +168,17 @@ impl ClientCore {
             r.message = push.as_ref().map(|p| p.msg_type);
             r.payload = push.map(|p| p.payload);
         }
+        if shape == HeaderShape::Request
+            && let Some(status) = self.answers_one_way(link, header.task, body)
+        {
+            let reason = format!(
+                "a response on service {service} (task {}, status {status}) to a one-way service-8 report: service 8 gets no response, and read as a push it is none",
+                header.task
+            );
+            return self.verdict.violate(Rule::Host12, f, None, reason);
+        }
         match shape {
             HeaderShape::Request if service == ACTIVITY_PUSH => {
-                if self.answers_one_way(link, header.task, body) {
-                    let reason = format!(
-                        "a response on service 9 (task {}, status 200) to a one-way service-8 report: service 8 gets no response, and read as a push it is none",
-                        header.task
-                    );
-                    return self.verdict.violate(Rule::Host12, f, None, reason);
-                }
                 self.check_push_sequence(idx, header.task);
                 self.handle_push(now, idx, body);
             }
@@ -192,15 +196,16 @@ impl ClientCore {
         }
     }
 
-    /// True when a frame on service 9 is a response to one of `link`'s one-way service-8
-    /// reports: its inner header echoes the report's task and carries status 200, where a
-    /// push has sequence 0 and discriminator 1 (HOST-12).
-    fn answers_one_way(&self, link: LinkKind, task: u32, body: &[u8]) -> bool {
+    /// The status of a push-shaped frame that is a response to one of `link`'s one-way
+    /// service-8 reports: its inner header echoes the report's task, where a push has
+    /// sequence 0 (ENV-10), and its body opens with a status code, 100 to 599 (HOST-12).
+    fn answers_one_way(&self, link: LinkKind, task: u32, body: &[u8]) -> Option<u16> {
         let one_way = self
             .links
             .live(link)
             .is_some_and(|l| task != 0 && l.one_way.contains(&task));
-        one_way && body.starts_with(&STATUS_OK.to_be_bytes())
+        let status = body.first_chunk().map(|b| u16::from_be_bytes(*b))?;
+        (one_way && RESPONSE_STATUSES.contains(&status)).then_some(status)
     }
 
     /// A push on service 124, that a subscription was lost: exactly 14 bytes, as the
@@ -294,12 +299,13 @@ mod tests {
     }
 
     /// HOST-12: after a one-way report went out with task T, a response to T on service 9
-    /// (read as a push, status 200 where the discriminator goes) and on a response id are
-    /// caught; a push on 9 with sequence 0, and a response to a task that was never a
-    /// report (BAP-05), are not HOST-12.
+    /// or 8 (read as a push, its status where the body goes), status 200 or an error, and
+    /// on a response id are caught; a push on 9 with sequence 0, a push echoing T whose body
+    /// opens with no status, and a response to a task that was never a report (BAP-05),
+    /// are not HOST-12.
     #[test]
     fn a_response_to_a_one_way_report_is_caught() {
-        let judged = |service: u16, task: Option<u32>| {
+        let judged_with = |service: u16, task: Option<u32>, status: u16| {
             let config = ClientConfig::builtin(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 1));
             let mut c = ClientCore::new(config);
             let now = Instant::default();
@@ -308,12 +314,26 @@ mod tests {
             sent.request(now, ACTIVITY_PUSH - 1, &[0; 21], false);
             let report = *sent.one_way.back().unwrap();
             let mut inner = Vec::new();
-            InnerHeader::response(service, task.unwrap_or(report)).write(&mut inner);
+            let mut header = InnerHeader::response(service, task.unwrap_or(report));
+            header.status = Some(status);
+            header.write(&mut inner);
             let frame = outer_frame(FrameType::Bootstrap, &inner);
             c.handle_bytes(now, LinkKind::Primary, &frame);
             c.verdict.rules()
         };
+        let judged = |service: u16, task: Option<u32>| judged_with(service, task, 200);
         assert_eq!(judged(ACTIVITY_PUSH, None), [Rule::Host12], "on service 9");
+        assert_eq!(
+            judged(ACTIVITY_PUSH - 1, None),
+            [Rule::Host12],
+            "on service 8"
+        );
+        for status in [100, 500, 599] {
+            let got = judged_with(ACTIVITY_PUSH - 1, None, status);
+            assert_eq!(got, [Rule::Host12], "status {status}");
+        }
+        let no_status = judged_with(ACTIVITY_PUSH - 1, None, 600);
+        assert!(!no_status.contains(&Rule::Host12), "a body with no status");
         assert_eq!(judged(307, None), [Rule::Host12], "on a response id");
         assert!(
             !judged(ACTIVITY_PUSH, Some(0)).contains(&Rule::Host12),

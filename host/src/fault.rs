@@ -337,6 +337,9 @@ faults! {
     /// HOST-12 (duty): every message 52, a one-way service-8 report, gets a response on
     /// service 9 with its task id and status 200.
     AnswerPatchEpoch => Host12;
+    /// HOST-12 (duty): every message 52 gets an error response, status 500, on service 8
+    /// with its task id.
+    RefusePatchEpoch => Host12;
     /// BAP-07: after the burst the host replies on service 18, which is send-only.
     ReplyOnSendOnly => Bap07;
     /// ENV-11: the keepalive also sends message 17, activity_client_keepalive_response, a

@@ -30,8 +30,8 @@ use vex_wire::bap::header::{FrameType, InnerHeader, MAGIC, OUTER_HEADER_LEN, out
 use vex_wire::bap::queuez::{SUBSCRIPTION_LOST, SUBSCRIPTION_LOST_LEN, Update};
 use vex_wire::bap::secure::TAG_LEN;
 use vex_wire::bap::services::{
-    ACTIVITY_PUSH, CHANNEL_START_RESPONSE, ECHO_RESPONSE, HELLO_RESPONSE, HOST_LOOKUP,
-    HOST_LOOKUP_RESPONSE, HOST_REQUEST, HOST_RESPONSE, SEND_ONLY, UNHANDLED_PUSH_IDS,
+    ACTIVITY_PUSH, ACTIVITY_TO_HOST, CHANNEL_START_RESPONSE, ECHO_RESPONSE, HELLO_RESPONSE,
+    HOST_LOOKUP, HOST_LOOKUP_RESPONSE, HOST_REQUEST, HOST_RESPONSE, SEND_ONLY, UNHANDLED_PUSH_IDS,
 };
 use vex_wire::lobby::signon::SignOnResponse;
 
@@ -304,6 +304,18 @@ impl Outbound for HostPlan {
                 let service = ACTIVITY_PUSH;
                 let mut inner = Vec::new();
                 InnerHeader::response(service, task).write(&mut inner);
+                added.push(Injected::Inner { service, inner });
+            }
+            Moment::Reported {
+                msg: PATCH_EPOCH,
+                task,
+            } if self.has(Fault::RefusePatchEpoch) => {
+                // HOST-12: an error response, status 500, on the report's own service
+                let service = ACTIVITY_TO_HOST;
+                let mut inner = Vec::new();
+                let mut header = InnerHeader::response(service, task);
+                header.status = Some(FAULT_STATUS);
+                header.write(&mut inner);
                 added.push(Injected::Inner { service, inner });
             }
             Moment::FirstRoster => {

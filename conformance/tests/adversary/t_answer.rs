@@ -73,9 +73,7 @@ breach! {
     host06_foreign_refresh_answered_with_snapshot: A(Answer::Probe(Probe::ForeignSession, Reply::Snapshot)), probe(Probe::ForeignSession) => Host06;
     host06_close_after_foreign: A(Answer::CloseOnDrop), probe(Probe::ForeignSession) => Host06;
     // HOST-12: "no service-8 message gets a BAP response, error or empty"
-    #[ignore = "MISS: HOST-12: a response frame on service 8 (status 200, the 52's task id, empty body) draws nothing"]
     host12_response_on_8: A(Answer::Bap8Response(8, 200)), idle() => Host12;
-    #[ignore = "MISS: HOST-12: an error response on service 8 (status 500, the 52's task id) draws nothing"]
     host12_error_on_8: A(Answer::Bap8Response(8, 500)), idle() => Host12;
     host12_response_on_9: A(Answer::Bap8Response(9, 200)), idle() => Host12;
     // HOST-16: "Messages 29, 31 and 32 are recorded as the answers ...; no reply."
