@@ -41,6 +41,19 @@ pub(crate) struct Links {
     open: BTreeMap<LinkKind, ClientLink>,
     connects: VecDeque<(LinkKind, SocketAddrV4)>,
     transmits: VecDeque<ClientTransmit>,
+    /// The last activity message sent.
+    last_sent: Option<Sent>,
+}
+
+/// An activity message the client sent on service 8.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Sent {
+    /// Its id.
+    pub(crate) message: u32,
+    /// The session handle it named.
+    pub(crate) handle: u64,
+    /// When it went out.
+    pub(crate) at: Instant,
 }
 
 impl Links {
@@ -50,6 +63,7 @@ impl Links {
             open: BTreeMap::new(),
             connects: VecDeque::from([(LinkKind::Primary, target)]),
             transmits: VecDeque::new(),
+            last_sent: None,
         }
     }
 
@@ -142,7 +156,17 @@ impl Links {
         self.send_notification(now, n);
     }
 
+    /// The last activity message sent.
+    pub(crate) fn last_sent(&self) -> Option<&Sent> {
+        self.last_sent.as_ref()
+    }
+
     fn send_notification(&mut self, now: Instant, n: ActivityNotification) {
+        self.last_sent = Some(Sent {
+            message: n.msg_type,
+            handle: n.handle,
+            at: now,
+        });
         let envelope = n.encode();
         let (message, body) = (n.msg_type, n.payload);
         if let Some(l) = self.open.get_mut(&LinkKind::Activity) {

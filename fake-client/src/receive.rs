@@ -169,7 +169,7 @@ impl ClientCore {
             r.payload = push.map(|p| p.payload);
         }
         if shape == HeaderShape::Request
-            && let Some(status) = self.answers_one_way(link, header.task, body)
+            && let Some(status) = self.answers_one_way(link, (service, header.task), body)
         {
             let reason = format!(
                 "a response on service {service} (task {}, status {status}) to a one-way service-8 report: service 8 gets no response, and read as a push it is none",
@@ -198,14 +198,21 @@ impl ClientCore {
 
     /// The status of a push-shaped frame that is a response to one of `link`'s one-way
     /// service-8 reports: its inner header echoes the report's task, where a push has
-    /// sequence 0 (ENV-10), and its body opens with a status code, 100 to 599 (HOST-12).
-    fn answers_one_way(&self, link: LinkKind, task: u32, body: &[u8]) -> Option<u16> {
+    /// sequence 0 (ENV-10), its body opens with a status code, 100 to 599, and on service 9
+    /// it is no activity push (whose own sequence is ENV-10's) (HOST-12).
+    fn answers_one_way(
+        &self,
+        link: LinkKind,
+        (service, task): (u16, u32),
+        body: &[u8],
+    ) -> Option<u16> {
         let one_way = self
             .links
             .live(link)
             .is_some_and(|l| task != 0 && l.one_way.contains(&task));
+        let push = service == ACTIVITY_PUSH && ActivityPush::decode(body).is_ok();
         let status = body.first_chunk().map(|b| u16::from_be_bytes(*b))?;
-        (one_way && RESPONSE_STATUSES.contains(&status)).then_some(status)
+        (one_way && !push && RESPONSE_STATUSES.contains(&status)).then_some(status)
     }
 
     /// A push on service 124, that a subscription was lost: exactly 14 bytes, as the

@@ -193,9 +193,7 @@ impl ClientCore {
                 links.send_activity(now, a.join.handle(), out);
             }
             (ClientTimer::Abdicate, Some(a)) => {
-                let out = a
-                    .authority
-                    .abdicate(now, a.slots.lease(), a.region.bubble());
+                let out = a.authority.abdicate(a.slots.lease(), a.region.bubble());
                 links.send_activity(now, a.join.handle(), out);
             }
             (ClientTimer::Incident, Some(a)) => {

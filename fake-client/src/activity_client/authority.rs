@@ -36,9 +36,6 @@ pub(crate) struct Authority {
     abdicate_at: Option<Instant>,
     /// The purge request sent, and when: its notice is owed (HOST-08).
     owed: Option<(Purge, Instant)>,
-    /// The last report of the client's that gets no reply (29, 32 or 33), and when it
-    /// went out (HOST-16, HOST-17).
-    reported: Option<(u32, Instant)>,
 }
 
 /// The lowest `n` slots of `lease`.
@@ -87,46 +84,15 @@ impl Authority {
         out
     }
 
-    /// Message 33 at `now`: the client gives up authority over the lowest slots of
-    /// `lease` in `bubble`.
-    pub(crate) fn abdicate(
-        &mut self,
-        now: Instant,
-        lease: &EntitySlotMask,
-        bubble: u8,
-    ) -> Outgoing {
+    /// Message 33: the client gives up authority over the lowest slots of `lease` in
+    /// `bubble`.
+    pub(crate) fn abdicate(&mut self, lease: &EntitySlotMask, bubble: u8) -> Outgoing {
         self.abdicate_at = None;
-        self.reported(ids::ABDICATE_AUTHORITY, now);
         let body = Abdication {
             selector: bubble,
             mask: lowest(lease, RELEASED_SLOTS),
         };
         outgoing(ids::ABDICATE_AUTHORITY, body.encode())
-    }
-
-    /// The client sent `msg`, a report that gets no reply (SR "What each client message
-    /// gets": 29, 31 and 32 are recorded as answers, 33 releases authority), at `now`.
-    pub(super) fn reported(&mut self, msg: u32, now: Instant) {
-        self.reported = Some((msg, now));
-    }
-
-    /// A message 2 no request owes arrived at `now`: the rule and why, when it came within
-    /// the answer grace of a report that gets no reply. Message 2 goes with the join burst
-    /// and a snapshot only (SR "The join burst", "What each client message gets"), so one
-    /// that follows such a report answered it (HOST-16 for 29, 31 and 32; HOST-17 for 33).
-    pub(super) fn blame_answer(&self, now: Instant) -> Option<(Rule, String)> {
-        let (msg, at) = self.reported?;
-        let after = now.since(at);
-        let rule = match msg {
-            ids::ABDICATE_AUTHORITY => Rule::Host17,
-            _ => Rule::Host16,
-        };
-        (after < ANSWER_GRACE_MS).then(|| {
-            let reason = format!(
-                "a message 2 no request of the client's owes, {after} ms after its message {msg}, a report that gets no reply"
-            );
-            (rule, reason)
-        })
     }
 
     /// Message 28: the client rebuilds its mask from `lease` and echoes the token in 29.
@@ -320,28 +286,5 @@ mod tests {
         assert!(v.rules().is_empty());
         assert!(Authority::on_reset(&mut v, 3, &[0, 1, 2]).is_none());
         assert_eq!(v.rules(), [Rule::Body04]);
-    }
-
-    /// HOST-16 and HOST-17: an unowed message 2 within the grace of a 29, a 32 or a 33 is
-    /// blamed on it, the last sent first; one at the grace, or with no such report sent,
-    /// is not.
-    #[test]
-    fn an_answer_to_a_report_is_blamed_on_it() {
-        let at = |ms| Instant::from_millis(ms);
-        let mut a = Authority::default();
-        assert_eq!(a.blame_answer(at(10)), None, "nothing reported");
-        a.reported(ids::RESET_AUTHORITY_ACK, at(100));
-        assert_eq!(a.blame_answer(at(100)).map(|b| b.0), Some(Rule::Host16));
-        let edge = at(100 + ANSWER_GRACE_MS - 1);
-        assert_eq!(a.blame_answer(edge).map(|b| b.0), Some(Rule::Host16));
-        assert_eq!(a.blame_answer(at(100 + ANSWER_GRACE_MS)), None);
-        a.reported(ids::AUTHORITY_FULL_MASK, at(200));
-        assert_eq!(a.blame_answer(at(250)).map(|b| b.0), Some(Rule::Host16));
-        let lease = EntitySlotMask::with_range(0..4);
-        let out = a.abdicate(at(300), &lease, 0);
-        assert_eq!(out.message, ids::ABDICATE_AUTHORITY);
-        let (rule, reason) = a.blame_answer(at(301)).unwrap();
-        assert_eq!(rule, Rule::Host17);
-        assert!(reason.contains("message 33"), "{reason}");
     }
 }

@@ -56,6 +56,14 @@ impl ActivityClient {
             .start(cx.verdict, idx, r.keepalive_interval_ms);
     }
 
+    /// Message 2, `owed` or not: one no request owes that answers the client's last
+    /// message (`unasked`).
+    fn check_unasked(&mut self, cx: &mut Context<'_>, idx: u64, payload: &[u8], owed: bool) {
+        let sent = (cx.links.last_sent(), self.join.handle());
+        self.unasked
+            .check(cx.verdict, (cx.now, idx), payload, owed, sent);
+    }
+
     /// A push on the established arm.
     fn dispatch(&mut self, cx: &mut Context<'_>, idx: u64, push: &ActivityPush) {
         let (msg, payload) = (push.msg_type, push.payload.as_slice());
@@ -70,13 +78,8 @@ impl ActivityClient {
             }
             ids::WORLD_GLOBALS_STATE => {
                 world::check_world_globals(cx.verdict, idx, payload);
-                let owed = in_burst || self.refresh.answers(ids::WORLD_GLOBALS_STATE);
-                let blamed = (self.probe.blame_answer())
-                    .or_else(|| self.authority.blame_answer(cx.now))
-                    .filter(|_| !owed);
-                if let Some((rule, reason)) = blamed {
-                    cx.verdict.violate(rule, Some(idx), None, reason);
-                }
+                let owed = in_burst || self.refresh.answers(msg);
+                self.check_unasked(cx, idx, payload, owed);
             }
             ids::REPLICATE_MEMBERSHIP => self.on_membership(cx, idx, payload),
             ids::BUBBLE_HOST_STATE => world::check_bubble_host_state(cx.verdict, idx, payload),
@@ -88,14 +91,12 @@ impl ActivityClient {
             ids::INCIDENT => incident::check_incident(cx.verdict, idx, payload),
             ids::RESET_AUTHORITY => {
                 if let Some(out) = Authority::on_reset(cx.verdict, idx, payload) {
-                    self.authority.reported(out.message, cx.now);
                     cx.send(self.join.handle(), out);
                 }
             }
             ids::QUERY_AUTHORITY => {
                 let (lease, bubble) = (self.slots.lease(), self.region.bubble());
                 for out in Authority::on_query(cx.verdict, idx, payload, lease, bubble) {
-                    self.authority.reported(out.message, cx.now);
                     cx.send(self.join.handle(), out);
                 }
             }

@@ -29,6 +29,7 @@ mod reports;
 mod roster;
 mod slot_bodies;
 mod tick_budget;
+mod unasked;
 mod world;
 
 use crate::config::ClientConfig;
@@ -53,6 +54,7 @@ use region::Region;
 use reports::Reports;
 use roster::Roster;
 use tick_budget::TickBudget;
+use unasked::Unasked;
 use vex_wire::time::Instant;
 
 /// A request the client made in a run's last second is not judged at its end: its
@@ -90,6 +92,8 @@ pub(crate) struct ActivityClient {
     pub(crate) ghost: GhostScan,
     /// Why each message 5 came.
     pub(crate) auth_cause: AuthCause,
+    /// Messages 2 no request owes (HOST-01, HOST-06, HOST-16, HOST-17).
+    unasked: Unasked,
     /// The message 5 bytes of the current tick.
     pub(crate) tick_budget: TickBudget,
     /// Bubble 64's grant as the client mirrors it.
@@ -139,6 +143,7 @@ impl ActivityClient {
             reports: Reports::default(),
             ghost: GhostScan::default(),
             auth_cause: AuthCause::default(),
+            unasked: Unasked::default(),
             tick_budget: TickBudget::default(),
             grants: BubbleGrants::default(),
             probe: TimedProbe::default(),

@@ -1,7 +1,7 @@
 //! The timed probes of an activity client (`crate::probe`): the probe's message goes out
 //! when the script says; a host that closes the link soon after it broke the probe's
-//! rule (the real client then ends the activity: LINK-01), and so did one that answers a
-//! probe it must drop.
+//! rule (the real client then ends the activity: LINK-01). One that answers a probe it
+//! must drop is judged with every other answer no request owes (`unasked`).
 
 use super::ActivityClient;
 use super::refresh::state_refresh_body;
@@ -38,20 +38,6 @@ impl TimedProbe {
     /// When the probe is due.
     pub(crate) fn due(&self) -> Option<Instant> {
         self.due.map(|(_, at)| at)
-    }
-
-    /// A message 2 no snapshot request owes arrived: the probe's rule and why, when the
-    /// probe sent is one the host must drop. Message 2 goes with the join burst and with
-    /// a snapshot only (SR "The join burst", "What each client message gets"), and the
-    /// probe cases push nothing else: one after a dropped message answered it (HOST-01,
-    /// HOST-06: "recorded and dropped").
-    pub(crate) fn blame_answer(&self) -> Option<(Rule, String)> {
-        let (probe, _) = self.sent.filter(|(p, _)| p.is_dropped())?;
-        let reason = format!(
-            "a message 2 no request of the client's owes, after it sent {}: the host answered what it must drop",
-            probe.what()
-        );
-        Some((probe.rule(), reason))
     }
 
     /// The link closed at `now`: the probe's rule and why, when a probe went out just
@@ -140,32 +126,6 @@ mod tests {
         );
     }
 
-    /// An unowed message 2 is blamed on a probe the host must drop, under its own rule;
-    /// not on a probe it must answer, nor before any probe went out.
-    #[test]
-    fn an_answer_to_a_dropped_probe_is_blamed_on_it() {
-        let sent = |probe| TimedProbe {
-            due: None,
-            sent: Some((probe, Instant::from_millis(10))),
-        };
-        assert_eq!(TimedProbe::default().blame_answer(), None);
-        for (probe, rule) in [
-            (Probe::ForeignSession, Some(Rule::Host06)),
-            (Probe::UnknownMessage, Some(Rule::Host01)),
-            (Probe::HostMessage, Some(Rule::Host01)),
-            (Probe::ShortBody, Some(Rule::Host01)),
-            (Probe::DiscriminatorTwo, None),
-            (Probe::TrailingBytes, None),
-            (Probe::LargeSlotRequest, None),
-        ] {
-            assert_eq!(
-                sent(probe).blame_answer().map(|(r, _)| r),
-                rule,
-                "{probe:?}"
-            );
-        }
-    }
-
     #[test]
     fn the_route_probe_is_not_timed() {
         let mut p = TimedProbe::default();
@@ -190,7 +150,6 @@ mod tests {
         let mut due = TimedProbe::default();
         due.schedule(Some((Probe::TrailingBytes, Instant::from_millis(10))));
         assert_eq!(due.blame_close(Instant::from_millis(5)), None);
-        assert_eq!(due.blame_answer(), None, "it is owed its answer");
         // the probe is message 18's 8 bytes and 4 past them, owed its snapshot
         let mut links = Links::new(std::net::SocketAddrV4::new(
             std::net::Ipv4Addr::LOCALHOST,
