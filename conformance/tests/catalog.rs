@@ -158,6 +158,7 @@ caught! {
     catch_auth05_unknown_slot => UnknownSlotBlock,
     catch_host05_region => StaleParticipationRegion,
     catch_host12_refused => RefusePatchEpoch,
+    catch_t302_every_send => GenerationOnEverySend,
     catch_seed03_second => KeyOnSecondParticipationSlot,
     catch_auth16_blocks => BlocksOnKeepalive,
     catch_env09 => BareSessionId,

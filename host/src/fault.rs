@@ -390,6 +390,10 @@ faults! {
     /// T3-02: the roster answering message 18 sends the objective without its generation,
     /// and the next roster sends it again.
     SnapshotDropsGeneration => T302, script Refresh;
+    /// T3-02: every message 5 moves the objective's generation, its bytes kept, and every
+    /// keepalive sends the roster again (before the objective has a body, that roster
+    /// changes nothing: AUTH-16).
+    GenerationOnEverySend => T302, also [Auth16], runs 12_000;
     /// T65-01: a later commit turns the ghost back on without raising its generation.
     GhostChangeWithoutGeneration => T6501;
     /// HOST-08 (duty): message 27 gets no purge notice.

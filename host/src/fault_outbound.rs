@@ -339,7 +339,12 @@ impl Outbound for HostPlan {
                 }
             }
             Moment::Keepalive => {
-                if self.has(Fault::RosterOnKeepalive) || self.has(Fault::BlocksOnKeepalive) {
+                let resends = [
+                    Fault::RosterOnKeepalive,
+                    Fault::BlocksOnKeepalive,
+                    Fault::GenerationOnEverySend,
+                ];
+                if resends.into_iter().any(|f| self.has(f)) {
                     added.push(Injected::Roster);
                 }
                 if self.has(Fault::KeepaliveResponse) {

@@ -251,6 +251,9 @@ impl Policy for HostPlan {
             r.mask[0] &= !1; // the first top-level key, with the type-13 and type-17 slots
         }
         self.move_state_byte(&mut roster, send.sent);
+        if self.has(Fault::GenerationOnEverySend) {
+            fault_roster::generation_on_every_send(&mut roster, send.sent);
+        }
         if self.has(Fault::BlocksOnKeepalive) && !first && !send.snapshot {
             roster.roster = None;
         }

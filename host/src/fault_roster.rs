@@ -242,6 +242,24 @@ fn body_of(m: &mut SensorAuthUpdate, slot_type: i8) -> Option<&mut Bits> {
         .and_then(|a| a.body.as_mut())
 }
 
+/// T3-02: the objective's reset generation set to `sent`, the link's message 5 count,
+/// so it moves on every send while the objectives stay.
+pub fn generation_on_every_send(m: &mut SensorAuthUpdate, sent: u32) {
+    let Some(body) = body_of(m, TYPE_OBJECTIVE) else {
+        return;
+    };
+    let Ok(Value::Record(mut fields)) = decode(&OBJECTIVE, &mut body.reader()) else {
+        return;
+    };
+    fields[1] = Value::Int(i128::from(sent));
+    let mut w = BitWriter::new();
+    if encode(&OBJECTIVE, &Value::Record(fields), &mut w).is_ok()
+        && let Ok(bits) = w.finish_bits()
+    {
+        *body = bits;
+    }
+}
+
 /// The type-3 faults on the message 5 answering a snapshot request: objective 0's byte or
 /// the reset generation left out, which the next message 5 sends again (T3-01, T3-02).
 pub fn snapshot_objective(plan: &HostPlan, m: &mut SensorAuthUpdate) {

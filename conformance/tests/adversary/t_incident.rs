@@ -17,7 +17,6 @@ breach! {
     incident03_26_targets: I(Incident::Targets(26)), idle() => Incident03;
     incident03_31_targets: I(Incident::Targets(31)), idle() => Incident03;
     // INCIDENT-04: "The compressed target selector bit stays clear"
-    #[ignore = "MISS: INCIDENT-04: the selector bit set as AH gives it (one bit) is reported as BODY-04 by the facts 4.13 reading, not INCIDENT-04"]
     incident04_selector_bit: I(Incident::SelectorBit), idle() => Incident04;
     incident04_selector_empty_bytes: I(Incident::SelectorBytes(0)), idle() => Incident04;
     incident04_selector_260_bytes: I(Incident::SelectorBytes(260)), idle() => Incident04;

@@ -36,6 +36,15 @@ fn holds_past(payload: &[u8], path: &str, capacity: u16) -> bool {
     element.is_some_and(|bits| available >= (usize::from(capacity) + 1) * bits)
 }
 
+/// True when `payload`'s compressed target selector bit reads 1.
+fn selector_set(payload: &[u8]) -> bool {
+    let mut lines = Vec::new();
+    let _ = decode_traced(&INCIDENT, &mut BitReader::new(payload), &mut lines);
+    lines
+        .iter()
+        .any(|l| l.path == "compressed_selector?" && l.value == "present")
+}
+
 /// The definition index stays inside the 7,763-row table (INCIDENT-01) and off its
 /// three crashing rows (INCIDENT-02), at most 25 extra targets (INCIDENT-03), the
 /// compressed target selector stays clear (INCIDENT-04), and the payload is at most
@@ -62,6 +71,14 @@ pub(super) fn check_incident(verdict: &mut Verdict, idx: u64, payload: &[u8]) {
             };
             let reason = format!("{path}: {count} where the client holds {capacity}");
             return verdict.violate(rule, f, None, reason);
+        }
+        // the selector bit set is the cause whatever follows it: AH gives one bit, facts
+        // 4.13 a presence bit then bytes, so a body past it need not decode (INCIDENT-04)
+        Err(e) if selector_set(payload) => {
+            let reason = format!(
+                "the compressed target selector bit is set (the body past it does not decode in facts 4.13's layout: {e}); it can write past the 64-entry target vector"
+            );
+            return verdict.violate(Rule::Incident04, f, None, reason);
         }
         // BODY-04: a body that does not decode is dropped before its consumer runs
         Err(e) => {
@@ -121,6 +138,23 @@ mod tests {
         body[0] = (index >> 5) as u8;
         body[1] = (body[1] & 0x07) | ((index & 0x1F) << 3) as u8;
         body
+    }
+
+    /// INCIDENT-04 in AH's layout: the selector bit set and the body ending after it,
+    /// which facts 4.13's reading cannot decode, is the selector's breach, not BODY-04;
+    /// a body cut before the selector bit is BODY-04.
+    #[test]
+    fn a_set_selector_bit_is_the_cause_whatever_follows() {
+        let mut w = BitWriter::new();
+        w.write(2, 13);
+        w.write(0, 5);
+        w.write_bool(true);
+        w.write(0, 13);
+        assert_eq!(rules_for(&w.finish().unwrap()), [Rule::Incident04]);
+        let mut w = BitWriter::new();
+        w.write(2, 13);
+        w.write(1, 5);
+        assert_eq!(rules_for(&w.finish().unwrap()), [Rule::Body04]);
     }
 
     /// A payload count over 500 is refused even when fewer bytes follow.

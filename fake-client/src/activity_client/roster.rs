@@ -13,11 +13,16 @@ use std::collections::{BTreeMap, BTreeSet};
 use vex_wire::activity::ids;
 use vex_wire::activity::sensor_auth::{AuthPrefix, DecodedAuthUpdate, DecodedObject, RosterDelta};
 use vex_wire::activity::slot::{
-    ClientRef, EMPTY_KEY, NEVER_DESCRIBED, TYPE_CHANNEL, TYPE_LIFETIME, TYPE_PARTICIPATION,
+    ClientRef, EMPTY_KEY, NEVER_DESCRIBED, TYPE_CHANNEL, TYPE_LIFETIME, TYPE_OBJECTIVE,
+    TYPE_PARTICIPATION,
 };
 use vex_wire::bits::Bits;
 use vex_wire::scenario::{Scenario, SlotDecl};
 use vex_wire::schema::Value;
+
+/// Sends in a row that move a type-3 generation alone before the host is taken not to
+/// re-send the one it holds (T3-02).
+const LONE_GENERATION_MOVES: u32 = 3;
 
 /// The message 5s of a link during which its state bytes may move: Sunrise moves them on
 /// each of its first three sends (facts 4.7, "warm-up").
@@ -55,6 +60,9 @@ pub(crate) struct Roster {
     /// The last message 5 changed a state byte past the warm-up, its keys the same
     /// (SEED-06).
     rebuilt_last: bool,
+    /// The type-3 slots whose last bodies moved the generation alone, and how many in a
+    /// row (T3-02).
+    lone_generation_moves: BTreeMap<ClientRef, u32>,
 }
 
 /// A part of a held body that a snapshot's message 5 reset. A reset is the host's to make
@@ -280,6 +288,9 @@ impl Roster {
                     };
                     check_player_key(verdict, at, s, place, &body);
                 }
+                if s.slot_type == TYPE_OBJECTIVE {
+                    self.check_generation_moves(verdict, at, s, &body);
+                }
                 if snapshot {
                     let resets = slot_bodies::objective_resets(&body, self.held.get(&s));
                     let parts = resets
@@ -355,9 +366,35 @@ impl Roster {
     pub(crate) fn sweep(&mut self) {
         self.last = None;
         self.sub_block_only.clear();
+        self.lone_generation_moves.clear();
         self.auth_bodies.clear();
         self.held.clear();
         self.seeded.clear();
+    }
+
+    /// T3-02: a type-3 body at `at` for `slot` that moves the generation with every
+    /// objective byte kept, as the two bodies before it did: the host clears the latch bits
+    /// on every send, not re-sending the generation it holds. A move, or two, is a reset
+    /// the host may mean (AH "Type 3").
+    fn check_generation_moves(
+        &mut self,
+        verdict: &mut Verdict,
+        at: At,
+        slot: ClientRef,
+        body: &Value,
+    ) {
+        let Some(generation) = slot_bodies::lone_generation_move(body, self.held.get(&slot)) else {
+            self.lone_generation_moves.remove(&slot);
+            return;
+        };
+        let moves = self.lone_generation_moves.entry(slot).or_default();
+        *moves += 1;
+        if *moves == LONE_GENERATION_MOVES {
+            let reason = format!(
+                "slot {slot}: the generation moves on {LONE_GENERATION_MOVES} sends in a row, now to {generation}, with every objective byte kept: each send clears the latch bits; re-send the generation held to keep them"
+            );
+            verdict.violate(Rule::T302, Some(at.idx), Some(at.bit), reason);
+        }
     }
 
     /// Message 5 in frame `idx` applied: a part the snapshot before it reset, which this

@@ -231,6 +231,17 @@ pub(super) fn objective_resets(body: &Value, held: Option<&Value>) -> Vec<Part> 
     parts
 }
 
+/// The generation a type-3 `body` moves to from `held`'s with every objective byte kept,
+/// if it does: the latch bits are cleared and nothing else changed (T3-02).
+pub(super) fn lone_generation_move(body: &Value, held: Option<&Value>) -> Option<i128> {
+    let (Value::Record(fields), Some(Value::Record(held))) = (body, held) else {
+        return None;
+    };
+    let generation = int(fields, 1)?;
+    let moved = int(held, 1) != Some(generation);
+    (moved && objective_bytes(held) == objective_bytes(fields)).then_some(generation)
+}
+
 /// True when objective `i` of a type-3 body, or the whole array, has its presence bit clear.
 fn absent(fields: &[Value], i: usize) -> bool {
     match fields.first() {
@@ -607,5 +618,28 @@ mod tests {
         assert_eq!(rules(sense(true, 1.0, 3)), [Rule::T6502]);
         assert_eq!(rules(sense(false, 1.5, 3)), [Rule::T6502]);
         assert_eq!(rules(sense(true, 1.5, 2)), [Rule::T6502]);
+    }
+
+    /// T3-02's lone move: a generation moved with every byte kept is one; a byte moved with
+    /// it, the generation kept, or no body held before, is none.
+    #[test]
+    fn a_generation_moved_alone_is_seen() {
+        let body = |byte: i128, generation: Value| {
+            let entries = vec![Value::Record(vec![Value::Int(byte)]); 24];
+            Value::Record(vec![Value::Array(entries), generation])
+        };
+        let held = body(1, Value::Int(4));
+        let moved = body(1, Value::Int(5));
+        assert_eq!(lone_generation_move(&moved, Some(&held)), Some(5));
+        assert_eq!(
+            lone_generation_move(&body(2, Value::Int(5)), Some(&held)),
+            None
+        );
+        assert_eq!(lone_generation_move(&held, Some(&held)), None);
+        assert_eq!(lone_generation_move(&moved, None), None);
+        assert_eq!(
+            lone_generation_move(&body(1, Value::Absent), Some(&held)),
+            None
+        );
     }
 }
