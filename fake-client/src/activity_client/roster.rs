@@ -39,6 +39,9 @@ pub(crate) struct Roster {
     /// The keys the last roster sent registers in a bubble's sub-block and not at the top
     /// level: they stay so through message 5s that carry none (SEED-03).
     sub_block_only: BTreeSet<u32>,
+    /// The keys the last roster sent registers where the client stands, in order: they stay
+    /// registered through message 5s that carry none (T17-05).
+    registered: Vec<u32>,
     /// The slots whose last Auth state came with a body (AUTH-09).
     auth_bodies: BTreeSet<ClientRef>,
     /// The last body applied to each slot, which a later body is judged against.
@@ -170,6 +173,18 @@ impl Roster {
         if let Some(r) = &m.roster {
             let subs = r.sub_blocks.iter().flatten().flat_map(|b| &b.keys);
             self.sub_block_only = subs.filter(|k| !r.keys.contains(k)).copied().collect();
+            self.registered = registered_keys(r, bubble);
+        }
+        // a message without the first registered type-17 slot's block is judged against
+        // the body that slot holds (T17-05)
+        let first_slot = self.first_registered(scenario, TYPE_LIFETIME);
+        if !m
+            .groups
+            .iter()
+            .flat_map(|g| &g.objects)
+            .any(|o| Some(o.slot) == first_slot)
+        {
+            first_lifetime = first_slot.and_then(|f| self.held.get(&f)).cloned();
         }
         for (group, object) in m
             .groups
@@ -366,10 +381,30 @@ impl Roster {
     pub(crate) fn sweep(&mut self) {
         self.last = None;
         self.sub_block_only.clear();
+        self.registered.clear();
         self.lone_generation_moves.clear();
         self.auth_bodies.clear();
         self.held.clear();
         self.seeded.clear();
+    }
+
+    /// The first slot of `slot_type` the client registered: the registered keys in roster
+    /// order, each object's slots by index (facts 4.7: "Slots are sorted by index").
+    fn first_registered(&self, scenario: &Scenario, slot_type: i8) -> Option<ClientRef> {
+        self.registered.iter().find_map(|key| {
+            let object = scenario.objects.iter().find(|o| o.key == *key)?;
+            let mut slots: Vec<_> = object
+                .slots
+                .iter()
+                .filter(|d| d.slot_type == slot_type)
+                .collect();
+            slots.sort_by_key(|d| d.index);
+            slots.first().map(|d| ClientRef {
+                key: *key,
+                slot_type,
+                index: d.index,
+            })
+        })
     }
 
     /// T3-02: a type-3 body at `at` for `slot` that moves the generation with every
@@ -1327,6 +1362,68 @@ slots = [
             .filter(|o| o.slot.slot_type == TYPE_LIFETIME)
             .map(|o| o.at)
             .collect()
+    }
+
+    /// T17-05 across messages: after a roster that registers the player group and bubble
+    /// 0's object with the live body in both type-17 slots, a message 5 carrying only bubble
+    /// 0's type-17 block is judged against the body the first registered slot holds:
+    /// another state is caught, the same body passes, and so does a message that carries
+    /// the first slot's block too.
+    #[test]
+    fn a_later_type_17_block_alone_is_judged_against_the_first_slots_body() {
+        let scenario = Scenario::builtin();
+        let live = lifetime_in(3);
+        let with_lifetime = |key: u32, body: &Bits| {
+            let mut g = seed_group_of(&scenario, key);
+            let block = g
+                .objects
+                .iter_mut()
+                .find(|o| o.slot.slot_type == TYPE_LIFETIME);
+            block.unwrap().auth = Some(AuthPart {
+                reset: true,
+                body: Some(body.clone()),
+            });
+            g
+        };
+        let roster = RosterDelta {
+            keys: vec![0xAAAA_0001],
+            mask: RosterDelta::mask_for(1),
+            states: vec![1],
+            sub_blocks: Some(vec![vex_wire::activity::sensor_auth::SubBlock {
+                bubble: 0,
+                keys: vec![0xBBBB_0001, 0xBBBB_0003],
+                mask: RosterDelta::mask_for(2),
+                states: vec![1, 1],
+            }]),
+        };
+        let groups = vec![
+            with_lifetime(0xAAAA_0001, &live),
+            seed_group_of(&scenario, 0xBBBB_0001),
+            with_lifetime(0xBBBB_0003, &live),
+        ];
+        let first = SensorAuthUpdate {
+            prefix: AuthPrefix::echoing([1, 2]),
+            roster: Some(roster),
+            groups,
+        }
+        .encode()
+        .unwrap();
+        let alone = |body: &Bits| message_of(vec![with_lifetime(0xBBBB_0003, body)]);
+        let other = lifetime_in(6);
+        let both = message_of(vec![
+            with_lifetime(0xAAAA_0001, &other),
+            with_lifetime(0xBBBB_0003, &other),
+        ]);
+        let rules = |second: &[u8]| {
+            let (_, v) = run(
+                &scenario,
+                &[Step::Read(&first, false), Step::Read(second, false)],
+            );
+            found(&v).into_iter().map(|f| f.0).collect::<Vec<_>>()
+        };
+        assert_eq!(rules(&alone(&other)), [Rule::T1705], "another state alone");
+        assert_eq!(rules(&alone(&live)), [], "the held body alone");
+        assert_eq!(rules(&both), [], "both slots moved together");
     }
 
     /// T17-05: only the first registered type-17 slot is read, so every one in the
