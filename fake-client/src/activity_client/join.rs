@@ -90,7 +90,9 @@ impl Join {
 
     /// The routing arms: which takes `push`, or none when it is dropped (ENV-05, ENV-06,
     /// ENV-07, JOIN-01; a push naming a badly shaped id is dropped in silence, ENV-09
-    /// having been reported at service 7).
+    /// having been reported at service 7, and so is every push after a join_result that
+    /// stored host id 0, JOIN-06 having been reported there: "zero makes the router drop
+    /// everything after", whatever session the push names).
     pub(super) fn arm(
         &mut self,
         verdict: &mut Verdict,
@@ -99,6 +101,9 @@ impl Join {
     ) -> Option<Arm> {
         let f = Some(idx);
         if self.established {
+            if self.stored_id == 0 {
+                return None;
+            }
             if push.session_id != self.stored_id {
                 let reason = format!(
                     "message {} carries session {:#x}, the join stored {:#x}",
@@ -430,11 +435,13 @@ mod tests {
         assert!(j.accept(&mut v, 1, &zero, NONCE).is_some());
         let got: Vec<_> = v.violations().iter().map(|x| (x.rule, x.bit)).collect();
         assert_eq!(got, [(Rule::Join06, Some(HOST_ID_BIT))]);
-        for msg in [0, 1, 12, 5] {
-            assert_eq!(j.arm(&mut v, 2, &push(SESSION, msg)), None, "message {msg}");
+        for session in [SESSION, 0] {
+            for msg in [0, 1, 12, 5] {
+                let got = j.arm(&mut v, 2, &push(session, msg));
+                assert_eq!(got, None, "message {msg} naming {session:#x}");
+            }
         }
-        let after: Vec<Rule> = v.rules()[1..].to_vec();
-        assert_eq!(after, [Rule::Env07; 4]);
+        assert_eq!(v.rules(), [Rule::Join06], "dropped under the cause reported");
     }
 
     /// The rules a joined client reports for the messages `after` message 4, in order,
