@@ -125,6 +125,7 @@ caught! {
     catch_bap02_before_hello => EncryptedBeforeHello,
     catch_bap03 => ShortInnerHeader,
     catch_bap03_tiny => TinyInnerMessage,
+    catch_bap03_service_8 => ShortServiceEightHeader,
     catch_bap04 => ServiceIdOutOfRange,
     catch_bap05 => WrongTaskEcho,
     catch_bap05_status => ResponseStatus,

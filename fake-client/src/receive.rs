@@ -12,7 +12,8 @@ use vex_wire::bap::deframer::{DeframeError, Frame};
 use vex_wire::bap::header::{FrameType, InnerHeader, SERVICE_ID_LIMIT, outer_frame};
 use vex_wire::bap::queuez;
 use vex_wire::bap::services::{
-    ACTIVITY_PUSH, HOST_REQUEST, HeaderShape, SEND_ONLY, UNHANDLED_PUSH_IDS, client_inbound,
+    ACTIVITY_PUSH, ACTIVITY_TO_HOST, HOST_REQUEST, HeaderShape, SEND_ONLY, UNHANDLED_PUSH_IDS,
+    client_inbound,
 };
 use vex_wire::time::Instant;
 
@@ -36,6 +37,8 @@ pub struct Received {
 /// How many nonces either side of the one due a frame that does not open is tried with,
 /// to tell a frame sealed out of step (BAP-18) from a bad tag (BAP-02).
 const OUT_OF_STEP_WINDOW: u8 = 4;
+/// The account handle service 8 carries after its task id (BAP-03).
+const HANDLE_LEN: usize = 8;
 /// The status codes a BAP response carries (200 answers; others are errors).
 const RESPONSE_STATUSES: std::ops::RangeInclusive<u16> = 100..=599;
 
@@ -181,6 +184,13 @@ impl ClientCore {
             HeaderShape::Request if service == ACTIVITY_PUSH => {
                 self.check_push_sequence(idx, header.task);
                 self.handle_push(now, idx, body);
+            }
+            HeaderShape::Request if service == ACTIVITY_TO_HOST && body.len() < HANDLE_LEN => {
+                let reason = format!(
+                    "a service-8 push whose header holds {} of the 8 account-handle bytes after the task id: service 8's inner header is 14 bytes",
+                    body.len()
+                );
+                self.verdict.violate(Rule::Bap03, f, None, reason)
             }
             HeaderShape::Request if UNHANDLED_PUSH_IDS.contains(&service) => {
                 self.unhandled_push(idx, service, body)
@@ -715,6 +725,8 @@ mod tests {
             ("a 5-byte push header", push[..5].to_vec()),
             ("a 6-byte response header", response[..6].to_vec()),
             ("a 7-byte response header", response[..7].to_vec()),
+            ("a 13-byte service-8 header", service_8[..13].to_vec()),
+            ("a 6-byte service-8 header", service_8[..6].to_vec()),
         ] {
             let (rules, outcome) = fed(&outer_frame(FrameType::Plain, &bytes));
             assert_eq!(rules, [Rule::Bap03], "{what}");

@@ -135,6 +135,9 @@ faults! {
     BadFrameType => Bap01;
     /// BAP-03: after the join burst, one encrypted frame whose inner message is 4 bytes.
     ShortInnerHeader => Bap03;
+    /// BAP-03: after the join burst, a push on service 8 whose header stops 5 bytes into
+    /// the 8-byte account handle (9 of its 14 bytes).
+    ShortServiceEightHeader => Bap03;
     /// BAP-03: after the join burst, one encrypted frame whose inner message is 1 byte.
     TinyInnerMessage => Bap03;
     /// BAP-04: after the join burst, one frame on service 400.

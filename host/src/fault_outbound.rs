@@ -395,6 +395,14 @@ impl HostPlan {
             let inner = vec![0, 9, 0, 0];
             added.push(Injected::Inner { service: 9, inner });
         }
+        if self.has(Fault::ShortServiceEightHeader) {
+            // BAP-03: a push on service 8 with 3 of the 8 account-handle bytes
+            let mut inner = Vec::new();
+            InnerHeader::request(ACTIVITY_TO_HOST, 0).write(&mut inner);
+            inner.extend_from_slice(&[0; 3]);
+            let service = ACTIVITY_TO_HOST;
+            added.push(Injected::Inner { service, inner });
+        }
         if self.has(Fault::TinyInnerMessage) {
             // BAP-03: 1 byte cannot even hold a service id
             added.push(Injected::Inner {

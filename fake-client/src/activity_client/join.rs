@@ -441,7 +441,11 @@ mod tests {
                 assert_eq!(got, None, "message {msg} naming {session:#x}");
             }
         }
-        assert_eq!(v.rules(), [Rule::Join06], "dropped under the cause reported");
+        assert_eq!(
+            v.rules(),
+            [Rule::Join06],
+            "dropped under the cause reported"
+        );
     }
 
     /// The rules a joined client reports for the messages `after` message 4, in order,
