@@ -2,6 +2,7 @@
 //! case against our host in-process; `vex check --target` runs the same catalog over TCP.
 
 pub mod auth_update;
+pub mod boundary;
 pub mod case;
 pub mod codec;
 pub mod coverage;

@@ -1,0 +1,350 @@
+//! Where a clean case sits on an enforced rule's boundary. A rule that admits one legal
+//! value or shape at the place it judges (a magic, an echo, a fixed size, "never") has no
+//! freedom to vary: the legal value nearest every breach is the one our host sends in a
+//! clean case, which must stay silent. A rule with a range whose legal end our host
+//! already sends in a clean case (the highest service id, the smallest join_result, the
+//! next revision) is met the same way. The other rules' legal cases near their boundary
+//! are the `legal.*` variations (`vex_host::Variation`). The clean cases pass with
+//! `--strict`, so a duty's value is judged there too.
+
+use vex_fake_client::Rule;
+
+/// A rule, and the clean case that sends its one legal value, or the legal end of its
+/// range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Edge {
+    /// The rule.
+    pub rule: Rule,
+    /// The clean case whose run sends it.
+    pub case: &'static str,
+    /// What it sends there.
+    pub value: &'static str,
+}
+
+const fn edge(rule: Rule, case: &'static str, value: &'static str) -> Edge {
+    Edge { rule, case, value }
+}
+
+/// Every enforced rule whose boundary a clean case sits on.
+pub const EDGES: &[Edge] = &[
+    edge(
+        Rule::Bap02,
+        "route.join",
+        "each type-1 frame's 16-byte GCM tag verifies: one right tag per frame",
+    ),
+    edge(
+        Rule::Bap03,
+        "route.join",
+        "a 6-byte push header and an 8-byte response header; the echo's answer is the 8-byte header alone",
+    ),
+    edge(
+        Rule::Bap05,
+        "route.join",
+        "each response echoes its task id with status 200",
+    ),
+    edge(
+        Rule::Bap06,
+        "route.join",
+        "exactly one response per request",
+    ),
+    edge(
+        Rule::Bap07,
+        "route.join",
+        "no frame on 18, 21, 23, 32, 34, 36, 38, 40, 46 or 171",
+    ),
+    edge(
+        Rule::Bap10,
+        "route.join",
+        "no push on 6 or 161 (pushes only on 9)",
+    ),
+    edge(
+        Rule::Bap12,
+        "route.join",
+        "16 bytes: the id echoed, the host's own address and port, reserved 0",
+    ),
+    edge(
+        Rule::Bap14,
+        "probe.malformed-selection",
+        "a malformed 6 still gets one 7, falling back to the scenario's selection",
+    ),
+    edge(Rule::Bap15, "lobby.services", "empty bodies"),
+    edge(
+        Rule::Bap16,
+        "route.join",
+        "request order, the only legal order",
+    ),
+    edge(
+        Rule::Bap17,
+        "route.join",
+        "84 bytes: u32 80, IV, CBC(nonce, key, 04 04 04 04), HMAC over 0..51",
+    ),
+    edge(
+        Rule::Bap19,
+        "route.join",
+        "service 31 is 128 bytes (an echo of 30)",
+    ),
+    edge(Rule::Env01, "route.join", "discriminator 1"),
+    edge(
+        Rule::Env02,
+        "route.join",
+        "payload_len equals the bytes that follow",
+    ),
+    edge(
+        Rule::Env03,
+        "route.join",
+        "payload_len is the body's length (the 0xFFFFFF70 edge needs a 4 GiB body: no legal value reaches it)",
+    ),
+    edge(Rule::Env05, "route.join", "the joined session's id"),
+    edge(Rule::Env06, "route.join", "message 4 first"),
+    edge(
+        Rule::Env07,
+        "route.join",
+        "every push carries join_result's host id",
+    ),
+    edge(
+        Rule::Env10,
+        "route.join",
+        "every service-9 push has sequence 0",
+    ),
+    edge(
+        Rule::Env11,
+        "link.keepalive",
+        "the client's 16s never get a 17; no name-only or client-only id is ever sent",
+    ),
+    edge(
+        Rule::Env12,
+        "route.join",
+        "40, 41, 56 and 57 are never sent",
+    ),
+    edge(
+        Rule::Body07,
+        "probe.trailing-bytes",
+        "a message 18 with 4 bytes past its body gets the full snapshot",
+    ),
+    edge(Rule::Join01, "route.join", "4 first"),
+    edge(Rule::Join04, "route.join", "result wire 1 (logical 0)"),
+    edge(
+        Rule::Join05,
+        "route.join",
+        "session, nonce and host id echoed",
+    ),
+    edge(
+        Rule::Join06,
+        "route.join",
+        "host id = the session id, not 0",
+    ),
+    edge(Rule::Join09, "route.join", "E, G and M are all set"),
+    edge(
+        Rule::Slots02,
+        "slots.request",
+        "message 0 only as the join grant and as the answer to 20",
+    ),
+    edge(
+        Rule::Global01,
+        "route.join",
+        "every field is on the wire: 686 bits, the replayed descriptor, then a 103-bit tail, with no slack",
+    ),
+    edge(
+        Rule::Global02,
+        "route.join",
+        "bubble count 2, the scenario's",
+    ),
+    edge(
+        Rule::Global03,
+        "route.join",
+        "both legal bytes are sent: 0x80 for bubbles 0 and 1, 0x7F for 2 to 63",
+    ),
+    edge(
+        Rule::Global04,
+        "route.join",
+        "the client's descriptor, bit for bit",
+    ),
+    edge(
+        Rule::World02,
+        "route.join",
+        "a number, 1000 / 30 ms, where the one breach is NaN",
+    ),
+    edge(
+        Rule::Epoch02,
+        "activity.members.two",
+        "message 44's abort bit is 0",
+    ),
+    edge(
+        Rule::Sticky02,
+        "activity.members.two",
+        "the give-up flag is never set (abort 0), so every 5 applies",
+    ),
+    edge(Rule::Auth01, "route.join", "patch epoch = the latest 52"),
+    edge(Rule::Auth04, "route.join", "roster_enable 1"),
+    edge(
+        Rule::Auth05,
+        "route.join",
+        "remainder = the block's exact bit length",
+    ),
+    edge(
+        Rule::Auth06,
+        "route.join",
+        "reset/root and Sense bits follow the content's schemas",
+    ),
+    edge(Rule::Auth07, "route.join", "no group keyed 0x811C9DC5"),
+    edge(
+        Rule::Auth08,
+        "route.join",
+        "a block for every registered slot",
+    ),
+    edge(Rule::Auth12, "route.join", "grants only on bubble 64"),
+    edge(
+        Rule::Auth13,
+        "route.region",
+        "no 5 between the 22 and the 18; the 18 answered in full",
+    ),
+    edge(Rule::Auth17, "route.join", "singleton gate 0"),
+    edge(
+        Rule::Auth18,
+        "route.join",
+        "header_present 0 in the bubble-64 grant block",
+    ),
+    edge(
+        Rule::Auth19,
+        "route.join",
+        "host_token_present 0 on all 65 elements",
+    ),
+    edge(
+        Rule::Seed02,
+        "route.join",
+        "the roster has type-13 and type-17 slots",
+    ),
+    edge(
+        Rule::Seed03,
+        "route.join",
+        "the player key on the key group's first type-13 slot only",
+    ),
+    edge(
+        Rule::Member01,
+        "route.join",
+        "the masks equal the lanes present, and the host key names a member",
+    ),
+    edge(
+        Rule::Member02,
+        "route.join",
+        "the table names the local player",
+    ),
+    edge(Rule::Member04, "route.join", "field1 and field2 are -1"),
+    edge(
+        Rule::Leave01,
+        "route.leave",
+        "the leave delta: keys and state bytes kept, presence bits clear, enable 1, no body, no grant",
+    ),
+    edge(Rule::Leave02, "route.leave", "no roster after it"),
+    edge(
+        Rule::Incident04,
+        "route.join",
+        "the selector bit 0 on the incident the host fires at 3.5 s",
+    ),
+    edge(Rule::Link03, "link.keepalive", "message 1 every 2,000 ms"),
+    edge(
+        Rule::Slot01,
+        "route.join",
+        "every ClientRef names one of the content's own slots; none is -1",
+    ),
+    edge(Rule::Slot02, "route.join", "none of the 12 types"),
+    edge(
+        Rule::T1705,
+        "route.join",
+        "both type-17 slots carry the same body",
+    ),
+    edge(Rule::T1707, "route.join", "join_flag_inverted 1"),
+    edge(
+        Rule::Host01,
+        "probe.unknown-message",
+        "recorded, no reply, link kept, the 18 after answered",
+    ),
+    edge(
+        Rule::Host05,
+        "route.region",
+        "commit; 12 if the table changed; 5 held until the 18",
+    ),
+    edge(
+        Rule::Host06,
+        "probe.foreign-session",
+        "recorded and dropped, frame accepted",
+    ),
+    edge(
+        Rule::Host10,
+        "probe.discriminator-two",
+        "discriminator 2 taken, answered",
+    ),
+    edge(
+        Rule::Host12,
+        "route.join",
+        "no BAP response to any service-8 report (3, 52, 16, 38, 6)",
+    ),
+    edge(
+        Rule::Host14,
+        "activity.members.two",
+        "a public join's burst carries the private table",
+    ),
+    edge(
+        Rule::Host15,
+        "route.identity",
+        "23 committed; 12 on a private link",
+    ),
+    edge(Rule::Host16, "route.authority", "29, 31 and 32 get nothing"),
+    edge(Rule::Host17, "route.authority", "33 gets nothing"),
+    edge(
+        Rule::Manifest01,
+        "signon.route",
+        "a PSS signature that verifies under the one key (the salt is free)",
+    ),
+    // the legal end of a range
+    edge(
+        Rule::Bap04,
+        "lobby.services",
+        "the answer to 306 on 307, the highest service id below 308",
+    ),
+    edge(
+        Rule::Env04,
+        "route.join",
+        "message 0, the lowest id, in the burst",
+    ),
+    edge(
+        Rule::Env08,
+        "activity.members.two",
+        "session indexes 1 and 2: the nearest distinct ids",
+    ),
+    edge(
+        Rule::Join03,
+        "route.join",
+        "a join_result of 757 bytes (6,053 bits), the minimum",
+    ),
+    edge(
+        Rule::Slots04,
+        "activity.members.two",
+        "leases next to each other, no slot in common",
+    ),
+    edge(
+        Rule::Auth02,
+        "route.join",
+        "the first message 5 straight after the first message 52",
+    ),
+    edge(
+        Rule::Member06,
+        "route.join",
+        "ambassador slot 1 (wire 2), the lowest legal, in every record",
+    ),
+    edge(
+        Rule::Member07,
+        "activity.members.two",
+        "the next revision, +1, for each change",
+    ),
+    edge(
+        Rule::T6501,
+        "route.join",
+        "the generation 1 then 2, one above, when .1 changes",
+    ),
+];
+
+/// The clean case on the boundary of `rule`, if one sits there.
+pub fn edge_of(rule: Rule) -> Option<&'static Edge> {
+    EDGES.iter().find(|b| b.rule == rule)
+}
