@@ -262,6 +262,18 @@ fn shows(v: Variation, run: &RunReport) -> Result<(), String> {
                 .collect();
             check(counts.contains(&50), &format!("switch counts {counts:?}"))
         }
+        Variation::LifetimeEdges => {
+            let edges = blocks(run, 17).iter().any(|(_, o)| {
+                let f = &o["body"]["fields"];
+                let no_switch = f["switches"].as_array().is_some_and(Vec::is_empty);
+                let pair_on = f["spawn_override"][0]["index"].as_i64() == Some(0);
+                no_switch && pair_on && f["selection_id"].as_i64() == Some(63)
+            });
+            check(
+                edges,
+                "no type-17 body with no switch, pair 0 on and selection 63",
+            )
+        }
         Variation::ChannelRowsFull => {
             let counts: Vec<usize> = blocks(run, 24)
                 .iter()

@@ -9,7 +9,7 @@ use crate::plan::HostPlan;
 use crate::variation::Variation;
 use crate::world::WorldRequest;
 use vex_wire::activity::auth::AuthBody;
-use vex_wire::activity::auth::lifetime::{LifetimeAuth, Switch};
+use vex_wire::activity::auth::lifetime::{LifetimeAuth, SpawnPair, Switch};
 use vex_wire::activity::incident::Incident;
 use vex_wire::activity::slot::{
     ClientRef, TYPE_CHANNEL, TYPE_GHOST_LINK, TYPE_LIFETIME, TYPE_OBJECTIVE,
@@ -150,6 +150,12 @@ fn at_limits(plan: &HostPlan) -> Vec<TimedCommit> {
         let slot = lifetime_slot();
         requests.push(WorldRequest::SetAuth { slot, body });
     }
+    if plan.varies(Variation::LifetimeEdges)
+        && let Some(body) = lifetime_at_edges()
+    {
+        let slot = lifetime_slot();
+        requests.push(WorldRequest::SetAuth { slot, body });
+    }
     if plan.varies(Variation::ChannelRowsFull) {
         let row = |i: i128| {
             Value::Record(vec![
@@ -203,6 +209,27 @@ fn lifetime_with_switches(n: usize) -> Option<Value> {
     let bits = AuthBody::Lifetime(a).to_bits().ok()?;
     decode(&LIFETIME, &mut bits.reader()).ok()
 }
+
+/// The live type-17 body at its edges ([`Variation::LifetimeEdges`]): no switch, the
+/// first spawn-point pair on at the built-in arrival slice set (0) with its spawn set, and
+/// selection_id 63.
+fn lifetime_at_edges() -> Option<Value> {
+    let mut a = LifetimeAuth::sunrise_default(LIVE_STATE as i8);
+    a.join_flag_inverted = true;
+    a.switches.clear();
+    a.spawn_pairs[0] = SpawnPair {
+        index: 0,
+        hash: BUILTIN_SPAWN_SET,
+    };
+    a.selection_id = LAST_SELECTION_ID;
+    let bits = AuthBody::Lifetime(a).to_bits().ok()?;
+    decode(&LIFETIME, &mut bits.reader()).ok()
+}
+
+/// The built-in selection's spawn set (`Scenario::builtin`).
+const BUILTIN_SPAWN_SET: u32 = 0x5566_7788;
+/// The last selection_id that installs a record (T17-09).
+const LAST_SELECTION_ID: i32 = 63;
 
 /// The first key of the switches [`lifetime_with_switches`] sets.
 const SWITCH_KEYS: u32 = 0x5157_0000;

@@ -108,6 +108,11 @@ variations! {
     /// The type-17 body carries 50 gameplay switches, the list's capacity.
     SwitchListFull => [T1703, Body05],
         "AH \"Values that crash the client\": an array count lane is safe \"at most the array's size\"; AH \"Type 17\": \"a list of up to 50 gameplay switches\"";
+    /// The type-17 body at its edges: no gameplay switch (its 423-bit minimum), the first
+    /// spawn-point pair on at the arrival slice set with the selection's spawn set, and
+    /// selection_id 63, the last that installs a record.
+    LifetimeEdges => [T1702, T1704, T1709],
+        "AH \"Type 17\": \"The minimum body is 423 bits\", \"count (6 bits) + up to 50 gameplay switches\", \"three {index, hash} spawn-point pairs\" (off only with index 0 on the wire and hash 0x811C9DC5), \"selection_id ... 0 to 63 installs a record\"";
     /// The channel body carries four rows, its capacity.
     ChannelRowsFull => [T2401, Body05],
         "AH \"Type 24, channel_sensor\": \"A 3-bit count and up to four rows\"";
