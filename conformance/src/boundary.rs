@@ -338,6 +338,11 @@ pub const EDGES: &[Edge] = &[
         "the next revision, +1, for each change",
     ),
     edge(
+        Rule::Member05,
+        "activity.members.three",
+        "one membership epoch in every table, through an identity change, a leave and a rejoin",
+    ),
+    edge(
         Rule::T6501,
         "route.join",
         "the generation 1 then 2, one above, when .1 changes",

@@ -257,9 +257,7 @@ mod tests {
         (Rule::Auth10, "a first message 5 of exactly 471,859 bytes"),
         (Rule::Auth11, "a bubble token that wraps 0xFFFF to 1"),
         (Rule::Auth16, "the first roster late inside the grace"),
-        (Rule::Seed01, "a delta, reset 0, after the seeding body"),
         (Rule::Member03, "message 12 again before it is acknowledged"),
-        (Rule::Member05, "a membership epoch kept across changes"),
         (
             Rule::Bhs01,
             "none can be built: the row layout is not documented",

@@ -262,6 +262,12 @@ fn shows(v: Variation, run: &RunReport) -> Result<(), String> {
                 .collect();
             check(counts.contains(&50), &format!("switch counts {counts:?}"))
         }
+        Variation::DeltasAfterSeed => {
+            let deltas = blocks(run, 17)
+                .iter()
+                .any(|(_, o)| o["body"]["reset"] == false);
+            check(deltas, "no type-17 body sent with reset 0")
+        }
         Variation::LifetimeEdges => {
             let edges = blocks(run, 17).iter().any(|(_, o)| {
                 let f = &o["body"]["fields"];

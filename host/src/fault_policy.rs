@@ -268,6 +268,15 @@ impl Policy for HostPlan {
         if send.snapshot {
             fault_roster::snapshot_objective(self, &mut roster);
         }
+        if self.varies(Variation::DeltasAfterSeed) && !first && !send.snapshot {
+            let parts = roster.groups.iter_mut().flat_map(|g| &mut g.objects);
+            for auth in parts
+                .filter_map(|o| o.auth.as_mut())
+                .filter(|a| a.body.is_some())
+            {
+                auth.reset = false; // SEED-01: a delta on the body the client holds
+            }
+        }
         roster
     }
 

@@ -113,6 +113,10 @@ variations! {
     /// selection_id 63, the last that installs a record.
     LifetimeEdges => [T1702, T1704, T1709],
         "AH \"Type 17\": \"The minimum body is 423 bits\", \"count (6 bits) + up to 50 gameplay switches\", \"three {index, hash} spawn-point pairs\" (off only with index 0 on the wire and hash 0x811C9DC5), \"selection_id ... 0 to 63 installs a record\"";
+    /// Every message 5 after the link's first, a snapshot's aside, sends its bodies with
+    /// reset 0: deltas on what the client holds, the seeding done.
+    DeltasAfterSeed => [Seed01],
+        "AH \"Message 5\": the reset bit is \"1 on a first send\", and with reset 0 root 1 \"decode_delta\" applies the body over the one the client last received";
     /// The channel body carries four rows, its capacity.
     ChannelRowsFull => [T2401, Body05],
         "AH \"Type 24, channel_sensor\": \"A 3-bit count and up to four rows\"";
