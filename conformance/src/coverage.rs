@@ -249,7 +249,6 @@ mod tests {
         ),
         (Rule::Bap21, "protobuf answers at their smallest"),
         (Rule::Bap22, "service 24 at its smallest"),
-        (Rule::Env09, "a session index that wraps 0xFFFF to 1"),
         (
             Rule::Join02,
             "message 12 after the burst, once the member is ready",

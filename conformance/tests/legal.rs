@@ -262,6 +262,13 @@ fn shows(v: Variation, run: &RunReport) -> Result<(), String> {
                 .collect();
             check(counts.contains(&50), &format!("switch counts {counts:?}"))
         }
+        Variation::SessionIndexTop => {
+            let own = run.member.own_session;
+            check(
+                own.is_some_and(|id| id & 0xFFFF == 0xFFFF),
+                &format!("service 7 named {own:x?}"),
+            )
+        }
         Variation::DeltasAfterSeed => {
             let deltas = blocks(run, 17)
                 .iter()

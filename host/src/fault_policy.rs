@@ -48,6 +48,8 @@ impl Policy for HostPlan {
     fn session_id(&self, shaped: u64) -> u64 {
         if self.has(Fault::BareSessionId) {
             shaped & SESSION_INDEX_MASK
+        } else if self.varies(Variation::SessionIndexTop) {
+            shaped | SESSION_INDEX_MASK
         } else {
             shaped
         }

@@ -117,6 +117,9 @@ variations! {
     /// reset 0: deltas on what the client holds, the seeding done.
     DeltasAfterSeed => [Seed01],
         "AH \"Message 5\": the reset bit is \"1 on a first send\", and with reset 0 root 1 \"decode_delta\" applies the body over the one the client last received";
+    /// Service 7's session id carries the index 0xFFFF, the last of its 16 bits.
+    SessionIndexTop => [Env09],
+        "AH \"The activity envelope\": \"the account half in the high 32 bits, class 0x0020 next, then an index\"";
     /// The channel body carries four rows, its capacity.
     ChannelRowsFull => [T2401, Body05],
         "AH \"Type 24, channel_sensor\": \"A 3-bit count and up to four rows\"";
