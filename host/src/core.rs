@@ -64,7 +64,10 @@ impl HostCore {
     /// A host with no links.
     pub fn new(mut config: HostConfig) -> Self {
         let timeline = std::mem::take(&mut config.timeline);
-        config.timeline = config.plan.program(timeline);
+        config.timeline = match &config.hook {
+            Some(hook) => hook.0.program(timeline),
+            None => config.plan.program(timeline),
+        };
         Self {
             rng: ChaCha20Rng::from_seed(config.seed),
             config,

@@ -9,22 +9,17 @@ use vex_harness::in_process::{run, run_members};
 use vex_harness::report::RunReport;
 use vex_host::HostConfig;
 use vex_host::hooks::CustomHook;
-use vex_host::policy::Policy;
 use vex_wire::scenario::Scenario;
 
 /// How long a run lasts unless a test says otherwise: past the built-in program (4 s),
 /// a scripted action at 5 to 7 s and a few keepalives after it.
 pub const RUN_MS: u64 = 12_000;
 
-/// The built-in host with the adversary in `mode` as its hook. The host core asks the
-/// plan's policy, not the hook's, for the program (`HostCore::new`), so the adversary's
-/// program is put in the configuration here; it is idempotent, should the core ask the
-/// hook too one day.
+/// The built-in host with the adversary in `mode` as its hook (the host core asks it for
+/// its program too).
 pub fn host(mode: Mode) -> HostConfig {
     let mut host = HostConfig::builtin(HostConfig::default_address());
-    let adversary = Adversary::new(mode);
-    host.timeline = adversary.program(std::mem::take(&mut host.timeline));
-    host.hook = Some(CustomHook(Arc::new(adversary)));
+    host.hook = Some(CustomHook(Arc::new(Adversary::new(mode))));
     host
 }
 
