@@ -241,14 +241,12 @@ mod tests {
     /// variation that would, in a few words), or says why none can be built.
     const WITHOUT_A_LEGAL_CASE: &[(Rule, &str)] = &[
         (Rule::Bap01, "frame type 0 answering type 2"),
-        (Rule::Bap11, "service 24 at its smallest, 00 00 FF FF"),
         (Rule::Bap13, "service 7's 128 opaque bytes not zero"),
         (
             Rule::Bap18,
             "a base nonce whose increment carries across 11 bytes",
         ),
         (Rule::Bap21, "protobuf answers at their smallest"),
-        (Rule::Bap22, "service 24 at its smallest"),
         (
             Rule::Join02,
             "message 12 after the burst, once the member is ready",

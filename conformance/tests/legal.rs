@@ -18,6 +18,7 @@ use vex_wire::activity::incident::Incident;
 use vex_wire::activity::join::JoinResult;
 use vex_wire::activity::small::AdvanceEpoch;
 use vex_wire::activity::small::WorldGlobals;
+use vex_wire::bap::account_translation;
 use vex_wire::bap::header::InnerHeader;
 use vex_wire::bap::matchmaking::{self, Reply as MmReply};
 use vex_wire::bap::queuez::{self, FamilyUpdate, ObjectUpdate, Update};
@@ -168,6 +169,14 @@ fn shows(v: Variation, run: &RunReport) -> Result<(), String> {
         }
         // the lobby link's bodies are sealed in the transcript: the run shows the calls
         // were made, and the plan's hook shows what it does to our host's own reply
+        Variation::AccountTranslationSmallest => {
+            let mut body = vec![0; 20];
+            answered(v, run, account_translation::RESPONSE, &mut body)?;
+            check(
+                body == [0, 0, 0xFF, 0xFF],
+                &format!("service 24 {body:02x?}"),
+            )
+        }
         Variation::WebServiceRefused => {
             let done = WsReply {
                 opcode: SUBSCRIBE,

@@ -13,6 +13,8 @@ use vex_wire::bap::web_service::{self, EQUIP, SUBSCRIBE, Shape, WsReply};
 
 /// Service 24's last identity byte: `00 01 0C FF`, then the identity's 8 bytes.
 const TRANSLATED_IDENTITY_LAST: usize = 11;
+/// Service 24's smallest answer, the empty list (facts 2.2; BAP-11, BAP-22).
+const SMALLEST_TRANSLATION: [u8; 4] = [0x00, 0x00, 0xFF, 0xFF];
 /// A protobuf body whose length runs past its end (BAP-21).
 const LENGTH_PAST_END: [u8; 2] = [0x0A, 0x05];
 /// A lone field key, no value (BAP-21).
@@ -41,6 +43,9 @@ pub fn response(plan: &HostPlan, service: u16, body: &mut Vec<u8>) -> Option<Del
                 && let Some(b) = body.get_mut(TRANSLATED_IDENTITY_LAST)
             {
                 *b ^= 1;
+            }
+            if plan.varies(Variation::AccountTranslationSmallest) {
+                *body = SMALLEST_TRANSLATION.to_vec();
             }
         }
         CLIENT_CONFIG if plan.has(Fault::ClientConfigNotProtobuf) => {

@@ -142,6 +142,10 @@ variations! {
     WebServiceRefused => [Ws01, Ws02],
         "NS \"The reply's version barrier\": \"Anything else is an error\"; \"A reply to anything else sends -1, including an error reply\"",
         script LobbyCalls;
+    /// Service 24 answers with its smallest body, the empty list `00 00 FF FF`.
+    AccountTranslationSmallest => [Bap11, Bap22],
+        "facts 2.2: service 24's \"empty form 00 00 FF FF (4 bytes)\"; only \"a truly empty body\" overruns the client (BAP-11)",
+        script LobbyCalls;
     /// The advertisement (matchmaking kind 2) is refused: no field 1, no id.
     AdvertisementRefused => [Mm01, Mm06],
         "NS \"Matchmaking, services 42 and 43\": \"A success reply sets field 1 to 2 and assigns a non-zero advertisement id\"; a refusal is not a success",
