@@ -274,8 +274,6 @@ mod tests {
             "a snapshot spread to the gap's edge; message 11 recorded only",
         ),
         (Rule::Host04, "a grant of one slot"),
-        (Rule::Signon02, "throttled then success"),
-        (Rule::Signon08, "a throttle with an explicit zero delay"),
         (
             Rule::Signon09,
             "a SignOn error that stops the client, with no finding",

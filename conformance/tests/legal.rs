@@ -167,6 +167,18 @@ fn shows(v: Variation, run: &RunReport) -> Result<(), String> {
                 answers.last().and_then(|a| a.outcome) == Some(Outcome::Success.field());
             check(zeros && signed_on, "no queued zeros before the success")
         }
+        Variation::ThrottledNoWait => {
+            let answers = signon_answers(run);
+            let no_wait =
+                |a: &&SignOnResponse| a.throttled.as_ref().and_then(|t| t.retry_seconds) == Some(0);
+            let throttled = answers.iter().filter(no_wait).count();
+            let signed_on =
+                answers.last().and_then(|a| a.outcome) == Some(Outcome::Success.field());
+            check(
+                throttled == 2 && signed_on,
+                &format!("{throttled} throttled answers with no wait, then success {signed_on}"),
+            )
+        }
         // the lobby link's bodies are sealed in the transcript: the run shows the calls
         // were made, and the plan's hook shows what it does to our host's own reply
         Variation::AccountTranslationSmallest => {

@@ -69,6 +69,13 @@ pub fn answer(plan: &HostPlan, attempt: usize, r: &mut SignOnResponse) {
             q.retry_seconds = Some(0);
         }
     }
+    if plan.varies(Variation::ThrottledNoWait) && attempt < 2 {
+        arm(r, Outcome::Throttled);
+        r.throttled = Some(Throttled {
+            message: Some("busy".into()),
+            retry_seconds: Some(0),
+        });
+    }
     if plan.varies(Variation::BlockLaunchFalse) {
         success(r, &|s| s.block_launch = Some(false));
     }

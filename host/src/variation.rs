@@ -146,6 +146,10 @@ variations! {
     AccountTranslationSmallest => [Bap11, Bap22],
         "facts 2.2: service 24's \"empty form 00 00 FF FF (4 bytes)\"; only \"a truly empty body\" overruns the client (BAP-11)",
         script LobbyCalls;
+    /// SignOn answers throttled twice in a row, each with a message and an explicit retry
+    /// delay of 0, then success.
+    ThrottledNoWait => [Signon02, Signon08],
+        "NS \"The other outcomes\": throttled carries \"a message and an optional retry delay\", and \"an explicit zero means zero\"";
     /// The advertisement (matchmaking kind 2) is refused: no field 1, no id.
     AdvertisementRefused => [Mm01, Mm06],
         "NS \"Matchmaking, services 42 and 43\": \"A success reply sets field 1 to 2 and assigns a non-zero advertisement id\"; a refusal is not a success",
