@@ -280,7 +280,6 @@ mod tests {
         ),
         (Rule::Signon10, "a denial with title and body"),
         (Rule::Manifest02, "a manifest of exactly 264 bytes"),
-        (Rule::Qz02, "a family update with no object"),
         (Rule::Qz03, "every slot of a subscribed family"),
         (Rule::Qz06, "a raw payload exactly its slot's size"),
         (Rule::Qz08, "a service-123 message of 46,973 bytes"),

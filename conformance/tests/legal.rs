@@ -69,6 +69,32 @@ fn lifetime(run: &RunReport, field: &str) -> Vec<(u64, i64)> {
         .collect()
 }
 
+/// Whether member 1 got a service-123 push.
+fn queuez_seen(run: &RunReport) -> bool {
+    run.transcript
+        .lines
+        .iter()
+        .any(|l| l.direction == Direction::ToClient && l.member == 1 && l.service == queuez::UPDATE)
+}
+
+/// A family-4 snapshot as our host makes one: version 1, a raw character object.
+fn family_snapshot() -> Update {
+    Update {
+        families: vec![FamilyUpdate {
+            family: queuez::ACCOUNT_FAMILY,
+            root: 1,
+            version: 1,
+            full_snapshot: true,
+            objects: vec![ObjectUpdate {
+                object_id: queuez::CHARACTER_OBJECT,
+                key: 7,
+                encoding: queuez::ENCODING_RAW,
+                payload: [7u64.to_be_bytes().as_slice(), &[0; 56]].concat(),
+            }],
+        }],
+    }
+}
+
 /// `body`, a reply on lobby service `service`, as the plan of `v` sends it; an error when
 /// the run had no such reply.
 fn answered(v: Variation, run: &RunReport, service: u16, body: &mut Vec<u8>) -> Result<(), String> {
@@ -223,25 +249,21 @@ fn shows(v: Variation, run: &RunReport) -> Result<(), String> {
                 &format!("{} notices, none of 1,024 bytes", notices.len()),
             )
         }
+        Variation::QueuezEmptyFirst => {
+            let pushes = HostPlan::varying(v).queuez(family_snapshot());
+            let shape: Vec<(i32, usize)> = pushes
+                .iter()
+                .flat_map(|b| Update::decode(b).unwrap().families)
+                .map(|f| (f.version, f.objects.len()))
+                .collect();
+            check(
+                queuez_seen(run) && shape == [(0, 0), (1, 1)],
+                &format!("versions and object counts {shape:?}"),
+            )
+        }
         Variation::QueuezEncodings => {
-            let seen = run.transcript.lines.iter().any(|l| {
-                l.direction == Direction::ToClient && l.member == 1 && l.service == queuez::UPDATE
-            });
-            let snapshot = Update {
-                families: vec![FamilyUpdate {
-                    family: queuez::ACCOUNT_FAMILY,
-                    root: 1,
-                    version: 1,
-                    full_snapshot: true,
-                    objects: vec![ObjectUpdate {
-                        object_id: queuez::CHARACTER_OBJECT,
-                        key: 7,
-                        encoding: queuez::ENCODING_RAW,
-                        payload: [7u64.to_be_bytes().as_slice(), &[0; 56]].concat(),
-                    }],
-                }],
-            };
-            let pushes = HostPlan::varying(v).queuez(snapshot);
+            let seen = queuez_seen(run);
+            let pushes = HostPlan::varying(v).queuez(family_snapshot());
             let encodings: Vec<u32> = pushes
                 .iter()
                 .flat_map(|b| Update::decode(b).unwrap().families)

@@ -13,6 +13,8 @@ use vex_wire::bap::queuez::{
 /// A character payload that, beside a full account object, takes one message past the
 /// 143,285 bytes that end the link (QZ-08).
 const OVERSIZE_CHARACTER: usize = 50_000;
+/// The version of a family's first snapshot from our host.
+const FIRST_VERSION: i32 = 1;
 /// The bytes [`Variation::QueuezEncodings`] sends the account object as: opaque to Vex,
 /// which has no Oodle.
 const PACKED: [u8; 64] = [0xA5; 64];
@@ -81,6 +83,15 @@ fn updates(plan: &HostPlan, mut update: Update) -> Vec<Update> {
     }
     if plan.varies(Variation::QueuezEncodings) {
         return encodings(update);
+    }
+    if plan.varies(Variation::QueuezEmptyFirst) && family.version == FIRST_VERSION {
+        // the same family one version earlier, with no object, then the snapshot itself
+        let mut empty = family.clone();
+        empty.objects.clear();
+        empty.version -= 1;
+        return [empty, family.clone()]
+            .map(|f| Update { families: vec![f] })
+            .to_vec();
     }
     vec![update]
 }

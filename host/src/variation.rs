@@ -163,6 +163,11 @@ variations! {
     QueuezEncodings => [Qz01],
         "NS \"Replicated objects, service 123\": the header is big-endian; \"The account object is exactly 96,280 bytes, so it goes out compressed or as a delta\", whose bytes are not the object's",
         script LobbyCalls;
+    /// The family-4 first snapshot is preceded by the same family one version earlier
+    /// with no object.
+    QueuezEmptyFirst => [Qz02],
+        "NS \"Replicated objects, service 123\": a family's \"u32 object count, 0 legal\", and its version \"the previous version plus one\"",
+        script LobbyCalls;
     /// SignOn's success carries field 13 as false.
     BlockLaunchFalse => [Signon04],
         "NS \"The success fields\": field 13, a bool, \"blocks five UI launch handlers\": a false one blocks none";
