@@ -316,9 +316,10 @@ pub(crate) fn empty_reply_breach(request: u16, body: &[u8]) -> Breach {
 }
 
 /// A protobuf answer to `request` (19, 22, 33, 305) that is not protobuf (BAP-21). An
-/// empty body passes: it is the empty message, every field at its default, which nanopb
-/// decodes unless the schema marks a field required, and the pages do not give these
-/// schemas (NS "Protobuf in the lobby"), so no field can be called missing.
+/// empty body is not judged: it is the empty message, which nanopb decodes unless the
+/// schema marks a field required ("A missing required field fails the whole message",
+/// NS "Protobuf in the client"), and the pages do not give these schemas, so no field can
+/// be called missing, nor the body called legal.
 fn protobuf_breach(request: u16, body: &[u8]) -> Breach {
     let e = Unknown::decode(body).err()?;
     let reason = format!(
