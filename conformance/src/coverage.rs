@@ -246,7 +246,10 @@ mod tests {
             Rule::Bap18,
             "a base nonce whose increment carries across 11 bytes",
         ),
-        (Rule::Bap21, "protobuf answers at their smallest"),
+        (
+            Rule::Bap21,
+            "none can be built: the schemas are not given, so the smallest legal body is unknown",
+        ),
         (
             Rule::Join02,
             "message 12 after the burst, once the member is ready",
@@ -279,7 +282,10 @@ mod tests {
             "a SignOn error that stops the client, with no finding",
         ),
         (Rule::Signon10, "a denial with title and body"),
-        (Rule::Manifest02, "a manifest of exactly 264 bytes"),
+        (
+            Rule::Manifest02,
+            "none can be built: an empty manifest may miss a required field of a schema not given",
+        ),
         (Rule::Qz03, "every slot of a subscribed family"),
         (Rule::Qz06, "a raw payload exactly its slot's size"),
         (Rule::Qz08, "a service-123 message of 46,973 bytes"),
