@@ -137,7 +137,7 @@ async fn serve(
     lobby: &crate::lobby::LobbyArgs,
 ) -> ExitCode {
     let mut seed = [0u8; 32];
-    if let Err(e) = getrandom(&mut seed) {
+    if let Err(e) = getrandom::fill(&mut seed) {
         eprintln!("vex host: no OS randomness for key material: {e}");
         return error();
     }
@@ -186,10 +186,4 @@ async fn serve(
             error()
         }
     }
-}
-
-/// Fills `buf` from the OS: per-process key material for a real server.
-fn getrandom(buf: &mut [u8]) -> std::io::Result<()> {
-    use std::io::Read;
-    std::fs::File::open("/dev/urandom")?.read_exact(buf)
 }
