@@ -10,11 +10,25 @@ use crate::link::LinkKind;
 use crate::rules::Rule;
 use vex_wire::time::Instant;
 
-/// Everything the client does on its own clock. `handle_timeout` fires them in this
-/// order, each judged due when its turn comes: message 52 resets the link's send clock
-/// that message 16 waits on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ClientTimer {
+/// Declares [`ClientTimer`] and [`ClientTimer::ALL`] from one list, in firing order.
+macro_rules! client_timers {
+    ($($(#[doc = $doc:literal])* $name:ident,)*) => {
+        /// Everything the client does on its own clock. `handle_timeout` fires them in this
+        /// order, each judged due when its turn comes: message 52 resets the link's send
+        /// clock that message 16 waits on.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub(crate) enum ClientTimer {
+            $($(#[doc = $doc])* $name,)*
+        }
+
+        impl ClientTimer {
+            /// Every timer, in the order they fire.
+            const ALL: &[ClientTimer] = &[$(ClientTimer::$name),*];
+        }
+    };
+}
+
+client_timers! {
     /// 20.5 s with no bytes on the Activity Host link ends the activity (LINK-01).
     LinkSilence,
     /// The host keepalive, message 1 every 2 s, is overdue (LINK-03).
@@ -29,14 +43,18 @@ pub(crate) enum ClientTimer {
     SlotRequest,
     /// Message 18, when the script asks for the snapshot (HOST-03).
     Refresh,
+    /// Message 11, when the script starts the activity anew (HOST-03).
+    StartActivity,
     /// Message 23, when the script reports the identity (HOST-15).
     Identity,
     /// Message 15, when the script leaves (LEAVE-01).
     Leave,
     /// Service 6 again after the leave, when the script joins again (HOST-14).
     Rejoin,
-    /// Message 11, when the script starts the activity anew (HOST-03).
-    StartActivity,
+    /// Message 22 moving into the next bubble, when the script moves (HOST-05).
+    RegionMove,
+    /// Message 18 asking for the new region's roster after the move (AUTH-13).
+    RosterRequest,
     /// Message 27, when the script asks for a purge (HOST-08).
     Purge,
     /// Message 33, when the script gives authority up (HOST-17).
@@ -45,36 +63,8 @@ pub(crate) enum ClientTimer {
     Incident,
     /// Message 6, the Ghost scan bar's next Sense report.
     Sense,
-    /// Message 22 moving into the next bubble, when the script moves (HOST-05).
-    RegionMove,
-    /// Message 18 asking for the new region's roster after the move (AUTH-13).
-    RosterRequest,
     /// The scripted probe's own message (`crate::probe`).
     Probe,
-}
-
-impl ClientTimer {
-    /// Every timer, in the order they fire.
-    const ALL: [ClientTimer; 18] = [
-        ClientTimer::LinkSilence,
-        ClientTimer::HostKeepalive,
-        ClientTimer::EpochChange,
-        ClientTimer::PatchEpoch,
-        ClientTimer::Keepalive,
-        ClientTimer::SlotRequest,
-        ClientTimer::Refresh,
-        ClientTimer::StartActivity,
-        ClientTimer::Identity,
-        ClientTimer::Leave,
-        ClientTimer::Rejoin,
-        ClientTimer::RegionMove,
-        ClientTimer::RosterRequest,
-        ClientTimer::Purge,
-        ClientTimer::Abdicate,
-        ClientTimer::Incident,
-        ClientTimer::Sense,
-        ClientTimer::Probe,
-    ];
 }
 
 impl ClientCore {
@@ -83,15 +73,14 @@ impl ClientCore {
         if !self.verdict.running() {
             return None;
         }
-        ClientTimer::ALL
-            .into_iter()
-            .filter_map(|timer| self.deadline(timer))
+        (ClientTimer::ALL.iter())
+            .filter_map(|&timer| self.deadline(timer))
             .min()
     }
 
     /// Time passed: every timer due at `now` fires, in order, while the run goes on.
     pub fn handle_timeout(&mut self, now: Instant) {
-        for timer in ClientTimer::ALL {
+        for &timer in ClientTimer::ALL {
             if !self.verdict.running() {
                 return;
             }

@@ -73,7 +73,7 @@ pub async fn run(plan: LoadPlan, tally: Arc<Tally>) {
     for task in tasks {
         if let Err(e) = task.await {
             let line = format!("a client's task failed: {e}");
-            tally.add(|s| s.violation("load".into(), line));
+            tally.add(|s| s.failures.push(line));
         }
     }
 }

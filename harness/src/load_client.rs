@@ -225,7 +225,7 @@ impl Member {
             };
             let on_violation = |v: &Violation| {
                 let line = format!("client {}: {v}", self.index);
-                tally.add(|s| s.violation(v.rule.to_string(), line));
+                tally.add(|s| s.violation(v.rule, line));
             };
             let tell_session = async {
                 if let (Session::Makes(to), Ok(session)) = (&self.session, told.await) {

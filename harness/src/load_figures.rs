@@ -5,6 +5,7 @@
 use hdrhistogram::Histogram;
 use std::collections::BTreeMap;
 use std::sync::{Mutex, PoisonError};
+use vex_fake_client::Rule;
 
 /// How many violations a run keeps word for word, as examples.
 const EXAMPLES: usize = 10;
@@ -68,10 +69,13 @@ pub struct Samples {
     pub latency: BTreeMap<&'static str, Series>,
     /// How far each host keepalive (message 1) came from its 2-second interval.
     pub keepalive_jitter: Series,
-    /// Violations by rule id.
-    pub violations: BTreeMap<String, u64>,
+    /// Violations by rule.
+    pub violations: BTreeMap<Rule, u64>,
     /// The first violations, word for word.
     pub examples: Vec<String>,
+    /// What went wrong in the load generator itself (a client's task that failed): an
+    /// error of the tool, not a finding on the host.
+    pub failures: Vec<String>,
     /// Lives begun: a life is one route into an activity and the time spent in it.
     pub lives: u64,
     /// Join results received.
@@ -84,7 +88,7 @@ pub struct Samples {
 
 impl Samples {
     /// Adds a violation of `rule` described by `line`.
-    pub fn violation(&mut self, rule: String, line: String) {
+    pub fn violation(&mut self, rule: Rule, line: String) {
         *self.violations.entry(rule).or_default() += 1;
         if self.examples.len() < EXAMPLES {
             self.examples.push(line);
@@ -249,12 +253,12 @@ mod tests {
     fn a_tally_counts_violations_and_keeps_ten_examples() {
         let tally = Tally::default();
         for i in 0..8 {
-            tally.add(|s| s.violation("LINK-01".into(), format!("a{i}")));
-            tally.add(|s| s.violation("LINK-03".into(), format!("b{i}")));
+            tally.add(|s| s.violation(Rule::Link01, format!("a{i}")));
+            tally.add(|s| s.violation(Rule::Link03, format!("b{i}")));
         }
         assert_eq!(tally.read(Samples::violation_count), 16);
         let s = tally.take();
-        assert_eq!(s.violations["LINK-03"], 8);
+        assert_eq!(s.violations[&Rule::Link03], 8);
         assert_eq!(s.examples.len(), 10);
         assert_eq!(tally.read(Samples::violation_count), 0, "taken");
     }

@@ -164,7 +164,12 @@ pub async fn load(args: LoadArgs) -> ExitCode {
             h.tail()
         );
     }
-    if figures.samples.violation_count() > 0 || exited.is_some() {
+    for failure in &figures.samples.failures {
+        out!("vex load: {failure}");
+    }
+    if !figures.samples.failures.is_empty() {
+        ExitCode::from(2)
+    } else if figures.samples.violation_count() > 0 || exited.is_some() {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
@@ -235,12 +240,16 @@ fn print_json(figures: &LoadFigures) {
         .samples
         .violations
         .iter()
-        .map(|(rule, n)| (rule.clone(), serde_json::json!(n)))
+        .map(|(rule, n)| (rule.id().to_string(), serde_json::json!(n)))
         .collect();
     object.insert("violations_by_rule".into(), by_rule.into());
     object.insert(
         "violation_examples".into(),
         serde_json::json!(figures.samples.examples),
+    );
+    object.insert(
+        "failures".into(),
+        serde_json::json!(figures.samples.failures),
     );
     out!("{}", serde_json::Value::Object(object));
 }
@@ -286,7 +295,7 @@ fn print_text(figures: &LoadFigures, target: SocketAddrV4, local: bool) {
         let by_rule: Vec<String> = s
             .violations
             .iter()
-            .map(|(r, n)| format!("{r} {n}"))
+            .map(|(r, n)| format!("{} {n}", r.id()))
             .collect();
         out!("violations: {}", by_rule.join(", "));
         for line in &s.examples {
