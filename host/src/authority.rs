@@ -48,7 +48,7 @@ impl HostCore {
             };
             match AuthorityToken(token).encode() {
                 Ok(body) => self.push_message(link, msg, &body),
-                Err(error) => self.drop_input(link, Dropped::NotBuilt { msg, error }),
+                Err(error) => self.not_built(link, msg, error),
             }
         }
     }
@@ -83,7 +83,7 @@ impl HostCore {
             Ok(body) => self.push_message(link, PURGE_NOTICE, &body),
             Err(error) => {
                 let msg = PURGE_NOTICE;
-                return self.drop_input(link, Dropped::NotBuilt { msg, error });
+                return self.not_built(link, msg, error);
             }
         }
         self.world_event(WorldEvent::PurgeRequested { link, slots });

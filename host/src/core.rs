@@ -19,6 +19,7 @@ use vex_wire::activity::join_template::JoinResultTemplate;
 use vex_wire::bap::deframer::Frame;
 use vex_wire::bap::header::{FrameType, InnerHeader};
 use vex_wire::bap::services::ACTIVITY_TO_HOST;
+use vex_wire::bits::BitError;
 use vex_wire::time::Instant;
 
 /// How many nonces past the one due a frame that does not open is tried with, to tell a
@@ -259,6 +260,14 @@ impl HostCore {
         if close {
             self.close(link, Closed::Plan("closes the link after a dropped input"));
         }
+    }
+
+    /// The host could not build its own message `msg` for `link`: an internal error,
+    /// reported as one; nothing is sent and the link goes on.
+    pub(crate) fn not_built(&mut self, link: LinkId, msg: u32, error: BitError) {
+        tracing::error!(%link, msg, %error, "message not built");
+        self.events
+            .push_back(HostEvent::NotBuilt { link, msg, error });
     }
 
     pub(crate) fn close(&mut self, link: LinkId, reason: Closed) {

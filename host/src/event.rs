@@ -5,6 +5,7 @@ use crate::mission::MissionReport;
 use crate::reason::{Closed, Dropped};
 use crate::requests::CommitError;
 use vex_wire::activity::slot::ClientRef;
+use vex_wire::bits::BitError;
 
 /// A frame the core wants sent, with what it carries.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,6 +40,16 @@ pub enum HostEvent {
         link: LinkId,
         /// Why.
         reason: Dropped,
+    },
+    /// The host could not build one of its own messages, so it did not send it: an
+    /// internal error of the host, never the client's doing; the link goes on.
+    NotBuilt {
+        /// The link.
+        link: LinkId,
+        /// The activity message id.
+        msg: u32,
+        /// Why.
+        error: BitError,
     },
     /// The link cannot go on (its byte stream cannot be framed, its channel lost frames,
     /// or it went over a limit); the IO layer closes it.

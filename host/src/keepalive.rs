@@ -8,7 +8,7 @@
 use crate::core::{HostCore, LinkId};
 use crate::event::Transmit;
 use crate::outbound::{Injected, Moment, Payload};
-use crate::reason::{Closed, Dropped};
+use crate::reason::Closed;
 use crate::roster;
 use crate::timer::HostTimer;
 use vex_wire::activity::body::Body;
@@ -132,13 +132,7 @@ impl HostCore {
             .and_then(|s| s.encode())
         {
             Ok(body) => self.push_message(link, GLOBAL_ACTIVITY_STATE, &body),
-            Err(error) => self.drop_input(
-                link,
-                Dropped::NotBuilt {
-                    msg: GLOBAL_ACTIVITY_STATE,
-                    error,
-                },
-            ),
+            Err(error) => self.not_built(link, GLOBAL_ACTIVITY_STATE, error),
         }
     }
 
@@ -173,7 +167,7 @@ impl HostCore {
         let msg = ADVANCE_REPLICATION_EPOCH;
         match next.encode() {
             Ok(body) => self.push_message(link, msg, &body),
-            Err(error) => return self.drop_input(link, Dropped::NotBuilt { msg, error }),
+            Err(error) => return self.not_built(link, msg, error),
         }
         self.inject(link, Moment::EpochSent);
     }

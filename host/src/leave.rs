@@ -58,7 +58,7 @@ impl HostCore {
             }
             Some(Err(error)) => {
                 let msg = SENSOR_AUTH_UPDATE;
-                self.drop_input(link, Dropped::NotBuilt { msg, error });
+                self.not_built(link, msg, error);
             }
         }
     }

@@ -91,7 +91,7 @@ impl HostCore {
             Ok(body) => body,
             Err(error) => {
                 let msg = REPLICATE_MEMBERSHIP;
-                return self.drop_input(first, Dropped::NotBuilt { msg, error });
+                return self.not_built(first, msg, error);
             }
         };
         for &link in links {

@@ -226,7 +226,7 @@ impl HostCore {
             }
         }
         let msg = JOIN_RESULT;
-        self.drop_input(link, Dropped::NotBuilt { msg, error });
+        self.not_built(link, msg, error);
     }
 
     /// Builds every message of the burst first, so none is sent unless all are built.
@@ -341,7 +341,7 @@ impl HostCore {
         match self.build_roster(link, join, epoch, snapshot) {
             Err(error) => {
                 let msg = SENSOR_AUTH_UPDATE;
-                self.drop_input(link, Dropped::NotBuilt { msg, error });
+                self.not_built(link, msg, error);
             }
             Ok(built) if !self.fits_tick(link, built.body.len()) => {
                 // the whole roster again in the next tick; this one is not sent (AUTH-10)

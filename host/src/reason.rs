@@ -142,14 +142,6 @@ pub enum Dropped {
     /// Message 21 shorter than its 1,024-byte mask.
     #[error("free_entity_indices: {0} bytes, not 1,024")]
     SlotMaskLength(usize),
-    /// A message the host could not build, so it did not send it.
-    #[error("message {msg} not built: {error}")]
-    NotBuilt {
-        /// The activity message id.
-        msg: u32,
-        /// Why.
-        error: BitError,
-    },
 }
 
 /// Why the host closes a link.

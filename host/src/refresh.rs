@@ -59,7 +59,7 @@ impl HostCore {
             Ok(body) => self.push_message(link, WORLD_GLOBALS_STATE, &body),
             Err(error) => {
                 let msg = WORLD_GLOBALS_STATE;
-                return self.drop_input(link, Dropped::NotBuilt { msg, error });
+                return self.not_built(link, msg, error);
             }
         }
         if !public {
