@@ -7,8 +7,8 @@
 //! reserve) and 4.10 (32 member lanes, revision +1 per change).
 
 use crate::LinkId;
-use crate::config::TimedCommit;
 use crate::member_state::MemberState;
+use crate::schedule::TimedCommit;
 use crate::world::World;
 use std::collections::BTreeMap;
 use std::ops::Range;

@@ -4,13 +4,11 @@ use crate::hooks::CustomHook;
 use crate::limits::Limits;
 use crate::plan::HostPlan;
 use crate::program::builtin_timeline;
-use crate::world::WorldRequest;
 use std::net::{Ipv4Addr, SocketAddrV4};
 use vex_wire::bap::secure::SignOnKeys;
 use vex_wire::scenario::Scenario;
 
-/// The keepalive push interval after a join (SR "Timed sends that remain": every 2 s).
-pub const KEEPALIVE_INTERVAL_MS: u64 = 2000;
+pub use crate::schedule::{KEEPALIVE_INTERVAL_MS, TimedCommit};
 /// The session-id class in bits 16-31 (ENV-09).
 pub const SESSION_CLASS: u64 = 0x0020;
 
@@ -41,15 +39,6 @@ pub struct HostConfig {
     pub timeline: Vec<TimedCommit>,
     /// What one link may cost the host.
     pub limits: Limits,
-}
-
-/// Requests that commit together, `after_ms` after an activity's first join.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TimedCommit {
-    /// Milliseconds after the activity's first join.
-    pub after_ms: u64,
-    /// The requests, committed together.
-    pub requests: Vec<WorldRequest>,
 }
 
 impl HostConfig {

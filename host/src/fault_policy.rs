@@ -2,7 +2,6 @@
 //! in the plan, and keeps [`Policy`]'s correct default otherwise.
 
 use crate::activity::{GRANTABLE, JOIN_GRANT_COUNT};
-use crate::config::{KEEPALIVE_INTERVAL_MS, TimedCommit};
 use crate::fault::Fault;
 use crate::fault_roster;
 use crate::plan::HostPlan;
@@ -10,6 +9,7 @@ use crate::plan_program;
 use crate::policy::{Burst, Policy, RosterInputs, RosterSend};
 use crate::reason::Dropped;
 use crate::roster;
+use crate::schedule::{KEEPALIVE_INTERVAL_MS, TimedCommit};
 use crate::variation::Variation;
 use vex_wire::activity::authority::Purge;
 use vex_wire::activity::body::Body;

@@ -45,6 +45,7 @@ mod refresh;
 pub mod requests;
 pub mod roster;
 mod route;
+pub mod schedule;
 pub mod sense;
 pub mod server;
 pub mod signon;

@@ -3,9 +3,9 @@
 //! timeline published before (T65-01), set up what a fault breaks (T3-01, SEED-06), or
 //! take a freedom the pages leave (SEED-05, T3-01, T3-02, AUTH-09).
 
-use crate::config::TimedCommit;
 use crate::fault::Fault;
 use crate::plan::HostPlan;
+use crate::schedule::TimedCommit;
 use crate::variation::Variation;
 use crate::world::WorldRequest;
 use vex_wire::activity::auth::AuthBody;

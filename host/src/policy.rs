@@ -3,9 +3,9 @@
 //! policy trait). The handlers ask it and never test for a fault; the built-in host's
 //! [`crate::HostPlan`] keeps every default until it is told to break a rule.
 
-use crate::config::KEEPALIVE_INTERVAL_MS;
-use crate::config::TimedCommit;
 use crate::reason::Dropped;
+use crate::schedule::KEEPALIVE_INTERVAL_MS;
+use crate::schedule::TimedCommit;
 use crate::world::World;
 use vex_wire::activity::authority::Purge;
 use vex_wire::activity::global_state::GlobalActivityState;

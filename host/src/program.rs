@@ -3,7 +3,7 @@
 //! "Auth state goes out", "What the host pushes on its own": a new committed Auth
 //! revision). A mission script takes this place once scripts exist.
 
-use crate::config::TimedCommit;
+use crate::schedule::TimedCommit;
 use crate::world::WorldRequest;
 use vex_wire::activity::incident::Incident;
 use vex_wire::activity::slot::{ClientRef, TYPE_CHANNEL, TYPE_GHOST_LINK, TYPE_OBJECTIVE};

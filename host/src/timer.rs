@@ -4,12 +4,12 @@
 //! through [`HostCore::fire`] (design "Sans-IO cores": the core never reads a clock).
 
 use crate::activity::Activity;
-use crate::config::TimedCommit;
 use crate::core::{HostCore, LinkId};
 use crate::event::HostEvent;
 use crate::limits::Limit;
 use crate::link::Link;
 use crate::reason::Closed;
+use crate::schedule::TimedCommit;
 use std::collections::BTreeMap;
 use vex_wire::time::Instant;
 
