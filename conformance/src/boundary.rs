@@ -255,6 +255,16 @@ pub const EDGES: &[Edge] = &[
     ),
     edge(Rule::T1707, "route.join", "join_flag_inverted 1"),
     edge(
+        Rule::T1708,
+        "route.join",
+        "cycle_override_on 0 in every type-17 body: our host owns no authored phase",
+    ),
+    edge(
+        Rule::Slot03,
+        "route.join",
+        "the type-18 slot reset-only: the page's safe value without a real timer (the window's units are not given, so Vex authors none)",
+    ),
+    edge(
         Rule::Host01,
         "probe.unknown-message",
         "recorded, no reply, link kept, the 18 after answered",

@@ -11,18 +11,21 @@ use vex_harness::transcript::{Direction, Line};
 use vex_host::HostPlan;
 use vex_host::Variation;
 use vex_host::outbound::Outbound;
+use vex_host::policy::Policy;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::global_state::GlobalActivityState;
 use vex_wire::activity::ids;
 use vex_wire::activity::incident::Incident;
 use vex_wire::activity::join::JoinResult;
 use vex_wire::activity::small::AdvanceEpoch;
-use vex_wire::activity::small::WorldGlobals;
+use vex_wire::activity::small::{EntitySlotMask, WorldGlobals};
 use vex_wire::bap::account_translation;
 use vex_wire::bap::header::InnerHeader;
 use vex_wire::bap::matchmaking::{self, Reply as MmReply};
 use vex_wire::bap::queuez::{self, FamilyUpdate, ObjectUpdate, Update};
+use vex_wire::bap::services;
 use vex_wire::bap::web_service::{self, SUBSCRIBE, Shape, Status, WsReply};
+use vex_wire::bits::BitReader;
 use vex_wire::lobby::signon::{Outcome, SignOnResponse};
 
 /// The host's activity messages `msg` of member 1, with when they came.
@@ -75,6 +78,16 @@ fn queuez_seen(run: &RunReport) -> bool {
         .lines
         .iter()
         .any(|l| l.direction == Direction::ToClient && l.member == 1 && l.service == queuez::UPDATE)
+}
+
+/// Whether the bits of `payload` hold `word` (32 bits, as the bit writer puts it) at any
+/// bit offset.
+fn carries_word(payload: &[u8], word: u32) -> bool {
+    let bits = payload.len() * 8;
+    (0..bits.saturating_sub(31)).any(|at| {
+        let mut r = BitReader::new(payload);
+        r.skip(at).is_ok() && r.read(32).ok() == Some(u64::from(word))
+    })
 }
 
 /// A family-4 snapshot as our host makes one: version 1, a raw character object.
@@ -363,6 +376,89 @@ fn shows(v: Variation, run: &RunReport) -> Result<(), String> {
                     && l.bytes.len() == 6 + 16 + 6 + queuez::SUBSCRIPTION_LOST_LEN
             });
             check(lost, "no 14-byte push on service 124")
+        }
+        Variation::SlotGrantOne => {
+            let answers: Vec<usize> = pushes(run, ids::ENTITY_SLOTS_ALLOCATED)
+                .into_iter()
+                .skip(1) // the join burst's grant
+                .map(|(_, p)| EntitySlotMask(p.to_vec()).count())
+                .collect();
+            check(
+                answers == [1],
+                &format!("message 20 answered with {answers:?} slots"),
+            )
+        }
+        Variation::BubbleTokenTop => {
+            let tokens: Vec<Json> = pushes(run, ids::SENSOR_AUTH_UPDATE)
+                .into_iter()
+                .map(|(_, p)| auth_update::json(p).unwrap()["bubble_block"]["grants"].clone())
+                .filter(|g| !g.is_null())
+                .collect();
+            let top = tokens.first().is_some_and(|g| g[0]["token"] == 0xFFFF);
+            check(top, &format!("grants {tokens:?}"))
+        }
+        Variation::GhostFinishJustAbove => {
+            let above = f32::from_bits(1.0f32.to_bits() + 1).to_bits();
+            let finished = pushes(run, ids::SENSOR_AUTH_UPDATE)
+                .into_iter()
+                .any(|(_, p)| carries_word(p, above));
+            check(finished, "no Sense override with fraction 1.0000001")
+        }
+        Variation::Service7OpaqueFilled => {
+            let mut body = [[2].as_slice(), &[0, 0, 0, 1, 0, 0x20, 0, 1], &[0; 128]].concat();
+            answered(v, run, services::HOST_RESPONSE, &mut body)?;
+            let filled = body.len() == 137 && body[9..].iter().all(|b| *b != 0);
+            check(filled, &format!("service 7 {body:02x?}"))
+        }
+        Variation::NonceCarries => {
+            let base = HostPlan::varying(v).base_nonce([0x12; 12]);
+            let sealed = run
+                .transcript
+                .lines
+                .iter()
+                .filter(|l| l.direction == Direction::ToClient && l.bytes.get(1) == Some(&1));
+            check(
+                base[..11] == [0xFF; 11] && sealed.count() > 2,
+                &format!("base nonce {base:02x?}"),
+            )
+        }
+        Variation::PlainTypeSwapped => {
+            let plain = |l: &&Line| l.bytes.get(1).is_some_and(|t| *t != 1);
+            let mut asked = None;
+            let mut swapped = 0;
+            for l in run.transcript.lines.iter().filter(plain) {
+                match l.direction {
+                    Direction::ToHost => asked = l.bytes.get(1),
+                    Direction::ToClient if asked.is_some_and(|t| Some(t) != l.bytes.get(1)) => {
+                        swapped += 1;
+                    }
+                    _ => {}
+                }
+            }
+            check(swapped > 0, "no plaintext answer in the other type")
+        }
+        Variation::AccountRawWhole => {
+            let pushes = HostPlan::varying(v).queuez(family_snapshot());
+            let whole = pushes
+                .iter()
+                .flat_map(|b| Update::decode(b).unwrap().families)
+                .flat_map(|f| f.objects)
+                .any(|o| {
+                    o.object_id == queuez::ACCOUNT_OBJECT
+                        && o.encoding == queuez::ENCODING_RAW
+                        && o.payload.len() == queuez::MAX_PAYLOAD
+                });
+            check(queuez_seen(run) && whole, "no raw account of 96,280 bytes")
+        }
+        Variation::ConfigurationBare => {
+            let useful = MmReply {
+                configuration: Some(vec![0x08, 0x3C]),
+                ..MmReply::default()
+            };
+            let mut body = useful.encode_to_vec();
+            answered(v, run, matchmaking::REPLY, &mut body)?;
+            let r = MmReply::decode(body.as_slice()).unwrap();
+            check(r.configuration == Some(Vec::new()), &format!("{r:?}"))
         }
         Variation::BlockLaunchFalse => {
             let answers = signon_answers(run);

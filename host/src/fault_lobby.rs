@@ -84,6 +84,8 @@ fn matchmaking_reply(plan: &HostPlan, body: &mut Vec<u8>) {
             reply.configuration = None;
         } else if plan.has(Fault::MatchmakingWrongShape) {
             reply.search = reply.configuration.take();
+        } else if plan.varies(Variation::ConfigurationBare) {
+            reply.configuration = Some(Vec::new());
         }
     }
     // the empty replies are the deletes' (and a locate's that found nothing)

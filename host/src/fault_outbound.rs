@@ -74,6 +74,10 @@ const LOOKUP_PORT: std::ops::Range<usize> = 14..16;
 const SERVICE7_SESSION: std::ops::Range<usize> = 1..9;
 /// Service 7's session id's index, its low 16 bits (ENV-09's shape).
 const SERVICE7_INDEX: std::ops::Range<usize> = 7..9;
+/// Where service 7's 128 opaque bytes start.
+const SERVICE7_OPAQUE: usize = 9;
+/// What [`Variation::Service7OpaqueFilled`] fills them with.
+const OPAQUE_FILL: u8 = 0xA5;
 /// The index of the first session our host makes: [`Fault::SharedSessionId`] gives every
 /// link the first one's id.
 const FIRST_SESSION_INDEX: u16 = 1;
@@ -155,6 +159,11 @@ impl Outbound for HostPlan {
                 }
                 if self.has(Fault::ShortService7) {
                     body.pop();
+                }
+                if self.varies(Variation::Service7OpaqueFilled)
+                    && let Some(opaque) = body.get_mut(SERVICE7_OPAQUE..)
+                {
+                    opaque.fill(OPAQUE_FILL);
                 }
             }
             HELLO_RESPONSE if self.has(Fault::HelloBadMac) => {
@@ -270,6 +279,15 @@ impl Outbound for HostPlan {
                 *frame = outer_frame(FrameType::Encrypted, &payload);
             }
             _ => {}
+        }
+        if self.varies(Variation::PlainTypeSwapped)
+            && let Some(t) = frame.get_mut(1)
+        {
+            *t = match FrameType::from_byte(*t) {
+                Some(FrameType::Plain) => FrameType::Bootstrap.byte(),
+                Some(FrameType::Bootstrap) => FrameType::Plain.byte(),
+                _ => *t,
+            };
         }
     }
 

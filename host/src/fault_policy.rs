@@ -45,6 +45,17 @@ const STATE_BYTE_WARM_UP: u32 = 3;
 const OUTSIDE_SLICE_SET: i16 = 16;
 
 impl Policy for HostPlan {
+    fn base_nonce(&self, drawn: [u8; 12]) -> [u8; 12] {
+        if self.varies(Variation::NonceCarries) {
+            // bytes 0 to 10 all 0xFF: the second frame's increment carries into byte 11
+            let mut carries = [0xFF; 12];
+            carries[11] = drawn[11];
+            carries
+        } else {
+            drawn
+        }
+    }
+
     fn session_id(&self, shaped: u64) -> u64 {
         if self.has(Fault::BareSessionId) {
             shaped & SESSION_INDEX_MASK
@@ -343,6 +354,8 @@ impl Policy for HostPlan {
     fn ghost_finish(&self, fraction: f32) -> f32 {
         if self.has(Fault::GhostFinishAtOne) {
             1.0
+        } else if self.varies(Variation::GhostFinishJustAbove) {
+            f32::from_bits(1.0f32.to_bits() + 1)
         } else {
             fraction
         }
@@ -420,6 +433,9 @@ impl Policy for HostPlan {
             Some(EntitySlotMask::empty())
         } else if self.has(Fault::SlotGrantHeld) {
             Some(EntitySlotMask::with_range(0..count)) // the join grant's lowest slots
+        } else if self.varies(Variation::SlotGrantOne) {
+            let lowest = (0..ENTITY_SLOTS).find(|&i| free.get(i));
+            Some(lowest.map_or(free, |i| EntitySlotMask::with_range(i..i + 1)))
         } else {
             Some(free)
         }

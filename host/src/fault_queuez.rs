@@ -81,6 +81,9 @@ fn updates(plan: &HostPlan, mut update: Update) -> Vec<Update> {
             _ => {}
         }
     }
+    if plan.varies(Variation::AccountRawWhole) {
+        family.objects.push(account(key, 0));
+    }
     if plan.varies(Variation::QueuezEncodings) {
         return encodings(update);
     }

@@ -225,6 +225,9 @@ fn bubble_grant_faults(plan: &HostPlan, m: &mut SensorAuthUpdate) {
     if plan.has(Fault::BubbleTokenZero) {
         block.elements[GRANTED].grant = Some(0);
     }
+    if plan.varies(Variation::BubbleTokenTop) {
+        block.elements[GRANTED].grant = Some(u16::MAX);
+    }
 }
 
 /// The first block of `slot_type` in `m`.

@@ -53,6 +53,11 @@ pub type Burst = Vec<(u32, Vec<u8>)>;
 
 /// The host's decisions. Every default is what the pages ask.
 pub trait Policy {
+    /// The base nonce service 26 gives: `drawn`, random (facts 1.3, 1.4; BAP-18).
+    fn base_nonce(&self, drawn: [u8; 12]) -> [u8; 12] {
+        drawn
+    }
+
     /// The session id service 7 gives: `shaped`, the account's shape (ENV-09).
     fn session_id(&self, shaped: u64) -> u64 {
         shaped

@@ -109,6 +109,7 @@ impl HostCore {
         self.rng.fill_bytes(&mut secrets.base_nonce);
         self.rng.fill_bytes(&mut secrets.session_key);
         self.rng.fill_bytes(&mut iv);
+        secrets.base_nonce = self.policy().base_nonce(secrets.base_nonce);
         let body = seal_hello(&self.config.signon, iv, &secrets).to_vec();
         self.respond(link, reply_type, HELLO_RESPONSE, header.task, body);
         if let Some(l) = self.links.get_mut(&link) {

@@ -171,6 +171,35 @@ variations! {
     /// SignOn's success carries field 13 as false.
     BlockLaunchFalse => [Signon04],
         "NS \"The success fields\": field 13, a bool, \"blocks five UI launch handlers\": a false one blocks none";
+    /// Message 20 is answered with a grant of one free slot, the fewest that grants any.
+    SlotGrantOne => [Host04],
+        "SR \"The Activity Host\": the host \"answers message 20 with a message 0 grant\"; AH: message 0 is \"a 1,024-byte mask, one bit per entity slot\", ORed into the lease: no count is owed",
+        script RequestSlots;
+    /// The first roster grants bubble 64 on token 0xFFFF, the last before the wrap.
+    BubbleTokenTop => [Auth11],
+        "AH \"The bubble-authority block\": a u16 grant_token; the client \"compares the wire token with its own mirror, which starts at zero, and grants on a difference\"";
+    /// A stalled Ghost bar is finished with the least fraction above 1.0 (1.0000001).
+    GhostFinishJustAbove => [T6502],
+        "AH \"Type 65, ghost_link_sensor\": the host finishes the bar with \"a fraction above 1.0 and the current generation\"";
+    /// Service 7's 128 opaque bytes are 0xA5, not the zeros Sunrise sends.
+    Service7OpaqueFilled => [Bap13],
+        "NS \"The service registry\": service 7 is \"discriminator 2, a non-zero u64 session id, 128 opaque bytes\"; SR \"Service 6 and 7\": \"Sunrise sends zeros\", a choice, not a rule";
+    /// Service 26's base nonce is 0xFF in bytes 0 to 10, so the host's second sealed frame
+    /// (and the client's) takes a nonce whose increment carried across all 12 bytes.
+    NonceCarries => [Bap18],
+        "facts 1.4: the counter increment is \"little-endian over all 12 bytes\"; the base nonce is the host's to draw";
+    /// Plaintext frames go out as the other plaintext type: 0 answering 2, 2 answering 0.
+    PlainTypeSwapped => [Bap01],
+        "NS \"The frame\": frame_type \"0 or 2 plaintext, 1 encrypted\"; facts 1.5: Sunrise answers with \"the same type byte\", a choice of its own";
+    /// Family 4's snapshot also carries the account object raw at exactly its 96,280
+    /// bytes, keyed by its first qword.
+    AccountRawWhole => [Qz06, Qz08],
+        "NS \"Replicated objects, service 123\": \"The account object is exactly 96,280 bytes\", and raw bytes are copied with no clamp to the slot size, so a payload of the slot's own size writes nothing past it; the message sits between the 46,973 bytes that work and the 143,285 that end the link, a size the page leaves unverified",
+        script LobbyCalls;
+    /// The configuration reply (matchmaking kind 4) holds field 4 with no fair queue base.
+    ConfigurationBare => [Mm03],
+        "NS \"Matchmaking, services 42 and 43\": configuration is \"Accepted on field 4's presence alone\"; a fair queue base is what \"A useful reply also sets\"",
+        script LobbyCalls;
 }
 
 #[cfg(test)]
