@@ -288,6 +288,9 @@ pub enum Expectation {
     /// A clean join with no finding at all: no duty, no advisory, nothing waived. A host
     /// that takes a freedom the pages leave draws no report.
     Silent,
+    /// The client stopped at SignOn, a terminal state the pages give, with no finding at
+    /// all.
+    StopsAtSignOn,
     /// A violation of `rule` is reported, resting on `on` (a choice of Vex's) or, without
     /// one, on the pages or the facts, and no rule outside `rule` and `also` (the breaches
     /// the first one leads to) is.
@@ -376,6 +379,27 @@ impl Expectation {
                         ),
                     },
                     (other, _) => other,
+                }
+            }
+            Expectation::StopsAtSignOn => {
+                let stopped = matches!(
+                    run.outcome,
+                    vex_fake_client::Outcome::StoppedAtSignOn { .. }
+                );
+                if stopped && run.violations.is_empty() {
+                    Verdict::Pass
+                } else {
+                    Verdict::Fail {
+                        expected: "stopped at SignOn, with no finding".into(),
+                        actual: format!(
+                            "outcome {:?}, findings {:?}",
+                            run.outcome,
+                            run.violations
+                                .iter()
+                                .map(|v| v.rule.id())
+                                .collect::<Vec<_>>()
+                        ),
+                    }
                 }
             }
             Expectation::CleanJoinTogether => {
@@ -700,7 +724,11 @@ pub fn catalog() -> Vec<Case> {
             run_for_ms: variation.runs_ms(),
             script: variation.needs().into(),
             members: variation.members(),
-            expect: Expectation::Silent,
+            expect: if variation.stops_at_signon() {
+                Expectation::StopsAtSignOn
+            } else {
+                Expectation::Silent
+            },
         });
     }
     for &fault in Fault::ALL {

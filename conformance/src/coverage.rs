@@ -264,11 +264,6 @@ mod tests {
             "a snapshot spread to the gap's edge; message 11 recorded only",
         ),
         (
-            Rule::Signon09,
-            "a SignOn error that stops the client, with no finding",
-        ),
-        (Rule::Signon10, "a denial with title and body"),
-        (
             Rule::Manifest02,
             "none can be built: an empty manifest may miss a required field of a schema not given",
         ),

@@ -460,6 +460,13 @@ fn shows(v: Variation, run: &RunReport) -> Result<(), String> {
             let r = MmReply::decode(body.as_slice()).unwrap();
             check(r.configuration == Some(Vec::new()), &format!("{r:?}"))
         }
+        Variation::SignOnDenied => {
+            let answers = signon_answers(run);
+            let error = answers.last().and_then(|a| a.error.as_ref());
+            let denied =
+                error.is_some_and(|e| e.reason == Some(1) && e.title.is_some() && e.body.is_some());
+            check(denied, &format!("the last answer's error {error:?}"))
+        }
         Variation::BlockLaunchFalse => {
             let answers = signon_answers(run);
             let flag = answers

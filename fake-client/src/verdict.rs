@@ -17,6 +17,13 @@ pub enum Outcome {
         /// What stopped it.
         reason: String,
     },
+    /// SignOn let the client in nowhere: an error, whose reason picks a terminal state
+    /// (NS "The other outcomes"), or an answer it could not take. It stopped there, as the
+    /// real client would.
+    StoppedAtSignOn {
+        /// The terminal state, or what the client could not take.
+        reason: String,
+    },
     /// The activity ended with an error, as the real client would end it.
     Ended {
         /// The rule whose breach ended it.

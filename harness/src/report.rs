@@ -44,8 +44,14 @@ impl RunReport {
 
     /// The report of a run that could not run to its end, at `end`: aborted with `reason`.
     pub fn aborted(reason: String, end: Instant) -> Self {
+        Self::stopped(Outcome::Aborted { reason }, end)
+    }
+
+    /// The report of a run that stopped before any link was opened, at `end`, with
+    /// `outcome`.
+    pub fn stopped(outcome: Outcome, end: Instant) -> Self {
         Self {
-            outcome: Outcome::Aborted { reason },
+            outcome,
             status: StatusLine::default(),
             violations: Vec::new(),
             rosters_applied: 0,

@@ -7,7 +7,7 @@ use crate::RunReport;
 use rsa::pkcs8::{DecodePublicKey, EncodePublicKey};
 use std::net::Ipv4Addr;
 use vex_fake_client::signon::{SignOnAction, SignOnClient, SignOnEnd};
-use vex_fake_client::{ClientConfig, Violation};
+use vex_fake_client::{ClientConfig, Outcome, Violation};
 use vex_host::lobby::Lobby;
 use vex_wire::time::Instant;
 
@@ -201,8 +201,8 @@ impl SignedOn {
 pub fn granted(run: SignOnRun, clients: &mut [ClientConfig]) -> Result<SignedOn, Box<RunReport>> {
     let Some(grant) = run.end.grant else {
         let why = run.end.stopped.unwrap_or_default();
-        let mut report =
-            RunReport::aborted(format!("stopped at SignOn: {why}"), Instant::from_millis(0));
+        let outcome = Outcome::StoppedAtSignOn { reason: why };
+        let mut report = RunReport::stopped(outcome, Instant::from_millis(0));
         report.violations = run.violations;
         report.transcript.signon = Some(run.record);
         return Err(Box::new(report));

@@ -76,6 +76,14 @@ pub fn answer(plan: &HostPlan, attempt: usize, r: &mut SignOnResponse) {
             retry_seconds: Some(0),
         });
     }
+    if plan.varies(Variation::SignOnDenied) {
+        arm(r, Outcome::Error);
+        r.error = Some(SignOnError {
+            reason: Some(SUSPENDED),
+            title: Some("Suspended".into()),
+            body: Some("This account is suspended.".into()),
+        });
+    }
     if plan.varies(Variation::BlockLaunchFalse) {
         success(r, &|s| s.block_launch = Some(false));
     }
@@ -96,6 +104,8 @@ pub fn answer(plan: &HostPlan, attempt: usize, r: &mut SignOnResponse) {
     }
 }
 
+/// SignOn error reason 1: the account is suspended (NS "The other outcomes").
+const SUSPENDED: u32 = 1;
 /// The feature names SignOn carries at most (NS "SignOn": up to eight).
 const FEATURES: usize = 8;
 

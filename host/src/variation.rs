@@ -171,6 +171,10 @@ variations! {
     /// SignOn's success carries field 13 as false.
     BlockLaunchFalse => [Signon04],
         "NS \"The success fields\": field 13, a bool, \"blocks five UI launch handlers\": a false one blocks none";
+    /// SignOn answers with an error: reason 1 (suspended), a title and a body. The client
+    /// stops at SignOn, as the page says, and nothing else is owed.
+    SignOnDenied => [Signon09, Signon10],
+        "NS \"The other outcomes\": an error's \"reason picks a terminal state\" (1, suspended); \"The denial screen shows the error's title and body only when both are present\"";
     /// Message 20 is answered with a grant of one free slot, the fewest that grants any.
     SlotGrantOne => [Host04],
         "SR \"The Activity Host\": the host \"answers message 20 with a message 0 grant\"; AH: message 0 is \"a 1,024-byte mask, one bit per entity slot\", ORed into the lease: no count is owed",
@@ -200,6 +204,14 @@ variations! {
     ConfigurationBare => [Mm03],
         "NS \"Matchmaking, services 42 and 43\": configuration is \"Accepted on field 4's presence alone\"; a fair queue base is what \"A useful reply also sets\"",
         script LobbyCalls;
+}
+
+impl Variation {
+    /// Whether the client stops at SignOn under it, as the page's terminal state asks:
+    /// its run ends there, with no finding.
+    pub fn stops_at_signon(self) -> bool {
+        self == Variation::SignOnDenied
+    }
 }
 
 #[cfg(test)]

@@ -254,6 +254,7 @@ fn verdict(run: &vex_harness::RunReport) -> ExitCode {
         Outcome::Ended { rule, reason } => out!("outcome: ended by {rule}: {reason}"),
         Outcome::Crashed { rule, reason } => out!("outcome: crashed by {rule}: {reason}"),
         Outcome::Aborted { reason } => out!("outcome: the emulated client stopped: {reason}"),
+        Outcome::StoppedAtSignOn { reason } => out!("outcome: stopped at SignOn: {reason}"),
     }
     if run.violations.is_empty() && run.status.in_activity() {
         ExitCode::SUCCESS
