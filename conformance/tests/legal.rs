@@ -460,6 +460,18 @@ fn shows(v: Variation, run: &RunReport) -> Result<(), String> {
             let r = MmReply::decode(body.as_slice()).unwrap();
             check(r.configuration == Some(Vec::new()), &format!("{r:?}"))
         }
+        Variation::MembershipAfterBurst => {
+            let (burst, _) = pushes(run, ids::BUBBLE_HOST_STATE)[0];
+            let tables: Vec<u64> = pushes(run, ids::REPLICATE_MEMBERSHIP)
+                .into_iter()
+                .map(|(at, _)| at)
+                .collect();
+            let later = tables.first().is_some_and(|at| *at > burst);
+            check(
+                later,
+                &format!("burst at {burst}, message 12 at {tables:?}"),
+            )
+        }
         Variation::SignOnDenied => {
             let answers = signon_answers(run);
             let error = answers.last().and_then(|a| a.error.as_ref());

@@ -218,7 +218,7 @@ faults! {
     WrongHostId => Join05, also [Env06, Join09];
     /// JOIN-06: message 4 echoes host id 0.
     ZeroHostId => Join06, also [Env07, Join02, Join09, Auth16];
-    /// JOIN-09: the burst has no message 12.
+    /// JOIN-09: the burst has no message 12, and none follows.
     NoMembership => Join09;
     /// GLOBAL-01: message 1 is cut to 100 bytes.
     ShortGlobalState => Global01;

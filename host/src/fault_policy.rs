@@ -166,7 +166,7 @@ impl Policy for HostPlan {
         if self.has(Fault::BurstWithoutWorldGlobals) {
             burst.retain(|(msg, _)| *msg != WORLD_GLOBALS_STATE);
         }
-        if self.has(Fault::NoMembership) {
+        if self.has(Fault::NoMembership) || self.varies(Variation::MembershipAfterBurst) {
             burst.retain(|(msg, _)| *msg != REPLICATE_MEMBERSHIP);
         }
         if self.has(Fault::AuthBeforeEpoch) {
@@ -228,7 +228,7 @@ impl Policy for HostPlan {
     }
 
     fn resend_membership(&self, unacknowledged: bool) -> bool {
-        unacknowledged || self.has(Fault::MembershipOnTimer)
+        (unacknowledged && !self.has(Fault::NoMembership)) || self.has(Fault::MembershipOnTimer)
     }
 
     fn roster(&self, mut roster: SensorAuthUpdate, send: RosterSend) -> SensorAuthUpdate {

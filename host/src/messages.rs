@@ -185,8 +185,9 @@ impl HostCore {
             binding.join = Some(join);
             binding.roster_owed = true;
             binding.epoch_waiting = false;
-            // a public joiner is sent the activity's table right below, after its private one
-            binding.membership_revision = membership.then_some(current);
+            // a public joiner is sent the activity's table right below, after its private one;
+            // a burst without one owes it, and the keepalive sends it (MEMBER-03)
+            binding.membership_revision = Some(current);
             binding.replication_epoch = epoch;
             binding.membership_acknowledged = None;
             binding.rosters_sent = 0;

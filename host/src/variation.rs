@@ -171,6 +171,10 @@ variations! {
     /// SignOn's success carries field 13 as false.
     BlockLaunchFalse => [Signon04],
         "NS \"The success fields\": field 13, a bool, \"blocks five UI launch handlers\": a false one blocks none";
+    /// The join burst ends at message 54; message 12 follows on the first keepalive, while
+    /// the client has not acknowledged the table.
+    MembershipAfterBurst => [Join02, Member03],
+        "SR \"The join burst\": message 12 carries \"the member table, when it is ready\"; SR \"Timed sends that remain\": the keepalive \"carries message 12 only when the table changed, the client moved region, or the client has not acknowledged the current revision yet\"";
     /// SignOn answers with an error: reason 1 (suspended), a title and a body. The client
     /// stops at SignOn, as the page says, and nothing else is owed.
     SignOnDenied => [Signon09, Signon10],
