@@ -12,7 +12,7 @@ async fn route_join_over_tcp_against_the_server() {
     };
     let core = HostCore::new(HostConfig::builtin(addr));
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(vex_host::server::serve(listener, core, async {
+    let server = tokio::spawn(vex_server::bap::serve(listener, core, async {
         let _ = stopped.await;
     }));
     let case = catalog()
@@ -118,7 +118,7 @@ async fn serve(
     let mut config = HostConfig::builtin(addr);
     config.plan = faults;
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(vex_host::server::serve(
+    let server = tokio::spawn(vex_server::bap::serve(
         listener,
         HostCore::new(config),
         async {

@@ -1,8 +1,9 @@
 //! vex-host: the Vex Activity Host.
 //!
-//! A sans-IO core ([`HostCore`]) that owns every link and session, and a thin tokio server
-//! ([`server`]) around it. SR (001) describes what an Activity Host does; AH (000) the
-//! messages.
+//! A sans-IO core ([`HostCore`]) that owns every link and session: bytes and time in,
+//! frames and events out, no IO and no clock (the tokio server and the HTTPS lobby around
+//! it are the `vex-server` crate). SR (001) describes what an Activity Host does; AH (000)
+//! the messages.
 
 pub mod activity;
 mod authority;
@@ -27,7 +28,6 @@ pub mod like;
 pub mod limits;
 mod link;
 pub mod lobby;
-pub mod lobby_http;
 mod lobby_services;
 mod matchmaking;
 pub mod member_state;
@@ -47,7 +47,6 @@ pub mod roster;
 mod route;
 pub mod schedule;
 pub mod sense;
-pub mod server;
 pub mod signon;
 mod timer;
 mod timer_queue;

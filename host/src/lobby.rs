@@ -1,6 +1,6 @@
 //! What the lobby's HTTP endpoint serves, sans-IO: SignOn's answers and the signed content
 //! manifest, each through the outbound hook (NS "SignOn", "The content manifest"). The
-//! HTTPS server ([`crate::lobby_http`]) and the in-process harness both drive it.
+//! HTTPS server (`vex_server::lobby_http`) and the in-process harness both drive it.
 
 use crate::outbound::Outbound;
 use crate::plan::HostPlan;

@@ -1,6 +1,6 @@
 //! The host's SignOn: the POST body in, the response whose field 1 picks the outcome out,
 //! from what the scenario sets for the account (NS "SignOn", "The success fields", "The
-//! other outcomes"). Sans-IO: the HTTPS server ([`crate::lobby_http`]) passes the time
+//! other outcomes"). Sans-IO: the HTTPS server (`vex_server::lobby_http`) passes the time
 //! and the bytes.
 
 use rand_chacha::ChaCha20Rng;

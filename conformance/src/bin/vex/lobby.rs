@@ -7,8 +7,8 @@ use std::net::{SocketAddr, SocketAddrV4};
 use std::path::{Path, PathBuf};
 use vex_host::HostConfig;
 use vex_host::lobby::{self, Lobby};
-use vex_host::lobby_http::{self, SIGNON_PATH, Tls};
 use vex_host::signon::SignOnService;
+use vex_server::lobby_http::{self, SIGNON_PATH, Tls};
 use vex_wire::lobby::manifest;
 
 /// The lobby's arguments to `vex host`.

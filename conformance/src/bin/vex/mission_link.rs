@@ -11,7 +11,7 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Semaphore, mpsc, oneshot};
 use vex_host::mission::MissionReport;
-use vex_host::server::Control;
+use vex_server::bap::Control;
 
 /// The longest command line the link reads.
 const MAX_COMMAND: u64 = 64;

@@ -6,7 +6,7 @@ use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use tokio::sync::mpsc;
-use vex_host::server::Control;
+use vex_server::bap::Control;
 
 /// How long saves of the file settle before one reload is asked for.
 const SETTLE: Duration = Duration::from_millis(200);

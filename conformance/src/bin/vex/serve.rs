@@ -179,7 +179,7 @@ async fn serve(
         }
         None => (HostCore::new(config), None),
     };
-    match vex_host::server::serve_with_control(listener, core, controlled, shutdown).await {
+    match vex_server::bap::serve_with_control(listener, core, controlled, shutdown).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("vex host: {e}");

@@ -4,8 +4,6 @@
 //! start unless one is given; every connection bounded (the TLS handshake, the first
 //! request, the body size), so slow or half-open connections cost a timer each.
 
-use crate::lobby::Lobby;
-use crate::signon::{MAX_REQUEST_BYTES, SignOnRefusal};
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, DefaultBodyLimit, RawQuery, State};
@@ -19,6 +17,8 @@ use sha2::{Digest, Sha256};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use vex_host::lobby::Lobby;
+use vex_host::signon::{MAX_REQUEST_BYTES, SignOnRefusal};
 
 /// The SignOn route.
 pub const SIGNON_PATH: &str = "/SignOn";

@@ -4,13 +4,8 @@
 //!
 //! Every queue is bounded: readers wait when the core is behind, and a link whose peer
 //! does not read its frames is closed once its backlog passes
-//! [`crate::Limits::output_queue_bytes`].
+//! [`vex_host::Limits::output_queue_bytes`].
 
-use crate::core::{HostCore, LinkId};
-use crate::event::HostEvent;
-use crate::limits::Limit;
-use crate::mission::MissionReport;
-use crate::reason::Closed;
 use std::collections::{BTreeMap, VecDeque};
 use std::future::Future;
 use std::sync::Arc;
@@ -20,6 +15,11 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, oneshot};
+use vex_host::event::HostEvent;
+use vex_host::limits::Limit;
+use vex_host::mission::MissionReport;
+use vex_host::reason::Closed;
+use vex_host::{HostCore, LinkId};
 use vex_wire::time::Instant;
 
 /// Bytes read per socket read.

@@ -16,7 +16,7 @@ async fn hello_answer(limits: Limits) -> Vec<u8> {
     let mut config = HostConfig::builtin(HostConfig::default_address());
     config.limits = limits;
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(vex_host::server::serve(
+    let server = tokio::spawn(vex_server::bap::serve(
         listener,
         HostCore::new(config),
         async move {
