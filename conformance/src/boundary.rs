@@ -4,7 +4,7 @@
 //! clean case, which must stay silent. A rule with a range whose legal end our host
 //! already sends in a clean case (the highest service id, the smallest join_result, the
 //! next revision) is met the same way. The other rules' legal cases near their boundary
-//! are the `legal.*` variations (`vex_host::Variation`). The clean cases pass with
+//! are the `legal.*` variations (`vex_faults::Variation`). The clean cases pass with
 //! `--strict`, so a duty's value is judged there too.
 
 use vex_fake_client::Rule;

@@ -5,11 +5,10 @@ use std::net::SocketAddrV4;
 
 use crate::gate::Gate;
 use vex_fake_client::{Choice, ClientConfig, Probe, Provenance, Rule};
+use vex_faults::{ClientAction, Fault, Variation};
 use vex_harness::RunReport;
 use vex_harness::hostile::Hostile;
 use vex_harness::link_fault::LinkFault;
-use vex_host::fault::ClientAction;
-use vex_host::{Fault, Variation};
 use vex_wire::bap::secure::SignOnKeys;
 use vex_wire::scenario::Scenario;
 

@@ -6,12 +6,13 @@ use crate::{network, signon_step};
 use std::net::SocketAddrV4;
 use std::time::{Duration, Instant};
 use vex_fake_client::Violation;
+use vex_faults::HostPlan;
+use vex_faults::like::Like;
 use vex_harness::signon::SignOnTarget;
 use vex_harness::signon_record::SignedOn;
 use vex_harness::{RunReport, in_process, tcp};
-use vex_host::like::Like;
 use vex_host::mission::MissionReport;
-use vex_host::{HostConfig, HostCore, HostEvent, HostPlan};
+use vex_host::{Hooks, HostConfig, HostCore, HostEvent};
 use vex_mission::RhaiMission;
 use vex_wire::bap::secure::SignOnKeys;
 use vex_wire::scenario::Scenario;
@@ -224,7 +225,7 @@ pub fn run_in_process_against(case: &Case, faults: HostPlan, options: CheckOptio
     let keys = options.keys;
     let started = Instant::now();
     let mut config = options.host_config();
-    config.plan = faults;
+    config.hooks = Hooks::new(faults);
     let mut clients = case.clients_of(IN_PROCESS_HOST, keys, &config.scenario);
     let run = match signon_step::sign_on(&config, &mut clients) {
         Ok(signon) => after(

@@ -47,7 +47,7 @@ pub fn sign_on(
     );
     let content = lobby::content(&host.scenario.name);
     let mut salt = ChaCha20Rng::from_seed(host.seed);
-    let mut lobby = Lobby::new(service, key, &content, host.plan.clone(), &mut salt)
+    let mut lobby = Lobby::new(service, key, &content, host.hooks.clone(), &mut salt)
         .map_err(|e| aborted(format!("signing the manifest: {e}")))?;
     let steam_id = host.scenario.player.steam_id;
     granted(

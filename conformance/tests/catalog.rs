@@ -4,7 +4,7 @@
 
 use vex_conformance::{CheckOptions, Verdict, catalog, run_in_process};
 use vex_fake_client::{ENFORCED, Rule};
-use vex_host::Fault;
+use vex_faults::Fault;
 
 fn assert_case(id: &str) {
     let case = catalog()
@@ -458,7 +458,7 @@ fn every_any_host_case_fails_against_each_fault_it_shows() {
         for fault in case.shows() {
             let r = vex_conformance::run_in_process_against(
                 &case,
-                vex_host::HostPlan::single(fault),
+                vex_faults::HostPlan::single(fault),
                 CheckOptions::DEVELOPMENT,
             );
             assert!(

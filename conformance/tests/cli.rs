@@ -293,7 +293,7 @@ fn faults_list_with_their_rules() {
             .any(|l| l.starts_with("BurstOrder ") && l.ends_with("JOIN-01")),
         "{out}"
     );
-    assert_eq!(out.lines().count(), vex_host::Fault::ALL.len());
+    assert_eq!(out.lines().count(), vex_faults::Fault::ALL.len());
 }
 
 /// TCP cases run `--jobs` at a time: two 5-second cases at two jobs end well before ten

@@ -6,10 +6,10 @@
 use prost::Message;
 use serde_json::Value as Json;
 use vex_conformance::{CheckOptions, HostUnderTest, Verdict, auth_update, catalog};
+use vex_faults::HostPlan;
+use vex_faults::Variation;
 use vex_harness::RunReport;
 use vex_harness::transcript::{Direction, Line};
-use vex_host::HostPlan;
-use vex_host::Variation;
 use vex_host::outbound::Outbound;
 use vex_host::policy::Policy;
 use vex_wire::activity::body::Body;

@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 use vex_conformance::{CheckOptions, HostUnderTest, Verdict, catalog, run_like};
 use vex_fake_client::Rule;
-use vex_host::like::Like;
+use vex_faults::like::Like;
 
 #[test]
 fn sunrise_breaks_exactly_its_documented_departures() {

@@ -105,7 +105,7 @@ where
 
 /// Serves our host with `faults` on a free port until `stop` fires.
 async fn serve(
-    faults: vex_host::HostPlan,
+    faults: vex_faults::HostPlan,
 ) -> (
     std::net::SocketAddrV4,
     tokio::sync::oneshot::Sender<()>,
@@ -116,7 +116,7 @@ async fn serve(
         unreachable!("bound to an IPv4 address")
     };
     let mut config = HostConfig::builtin(addr);
-    config.plan = faults;
+    config.hooks = vex_host::Hooks::new(faults);
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(vex_server::bap::serve(
         listener,
@@ -134,7 +134,7 @@ async fn serve(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_probe_fails_against_a_host_that_breaks_its_duty() {
     use vex_conformance::case::ClientScript;
-    let probing: Vec<(vex_host::Fault, vex_fake_client::Probe)> = vex_host::Fault::ALL
+    let probing: Vec<(vex_faults::Fault, vex_fake_client::Probe)> = vex_faults::Fault::ALL
         .iter()
         .filter_map(|&f| match ClientScript::from(f.needs()) {
             ClientScript::Probe(p) => Some((f, p)),
@@ -148,7 +148,7 @@ async fn each_probe_fails_against_a_host_that_breaks_its_duty() {
         );
     }
     let runs = probing.into_iter().map(|(fault, probe)| async move {
-        let (addr, stop, server) = serve(vex_host::HostPlan::single(fault)).await;
+        let (addr, stop, server) = serve(vex_faults::HostPlan::single(fault)).await;
         let case = catalog()
             .into_iter()
             .find(|c| c.id == format!("probe.{}", probe.name()))

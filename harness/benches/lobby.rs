@@ -10,7 +10,7 @@ use std::hint::black_box;
 use std::net::{Ipv4Addr, SocketAddrV4};
 use vex_fake_client::signon::{SignOnClient, SignOnStep};
 use vex_harness::signon::{SignOnTarget, sign_on};
-use vex_host::HostPlan;
+use vex_host::Hooks;
 use vex_host::lobby::{self, Lobby};
 use vex_host::signon::SignOnService;
 use vex_server::lobby_http::{self, Tls};
@@ -60,7 +60,7 @@ fn signon(c: &mut Criterion) {
         service(),
         &key,
         &lobby::content("bench"),
-        HostPlan::default(),
+        Hooks::default(),
         &mut SysRng,
     )
     .unwrap();

@@ -3,11 +3,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code
 use vex_fake_client::ClientConfig;
+use vex_faults::{Fault, HostPlan};
 use vex_harness::in_process::{HostRun, run_host_over};
 use vex_harness::link_fault::{Direction, LinkFault};
 use vex_harness::link_judge::{faulted_reports, judge};
 use vex_harness::wire::Wire;
-use vex_host::{Fault, HostConfig, HostCore, HostPlan};
+use vex_host::{Hooks, HostConfig, HostCore};
 
 const RUN_MS: u64 = 30_000;
 
@@ -22,7 +23,7 @@ fn run(faults: HostPlan, wire: Wire) -> HostRun {
         })
         .collect();
     let mut config = HostConfig::builtin(address);
-    config.plan = faults;
+    config.hooks = Hooks::new(faults);
     run_host_over(HostCore::new(config), members, RUN_MS, vec![], wire)
 }
 

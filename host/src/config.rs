@@ -1,8 +1,7 @@
 //! Host configuration.
 
-use crate::hooks::CustomHook;
+use crate::hooks::Hooks;
 use crate::limits::Limits;
-use crate::plan::HostPlan;
 use crate::program::builtin_timeline;
 use std::net::{Ipv4Addr, SocketAddrV4};
 use vex_wire::bap::secure::SignOnKeys;
@@ -23,11 +22,9 @@ pub struct HostConfig {
     pub seed: [u8; 32],
     /// The activity content the host serves.
     pub scenario: Scenario,
-    /// What the host does other than its defaults: deliberate faults and the freedoms of
-    /// the pages it takes, for conformance self-tests.
-    pub plan: HostPlan,
-    /// A policy and outbound hook that replace the plan's on the activity host, when set.
-    pub hook: Option<CustomHook>,
+    /// The policy and outbound hook its handlers ask: the pages' own by default; a
+    /// conformance self-test's fault plan, or a test's own host, otherwise.
+    pub hooks: Hooks,
     /// Sunrise's `server.activation.default_client_activation`: message 11 gets the
     /// snapshot when on, is recorded only when off (SR "What each client message gets").
     /// On by default, as in Sunrise's default settings.
@@ -49,8 +46,7 @@ impl HostConfig {
             signon: SignOnKeys::DEVELOPMENT,
             seed: [7; 32],
             scenario: Scenario::builtin(),
-            plan: HostPlan::default(),
-            hook: None,
+            hooks: Hooks::default(),
             default_client_activation: true,
             timeline: builtin_timeline(),
             limits: Limits::default(),

@@ -65,10 +65,7 @@ impl HostCore {
     /// A host with no links.
     pub fn new(mut config: HostConfig) -> Self {
         let timeline = std::mem::take(&mut config.timeline);
-        config.timeline = match &config.hook {
-            Some(hook) => hook.0.program(timeline),
-            None => config.plan.program(timeline),
-        };
+        config.timeline = config.hooks.policy().program(timeline);
         Self {
             rng: ChaCha20Rng::from_seed(config.seed),
             config,
@@ -289,18 +286,12 @@ impl HostCore {
     /// The host's decisions (design "The emulated client": a policy trait whose defaults
     /// are the correct behaviour).
     pub(crate) fn policy(&self) -> &dyn Policy {
-        match &self.config.hook {
-            Some(hook) => hook.0.as_ref(),
-            None => &self.config.plan,
-        }
+        self.config.hooks.policy()
     }
 
     /// The one outbound hook every frame passes.
     pub(crate) fn outbound(&self) -> &dyn Outbound {
-        match &self.config.hook {
-            Some(hook) => hook.0.as_ref(),
-            None => &self.config.plan,
-        }
+        self.config.hooks.outbound()
     }
 
     /// The next frame to send.

@@ -2,8 +2,8 @@
 //! manifest, each through the outbound hook (NS "SignOn", "The content manifest"). The
 //! HTTPS server (`vex_server::lobby_http`) and the in-process harness both drive it.
 
+use crate::hooks::Hooks;
 use crate::outbound::Outbound;
-use crate::plan::HostPlan;
 use crate::signon::{SignOnRefusal, SignOnReply, SignOnService};
 use prost::Message;
 use rsa::rand_core::TryCryptoRng;
@@ -11,31 +11,30 @@ use sha2::{Digest, Sha256};
 use std::net::Ipv4Addr;
 use vex_wire::lobby::manifest::{self, ContentConfig};
 
-/// SignOn, the manifest signed under the host's key, and the faults to commit, which
-/// edit both through the outbound hook.
+/// SignOn, and the manifest signed under the host's key, both through the outbound hook.
 #[derive(Debug)]
 pub struct Lobby {
     signon: SignOnService,
     manifest: Vec<u8>,
-    faults: HostPlan,
+    hooks: Hooks,
 }
 
 impl Lobby {
     /// The lobby answering with `signon` and serving `body` signed under `key` (with
-    /// `rng` for the signature's salt); `faults` edits both.
+    /// `rng` for the signature's salt); `hooks` may edit both.
     pub fn new<R: TryCryptoRng + ?Sized>(
         signon: SignOnService,
         key: &rsa::PrivateKey,
         body: &[u8],
-        faults: HostPlan,
+        hooks: Hooks,
         rng: &mut R,
     ) -> Result<Self, rsa::signature::Error> {
         let mut body = body.to_vec();
-        faults.manifest_body(&mut body);
+        hooks.outbound().manifest_body(&mut body);
         Ok(Self {
             signon,
             manifest: manifest::sign(key, &body, rng)?,
-            faults,
+            hooks,
         })
     }
 
@@ -61,7 +60,7 @@ impl Lobby {
 
     /// The one outbound hook, as the host core has it (`HostCore::outbound`).
     fn outbound(&self) -> &dyn Outbound {
-        &self.faults
+        self.hooks.outbound()
     }
 }
 

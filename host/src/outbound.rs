@@ -2,7 +2,7 @@
 //! and so does what its lobby serves over HTTPS,
 //! like smoltcp's `phy::FaultInjector` (design "The emulated client": faults that change
 //! bytes or frames go through one outbound hook). Its default methods change nothing and
-//! add nothing; the built-in host's [`crate::HostPlan`] keeps them until it is told to
+//! add nothing; the built-in host's fault plan (`vex-faults`) keeps them until it is told to
 //! break a rule.
 
 use crate::policy::RosterInputs;

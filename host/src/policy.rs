@@ -1,7 +1,7 @@
 //! The decisions the host makes, as one trait whose default methods are the correct
 //! behaviour (design "The emulated client": faults that change a decision go through a
 //! policy trait). The handlers ask it and never test for a fault; the built-in host's
-//! [`crate::HostPlan`] keeps every default until it is told to break a rule.
+//! fault plan (`vex-faults`) keeps every default until it is told to break a rule.
 
 use crate::reason::Dropped;
 use crate::schedule::KEEPALIVE_INTERVAL_MS;

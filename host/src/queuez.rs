@@ -54,7 +54,7 @@ impl HostCore {
 }
 
 /// An object of `len` raw bytes whose first qword is `key`.
-pub(crate) fn raw(object_id: u32, key: u64, len: usize) -> ObjectUpdate {
+pub fn raw(object_id: u32, key: u64, len: usize) -> ObjectUpdate {
     let mut payload = key.to_be_bytes().to_vec();
     payload.resize(len.max(8), 0);
     ObjectUpdate {
@@ -66,6 +66,6 @@ pub(crate) fn raw(object_id: u32, key: u64, len: usize) -> ObjectUpdate {
 }
 
 /// The account object at its full size, `extra` bytes past it.
-pub(crate) fn account(key: u64, extra: usize) -> ObjectUpdate {
+pub fn account(key: u64, extra: usize) -> ObjectUpdate {
     raw(ACCOUNT_OBJECT, key, MAX_PAYLOAD + extra)
 }

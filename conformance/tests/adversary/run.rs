@@ -3,12 +3,11 @@
 
 use crate::host::Adversary;
 use crate::mode::Mode;
-use std::sync::Arc;
 use vex_fake_client::{ClientConfig, Probe, Rule, Script};
 use vex_harness::in_process::{run, run_members};
 use vex_harness::report::RunReport;
+use vex_host::Hooks;
 use vex_host::HostConfig;
-use vex_host::hooks::CustomHook;
 use vex_wire::scenario::Scenario;
 
 /// How long a run lasts unless a test says otherwise: past the built-in program (4 s),
@@ -19,7 +18,7 @@ pub const RUN_MS: u64 = 12_000;
 /// its program too).
 pub fn host(mode: Mode) -> HostConfig {
     let mut host = HostConfig::builtin(HostConfig::default_address());
-    host.hook = Some(CustomHook(Arc::new(Adversary::new(mode))));
+    host.hooks = Hooks::new(Adversary::new(mode));
     host
 }
 

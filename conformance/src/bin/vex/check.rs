@@ -18,7 +18,7 @@ use vex_conformance::{
     Case, CaseResult, CheckOptions, HostUnderTest, Transport, Verdict, catalog, report, run_case,
     run_in_process, run_like,
 };
-use vex_host::like::Like;
+use vex_faults::like::Like;
 
 /// The documented host named `name` (`--like`).
 pub fn parse_like(name: &str) -> Result<Like, String> {

@@ -54,7 +54,7 @@ impl LobbyArgs {
             .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
         let bap: SocketAddrV4 = config.advertised;
         let service = SignOnService::new(config.scenario.lobby.clone(), config.signon, bap, seed);
-        let faults = config.plan.clone();
+        let faults = config.hooks.clone();
         let lobby = Lobby::new(
             service,
             &key,

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
-use vex_host::{Fault, HostConfig, HostCore, HostPlan};
+use vex_faults::{Fault, HostPlan};
+use vex_host::{Hooks, HostConfig, HostCore};
 use vex_mission::RhaiMission;
 
 /// `vex host`'s arguments.
@@ -30,7 +31,7 @@ pub struct HostArgs {
     /// Behave as a documented host does where it departs from the pages (`sunrise`: each
     /// departure as the facts sheet records it; `vex check --like` shows what Vex says).
     #[arg(long, value_name = "HOST", value_parser = crate::check::parse_like)]
-    like: Option<vex_host::like::Like>,
+    like: Option<vex_faults::like::Like>,
     /// List the faults `--fault` takes, each with the rule it breaks, and exit.
     #[arg(long)]
     list_faults: bool,
@@ -78,14 +79,14 @@ pub async fn run(args: HostArgs) -> ExitCode {
     }
     if let Some(fault) = args.fault {
         tracing::warn!(?fault, rule = %fault.rule(), "serving with a fault on purpose");
-        config.plan = HostPlan::single(fault);
+        config.hooks = Hooks::new(HostPlan::single(fault));
     }
     if let Some(like) = args.like {
         tracing::warn!(
             like = like.name(),
             "serving as a documented host does, departures and all"
         );
-        config.plan = like.plan();
+        config.hooks = Hooks::new(like.plan());
     }
     let mission = match &args.mission {
         Some(file) => match Mission::start(file, args.command).await {

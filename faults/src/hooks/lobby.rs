@@ -4,10 +4,10 @@
 //! variation takes a freedom the pages leave, and an empty plan changes nothing.
 
 use crate::fault::Fault;
-use crate::outbound::Delivery;
 use crate::plan::HostPlan;
 use crate::variation::Variation;
 use prost::Message;
+use vex_host::outbound::Delivery;
 use vex_wire::bap::matchmaking::{self, Reply};
 use vex_wire::bap::web_service::{self, EQUIP, SUBSCRIBE, Shape, WsReply};
 

@@ -1,16 +1,14 @@
 //! The decisions a [`HostPlan`] changes: each override breaks one rule when its fault is
 //! in the plan, and keeps [`Policy`]'s correct default otherwise.
 
-use crate::activity::{GRANTABLE, JOIN_GRANT_COUNT};
+use super::{program, sensor_auth};
 use crate::fault::Fault;
-use crate::fault_roster;
 use crate::plan::HostPlan;
-use crate::plan_program;
-use crate::policy::{Burst, Policy, RosterInputs, RosterSend};
-use crate::reason::Dropped;
-use crate::roster;
-use crate::schedule::{KEEPALIVE_INTERVAL_MS, TimedCommit};
 use crate::variation::Variation;
+use vex_host::activity::{GRANTABLE, JOIN_GRANT_COUNT};
+use vex_host::policy::{Burst, Policy, RosterInputs, RosterSend};
+use vex_host::reason::Dropped;
+use vex_host::schedule::{KEEPALIVE_INTERVAL_MS, TimedCommit};
 use vex_wire::activity::authority::Purge;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::global_state::{BUBBLE_ENABLED, GlobalActivityState};
@@ -170,7 +168,7 @@ impl Policy for HostPlan {
             burst.retain(|(msg, _)| *msg != REPLICATE_MEMBERSHIP);
         }
         if self.has(Fault::AuthBeforeEpoch) {
-            let early = roster::sensor_auth(&context)?;
+            let early = vex_host::roster::sensor_auth(&context)?;
             let early = early.encode()?;
             let at = burst
                 .iter()
@@ -247,7 +245,7 @@ impl Policy for HostPlan {
         {
             g.key = EMPTY_KEY;
         }
-        fault_roster::roster_faults(self, &mut roster);
+        sensor_auth::roster_faults(self, &mut roster);
         if self.has(Fault::FirstSendWithoutReset)
             && first
             && let Some(auth) = roster
@@ -265,7 +263,7 @@ impl Policy for HostPlan {
         }
         self.move_state_byte(&mut roster, send.sent);
         if self.has(Fault::GenerationOnEverySend) {
-            fault_roster::generation_on_every_send(&mut roster, send.sent);
+            sensor_auth::generation_on_every_send(&mut roster, send.sent);
         }
         if self.has(Fault::BlocksOnKeepalive) && !first && !send.snapshot {
             roster.roster = None;
@@ -279,7 +277,7 @@ impl Policy for HostPlan {
             }
         }
         if send.snapshot {
-            fault_roster::snapshot_objective(self, &mut roster);
+            sensor_auth::snapshot_objective(self, &mut roster);
         }
         if self.varies(Variation::DeltasAfterSeed) && !first && !send.snapshot {
             let parts = roster.groups.iter_mut().flat_map(|g| &mut g.objects);
@@ -329,7 +327,7 @@ impl Policy for HostPlan {
     }
 
     fn program(&self, mut timeline: Vec<TimedCommit>) -> Vec<TimedCommit> {
-        timeline.extend(plan_program::commits(self));
+        timeline.extend(program::commits(self));
         timeline.sort_by_key(|c| c.after_ms); // the host runs it in order
         timeline
     }
@@ -396,7 +394,7 @@ impl Policy for HostPlan {
         sent: u32,
     ) -> Result<SensorAuthUpdate, BitError> {
         if self.has(Fault::LeaveKeepsPresence) {
-            delta = roster::sensor_auth(&inputs)?;
+            delta = vex_host::roster::sensor_auth(&inputs)?;
             delta.groups.clear(); // every key still present
         }
         // the leave delta keeps the byte of the roster before it (LEAVE-01)

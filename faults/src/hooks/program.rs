@@ -5,9 +5,9 @@
 
 use crate::fault::Fault;
 use crate::plan::HostPlan;
-use crate::schedule::TimedCommit;
 use crate::variation::Variation;
-use crate::world::WorldRequest;
+use vex_host::schedule::TimedCommit;
+use vex_host::world::WorldRequest;
 use vex_wire::activity::auth::AuthBody;
 use vex_wire::activity::auth::lifetime::{LifetimeAuth, SpawnPair, Switch};
 use vex_wire::activity::incident::Incident;

@@ -1,17 +1,13 @@
 //! The bytes and frames a [`HostPlan`] changes through the outbound hook: each override
 //! breaks one rule when its fault is in the plan, and changes nothing otherwise.
 
-use crate::activity::GRANTABLE;
+use super::incident::faulty_incident;
+use super::{lobby, queuez, sensor_auth, signon};
 use crate::fault::Fault;
-use crate::fault_lobby;
-use crate::fault_queuez;
-use crate::fault_roster;
-use crate::fault_signon;
-use crate::incident_faults::faulty_incident;
-use crate::outbound::{Delivery, Injected, Moment, Outbound, Payload};
 use crate::plan::HostPlan;
-use crate::roster;
 use crate::variation::Variation;
+use vex_host::activity::GRANTABLE;
+use vex_host::outbound::{Delivery, Injected, Moment, Outbound, Payload};
 use vex_wire::activity::authority::Purge;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::envelope::{PUSH_HEADER_LEN, PushHeader};
@@ -96,23 +92,23 @@ fn flip(body: &mut [u8], at: usize, bits: u8) {
 
 impl Outbound for HostPlan {
     fn queuez(&self, update: Update) -> Vec<Vec<u8>> {
-        fault_queuez::pushes(self, update)
+        queuez::pushes(self, update)
     }
 
     fn signon(&self, attempt: usize, response: &mut SignOnResponse) {
-        fault_signon::answer(self, attempt, response);
+        signon::answer(self, attempt, response);
     }
 
     fn manifest_body(&self, body: &mut Vec<u8>) {
-        fault_signon::manifest_body(self, body);
+        signon::manifest_body(self, body);
     }
 
     fn manifest(&self, status: &mut u16, body: &mut Vec<u8>) {
-        fault_signon::manifest(self, status, body);
+        signon::manifest(self, status, body);
     }
 
     fn response(&self, service: u16, header: &mut InnerHeader, body: &mut Vec<u8>) -> Delivery {
-        if let Some(delivery) = fault_lobby::response(self, service, body) {
+        if let Some(delivery) = lobby::response(self, service, body) {
             return delivery;
         }
         match service {
@@ -220,7 +216,7 @@ impl Outbound for HostPlan {
                 bare_purge_notice(payload, self.has(Fault::PurgeNoticeBareOtherMask));
             }
             SENSOR_AUTH_UPDATE => {
-                fault_roster::sensor_auth(self, payload);
+                sensor_auth::sensor_auth(self, payload);
                 if self.has(Fault::OverBudgetAuthUpdate) {
                     payload.resize(BODY_BUDGET + 1, 0); // AUTH-10: trailing zeros the budget counts
                 }
@@ -377,7 +373,7 @@ impl Outbound for HostPlan {
                 added.push(Injected::Roster);
             }
             Moment::LeaveAnswered { inputs } if self.has(Fault::RosterAfterLeave) => {
-                let whole = roster::sensor_auth(&inputs);
+                let whole = vex_host::roster::sensor_auth(&inputs);
                 if let Ok(body) = whole.and_then(|w| w.encode()) {
                     added.push(Injected::Push(SENSOR_AUTH_UPDATE, body));
                 }

@@ -4,8 +4,8 @@
 
 use crate::fault::Fault;
 use crate::plan::HostPlan;
-use crate::queuez::{account, raw};
 use crate::variation::Variation;
+use vex_host::queuez::{account, raw};
 use vex_wire::bap::queuez::{
     ACCOUNT_OBJECT, CHARACTER_OBJECT, ENCODING_OODLE, ObjectUpdate, SLOTS_PER_FAMILY, Update,
 };

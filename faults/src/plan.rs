@@ -1,8 +1,8 @@
 //! What our host is told to do other than its defaults: faults that break a rule on
 //! purpose (`fault.rs`, the `catch.*` cases) and variations that take a freedom the pages
 //! leave (`variation.rs`, the `legal.*` cases). The policy and the outbound hook the
-//! handlers ask are implemented on it, outside the handlers (`fault_policy.rs`,
-//! `fault_outbound.rs`); an empty plan keeps every default.
+//! handlers ask are implemented on it, outside the handlers (`hooks/policy.rs`,
+//! `hooks/outbound.rs`); an empty plan keeps every default.
 
 use crate::fault::Fault;
 use crate::variation::Variation;

@@ -1,0 +1,14 @@
+//! The plan's two hooks: [`vex_host::policy::Policy`] (`policy.rs`) and
+//! [`vex_host::outbound::Outbound`] (`outbound.rs`), with what they edit, one concern a
+//! file: message 5 (`sensor_auth.rs`), the host program's commits (`program.rs`),
+//! incidents (`incident.rs`), the lobby services (`lobby.rs`), SignOn and the manifest
+//! (`signon.rs`) and the replicated objects (`queuez.rs`).
+
+mod incident;
+mod lobby;
+mod outbound;
+mod policy;
+mod program;
+mod queuez;
+mod sensor_auth;
+mod signon;
