@@ -181,10 +181,15 @@ faults! {
     PushDiscriminator => Env01, also [Join02, Join09];
     /// ENV-02: message 2 of the join burst declares 0xFFFF0000 bytes, far more than follow.
     PayloadLenLarger => Env02;
+    /// ENV-02: the keepalive's message 1 declares one byte fewer than follow.
+    PayloadLenSmaller => Env02, also [Global01];
     /// ENV-03: message 54 of the join burst declares payload_len 0xFFFFFF80.
     PayloadLenHuge => Env03;
     /// ENV-04: after the join burst, a push with msg_type 59.
     UnknownMessageId => Env04;
+    /// ENV-04: after the join burst, a push of message 10, which the client makes inside
+    /// its own process and has no handler for on the wire.
+    LocalMessagePushed => Env04;
     /// ENV-05: message 4's envelope carries another session id.
     JoinResultWrongSession => Env05, also [Env06, Join01, Join09];
     /// ENV-05: a push on the lobby link after service 17, when no activity client exists.
@@ -198,12 +203,21 @@ faults! {
     SharedSessionId => Env08, members 2;
     /// ENV-09: session ids are a bare counter (1, 2, ...).
     BareSessionId => Env09, also [Join09];
+    /// ENV-09: session ids carry class 0x0021, the account half and the index kept.
+    SessionClassWrong => Env09, also [Join09];
+    /// ENV-09: session ids carry another account's half, the class and the index kept.
+    SessionOtherAccount => Env09, also [Join09];
     /// ENV-10 (duty): service-9 pushes carry sequence 5.
     PushSequence => Env10;
     /// JOIN-02 (duty): the burst has no message 2.
     BurstWithoutWorldGlobals => Join02;
+    /// JOIN-02 (duty): the burst sends message 2 before message 1.
+    BurstWorldBeforeGlobal => Join02;
     /// SLOTS-02 (duty): every keepalive also sends message 0.
     SlotsOnTimer => Slots02;
+    /// SLOTS-02 (duty): a message 0 follows the first roster, answering no join and no
+    /// message 20.
+    GrantAfterFirstRoster => Slots02;
     /// LINK-03 (duty): the keepalive runs every 5 s, as Sunrise's does (facts 7 item 8).
     SlowKeepalive => Link03;
     /// JOIN-01: the burst sends message 0 before message 4.
@@ -226,10 +240,14 @@ faults! {
     BubbleCountMismatch => Global02;
     /// GLOBAL-03: message 1's slice-set states are written without their bias of 128.
     UnbiasedBubbleStates => Global03;
+    /// GLOBAL-03: message 1's state byte for bubble 1 is 0x81, every other one right.
+    BubbleStateOther => Global03;
     /// GLOBAL-04: message 1 of the burst carries a rebuilt descriptor (one bit differs).
     RebuiltDescriptor => Global04;
     /// WORLD-01: message 2's tick period is 0.
     ZeroTickPeriod => World01;
+    /// WORLD-01: message 2's tick period is -1000 / 30.
+    NegativeTickPeriod => World01;
     /// WORLD-02: message 2's tick period is NaN.
     NanTickPeriod => World02;
     /// MEMBER-02: message 12's table holds another member, not the local player.
@@ -270,8 +288,12 @@ faults! {
     GrantBubbleZero => Auth12;
     /// SLOT-01: message 5's first block names slot index -1.
     UnresolvableRef => Slot01, also [Auth08];
+    /// SLOT-01: message 5's first block names slot type -1.
+    UnresolvableType => Slot01, also [Auth08];
     /// SLOT-02: message 5 carries a block of type 12, which has no descriptor.
     DescriptorlessType => Slot02;
+    /// SLOT-02: message 5 carries a block of type 72, the last type with no descriptor.
+    DescriptorlessTypeLast => Slot02;
     /// T17-01: message 5's type-17 body carries lifetime state 11.
     LifetimeStateEleven => T1701;
     /// AUTH-10: message 5 is padded past the per-tick budget of 471,859 bytes.
@@ -296,6 +318,10 @@ faults! {
     IncidentPastTable => Incident01;
     /// INCIDENT-02: an incident names row 4690, whose type code is -1.
     IncidentCrashingRow => Incident02;
+    /// INCIDENT-02: an incident names row 795, whose type code is -1.
+    IncidentRow795 => Incident02;
+    /// INCIDENT-02: an incident names row 5375, whose type code is -1.
+    IncidentRow5375 => Incident02;
     /// INCIDENT-03: an incident carries 26 extra targets.
     IncidentTooManyTargets => Incident03;
     /// INCIDENT-04: an incident sets the compressed target selector bit.
@@ -345,9 +371,14 @@ faults! {
     RefusePatchEpoch => Host12;
     /// BAP-07: after the burst the host replies on service 18, which is send-only.
     ReplyOnSendOnly => Bap07;
+    /// BAP-07: after the burst the host replies on service 171, the last send-only id.
+    ReplyOnLastSendOnly => Bap07;
     /// ENV-11: the keepalive also sends message 17, activity_client_keepalive_response, a
     /// name-only id.
     KeepaliveResponse => Env11;
+    /// ENV-11: the keepalive also pushes message 16, keepalive_request, which only the
+    /// client sends.
+    PushClientOnlyMessage => Env11;
     /// JOIN-07 (duty): join_result's keepalive interval is 0.
     ZeroKeepaliveInterval => Join07;
     /// LEAVE-01: message 15 gets no answer.
@@ -377,12 +408,17 @@ faults! {
     LifetimeBodyShort => T1702;
     /// T17-04: type-17 spawn-point pair 1 is off by its hash but carries index 0 (wire 1).
     SpawnPairHalfOff => T1704;
+    /// T17-04: type-17 spawn-point pair 1 is off by its index alone (0 on the wire), its
+    /// hash a real one.
+    SpawnPairIndexOffOnly => T1704;
     /// T17-07: type-17 join_flag_inverted is 0, as Sunrise sends it.
     JoinFlagZero => T1707;
     /// T17-08: type-17 cycle_override_on is 1, and the built-in scenario authors no phase.
     CycleOverrideWithoutPhase => T1708;
     /// T17-09: type-17 selection_id is zero bits, INT32_MIN.
     SelectionIdZeroBits => T1709;
+    /// T17-09: type-17 selection_id is 64, past the 64 records.
+    SelectionIdPast63 => T1709;
     /// T24-01: the channel body's row count says 5, one above its four rows.
     ChannelRowsOverflow => T2401;
     /// SLOT-03: the type-18 timer slot carries a body whose clock window is all zeros.
@@ -390,6 +426,9 @@ faults! {
     /// T3-01: the roster answering message 18 sends the objective without the byte
     /// objective 0 holds (3, set at 2.6 s), and the next roster sends it again.
     SnapshotDropsObjective => T301, script Refresh;
+    /// T3-01: the roster answering message 18 sends the objective array absent (objective
+    /// 0 holds 3, set at 2.6 s), and the next roster sends it again.
+    SnapshotDropsObjectiveArray => T301, script Refresh;
     /// T3-02: the roster answering message 18 sends the objective without its generation,
     /// and the next roster sends it again.
     SnapshotDropsGeneration => T302, script Refresh;
@@ -430,6 +469,8 @@ faults! {
     ShortConnectivityFailure => Body04;
     /// MEMBER-04: every member's field 1 and field 2 are 0, not -1.
     MemberFieldsZero => Member04;
+    /// MEMBER-04: every member's field 2 is 0, field 1 kept at -1.
+    MemberField2Only => Member04;
     /// MEMBER-05: the membership epoch follows the revision.
     MembershipEpochMoves => Member05, members 2;
     /// MEMBER-01: message 12's member mask names a lane no member holds.
@@ -482,6 +523,8 @@ faults! {
     LostFrame => Bap18;
     /// BAP-19: service 31 is 127 bytes.
     ShortChannelStart => Bap19;
+    /// BAP-19: service 31 is 129 bytes, one past its 128.
+    LongChannelStart => Bap19;
     /// BAP-09: after the burst, a push on service 16, a request id the client sends.
     PushOnRequestService => Bap09;
     /// BAP-09: after the burst, a push on service 52, which the client never registers.
@@ -497,6 +540,8 @@ faults! {
     /// BAP-08: after the burst, a push on service 124 (a subscription lost) of 13 bytes,
     /// one short of its 14.
     SubscriptionLostShort => Bap08;
+    /// BAP-08: after the burst, a push on service 124 of 15 bytes, one past its 14.
+    SubscriptionLostLong => Bap08;
     /// BODY-04: after the burst, a service-9 body of 16 bytes, one short of its envelope.
     ShortPushEnvelope => Body04;
     /// BODY-04: message 12 of the burst is one byte, so M is never set.
@@ -553,6 +598,8 @@ faults! {
     AccountTranslationEmpty => Bap11, script LobbyCalls;
     /// BAP-22 (lobby calls): service 24 echoes another identity than service 23 asked for.
     AccountTranslationWrongIdentity => Bap22, script LobbyCalls;
+    /// BAP-22 (lobby calls): service 24's count says 2 over its one entry.
+    AccountTranslationCountMismatch => Bap22, script LobbyCalls;
     /// BAP-21 (lobby calls): service 19 (client config) is not protobuf: a length past
     /// its end.
     ClientConfigNotProtobuf => Bap21, script LobbyCalls;
@@ -580,6 +627,8 @@ faults! {
     QueuezKeyNotFirstQword => Qz01, script LobbyCalls;
     /// QZ-02 (lobby calls): the service-123 body is cut one byte short.
     QueuezCutShort => Qz02, script LobbyCalls;
+    /// QZ-02 (lobby calls): the service-123 family count is written little-endian.
+    QueuezLittleEndianCount => Qz02, script LobbyCalls;
     /// QZ-03 (lobby calls): the push names a family the client never subscribed to.
     QueuezUnsubscribedFamily => Qz03, script LobbyCalls;
     /// QZ-03 (lobby calls): family 4's snapshot names seven objects; the family has six
@@ -593,6 +642,9 @@ faults! {
     QueuezTooLarge => Qz08, script LobbyCalls;
     /// WS-02 (lobby calls): web-service replies carry another opcode than their request's.
     WsOpcodeNotEchoed => Ws02, script LobbyCalls;
+    /// WS-02 (lobby calls): web-service replies carry another transaction id than their
+    /// request's.
+    WsTransactionNotEchoed => Ws02, script LobbyCalls;
     /// WS-01 (lobby calls): the equip's error reply (opcode 403) names revision 0 on the
     /// wire, a revision request, where it must send -1.
     WsErrorWithRevision => Ws01, on WebServiceReplyShapes, script LobbyCalls;
@@ -605,6 +657,8 @@ faults! {
     MatchmakingDeleteAnswered => Mm01, script LobbyCalls;
     /// MM-06 (lobby calls): the advertisement replies assign id 0.
     MatchmakingZeroAdvertisementId => Mm06, on MatchmakingFields, script LobbyCalls;
+    /// MM-06 (lobby calls): the advertisement's success leaves its id out.
+    MatchmakingAdvertisementIdMissing => Mm06, on MatchmakingFields, script LobbyCalls;
     /// SIGNON-01: the SignOn success leaves out field 1, the reserved bytes.
     SignOnReservedMissing => Signon01;
     /// SIGNON-01: the SignOn success leaves out field 4, the session token.
@@ -626,12 +680,18 @@ faults! {
     SignOnBlockLaunch => Signon04;
     /// SIGNON-06: SignOn answers queued without the position.
     SignOnQueuedWithoutPosition => Signon06, on SignOnLayout;
+    /// SIGNON-06: SignOn answers queued without the time remaining.
+    SignOnQueuedWithoutTimeRemaining => Signon06, on SignOnLayout;
+    /// SIGNON-06: SignOn answers queued without the retry delay.
+    SignOnQueuedWithoutRetryDelay => Signon06, on SignOnLayout;
     /// SIGNON-08: SignOn answers throttled without its message, then success.
     SignOnThrottledWithoutMessage => Signon08, on SignOnLayout;
     /// SIGNON-09: SignOn answers an error without its reason.
     SignOnErrorWithoutReason => Signon09, on SignOnLayout;
     /// SIGNON-10: SignOn answers an error with a title and no body.
     SignOnErrorTitleOnly => Signon10, on SignOnLayout;
+    /// SIGNON-10: SignOn answers an error with a body and no title.
+    SignOnErrorBodyOnly => Signon10, on SignOnLayout;
     /// PB-01: the SignOn success's token is 569 bytes, one past its capacity.
     SignOnTokenTooLong => Pb01;
     /// PB-01: the SignOn response names nine features, one past the array's capacity.

@@ -9,8 +9,9 @@ use vex_wire::bits::BitWriter;
 
 /// The first index past the 7,763-row definition table (INCIDENT-01).
 const PAST_THE_TABLE: u64 = 7763;
-/// A row with type code -1 (INCIDENT-02).
+/// A row with type code -1 (INCIDENT-02), and the other two.
 const CRASHING_ROW: u64 = 4690;
+const CRASHING_ROWS: [u64; 2] = [795, 5375];
 /// One more extra target than the client holds (INCIDENT-03).
 const TOO_MANY_TARGETS: usize = 26;
 /// One more payload byte than the client takes (INCIDENT-05).
@@ -41,6 +42,10 @@ pub(crate) fn faulty_incident(plan: &HostPlan) -> Option<Vec<u8>> {
         incident(PAST_THE_TABLE, 0, false, 0)
     } else if plan.has(Fault::IncidentCrashingRow) {
         incident(CRASHING_ROW, 0, false, 0)
+    } else if plan.has(Fault::IncidentRow795) {
+        incident(CRASHING_ROWS[0], 0, false, 0)
+    } else if plan.has(Fault::IncidentRow5375) {
+        incident(CRASHING_ROWS[1], 0, false, 0)
     } else if plan.has(Fault::IncidentTooManyTargets) {
         incident(1, TOO_MANY_TARGETS, false, 0)
     } else if plan.has(Fault::IncidentCompressedSelector) {

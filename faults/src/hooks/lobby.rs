@@ -13,6 +13,8 @@ use vex_wire::bap::web_service::{self, EQUIP, SUBSCRIBE, Shape, WsReply};
 
 /// Service 24's last identity byte: `00 01 0C FF`, then the identity's 8 bytes.
 const TRANSLATED_IDENTITY_LAST: usize = 11;
+/// Service 24's entry count, its low byte: `00 01` for the one identity.
+const TRANSLATION_COUNT_LOW: usize = 1;
 /// Service 24's smallest answer, the empty list (facts 2.2; BAP-11, BAP-22).
 const SMALLEST_TRANSLATION: [u8; 4] = [0x00, 0x00, 0xFF, 0xFF];
 /// A protobuf body whose length runs past its end (BAP-21).
@@ -43,6 +45,11 @@ pub fn response(plan: &HostPlan, service: u16, body: &mut Vec<u8>) -> Option<Del
                 && let Some(b) = body.get_mut(TRANSLATED_IDENTITY_LAST)
             {
                 *b ^= 1;
+            }
+            if plan.has(Fault::AccountTranslationCountMismatch)
+                && let Some(count) = body.get_mut(TRANSLATION_COUNT_LOW)
+            {
+                *count += 1;
             }
             if plan.varies(Variation::AccountTranslationSmallest) {
                 *body = SMALLEST_TRANSLATION.to_vec();
@@ -97,6 +104,11 @@ fn matchmaking_reply(plan: &HostPlan, body: &mut Vec<u8>) {
     {
         ad.id = Some(0);
     }
+    if let Some(ad) = reply.advertisement.as_mut()
+        && plan.has(Fault::MatchmakingAdvertisementIdMissing)
+    {
+        ad.id = None;
+    }
     if plan.varies(Variation::AdvertisementRefused) && reply.assignment.is_some() {
         reply.assignment = None;
         reply.advertisement = None;
@@ -126,6 +138,9 @@ fn web_service_reply(plan: &HostPlan, body: &mut Vec<u8>) {
     }
     if plan.has(Fault::WsOpcodeNotEchoed) {
         reply.opcode ^= 1;
+    }
+    if plan.has(Fault::WsTransactionNotEchoed) {
+        reply.transaction ^= 1;
     }
     *body = reply.encode(shape);
 }

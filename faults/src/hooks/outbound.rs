@@ -14,9 +14,9 @@ use vex_wire::activity::envelope::{PUSH_HEADER_LEN, PushHeader};
 use vex_wire::activity::ids::{
     ABDICATE_AUTHORITY, ADVANCE_REPLICATION_EPOCH, AUTHORITY_FULL_MASK, BUBBLE_HOST_STATE,
     CLAIM_AUTHORITY, CONNECTIVITY_FAILURE, ENTITY_SLOTS_ALLOCATED, GLOBAL_ACTIVITY_STATE, INCIDENT,
-    JOIN_RESULT, KEEPALIVE_RESPONSE, MESSAGE_COUNT, PATCH_EPOCH, PERF_REQUEST_REFLECT,
-    PURGE_NOTICE, REPLICATE_MEMBERSHIP, RESET_AUTHORITY_ACK, SCRIPT_STATE, SENSOR_AUTH_UPDATE,
-    WORLD_GLOBALS_STATE,
+    JOIN_RESULT, KEEPALIVE_REQUEST, KEEPALIVE_RESPONSE, MESSAGE_COUNT, PATCH_EPOCH,
+    PERF_REQUEST_REFLECT, PURGE_NOTICE, REPLICATE_MEMBERSHIP, RESET_AUTHORITY_ACK, SCRIPT_STATE,
+    SENSOR_AUTH_UPDATE, WORLD_GLOBALS_STATE,
 };
 use vex_wire::activity::selection::SERVICE6_LEN;
 use vex_wire::activity::sensor_auth::BODY_BUDGET;
@@ -45,6 +45,9 @@ const HUGE_PAYLOAD_LEN: u32 = 0xFFFF_FF80;
 const UNBOUND_SESSION: u64 = 0x0BAD_5E55_0000_0001;
 /// A service id the client drops at the header (BAP-04), for [`Fault::ServiceIdOutOfRange`].
 const OUT_OF_RANGE_SERVICE: u16 = 400;
+/// Message 10, start_activity_host_response: the client makes it from service 7 inside
+/// its own process (SR "Service 6 and 7"), so it has no handler on the wire (ENV-04).
+const LOCAL_MESSAGE: u32 = 10;
 /// The frame type [`Fault::BadFrameType`] uses (BAP-01 allows 0, 1 and 2).
 const BAD_FRAME_TYPE: u8 = 3;
 /// The status [`Fault::ResponseStatus`] puts on service 17 (BAP-05 wants 200).
@@ -179,6 +182,7 @@ impl Outbound for HostPlan {
             CHANNEL_START_RESPONSE if self.has(Fault::ShortChannelStart) => {
                 body.pop();
             }
+            CHANNEL_START_RESPONSE if self.has(Fault::LongChannelStart) => body.push(0),
             ECHO_RESPONSE if self.has(Fault::EchoWithBody) => body.push(0),
             _ => {}
         }
@@ -244,6 +248,9 @@ impl Outbound for HostPlan {
             }
             BUBBLE_HOST_STATE if self.has(Fault::PayloadLenHuge) => {
                 push.payload_len = HUGE_PAYLOAD_LEN;
+            }
+            GLOBAL_ACTIVITY_STATE if joined && self.has(Fault::PayloadLenSmaller) => {
+                push.payload_len = push.payload_len.saturating_sub(1);
             }
             _ => {}
         }
@@ -348,6 +355,10 @@ impl Outbound for HostPlan {
                 if self.has(Fault::EmptyEpochAdvance) {
                     added.push(Injected::Push(ADVANCE_REPLICATION_EPOCH, Vec::new()));
                 }
+                if self.has(Fault::GrantAfterFirstRoster) {
+                    let mask = EntitySlotMask::with_range(GRANTABLE).0;
+                    added.push(Injected::Push(ENTITY_SLOTS_ALLOCATED, mask));
+                }
                 if self.has(Fault::CloseAfterJoin) {
                     added.push(Injected::Close("close the link after the first roster"));
                 }
@@ -363,6 +374,9 @@ impl Outbound for HostPlan {
                 }
                 if self.has(Fault::KeepaliveResponse) {
                     added.push(Injected::Push(KEEPALIVE_RESPONSE, Vec::new()));
+                }
+                if self.has(Fault::PushClientOnlyMessage) {
+                    added.push(Injected::Push(KEEPALIVE_REQUEST, Vec::new()));
                 }
                 if self.has(Fault::SlotsOnTimer) {
                     let mask = EntitySlotMask::with_range(GRANTABLE).0;
@@ -432,14 +446,23 @@ impl HostPlan {
                 inner,
             });
         }
-        if self.has(Fault::ReplyOnSendOnly) {
-            let service = SEND_ONLY[0]; // BAP-07: the client cannot parse a reply on it
-            let mut inner = Vec::new();
-            InnerHeader::response(service, 0).write(&mut inner);
-            added.push(Injected::Inner { service, inner });
+        // BAP-07: the client cannot parse a reply on a send-only id
+        let send_only = [
+            (Fault::ReplyOnSendOnly, SEND_ONLY.first()),
+            (Fault::ReplyOnLastSendOnly, SEND_ONLY.last()),
+        ];
+        for (_, service) in send_only.into_iter().filter(|(f, _)| self.has(*f)) {
+            if let Some(&service) = service {
+                let mut inner = Vec::new();
+                InnerHeader::response(service, 0).write(&mut inner);
+                added.push(Injected::Inner { service, inner });
+            }
         }
         if self.has(Fault::UnknownMessageId) {
             added.push(Injected::Push(MESSAGE_COUNT, vec![0]));
+        }
+        if self.has(Fault::LocalMessagePushed) {
+            added.push(Injected::Push(LOCAL_MESSAGE, vec![0]));
         }
         let messages = [
             (Fault::ScriptStatePushed, SCRIPT_STATE, 1),
@@ -468,6 +491,11 @@ impl HostPlan {
                 Fault::SubscriptionLostShort,
                 SUBSCRIPTION_LOST,
                 SUBSCRIPTION_LOST_LEN - 1,
+            ),
+            (
+                Fault::SubscriptionLostLong,
+                SUBSCRIPTION_LOST,
+                SUBSCRIPTION_LOST_LEN + 1,
             ),
         ];
         let whole = self.varies(Variation::SubscriptionLostPushed);

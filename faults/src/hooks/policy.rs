@@ -13,8 +13,8 @@ use vex_wire::activity::authority::Purge;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::global_state::{BUBBLE_ENABLED, GlobalActivityState};
 use vex_wire::activity::ids::{
-    ENTITY_SLOTS_ALLOCATED, JOIN_RESULT, REPLICATE_MEMBERSHIP, SENSOR_AUTH_UPDATE,
-    WORLD_GLOBALS_STATE,
+    ENTITY_SLOTS_ALLOCATED, GLOBAL_ACTIVITY_STATE, JOIN_RESULT, REPLICATE_MEMBERSHIP,
+    SENSOR_AUTH_UPDATE, WORLD_GLOBALS_STATE,
 };
 use vex_wire::activity::join::JoinResult;
 use vex_wire::activity::membership::ReplicateMembership;
@@ -31,6 +31,9 @@ use vex_wire::bits::BitError;
 const TOO_MANY_ROWS: u8 = 40;
 /// The index bits of a session id; [`Fault::BareSessionId`] keeps only them.
 const SESSION_INDEX_MASK: u64 = 0xFFFF;
+/// Where a session id's class starts (bits 16 to 31) and its account half (bits 32 up).
+const SESSION_CLASS_SHIFT: u32 = 16;
+const ACCOUNT_HALF_SHIFT: u32 = 32;
 /// The client keepalive interval Sunrise's message 4 gives (facts 9).
 const SUNRISE_CLIENT_KEEPALIVE_MS: u16 = 5_000;
 /// Sunrise's activity keepalive interval (facts 7 item 8, 9), past SR's 2 s (LINK-03).
@@ -57,6 +60,10 @@ impl Policy for HostPlan {
     fn session_id(&self, shaped: u64) -> u64 {
         if self.has(Fault::BareSessionId) {
             shaped & SESSION_INDEX_MASK
+        } else if self.has(Fault::SessionClassWrong) {
+            shaped ^ (1 << SESSION_CLASS_SHIFT) // class 0x0020 becomes 0x0021
+        } else if self.has(Fault::SessionOtherAccount) {
+            shaped ^ (1 << ACCOUNT_HALF_SHIFT)
         } else if self.varies(Variation::SessionIndexTop) {
             shaped | SESSION_INDEX_MASK
         } else {
@@ -114,6 +121,11 @@ impl Policy for HostPlan {
         if self.has(Fault::BubbleCountMismatch) {
             state.bubble_count += 1;
         }
+        if self.has(Fault::BubbleStateOther)
+            && let Some(s) = state.bubble_states.get_mut(1)
+        {
+            *s = BUBBLE_ENABLED + 1;
+        }
         if self.has(Fault::UnbiasedBubbleStates) {
             for s in &mut state.bubble_states {
                 *s = s.wrapping_sub(BUBBLE_ENABLED); // the bias left out: 0x80 is 0, 0x7F is 0xFF
@@ -139,6 +151,9 @@ impl Policy for HostPlan {
     fn world_globals(&self, mut globals: WorldGlobals) -> WorldGlobals {
         if self.has(Fault::ZeroTickPeriod) {
             globals.tick_ms = 0.0;
+        }
+        if self.has(Fault::NegativeTickPeriod) {
+            globals.tick_ms = -1000.0 / 30.0;
         }
         if self.has(Fault::NanTickPeriod) {
             globals.tick_ms = f32::NAN;
@@ -176,6 +191,17 @@ impl Policy for HostPlan {
                 .unwrap_or(burst.len());
             burst.insert(at, (SENSOR_AUTH_UPDATE, early));
         }
+        if self.has(Fault::BurstWorldBeforeGlobal) {
+            let global = burst
+                .iter()
+                .position(|(msg, _)| *msg == GLOBAL_ACTIVITY_STATE);
+            let world = burst
+                .iter()
+                .position(|(msg, _)| *msg == WORLD_GLOBALS_STATE);
+            if let (Some(a), Some(b)) = (global, world) {
+                burst.swap(a, b);
+            }
+        }
         if self.has(Fault::BurstOrder) {
             let first = burst.iter().position(|(msg, _)| *msg == JOIN_RESULT);
             let grant = burst
@@ -204,6 +230,11 @@ impl Policy for HostPlan {
         if self.has(Fault::MemberFieldsZero) {
             for m in table.members.iter_mut().flatten() {
                 (m.field1, m.field2) = (0, 0);
+            }
+        }
+        if self.has(Fault::MemberField2Only) {
+            for m in table.members.iter_mut().flatten() {
+                m.field2 = 0;
             }
         }
         if self.has(Fault::MembershipEpochMoves) {

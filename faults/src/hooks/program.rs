@@ -83,7 +83,7 @@ pub(crate) fn commits(plan: &HostPlan) -> Vec<TimedCommit> {
         });
     }
     let mut commits = Vec::new();
-    if plan.has(Fault::SnapshotDropsObjective) {
+    if plan.has(Fault::SnapshotDropsObjective) || plan.has(Fault::SnapshotDropsObjectiveArray) {
         commits.push(TimedCommit {
             after_ms: OBJECTIVE_MOVED_MS,
             requests: vec![field(

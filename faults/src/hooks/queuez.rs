@@ -18,9 +18,12 @@ const FIRST_VERSION: i32 = 1;
 /// The bytes [`Variation::QueuezEncodings`] sends the account object as: opaque to Vex,
 /// which has no Oodle.
 const PACKED: [u8; 64] = [0xA5; 64];
+/// Service 123's leading family count, a u32.
+const FAMILY_COUNT_LEN: usize = 4;
 
 /// The service-123 bodies `update` (one family's full snapshot) goes out as under `plan`;
-/// [`Fault::QueuezCutShort`] cuts each one byte short (QZ-02).
+/// [`Fault::QueuezCutShort`] cuts each one byte short, [`Fault::QueuezLittleEndianCount`]
+/// writes the family count little-endian (QZ-02).
 pub fn pushes(plan: &HostPlan, update: Update) -> Vec<Vec<u8>> {
     let cut = usize::from(plan.has(Fault::QueuezCutShort));
     updates(plan, update)
@@ -28,6 +31,11 @@ pub fn pushes(plan: &HostPlan, update: Update) -> Vec<Vec<u8>> {
         .map(|u| {
             let mut body = u.encode();
             body.truncate(body.len() - cut);
+            if plan.has(Fault::QueuezLittleEndianCount)
+                && let Some(count) = body.get_mut(..FAMILY_COUNT_LEN)
+            {
+                count.reverse();
+            }
             body
         })
         .collect()

@@ -21,8 +21,9 @@ use vex_wire::activity::slot::{
 };
 use vex_wire::bits::{BitReader, BitWriter, Bits};
 use vex_wire::schema::measure::min_bits;
+use vex_wire::schema::path::set_at;
 use vex_wire::schema::tables::{ACTIVITY_TIMER, LIFETIME, OBJECTIVE};
-use vex_wire::schema::{Value, decode, encode};
+use vex_wire::schema::{Schema, Value, decode, encode};
 use vex_wire::tag::FNV1_EMPTY;
 
 /// Overwrites `width` bits at bit `at` of `bytes` with the low bits of `value`.
@@ -85,6 +86,13 @@ fn stale_participation_region(m: &mut SensorAuthUpdate) {
 /// The index of the slot [`Fault::UnknownSlotBlock`] publishes: past every placed object's.
 const UNKNOWN_SLOT_INDEX: i16 = 999;
 
+/// The hash of a spawn point that is on, which [`Fault::SpawnPairIndexOffOnly`] pairs with
+/// the off index.
+const REAL_SPAWN_HASH: u32 = 0x1234_5678;
+
+/// The index of the slot a descriptorless block names (SLOT-02).
+const DESCRIPTORLESS_INDEX: i16 = 9;
+
 /// How far [`Fault::WrongRemainderLast`] moves the last block's remainder.
 const REMAINDER_OFF: u32 = 8;
 
@@ -94,6 +102,11 @@ pub fn roster_faults(plan: &HostPlan, m: &mut SensorAuthUpdate) {
         && let Some(o) = m.groups.first_mut().and_then(|g| g.objects.first_mut())
     {
         o.slot.index = -1; // SLOT-01
+    }
+    if plan.has(Fault::UnresolvableType)
+        && let Some(o) = m.groups.first_mut().and_then(|g| g.objects.first_mut())
+    {
+        o.slot.slot_type = -1; // SLOT-01
     }
     if plan.has(Fault::KeyOnAllParticipationSlots) {
         key_on_participation_slots(m, usize::MAX);
@@ -108,35 +121,19 @@ pub fn roster_faults(plan: &HostPlan, m: &mut SensorAuthUpdate) {
         && let Some(g) = m.groups.first_mut()
     {
         // AUTH-05: a configuration slot no placed object declares
-        g.objects.push(ObjectBlock {
-            slot: ClientRef {
-                key: g.key,
-                slot_type: TYPE_CONFIGURATION,
-                index: UNKNOWN_SLOT_INDEX,
-            },
-            auth: Some(AuthPart {
-                reset: true,
-                body: None,
-            }),
-            sense: None,
-        });
+        g.objects
+            .push(reset_only(g.key, TYPE_CONFIGURATION, UNKNOWN_SLOT_INDEX));
     }
-    if plan.has(Fault::DescriptorlessType)
-        && let Some(g) = m.groups.first_mut()
-    {
-        // SLOT-02: type 12 never has a descriptor
-        g.objects.push(ObjectBlock {
-            slot: ClientRef {
-                key: g.key,
-                slot_type: NEVER_DESCRIBED[0],
-                index: 9,
-            },
-            auth: Some(AuthPart {
-                reset: true,
-                body: None,
-            }),
-            sense: None,
-        });
+    let descriptorless = [
+        (Fault::DescriptorlessType, NEVER_DESCRIBED.first()),
+        (Fault::DescriptorlessTypeLast, NEVER_DESCRIBED.last()),
+    ];
+    for (_, slot_type) in descriptorless.into_iter().filter(|(f, _)| plan.has(*f)) {
+        if let (Some(&slot_type), Some(g)) = (slot_type, m.groups.first_mut()) {
+            // SLOT-02: a type that never has a descriptor
+            g.objects
+                .push(reset_only(g.key, slot_type, DESCRIPTORLESS_INDEX));
+        }
     }
     if plan.has(Fault::SenseBitWithoutSchema)
         && let Some(o) = block_of(m, TYPE_LIFETIME)
@@ -230,6 +227,22 @@ fn bubble_grant_faults(plan: &HostPlan, m: &mut SensorAuthUpdate) {
     }
 }
 
+/// A block of slot `(key, slot_type, index)` with a reset-only Auth body.
+fn reset_only(key: u32, slot_type: i8, index: i16) -> ObjectBlock {
+    ObjectBlock {
+        slot: ClientRef {
+            key,
+            slot_type,
+            index,
+        },
+        auth: Some(AuthPart {
+            reset: true,
+            body: None,
+        }),
+        sense: None,
+    }
+}
+
 /// The first block of `slot_type` in `m`.
 fn block_of(m: &mut SensorAuthUpdate, slot_type: i8) -> Option<&mut ObjectBlock> {
     m.groups
@@ -248,46 +261,65 @@ fn body_of(m: &mut SensorAuthUpdate, slot_type: i8) -> Option<&mut Bits> {
 /// T3-02: the objective's reset generation set to `sent`, the link's message 5 count,
 /// so it moves on every send while the objectives stay.
 pub fn generation_on_every_send(m: &mut SensorAuthUpdate, sent: u32) {
-    let Some(body) = body_of(m, TYPE_OBJECTIVE) else {
-        return;
-    };
-    let Ok(Value::Record(mut fields)) = decode(&OBJECTIVE, &mut body.reader()) else {
-        return;
-    };
-    fields[1] = Value::Int(i128::from(sent));
-    let mut w = BitWriter::new();
-    if encode(&OBJECTIVE, &Value::Record(fields), &mut w).is_ok()
-        && let Ok(bits) = w.finish_bits()
-    {
-        *body = bits;
+    if let Some(body) = body_of(m, TYPE_OBJECTIVE) {
+        let generation = Value::Int(i128::from(sent));
+        edit_by_name(&OBJECTIVE, body, vec![("generation", generation)]);
     }
 }
 
-/// The type-3 faults on the message 5 answering a snapshot request: objective 0's byte or
-/// the reset generation left out, which the next message 5 sends again (T3-01, T3-02).
+/// The type-3 faults on the message 5 answering a snapshot request: objective 0's byte,
+/// the whole objective array or the reset generation left out, which the next message 5
+/// sends again (T3-01, T3-02).
 pub fn snapshot_objective(plan: &HostPlan, m: &mut SensorAuthUpdate) {
-    let drop_byte = plan.has(Fault::SnapshotDropsObjective);
-    let drop_generation = plan.has(Fault::SnapshotDropsGeneration);
-    if !(drop_byte || drop_generation) {
+    let edits = chosen(
+        plan,
+        [
+            (
+                Fault::SnapshotDropsObjective,
+                "objective[0].value",
+                Value::Absent,
+            ),
+            (
+                Fault::SnapshotDropsObjectiveArray,
+                "objective",
+                Value::Absent,
+            ),
+            (Fault::SnapshotDropsGeneration, "generation", Value::Absent),
+        ],
+    );
+    if let Some(body) = body_of(m, TYPE_OBJECTIVE) {
+        edit_by_name(&OBJECTIVE, body, edits);
+    }
+}
+
+/// The `(path, value)` edits whose fault is in `plan`.
+fn chosen<const N: usize>(
+    plan: &HostPlan,
+    edits: [(Fault, &'static str, Value); N],
+) -> Vec<(&'static str, Value)> {
+    (edits.into_iter())
+        .filter(|(fault, ..)| plan.has(*fault))
+        .map(|(_, path, value)| (path, value))
+        .collect()
+}
+
+/// `body`, a body of `schema`, with each field `edits` names by its path set to its value;
+/// left as it was when there is no edit, it does not decode, a path names nothing it holds
+/// or the edited body does not encode.
+fn edit_by_name(schema: &'static Schema, body: &mut Bits, edits: Vec<(&str, Value)>) {
+    if edits.is_empty() {
         return;
     }
-    let Some(body) = body_of(m, TYPE_OBJECTIVE) else {
+    let Ok(mut value) = decode(schema, &mut body.reader()) else {
         return;
     };
-    let Ok(Value::Record(mut fields)) = decode(&OBJECTIVE, &mut body.reader()) else {
-        return;
-    };
-    if drop_byte
-        && let Some(Value::Array(objectives)) = fields.first_mut()
-        && let Some(Value::Record(first)) = objectives.first_mut()
-    {
-        first[0] = Value::Absent;
-    }
-    if drop_generation {
-        fields[1] = Value::Absent;
+    for (path, new) in edits {
+        if set_at(schema, &mut value, path, new).is_err() {
+            return;
+        }
     }
     let mut w = BitWriter::new();
-    if encode(&OBJECTIVE, &Value::Record(fields), &mut w).is_ok()
+    if encode(schema, &value, &mut w).is_ok()
         && let Ok(bits) = w.finish_bits()
     {
         *body = bits;
@@ -312,36 +344,48 @@ fn edit_lifetime(plan: &HostPlan, m: &mut SensorAuthUpdate) {
 /// One type-17 body of [`edit_lifetime`]: every type-17 slot gets the same (T17-05).
 fn edit_one_lifetime(plan: &HostPlan, body: &mut Bits) {
     if plan.has(Fault::LifetimeBodyShort) {
-        body.bit_len -= 1;
-    }
-    let Ok(Value::Record(mut fields)) = decode(&LIFETIME, &mut body.reader()) else {
+        body.bit_len -= 1; // T17-02
         return;
-    };
-    if plan.has(Fault::LifetimeStateFour) {
-        fields[0] = Value::Int(4); // SEED-05: a safe state the spawn gate does not accept
     }
-    if plan.has(Fault::JoinFlagZero) {
-        fields[2] = Value::Bool(false); // T17-07: join_flag_inverted
-    }
-    if plan.has(Fault::CycleOverrideWithoutPhase) {
-        fields[9] = Value::Bool(true); // T17-08: cycle_override_on, no authored phase
-    }
-    if plan.has(Fault::SelectionIdZeroBits) {
-        fields[11] = Value::Int(i32::MIN.into()); // T17-09: selection_id
-    }
-    if plan.has(Fault::SpawnPairHalfOff)
-        && let Value::Array(pairs) = &mut fields[8]
-    {
-        // T17-04: off by its hash, index 0 (wire 1): the bias emitted
-        pairs[1] = Value::Record(vec![Value::Int(0), Value::Int(FNV1_EMPTY.into())]);
-    }
-    let mut w = BitWriter::new();
-    if encode(&LIFETIME, &Value::Record(fields), &mut w).is_ok()
-        && let Ok(bits) = w.finish_bits()
-        && !plan.has(Fault::LifetimeBodyShort)
-    {
-        *body = bits;
-    }
+    let pair =
+        |index: i128, hash: u32| Value::Record(vec![Value::Int(index), Value::Int(hash.into())]);
+    let edits = chosen(
+        plan,
+        [
+            // SEED-05: a safe state the spawn gate does not accept
+            (Fault::LifetimeStateFour, "state", Value::Int(4)),
+            (
+                Fault::JoinFlagZero,
+                "join_flag_inverted",
+                Value::Bool(false),
+            ), // T17-07
+            // T17-08: our host owns no authored phase
+            (
+                Fault::CycleOverrideWithoutPhase,
+                "cycle_override_on",
+                Value::Bool(true),
+            ),
+            // T17-09: zero bits on the wire, not the neutral -1; or past the 64 records
+            (
+                Fault::SelectionIdZeroBits,
+                "selection_id",
+                Value::Int(i32::MIN.into()),
+            ),
+            (Fault::SelectionIdPast63, "selection_id", Value::Int(64)),
+            // T17-04: off by its hash alone (index 0, wire 1), or by its index alone
+            (
+                Fault::SpawnPairHalfOff,
+                "spawn_override[1]",
+                pair(0, FNV1_EMPTY),
+            ),
+            (
+                Fault::SpawnPairIndexOffOnly,
+                "spawn_override[1]",
+                pair(-1, REAL_SPAWN_HASH),
+            ),
+        ],
+    );
+    edit_by_name(&LIFETIME, body, edits);
 }
 
 /// The faults [`sensor_auth`] writes into a message-5 body.

@@ -38,6 +38,16 @@ pub fn answer(plan: &HostPlan, attempt: usize, r: &mut SignOnResponse) {
             Fault::SignOnZeroPort => success(r, &|s| s.bap_port = Some(0)),
             Fault::SignOnBlockLaunch => success(r, &|s| s.block_launch = Some(true)),
             Fault::SignOnQueuedWithoutPosition => queued(r, None),
+            Fault::SignOnQueuedWithoutTimeRemaining | Fault::SignOnQueuedWithoutRetryDelay => {
+                queued(r, Some(5));
+                if let Some(q) = r.queued.as_mut() {
+                    if fault == Fault::SignOnQueuedWithoutTimeRemaining {
+                        q.seconds_remaining = None;
+                    } else {
+                        q.retry_seconds = None;
+                    }
+                }
+            }
             Fault::SignOnThrottledWithoutMessage if attempt == 0 => {
                 arm(r, Outcome::Throttled);
                 r.throttled = Some(Throttled {
@@ -45,16 +55,17 @@ pub fn answer(plan: &HostPlan, attempt: usize, r: &mut SignOnResponse) {
                     retry_seconds: Some(1),
                 });
             }
-            Fault::SignOnErrorWithoutReason | Fault::SignOnErrorTitleOnly => {
+            Fault::SignOnErrorWithoutReason => {
                 arm(r, Outcome::Error);
-                r.error = Some(if fault == Fault::SignOnErrorTitleOnly {
-                    SignOnError {
-                        reason: Some(1),
-                        title: Some("Suspended".into()),
-                        body: None,
-                    }
-                } else {
-                    SignOnError::default()
+                r.error = Some(SignOnError::default());
+            }
+            Fault::SignOnErrorTitleOnly | Fault::SignOnErrorBodyOnly => {
+                arm(r, Outcome::Error);
+                let title_only = fault == Fault::SignOnErrorTitleOnly;
+                r.error = Some(SignOnError {
+                    reason: Some(SUSPENDED),
+                    title: title_only.then(|| "Suspended".into()),
+                    body: (!title_only).then(|| "This account is suspended.".into()),
                 });
             }
             Fault::SignOnTokenTooLong => success(r, &|s| s.token = Some(vec![0x5A; 569])),
