@@ -5,7 +5,8 @@
 //! already sends in a clean case (the highest service id, the smallest join_result, the
 //! next revision) is met the same way. The other rules' legal cases near their boundary
 //! are the `legal.*` variations (`vex_faults::Variation`). The clean cases pass with
-//! `--strict`, so a duty's value is judged there too.
+//! `--strict`, so a duty's value is judged there too. The few rules no legal case can sit
+//! near say why in [`NO_LEGAL_CASE`].
 
 use vex_fake_client::Rule;
 
@@ -255,6 +256,16 @@ pub const EDGES: &[Edge] = &[
     ),
     edge(Rule::T1707, "route.join", "join_flag_inverted 1"),
     edge(
+        Rule::Auth16,
+        "route.join",
+        "the first message 5 answers the first message 52; every later one follows a commit of the host program, the one cause a host owns",
+    ),
+    edge(
+        Rule::Host03,
+        "route.refresh",
+        "message 18 answered with 1, 2 and 12 on the private link, then 5: the whole snapshot, in the one order SR gives",
+    ),
+    edge(
         Rule::T1708,
         "route.join",
         "cycle_override_on 0 in every type-17 body: our host owns no authored phase",
@@ -358,6 +369,43 @@ pub const EDGES: &[Edge] = &[
         "the generation 1 then 2, one above, when .1 changes",
     ),
 ];
+
+/// The enforced rules no legal case can sit near, and why: what the pages and the facts
+/// leave out that such a case would need.
+pub const NO_LEGAL_CASE: &[(Rule, &str)] = &[
+    (
+        Rule::Bap21,
+        "none can be built: the schemas are not given, so the smallest legal body is unknown",
+    ),
+    (
+        Rule::Auth10,
+        "none can be built: the budget is shared with every other event of the tick, whose sizes are not given, so no message 5 at 471,859 bytes is known legal (a unit test holds N silent, N+1 caught)",
+    ),
+    (
+        Rule::Bhs01,
+        "none can be built: the row layout is not documented",
+    ),
+    (
+        Rule::Link01,
+        "none can be built: a host silent for near 20.5 s breaks LINK-03's 2-second keepalive, so no legal run comes near the edge",
+    ),
+    (
+        Rule::Manifest02,
+        "none can be built: an empty manifest may miss a required field of a schema not given",
+    ),
+    (
+        Rule::Qz03,
+        "none can be built: a family at its six slots needs six slot ids, and the page names two (another id may be error 3)",
+    ),
+];
+
+/// Why no legal case can be built near `rule`, if none can.
+pub fn why_no_legal_case(rule: Rule) -> Option<&'static str> {
+    NO_LEGAL_CASE
+        .iter()
+        .find(|(r, _)| *r == rule)
+        .map(|(_, why)| *why)
+}
 
 /// The clean case on the boundary of `rule`, if one sits there.
 pub fn edge_of(rule: Rule) -> Option<&'static Edge> {

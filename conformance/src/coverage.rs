@@ -5,7 +5,7 @@
 //! emulated client must catch it, and those where our host takes a freedom near it and the
 //! client must stay silent.
 
-use crate::boundary::{Edge, edge_of};
+use crate::boundary::{Edge, edge_of, why_no_legal_case};
 use crate::case::{Case, HostUnderTest};
 use crate::report::provenance_json;
 use serde_json::{Value as Json, json};
@@ -29,6 +29,8 @@ pub struct RuleCoverage {
     pub legal: Vec<String>,
     /// The clean case that sends its one legal value, or the legal end of its range.
     pub edge: Option<&'static Edge>,
+    /// Why no legal case can be built near it, for an enforced rule that has none.
+    pub no_legal_case: Option<&'static str>,
 }
 
 impl RuleCoverage {
@@ -95,6 +97,7 @@ pub fn of(cases: &[Case]) -> Coverage {
                 caught: ids(|c| matches!(c.host, HostUnderTest::Faulty(_))),
                 legal: ids(|c| matches!(c.host, HostUnderTest::Legal(_))),
                 edge: edge_of(rule),
+                no_legal_case: why_no_legal_case(rule),
             }
         })
         .collect();
@@ -127,6 +130,9 @@ impl Coverage {
                     let _ = writeln!(out, "{:<10}   legal:    {}", "", list(&r.legal));
                     if let Some(b) = r.edge {
                         let _ = writeln!(out, "{:<10}   edge:     {} ({})", "", b.case, b.value);
+                    }
+                    if let Some(why) = r.no_legal_case {
+                        let _ = writeln!(out, "{:<10}   no legal case: {why}", "");
                     }
                 }
                 None => {
@@ -173,6 +179,7 @@ impl Coverage {
                     "caught": r.caught,
                     "legal": r.legal,
                     "edge": r.edge.map(|b| json!({"case": b.case, "value": b.value})),
+                    "no_legal_case": r.no_legal_case,
                 })
             })
             .collect();
@@ -211,6 +218,7 @@ fn list(ids: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::boundary::NO_LEGAL_CASE;
 
     /// Every enforced rule has a case that makes it fire, every enforced rule but a duty a
     /// case that judges it against any host without `--strict`, and every rule the client
@@ -236,41 +244,6 @@ mod tests {
         }
     }
 
-    /// The enforced rules with no legal case near the boundary yet: each needs our host
-    /// at the legal end of a range, or taking a freedom, that no variation takes yet (the
-    /// variation that would, in a few words), or says why none can be built.
-    const WITHOUT_A_LEGAL_CASE: &[(Rule, &str)] = &[
-        (
-            Rule::Bap21,
-            "none can be built: the schemas are not given, so the smallest legal body is unknown",
-        ),
-        (
-            Rule::Auth10,
-            "none can be built: the budget is shared with every other event of the tick, whose sizes are not given, so no message 5 at 471,859 bytes is known legal (a unit test holds N silent, N+1 caught)",
-        ),
-        (Rule::Auth16, "the first roster late inside the grace"),
-        (
-            Rule::Bhs01,
-            "none can be built: the row layout is not documented",
-        ),
-        (
-            Rule::Link01,
-            "silence near 20.5 s, which LINK-03's beat rules out",
-        ),
-        (
-            Rule::Host03,
-            "a snapshot spread to the gap's edge; message 11 recorded only",
-        ),
-        (
-            Rule::Manifest02,
-            "none can be built: an empty manifest may miss a required field of a schema not given",
-        ),
-        (
-            Rule::Qz03,
-            "a family at its six slots: the page names two of a family's slot ids, and another may be error 3",
-        ),
-    ];
-
     /// Every enforced rule has a legal case near its boundary (a variation, or a clean
     /// case at its edge) or is named without one; a rule that gets one leaves the list.
     /// Every edge names an enforced rule once, and a clean case of the catalog.
@@ -282,8 +255,11 @@ mod tests {
             .filter(|r| r.enforced() && !r.has_legal_case())
             .map(|r| r.rule)
             .collect();
-        let awaited: Vec<Rule> = WITHOUT_A_LEGAL_CASE.iter().map(|(r, _)| *r).collect();
-        assert_eq!(without, awaited, "the rules without a legal case");
+        let unbuildable: Vec<Rule> = NO_LEGAL_CASE.iter().map(|(r, _)| *r).collect();
+        assert_eq!(without, unbuildable, "the rules without a legal case");
+        for (rule, why) in NO_LEGAL_CASE {
+            assert!(why.starts_with("none can be built: "), "{rule}: {why}");
+        }
         let mut seen = std::collections::BTreeSet::new();
         for e in crate::boundary::EDGES {
             assert!(seen.insert(e.rule), "{} has two edges", e.rule);
