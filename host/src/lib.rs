@@ -5,6 +5,9 @@
 //! it are the `vex-server` crate). SR (001) describes what an Activity Host does; AH (000)
 //! the messages.
 
+// untrusted bytes are read through checked views (`get`, fixed-size chunks), never by an index that can panic
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 pub mod activity;
 mod authority;
 mod client_state;

@@ -208,11 +208,13 @@ impl Link {
     /// and the frame sealed where it lies.
     pub fn push(&mut self, mut push: PushFrame, header: &PushHeader, sequence: u32) -> Transmit {
         let inner = InnerHeader::request(ACTIVITY_PUSH, sequence);
-        let (at, payload) = (push.headers, push.payload_start());
-        let buffer = push.frame.buffer();
-        buffer[at..at + 2].copy_from_slice(&inner.service.to_be_bytes());
-        buffer[at + 2..at + REQUEST_HEADER_LEN].copy_from_slice(&inner.task.to_be_bytes());
-        buffer[at + REQUEST_HEADER_LEN..payload].copy_from_slice(&header.to_bytes());
+        let (service, task) = (inner.service.to_be_bytes(), inner.task.to_be_bytes());
+        let headers = service.into_iter().chain(task).chain(header.to_bytes());
+        // into the room `push_frame` left for them in front of the body
+        let room = push.frame.buffer().iter_mut().skip(push.headers);
+        for (slot, byte) in room.zip(headers) {
+            *slot = byte;
+        }
         Transmit {
             link: self.id,
             bytes: push.frame.finish(self.secure.as_mut()),

@@ -68,8 +68,9 @@ impl Lobby {
 /// pages do not describe the rows a client needs), and a fetch id, a canonical lowercase
 /// UUID made from the name.
 pub fn content(scenario: &str) -> Vec<u8> {
-    let hex: String = Sha256::digest(scenario.as_bytes())[..16]
+    let hex: String = Sha256::digest(scenario.as_bytes())
         .iter()
+        .take(16)
         .map(|b| format!("{b:02x}"))
         .collect();
     let id = format!(

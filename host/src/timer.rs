@@ -10,6 +10,7 @@ use crate::limits::Limit;
 use crate::link::Link;
 use crate::reason::Closed;
 use crate::schedule::TimedCommit;
+use crate::world::WorldRequest;
 use std::collections::BTreeMap;
 use vex_wire::time::Instant;
 
@@ -124,20 +125,20 @@ impl HostCore {
     /// reported, and the timeline goes on.
     fn commit_due(&mut self, now: Instant) {
         let (activities, timeline) = (&self.activities, &self.config.timeline);
-        let due: Vec<(u64, usize)> = self
+        let due: Vec<(u64, Vec<WorldRequest>)> = self
             .commits
             .take_due(now, |d| Self::commit_holds(activities, timeline, d))
             .into_iter()
             .filter_map(|(_, session)| {
-                Some((session, activities.get(&session)?.timeline_position()))
+                let i = activities.get(&session)?.timeline_position();
+                Some((session, timeline.get(i)?.requests.clone()))
             })
             .collect();
-        for (session, i) in due {
+        for (session, requests) in due {
             if let Some(a) = self.activities.get_mut(&session) {
                 a.commit_done();
             }
             self.arm_commit(session);
-            let requests = self.config.timeline[i].requests.clone();
             if let Err(error) = self.request(session, &requests) {
                 tracing::warn!(session = format_args!("{session:#x}"), %error, "timeline commit refused");
                 self.event(HostEvent::Refused { session, error });

@@ -4,6 +4,9 @@
 //! The five protocol pages are cited as AH (000), SR (001), NS (002), AI (003) and TD (004);
 //! "facts" means `shared/facts/sunrise.md`.
 
+// untrusted bytes are read through checked views (`get`, fixed-size chunks), never by an index that can panic
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 pub mod activity;
 pub mod bap;
 pub mod bits;

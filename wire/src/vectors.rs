@@ -50,7 +50,7 @@ fn slot(key: u32, slot_type: i8, index: i16) -> ClientRef {
 pub fn sensor_auth_full_example() -> SensorAuthUpdate {
     let mut authority = [false; AUTHORITY_BUBBLES];
     authority[0] = true;
-    let mut elements = Box::new([BubbleElement::default(); AUTHORITY_BUBBLES]);
+    let mut elements = [BubbleElement::default(); AUTHORITY_BUBBLES];
     elements[0].grant = Some(1);
     let mut lifetime = LifetimeAuth::sunrise_default(3);
     lifetime.spawn_pairs = [SpawnPair {
@@ -75,7 +75,7 @@ pub fn sensor_auth_full_example() -> SensorAuthUpdate {
             bubble_block: Some(BubbleAuthority {
                 authority,
                 header: None,
-                elements,
+                elements: Box::new(elements),
             }),
             token: 0,
             roster_enable: true,

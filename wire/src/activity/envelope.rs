@@ -31,18 +31,6 @@ pub enum EnvelopeError {
     Discriminator(u8),
 }
 
-fn be_u32(b: &[u8], at: usize) -> u32 {
-    let mut x = [0u8; 4];
-    x.copy_from_slice(&b[at..at + 4]);
-    u32::from_be_bytes(x)
-}
-
-fn be_u64(b: &[u8], at: usize) -> u64 {
-    let mut x = [0u8; 8];
-    x.copy_from_slice(&b[at..at + 8]);
-    u64::from_be_bytes(x)
-}
-
 /// The 17-byte header of a service-9 body (AH "The activity envelope"): what a sender
 /// writes in front of a payload that is already in its frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -126,18 +114,18 @@ impl ActivityPush {
 
     /// Reads the header; every field is returned as sent so a checker can judge it.
     pub fn decode(body: &[u8]) -> Result<Self, EnvelopeError> {
-        if body.len() < PUSH_HEADER_LEN {
-            return Err(EnvelopeError::Short {
-                need: PUSH_HEADER_LEN,
-                got: body.len(),
-            });
-        }
+        let short = EnvelopeError::Short {
+            need: PUSH_HEADER_LEN,
+            got: body.len(),
+        };
+        let (head, payload) = body.split_first_chunk::<PUSH_HEADER_LEN>().ok_or(short)?;
+        let [discriminator, session @ .., m0, m1, m2, m3, l0, l1, l2, l3] = *head;
         Ok(Self {
-            discriminator: body[0],
-            session_id: be_u64(body, 1),
-            msg_type: be_u32(body, 9),
-            payload_len: be_u32(body, 13),
-            payload: body[PUSH_HEADER_LEN..].to_vec(),
+            discriminator,
+            session_id: u64::from_be_bytes(session),
+            msg_type: u32::from_be_bytes([m0, m1, m2, m3]),
+            payload_len: u32::from_be_bytes([l0, l1, l2, l3]),
+            payload: payload.to_vec(),
         })
     }
 }
@@ -193,25 +181,27 @@ impl ActivityNotification {
             need,
             got: body.len(),
         };
-        if body.len() < NOTIFICATION_HEADER_LEN - 4 {
-            return Err(short(NOTIFICATION_HEADER_LEN - 4));
-        }
-        let discriminator = body[8];
-        let (peer_heard_mask, at) = match discriminator {
-            1 if body.len() < NOTIFICATION_HEADER_LEN => {
-                return Err(short(NOTIFICATION_HEADER_LEN));
+        let (head, rest) = body
+            .split_first_chunk::<{ NOTIFICATION_HEADER_LEN - 4 }>()
+            .ok_or(short(NOTIFICATION_HEADER_LEN - 4))?;
+        let [handle @ .., discriminator, m0, m1, m2, m3, l0, l1, l2, l3] = *head;
+        let (peer_heard_mask, payload) = match discriminator {
+            1 => {
+                let (mask, payload) = rest
+                    .split_first_chunk::<4>()
+                    .ok_or(short(NOTIFICATION_HEADER_LEN))?;
+                (Some(u32::from_be_bytes(*mask)), payload)
             }
-            1 => (Some(be_u32(body, 17)), NOTIFICATION_HEADER_LEN),
-            2 => (None, NOTIFICATION_HEADER_LEN - 4),
+            2 => (None, rest),
             d => return Err(EnvelopeError::Discriminator(d)),
         };
         Ok(Self {
-            handle: be_u64(body, 0),
+            handle: u64::from_be_bytes(handle),
             discriminator,
-            msg_type: be_u32(body, 9),
-            payload_len: be_u32(body, 13),
+            msg_type: u32::from_be_bytes([m0, m1, m2, m3]),
+            payload_len: u32::from_be_bytes([l0, l1, l2, l3]),
             peer_heard_mask,
-            payload: body[at..].to_vec(),
+            payload: payload.to_vec(),
         })
     }
 }

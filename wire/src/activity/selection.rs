@@ -115,7 +115,7 @@ impl Body for SelectionDescriptor {
         for id in self.ids {
             write_opt(w, id, 64);
         }
-        let skulls = &self.skulls[..self.skulls.len().min(31)];
+        let skulls = self.skulls.get(..31).unwrap_or(&self.skulls);
         w.write(skulls.len() as u64, 5);
         for s in skulls {
             w.write_biased(i64::from(s.group), 1, 2);
@@ -137,7 +137,7 @@ impl Body for SelectionDescriptor {
         w.write_bool(self.flag);
         w.write_bool(self.refs.is_some());
         if let Some(refs) = &self.refs {
-            let refs = &refs[..refs.len().min(1)];
+            let refs = refs.get(..1).unwrap_or(refs);
             w.write(refs.len() as u64, 1);
             for r in refs {
                 for b in r {
@@ -147,7 +147,7 @@ impl Body for SelectionDescriptor {
         }
         w.write_bool(self.pairs.is_some());
         if let Some(pairs) = &self.pairs {
-            let pairs = &pairs[..pairs.len().min(63)];
+            let pairs = pairs.get(..63).unwrap_or(pairs);
             w.write(pairs.len() as u64, 6);
             for p in pairs {
                 w.write(u64::from(*p), 13);
@@ -313,14 +313,14 @@ fn protobuf_bytes(pb: &[u8], field: u64) -> Result<&[u8], SelectionError> {
             5 => 4,
             _ => return Err(SelectionError::Protobuf("unsupported wire type")),
         };
-        let end = at
+        let bytes = at
             .checked_add(len)
-            .filter(|&e| e <= pb.len())
+            .and_then(|end| pb.get(at..end))
             .ok_or(SelectionError::Protobuf("field runs past the message"))?;
         if key >> 3 == field && key & 7 == 2 {
-            return Ok(&pb[at..end]);
+            return Ok(bytes);
         }
-        at = end;
+        at += len;
     }
     Err(SelectionError::Protobuf("field 1 is missing"))
 }
@@ -351,25 +351,26 @@ impl SelectionRequest {
 
     /// Parses a service-6 body down to the descriptor's exact bits.
     pub fn decode_service6(body: &[u8]) -> Result<Self, SelectionError> {
-        if body.len() != SERVICE6_LEN {
-            return Err(SelectionError::Length(body.len()));
+        let body: &[u8; SERVICE6_LEN] = body
+            .try_into()
+            .map_err(|_| SelectionError::Length(body.len()))?;
+        let [discriminator, l0, l1, l2, l3, ref rest @ ..] = *body;
+        if discriminator != SERVICE6_DISCRIMINATOR {
+            return Err(SelectionError::Discriminator(discriminator));
         }
-        if body[0] != SERVICE6_DISCRIMINATOR {
-            return Err(SelectionError::Discriminator(body[0]));
-        }
-        let pb_len = u32::from_le_bytes([body[1], body[2], body[3], body[4]]) as usize;
-        let pb = body
-            .get(5..5usize.saturating_add(pb_len))
+        let pb_len = u32::from_le_bytes([l0, l1, l2, l3]) as usize;
+        let pb = rest
+            .get(..pb_len)
             .ok_or(SelectionError::ProtobufLength(pb_len))?;
         let field = protobuf_bytes(pb, 1)?;
-        let (head, bits) = field
-            .split_at_checked(6)
+        let (&[o0, o1, t0, t1, t2, t3], bits) = field
+            .split_first_chunk::<6>()
             .ok_or(SelectionError::Protobuf("field 1 is shorter than 6 bytes"))?;
-        let opcode = u16::from_be_bytes([head[0], head[1]]);
+        let opcode = u16::from_be_bytes([o0, o1]);
         if opcode != SELECTION_OPCODE {
             return Err(SelectionError::Opcode(opcode));
         }
-        let transaction = u32::from_be_bytes([head[2], head[3], head[4], head[5]]);
+        let transaction = u32::from_be_bytes([t0, t1, t2, t3]);
         let mut r = BitReader::new(bits);
         let kind = r.read_biased(1, 2)? as i8;
         let start = r.position();

@@ -117,8 +117,11 @@ impl RosterDelta {
     /// The mask that keeps the first `n` keys present.
     pub fn mask_for<const W: usize>(n: usize) -> [u32; W] {
         let mut mask = [0u32; W];
-        for k in 0..n.min(W * 32) {
-            mask[k / 32] |= 1 << (k % 32);
+        for (i, word) in mask.iter_mut().enumerate() {
+            // keys 32 * i onwards, key k at bit k % 32
+            for bit in 0..n.saturating_sub(32 * i).min(32) {
+                *word |= 1 << bit;
+            }
         }
         mask
     }
@@ -248,39 +251,39 @@ impl Body for SensorAuthUpdate {
         self.prefix.write(w);
         w.write_bool(self.roster.is_some());
         if let Some(d) = &self.roster {
-            let k = d.keys.len().min(MAX_TOP_KEYS);
+            let keys = d.keys.get(..MAX_TOP_KEYS).unwrap_or(&d.keys);
             w.write_bool(true); // field 0 present
             w.write_bool(true); // key array present
-            w.write(k as u64, TOP_COUNT_BITS);
-            write_keys(w, &d.keys[..k]);
+            w.write(keys.len() as u64, TOP_COUNT_BITS);
+            write_keys(w, keys);
             w.write_bool(true); // mask present
             for word in d.mask {
                 w.write(u64::from(word), 32);
             }
-            let n = d.states.len().min(MAX_TOP_KEYS);
+            let states = d.states.get(..MAX_TOP_KEYS).unwrap_or(&d.states);
             w.write_bool(true); // state array present
-            w.write(n as u64, TOP_COUNT_BITS);
-            write_states(w, &d.states[..n]);
+            w.write(states.len() as u64, TOP_COUNT_BITS);
+            write_states(w, states);
             w.write_bool(d.sub_blocks.is_some());
             if let Some(subs) = &d.sub_blocks {
-                let s = subs.len().min(MAX_SUB_BLOCKS);
-                w.write(s as u64, SUB_BLOCK_COUNT_BITS);
-                for sb in &subs[..s] {
+                let subs = subs.get(..MAX_SUB_BLOCKS).unwrap_or(subs);
+                w.write(subs.len() as u64, SUB_BLOCK_COUNT_BITS);
+                for sb in subs {
                     w.write_bool(true);
                     w.write_biased(i64::from(sb.bubble), SUB_BUBBLE_BIAS, 32);
                     w.write_bool(true);
                     w.write_bool(true);
-                    let n = sb.keys.len().min(MAX_SUB_KEYS);
-                    w.write(n as u64, SUB_KEY_COUNT_BITS);
-                    write_keys(w, &sb.keys[..n]);
+                    let keys = sb.keys.get(..MAX_SUB_KEYS).unwrap_or(&sb.keys);
+                    w.write(keys.len() as u64, SUB_KEY_COUNT_BITS);
+                    write_keys(w, keys);
                     w.write_bool(true);
                     for word in sb.mask {
                         w.write(u64::from(word), 32);
                     }
                     w.write_bool(true);
-                    let n = sb.states.len().min(MAX_SUB_KEYS);
-                    w.write(n as u64, SUB_KEY_COUNT_BITS);
-                    write_states(w, &sb.states[..n]);
+                    let states = sb.states.get(..MAX_SUB_KEYS).unwrap_or(&sb.states);
+                    w.write(states.len() as u64, SUB_KEY_COUNT_BITS);
+                    write_states(w, states);
                 }
             }
         }

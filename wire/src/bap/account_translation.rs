@@ -122,15 +122,12 @@ impl TranslationResponse {
             got: body.len(),
             want: 4 + 16 * usize::from(count),
         };
-        let head: &[u8; 4] = body
-            .get(..4)
-            .and_then(|h| h.try_into().ok())
-            .ok_or(short(0))?;
-        let count = u16::from_be_bytes([head[0], head[1]]);
+        let (&[c0, c1, k0, k1], rest) = body.split_first_chunk::<4>().ok_or(short(0))?;
+        let count = u16::from_be_bytes([c0, c1]);
         if body.len() != 4 + 16 * usize::from(count) {
             return Err(short(count));
         }
-        let entries = body[4..]
+        let entries = rest
             .chunks_exact(16)
             .map(|c| {
                 let (id, account) = c.split_at(8);
@@ -141,7 +138,7 @@ impl TranslationResponse {
             })
             .collect();
         Ok(Self {
-            kinds: [head[2], head[3]],
+            kinds: [k0, k1],
             entries,
         })
     }

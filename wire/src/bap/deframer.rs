@@ -94,11 +94,11 @@ impl Deframer {
             return Err(e);
         }
         let rest = self.buf.get(self.start..).unwrap_or_default();
-        let Some(head) = rest.get(..OUTER_HEADER_LEN) else {
+        let Some((head, after)) = rest.split_first_chunk::<OUTER_HEADER_LEN>() else {
             return Ok(None);
         };
-        let (magic, type_byte) = (head[0], head[1]);
-        let len = u32::from_be_bytes([head[2], head[3], head[4], head[5]]) as usize;
+        let [magic, type_byte, l0, l1, l2, l3] = *head;
+        let len = u32::from_be_bytes([l0, l1, l2, l3]) as usize;
         let checked = if magic != MAGIC {
             Err(DeframeError::BadMagic(magic))
         } else if len > self.max_frame_len {
@@ -113,13 +113,13 @@ impl Deframer {
             Ok(t) => t,
             Err(e) => {
                 self.error = Some(e);
-                self.rejected = <[u8; OUTER_HEADER_LEN]>::try_from(head).ok();
+                self.rejected = Some(*head);
                 self.buf = Vec::new();
                 self.start = 0;
                 return Err(e);
             }
         };
-        let Some(payload) = rest.get(OUTER_HEADER_LEN..OUTER_HEADER_LEN + len) else {
+        let Some(payload) = after.get(..len) else {
             return Ok(None);
         };
         let payload = payload.to_vec();

@@ -115,17 +115,22 @@ impl InnerHeader {
         } else {
             REQUEST_HEADER_LEN
         };
-        let (head, body) = msg.split_at_checked(need).ok_or(HeaderError::Short {
+        let short = HeaderError::Short {
             need,
             have: msg.len(),
-        })?;
-        let service = u16::from_be_bytes([head[0], head[1]]);
-        let task = u32::from_be_bytes([head[2], head[3], head[4], head[5]]);
-        let status = with_status.then(|| u16::from_be_bytes([head[6], head[7]]));
+        };
+        let (service, rest) = msg.split_first_chunk::<2>().ok_or(short)?;
+        let (task, rest) = rest.split_first_chunk::<4>().ok_or(short)?;
+        let (status, body) = if with_status {
+            let (status, body) = rest.split_first_chunk::<2>().ok_or(short)?;
+            (Some(u16::from_be_bytes(*status)), body)
+        } else {
+            (None, rest)
+        };
         Ok((
             Self {
-                service,
-                task,
+                service: u16::from_be_bytes(*service),
+                task: u32::from_be_bytes(*task),
                 status,
             },
             body,

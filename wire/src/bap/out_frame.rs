@@ -65,9 +65,13 @@ impl OutFrame {
     pub fn finish(mut self, channel: Option<&mut SecureChannel>) -> Vec<u8> {
         let frame_type = match (self.frame_type, channel) {
             (FrameType::Encrypted, Some(channel)) => {
-                let (head, inner) = self.bytes.split_at_mut(OUTER_HEADER_LEN + TAG_LEN);
-                let tag = channel.seal_in_place(inner);
-                head[OUTER_HEADER_LEN..].copy_from_slice(&tag);
+                // `new` left room for the header and tag, so the split always finds them
+                if let Some((head, inner)) = self
+                    .bytes
+                    .split_first_chunk_mut::<{ OUTER_HEADER_LEN + TAG_LEN }>()
+                {
+                    head[OUTER_HEADER_LEN..].copy_from_slice(&channel.seal_in_place(inner));
+                }
                 FrameType::Encrypted
             }
             (FrameType::Encrypted, None) => {
@@ -77,10 +81,10 @@ impl OutFrame {
             }
             (t, _) => t,
         };
-        let payload_len = (self.bytes.len() - OUTER_HEADER_LEN) as u32;
-        self.bytes[0] = MAGIC;
-        self.bytes[1] = frame_type.byte();
-        self.bytes[2..OUTER_HEADER_LEN].copy_from_slice(&payload_len.to_be_bytes());
+        let [l0, l1, l2, l3] = ((self.bytes.len() - OUTER_HEADER_LEN) as u32).to_be_bytes();
+        if let Some(head) = self.bytes.first_chunk_mut() {
+            *head = [MAGIC, frame_type.byte(), l0, l1, l2, l3];
+        }
         self.bytes
     }
 }

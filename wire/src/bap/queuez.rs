@@ -143,7 +143,7 @@ impl Update {
             let family = r.u32("a family type")?;
             let root = r.u64("a family root id")?;
             let version = r.u32("a family version")? as i32;
-            let flags = r.take(1, "a family's flags")?[0];
+            let [flags] = r.bytes("a family's flags")?;
             let objects_count = r.u32("an object count")?;
             let mut objects = Vec::new();
             for _ in 0..objects_count {
@@ -182,29 +182,28 @@ struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8], UpdateError> {
-        let end = self.at.checked_add(n).filter(|e| *e <= self.body.len());
-        let Some(end) = end else {
-            return Err(UpdateError {
-                at: self.at,
-                what,
-                need: n - (self.body.len() - self.at),
-            });
-        };
-        let out = &self.body[self.at..end];
-        self.at = end;
+        let rest = self.body.get(self.at..).unwrap_or_default();
+        let (out, _) = rest.split_at_checked(n).ok_or_else(|| UpdateError {
+            at: self.at,
+            what,
+            need: n - rest.len(),
+        })?;
+        self.at += n;
+        Ok(out)
+    }
+
+    fn bytes<const N: usize>(&mut self, what: &'static str) -> Result<[u8; N], UpdateError> {
+        let mut out = [0; N];
+        out.copy_from_slice(self.take(N, what)?);
         Ok(out)
     }
 
     fn u32(&mut self, what: &'static str) -> Result<u32, UpdateError> {
-        let b = self.take(4, what)?;
-        Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+        Ok(u32::from_be_bytes(self.bytes(what)?))
     }
 
     fn u64(&mut self, what: &'static str) -> Result<u64, UpdateError> {
-        let b = self.take(8, what)?;
-        Ok(u64::from_be_bytes([
-            b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
-        ]))
+        Ok(u64::from_be_bytes(self.bytes(what)?))
     }
 }
 

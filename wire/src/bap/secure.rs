@@ -93,7 +93,7 @@ pub fn seal_hello(keys: &SignOnKeys, iv: [u8; 16], secrets: &ChannelSecrets) -> 
     let mut out = [0u8; HELLO_ENVELOPE_LEN];
     out[..4].copy_from_slice(&HELLO_ENVELOPE_FOLLOWING.to_be_bytes());
     out[4..20].copy_from_slice(&iv);
-    for (i, chunk) in plain.chunks_exact(16).enumerate() {
+    for (chunk, sealed) in plain.chunks_exact(16).zip(out[20..52].chunks_exact_mut(16)) {
         let mut block = [0u8; 16];
         for (b, (p, c)) in block.iter_mut().zip(chunk.iter().zip(prev.iter())) {
             *b = p ^ c;
@@ -101,7 +101,7 @@ pub fn seal_hello(keys: &SignOnKeys, iv: [u8; 16], secrets: &ChannelSecrets) -> 
         let mut block = block.into();
         cipher.encrypt_block(&mut block);
         prev = block.into();
-        out[20 + 16 * i..36 + 16 * i].copy_from_slice(&prev);
+        sealed.copy_from_slice(&prev);
     }
     let mac = hmac_of(&keys.hmac, &out[..52]).finalize().into_bytes();
     out[52..].copy_from_slice(&mac);
@@ -122,18 +122,16 @@ pub fn open_hello(keys: &SignOnKeys, body: &[u8]) -> Result<ChannelSecrets, Hell
         .map_err(|_| HelloError::BadMac)?;
     let cipher = Aes128::new(&keys.aes.into());
     let mut plain = [0u8; 32];
-    let mut prev: [u8; 16] = [0; 16];
-    prev.copy_from_slice(&body[4..20]);
-    for i in 0..2 {
-        let mut c = [0u8; 16];
-        c.copy_from_slice(&body[20 + 16 * i..36 + 16 * i]);
+    // the IV, then the two ciphertext blocks: each decrypts and XORs with the one before
+    let (blocks, _) = body[4..52].as_chunks::<16>();
+    let pairs = blocks.iter().zip(blocks.iter().skip(1));
+    for ((prev, &c), opened) in pairs.zip(plain.chunks_exact_mut(16)) {
         let mut block = c.into();
         cipher.decrypt_block(&mut block);
         let block: [u8; 16] = block.into();
-        for (j, b) in block.iter().enumerate() {
-            plain[16 * i + j] = b ^ prev[j];
+        for (p, (b, v)) in opened.iter_mut().zip(block.iter().zip(prev)) {
+            *p = b ^ v;
         }
-        prev = c;
     }
     if plain[28..] != CBC_PADDING {
         return Err(HelloError::BadPadding);
@@ -235,8 +233,9 @@ impl SecureChannel {
 
     /// Seals an inner message: returns tag then ciphertext (no AAD) and consumes a nonce.
     pub fn seal(&mut self, inner: &[u8]) -> Vec<u8> {
-        let mut out = vec![0u8; TAG_LEN + inner.len()];
-        out[TAG_LEN..].copy_from_slice(inner);
+        let mut out = Vec::with_capacity(TAG_LEN + inner.len());
+        out.resize(TAG_LEN, 0);
+        out.extend_from_slice(inner);
         let (tag, text) = out.split_at_mut(TAG_LEN);
         tag.copy_from_slice(&self.seal_in_place(text));
         out

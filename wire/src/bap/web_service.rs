@@ -133,12 +133,12 @@ pub enum WsError {
 impl WsRequest {
     /// The header and payload of `body`.
     pub fn decode(body: &[u8]) -> Result<Self, WsError> {
-        let (head, payload) = body
-            .split_at_checked(HEADER_LEN)
+        let (&[o0, o1, t0, t1, t2, t3], payload) = body
+            .split_first_chunk::<HEADER_LEN>()
             .ok_or(WsError::Header(body.len()))?;
         Ok(Self {
-            opcode: u16::from_be_bytes([head[0], head[1]]),
-            transaction: u32::from_be_bytes([head[2], head[3], head[4], head[5]]),
+            opcode: u16::from_be_bytes([o0, o1]),
+            transaction: u32::from_be_bytes([t0, t1, t2, t3]),
             payload: payload.to_vec(),
         })
     }

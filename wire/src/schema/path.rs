@@ -79,8 +79,9 @@ fn step_into(
         (Kind::Record(schema), Step::Field(name)) => schema
             .fields
             .iter()
-            .position(|f| f.name == name)
-            .map(|i| (schema.fields[i].kind, Some(&schema.fields[i]), i))
+            .enumerate()
+            .find(|(_, f)| f.name == name)
+            .map(|(i, f)| (f.kind, Some(f), i))
             .ok_or_else(|| PathError::NoField {
                 schema: schema.name,
                 field: name.clone(),

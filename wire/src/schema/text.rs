@@ -16,7 +16,7 @@ pub fn is_char(element: &Kind) -> bool {
 
 /// The text of a name's characters, the padding zeros at its end dropped.
 pub fn to_text(chars: &[Value]) -> String {
-    let bytes: Vec<u8> = chars
+    let mut bytes: Vec<u8> = chars
         .iter()
         .map(|c| match c {
             Value::Int(i) => *i as u8,
@@ -24,7 +24,8 @@ pub fn to_text(chars: &[Value]) -> String {
         })
         .collect();
     let end = bytes.iter().rposition(|b| *b != 0).map_or(0, |i| i + 1);
-    bytes[..end].iter().map(|b| char::from(*b)).collect()
+    bytes.truncate(end);
+    bytes.into_iter().map(char::from).collect()
 }
 
 /// The characters of `text` padded with zeros to `len`; refused when it is longer or holds

@@ -144,7 +144,7 @@ impl Body for LifetimeAuth {
         w.write_biased(i64::from(self.marker_revision), I32_BIAS, 32);
         w.write(u64::from(self.spawn_entry_hash), 32);
         w.write_biased(i64::from(self.current_bubble), I32_BIAS, 32);
-        let switches = &self.switches[..self.switches.len().min(MAX_SWITCHES)];
+        let switches = self.switches.get(..MAX_SWITCHES).unwrap_or(&self.switches);
         w.write(switches.len() as u64, 6);
         for s in switches {
             w.write(u64::from(s.key), 32);
