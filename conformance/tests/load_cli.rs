@@ -1,4 +1,4 @@
-//! `vex load`: a short soak of the built-in host (the long one is in the README), a host
+//! `vex load`: a short soak of the built-in host (the long one is in docs/performance.md), a host
 //! that breaks a rule under load, and a host that cannot be reached.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
@@ -32,7 +32,7 @@ fn a_short_soak_of_the_built_in_host_is_clean() {
         "joiners leave and join again: {f}"
     );
     // a debug build on a shared 2-core machine takes 15 to 30 ms a route here; the 50 ms
-    // target is the release build's (README "Under load": 6 ms at p99)
+    // target is the release build's (docs/performance.md "Under load": 6 ms at p99)
     assert!(f["join_p99_ms"].as_f64().unwrap() < 250.0, "{f}");
     assert!(f["keepalive_jitter_count"].as_f64().unwrap() > 100.0, "{f}");
     assert!(
