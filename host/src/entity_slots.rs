@@ -7,7 +7,7 @@ use crate::core::{HostCore, LinkId};
 use crate::reason::Dropped;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::ids::{ALLOCATE_ENTITY_INDICES, ENTITY_SLOTS_ALLOCATED};
-use vex_wire::activity::small::{EntitySlotMask, SLOT_MASK_LEN, SlotRequest};
+use vex_wire::activity::small::{EntitySlotMask, SlotRequest};
 
 impl HostCore {
     /// Message 20: a count of 0 or less is refused; any other gets message 0 with the
@@ -56,14 +56,14 @@ impl HostCore {
 
     /// Message 21: the member stops holding the slots it returns; there is no reply.
     pub(crate) fn free_entity_slots(&mut self, link: LinkId, payload: &[u8]) {
-        let Some(mask) = payload.get(..SLOT_MASK_LEN) else {
+        let Ok(mask) = EntitySlotMask::decode(payload) else {
             return self.drop_input(link, Dropped::SlotMaskLength(payload.len()));
         };
         let Some(session) = self.joined_session(link) else {
             return;
         };
         if let Some(activity) = self.activities.get_mut(&session) {
-            activity.release(link, &EntitySlotMask(mask.to_vec()));
+            activity.release(link, &mask);
         }
     }
 }

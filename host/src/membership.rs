@@ -18,7 +18,7 @@ use vex_wire::activity::ids::{
 };
 use vex_wire::activity::join::JoinRequest;
 use vex_wire::activity::membership::{Member, ReplicateMembership};
-use vex_wire::bits::BitReader;
+use vex_wire::activity::small::MembershipAcknowledgement;
 
 impl HostCore {
     /// The member message 3 seeds before any message 23 (facts 4.10 seed).
@@ -181,8 +181,8 @@ impl HostCore {
 
     /// Message 38: the revision the client applied.
     pub(crate) fn membership_acknowledged(&mut self, link: LinkId, payload: &[u8]) {
-        let revision = match BitReader::new(payload).read(32) {
-            Ok(r) => r as u32,
+        let revision = match MembershipAcknowledgement::decode(payload) {
+            Ok(ack) => ack.revision,
             Err(error) => {
                 let msg = MEMBERSHIP_ACKNOWLEDGEMENT;
                 return self.drop_input(link, Dropped::Body { msg, error });

@@ -7,6 +7,7 @@ use crate::core::{HostCore, LinkId};
 use crate::reason::Dropped;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::ids::{START_NEW_ACTIVITY, STATE_REFRESH, WORLD_GLOBALS_STATE};
+use vex_wire::activity::small::StateRefresh;
 use vex_wire::bits::BitReader;
 use vex_wire::schema::decode;
 use vex_wire::schema::messages as schema;
@@ -15,13 +16,12 @@ impl HostCore {
     /// Message 18. The request's membership revision and bubble are read and not used:
     /// the host answers with its whole state whatever the client holds.
     pub(crate) fn state_refresh(&mut self, link: LinkId, payload: &[u8]) {
+        let msg = STATE_REFRESH;
         let mut r = BitReader::new(payload);
-        if let Err(e) = r.read(32).and_then(|_revision| r.read(32)) {
-            let msg = STATE_REFRESH;
-            return self.drop_input(link, Dropped::Body { msg, error: e });
+        if let Err(error) = StateRefresh::read(&mut r) {
+            return self.drop_input(link, Dropped::Body { msg, error });
         }
         if r.remaining_bits() > 0 && !self.policy().take_trailing_bytes() {
-            let msg = STATE_REFRESH;
             return self.drop_input(link, Dropped::TrailingBytes { msg });
         }
         self.snapshot(link, STATE_REFRESH);

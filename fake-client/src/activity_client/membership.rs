@@ -9,6 +9,7 @@ use crate::verdict::Verdict;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::ids;
 use vex_wire::activity::membership::{Member, ReplicateMembership};
+use vex_wire::activity::small::MembershipAcknowledgement;
 use vex_wire::time::Instant;
 
 /// How long a host push can still cross an acknowledgement the client sent: a round trip
@@ -243,7 +244,11 @@ impl Membership {
         self.acknowledged = Some((m.revision, now));
         Some(Outgoing {
             message: ids::MEMBERSHIP_ACKNOWLEDGEMENT,
-            body: m.revision.to_be_bytes().to_vec(),
+            body: MembershipAcknowledgement {
+                revision: m.revision,
+            }
+            .encode()
+            .unwrap_or_default(), // 32 bits: never fails
         })
     }
 }

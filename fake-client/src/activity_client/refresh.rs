@@ -7,7 +7,9 @@ use crate::links::Outgoing;
 use crate::rules::{Choice, Rule};
 use crate::verdict::Verdict;
 use std::collections::VecDeque;
+use vex_wire::activity::body::Body;
 use vex_wire::activity::ids;
+use vex_wire::activity::small::StateRefresh;
 use vex_wire::time::Instant;
 
 /// The snapshot a message 18 is owed on a private link, in order.
@@ -21,8 +23,6 @@ const SNAPSHOT: [u32; 4] = [
 /// it is not part of the answer (SR "Answer what was asked": a request is never answered
 /// in part). How long "together" is, the pages do not say: a finding on it is advisory.
 const SNAPSHOT_GAP_MS: u64 = 100;
-/// The bubble field of message 18 is an i32 with bias 2^31 (facts 4.14).
-const BUBBLE_BIAS: i64 = 0x8000_0000;
 
 /// Message 18 and 11, and the snapshots they are owed, oldest first (SR "What each client
 /// message gets"; facts 4.14). A host answers them in order, each whole, however long it
@@ -84,9 +84,11 @@ impl Owed {
 /// Message 18's body: the membership revision the client holds and the bubble it stands
 /// in (facts 4.14).
 pub(super) fn state_refresh_body(revision: u32, bubble: u8) -> Vec<u8> {
-    let mut body = revision.to_be_bytes().to_vec();
-    body.extend_from_slice(&((i64::from(bubble) + BUBBLE_BIAS) as u32).to_be_bytes());
-    body
+    let request = StateRefresh {
+        membership_revision: revision,
+        bubble: bubble.into(),
+    };
+    request.encode().unwrap_or_default() // 64 bits: never fails
 }
 
 impl Refresh {

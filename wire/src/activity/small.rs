@@ -1,5 +1,5 @@
-//! The small fixed messages of the join and the link: 0 and 21, 2, 15, 16, 20, 44, 52
-//! and 54.
+//! The small fixed messages of the join and the link: 0 and 21, 2, 15, 16, 18, 20, 38,
+//! 44, 52 and 54.
 //!
 //! AH "The main messages", "world_globals_state, message 2", "Hazards for a host";
 //! facts 4.3, 4.6, 4.14.
@@ -111,6 +111,63 @@ impl Body for SlotRequest {
     fn read(r: &mut BitReader<'_>) -> Result<Self, BitError> {
         let count = r.read_biased(SLOT_REQUEST_BIAS, 32)? as i32;
         Ok(Self { count })
+    }
+}
+
+/// Message 18, state_refresh: the membership revision the client holds and the bubble it
+/// stands in, an i32 with bias 2^31; 64 bits (facts 4.14). The host answers with its whole
+/// state whatever the client holds (SR "What each client message gets").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StateRefresh {
+    /// The membership revision the client holds.
+    pub membership_revision: u32,
+    /// The bubble the client stands in.
+    pub bubble: i32,
+}
+
+/// Bias of message 18's bubble.
+const BUBBLE_BIAS: i64 = 0x8000_0000;
+
+/// The 8-byte body.
+impl Body for StateRefresh {
+    type Decoded = Self;
+
+    fn write(&self, w: &mut BitWriter) {
+        w.write(self.membership_revision.into(), 32);
+        w.write_biased(i64::from(self.bubble), BUBBLE_BIAS, 32);
+    }
+
+    /// Reads the first 8 bytes; trailing bytes are fine (BODY-07).
+    fn read(r: &mut BitReader<'_>) -> Result<Self, BitError> {
+        let membership_revision = r.read(32)? as u32;
+        let bubble = r.read_biased(BUBBLE_BIAS, 32)? as i32;
+        Ok(Self {
+            membership_revision,
+            bubble,
+        })
+    }
+}
+
+/// Message 38, membership_acknowledgement: the revision of message 12 the client applied,
+/// 32 bits (facts 4.14; MEMBER-03).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MembershipAcknowledgement {
+    /// The revision applied.
+    pub revision: u32,
+}
+
+/// The 4-byte body.
+impl Body for MembershipAcknowledgement {
+    type Decoded = Self;
+
+    fn write(&self, w: &mut BitWriter) {
+        w.write(self.revision.into(), 32);
+    }
+
+    /// Reads the first 4 bytes; trailing bytes are fine (BODY-07).
+    fn read(r: &mut BitReader<'_>) -> Result<Self, BitError> {
+        let revision = r.read(32)? as u32;
+        Ok(Self { revision })
     }
 }
 

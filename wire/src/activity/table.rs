@@ -19,7 +19,8 @@ use super::membership::ReplicateMembership;
 use super::sense_update::SenseUpdate;
 use super::sensor_auth::SensorAuthUpdate;
 use super::small::{
-    AdvanceEpoch, BubbleHostState, EntitySlotMask, PatchEpoch, PeerLeave, SlotRequest, WorldGlobals,
+    AdvanceEpoch, BubbleHostState, EntitySlotMask, MembershipAcknowledgement, PatchEpoch,
+    PeerLeave, SlotRequest, StateRefresh, WorldGlobals,
 };
 use crate::bits::BitError;
 use crate::schema::Schema;
@@ -174,7 +175,9 @@ pub static MESSAGES: [Message; MESSAGE_COUNT as usize] = [
         "activity_client_keepalive_response",
         NameOnly,
     ),
-    unnamed(STATE_REFRESH, C2H).schema(&s::STATE_REFRESH),
+    unnamed(STATE_REFRESH, C2H)
+        .schema(&s::STATE_REFRESH)
+        .codec(codec!(StateRefresh)),
     named(INCIDENT, "incident", Both)
         .schema(&s::INCIDENT)
         .codec(codec!(Incident)),
@@ -236,7 +239,8 @@ pub static MESSAGES: [Message; MESSAGE_COUNT as usize] = [
         "membership_acknowledgement",
         C2H,
     )
-    .schema(&s::MEMBERSHIP_ACKNOWLEDGEMENT),
+    .schema(&s::MEMBERSHIP_ACKNOWLEDGEMENT)
+    .codec(codec!(MembershipAcknowledgement)),
     named(39, "send_client_heartbeat", C2H),
     named(SCRIPT_STATE, "script_state", H2C),
     named(SCRIPT_EVENT, "script_event", H2C),

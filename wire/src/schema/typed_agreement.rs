@@ -1,14 +1,16 @@
 //! The typed codecs of the bodies the host sends and the schema walker agree, bit for bit,
 //! on generated values (issue 12: the walker stays the reference the typed codecs are
-//! tested against). For each body: the typed bytes are the walker's bytes for the same
-//! field values, the walker reads the typed bytes back to those values, and the typed
-//! decoder reads the walker's bytes back to the typed value. Messages 5 and 12 have no
+//! tested against), and so do the client's requests that have one (18, 21, 38). For each
+//! body: the typed bytes are the walker's bytes for the same field values, the walker
+//! reads the typed bytes back to those values, and the typed decoder reads the walker's
+//! bytes back to the typed value. Messages 5 and 12 have no
 //! walker schema (the pages give their layouts only as facts 4.7 and 4.10); they are held
 //! by the facts vectors and their own round trips.
 
 use super::messages::{
-    ADVANCE_REPLICATION_EPOCH, BUBBLE_HOST_STATE, ENTITY_SLOTS_ALLOCATED, GLOBAL_ACTIVITY_STATE,
-    INCIDENT, JOIN_REQUEST, JOIN_RESULT, SELECTION_DESCRIPTOR, WORLD_GLOBALS_STATE,
+    ADVANCE_REPLICATION_EPOCH, BUBBLE_HOST_STATE, ENTITY_SLOTS_ALLOCATED, FREE_ENTITY_INDICES,
+    GLOBAL_ACTIVITY_STATE, INCIDENT, JOIN_REQUEST, JOIN_RESULT, MEMBERSHIP_ACKNOWLEDGEMENT,
+    SELECTION_DESCRIPTOR, STATE_REFRESH, WORLD_GLOBALS_STATE,
 };
 use super::{Schema, Value, decode, encode};
 use crate::activity::body::Body;
@@ -18,7 +20,8 @@ use crate::activity::join::{JOIN_REQUEST_BITS, JoinResult, SESSION_NAME_CHARS};
 use crate::activity::join::{WORKSPACE_NAME_CHARS, text_field};
 use crate::activity::selection::SelectionDescriptor;
 use crate::activity::small::{
-    AdvanceEpoch, BubbleHostState, EntitySlotMask, SLOT_MASK_LEN, WorldGlobals,
+    AdvanceEpoch, BubbleHostState, EntitySlotMask, MembershipAcknowledgement, SLOT_MASK_LEN,
+    StateRefresh, WorldGlobals,
 };
 use crate::bits::{BitReader, BitWriter};
 use crate::vectors::global_state_example;
@@ -254,6 +257,24 @@ proptest! {
     #[test]
     fn message_19_incident(i in incident()) {
         agree(&INCIDENT, &i, &incident_value(&i))?;
+    }
+
+    #[test]
+    fn message_18_state_refresh(membership_revision in any::<u32>(), bubble in any::<i32>()) {
+        let value = Value::Record(vec![int(membership_revision), int(bubble)]);
+        agree(&STATE_REFRESH, &StateRefresh { membership_revision, bubble }, &value)?;
+    }
+
+    #[test]
+    fn message_21_free_entity_slots(mask in proptest::collection::vec(any::<u8>(), SLOT_MASK_LEN)) {
+        let value = Value::Record(vec![Value::Bits(mask.clone())]);
+        agree(&FREE_ENTITY_INDICES, &EntitySlotMask(mask), &value)?;
+    }
+
+    #[test]
+    fn message_38_membership_acknowledgement(revision in any::<u32>()) {
+        let value = Value::Record(vec![int(revision)]);
+        agree(&MEMBERSHIP_ACKNOWLEDGEMENT, &MembershipAcknowledgement { revision }, &value)?;
     }
 
     #[test]
