@@ -6,7 +6,7 @@
 //! entity slots; message 12 the member table); facts 4.3 (the join grant, the server
 //! reserve) and 4.10 (32 member lanes, revision +1 per change).
 
-use crate::LinkId;
+use crate::link_id::LinkId;
 use crate::member_state::MemberState;
 use crate::schedule::TimedCommit;
 use crate::world::World;

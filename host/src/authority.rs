@@ -4,8 +4,10 @@
 //! host pushes on its own": an authority reset or query the host started; HOST-08,
 //! HOST-16, HOST-17).
 
-use crate::core::{HostCore, LinkId};
+use crate::core::HostCore;
 use crate::event::WorldEvent;
+use crate::exchange::Exchange;
+use crate::link_id::LinkId;
 use crate::reason::Dropped;
 use vex_wire::activity::authority::{
     Abdication, AuthorityToken, BubbleMaskAnswer, FullMaskAnswer, Purge,
@@ -15,15 +17,6 @@ use vex_wire::activity::ids::{
     ABDICATE_AUTHORITY, AUTHORITY_BUBBLE_MASK, AUTHORITY_FULL_MASK, PURGE_NOTICE, PURGE_REQUEST,
     QUERY_AUTHORITY, RESET_AUTHORITY, RESET_AUTHORITY_ACK,
 };
-
-/// Which exchange a host-started token belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Exchange {
-    /// Message 28: the client rebuilds its mask and echoes the token in 29.
-    Reset,
-    /// Message 30: the client answers 31 per bubble, then 32 with its whole mask.
-    Query,
-}
 
 impl HostCore {
     /// Starts `exchange` with every joined member of `session`, each with a token of its

@@ -2,8 +2,9 @@
 //! committed as a delta into its member record (SR "What each client message gets",
 //! "Client reports come in": the host sees the committed after-image; HOST-05, AUTH-13).
 
-use crate::core::{HostCore, LinkId};
+use crate::core::HostCore;
 use crate::event::WorldEvent;
+use crate::link_id::LinkId;
 use crate::reason::Dropped;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::client_state::ClientState;

@@ -4,13 +4,15 @@
 use crate::activity::Activity;
 use crate::config::HostConfig;
 use crate::event::{HostEvent, Transmit};
+use crate::host_timer::HostTimer;
 use crate::limits::Limit;
 use crate::link::Link;
-use crate::mission::{Mission, MissionStage};
+use crate::link_id::LinkId;
+use crate::mission::Mission;
+use crate::mission_stage::MissionStage;
 use crate::outbound::Outbound;
 use crate::policy::Policy;
 use crate::reason::{Closed, Dropped};
-use crate::timer::HostTimer;
 use crate::timer_queue::TimerQueue;
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
@@ -25,16 +27,6 @@ use vex_wire::time::Instant;
 /// How many nonces past the one due a frame that does not open is tried with, to tell a
 /// stream that lost frames on the way from a lone bad frame (BAP-18).
 const OUT_OF_STEP_WINDOW: u8 = 4;
-
-/// A connection, as numbered by the IO layer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct LinkId(pub u64);
-
-impl std::fmt::Display for LinkId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "link{}", self.0)
-    }
-}
 
 /// The Activity Host: every link, every session.
 #[derive(Debug)]
@@ -54,7 +46,7 @@ pub struct HostCore {
     /// The time of the call in progress: every entry point is given it.
     pub(crate) now: Instant,
     /// The matchmaking advertisements (services 42 and 43).
-    pub(crate) advertisements: crate::matchmaking::Advertisements,
+    pub(crate) advertisements: crate::advertisements::Advertisements,
     /// Every link timer's deadline, earliest first.
     pub(crate) timers: TimerQueue<(LinkId, HostTimer)>,
     /// Every activity's next timeline commit, earliest first.
@@ -79,7 +71,7 @@ impl HostCore {
             transmits: VecDeque::new(),
             events: VecDeque::new(),
             mission: None,
-            advertisements: crate::matchmaking::Advertisements::default(),
+            advertisements: crate::advertisements::Advertisements::default(),
         }
     }
 

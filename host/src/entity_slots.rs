@@ -3,7 +3,8 @@
 //! entity indices"; facts 4.3, 4.4; HOST-04, SLOTS-04).
 
 use crate::activity::JOIN_GRANT_COUNT;
-use crate::core::{HostCore, LinkId};
+use crate::core::HostCore;
+use crate::link_id::LinkId;
 use crate::reason::Dropped;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::ids::{ALLOCATE_ENTITY_INDICES, ENTITY_SLOTS_ALLOCATED};

@@ -2,8 +2,9 @@
 //! passed to the host runtime; "Auth state goes out": the host sends an incident through
 //! the same output slot; AH "incident, message 19": no acknowledgement; HOST-13, HOST-18).
 
-use crate::core::{HostCore, LinkId};
+use crate::core::HostCore;
 use crate::event::WorldEvent;
+use crate::link_id::LinkId;
 use crate::reason::Dropped;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::ids::INCIDENT;

@@ -5,12 +5,13 @@
 //! SR "Timed sends that remain", "What the host pushes on its own"; AH "Hazards for a
 //! host" (message 44); LINK-03, EPOCH-01, EPOCH-02, MEMBER-03.
 
-use crate::core::{HostCore, LinkId};
+use crate::core::HostCore;
 use crate::event::Transmit;
+use crate::host_timer::HostTimer;
+use crate::link_id::LinkId;
 use crate::outbound::{Injected, Moment, Payload};
 use crate::reason::Closed;
 use crate::roster;
-use crate::timer::HostTimer;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::envelope::PushHeader;
 use vex_wire::activity::ids::{ADVANCE_REPLICATION_EPOCH, GLOBAL_ACTIVITY_STATE};

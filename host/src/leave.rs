@@ -2,7 +2,8 @@
 //! answers with the state change that implies (AH "peer_leave_request, message 15"; SR
 //! "Client reports come in": 15 "sends the message 5 leave delta"; LEAVE-01, LEAVE-02).
 
-use crate::core::{HostCore, LinkId};
+use crate::core::HostCore;
+use crate::link_id::LinkId;
 use crate::outbound::{Injected, Moment};
 use crate::reason::Dropped;
 use crate::roster;

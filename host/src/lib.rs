@@ -9,18 +9,23 @@
 #![cfg_attr(not(test), deny(clippy::indexing_slicing))]
 
 pub mod activity;
+mod advertisements;
 mod authority;
 mod client_state;
+pub mod commit_error;
 pub mod config;
 mod core;
 mod entity_slots;
 pub mod event;
+mod exchange;
 pub mod hooks;
+mod host_timer;
 mod incident;
 mod keepalive;
 mod leave;
 pub mod limits;
 mod link;
+mod link_id;
 pub mod lobby;
 mod lobby_services;
 mod matchmaking;
@@ -28,6 +33,8 @@ pub mod member_state;
 mod membership;
 mod messages;
 pub mod mission;
+mod mission_run;
+mod mission_stage;
 pub mod outbound;
 pub mod policy;
 pub mod program;
@@ -44,9 +51,11 @@ mod timer;
 mod timer_queue;
 mod web_service;
 pub mod world;
+mod world_event;
 
-pub use crate::core::{HostCore, LinkId};
+pub use crate::core::HostCore;
 pub use config::HostConfig;
 pub use event::{HostEvent, Transmit};
 pub use hooks::{ByThePages, Hooks};
 pub use limits::Limits;
+pub use link_id::LinkId;

@@ -1,10 +1,10 @@
 //! One BAP link as the host sees it: framing, the secure channel, and the activity
 //! binding (NS "bdLobby BAP"; facts 1.4, 7.7).
 
-use crate::LinkId;
-use crate::authority::Exchange;
 use crate::event::Transmit;
+use crate::exchange::Exchange;
 use crate::limits::{Limits, RateWindow};
+use crate::link_id::LinkId;
 use std::collections::{BTreeMap, BTreeSet};
 use vex_wire::activity::envelope::{PUSH_HEADER_LEN, PushHeader};
 use vex_wire::activity::join::{INITIAL_REPLICATION_EPOCH, JoinRequest};

@@ -4,7 +4,8 @@
 //! the ones Sunrise answers empty, protobuf for the protobuf ones, and the account id
 //! translation of service 23 from the scenario's player (BAP-11, BAP-22).
 
-use crate::core::{HostCore, LinkId};
+use crate::core::HostCore;
+use crate::link_id::LinkId;
 use crate::reason::Dropped;
 use vex_wire::bap::account_translation::{TranslationRequest, TranslationResponse};
 use vex_wire::bap::header::{FrameType, InnerHeader};

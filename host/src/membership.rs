@@ -7,7 +7,8 @@
 //! "What each client message gets" (23, 38), "Timed sends that remain"; facts 4.10
 //! "Publication rules", 4.12; MEMBER-03, MEMBER-07, HOST-15.
 
-use crate::core::{HostCore, LinkId};
+use crate::core::HostCore;
+use crate::link_id::LinkId;
 use crate::mission::MissionEvent;
 use crate::reason::Dropped;
 use crate::roster;

@@ -4,14 +4,15 @@
 //! SR "The join burst", "What each client message gets"; AH "The activity envelope",
 //! "Hazards for a host"; facts 4.15.
 
-use crate::core::{HostCore, LinkId};
+use crate::core::HostCore;
 use crate::event::HostEvent;
+use crate::host_timer::HostTimer;
+use crate::link_id::LinkId;
 use crate::mission::MissionEvent;
 use crate::outbound::Moment;
 use crate::policy::{RosterInputs, RosterSend};
 use crate::reason::Dropped;
 use crate::roster;
-use crate::timer::HostTimer;
 use crate::world::World;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::envelope::ActivityNotification;

@@ -4,7 +4,8 @@
 //! character object, raw (encoding 3), its first qword the key; every other family's
 //! snapshot names no object, which is legal.
 
-use crate::core::{HostCore, LinkId};
+use crate::core::HostCore;
+use crate::link_id::LinkId;
 use vex_wire::bap::header::InnerHeader;
 use vex_wire::bap::queuez::{
     ACCOUNT_FAMILY, ACCOUNT_OBJECT, CHARACTER_OBJECT, ENCODING_RAW, FamilyUpdate, MAX_PAYLOAD,

@@ -3,7 +3,8 @@
 //! gets"; HOST-03). An earlier send is not an answer: the client may have dropped what it
 //! held.
 
-use crate::core::{HostCore, LinkId};
+use crate::core::HostCore;
+use crate::link_id::LinkId;
 use crate::reason::Dropped;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::ids::{START_NEW_ACTIVITY, STATE_REFRESH, WORLD_GLOBALS_STATE};

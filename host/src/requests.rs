@@ -5,26 +5,15 @@
 //! transport_staged; "What the host pushes on its own": a new committed Auth revision;
 //! HOST-19, AUTH-09).
 
-use crate::authority::Exchange;
+use crate::commit_error::CommitError;
 use crate::core::HostCore;
 use crate::event::HostEvent;
+use crate::exchange::Exchange;
 use crate::roster;
-use crate::world::{RequestError, WorldRequest};
+use crate::world::WorldRequest;
 use std::collections::BTreeSet;
-use thiserror::Error;
 use vex_wire::activity::slot::ClientRef;
 use vex_wire::scenario::Scenario;
-
-/// Why a commit was refused.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-pub enum CommitError {
-    /// No activity has the session.
-    #[error("session {0:#x} has no activity")]
-    NoActivity(u64),
-    /// A request was refused, and with it the whole commit.
-    #[error(transparent)]
-    Request(#[from] RequestError),
-}
 
 /// The bubble of the object that holds `slot` (`None` for a top-level one), when the
 /// scenario places it.

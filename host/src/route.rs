@@ -5,8 +5,9 @@
 
 use crate::activity::Activity;
 use crate::config::SESSION_CLASS;
-use crate::core::{HostCore, LinkId};
+use crate::core::HostCore;
 use crate::link::Binding;
+use crate::link_id::LinkId;
 use crate::outbound::{Delivery, Moment};
 use crate::reason::Dropped;
 use rand_core::RngCore;

@@ -3,8 +3,9 @@
 //! (SR "Client reports come in"; AH "Message 6: Sense"; AUTH-15, HOST-07). A stalled Ghost
 //! scan bar is finished with a Sense override (AH "Type 65").
 
-use crate::core::{HostCore, LinkId};
+use crate::core::HostCore;
 use crate::event::WorldEvent;
+use crate::link_id::LinkId;
 use crate::reason::Dropped;
 use std::collections::BTreeSet;
 use vex_wire::activity::body::Body;

@@ -4,36 +4,17 @@
 //! through [`HostCore::fire`] (design "Sans-IO cores": the core never reads a clock).
 
 use crate::activity::Activity;
-use crate::core::{HostCore, LinkId};
+use crate::core::HostCore;
 use crate::event::HostEvent;
+use crate::host_timer::HostTimer;
 use crate::limits::Limit;
 use crate::link::Link;
+use crate::link_id::LinkId;
 use crate::reason::Closed;
 use crate::schedule::TimedCommit;
 use crate::world::WorldRequest;
 use std::collections::BTreeMap;
 use vex_wire::time::Instant;
-
-/// Everything the host does on its own clock (SR "Timed sends that remain"). The order of
-/// the variants is the order a link's timers due at one instant fire in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum HostTimer {
-    /// The keepalive of a joined link: message 1, message 44 when an epoch waits, message
-    /// 12 while unacknowledged (LINK-03).
-    Keepalive,
-    /// A roster that did not fit the client's tick beside the ones before it, sent in the
-    /// next tick (AUTH-10).
-    DeferredRoster,
-    /// No hello within [`crate::Limits::hello_within_ms`] of opening: the link is closed.
-    Hello,
-    /// A frame not whole within [`crate::Limits::frame_within_ms`]: the link is closed.
-    SlowFrame,
-}
-
-impl HostTimer {
-    /// How many timers a link has.
-    const COUNT: usize = 4;
-}
 
 impl HostCore {
     /// The timer table: when `link`'s `timer` is due, if it is set.

@@ -89,8 +89,8 @@ impl<K: Ord + Copy> TimerQueue<K> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::LinkId;
-    use crate::timer::HostTimer;
+    use crate::host_timer::HostTimer;
+    use crate::link_id::LinkId;
 
     type Deadline = (Instant, (LinkId, HostTimer));
 

@@ -6,7 +6,8 @@
 //! is followed by the family's snapshot, and an equip (403) of an item the host does not
 //! hold is an error.
 
-use crate::core::{HostCore, LinkId};
+use crate::core::HostCore;
+use crate::link_id::LinkId;
 use crate::reason::Dropped;
 use vex_wire::bap::header::{FrameType, InnerHeader};
 use vex_wire::bap::queuez::Subscription;

@@ -856,7 +856,7 @@ fn authority_answers_are_recorded_and_abdication_releases() {
 /// commit.
 #[test]
 fn incidents_go_both_ways() {
-    use vex_host::requests::CommitError;
+    use vex_host::commit_error::CommitError;
     use vex_host::world::{RequestError, WorldRequest};
     use vex_wire::activity::incident::Incident;
     let mut h = host();
