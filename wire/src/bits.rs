@@ -3,10 +3,16 @@
 //! TD "The bit-packed codec" and AH "Body encoding": bits are written most significant
 //! first, wire bit 0 is the top bit of byte 0, nothing is byte-aligned and the last byte is
 //! padded with zero bits (BODY-01). Bias is never hidden in the codec: every call site names
-//! it (`write_biased(v, bias, width)`, BODY-02). Facts section 3: errors are sticky, and a
-//! read past the end fails without moving the cursor (BODY-04).
+//! it (`write_biased(v, bias, width)`, or `write_i32`, an i32 with its one bias, BODY-02).
+//! Facts section 3: errors are sticky, and a read past the end fails without moving the
+//! cursor (BODY-04).
 
 use thiserror::Error;
+
+/// The bias of every i32 field on the wire, 0x80000000: all-zero bits read as i32::MIN,
+/// and 0 goes out as 0x80000000 (AH "Body encoding"; e.g. AH's host return code and bubble
+/// count, "bias 0x80000000").
+pub const I32_BIAS: i64 = 0x8000_0000;
 
 /// Why a bit write or read failed. Once a writer or reader fails it stays failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
@@ -191,6 +197,11 @@ impl BitWriter {
     #[inline]
     pub fn write_bool(&mut self, bit: bool) {
         self.write(u64::from(bit), 1);
+    }
+
+    /// Writes an i32 as every i32 goes on the wire: 32 bits with [`I32_BIAS`].
+    pub fn write_i32(&mut self, value: i32) {
+        self.write_biased(i64::from(value), I32_BIAS, 32);
     }
 
     /// Writes `value + bias` in `width` bits (BODY-02). The sum must be in `0..2^width`.
@@ -444,6 +455,12 @@ impl<'a> BitReader<'a> {
             }
             _ => Ok(self.read(1)? == 1),
         }
+    }
+
+    /// Reads an i32 as every i32 comes on the wire: 32 bits with [`I32_BIAS`].
+    #[inline]
+    pub fn read_i32(&mut self) -> Result<i32, BitError> {
+        Ok(self.read_biased(I32_BIAS, 32)? as i32)
     }
 
     /// Reads `width` bits and subtracts the bias (BODY-02): all-zero bits give `-bias`.

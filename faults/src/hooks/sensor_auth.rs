@@ -6,9 +6,7 @@ use crate::fault::Fault;
 use crate::plan::HostPlan;
 use crate::variation::Variation;
 use vex_wire::activity::auth::AuthBody;
-use vex_wire::activity::auth::lifetime::{
-    CURRENT_BUBBLE_BIT, I32_BIAS, MAX_SWITCHES, SWITCH_COUNT_BIT,
-};
+use vex_wire::activity::auth::lifetime::{CURRENT_BUBBLE_BIT, MAX_SWITCHES, SWITCH_COUNT_BIT};
 use vex_wire::activity::auth::participation::ParticipationAuth;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::sensor_auth::{
@@ -19,7 +17,7 @@ use vex_wire::activity::slot::{
     CLIENT_REF_BITS, ClientRef, NEVER_DESCRIBED, TYPE_CHANNEL, TYPE_CONFIGURATION, TYPE_GHOST_LINK,
     TYPE_LIFETIME, TYPE_OBJECTIVE, TYPE_PARTICIPATION, TYPE_TIMER,
 };
-use vex_wire::bits::{BitReader, BitWriter, Bits};
+use vex_wire::bits::{BitReader, BitWriter, Bits, I32_BIAS};
 use vex_wire::schema::measure::min_bits;
 use vex_wire::schema::path::set_at;
 use vex_wire::schema::tables::{ACTIVITY_TIMER, LIFETIME, OBJECTIVE};

@@ -10,8 +10,6 @@ pub const GLOBAL_STATE_BITS: usize = 1161;
 pub const GLOBAL_STATE_LEN: usize = 146;
 /// Bit offset of the bubble count (GLOBAL-02).
 pub const BUBBLE_COUNT_BIT: usize = 67;
-/// Bias of the bubble count.
-pub const BUBBLE_COUNT_BIAS: i64 = 0x8000_0000;
 /// Bit offset of the 64 slice-set state bytes (GLOBAL-03).
 pub const BUBBLE_STATES_BIT: usize = 99;
 /// Bubbles in the state table.
@@ -55,7 +53,7 @@ impl Body for GlobalActivityState {
     fn write(&self, w: &mut BitWriter) {
         w.write_bool(self.arm_initial_slice_set);
         w.write_zeros(BUBBLE_COUNT_BIT - 1);
-        w.write_biased(i64::from(self.bubble_count), BUBBLE_COUNT_BIAS, 32);
+        w.write_i32(self.bubble_count);
         w.write_stream(&self.bubble_states, MAX_BUBBLES * 8);
         w.write_biased(i64::from(self.initial_slice_set), 1, 10);
         w.write(u64::from(self.spawn_set_hash), 32);
@@ -68,7 +66,7 @@ impl Body for GlobalActivityState {
     fn read(r: &mut BitReader<'_>) -> Result<Self, BitError> {
         let arm_initial_slice_set = r.read_bool()?;
         r.skip(BUBBLE_COUNT_BIT - 1)?;
-        let bubble_count = r.read_biased(BUBBLE_COUNT_BIAS, 32)? as i32;
+        let bubble_count = r.read_i32()?;
         let mut bubble_states = [0u8; MAX_BUBBLES];
         for eight in bubble_states.chunks_exact_mut(8) {
             eight.copy_from_slice(&r.read(64)?.to_be_bytes());

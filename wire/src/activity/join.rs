@@ -15,8 +15,6 @@ pub const JOIN_RESULT_LEN: usize = 757;
 pub const RESULT_BIAS: i64 = 1;
 /// Bias of each character of the two strings (AH: element bias 128).
 pub const CHAR_BIAS: i64 = 128;
-/// Bias of the host return code (AH).
-pub const RETURN_CODE_BIAS: i64 = 0x8000_0000;
 /// Bits of join_result fields 10 to 16, between the keepalive and the workspace name.
 /// Their meaning is an open question of AH; Vex writes zeros as Sunrise does.
 pub const UNNAMED_FIELDS_BITS: usize = 4005 - 1797;
@@ -210,7 +208,7 @@ impl Body for JoinResult {
         w.write_biased(i64::from(self.result), RESULT_BIAS, 3);
         write_chars(w, &self.session_name, SESSION_NAME_CHARS);
         w.write(u64::from(self.process_id), 32);
-        w.write_biased(i64::from(self.return_code), RETURN_CODE_BIAS, 32);
+        w.write_i32(self.return_code);
         w.write(u64::from(self.handoff_nonce), 32);
         w.write(self.clock_base, 64);
         w.write(u64::from(self.initial_epoch), 8);
@@ -226,7 +224,7 @@ impl Body for JoinResult {
         let result = r.read_biased(RESULT_BIAS, 3)? as i8;
         let session_name = read_chars(r, SESSION_NAME_CHARS)?;
         let process_id = r.read(32)? as u32;
-        let return_code = r.read_biased(RETURN_CODE_BIAS, 32)? as i32;
+        let return_code = r.read_i32()?;
         let handoff_nonce = r.read(32)? as u32;
         let clock_base = r.read(64)?;
         let initial_epoch = r.read(8)? as u8;

@@ -57,8 +57,6 @@ pub const FIELD1_BITS: u32 = 10;
 pub const FIELD1_BIAS: i64 = 1;
 /// Width of member field 2.
 pub const FIELD2_BITS: u32 = 32;
-/// Bias of member field 2: -1 goes out as 0x7FFFFFFF.
-pub const FIELD2_BIAS: i64 = 0x8000_0000;
 /// Width of the 64-bit member fields: join identity, account SOID, character SOID, field 6.
 pub const ID_BITS: u32 = 64;
 /// The two 1-bit flags after field 6, both written as 1.
@@ -100,8 +98,6 @@ pub const REGION_RECORD_BITS: usize = 451;
 pub const CITIZEN_EXTRA_BITS: usize = 1_024;
 /// Width of the region index.
 pub const REGION_INDEX_BITS: u32 = 32;
-/// Bias of the region index.
-pub const REGION_INDEX_BIAS: i64 = 0x8000_0000;
 /// Region index = bubble × 8 (facts 4.10; `region_reader.h`).
 pub const REGION_INDEX_STRIDE: i32 = 8;
 /// The 2-bit field after the region index, written as 1.
@@ -522,7 +518,7 @@ fn write_blob(w: &mut BitWriter, m: &Member) {
 pub(crate) fn write_identity(w: &mut BitWriter, m: &Member) {
     write_key(w, m.member_key);
     w.write_biased(i64::from(m.field1), FIELD1_BIAS, FIELD1_BITS);
-    w.write_biased(i64::from(m.field2), FIELD2_BIAS, FIELD2_BITS);
+    w.write_i32(m.field2);
     for id in [m.join_identity, m.account_soid, m.character_soid, m.field6] {
         w.write(id, ID_BITS);
     }
@@ -532,7 +528,7 @@ pub(crate) fn write_identity(w: &mut BitWriter, m: &Member) {
 pub(crate) fn read_identity(r: &mut BitReader<'_>) -> Result<Member, BitError> {
     let member_key = read_key(r)?;
     let field1 = r.read_biased(FIELD1_BIAS, FIELD1_BITS)? as i16;
-    let field2 = r.read_biased(FIELD2_BIAS, FIELD2_BITS)? as i32;
+    let field2 = r.read_i32()?;
     let mut ids = [0u64; 4];
     for id in &mut ids {
         *id = r.read(ID_BITS)?;
@@ -577,11 +573,7 @@ fn read_member(r: &mut BitReader<'_>) -> Result<Member, BitError> {
 }
 
 fn write_region(w: &mut BitWriter, g: &RegionRecord) {
-    w.write_biased(
-        i64::from(g.region_index),
-        REGION_INDEX_BIAS,
-        REGION_INDEX_BITS,
-    );
+    w.write_i32(g.region_index);
     w.write(REGION_FLAG, REGION_FLAG_BITS);
     w.write_zeros(REGION_GAP_BITS);
     w.write(u64::from(g.ambassador_state), AMBASSADOR_STATE_BITS);
@@ -600,7 +592,7 @@ fn write_region(w: &mut BitWriter, g: &RegionRecord) {
 }
 
 fn read_region(r: &mut BitReader<'_>) -> Result<RegionRecord, BitError> {
-    let region_index = r.read_biased(REGION_INDEX_BIAS, REGION_INDEX_BITS)? as i32;
+    let region_index = r.read_i32()?;
     r.skip(REGION_FLAG_BITS as usize + REGION_GAP_BITS)?;
     let ambassador_state = r.read(AMBASSADOR_STATE_BITS)? as u8;
     let ambassador_slot = r.read_biased(AMBASSADOR_SLOT_BIAS, AMBASSADOR_SLOT_BITS)? as i8;

@@ -33,8 +33,6 @@ pub const SUB_BLOCK_COUNT_BITS: u32 = 7;
 pub const SUB_KEY_COUNT_BITS: u32 = 7;
 /// Words in a sub-block's presence mask.
 pub const SUB_MASK_WORDS: usize = 3;
-/// Bias of a sub-block's bubble index.
-pub const SUB_BUBBLE_BIAS: i64 = 0x8000_0000;
 /// Bias of a roster state byte: 0x80 + stateSequence.
 pub const STATE_BYTE_BIAS: i64 = 128;
 
@@ -270,7 +268,7 @@ impl Body for SensorAuthUpdate {
                 w.write(subs.len() as u64, SUB_BLOCK_COUNT_BITS);
                 for sb in subs {
                     w.write_bool(true);
-                    w.write_biased(i64::from(sb.bubble), SUB_BUBBLE_BIAS, 32);
+                    w.write_i32(sb.bubble);
                     w.write_bool(true);
                     w.write_bool(true);
                     let keys = sb.keys.get(..MAX_SUB_KEYS).unwrap_or(&sb.keys);
@@ -589,7 +587,7 @@ impl DecodedAuthUpdate {
                 let mut subs = Vec::new();
                 for _ in 0..s {
                     expect_one(r, "an absent sub-block")?;
-                    let bubble = r.read_biased(SUB_BUBBLE_BIAS, 32)? as i32;
+                    let bubble = r.read_i32()?;
                     expect_one(r, "an absent sub-block field")?;
                     expect_one(r, "an absent sub-block key array")?;
                     let n = r.read(SUB_KEY_COUNT_BITS)?;

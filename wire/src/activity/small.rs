@@ -96,20 +96,17 @@ pub struct SlotRequest {
     pub count: i32,
 }
 
-/// Bias of message 20's count.
-const SLOT_REQUEST_BIAS: i64 = 0x8000_0000;
-
 /// The 4-byte body.
 impl Body for SlotRequest {
     type Decoded = Self;
 
     fn write(&self, w: &mut BitWriter) {
-        w.write_biased(i64::from(self.count), SLOT_REQUEST_BIAS, 32);
+        w.write_i32(self.count);
     }
 
     /// Reads the first 4 bytes; trailing bytes are fine (BODY-07).
     fn read(r: &mut BitReader<'_>) -> Result<Self, BitError> {
-        let count = r.read_biased(SLOT_REQUEST_BIAS, 32)? as i32;
+        let count = r.read_i32()?;
         Ok(Self { count })
     }
 }
@@ -125,22 +122,19 @@ pub struct StateRefresh {
     pub bubble: i32,
 }
 
-/// Bias of message 18's bubble.
-const BUBBLE_BIAS: i64 = 0x8000_0000;
-
 /// The 8-byte body.
 impl Body for StateRefresh {
     type Decoded = Self;
 
     fn write(&self, w: &mut BitWriter) {
         w.write(self.membership_revision.into(), 32);
-        w.write_biased(i64::from(self.bubble), BUBBLE_BIAS, 32);
+        w.write_i32(self.bubble);
     }
 
     /// Reads the first 8 bytes; trailing bytes are fine (BODY-07).
     fn read(r: &mut BitReader<'_>) -> Result<Self, BitError> {
         let membership_revision = r.read(32)? as u32;
-        let bubble = r.read_biased(BUBBLE_BIAS, 32)? as i32;
+        let bubble = r.read_i32()?;
         Ok(Self {
             membership_revision,
             bubble,

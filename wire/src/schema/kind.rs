@@ -212,7 +212,7 @@ pub const fn uint(width: u32, bias: i64) -> Kind {
 }
 
 /// An i32 with bias 2^31.
-pub const I32: Kind = int(32, 0x8000_0000);
+pub const I32: Kind = int(32, crate::bits::I32_BIAS);
 /// A u32 with bias 0.
 pub const U32: Kind = uint(32, 0);
 /// A u64 with bias 0.

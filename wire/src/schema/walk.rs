@@ -10,7 +10,7 @@ use super::kind::{
 use super::place::Place;
 use super::text;
 use super::value::Value;
-use crate::bits::{BitError, BitReader, BitWriter};
+use crate::bits::{BitError, BitReader, BitWriter, I32_BIAS};
 use thiserror::Error;
 
 /// The bits of a tag the investment walker mode keeps: 0-12 and 16-19 (TD).
@@ -283,7 +283,7 @@ fn encode_kind(
         (Kind::DynamicValue, Value::Dynamic { handle, value }) if *handle == RUNTIME_I32 => {
             w.write_bool(true);
             w.write(u64::from(*handle), 32);
-            w.write_wrapping(i64::from(*value), 0x8000_0000, 32);
+            w.write_wrapping(i64::from(*value), I32_BIAS, 32);
         }
         (Kind::PredicateUnion, Value::Absent) => w.write_bool(false),
         (Kind::PredicateUnion, _) => {
@@ -615,7 +615,7 @@ fn decode_kind(
                     what: "a dynamic value of a schema other than the runtime i32",
                 }));
             }
-            let value = read_int(r, 32, 0x8000_0000, true).map_err(e)? as i32;
+            let value = read_int(r, 32, I32_BIAS, true).map_err(e)? as i32;
             Value::Dynamic { handle, value }
         }
         Kind::PredicateUnion => {

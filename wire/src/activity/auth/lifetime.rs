@@ -19,10 +19,8 @@ pub const STATE_MAX: i8 = 10;
 pub const MAX_SWITCHES: usize = 50;
 /// The switch list's 6-bit count starts at this bit of the body (AH "Type 17").
 pub const SWITCH_COUNT_BIT: usize = 104;
-/// Bit offset of current_bubble in the body, an i32 with [`I32_BIAS`] (facts 4.8).
+/// Bit offset of current_bubble in the body, an i32 with [`crate::bits::I32_BIAS`] (facts 4.8).
 pub const CURRENT_BUBBLE_BIT: usize = 72;
-/// Bias of the i32 fields.
-pub const I32_BIAS: i64 = 0x8000_0000;
 /// The value-class handle of a runtime i32 switch value (facts 4.8).
 pub const SWITCH_CLASS_I32: u32 = 0x8080_0007;
 /// The "waiting" switch Sunrise forces to 0 (facts 4.8).
@@ -141,9 +139,9 @@ impl Body for LifetimeAuth {
         w.write_biased(i64::from(self.state), STATE_BIAS, 4);
         w.write_biased(i64::from(self.quality_bypass), 1, 3);
         w.write_bool(self.join_flag_inverted);
-        w.write_biased(i64::from(self.marker_revision), I32_BIAS, 32);
+        w.write_i32(self.marker_revision);
         w.write(u64::from(self.spawn_entry_hash), 32);
-        w.write_biased(i64::from(self.current_bubble), I32_BIAS, 32);
+        w.write_i32(self.current_bubble);
         let switches = self.switches.get(..MAX_SWITCHES).unwrap_or(&self.switches);
         w.write(switches.len() as u64, 6);
         for s in switches {
@@ -151,17 +149,17 @@ impl Body for LifetimeAuth {
             w.write_bool(s.value.is_some());
             if let Some(v) = s.value {
                 w.write(u64::from(SWITCH_CLASS_I32), 32);
-                w.write_biased(i64::from(v), I32_BIAS, 32);
+                w.write_i32(v);
             }
         }
-        w.write_biased(i64::from(self.unused), I32_BIAS, 32);
+        w.write_i32(self.unused);
         for p in self.spawn_pairs {
             w.write_biased(i64::from(p.index), 1, 10);
             w.write(u64::from(p.hash), 32);
         }
         w.write_bool(self.cycle_override_on);
         w.write(u64::from(self.cycle_phase), 32);
-        w.write_biased(i64::from(self.selection_id), I32_BIAS, 32);
+        w.write_i32(self.selection_id);
         self.selection_target.write(w);
         w.write(u64::from(self.selection_arg), 32);
         w.write(0, DEFINITION_REF_COUNT_BITS);
@@ -173,9 +171,9 @@ impl Body for LifetimeAuth {
         let state = r.read_biased(STATE_BIAS, 4)? as i8;
         let quality_bypass = r.read_biased(1, 3)? as i8;
         let join_flag_inverted = r.read_bool()?;
-        let marker_revision = r.read_biased(I32_BIAS, 32)? as i32;
+        let marker_revision = r.read_i32()?;
         let spawn_entry_hash = r.read(32)? as u32;
-        let current_bubble = r.read_biased(I32_BIAS, 32)? as i32;
+        let current_bubble = r.read_i32()?;
         let count = r.read(6)?;
         let mut switches = Vec::new();
         for _ in 0..count {
@@ -188,13 +186,13 @@ impl Body for LifetimeAuth {
                         what: "a switch value of a class other than i32",
                     });
                 }
-                Some(r.read_biased(I32_BIAS, 32)? as i32)
+                Some(r.read_i32()?)
             } else {
                 None
             };
             switches.push(Switch { key, value });
         }
-        let unused = r.read_biased(I32_BIAS, 32)? as i32;
+        let unused = r.read_i32()?;
         let mut spawn_pairs = [SpawnPair::OFF; SPAWN_PAIRS];
         for p in &mut spawn_pairs {
             p.index = r.read_biased(1, 10)? as i16;
@@ -212,7 +210,7 @@ impl Body for LifetimeAuth {
             spawn_pairs,
             cycle_override_on: r.read_bool()?,
             cycle_phase: r.read(32)? as u32,
-            selection_id: r.read_biased(I32_BIAS, 32)? as i32,
+            selection_id: r.read_i32()?,
             selection_target: ClientRef::read(r)?,
             selection_arg: r.read(32)? as u32,
         };

@@ -6,7 +6,7 @@
 //! rest, which are kept as raw values in [`SUNRISE_FIXED`] order.
 
 use crate::activity::body::Body;
-use crate::bits::{BitError, BitReader, BitWriter};
+use crate::bits::{BitError, BitReader, BitWriter, I32_BIAS};
 
 /// Bits without the region: 192 (facts 4.8).
 pub const PARTICIPATION_BITS: usize = 192;
@@ -33,7 +33,7 @@ const KEY_PREFIX: [(u32, u64); 2] = [(1, 0), (3, 0)];
 /// Fields 15 to 19.
 const AFTER_KEY: [(u32, u64); 5] = [(5, 0), (6, 3), (6, 0), (6, 0), (1, 1)];
 /// Fields 21 to 24.
-const TAIL: [(u32, u64); 4] = [(3, 0), (1, 0), (8, 128), (32, 0x8000_0000)];
+const TAIL: [(u32, u64); 4] = [(3, 0), (1, 0), (8, 128), (32, I32_BIAS as u64)];
 
 /// Every fixed field of the body, in wire order, for documentation and tests.
 pub const SUNRISE_FIXED: usize = BEFORE_KEY.len() + KEY_PREFIX.len() + AFTER_KEY.len() + TAIL.len();
@@ -70,7 +70,7 @@ impl Body for ParticipationAuth {
     fn write(&self, w: &mut BitWriter) {
         w.write_bool(self.region.is_some());
         if let Some(region) = self.region {
-            w.write_biased(i64::from(region), 0x8000_0000, 32);
+            w.write_i32(region);
         }
         write_fixed(w, &BEFORE_KEY);
         write_fixed(w, &KEY_PREFIX);
@@ -86,7 +86,7 @@ impl Body for ParticipationAuth {
     /// Reads the body in Sunrise's layout.
     fn read(r: &mut BitReader<'_>) -> Result<Self, BitError> {
         let region = if r.read_bool()? {
-            Some(r.read_biased(0x8000_0000, 32)? as i32)
+            Some(r.read_i32()?)
         } else {
             None
         };
