@@ -32,9 +32,7 @@ impl HostCore {
             if b.join.is_none() {
                 continue;
             }
-            b.next_token = b.next_token.wrapping_add(1);
-            let token = b.next_token;
-            b.exchanges.push((exchange, token));
+            let token = b.authority.start(exchange);
             let msg = match exchange {
                 Exchange::Reset => RESET_AUTHORITY,
                 Exchange::Query => QUERY_AUTHORITY,
@@ -48,16 +46,8 @@ impl HostCore {
 
     /// True when `link` has `exchange` with `token` outstanding; a 32 or 29 ends it.
     fn answers(&mut self, link: LinkId, exchange: Exchange, token: u32, ends: bool) -> bool {
-        let Some(b) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) else {
-            return false;
-        };
-        let Some(i) = b.exchanges.iter().position(|e| *e == (exchange, token)) else {
-            return false;
-        };
-        if ends {
-            b.exchanges.remove(i);
-        }
-        true
+        let binding = self.links.get_mut(&link).and_then(|l| l.binding.as_mut());
+        binding.is_some_and(|b| b.authority.answers(exchange, token, ends))
     }
 
     /// Message 27: the purge notice (message 25) keeps the client's mask and reason

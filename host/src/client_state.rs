@@ -48,7 +48,7 @@ impl HostCore {
         }
         if committed.region_moved {
             if let Some(b) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) {
-                b.epoch_waiting = true; // its advertised host changed (SR "What the host pushes")
+                b.replication.wait(); // its advertised host changed (SR "What the host pushes")
             }
             let to = self.region_of(link, session);
             self.world_event(WorldEvent::RegionChanged { link, from, to });

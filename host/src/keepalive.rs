@@ -157,13 +157,12 @@ impl HostCore {
         let Some(binding) = self.links.get(&link).and_then(|l| l.binding.as_ref()) else {
             return;
         };
-        if !binding.epoch_waiting {
+        let Some(held) = binding.replication.waiting() else {
             return;
-        }
-        let next = self.policy().next_epoch(binding.replication_epoch);
+        };
+        let next = self.policy().next_epoch(held);
         if let Some(b) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) {
-            b.epoch_waiting = false;
-            b.replication_epoch = next.epoch;
+            b.replication.advanced(next.epoch);
         }
         let msg = ADVANCE_REPLICATION_EPOCH;
         match next.encode() {

@@ -98,7 +98,7 @@ impl HostCore {
         for &link in links {
             self.push_message(link, REPLICATE_MEMBERSHIP, &body);
             if let Some(b) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) {
-                b.membership_revision = Some(table.revision);
+                b.table.sent(table.revision);
             }
         }
     }
@@ -149,7 +149,7 @@ impl HostCore {
                 && b.join.is_some()
                 && b.session == session
             {
-                b.epoch_waiting = true;
+                b.replication.wait();
             }
         }
     }
@@ -190,7 +190,7 @@ impl HostCore {
             }
         };
         if let Some(binding) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) {
-            binding.membership_acknowledged = Some(revision);
+            binding.table.acknowledge(revision);
         }
     }
 
@@ -199,13 +199,15 @@ impl HostCore {
         let Some(binding) = self.links.get(&link).and_then(|l| l.binding.as_ref()) else {
             return;
         };
-        let (Some(_), true) = (binding.membership_revision, binding.join.is_some()) else {
+        let session = binding.session;
+        let current = self.activities.get(&session).map(|a| a.revision());
+        let (Some(unacknowledged), true) = (
+            binding.table.unacknowledged(current),
+            binding.join.is_some(),
+        ) else {
             return;
         };
-        let session = binding.session;
-        let acknowledged = binding.membership_acknowledged;
-        let current = self.activities.get(&session).map(|a| a.revision());
-        if self.policy().resend_membership(acknowledged != current) {
+        if self.policy().resend_membership(unacknowledged) {
             self.push_membership(link, session);
         }
     }

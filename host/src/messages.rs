@@ -7,6 +7,7 @@
 use crate::core::HostCore;
 use crate::event::HostEvent;
 use crate::host_timer::HostTimer;
+use crate::link::{EpochLedger, TableLedger};
 use crate::link_id::LinkId;
 use crate::mission::MissionEvent;
 use crate::outbound::Moment;
@@ -185,12 +186,10 @@ impl HostCore {
         {
             binding.join = Some(join);
             binding.roster_owed = true;
-            binding.epoch_waiting = false;
+            binding.replication = EpochLedger::joined(epoch);
             // a public joiner is sent the activity's table right below, after its private one;
             // a burst without one owes it, and the keepalive sends it (MEMBER-03)
-            binding.membership_revision = Some(current);
-            binding.replication_epoch = epoch;
-            binding.membership_acknowledged = None;
+            binding.table = TableLedger::joined(current);
             binding.rosters_sent = 0;
             l.next_keepalive = interval.map(|ms| now + ms);
             self.arm(link, HostTimer::Keepalive);
@@ -363,8 +362,7 @@ impl HostCore {
                     b.sense_override = None; // sent once
                     b.identity_map = built.map; // what Sense is read against (AUTH-15)
                     if let Some(token) = built.grant {
-                        b.bubble_mirror = token; // the client's mirror takes every token sent
-                        b.bubble_granted = true;
+                        b.authority.granted(token);
                     }
                 }
             }
@@ -424,8 +422,7 @@ impl HostCore {
     fn bubble_grant_due(&self, link: LinkId, session: u64) -> Option<u16> {
         let owner = self.activities.get(&session).map(|a| a.owner());
         let b = self.links.get(&link).and_then(|l| l.binding.as_ref())?;
-        (owner == Some(link) && !b.bubble_granted)
-            .then(|| BubbleAuthority::next_token(b.bubble_mirror))
+        b.authority.grant_due().filter(|_| owner == Some(link))
     }
 
     /// True when a message 5 of `len` bytes fits the client's current tick beside the

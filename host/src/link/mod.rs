@@ -1,109 +1,26 @@
 //! One BAP link as the host sees it: framing, the secure channel, and the activity
 //! binding (NS "bdLobby BAP"; facts 1.4, 7.7).
 
+mod authority;
+mod binding;
+mod epoch;
+mod table;
+
+pub use binding::Binding;
+pub use epoch::EpochLedger;
+pub use table::TableLedger;
+
 use crate::event::Transmit;
-use crate::exchange::Exchange;
 use crate::limits::{Limits, RateWindow};
 use crate::link_id::LinkId;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use vex_wire::activity::envelope::{PUSH_HEADER_LEN, PushHeader};
-use vex_wire::activity::join::{INITIAL_REPLICATION_EPOCH, JoinRequest};
-use vex_wire::activity::selection::DescriptorBits;
-use vex_wire::activity::slot::ClientRef;
-use vex_wire::activity::small::PatchEpoch;
 use vex_wire::bap::deframer::Deframer;
 use vex_wire::bap::header::{FrameType, InnerHeader, REQUEST_HEADER_LEN};
 use vex_wire::bap::out_frame::OutFrame;
 use vex_wire::bap::secure::SecureChannel;
 use vex_wire::bap::services::ACTIVITY_PUSH;
-use vex_wire::bits::Bits;
 use vex_wire::time::Instant;
-
-/// What one link owns of the activity it is bound to (SR "Service 6 and 7", "The join
-/// burst"): its own session, the session it joined, and what it was sent and answered.
-#[derive(Debug, Clone)]
-pub struct Binding {
-    /// The session the link is bound to: its own until a public join names another.
-    pub session: u64,
-    /// The link's own private session, from its service 7.
-    pub private_session: u64,
-    /// The client's descriptor, kept bit for bit (GLOBAL-04).
-    pub descriptor: DescriptorBits,
-    /// The join, once message 3 arrived.
-    pub join: Option<JoinRequest>,
-    /// The client's latest message 52.
-    pub epoch: Option<PatchEpoch>,
-    /// True until the first message 5 answers the first message 52 (AUTH-16).
-    pub roster_owed: bool,
-    /// True from a message 22 that moved the member's region until the client's roster
-    /// request (message 18): every message 5 waits, and the request is answered in full
-    /// (AUTH-13).
-    pub roster_request_owed: bool,
-    /// Message 5 bodies sent with the whole roster.
-    pub rosters_sent: u32,
-    /// The replication epoch the client holds: join_result's initial epoch, then each
-    /// message 44's (EPOCH-01).
-    pub replication_epoch: u8,
-    /// A replication epoch is waiting for the keepalive to carry it: the peers the member
-    /// replicates with changed (see [`crate::HostCore`]'s `epoch_waits`).
-    pub epoch_waiting: bool,
-    /// The membership revision sent, once message 12 has gone out.
-    pub membership_revision: Option<u32>,
-    /// The revision the client acknowledged with message 38.
-    pub membership_acknowledged: Option<u32>,
-    /// Bubble 64's grant token as the client mirrors it: the last one sent (AUTH-11).
-    pub bubble_mirror: u16,
-    /// The client holds bubble 64's grant.
-    pub bubble_granted: bool,
-    /// The slots the last message 5 sent on the link registered: Sense is read against
-    /// them (SR "Client reports come in"; AUTH-15).
-    pub identity_map: BTreeSet<ClientRef>,
-    /// A Sense override the next message 5 carries, once.
-    pub sense_override: Option<(ClientRef, Bits)>,
-    /// The client tick of the last message 5 sent, and the message-5 bytes sent in it
-    /// (AUTH-10: every message 5 of a tick shares the budget).
-    pub tick_bytes: (u64, usize),
-    /// When a roster that did not fit its tick goes out.
-    pub roster_deferred: Option<Instant>,
-    /// The last token the host gave an authority reset or query on this link.
-    pub next_token: u32,
-    /// The host's resets and queries the client has not finished answering.
-    pub exchanges: Vec<(Exchange, u32)>,
-}
-
-impl Binding {
-    /// The binding service 7 makes: no join yet, at the initial replication epoch.
-    pub fn new(session: u64, descriptor: DescriptorBits) -> Self {
-        Self {
-            session,
-            private_session: session,
-            descriptor,
-            join: None,
-            epoch: None,
-            roster_owed: false,
-            roster_request_owed: false,
-            rosters_sent: 0,
-            replication_epoch: INITIAL_REPLICATION_EPOCH,
-            epoch_waiting: false,
-            membership_revision: None,
-            membership_acknowledged: None,
-            bubble_mirror: 0,
-            bubble_granted: false,
-            identity_map: BTreeSet::new(),
-            tick_bytes: (0, 0),
-            roster_deferred: None,
-            sense_override: None,
-            next_token: 0,
-            exchanges: Vec::new(),
-        }
-    }
-
-    /// True when the link joined a session other than its own (SR "The join burst": a
-    /// public join).
-    pub fn is_public(&self) -> bool {
-        self.session != self.private_session
-    }
-}
 
 /// Per-link state.
 #[derive(Debug)]
