@@ -56,7 +56,7 @@ impl HostCore {
                 return self.push_current_roster(link);
             }
             if let Some(b) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) {
-                b.roster_request_owed = true;
+                b.roster.hold_for_request();
             }
         }
     }

@@ -36,8 +36,8 @@ impl HostCore {
         let Some(binding) = l.binding.as_mut() else {
             return;
         };
-        let registered = binding.join.is_some() && !binding.roster_owed;
-        binding.roster_owed = false;
+        let rostered = binding.roster.leave();
+        let registered = binding.join.is_some() && rostered;
         let (join, epoch, session) = (binding.join.take(), binding.epoch, binding.session);
         // the answer is built from what the member had, before it departs
         let answer = match (epoch, join, registered) {
@@ -78,7 +78,7 @@ impl HostCore {
             .links
             .get(&link)
             .and_then(|l| l.binding.as_ref())
-            .map_or(0, |b| b.rosters_sent);
+            .map_or(0, |b| b.roster.sent());
         let body = self.policy().leave_delta(delta, inputs, sent)?.encode()?;
         Ok((
             body,

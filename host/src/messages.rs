@@ -185,12 +185,11 @@ impl HostCore {
             && let Some(binding) = l.binding.as_mut()
         {
             binding.join = Some(join);
-            binding.roster_owed = true;
+            binding.roster.joined();
             binding.replication = EpochLedger::joined(epoch);
             // a public joiner is sent the activity's table right below, after its private one;
             // a burst without one owes it, and the keepalive sends it (MEMBER-03)
             binding.table = TableLedger::joined(current);
-            binding.rosters_sent = 0;
             l.next_keepalive = interval.map(|ms| now + ms);
             self.arm(link, HostTimer::Keepalive);
         }
@@ -311,10 +310,12 @@ impl HostCore {
             return;
         };
         binding.epoch = Some(epoch);
-        let (Some(join), true) = (binding.join.clone(), binding.roster_owed) else {
+        let Some(join) = binding.join.clone() else {
             return;
         };
-        binding.roster_owed = false;
+        if !binding.roster.take_first() {
+            return;
+        }
         if !self.policy().first_roster() {
             return;
         }
@@ -336,7 +337,7 @@ impl HostCore {
         let Some(binding) = self.links.get(&link).and_then(|l| l.binding.as_ref()) else {
             return;
         };
-        if binding.roster_request_owed {
+        if binding.roster.held() {
             return; // held until the region move's roster request (AUTH-13)
         }
         match self.build_roster(link, join, epoch, snapshot) {
@@ -347,20 +348,15 @@ impl HostCore {
             Ok(built) if !self.fits_tick(link, built.body.len()) => {
                 // the whole roster again in the next tick; this one is not sent (AUTH-10)
                 let next = tick_start(client_tick(self.now) + 1);
-                let due = Some(Instant::from_millis(next));
-                if let Some(b) = self.binding_mut(link)
-                    && b.roster_deferred != due
-                {
-                    b.roster_deferred = due;
+                let due = Instant::from_millis(next);
+                if self.binding_mut(link).is_some_and(|b| b.roster.defer(due)) {
                     self.arm(link, HostTimer::DeferredRoster);
                 }
             }
             Ok(built) => {
                 self.push_message(link, SENSOR_AUTH_UPDATE, &built.body);
                 if let Some(b) = self.binding_mut(link) {
-                    b.rosters_sent += 1;
-                    b.sense_override = None; // sent once
-                    b.identity_map = built.map; // what Sense is read against (AUTH-15)
+                    b.roster.sent_one(built.map); // what Sense is read against (AUTH-15)
                     if let Some(token) = built.grant {
                         b.authority.granted(token);
                     }
@@ -380,11 +376,11 @@ impl HostCore {
     ) -> Result<BuiltRoster, BitError> {
         let b = self.links.get(&link).and_then(|l| l.binding.as_ref());
         let send = RosterSend {
-            sent: b.map_or(0, |b| b.rosters_sent),
+            sent: b.map_or(0, |b| b.roster.sent()),
             snapshot,
         };
         let session = b.map_or(0, |b| b.session);
-        let sense_override = b.and_then(|b| b.sense_override.clone());
+        let sense_override = b.and_then(|b| b.roster.sense_override().cloned());
         let grant = self.bubble_grant_due(link, session);
         let mut m = roster::sensor_auth(&self.roster_inputs(link, session, join, epoch.0))?;
         m.prefix.bubble_block = grant.map(|t| BubbleAuthority::granting(GRANTED_BUBBLE, t));
@@ -429,17 +425,8 @@ impl HostCore {
     /// ones sent in it; then it is counted (AUTH-10).
     fn fits_tick(&mut self, link: LinkId, len: usize) -> bool {
         let tick = client_tick(self.now);
-        let Some(b) = self.binding_mut(link) else {
-            return false;
-        };
-        if b.tick_bytes.0 != tick {
-            b.tick_bytes = (tick, 0);
-        }
-        if b.tick_bytes.1 + len > BODY_BUDGET {
-            return false;
-        }
-        b.tick_bytes.1 += len;
-        true
+        self.binding_mut(link)
+            .is_some_and(|b| b.roster.fits_tick(tick, len))
     }
 
     fn binding_mut(&mut self, link: LinkId) -> Option<&mut crate::link::Binding> {

@@ -70,8 +70,8 @@ impl HostCore {
             return;
         }
         if let Some(binding) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) {
-            binding.roster_owed = epoch.is_none();
-            binding.roster_request_owed = false; // this is the request a region move waits for
+            // this is the request a region move waits for
+            binding.roster.snapshot_asked(epoch.is_some());
         }
         if let Some(epoch) = epoch {
             self.push_roster(link, &join, epoch, true);

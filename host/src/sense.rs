@@ -31,7 +31,7 @@ impl HostCore {
             return;
         };
         let epoch = binding.epoch.map(|e| e.0);
-        let read = read_reports(&binding.identity_map, epoch, payload);
+        let read = read_reports(binding.roster.identity_map(), epoch, payload);
         match read {
             Err(reason) => self.drop_input(link, reason),
             Ok(groups) => {
@@ -97,7 +97,7 @@ impl HostCore {
             return;
         };
         if let Some(b) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) {
-            b.sense_override = Some((slot, bits));
+            b.roster.override_sense(slot, bits);
         }
         self.push_current_roster(link);
     }

@@ -21,7 +21,7 @@ impl HostCore {
     fn deadline(link: &Link, timer: HostTimer) -> Option<Instant> {
         match timer {
             HostTimer::Keepalive => link.next_keepalive,
-            HostTimer::DeferredRoster => link.binding.as_ref()?.roster_deferred,
+            HostTimer::DeferredRoster => link.binding.as_ref()?.roster.deferred(),
             HostTimer::Hello => link.hello_due,
             HostTimer::SlowFrame => link.frame_due,
         }
@@ -133,7 +133,7 @@ impl HostCore {
             HostTimer::Keepalive => self.keepalive(now, link),
             HostTimer::DeferredRoster => {
                 if let Some(b) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) {
-                    b.roster_deferred = None;
+                    b.roster.deferred_due();
                 }
                 self.push_current_roster(link);
             }

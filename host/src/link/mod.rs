@@ -4,6 +4,7 @@
 mod authority;
 mod binding;
 mod epoch;
+mod roster;
 mod table;
 
 pub use binding::Binding;
