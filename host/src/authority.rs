@@ -26,7 +26,7 @@ impl HostCore {
             return;
         };
         for link in activity.member_links() {
-            let Some(b) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) else {
+            let Some(b) = self.binding_mut(link) else {
                 continue;
             };
             if b.join.is_none() {
@@ -46,7 +46,7 @@ impl HostCore {
 
     /// True when `link` has `exchange` with `token` outstanding; a 32 or 29 ends it.
     fn answers(&mut self, link: LinkId, exchange: Exchange, token: u32, ends: bool) -> bool {
-        let binding = self.links.get_mut(&link).and_then(|l| l.binding.as_mut());
+        let binding = self.binding_mut(link);
         binding.is_some_and(|b| b.authority.answers(exchange, token, ends))
     }
 

@@ -47,7 +47,7 @@ impl HostCore {
             self.publish_membership(session, None);
         }
         if committed.region_moved {
-            if let Some(b) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) {
+            if let Some(b) = self.binding_mut(link) {
                 b.replication.wait(); // its advertised host changed (SR "What the host pushes")
             }
             let to = self.region_of(link, session);
@@ -55,7 +55,7 @@ impl HostCore {
             if !self.policy().hold_rosters_for_region_request() {
                 return self.push_current_roster(link);
             }
-            if let Some(b) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) {
+            if let Some(b) = self.binding_mut(link) {
                 b.roster.hold_for_request();
             }
         }

@@ -6,7 +6,7 @@ use crate::config::HostConfig;
 use crate::event::{HostEvent, Transmit};
 use crate::host_timer::HostTimer;
 use crate::limits::Limit;
-use crate::link::Link;
+use crate::link::{Binding, Link};
 use crate::link_id::LinkId;
 use crate::mission::Mission;
 use crate::mission_stage::MissionStage;
@@ -284,6 +284,16 @@ impl HostCore {
     /// The one outbound hook every frame passes.
     pub(crate) fn outbound(&self) -> &dyn Outbound {
         self.config.hooks.outbound()
+    }
+
+    /// What `link` owns of the activity it is bound to, once service 7 bound it.
+    pub(crate) fn binding(&self, link: LinkId) -> Option<&Binding> {
+        self.links.get(&link)?.binding.as_ref()
+    }
+
+    /// [`HostCore::binding`], to change.
+    pub(crate) fn binding_mut(&mut self, link: LinkId) -> Option<&mut Binding> {
+        self.links.get_mut(&link)?.binding.as_mut()
     }
 
     /// The next frame to send.

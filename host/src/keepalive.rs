@@ -118,12 +118,7 @@ impl HostCore {
 
     /// Message 1 from the link's binding.
     pub(crate) fn push_global_state(&mut self, link: LinkId) {
-        let Some(descriptor) = self
-            .links
-            .get(&link)
-            .and_then(|l| l.binding.as_ref())
-            .map(|b| b.descriptor.clone())
-        else {
+        let Some(descriptor) = self.binding(link).map(|b| b.descriptor.clone()) else {
             return;
         };
         let state = roster::global_state(&self.config.scenario, &descriptor);
@@ -154,14 +149,14 @@ impl HostCore {
     /// Message 44: the epoch after the one the client holds, sent once and never retried
     /// (EPOCH-01), with the abort bit clear, since it is permanent (EPOCH-02).
     fn advance_epoch_if_waiting(&mut self, link: LinkId) {
-        let Some(binding) = self.links.get(&link).and_then(|l| l.binding.as_ref()) else {
+        let Some(binding) = self.binding(link) else {
             return;
         };
         let Some(held) = binding.replication.waiting() else {
             return;
         };
         let next = self.policy().next_epoch(held);
-        if let Some(b) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) {
+        if let Some(b) = self.binding_mut(link) {
             b.replication.advanced(next.epoch);
         }
         let msg = ADVANCE_REPLICATION_EPOCH;

@@ -74,11 +74,7 @@ impl HostCore {
     ) -> Result<(Vec<u8>, Vec<Injected>), BitError> {
         let inputs = self.roster_inputs(link, session, join, epoch);
         let delta = roster::leave_delta(inputs.scenario, inputs.region, epoch);
-        let sent = self
-            .links
-            .get(&link)
-            .and_then(|l| l.binding.as_ref())
-            .map_or(0, |b| b.roster.sent());
+        let sent = self.binding(link).map_or(0, |b| b.roster.sent());
         let body = self.policy().leave_delta(delta, inputs, sent)?.encode()?;
         Ok((
             body,

@@ -42,9 +42,7 @@ impl HostCore {
     /// that session would hold, seeded from the join.
     pub(crate) fn private_table(&self, link: LinkId, join: &JoinRequest) -> ReplicateMembership {
         let private = self
-            .links
-            .get(&link)
-            .and_then(|l| l.binding.as_ref())
+            .binding(link)
             .and_then(|b| self.activities.get(&b.private_session))
             .filter(|a| a.has_member(link));
         let table = match private {
@@ -69,9 +67,7 @@ impl HostCore {
             return;
         };
         let bound = |link: &LinkId| {
-            self.links
-                .get(link)
-                .and_then(|l| l.binding.as_ref())
+            self.binding(*link)
                 .is_some_and(|b| b.session == session && b.join.is_some())
         };
         let members: Vec<LinkId> = activity
@@ -97,7 +93,7 @@ impl HostCore {
         };
         for &link in links {
             self.push_message(link, REPLICATE_MEMBERSHIP, &body);
-            if let Some(b) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) {
+            if let Some(b) = self.binding_mut(link) {
                 b.table.sent(table.revision);
             }
         }
@@ -118,9 +114,7 @@ impl HostCore {
             self.mission_event(session, MissionEvent::MemberLeft { member });
         }
         let owner_bound = |core: &Self, a: &crate::activity::Activity| {
-            core.links
-                .get(&a.owner())
-                .and_then(|l| l.binding.as_ref())
+            core.binding(a.owner())
                 .is_some_and(|b| b.private_session == a.session())
         };
         if let Some(a) = self.activities.get(&session)
@@ -145,7 +139,7 @@ impl HostCore {
             if Some(link) == except {
                 continue;
             }
-            if let Some(b) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut())
+            if let Some(b) = self.binding_mut(link)
                 && b.join.is_some()
                 && b.session == session
             {
@@ -189,14 +183,14 @@ impl HostCore {
                 return self.drop_input(link, Dropped::Body { msg, error });
             }
         };
-        if let Some(binding) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) {
+        if let Some(binding) = self.binding_mut(link) {
             binding.table.acknowledge(revision);
         }
     }
 
     /// On the keepalive: message 12 again while the current revision is unacknowledged.
     pub(crate) fn resend_membership_if_owed(&mut self, link: LinkId) {
-        let Some(binding) = self.links.get(&link).and_then(|l| l.binding.as_ref()) else {
+        let Some(binding) = self.binding(link) else {
             return;
         };
         let session = binding.session;
@@ -223,7 +217,7 @@ impl HostCore {
     }
 
     pub(crate) fn joined_session(&self, link: LinkId) -> Option<u64> {
-        let b = self.links.get(&link)?.binding.as_ref()?;
+        let b = self.binding(link)?;
         b.join.is_some().then_some(b.session)
     }
 }

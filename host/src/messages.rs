@@ -104,7 +104,7 @@ impl HostCore {
     /// facts 4.15: message 3 may name the link's own private session or a public host
     /// session; every other message the session the link is bound to (HOST-06).
     fn owns(&self, link: LinkId, msg: u32, handle: u64) -> bool {
-        let Some(b) = self.links.get(&link).and_then(|l| l.binding.as_ref()) else {
+        let Some(b) = self.binding(link) else {
             return false;
         };
         if msg == JOIN_REQUEST {
@@ -139,7 +139,7 @@ impl HostCore {
             let named = join.host_id;
             return self.drop_input(link, Dropped::JoinMismatch { named, handle });
         }
-        let Some(binding) = self.links.get(&link).and_then(|l| l.binding.as_ref()) else {
+        let Some(binding) = self.binding(link) else {
             return;
         };
         let (previous, private) = (binding.session, binding.private_session);
@@ -162,7 +162,7 @@ impl HostCore {
         if previous != handle && previous != private {
             self.depart(link, previous);
         }
-        if let Some(b) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) {
+        if let Some(b) = self.binding_mut(link) {
             b.session = handle;
         }
         let burst = match self.join_burst(link, &join, handle, public) {
@@ -248,9 +248,7 @@ impl HostCore {
         let msg4 = template.encode(&echo, session);
         self.join_template = Some(template);
         let descriptor = self
-            .links
-            .get(&link)
-            .and_then(|l| l.binding.as_ref())
+            .binding(link)
             .map(|b| b.descriptor.clone())
             .unwrap_or_default();
         let scenario = &self.config.scenario;
@@ -301,12 +299,9 @@ impl HostCore {
                 return self.drop_input(link, Dropped::Body { msg, error });
             }
         };
-        let held = self
-            .links
-            .get(&link)
-            .and_then(|l| l.binding.as_ref()?.epoch);
+        let held = self.binding(link).and_then(|b| b.epoch);
         let epoch = self.policy().patch_epoch(held, epoch);
-        let Some(binding) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) else {
+        let Some(binding) = self.binding_mut(link) else {
             return;
         };
         binding.epoch = Some(epoch);
@@ -334,7 +329,7 @@ impl HostCore {
         epoch: PatchEpoch,
         snapshot: bool,
     ) {
-        let Some(binding) = self.links.get(&link).and_then(|l| l.binding.as_ref()) else {
+        let Some(binding) = self.binding(link) else {
             return;
         };
         if binding.roster.held() {
@@ -374,7 +369,7 @@ impl HostCore {
         epoch: PatchEpoch,
         snapshot: bool,
     ) -> Result<BuiltRoster, BitError> {
-        let b = self.links.get(&link).and_then(|l| l.binding.as_ref());
+        let b = self.binding(link);
         let send = RosterSend {
             sent: b.map_or(0, |b| b.roster.sent()),
             snapshot,
@@ -417,7 +412,7 @@ impl HostCore {
     /// owner runs the activity's actors.
     fn bubble_grant_due(&self, link: LinkId, session: u64) -> Option<u16> {
         let owner = self.activities.get(&session).map(|a| a.owner());
-        let b = self.links.get(&link).and_then(|l| l.binding.as_ref())?;
+        let b = self.binding(link)?;
         b.authority.grant_due().filter(|_| owner == Some(link))
     }
 
@@ -427,10 +422,6 @@ impl HostCore {
         let tick = client_tick(self.now);
         self.binding_mut(link)
             .is_some_and(|b| b.roster.fits_tick(tick, len))
-    }
-
-    fn binding_mut(&mut self, link: LinkId) -> Option<&mut crate::link::Binding> {
-        self.links.get_mut(&link).and_then(|l| l.binding.as_mut())
     }
 
     /// What member `link` of `session`'s roster is built from: the scenario, its join,
@@ -456,7 +447,7 @@ impl HostCore {
 
     /// The link's whole roster again, when its client is joined and its epoch known.
     pub(crate) fn push_current_roster(&mut self, link: LinkId) {
-        let Some(b) = self.links.get(&link).and_then(|l| l.binding.as_ref()) else {
+        let Some(b) = self.binding(link) else {
             return;
         };
         if let (Some(join), Some(epoch)) = (b.join.clone(), b.epoch) {

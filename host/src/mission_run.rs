@@ -37,9 +37,7 @@ impl HostCore {
     pub(crate) fn world_event(&mut self, event: WorldEvent) {
         let link = event.link();
         let member = self
-            .links
-            .get(&link)
-            .and_then(|l| l.binding.as_ref())
+            .binding(link)
             .map(|b| b.session)
             .and_then(|s| Some((s, self.activities.get(&s)?.lane(link)?)));
         if let Some((session, member)) = member {

@@ -48,7 +48,7 @@ impl HostCore {
         if !self.policy().answer_refresh() {
             return;
         }
-        let Some(binding) = self.links.get(&link).and_then(|l| l.binding.as_ref()) else {
+        let Some(binding) = self.binding(link) else {
             return;
         };
         let (Some(join), epoch) = (binding.join.clone(), binding.epoch) else {
@@ -69,7 +69,7 @@ impl HostCore {
         if !self.policy().refresh_roster() {
             return;
         }
-        if let Some(binding) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) {
+        if let Some(binding) = self.binding_mut(link) {
             // this is the request a region move waits for
             binding.roster.snapshot_asked(epoch.is_some());
         }

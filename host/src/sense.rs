@@ -27,7 +27,7 @@ impl HostCore {
     /// the last message 5 on `link` registered. A group that cannot be read is dropped
     /// with its reason; the others still count, in order.
     pub(crate) fn sense_update(&mut self, link: LinkId, payload: &[u8]) {
-        let Some(binding) = self.links.get(&link).and_then(|l| l.binding.as_ref()) else {
+        let Some(binding) = self.binding(link) else {
             return;
         };
         let epoch = binding.epoch.map(|e| e.0);
@@ -96,7 +96,7 @@ impl HostCore {
         }) else {
             return;
         };
-        if let Some(b) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) {
+        if let Some(b) = self.binding_mut(link) {
             b.roster.override_sense(slot, bits);
         }
         self.push_current_roster(link);

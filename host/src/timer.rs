@@ -132,7 +132,7 @@ impl HostCore {
         match timer {
             HostTimer::Keepalive => self.keepalive(now, link),
             HostTimer::DeferredRoster => {
-                if let Some(b) = self.links.get_mut(&link).and_then(|l| l.binding.as_mut()) {
+                if let Some(b) = self.binding_mut(link) {
                     b.roster.deferred_due();
                 }
                 self.push_current_roster(link);
