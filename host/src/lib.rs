@@ -29,7 +29,6 @@ mod link_id;
 pub mod lobby;
 mod lobby_services;
 mod matchmaking;
-pub mod member_state;
 mod membership;
 mod messages;
 pub mod mission;

@@ -6,14 +6,17 @@
 //! entity slots; message 12 the member table); facts 4.3 (the join grant, the server
 //! reserve) and 4.10 (32 member lanes, revision +1 per change).
 
+pub mod member;
+pub mod member_state;
+
 use crate::link_id::LinkId;
-use crate::member_state::MemberState;
 use crate::schedule::TimedCommit;
 use crate::world::World;
-use std::collections::BTreeMap;
+use member::Member;
+use member_state::MemberState;
 use std::ops::Range;
 use vex_wire::activity::client_state::{ClientState, TeleportState};
-use vex_wire::activity::membership::{MEMBER_LANES, Member, ReplicateMembership};
+use vex_wire::activity::membership::{MEMBER_LANES, Member as MemberRecord, ReplicateMembership};
 use vex_wire::activity::small::{ENTITY_SLOTS, EntitySlotMask};
 use vex_wire::time::Instant;
 
@@ -50,12 +53,9 @@ pub enum AdmitError {
 pub struct Activity {
     session: u64,
     owner: LinkId,
-    lanes: [Option<(LinkId, Member)>; MEMBER_LANES],
+    lanes: [Option<Member>; MEMBER_LANES],
     revision: u32,
-    leases: BTreeMap<LinkId, EntitySlotMask>,
-    states: BTreeMap<LinkId, MemberState>,
     world: World,
-    authority: BTreeMap<LinkId, EntitySlotMask>,
     teleport: Option<TeleportState>,
     started: Option<Instant>,
     timeline_done: usize,
@@ -68,12 +68,9 @@ impl Activity {
         Self {
             session,
             owner,
-            lanes: [None; MEMBER_LANES],
+            lanes: std::array::from_fn(|_| None),
             revision: 0,
-            leases: BTreeMap::new(),
-            states: BTreeMap::new(),
             world: World::default(),
-            authority: BTreeMap::new(),
             teleport: None,
             started: None,
             timeline_done: 0,
@@ -97,7 +94,22 @@ impl Activity {
 
     /// The member links, in lane order.
     pub fn member_links(&self) -> Vec<LinkId> {
-        self.lanes.iter().flatten().map(|(l, _)| *l).collect()
+        self.members().map(Member::link).collect()
+    }
+
+    /// The members, in lane order.
+    fn members(&self) -> impl Iterator<Item = &Member> {
+        self.lanes.iter().flatten()
+    }
+
+    /// Member `link`.
+    fn member(&self, link: LinkId) -> Option<&Member> {
+        self.members().find(|m| m.link() == link)
+    }
+
+    /// Member `link`, to change.
+    fn member_mut(&mut self, link: LinkId) -> Option<&mut Member> {
+        self.lanes.iter_mut().flatten().find(|m| m.link() == link)
     }
 
     /// True when no member is left.
@@ -115,53 +127,42 @@ impl Activity {
     pub fn lane(&self, link: LinkId) -> Option<usize> {
         self.lanes
             .iter()
-            .position(|lane| lane.is_some_and(|(l, _)| l == link))
+            .position(|lane| lane.as_ref().is_some_and(|m| m.link() == link))
     }
 
     /// Gives `link` a lane holding `member`: the lane it has, or the lowest free one. The
     /// revision rises only when the table changes.
-    pub fn admit(&mut self, link: LinkId, member: Member) -> Result<(), AdmitError> {
-        let lane = match self.lane(link) {
-            Some(lane) => lane,
-            None => self
-                .lanes
-                .iter()
-                .position(Option::is_none)
-                .ok_or(AdmitError::Full)?,
-        };
-        self.set_lane(lane, Some((link, member)));
+    pub fn admit(&mut self, link: LinkId, record: MemberRecord) -> Result<(), AdmitError> {
+        if self.has_member(link) {
+            self.set_identity(link, record);
+            return Ok(());
+        }
+        let free = self.lanes.iter_mut().find(|lane| lane.is_none());
+        *free.ok_or(AdmitError::Full)? = Some(Member::new(link, record));
+        self.revision = self.revision.wrapping_add(1);
         Ok(())
     }
 
     /// Commits `link`'s identity (message 23); false when `link` is not a member.
-    pub fn set_identity(&mut self, link: LinkId, member: Member) -> bool {
-        let Some(lane) = self.lane(link) else {
+    pub fn set_identity(&mut self, link: LinkId, record: MemberRecord) -> bool {
+        let Some(member) = self.member_mut(link) else {
             return false;
         };
-        self.set_lane(lane, Some((link, member)));
-        true
-    }
-
-    /// Takes `link` out of the table and frees its lease; false when it was not a member.
-    pub fn depart(&mut self, link: LinkId) -> bool {
-        self.leases.remove(&link);
-        self.states.remove(&link);
-        self.authority.remove(&link);
-        let Some(lane) = self.lane(link) else {
-            return false;
-        };
-        self.set_lane(lane, None);
-        true
-    }
-
-    fn set_lane(&mut self, lane: usize, value: Option<(LinkId, Member)>) {
-        let Some(slot) = self.lanes.get_mut(lane) else {
-            return;
-        };
-        if *slot != value {
-            *slot = value;
+        if member.set_record(record) {
             self.revision = self.revision.wrapping_add(1);
         }
+        true
+    }
+
+    /// Takes `link` out of the table, and with it its lease, its client state and its
+    /// authority; false when it was not a member.
+    pub fn depart(&mut self, link: LinkId) -> bool {
+        let lane = self.lane(link).and_then(|i| self.lanes.get_mut(i));
+        if lane.and_then(Option::take).is_none() {
+            return false;
+        }
+        self.revision = self.revision.wrapping_add(1);
+        true
     }
 
     /// Message 12 for every member: the table at the current revision, the owner's key
@@ -169,27 +170,20 @@ impl Activity {
     /// transition token in the record of the bubble it stands in, and the host's spawn and
     /// teleport state in the tail (facts 4.10).
     pub fn table(&self) -> ReplicateMembership {
-        let members = self.lanes.map(|lane| lane.map(|(_, m)| m));
-        let host = self
+        let records = self
             .lanes
-            .iter()
-            .flatten()
-            .find(|(l, _)| *l == self.owner)
-            .or_else(|| self.lanes.iter().flatten().next());
-        let host_key = host.map_or(0, |(_, m)| m.member_key);
-        let mut table = ReplicateMembership::for_members(members, self.revision, host_key);
-        for (lane, (link, _)) in self
-            .lanes
-            .iter()
-            .enumerate()
-            .filter_map(|(i, l)| Some((i, l.as_ref()?)))
-        {
-            if let Some(state) = self.states.get(link) {
-                state.write_token(&mut table.regions, lane);
+            .each_ref()
+            .map(|lane| lane.as_ref().map(Member::record));
+        let host = self.member(self.owner).or_else(|| self.members().next());
+        let host_key = host.map_or(0, |m| m.record().member_key);
+        let mut table = ReplicateMembership::for_members(records, self.revision, host_key);
+        for (lane, member) in self.lanes.iter().enumerate() {
+            if let Some(m) = member {
+                m.state().write_token(&mut table.regions, lane);
             }
         }
-        if let Some(state) = host.and_then(|(l, _)| self.states.get(l)) {
-            state.write_host_tail(&mut table.host);
+        if let Some(m) = host {
+            m.state().write_host_tail(&mut table.host);
         }
         if let Some(t) = self.teleport {
             let tail = &mut table.host;
@@ -242,18 +236,20 @@ impl Activity {
     /// The slots member `link` said it has authority over, in its last answer to a query
     /// (message 32), less what it gave up since.
     pub fn authority(&self, link: LinkId) -> Option<&EntitySlotMask> {
-        self.authority.get(&link)
+        self.member(link)?.authority()
     }
 
     /// Member `link` has authority over `mask` (message 32).
     pub fn set_authority(&mut self, link: LinkId, mask: EntitySlotMask) {
-        self.authority.insert(link, mask);
+        if let Some(m) = self.member_mut(link) {
+            m.set_authority(mask);
+        }
     }
 
     /// Member `link` gives up authority over `mask` (message 33).
     pub fn release_authority(&mut self, link: LinkId, mask: &EntitySlotMask) {
-        if let Some(held) = self.authority.get_mut(&link) {
-            held.remove(mask);
+        if let Some(m) = self.member_mut(link) {
+            m.release_authority(mask);
         }
     }
 
@@ -269,7 +265,7 @@ impl Activity {
 
     /// The committed client state of member `link`.
     pub fn member_state(&self, link: LinkId) -> MemberState {
-        self.states.get(&link).copied().unwrap_or_default()
+        self.member(link).map(Member::state).unwrap_or_default()
     }
 
     /// Message 22 from member `link`, committed as a delta over what it reported before
@@ -282,9 +278,8 @@ impl Activity {
         report: &ClientState,
         arrival: i16,
     ) -> Option<Committed> {
-        self.lane(link)?;
         let before = self.table();
-        let region_moved = self.states.entry(link).or_default().commit(report, arrival);
+        let region_moved = self.member_mut(link)?.commit(report, arrival);
         let table_changed = self.table() != before;
         if table_changed {
             self.revision = self.revision.wrapping_add(1);
@@ -300,8 +295,8 @@ impl Activity {
     /// joins again may be granted what it holds already, since message 0 only ever adds.
     pub fn free_slots(&self, count: usize, except: Option<LinkId>) -> EntitySlotMask {
         let mut held = EntitySlotMask::empty();
-        for (_, lease) in self.leases.iter().filter(|(l, _)| Some(**l) != except) {
-            held.add(lease);
+        for m in self.members().filter(|m| Some(m.link()) != except) {
+            held.add(m.lease());
         }
         let mut grant = EntitySlotMask::empty();
         for i in GRANTABLE.filter(|&i| !held.get(i)).take(count) {
@@ -312,16 +307,15 @@ impl Activity {
 
     /// Adds `grant` to `link`'s lease: what a message 0 to it gave.
     pub fn add_lease(&mut self, link: LinkId, grant: &EntitySlotMask) {
-        self.leases
-            .entry(link)
-            .or_insert_with(EntitySlotMask::empty)
-            .add(grant);
+        if let Some(m) = self.member_mut(link) {
+            m.grant(grant);
+        }
     }
 
     /// Message 21: `link` stops holding `returned`.
     pub fn release(&mut self, link: LinkId, returned: &EntitySlotMask) {
-        if let Some(lease) = self.leases.get_mut(&link) {
-            lease.remove(returned);
+        if let Some(m) = self.member_mut(link) {
+            m.release(returned);
         }
     }
 }
@@ -330,8 +324,8 @@ impl Activity {
 mod tests {
     use super::*;
 
-    fn member(n: u64) -> Member {
-        Member::seed(n, 0x9EAA_3001_0000_0000, 100 + n)
+    fn member(n: u64) -> MemberRecord {
+        MemberRecord::seed(n, 0x9EAA_3001_0000_0000, 100 + n)
     }
 
     #[test]
