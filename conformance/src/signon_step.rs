@@ -11,8 +11,8 @@ use vex_harness::RunReport;
 use vex_harness::signon::{SignOnTarget, SignOnUnreachable};
 use vex_harness::signon_record::{self, SignedOn, granted};
 use vex_host::HostConfig;
+use vex_host::lobby::signon::SignOnService;
 use vex_host::lobby::{self, Lobby};
-use vex_host::signon::SignOnService;
 use vex_wire::lobby::manifest;
 use vex_wire::time::Instant;
 

@@ -8,7 +8,7 @@ use prost::Message;
 use std::net::{Ipv4Addr, SocketAddrV4};
 use vex_fake_client::rules::{Choice, Provenance, Rule};
 use vex_fake_client::signon::{QueueView, SignOnClient, SignOnStep, TOKEN_CAPACITY};
-use vex_host::signon::SignOnService;
+use vex_host::lobby::signon::SignOnService;
 use vex_wire::bap::secure::SignOnKeys;
 use vex_wire::lobby::manifest;
 use vex_wire::lobby::signon::{

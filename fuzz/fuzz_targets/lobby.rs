@@ -9,7 +9,7 @@ use libfuzzer_sys::fuzz_target;
 use std::net::{Ipv4Addr, SocketAddrV4};
 use std::sync::OnceLock;
 use vex_fake_client::signon::SignOnClient;
-use vex_host::signon::SignOnService;
+use vex_host::lobby::signon::SignOnService;
 use vex_wire::bap::account_translation::{TranslationRequest, TranslationResponse};
 use vex_wire::bap::queuez::{Subscription, Update};
 use vex_wire::bap::secure::SignOnKeys;

@@ -11,8 +11,8 @@ use std::net::{Ipv4Addr, SocketAddrV4};
 use vex_fake_client::signon::{SignOnClient, SignOnStep};
 use vex_harness::signon::{SignOnTarget, sign_on};
 use vex_host::Hooks;
+use vex_host::lobby::signon::SignOnService;
 use vex_host::lobby::{self, Lobby};
-use vex_host::signon::SignOnService;
 use vex_server::lobby_http::{self, Tls};
 use vex_wire::bap::queuez::{
     ACCOUNT_FAMILY, ACCOUNT_OBJECT, CHARACTER_OBJECT, ENCODING_RAW, FamilyUpdate, MAX_PAYLOAD,

@@ -46,7 +46,7 @@ pub struct HostCore {
     /// The time of the call in progress: every entry point is given it.
     pub(crate) now: Instant,
     /// The matchmaking advertisements (services 42 and 43).
-    pub(crate) advertisements: crate::advertisements::Advertisements,
+    pub(crate) advertisements: crate::lobby::Advertisements,
     /// Every link timer's deadline, earliest first.
     pub(crate) timers: TimerQueue<(LinkId, HostTimer)>,
     /// Every activity's next timeline commit, earliest first.
@@ -71,7 +71,7 @@ impl HostCore {
             transmits: VecDeque::new(),
             events: VecDeque::new(),
             mission: None,
-            advertisements: crate::advertisements::Advertisements::default(),
+            advertisements: crate::lobby::Advertisements::default(),
         }
     }
 

@@ -9,7 +9,6 @@
 #![cfg_attr(not(test), deny(clippy::indexing_slicing))]
 
 pub mod activity;
-mod advertisements;
 mod authority;
 mod client_state;
 pub mod commit_error;
@@ -27,8 +26,6 @@ pub mod limits;
 mod link;
 mod link_id;
 pub mod lobby;
-mod lobby_services;
-mod matchmaking;
 mod membership;
 mod messages;
 pub mod mission;
@@ -37,7 +34,6 @@ mod mission_stage;
 pub mod outbound;
 pub mod policy;
 pub mod program;
-pub mod queuez;
 pub mod reason;
 mod refresh;
 pub mod requests;
@@ -45,10 +41,8 @@ pub mod roster;
 mod route;
 pub mod schedule;
 pub mod sense;
-pub mod signon;
 mod timer;
 mod timer_queue;
-mod web_service;
 pub mod world;
 mod world_event;
 

@@ -18,7 +18,7 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use vex_host::lobby::Lobby;
-use vex_host::signon::{MAX_REQUEST_BYTES, SignOnRefusal};
+use vex_host::lobby::signon::{MAX_REQUEST_BYTES, SignOnRefusal};
 
 /// The SignOn route.
 pub const SIGNON_PATH: &str = "/SignOn";

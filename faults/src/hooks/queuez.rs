@@ -5,7 +5,7 @@
 use crate::fault::Fault;
 use crate::plan::HostPlan;
 use crate::variation::Variation;
-use vex_host::queuez::{account, raw};
+use vex_host::lobby::queuez::{account, raw};
 use vex_wire::bap::queuez::{
     ACCOUNT_OBJECT, CHARACTER_OBJECT, ENCODING_OODLE, ObjectUpdate, SLOTS_PER_FAMILY, Update,
 };

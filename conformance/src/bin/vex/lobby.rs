@@ -6,8 +6,8 @@ use rsa::pkcs8::{DecodePrivateKey, EncodePublicKey, LineEnding};
 use std::net::{SocketAddr, SocketAddrV4};
 use std::path::{Path, PathBuf};
 use vex_host::HostConfig;
+use vex_host::lobby::signon::SignOnService;
 use vex_host::lobby::{self, Lobby};
-use vex_host::signon::SignOnService;
 use vex_server::lobby_http::{self, SIGNON_PATH, Tls};
 use vex_wire::lobby::manifest;
 

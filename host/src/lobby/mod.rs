@@ -1,13 +1,26 @@
-//! What the lobby's HTTP endpoint serves, sans-IO: SignOn's answers and the signed content
-//! manifest, each through the outbound hook (NS "SignOn", "The content manifest"). The
-//! HTTPS server (`vex_server::lobby_http`) and the in-process harness both drive it.
+//! The lobby, sans-IO. Over HTTPS, [`Lobby`] serves SignOn's answers and the signed content
+//! manifest, each through the outbound hook (NS "SignOn", "The content manifest"); the
+//! HTTPS server (`vex_server::lobby_http`) and the in-process harness both drive it. On a
+//! BAP link, the lobby services answer the client's calls (NS "The service registry"):
+//! `services.rs` (the other services of the registry, the account translation among them),
+//! `web_service.rs` (services 10 and 11), `matchmaking.rs` (42 and 43, with the
+//! advertisements in `advertisements.rs`) and `queuez.rs` (the replicated objects).
+
+mod advertisements;
+mod matchmaking;
+pub mod queuez;
+mod services;
+pub mod signon;
+mod web_service;
+
+pub(crate) use advertisements::Advertisements;
 
 use crate::hooks::Hooks;
 use crate::outbound::Outbound;
-use crate::signon::{SignOnRefusal, SignOnReply, SignOnService};
 use prost::Message;
 use rsa::rand_core::TryCryptoRng;
 use sha2::{Digest, Sha256};
+use signon::{SignOnRefusal, SignOnReply, SignOnService};
 use std::net::Ipv4Addr;
 use vex_wire::lobby::manifest::{self, ContentConfig};
 
