@@ -9,7 +9,7 @@ use crate::limits::Limit;
 use crate::link::{Binding, Link};
 use crate::link_id::LinkId;
 use crate::mission::Mission;
-use crate::mission_stage::MissionStage;
+use crate::mission::MissionStage;
 use crate::outbound::Outbound;
 use crate::policy::Policy;
 use crate::reason::{Closed, Dropped};

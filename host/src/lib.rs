@@ -29,8 +29,6 @@ pub mod lobby;
 mod membership;
 mod messages;
 pub mod mission;
-mod mission_run;
-mod mission_stage;
 pub mod outbound;
 pub mod policy;
 pub mod program;

@@ -1,6 +1,12 @@
 //! What a mission program is to the host: the typed events it is called with, the
 //! requests it answers with, and its errors (SR "Where mission scripts plug in"). The
-//! stage that runs it is `mission_stage.rs`.
+//! stage that runs it: its state in `stage.rs`, its run at the end of every entry point in
+//! `run.rs`.
+
+mod run;
+mod stage;
+
+pub(crate) use stage::MissionStage;
 
 use crate::world::WorldRequest;
 use crate::world_event::WorldEvent;

@@ -1,8 +1,8 @@
 //! The mission stage's state: the program, the events waiting for it, a reload held until
 //! nothing is in flight, and the reports a handler's change is owed (SR "Where mission
-//! scripts plug in"). `mission_run.rs` runs it at the end of every entry point.
+//! scripts plug in"). `run.rs` runs it at the end of every entry point.
 
-use crate::mission::{Mission, MissionEvent};
+use super::{Mission, MissionEvent};
 use std::collections::{BTreeMap, VecDeque};
 use vex_wire::activity::slot::ClientRef;
 

@@ -7,10 +7,10 @@
 //! outcome of each commit is an event of its own, for the next slice. A reload is swapped
 //! in only when nothing is in flight.
 
+use super::stage::Input;
+use super::{MissionEvent, MissionReport};
 use crate::core::HostCore;
 use crate::event::{HostEvent, WorldEvent};
-use crate::mission::{MissionEvent, MissionReport};
-use crate::mission_stage::Input;
 use vex_wire::time::Instant;
 
 impl HostCore {
