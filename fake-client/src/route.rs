@@ -14,6 +14,7 @@ use vex_wire::activity::body::Body;
 use vex_wire::activity::ids;
 use vex_wire::activity::join::JoinRequest;
 use vex_wire::activity::selection::SelectionRequest;
+use vex_wire::activity::session::SessionId;
 use vex_wire::bap::header::{InnerHeader, STATUS_OK};
 use vex_wire::bap::secure::{Role, SecureChannel, open_hello};
 use vex_wire::bap::services::{
@@ -24,8 +25,6 @@ use vex_wire::bap::{matchmaking, web_service};
 use vex_wire::bits::BitError;
 use vex_wire::time::Instant;
 
-/// The session-id class in bits 16-31 (ENV-09).
-const SESSION_CLASS: u64 = 0x0020;
 /// A service-6 body no selection decoder takes: three bytes where the request's head alone
 /// is longer (the malformed-selection probe, BAP-14).
 const MALFORMED_SELECTION: [u8; 3] = [0xFF, 0xFF, 0xFF];
@@ -214,12 +213,16 @@ impl ClientCore {
             );
             return self.verdict.violate(Rule::Bap13, Some(idx), None, reason);
         }
-        let account_half = self.config.scenario.player.account_soid >> 32;
-        let shaped = |id: u64| id >> 32 == account_half && (id >> 16) & 0xFFFF == SESSION_CLASS;
+        let account = SessionId(self.config.scenario.player.account_soid).account_half();
+        let shaped = |id: u64| {
+            let id = SessionId(id);
+            id.account_half() == account && id.class() == SessionId::CLASS
+        };
         if !shaped(r.session_id) {
             let reason = format!(
-                "session id {:#018x} lacks the account half {account_half:#x} and class 0x0020",
-                r.session_id
+                "session id {} lacks the account half {account:#x} and class {:#06x}",
+                SessionId(r.session_id),
+                SessionId::CLASS
             );
             self.verdict.violate(Rule::Env09, Some(idx), None, reason);
         }

@@ -8,6 +8,7 @@ use vex_host::LinkId;
 use vex_host::event::WorldEvent;
 use vex_host::mission::{Mission, MissionEvent};
 use vex_mission::RhaiMission;
+use vex_wire::activity::session::SessionId;
 use vex_wire::activity::slot::ClientRef;
 use vex_wire::scenario::Scenario;
 use vex_wire::time::Instant;
@@ -38,7 +39,7 @@ fuzz_target!(|input: (String, Vec<Op>)| {
         return;
     };
     m.serve(&Scenario::builtin());
-    let (session, link, mut now) = (0x20_0001, LinkId(2), 0u64);
+    let (session, link, mut now) = (SessionId(0x20_0001), LinkId(2), 0u64);
     let ghost = ClientRef {
         key: 0xBBBB_0001,
         slot_type: 65,

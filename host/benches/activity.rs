@@ -14,6 +14,7 @@ use vex_wire::activity::body::Body;
 use vex_wire::activity::envelope::ActivityNotification;
 use vex_wire::activity::join::JoinRequest;
 use vex_wire::activity::membership::{MEMBER_LANES, Member};
+use vex_wire::activity::session::SessionId;
 use vex_wire::bap::header::{FrameType, InnerHeader, outer_frame, plain_frame};
 use vex_wire::bap::secure::{Role, SecureChannel, SignOnKeys, open_hello};
 use vex_wire::bap::services::{HOST_REQUEST, HostResponse};
@@ -26,7 +27,7 @@ const FRAME_GAP_MS: u64 = 2;
 const BURST_FRAMES: usize = 6;
 
 fn activity(members: usize) -> Activity {
-    let mut a = Activity::new(1, LinkId(0));
+    let mut a = Activity::new(SessionId(1), LinkId(0));
     for m in 0..members as u64 {
         a.admit(LinkId(m), Member::seed(0x1000 + m, ACCOUNT, 0x2000 + m))
             .unwrap();

@@ -17,11 +17,12 @@ use vex_wire::activity::ids::{
     ABDICATE_AUTHORITY, AUTHORITY_BUBBLE_MASK, AUTHORITY_FULL_MASK, PURGE_NOTICE, PURGE_REQUEST,
     QUERY_AUTHORITY, RESET_AUTHORITY, RESET_AUTHORITY_ACK,
 };
+use vex_wire::activity::session::SessionId;
 
 impl HostCore {
     /// Starts `exchange` with every joined member of `session`, each with a token of its
     /// own, which its answer must carry.
-    pub(crate) fn start_exchange(&mut self, session: u64, exchange: Exchange) {
+    pub(crate) fn start_exchange(&mut self, session: SessionId, exchange: Exchange) {
         let Some(activity) = self.activities.get(&session) else {
             return;
         };

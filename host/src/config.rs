@@ -8,8 +8,6 @@ use vex_wire::bap::secure::SignOnKeys;
 use vex_wire::scenario::Scenario;
 
 pub use crate::schedule::{KEEPALIVE_INTERVAL_MS, TimedCommit};
-/// The session-id class in bits 16-31 (ENV-09).
-pub const SESSION_CLASS: u64 = 0x0020;
 
 /// Everything a [`crate::HostCore`] needs to know before the first byte.
 #[derive(Debug, Clone)]

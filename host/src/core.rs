@@ -18,6 +18,7 @@ use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use std::collections::{BTreeMap, VecDeque};
 use vex_wire::activity::join_template::JoinResultTemplate;
+use vex_wire::activity::session::SessionId;
 use vex_wire::bap::deframer::Frame;
 use vex_wire::bap::header::{FrameType, InnerHeader};
 use vex_wire::bap::services::ACTIVITY_TO_HOST;
@@ -35,7 +36,7 @@ pub struct HostCore {
     pub(crate) rng: ChaCha20Rng,
     pub(crate) links: BTreeMap<LinkId, Link>,
     /// Every activity, by session id.
-    pub(crate) activities: BTreeMap<u64, Activity>,
+    pub(crate) activities: BTreeMap<SessionId, Activity>,
     pub(crate) next_session_index: u16,
     /// Message 4, encoded at the first join and patched for each one after.
     pub(crate) join_template: Option<JoinResultTemplate>,
@@ -50,7 +51,7 @@ pub struct HostCore {
     /// Every link timer's deadline, earliest first.
     pub(crate) timers: TimerQueue<(LinkId, HostTimer)>,
     /// Every activity's next timeline commit, earliest first.
-    pub(crate) commits: TimerQueue<u64>,
+    pub(crate) commits: TimerQueue<SessionId>,
 }
 
 impl HostCore {
@@ -86,7 +87,7 @@ impl HostCore {
     }
 
     /// The activity of `session`, for a host program or a test to read.
-    pub fn activity(&self, session: u64) -> Option<&Activity> {
+    pub fn activity(&self, session: SessionId) -> Option<&Activity> {
         self.activities.get(&session)
     }
 

@@ -8,6 +8,7 @@ use crate::link_id::LinkId;
 use crate::reason::Dropped;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::ids::{ALLOCATE_ENTITY_INDICES, ENTITY_SLOTS_ALLOCATED};
+use vex_wire::activity::session::SessionId;
 use vex_wire::activity::small::{EntitySlotMask, SlotRequest};
 
 impl HostCore {
@@ -42,7 +43,7 @@ impl HostCore {
 
     /// The join burst's grant, added to the member's lease: [`JOIN_GRANT_COUNT`] free
     /// slots (facts 4.3).
-    pub(crate) fn join_grant(&mut self, link: LinkId, session: u64) -> EntitySlotMask {
+    pub(crate) fn join_grant(&mut self, link: LinkId, session: SessionId) -> EntitySlotMask {
         let Some(activity) = self.activities.get(&session) else {
             return EntitySlotMask::empty();
         };

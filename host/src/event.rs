@@ -5,6 +5,7 @@ use crate::link_id::LinkId;
 use crate::mission::MissionReport;
 use crate::reason::{Closed, Dropped};
 pub use crate::world_event::WorldEvent;
+use vex_wire::activity::session::SessionId;
 use vex_wire::bits::BitError;
 
 /// A frame the core wants sent, with what it carries.
@@ -67,14 +68,14 @@ pub enum HostEvent {
     /// transport_staged).
     Staged {
         /// The activity's session.
-        session: u64,
+        session: SessionId,
         /// The committed Auth revision.
         revision: u64,
     },
     /// A commit was refused, and nothing of it applied.
     Refused {
         /// The activity's session.
-        session: u64,
+        session: SessionId,
         /// Why.
         error: CommitError,
     },
@@ -85,6 +86,6 @@ pub enum HostEvent {
         /// The link.
         link: LinkId,
         /// The session id.
-        session: u64,
+        session: SessionId,
     },
 }

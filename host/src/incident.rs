@@ -9,6 +9,7 @@ use crate::reason::Dropped;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::ids::INCIDENT;
 use vex_wire::activity::incident::Incident;
+use vex_wire::activity::session::SessionId;
 
 impl HostCore {
     /// A member's incident, decoded into an event; nothing goes back (HOST-13, HOST-18).
@@ -30,7 +31,7 @@ impl HostCore {
 
     /// `incident` to every joined member of `session`; the request was checked when it
     /// committed.
-    pub(crate) fn fire_incident(&mut self, session: u64, incident: &Incident) {
+    pub(crate) fn fire_incident(&mut self, session: SessionId, incident: &Incident) {
         let msg = INCIDENT;
         let body = match incident.encode() {
             Ok(b) => b,

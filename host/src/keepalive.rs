@@ -53,7 +53,7 @@ impl HostCore {
         frame.buffer().extend_from_slice(payload);
         self.outbound()
             .payload(msg, in_burst, &mut Payload::new(frame.buffer(), start));
-        let mut header = PushHeader::new(session, msg, frame.payload_len());
+        let mut header = PushHeader::new(session.0, msg, frame.payload_len());
         let mut sequence = 0;
         self.outbound().push(&mut header, &mut sequence, joined);
         if let Some(l) = self.links.get_mut(&link) {
@@ -92,7 +92,7 @@ impl HostCore {
                     if let Some(l) = self.links.get_mut(&link) {
                         let mut frame = l.push_frame(payload.len());
                         frame.buffer().extend_from_slice(&payload);
-                        let header = PushHeader::new(session, msg, payload.len());
+                        let header = PushHeader::new(session.0, msg, payload.len());
                         let t = l.push(frame, &header, 0);
                         self.send(t);
                     }

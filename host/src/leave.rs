@@ -10,6 +10,7 @@ use crate::roster;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::ids::{PEER_LEAVE_REQUEST, SENSOR_AUTH_UPDATE};
 use vex_wire::activity::join::JoinRequest;
+use vex_wire::activity::session::SessionId;
 use vex_wire::activity::small::PeerLeave;
 use vex_wire::bits::BitError;
 
@@ -68,7 +69,7 @@ impl HostCore {
     fn leave_answer(
         &self,
         link: LinkId,
-        session: u64,
+        session: SessionId,
         join: &JoinRequest,
         epoch: [u64; 2],
     ) -> Result<(Vec<u8>, Vec<Injected>), BitError> {

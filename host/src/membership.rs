@@ -19,6 +19,7 @@ use vex_wire::activity::ids::{
 };
 use vex_wire::activity::join::JoinRequest;
 use vex_wire::activity::membership::{Member, ReplicateMembership};
+use vex_wire::activity::session::SessionId;
 use vex_wire::activity::small::MembershipAcknowledgement;
 
 impl HostCore {
@@ -32,7 +33,7 @@ impl HostCore {
     }
 
     /// The table of `session` as this host sends it (MEMBER-01).
-    pub(crate) fn membership_table(&self, session: u64) -> Option<ReplicateMembership> {
+    pub(crate) fn membership_table(&self, session: SessionId) -> Option<ReplicateMembership> {
         let activity = self.activities.get(&session)?;
         Some(self.policy().membership(activity.table()))
     }
@@ -56,13 +57,13 @@ impl HostCore {
     }
 
     /// Sends `session`'s table to `link` and records the revision sent.
-    pub(crate) fn push_membership(&mut self, link: LinkId, session: u64) {
+    pub(crate) fn push_membership(&mut self, link: LinkId, session: SessionId) {
         self.send_table(session, &[link]);
     }
 
     /// The table of `session` changed: every member bound to it gets the new revision,
     /// `except` aside (a joiner whose burst carried it already).
-    pub(crate) fn publish_membership(&mut self, session: u64, except: Option<LinkId>) {
+    pub(crate) fn publish_membership(&mut self, session: SessionId, except: Option<LinkId>) {
         let Some(activity) = self.activities.get(&session) else {
             return;
         };
@@ -80,7 +81,7 @@ impl HostCore {
 
     /// Encodes `session`'s table once and sends it to each of `links`, recording the
     /// revision each was sent.
-    fn send_table(&mut self, session: u64, links: &[LinkId]) {
+    fn send_table(&mut self, session: SessionId, links: &[LinkId]) {
         let (Some(table), Some(&first)) = (self.membership_table(session), links.first()) else {
             return;
         };
@@ -101,7 +102,7 @@ impl HostCore {
 
     /// `link`'s member leaves `session`: its lane and lease are freed, the others get the
     /// new table, and an activity with no member and no owner bound to it is dropped.
-    pub(crate) fn depart(&mut self, link: LinkId, session: u64) {
+    pub(crate) fn depart(&mut self, link: LinkId, session: SessionId) {
         let Some(activity) = self.activities.get_mut(&session) else {
             return;
         };
@@ -131,7 +132,7 @@ impl HostCore {
     /// its keepalive (SR "Timed sends that remain": message 44 "when a replication epoch is
     /// waiting"). The pages do not say what makes an epoch wait; Vex takes a change in a
     /// member's peers, or its own move into another region, as the cause.
-    pub(crate) fn epoch_waits(&mut self, session: u64, except: Option<LinkId>) {
+    pub(crate) fn epoch_waits(&mut self, session: SessionId, except: Option<LinkId>) {
         let Some(activity) = self.activities.get(&session) else {
             return;
         };
@@ -209,14 +210,14 @@ impl HostCore {
     /// The session `link` joined, when its client is joined.
     /// The slice set member `link` of `session` stands in: the region its message 22
     /// committed, else the scenario's arrival slice set.
-    pub(crate) fn region_of(&self, link: LinkId, session: u64) -> i16 {
+    pub(crate) fn region_of(&self, link: LinkId, session: SessionId) -> i16 {
         let arrival = self.config.scenario.arrival_slice_set;
         self.activities
             .get(&session)
             .map_or(arrival, |a| a.member_state(link).region_or(arrival))
     }
 
-    pub(crate) fn joined_session(&self, link: LinkId) -> Option<u64> {
+    pub(crate) fn joined_session(&self, link: LinkId) -> Option<SessionId> {
         let b = self.binding(link)?;
         b.join.is_some().then_some(b.session)
     }

@@ -28,6 +28,7 @@ use vex_wire::activity::ids::{
 use vex_wire::activity::join::{JoinRequest, JoinResult};
 use vex_wire::activity::join_template::JoinResultTemplate;
 use vex_wire::activity::sensor_auth::{BODY_BUDGET, BubbleAuthority};
+use vex_wire::activity::session::SessionId;
 use vex_wire::activity::small::{BubbleHostState, PatchEpoch};
 use vex_wire::activity::table;
 use vex_wire::bap::services::ACTIVITY_TO_HOST;
@@ -75,12 +76,13 @@ impl HostCore {
         if !table::client_sends(n.msg_type) {
             return self.drop_input(link, Dropped::NotClientSent(n.msg_type));
         }
-        if !self.owns(link, n.msg_type, n.handle) {
-            let (msg, session) = (n.msg_type, n.handle);
+        let handle = SessionId(n.handle);
+        if !self.owns(link, n.msg_type, handle) {
+            let (msg, session) = (n.msg_type, handle);
             return self.drop_input(link, Dropped::Unowned { msg, session });
         }
         match n.msg_type {
-            JOIN_REQUEST => self.join(now, link, n.handle, &n.payload),
+            JOIN_REQUEST => self.join(now, link, handle, &n.payload),
             CLIENT_IDENTITY_UPDATE => self.client_identity(link, &n.payload),
             PATCH_EPOCH => self.patch_epoch(link, &n.payload),
             PEER_LEAVE_REQUEST => self.peer_leave(link, &n.payload),
@@ -103,7 +105,7 @@ impl HostCore {
 
     /// facts 4.15: message 3 may name the link's own private session or a public host
     /// session; every other message the session the link is bound to (HOST-06).
-    fn owns(&self, link: LinkId, msg: u32, handle: u64) -> bool {
+    fn owns(&self, link: LinkId, msg: u32, handle: SessionId) -> bool {
         let Some(b) = self.binding(link) else {
             return false;
         };
@@ -117,7 +119,7 @@ impl HostCore {
     /// A session another link hosts: an activity whose owner is one of its members, which
     /// any other link may join (SR "The join burst": a public join names "a session that
     /// belongs to a shared region's host").
-    fn is_public_host(&self, session: u64, link: LinkId) -> bool {
+    fn is_public_host(&self, session: SessionId, link: LinkId) -> bool {
         self.activities
             .get(&session)
             .is_some_and(|a| a.owner() != link && a.has_member(a.owner()))
@@ -127,7 +129,7 @@ impl HostCore {
     /// join) or a public host's (a public join), and gets the join burst 4, 0, 1, 2, 54,
     /// 12, all at once (JOIN-02); every other member gets the new table (SR "The join
     /// burst"; HOST-14).
-    fn join(&mut self, now: Instant, link: LinkId, handle: u64, payload: &[u8]) {
+    fn join(&mut self, now: Instant, link: LinkId, handle: SessionId, payload: &[u8]) {
         let join = match JoinRequest::decode(payload) {
             Ok(j) => j,
             Err(error) => {
@@ -135,7 +137,7 @@ impl HostCore {
                 return self.drop_input(link, Dropped::Body { msg, error });
             }
         };
-        if join.host_id != handle {
+        if SessionId(join.host_id) != handle {
             let named = join.host_id;
             return self.drop_input(link, Dropped::JoinMismatch { named, handle });
         }
@@ -179,7 +181,7 @@ impl HostCore {
         // the epoch message 4 told the client, which message 44 goes on from (EPOCH-01)
         let epoch = self
             .policy()
-            .join_result(JoinResult::accept(&join, handle))
+            .join_result(JoinResult::accept(&join, handle.0))
             .initial_epoch;
         if let Some(l) = self.links.get_mut(&link)
             && let Some(binding) = l.binding.as_mut()
@@ -216,7 +218,7 @@ impl HostCore {
 
     /// A join whose burst could not be built: the member leaves the session again, and the
     /// link is back on its own private session with no joined client.
-    fn unjoin(&mut self, link: LinkId, session: u64, error: BitError) {
+    fn unjoin(&mut self, link: LinkId, session: SessionId, error: BitError) {
         self.depart(link, session);
         if let Some(l) = self.links.get_mut(&link) {
             l.next_keepalive = None;
@@ -234,18 +236,20 @@ impl HostCore {
         &mut self,
         link: LinkId,
         join: &JoinRequest,
-        session: u64,
+        session: SessionId,
         public: bool,
     ) -> Result<Vec<(u32, Vec<u8>)>, BitError> {
         let grant = self.join_grant(link, session);
         let template = match self.join_template.take() {
             Some(template) => template,
             None => JoinResultTemplate::new(
-                &self.policy().join_result(JoinResult::accept(join, session)),
+                &self
+                    .policy()
+                    .join_result(JoinResult::accept(join, session.0)),
             )?,
         };
         let echo = self.policy().join_echo(join.record.clone());
-        let msg4 = template.encode(&echo, session);
+        let msg4 = template.encode(&echo, session.0);
         self.join_template = Some(template);
         let descriptor = self
             .binding(link)
@@ -374,7 +378,7 @@ impl HostCore {
             sent: b.map_or(0, |b| b.roster.sent()),
             snapshot,
         };
-        let session = b.map_or(0, |b| b.session);
+        let session = b.map_or(SessionId::default(), |b| b.session);
         let sense_override = b.and_then(|b| b.roster.sense_override().cloned());
         let grant = self.bubble_grant_due(link, session);
         let mut m = roster::sensor_auth(&self.roster_inputs(link, session, join, epoch.0))?;
@@ -410,7 +414,7 @@ impl HostCore {
     /// hold it yet: the token after the client's mirror (AH "The bubble-authority block";
     /// AUTH-11, AUTH-12: bubble 64 is the one bubble whose grant applies). The activity's
     /// owner runs the activity's actors.
-    fn bubble_grant_due(&self, link: LinkId, session: u64) -> Option<u16> {
+    fn bubble_grant_due(&self, link: LinkId, session: SessionId) -> Option<u16> {
         let owner = self.activities.get(&session).map(|a| a.owner());
         let b = self.binding(link)?;
         b.authority.grant_due().filter(|_| owner == Some(link))
@@ -429,7 +433,7 @@ impl HostCore {
     pub(crate) fn roster_inputs<'a>(
         &'a self,
         link: LinkId,
-        session: u64,
+        session: SessionId,
         join: &'a JoinRequest,
         epoch: [u64; 2],
     ) -> RosterInputs<'a> {

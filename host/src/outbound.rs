@@ -8,6 +8,7 @@
 use crate::policy::RosterInputs;
 use std::ops::{Deref, DerefMut};
 use vex_wire::activity::envelope::PushHeader;
+use vex_wire::activity::session::SessionId;
 use vex_wire::bap::header::InnerHeader;
 use vex_wire::bap::queuez::Update;
 use vex_wire::lobby::signon::SignOnResponse;
@@ -65,7 +66,7 @@ pub enum Injected {
     /// A service-9 push naming `session`, which the link does not have.
     UnboundPush {
         /// The session it names.
-        session: u64,
+        session: SessionId,
         /// The activity message id.
         msg: u32,
         /// The body.

@@ -12,6 +12,7 @@ use vex_wire::activity::global_state::GlobalActivityState;
 use vex_wire::activity::join::{JoinRequest, JoinResult};
 use vex_wire::activity::membership::ReplicateMembership;
 use vex_wire::activity::sensor_auth::SensorAuthUpdate;
+use vex_wire::activity::session::SessionId;
 use vex_wire::activity::small::{AdvanceEpoch, EntitySlotMask, PatchEpoch, WorldGlobals};
 use vex_wire::bits::BitError;
 use vex_wire::scenario::Scenario;
@@ -59,7 +60,7 @@ pub trait Policy {
     }
 
     /// The session id service 7 gives: `shaped`, the account's shape (ENV-09).
-    fn session_id(&self, shaped: u64) -> u64 {
+    fn session_id(&self, shaped: SessionId) -> SessionId {
         shaped
     }
 

@@ -7,6 +7,7 @@ use crate::activity::AdmitError;
 use crate::limits::Limit;
 use vex_wire::activity::envelope::EnvelopeError;
 use vex_wire::activity::selection::SelectionError;
+use vex_wire::activity::session::SessionId;
 use vex_wire::bap::account_translation::TranslationError;
 use vex_wire::bap::deframer::DeframeError;
 use vex_wire::bap::header::HeaderError;
@@ -77,7 +78,7 @@ pub enum Dropped {
         /// The activity message id.
         msg: u32,
         /// The session it names.
-        session: u64,
+        session: SessionId,
     },
     /// A message body that does not decode.
     #[error("message {msg} does not decode: {error}")]
@@ -95,11 +96,11 @@ pub enum Dropped {
         /// The session the join_request record names.
         named: u64,
         /// The session the envelope names.
-        handle: u64,
+        handle: SessionId,
     },
     /// A join naming a session with no activity.
     #[error("session {0:#x} has no activity")]
-    NoActivity(u64),
+    NoActivity(SessionId),
     /// A join the activity cannot take.
     #[error("join refused: {0}")]
     Admit(AdmitError),

@@ -12,6 +12,7 @@ use crate::exchange::Exchange;
 use crate::roster;
 use crate::world::WorldRequest;
 use std::collections::BTreeSet;
+use vex_wire::activity::session::SessionId;
 use vex_wire::activity::slot::ClientRef;
 use vex_wire::scenario::Scenario;
 
@@ -35,7 +36,7 @@ impl HostCore {
     /// go to every member. The slots whose body changed.
     pub fn request(
         &mut self,
-        session: u64,
+        session: SessionId,
         requests: &[WorldRequest],
     ) -> Result<BTreeSet<ClientRef>, CommitError> {
         let scenario = &self.config.scenario;

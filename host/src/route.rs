@@ -4,7 +4,6 @@
 //! SR "Loading into a destination"; NS "bdLobby BAP"; facts 1.2, 1.3, 1.5, 2.2, 5.
 
 use crate::activity::Activity;
-use crate::config::SESSION_CLASS;
 use crate::core::HostCore;
 use crate::link::Binding;
 use crate::link_id::LinkId;
@@ -12,6 +11,7 @@ use crate::outbound::{Delivery, Moment};
 use crate::reason::Dropped;
 use rand_core::RngCore;
 use vex_wire::activity::selection::SelectionRequest;
+use vex_wire::activity::session::SessionId;
 use vex_wire::bap::header::{FrameType, InnerHeader};
 use vex_wire::bap::secure::{ChannelSecrets, Role, SecureChannel, seal_hello};
 use vex_wire::bap::services::{
@@ -148,9 +148,9 @@ impl HostCore {
     /// A session id of the account's shape: account half, class 0x0020, index (ENV-09).
     /// The 16-bit index skips 0, the ids of live activities and any id a link is still
     /// bound to, so ids stay unique however many sessions come and go (ENV-08).
-    fn new_session_id(&mut self) -> u64 {
-        let account_half = self.config.scenario.player.account_soid & 0xFFFF_FFFF_0000_0000;
-        let shape = |index: u16| account_half | (SESSION_CLASS << 16) | u64::from(index);
+    fn new_session_id(&mut self) -> SessionId {
+        let account = self.config.scenario.player.account_soid;
+        let shape = |index: u16| SessionId::shaped(account, index);
         let mut index = self.next_session_index;
         for _ in 0..u16::MAX {
             if !self.session_in_use(shape(index)) {
@@ -163,7 +163,7 @@ impl HostCore {
     }
 
     /// True when `session` is a live activity's or a link is bound to it.
-    fn session_in_use(&self, session: u64) -> bool {
+    fn session_in_use(&self, session: SessionId) -> bool {
         self.activities.contains_key(&session)
             || self
                 .links
@@ -198,7 +198,7 @@ impl HostCore {
             }
         };
         let session = self.new_session_id();
-        let body = HostResponse::new(session).encode();
+        let body = HostResponse::new(session.0).encode();
         self.respond(link, reply_type, HOST_RESPONSE, header.task, body);
         if reply_type != FrameType::Encrypted {
             return self.drop_input(link, Dropped::PlaintextHostRequest);
@@ -228,12 +228,12 @@ mod tests {
         let mut h = HostCore::new(HostConfig::builtin(HostConfig::default_address()));
         h.next_session_index = u16::MAX;
         let last = h.new_session_id();
-        assert_eq!(last & 0xFFFF, 0xFFFF);
-        let taken = (last & !0xFFFF) | 1;
+        assert_eq!(last.index(), 0xFFFF);
+        let taken = SessionId(last.0 & !0xFFFF | 1);
         h.activities.insert(taken, Activity::new(taken, LinkId(1)));
         let next = h.new_session_id();
         assert_eq!(
-            next & 0xFFFF,
+            next.index(),
             2,
             "index 0 is skipped, and 1 is a live activity's"
         );

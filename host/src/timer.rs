@@ -14,6 +14,7 @@ use crate::reason::Closed;
 use crate::schedule::TimedCommit;
 use crate::world::WorldRequest;
 use std::collections::BTreeMap;
+use vex_wire::activity::session::SessionId;
 use vex_wire::time::Instant;
 
 impl HostCore {
@@ -41,13 +42,13 @@ impl HostCore {
 
     /// Puts `session`'s next timeline commit in the queue, if it has one: when the
     /// activity starts and after each commit.
-    pub(crate) fn arm_commit(&mut self, session: u64) {
+    pub(crate) fn arm_commit(&mut self, session: SessionId) {
         let (activities, timeline) = (&self.activities, &self.config.timeline);
         if let Some(at) = activities
             .get(&session)
             .and_then(|a| a.next_commit_at(timeline))
         {
-            let holds = |d: &(Instant, u64)| Self::commit_holds(activities, timeline, d);
+            let holds = |d: &(Instant, SessionId)| Self::commit_holds(activities, timeline, d);
             self.commits.arm(at, session, activities.len(), holds);
         }
     }
@@ -64,9 +65,9 @@ impl HostCore {
 
     /// True while the queue's entry is still its activity's next commit.
     fn commit_holds(
-        activities: &BTreeMap<u64, Activity>,
+        activities: &BTreeMap<SessionId, Activity>,
         timeline: &[TimedCommit],
-        &(at, session): &(Instant, u64),
+        &(at, session): &(Instant, SessionId),
     ) -> bool {
         activities
             .get(&session)
@@ -106,7 +107,7 @@ impl HostCore {
     /// reported, and the timeline goes on.
     fn commit_due(&mut self, now: Instant) {
         let (activities, timeline) = (&self.activities, &self.config.timeline);
-        let due: Vec<(u64, Vec<WorldRequest>)> = self
+        let due: Vec<(SessionId, Vec<WorldRequest>)> = self
             .commits
             .take_due(now, |d| Self::commit_holds(activities, timeline, d))
             .into_iter()

@@ -14,6 +14,7 @@ use vex_wire::activity::envelope::ActivityNotification;
 use vex_wire::activity::join::JoinRequest;
 use vex_wire::activity::membership::ReplicateMembership;
 use vex_wire::activity::selection::SelectionError;
+use vex_wire::activity::session::SessionId;
 use vex_wire::bap::deframer::DeframeError;
 use vex_wire::bap::deframer::Deframer;
 use vex_wire::bap::header::{FrameType, InnerHeader, outer_frame, plain_frame};
@@ -764,7 +765,7 @@ fn authority_answers_are_recorded_and_abdication_releases() {
     send(&mut h, &mut c, 3, 52, vec![0; 16]);
     events(&mut h);
     let asked = [WorldRequest::ResetAuthority, WorldRequest::QueryAuthority];
-    h.request(session, &asked).unwrap();
+    h.request(SessionId(session), &asked).unwrap();
     let sent = pushes(&transmits(&mut h), &mut c);
     let ids: Vec<u32> = sent.iter().map(|p| p.0).collect();
     assert_eq!(ids, [28, 30]);
@@ -821,7 +822,10 @@ fn authority_answers_are_recorded_and_abdication_releases() {
             },
         ]
     );
-    assert_eq!(h.activity(session).unwrap().authority(L), Some(&mask));
+    assert_eq!(
+        h.activity(SessionId(session)).unwrap().authority(L),
+        Some(&mask)
+    );
     assert!(send(&mut h, &mut c, 8, 32, full.encode().unwrap()).is_empty());
     assert!(
         dropped_with(&events(&mut h), |r| matches!(
@@ -836,7 +840,7 @@ fn authority_answers_are_recorded_and_abdication_releases() {
     };
     assert!(send(&mut h, &mut c, 9, 33, given_up.encode().unwrap()).is_empty());
     assert_eq!(
-        h.activity(session).unwrap().authority(L),
+        h.activity(SessionId(session)).unwrap().authority(L),
         Some(&EntitySlotMask::with_range(4..16))
     );
     let purge = Purge {
@@ -878,15 +882,18 @@ fn incidents_go_both_ways() {
             payload: 3,
         }))
     );
-    h.request(session, &[WorldRequest::FireIncident(incident.clone())])
-        .unwrap();
+    h.request(
+        SessionId(session),
+        &[WorldRequest::FireIncident(incident.clone())],
+    )
+    .unwrap();
     let sent = pushes(&transmits(&mut h), &mut c);
     assert_eq!(sent, [(19, incident.encode().unwrap())]);
     let crashing = Incident {
         definition: 4690,
         ..incident
     };
-    let refused = h.request(session, &[WorldRequest::FireIncident(crashing)]);
+    let refused = h.request(SessionId(session), &[WorldRequest::FireIncident(crashing)]);
     assert!(matches!(
         refused,
         Err(CommitError::Request(RequestError::Incident(_)))
@@ -1069,7 +1076,7 @@ fn a_roster_over_the_budget_is_not_sent() {
             body: full.clone(),
         })
         .collect();
-    h.request(session, &requests).unwrap();
+    h.request(SessionId(session), &requests).unwrap();
     assert!(
         pushed(&transmits(&mut h), &mut c).is_empty(),
         "over the budget"
@@ -1093,9 +1100,12 @@ fn an_armed_teleport_is_in_the_next_member_table() {
         slice_set,
         slice_hash: 0xABCD,
     };
-    assert!(h.request(session, &[arm(16)]).is_err(), "bubble 2 of 2");
+    assert!(
+        h.request(SessionId(session), &[arm(16)]).is_err(),
+        "bubble 2 of 2"
+    );
     assert!(transmits(&mut h).is_empty());
-    h.request(session, &[arm(8)]).unwrap();
+    h.request(SessionId(session), &[arm(8)]).unwrap();
     let sent = pushes(&transmits(&mut h), &mut c);
     assert_eq!(sent.len(), 1);
     let table = ReplicateMembership::decode(&sent[0].1).unwrap();
@@ -1175,11 +1185,11 @@ fn rosters_of_one_tick_share_the_budget() {
     };
     h.handle_timeout(Instant::from_millis(1_000)); // the commits fall in this tick
     pushes(&transmits(&mut h), &mut c);
-    h.request(session, &commit(2)).unwrap();
+    h.request(SessionId(session), &commit(2)).unwrap();
     let first = pushes(&transmits(&mut h), &mut c);
     assert_eq!(ids(&first), [5]);
     assert!(first[0].1.len() > 471_859 / 2, "{} bytes", first[0].1.len());
-    h.request(session, &commit(3)).unwrap();
+    h.request(SessionId(session), &commit(3)).unwrap();
     assert!(
         pushes(&transmits(&mut h), &mut c).is_empty(),
         "the tick is full"

@@ -10,10 +10,11 @@ use vex_host::LinkId;
 use vex_host::event::WorldEvent;
 use vex_host::mission::{Mission, MissionEvent};
 use vex_mission::RhaiMission;
+use vex_wire::activity::session::SessionId;
 use vex_wire::activity::slot::ClientRef;
 use vex_wire::time::Instant;
 
-const SESSION: u64 = 0x20_0001;
+const SESSION: SessionId = SessionId(0x20_0001);
 
 /// 1,000 variables made at the start; each Sense event counts, and every 4th asks for the
 /// objective to move.

@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use vex_host::mission::{Mission, MissionEvent, ScriptError};
 use vex_host::world::WorldRequest;
+use vex_wire::activity::session::SessionId;
 use vex_wire::scenario::Scenario;
 use vex_wire::time::Instant;
 
@@ -34,7 +35,7 @@ pub struct RhaiMission {
     program: Program,
     held: Option<Program>,
     /// Each started activity's variables, the `this` of its handlers.
-    instances: BTreeMap<u64, Dynamic>,
+    instances: BTreeMap<SessionId, Dynamic>,
     /// Every timer: due time and the order it was set, then its session and name.
     timers: Timers,
 }
@@ -68,7 +69,7 @@ impl RhaiMission {
     /// the event has run.
     fn run(
         &mut self,
-        session: u64,
+        session: SessionId,
         handler: &str,
         args: Vec<Dynamic>,
         call: Call,
@@ -125,7 +126,7 @@ impl RhaiMission {
     }
 
     /// Applies a call's timer changes to `session`'s timers.
-    fn apply_timers(&mut self, session: u64, ops: Vec<TimerOp>) {
+    fn apply_timers(&mut self, session: SessionId, ops: Vec<TimerOp>) {
         for op in ops {
             match op {
                 TimerOp::Set(due, name) => self.timers.set(session, due, name),
@@ -140,7 +141,7 @@ impl RhaiMission {
     fn call(
         &mut self,
         now: Instant,
-        session: u64,
+        session: SessionId,
         event: &MissionEvent,
     ) -> Result<Vec<WorldRequest>, ScriptError> {
         let made = !self.instances.contains_key(&session);
@@ -172,7 +173,7 @@ impl RhaiMission {
     /// handler, each where the program defines it.
     fn init_and_handle(
         &mut self,
-        session: u64,
+        session: SessionId,
         event: &MissionEvent,
         made: bool,
         mut call: Call,
@@ -201,7 +202,7 @@ impl Mission for RhaiMission {
     fn handle(
         &mut self,
         now: Instant,
-        session: u64,
+        session: SessionId,
         event: &MissionEvent,
     ) -> Result<Vec<WorldRequest>, ScriptError> {
         if event.is_outcome() && !self.instances.contains_key(&session) {
@@ -214,11 +215,11 @@ impl Mission for RhaiMission {
         self.timers.next()
     }
 
-    fn take_due_timer(&mut self, now: Instant) -> Option<(u64, String)> {
+    fn take_due_timer(&mut self, now: Instant) -> Option<(SessionId, String)> {
         self.timers.take_due(now)
     }
 
-    fn end(&mut self, session: u64) {
+    fn end(&mut self, session: SessionId) {
         self.instances.remove(&session);
         self.timers.end(session);
     }
@@ -239,7 +240,7 @@ impl Mission for RhaiMission {
         }
     }
 
-    fn status(&self) -> Vec<(u64, String)> {
+    fn status(&self) -> Vec<(SessionId, String)> {
         self.instances
             .iter()
             .map(|(session, this)| (*session, convert::show(this)))

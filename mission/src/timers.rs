@@ -2,6 +2,7 @@
 //! one activity does (cancel by name, count, end) costs in its own timers only.
 
 use std::collections::{BTreeMap, BTreeSet};
+use vex_wire::activity::session::SessionId;
 use vex_wire::time::Instant;
 
 /// A timer's place: its due time, then the order it was set in.
@@ -11,16 +12,16 @@ type Place = (Instant, u64);
 #[derive(Debug, Default)]
 pub struct Timers {
     /// Every timer by its place: its activity session and name.
-    due: BTreeMap<Place, (u64, String)>,
+    due: BTreeMap<Place, (SessionId, String)>,
     /// Each activity's timers.
-    of_session: BTreeMap<u64, BTreeSet<Place>>,
+    of_session: BTreeMap<SessionId, BTreeSet<Place>>,
     /// Timers set so far, for the order of those due at once.
     set: u64,
 }
 
 impl Timers {
     /// Sets `name` of `session` due at `at`.
-    pub fn set(&mut self, session: u64, at: Instant, name: String) {
+    pub fn set(&mut self, session: SessionId, at: Instant, name: String) {
         let place = (at, self.set);
         self.set += 1;
         self.due.insert(place, (session, name));
@@ -28,7 +29,7 @@ impl Timers {
     }
 
     /// Drops every timer of `session` called `name`.
-    pub fn cancel(&mut self, session: u64, name: &str) {
+    pub fn cancel(&mut self, session: SessionId, name: &str) {
         let Some(places) = self.of_session.get_mut(&session) else {
             return;
         };
@@ -49,7 +50,7 @@ impl Timers {
     }
 
     /// The earliest timer due at `now`, taken off: its session and name.
-    pub fn take_due(&mut self, now: Instant) -> Option<(u64, String)> {
+    pub fn take_due(&mut self, now: Instant) -> Option<(SessionId, String)> {
         let first = self.due.first_entry()?;
         if first.key().0 > now {
             return None;
@@ -63,14 +64,14 @@ impl Timers {
     }
 
     /// Drops every timer of `session`.
-    pub fn end(&mut self, session: u64) {
+    pub fn end(&mut self, session: SessionId) {
         for place in self.of_session.remove(&session).unwrap_or_default() {
             self.due.remove(&place);
         }
     }
 
     /// How many timers `session` holds.
-    pub fn held(&self, session: u64) -> usize {
+    pub fn held(&self, session: SessionId) -> usize {
         self.of_session.get(&session).map_or(0, BTreeSet::len)
     }
 }

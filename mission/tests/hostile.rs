@@ -32,6 +32,7 @@ use vex_host::mission::{Mission, MissionEvent, MissionReport, ScriptError};
 use vex_host::world::WorldRequest;
 use vex_host::{HostConfig, HostCore, HostEvent};
 use vex_mission::RhaiMission;
+use vex_wire::activity::session::SessionId;
 use vex_wire::schema::Value;
 use vex_wire::time::Instant;
 
@@ -194,7 +195,7 @@ fn short(s: &str, most: usize) -> String {
 // ---------------------------------------------------------------------------------------
 // missions
 
-const SESSION: u64 = 0x20_0001;
+const SESSION: SessionId = SessionId(0x20_0001);
 /// The normal handler every attack mission carries, called after the attack.
 const NORMAL: &str = "fn on_member_joined(e) { this.ok = e.member; }";
 
@@ -1586,7 +1587,8 @@ fn cancelling_in_a_loop_does_not_stall_the_host() {
         );
         for session in 0..200 {
             for call in 0..4 {
-                m.handle(at(call), SESSION + session, &started()).unwrap();
+                m.handle(at(call), SessionId(SESSION.0 + session), &started())
+                    .unwrap();
             }
         }
         let clock = Clock::now();

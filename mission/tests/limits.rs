@@ -5,9 +5,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code
 use vex_host::mission::{Mission, MissionEvent, ScriptError};
 use vex_mission::RhaiMission;
+use vex_wire::activity::session::SessionId;
 use vex_wire::time::Instant;
 
-const SESSION: u64 = 0x20_0001;
+const SESSION: SessionId = SessionId(0x20_0001);
 
 fn at(ms: u64) -> Instant {
     Instant::from_millis(ms)
@@ -91,7 +92,7 @@ fn timers_are_bounded_in_length_name_count_and_changes() {
     // another activity has its own
     m.handle(
         at(0),
-        SESSION + 1,
+        SessionId(SESSION.0 + 1),
         &MissionEvent::MemberJoined { member: 0 },
     )
     .unwrap();

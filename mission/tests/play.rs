@@ -11,6 +11,7 @@ use vex_host::mission::MissionReport;
 use vex_host::{HostConfig, HostCore, HostEvent};
 use vex_mission::RhaiMission;
 use vex_wire::activity::ids;
+use vex_wire::activity::session::SessionId;
 use vex_wire::activity::slot::ClientRef;
 use vex_wire::schema::Value;
 
@@ -52,7 +53,7 @@ fn handled(run: &HostRun) -> (Vec<&'static str>, Vec<String>) {
     (ran, failed)
 }
 
-fn session(run: &HostRun) -> u64 {
+fn session(run: &HostRun) -> SessionId {
     run.events
         .iter()
         .find_map(|(_, e)| match e {

@@ -10,10 +10,11 @@ use vex_host::event::WorldEvent;
 use vex_host::mission::{Mission, MissionEvent};
 use vex_host::world::WorldRequest;
 use vex_mission::RhaiMission;
+use vex_wire::activity::session::SessionId;
 use vex_wire::activity::slot::ClientRef;
 use vex_wire::time::Instant;
 
-const SESSIONS: [u64; 2] = [0x20_0001, 0x20_0002];
+const SESSIONS: [SessionId; 2] = [SessionId(0x20_0001), SessionId(0x20_0002)];
 
 fn shipped(name: &str) -> String {
     let path = format!("{}/../missions/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -60,8 +61,8 @@ fn event() -> impl Strategy<Value = MissionEvent> {
 /// What a run gave: each call's requests (or its error), the variables and the timers.
 type Outcome = (
     Vec<Result<Vec<WorldRequest>, String>>,
-    Vec<(u64, String)>,
-    Vec<(u64, String)>,
+    Vec<(SessionId, String)>,
+    Vec<(SessionId, String)>,
 );
 
 /// Runs `events` through `source`, reloading the same script before event `reload_at`

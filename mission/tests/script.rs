@@ -6,9 +6,10 @@
 use vex_host::mission::{Mission, MissionEvent, ScriptError};
 use vex_host::world::WorldRequest;
 use vex_mission::{RhaiMission, check};
+use vex_wire::activity::session::SessionId;
 use vex_wire::time::Instant;
 
-const SESSION: u64 = 0x20_0001;
+const SESSION: SessionId = SessionId(0x20_0001);
 
 fn at(ms: u64) -> Instant {
     Instant::from_millis(ms)
@@ -47,8 +48,12 @@ fn init_runs_first_and_variables_last_between_events() {
         vec![(SESSION, "#{\"seen\": [\"started\", 0, 3]}".into())]
     );
     // another activity has variables of its own
-    m.handle(at(5), SESSION + 1, &joined(7)).unwrap();
-    assert_eq!(m.status()[1], (SESSION + 1, "#{\"seen\": [7]}".into()));
+    m.handle(at(5), SessionId(SESSION.0 + 1), &joined(7))
+        .unwrap();
+    assert_eq!(
+        m.status()[1],
+        (SessionId(SESSION.0 + 1), "#{\"seen\": [7]}".into())
+    );
 }
 
 #[test]

@@ -20,6 +20,7 @@ use vex_host::limits::Limit;
 use vex_host::mission::MissionReport;
 use vex_host::reason::Closed;
 use vex_host::{HostCore, LinkId};
+use vex_wire::activity::session::SessionId;
 use vex_wire::time::Instant;
 
 /// Bytes read per socket read.
@@ -52,7 +53,7 @@ pub enum Control {
     /// What each running instance holds.
     Status {
         /// Where the answer goes.
-        reply: oneshot::Sender<Vec<(u64, String)>>,
+        reply: oneshot::Sender<Vec<(SessionId, String)>>,
     },
     /// The mission stage's last reports, oldest first.
     Events {

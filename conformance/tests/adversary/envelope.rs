@@ -7,6 +7,7 @@ use crate::mode::{Envelope, Hello, Mode, Small};
 use vex_host::outbound::{Injected, Moment};
 use vex_wire::activity::envelope::PushHeader;
 use vex_wire::activity::ids::{GLOBAL_ACTIVITY_STATE, JOIN_RESULT};
+use vex_wire::activity::session::SessionId;
 use vex_wire::bap::header::InnerHeader;
 use vex_wire::bap::queuez::{
     ACCOUNT_OBJECT, ENCODING_RAW, FamilyUpdate, MAX_PAYLOAD, ObjectUpdate, SUBSCRIPTION_LOST,
@@ -90,7 +91,7 @@ pub fn after(adv: &Adversary, moment: Moment<'_>) -> Vec<Injected> {
                 .cloned()
                 .unwrap_or_default();
             vec![Injected::UnboundPush {
-                session: 0x9EAA_3001_0020_7777,
+                session: SessionId(0x9EAA_3001_0020_7777),
                 msg: GLOBAL_ACTIVITY_STATE,
                 payload,
             }]

@@ -15,6 +15,7 @@ use vex_wire::activity::global_state::GlobalActivityState;
 use vex_wire::activity::join::JoinResult;
 use vex_wire::activity::membership::ReplicateMembership;
 use vex_wire::activity::sensor_auth::SensorAuthUpdate;
+use vex_wire::activity::session::SessionId;
 use vex_wire::activity::small::{AdvanceEpoch, EntitySlotMask, PatchEpoch, WorldGlobals};
 use vex_wire::bap::header::InnerHeader;
 use vex_wire::bap::queuez::Update;
@@ -72,9 +73,9 @@ impl Adversary {
 }
 
 impl Policy for Adversary {
-    fn session_id(&self, shaped: u64) -> u64 {
+    fn session_id(&self, shaped: SessionId) -> SessionId {
         match self.mode {
-            Mode::Envelope(E::SessionId(id)) => id,
+            Mode::Envelope(E::SessionId(id)) => SessionId(id),
             _ => shaped,
         }
     }

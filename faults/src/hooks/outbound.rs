@@ -20,6 +20,7 @@ use vex_wire::activity::ids::{
 };
 use vex_wire::activity::selection::SERVICE6_LEN;
 use vex_wire::activity::sensor_auth::BODY_BUDGET;
+use vex_wire::activity::session::SessionId;
 use vex_wire::activity::small::{ENTITY_SLOTS, EntitySlotMask, SLOT_MASK_LEN, WorldGlobals};
 use vex_wire::activity::table;
 use vex_wire::bap::header::{FrameType, InnerHeader, MAGIC, OUTER_HEADER_LEN, outer_frame};
@@ -42,7 +43,7 @@ const LARGER_PAYLOAD_LEN: u32 = 0xFFFF_0000;
 /// The payload_len [`Fault::PayloadLenHuge`] declares, in the crashing range (ENV-03).
 const HUGE_PAYLOAD_LEN: u32 = 0xFFFF_FF80;
 /// The session id [`Fault::PushWithoutSession`] names.
-const UNBOUND_SESSION: u64 = 0x0BAD_5E55_0000_0001;
+const UNBOUND_SESSION: SessionId = SessionId(0x0BAD_5E55_0000_0001);
 /// A service id the client drops at the header (BAP-04), for [`Fault::ServiceIdOutOfRange`].
 const OUT_OF_RANGE_SERVICE: u16 = 400;
 /// Message 10, start_activity_host_response: the client makes it from service 7 inside

@@ -20,6 +20,7 @@ use vex_wire::activity::join::JoinResult;
 use vex_wire::activity::membership::ReplicateMembership;
 use vex_wire::activity::selection::SelectionDescriptor;
 use vex_wire::activity::sensor_auth::{AuthPart, SensorAuthUpdate};
+use vex_wire::activity::session::SessionId;
 use vex_wire::activity::slot::EMPTY_KEY;
 use vex_wire::activity::small::{
     AdvanceEpoch, ENTITY_SLOTS, EntitySlotMask, PatchEpoch, WorldGlobals,
@@ -57,18 +58,19 @@ impl Policy for HostPlan {
         }
     }
 
-    fn session_id(&self, shaped: u64) -> u64 {
-        if self.has(Fault::BareSessionId) {
-            shaped & SESSION_INDEX_MASK
+    fn session_id(&self, shaped: SessionId) -> SessionId {
+        let id = shaped.0;
+        SessionId(if self.has(Fault::BareSessionId) {
+            id & SESSION_INDEX_MASK
         } else if self.has(Fault::SessionClassWrong) {
-            shaped ^ (1 << SESSION_CLASS_SHIFT) // class 0x0020 becomes 0x0021
+            id ^ (1 << SESSION_CLASS_SHIFT) // class 0x0020 becomes 0x0021
         } else if self.has(Fault::SessionOtherAccount) {
-            shaped ^ (1 << ACCOUNT_HALF_SHIFT)
+            id ^ (1 << ACCOUNT_HALF_SHIFT)
         } else if self.varies(Variation::SessionIndexTop) {
-            shaped | SESSION_INDEX_MASK
+            id | SESSION_INDEX_MASK
         } else {
-            shaped
-        }
+            id
+        })
     }
 
     fn join_result(&self, mut accepted: JoinResult) -> JoinResult {

@@ -17,6 +17,7 @@ use member_state::MemberState;
 use std::ops::Range;
 use vex_wire::activity::client_state::{ClientState, TeleportState};
 use vex_wire::activity::membership::{MEMBER_LANES, Member as MemberRecord, ReplicateMembership};
+use vex_wire::activity::session::SessionId;
 use vex_wire::activity::small::{ENTITY_SLOTS, EntitySlotMask};
 use vex_wire::time::Instant;
 
@@ -51,7 +52,7 @@ pub enum AdmitError {
 /// and the entity slot allocator with each member link's lease.
 #[derive(Debug)]
 pub struct Activity {
-    session: u64,
+    session: SessionId,
     owner: LinkId,
     lanes: [Option<Member>; MEMBER_LANES],
     revision: u32,
@@ -64,7 +65,7 @@ pub struct Activity {
 impl Activity {
     /// The activity service 7 creates for `owner`, the link that sent service 6: no
     /// member yet, no revision published.
-    pub fn new(session: u64, owner: LinkId) -> Self {
+    pub fn new(session: SessionId, owner: LinkId) -> Self {
         Self {
             session,
             owner,
@@ -78,7 +79,7 @@ impl Activity {
     }
 
     /// The session id every push to a member carries.
-    pub fn session(&self) -> u64 {
+    pub fn session(&self) -> SessionId {
         self.session
     }
 
@@ -330,7 +331,7 @@ mod tests {
 
     #[test]
     fn every_change_is_one_revision_and_lanes_are_kept() {
-        let mut a = Activity::new(7, LinkId(2));
+        let mut a = Activity::new(SessionId(7), LinkId(2));
         a.admit(LinkId(2), member(1)).unwrap();
         a.admit(LinkId(4), member(2)).unwrap();
         a.admit(LinkId(6), member(3)).unwrap();
@@ -355,7 +356,7 @@ mod tests {
 
     #[test]
     fn the_33rd_member_is_refused() {
-        let mut a = Activity::new(7, LinkId(0));
+        let mut a = Activity::new(SessionId(7), LinkId(0));
         for n in 0..MEMBER_LANES as u64 {
             a.admit(LinkId(n), member(n)).unwrap();
         }
@@ -365,7 +366,7 @@ mod tests {
 
     #[test]
     fn leases_never_overlap_and_free_on_departure() {
-        let mut a = Activity::new(7, LinkId(2));
+        let mut a = Activity::new(SessionId(7), LinkId(2));
         let [first, second] = [LinkId(2), LinkId(4)].map(|link| {
             a.admit(link, member(link.0)).unwrap();
             let grant = a.free_slots(JOIN_GRANT_COUNT, Some(link));

@@ -8,6 +8,7 @@ use super::roster::RosterLedger;
 use super::table::TableLedger;
 use vex_wire::activity::join::{INITIAL_REPLICATION_EPOCH, JoinRequest};
 use vex_wire::activity::selection::DescriptorBits;
+use vex_wire::activity::session::SessionId;
 use vex_wire::activity::small::PatchEpoch;
 
 /// What one link owns of the activity it is bound to (SR "Service 6 and 7", "The join
@@ -15,9 +16,9 @@ use vex_wire::activity::small::PatchEpoch;
 #[derive(Debug, Clone)]
 pub struct Binding {
     /// The session the link is bound to: its own until a public join names another.
-    pub session: u64,
+    pub session: SessionId,
     /// The link's own private session, from its service 7.
-    pub private_session: u64,
+    pub private_session: SessionId,
     /// The client's descriptor, kept bit for bit (GLOBAL-04).
     pub descriptor: DescriptorBits,
     /// The join, once message 3 arrived.
@@ -36,7 +37,7 @@ pub struct Binding {
 
 impl Binding {
     /// The binding service 7 makes: no join yet, at the initial replication epoch.
-    pub fn new(session: u64, descriptor: DescriptorBits) -> Self {
+    pub fn new(session: SessionId, descriptor: DescriptorBits) -> Self {
         Self {
             session,
             private_session: session,

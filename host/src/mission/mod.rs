@@ -10,6 +10,7 @@ pub(crate) use stage::MissionStage;
 
 use crate::world::WorldRequest;
 use crate::world_event::WorldEvent;
+use vex_wire::activity::session::SessionId;
 
 use vex_wire::activity::slot::ClientRef;
 use vex_wire::scenario::Scenario;
@@ -158,7 +159,7 @@ pub trait Mission: Send {
     fn handle(
         &mut self,
         now: Instant,
-        session: u64,
+        session: SessionId,
         event: &MissionEvent,
     ) -> Result<Vec<WorldRequest>, ScriptError>;
 
@@ -166,10 +167,10 @@ pub trait Mission: Send {
     fn next_timer(&self) -> Option<Instant>;
 
     /// The earliest timer due at `now`, taken off its instance: its session and name.
-    fn take_due_timer(&mut self, now: Instant) -> Option<(u64, String)>;
+    fn take_due_timer(&mut self, now: Instant) -> Option<(SessionId, String)>;
 
     /// `session`'s activity ended: its instance is dropped.
-    fn end(&mut self, session: u64);
+    fn end(&mut self, session: SessionId);
 
     /// True when some activity's instance runs.
     fn started(&self) -> bool;
@@ -182,7 +183,7 @@ pub trait Mission: Send {
     fn swap(&mut self);
 
     /// What each instance holds, for `status`: its session and a line of its variables.
-    fn status(&self) -> Vec<(u64, String)>;
+    fn status(&self) -> Vec<(SessionId, String)>;
 }
 
 /// What the mission stage did, for logs, the command link and tests.
@@ -191,7 +192,7 @@ pub enum MissionReport {
     /// A handler ran and made `requests` requests.
     Handled {
         /// The activity's session.
-        session: u64,
+        session: SessionId,
         /// The handler.
         handler: &'static str,
         /// Requests it made.
@@ -200,7 +201,7 @@ pub enum MissionReport {
     /// A handler failed; its instance goes on, and it made no request.
     Failed {
         /// The activity's session.
-        session: u64,
+        session: SessionId,
         /// The handler.
         handler: &'static str,
         /// Why.

@@ -11,12 +11,13 @@ use super::stage::Input;
 use super::{MissionEvent, MissionReport};
 use crate::core::HostCore;
 use crate::event::{HostEvent, WorldEvent};
+use vex_wire::activity::session::SessionId;
 use vex_wire::time::Instant;
 
 impl HostCore {
     /// Queues `event` of `session` for the mission stage, when a mission runs and the
     /// activity is still there (an outcome of a commit refused because it ended is not).
-    pub(crate) fn mission_event(&mut self, session: u64, event: MissionEvent) {
+    pub(crate) fn mission_event(&mut self, session: SessionId, event: MissionEvent) {
         if !self.activities.contains_key(&session) {
             return;
         }
@@ -26,7 +27,7 @@ impl HostCore {
     }
 
     /// `session`'s activity ended: its instance goes once the events before are handled.
-    pub(crate) fn mission_ended(&mut self, session: u64) {
+    pub(crate) fn mission_ended(&mut self, session: SessionId) {
         if let Some(stage) = self.mission.as_mut() {
             stage.inputs.push_back(Input::Ended(session));
         }
@@ -86,7 +87,7 @@ impl HostCore {
     }
 
     /// What each running instance holds: its session and its variables.
-    pub fn mission_status(&self) -> Vec<(u64, String)> {
+    pub fn mission_status(&self) -> Vec<(SessionId, String)> {
         self.mission
             .as_ref()
             .map_or_else(Vec::new, |s| s.program.status())
@@ -145,7 +146,7 @@ impl HostCore {
     }
 
     /// Calls `event`'s handler in `session`'s instance and commits what it asked for.
-    fn call_handler(&mut self, now: Instant, session: u64, event: &MissionEvent) {
+    fn call_handler(&mut self, now: Instant, session: SessionId, event: &MissionEvent) {
         let Some(stage) = self.mission.as_mut() else {
             return;
         };

@@ -4,13 +4,14 @@
 
 use super::{Mission, MissionEvent};
 use std::collections::{BTreeMap, VecDeque};
+use vex_wire::activity::session::SessionId;
 use vex_wire::activity::slot::ClientRef;
 
 /// One item of the stage's queue, in the order the host stage raised it.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Input {
-    Event(u64, MissionEvent),
-    Ended(u64),
+    Event(SessionId, MissionEvent),
+    Ended(SessionId),
 }
 
 /// The mission stage of a [`HostCore`].
@@ -23,7 +24,7 @@ pub(crate) struct MissionStage {
     pub(crate) reload_held: bool,
     /// Slots a handler changed whose first Sense report after is owed an outcome, with
     /// the handler: per activity session, at most one per slot.
-    pub(crate) awaiting_report: BTreeMap<(u64, ClientRef), &'static str>,
+    pub(crate) awaiting_report: BTreeMap<(SessionId, ClientRef), &'static str>,
 }
 
 impl std::fmt::Debug for MissionStage {

@@ -16,6 +16,7 @@ pub mod membership;
 pub mod selection;
 pub mod sense_update;
 pub mod sensor_auth;
+pub mod session;
 pub mod slot;
 pub mod slot_types;
 pub mod small;
