@@ -14,8 +14,8 @@ use vex_wire::activity::authority::{
 };
 use vex_wire::activity::body::Body;
 use vex_wire::activity::ids::{
-    ABDICATE_AUTHORITY, AUTHORITY_BUBBLE_MASK, AUTHORITY_FULL_MASK, PURGE_NOTICE, PURGE_REQUEST,
-    QUERY_AUTHORITY, RESET_AUTHORITY, RESET_AUTHORITY_ACK,
+    ABDICATE_AUTHORITY, AUTHORITY_BUBBLE_MASK, AUTHORITY_FULL_MASK, PURGE_NOTICE, QUERY_AUTHORITY,
+    RESET_AUTHORITY, RESET_AUTHORITY_ACK,
 };
 use vex_wire::activity::session::SessionId;
 
@@ -53,12 +53,7 @@ impl HostCore {
 
     /// Message 27: the purge notice (message 25) keeps the client's mask and reason
     /// (HOST-08).
-    pub(crate) fn purge_request(&mut self, link: LinkId, payload: &[u8]) {
-        let msg = PURGE_REQUEST;
-        let purge = match Purge::decode(payload) {
-            Ok(p) => p,
-            Err(error) => return self.drop_input(link, Dropped::Body { msg, error }),
-        };
+    pub(crate) fn purge_request(&mut self, link: LinkId, purge: Purge) {
         let slots = purge.mask.count();
         let Some(notice) = self.policy().purge_notice(purge) else {
             return;
@@ -74,12 +69,12 @@ impl HostCore {
     }
 
     /// Message 29: the answer to the host's reset with its token, recorded (HOST-16).
-    pub(crate) fn reset_acknowledged(&mut self, link: LinkId, payload: &[u8]) {
+    pub(crate) fn reset_acknowledged(
+        &mut self,
+        link: LinkId,
+        AuthorityToken(token): AuthorityToken,
+    ) {
         let msg = RESET_AUTHORITY_ACK;
-        let token = match AuthorityToken::decode(payload) {
-            Ok(t) => t.0,
-            Err(error) => return self.drop_input(link, Dropped::Body { msg, error }),
-        };
         if !self.answers(link, Exchange::Reset, token, true) {
             return self.drop_input(link, Dropped::UnknownToken { msg, token });
         }
@@ -88,12 +83,8 @@ impl HostCore {
 
     /// Message 31: one bubble's part of the answer to the host's query, recorded
     /// (HOST-16).
-    pub(crate) fn bubble_mask_answered(&mut self, link: LinkId, payload: &[u8]) {
+    pub(crate) fn bubble_mask_answered(&mut self, link: LinkId, answer: BubbleMaskAnswer) {
         let msg = AUTHORITY_BUBBLE_MASK;
-        let answer = match BubbleMaskAnswer::decode(payload) {
-            Ok(a) => a,
-            Err(error) => return self.drop_input(link, Dropped::Body { msg, error }),
-        };
         let token = answer.token;
         if !self.answers(link, Exchange::Query, token, false) {
             return self.drop_input(link, Dropped::UnknownToken { msg, token });
@@ -109,12 +100,8 @@ impl HostCore {
 
     /// Message 32: the member's whole authority mask, the end of its answer to the
     /// host's query: the activity records it (HOST-16).
-    pub(crate) fn full_mask_answered(&mut self, link: LinkId, payload: &[u8]) {
+    pub(crate) fn full_mask_answered(&mut self, link: LinkId, answer: FullMaskAnswer) {
         let msg = AUTHORITY_FULL_MASK;
-        let answer = match FullMaskAnswer::decode(payload) {
-            Ok(a) => a,
-            Err(error) => return self.drop_input(link, Dropped::Body { msg, error }),
-        };
         let token = answer.token;
         if !self.answers(link, Exchange::Query, token, true) {
             return self.drop_input(link, Dropped::UnknownToken { msg, token });
@@ -130,12 +117,8 @@ impl HostCore {
     }
 
     /// Message 33: the member gives up authority over the slots it names (HOST-17).
-    pub(crate) fn abdicate(&mut self, link: LinkId, payload: &[u8]) {
+    pub(crate) fn abdicate(&mut self, link: LinkId, abdication: Abdication) {
         let msg = ABDICATE_AUTHORITY;
-        let abdication = match Abdication::decode(payload) {
-            Ok(a) => a,
-            Err(error) => return self.drop_input(link, Dropped::Body { msg, error }),
-        };
         let Some(activity) = self
             .joined_session(link)
             .and_then(|s| self.activities.get_mut(&s))

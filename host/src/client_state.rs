@@ -6,7 +6,6 @@ use crate::core::HostCore;
 use crate::event::WorldEvent;
 use crate::link_id::LinkId;
 use crate::reason::Dropped;
-use vex_wire::activity::body::Body;
 use vex_wire::activity::client_state::ClientState;
 use vex_wire::activity::ids::CLIENT_AUTHORITATIVE_DATA_UPDATE;
 
@@ -15,12 +14,8 @@ impl HostCore {
     /// member (MEMBER-03). A region move raises the event and holds every message 5 on the
     /// link until the client's roster request, which is answered in full with the new
     /// region's roster (the HOST-05 and AUTH-13 note of `rules.md`).
-    pub(crate) fn client_state(&mut self, link: LinkId, payload: &[u8]) {
+    pub(crate) fn client_state(&mut self, link: LinkId, report: ClientState) {
         let msg = CLIENT_AUTHORITATIVE_DATA_UPDATE;
-        let report = match ClientState::decode(payload) {
-            Ok(r) => r,
-            Err(error) => return self.drop_input(link, Dropped::Body { msg, error }),
-        };
         let Some(session) = self.joined_session(link) else {
             return self.drop_input(link, Dropped::NotJoined(msg));
         };

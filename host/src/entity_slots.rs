@@ -6,7 +6,6 @@ use crate::activity::JOIN_GRANT_COUNT;
 use crate::core::HostCore;
 use crate::link_id::LinkId;
 use crate::reason::Dropped;
-use vex_wire::activity::body::Body;
 use vex_wire::activity::ids::{ALLOCATE_ENTITY_INDICES, ENTITY_SLOTS_ALLOCATED};
 use vex_wire::activity::session::SessionId;
 use vex_wire::activity::small::{EntitySlotMask, SlotRequest};
@@ -14,14 +13,11 @@ use vex_wire::activity::small::{EntitySlotMask, SlotRequest};
 impl HostCore {
     /// Message 20: a count of 0 or less is refused; any other gets message 0 with the
     /// lowest slots no member holds, which may be none when every slot is held (facts 4.4).
-    pub(crate) fn allocate_entity_slots(&mut self, link: LinkId, payload: &[u8]) {
-        let count = match SlotRequest::decode(payload) {
-            Ok(r) => r.count,
-            Err(error) => {
-                let msg = ALLOCATE_ENTITY_INDICES;
-                return self.drop_input(link, Dropped::Body { msg, error });
-            }
-        };
+    pub(crate) fn allocate_entity_slots(
+        &mut self,
+        link: LinkId,
+        SlotRequest { count }: SlotRequest,
+    ) {
         if count <= 0 {
             return self.drop_input(link, Dropped::SlotCount(count));
         }
@@ -57,10 +53,7 @@ impl HostCore {
     }
 
     /// Message 21: the member stops holding the slots it returns; there is no reply.
-    pub(crate) fn free_entity_slots(&mut self, link: LinkId, payload: &[u8]) {
-        let Ok(mask) = EntitySlotMask::decode(payload) else {
-            return self.drop_input(link, Dropped::SlotMaskLength(payload.len()));
-        };
+    pub(crate) fn free_entity_slots(&mut self, link: LinkId, mask: EntitySlotMask) {
         let Some(session) = self.joined_session(link) else {
             return;
         };

@@ -5,7 +5,6 @@
 use crate::core::HostCore;
 use crate::event::WorldEvent;
 use crate::link_id::LinkId;
-use crate::reason::Dropped;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::ids::INCIDENT;
 use vex_wire::activity::incident::Incident;
@@ -13,14 +12,7 @@ use vex_wire::activity::session::SessionId;
 
 impl HostCore {
     /// A member's incident, decoded into an event; nothing goes back (HOST-13, HOST-18).
-    pub(crate) fn incident(&mut self, link: LinkId, payload: &[u8]) {
-        let incident = match Incident::decode(payload) {
-            Ok(i) => i,
-            Err(error) => {
-                let msg = INCIDENT;
-                return self.drop_input(link, Dropped::Body { msg, error });
-            }
-        };
+    pub(crate) fn incident(&mut self, link: LinkId, incident: Incident) {
         self.world_event(WorldEvent::Incident {
             link,
             definition: incident.definition,

@@ -5,10 +5,9 @@
 use crate::core::HostCore;
 use crate::link_id::LinkId;
 use crate::outbound::{Injected, Moment};
-use crate::reason::Dropped;
 use crate::roster;
 use vex_wire::activity::body::Body;
-use vex_wire::activity::ids::{PEER_LEAVE_REQUEST, SENSOR_AUTH_UPDATE};
+use vex_wire::activity::ids::SENSOR_AUTH_UPDATE;
 use vex_wire::activity::join::JoinRequest;
 use vex_wire::activity::session::SessionId;
 use vex_wire::activity::small::PeerLeave;
@@ -18,14 +17,7 @@ impl HostCore {
     /// One message 5 on the link removes the client's roster, and no roster follows it.
     /// A client that leaves before its first roster registered nothing, so nothing is
     /// sent; either way no roster is owed any more, and the link has no joined client.
-    pub(crate) fn peer_leave(&mut self, link: LinkId, payload: &[u8]) {
-        let leave = match PeerLeave::decode(payload) {
-            Ok(l) => l,
-            Err(error) => {
-                let msg = PEER_LEAVE_REQUEST;
-                return self.drop_input(link, Dropped::Body { msg, error });
-            }
-        };
+    pub(crate) fn peer_leave(&mut self, link: LinkId, leave: PeerLeave) {
         tracing::info!(%link, reason = format_args!("{:#010x}", leave.reason_hash), "peer leave");
         if !self.policy().answer_leave() {
             return; // the host acts as if message 15 never came

@@ -10,6 +10,7 @@
 
 pub mod activity;
 mod authority;
+mod client_message;
 mod client_state;
 pub mod commit_error;
 pub mod config;

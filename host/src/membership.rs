@@ -14,9 +14,7 @@ use crate::reason::Dropped;
 use crate::roster;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::identity::ClientIdentity;
-use vex_wire::activity::ids::{
-    CLIENT_IDENTITY_UPDATE, MEMBERSHIP_ACKNOWLEDGEMENT, REPLICATE_MEMBERSHIP,
-};
+use vex_wire::activity::ids::{CLIENT_IDENTITY_UPDATE, REPLICATE_MEMBERSHIP};
 use vex_wire::activity::join::JoinRequest;
 use vex_wire::activity::membership::{Member, ReplicateMembership};
 use vex_wire::activity::session::SessionId;
@@ -151,14 +149,7 @@ impl HostCore {
 
     /// Message 23: commits the member's identity; a changed table goes to every member
     /// (HOST-15). A link with no member in its activity gets nothing.
-    pub(crate) fn client_identity(&mut self, link: LinkId, payload: &[u8]) {
-        let identity = match ClientIdentity::decode(payload) {
-            Ok(i) => i,
-            Err(error) => {
-                let msg = CLIENT_IDENTITY_UPDATE;
-                return self.drop_input(link, Dropped::Body { msg, error });
-            }
-        };
+    pub(crate) fn client_identity(&mut self, link: LinkId, identity: ClientIdentity) {
         let Some(session) = self.joined_session(link) else {
             return self.drop_input(link, Dropped::NotJoined(CLIENT_IDENTITY_UPDATE));
         };
@@ -176,14 +167,11 @@ impl HostCore {
     }
 
     /// Message 38: the revision the client applied.
-    pub(crate) fn membership_acknowledged(&mut self, link: LinkId, payload: &[u8]) {
-        let revision = match MembershipAcknowledgement::decode(payload) {
-            Ok(ack) => ack.revision,
-            Err(error) => {
-                let msg = MEMBERSHIP_ACKNOWLEDGEMENT;
-                return self.drop_input(link, Dropped::Body { msg, error });
-            }
-        };
+    pub(crate) fn membership_acknowledged(
+        &mut self,
+        link: LinkId,
+        MembershipAcknowledgement { revision }: MembershipAcknowledgement,
+    ) {
         if let Some(binding) = self.binding_mut(link) {
             binding.table.acknowledge(revision);
         }

@@ -4,6 +4,7 @@
 //! SR "The join burst", "What each client message gets"; AH "The activity envelope",
 //! "Hazards for a host"; facts 4.15.
 
+use crate::client_message::ClientMessage;
 use crate::core::HostCore;
 use crate::event::HostEvent;
 use crate::host_timer::HostTimer;
@@ -18,12 +19,8 @@ use crate::world::World;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::envelope::ActivityNotification;
 use vex_wire::activity::ids::{
-    ABDICATE_AUTHORITY, ALLOCATE_ENTITY_INDICES, AUTHORITY_BUBBLE_MASK, AUTHORITY_FULL_MASK,
-    BUBBLE_HOST_STATE, CLIENT_AUTHORITATIVE_DATA_UPDATE, CLIENT_IDENTITY_UPDATE,
-    ENTITY_SLOTS_ALLOCATED, FREE_ENTITY_INDICES, GLOBAL_ACTIVITY_STATE, INCIDENT, JOIN_REQUEST,
-    JOIN_RESULT, MEMBERSHIP_ACKNOWLEDGEMENT, PATCH_EPOCH, PEER_LEAVE_REQUEST, PURGE_REQUEST,
-    REPLICATE_MEMBERSHIP, RESET_AUTHORITY_ACK, SENSOR_AUTH_UPDATE, SENSOR_SENSE_UPDATE,
-    START_NEW_ACTIVITY, STATE_REFRESH, WORLD_GLOBALS_STATE,
+    BUBBLE_HOST_STATE, ENTITY_SLOTS_ALLOCATED, GLOBAL_ACTIVITY_STATE, JOIN_REQUEST, JOIN_RESULT,
+    REPLICATE_MEMBERSHIP, SENSOR_AUTH_UPDATE, WORLD_GLOBALS_STATE,
 };
 use vex_wire::activity::join::{JoinRequest, JoinResult};
 use vex_wire::activity::join_template::JoinResultTemplate;
@@ -81,25 +78,29 @@ impl HostCore {
             let (msg, session) = (n.msg_type, handle);
             return self.drop_input(link, Dropped::Unowned { msg, session });
         }
-        match n.msg_type {
-            JOIN_REQUEST => self.join(now, link, handle, &n.payload),
-            CLIENT_IDENTITY_UPDATE => self.client_identity(link, &n.payload),
-            PATCH_EPOCH => self.patch_epoch(link, &n.payload),
-            PEER_LEAVE_REQUEST => self.peer_leave(link, &n.payload),
-            MEMBERSHIP_ACKNOWLEDGEMENT => self.membership_acknowledged(link, &n.payload),
-            STATE_REFRESH => self.state_refresh(link, &n.payload),
-            CLIENT_AUTHORITATIVE_DATA_UPDATE => self.client_state(link, &n.payload),
-            START_NEW_ACTIVITY => self.start_new_activity(link, &n.payload),
-            PURGE_REQUEST => self.purge_request(link, &n.payload),
-            INCIDENT => self.incident(link, &n.payload),
-            RESET_AUTHORITY_ACK => self.reset_acknowledged(link, &n.payload),
-            AUTHORITY_BUBBLE_MASK => self.bubble_mask_answered(link, &n.payload),
-            AUTHORITY_FULL_MASK => self.full_mask_answered(link, &n.payload),
-            ABDICATE_AUTHORITY => self.abdicate(link, &n.payload),
-            ALLOCATE_ENTITY_INDICES => self.allocate_entity_slots(link, &n.payload),
-            FREE_ENTITY_INDICES => self.free_entity_slots(link, &n.payload),
-            SENSOR_SENSE_UPDATE => self.sense_update(link, &n.payload),
-            _ => {} // recorded only (SR "Every other client message ... is recorded only")
+        let message = match ClientMessage::decode(n.msg_type, &n.payload) {
+            Ok(m) => m,
+            Err(reason) => return self.drop_input(link, reason),
+        };
+        match message {
+            ClientMessage::Join(join) => self.join(now, link, handle, join),
+            ClientMessage::Identity(identity) => self.client_identity(link, identity),
+            ClientMessage::PatchEpoch(epoch) => self.patch_epoch(link, epoch),
+            ClientMessage::Leave(leave) => self.peer_leave(link, leave),
+            ClientMessage::MembershipAcknowledged(ack) => self.membership_acknowledged(link, ack),
+            ClientMessage::StateRefresh { trailing } => self.state_refresh(link, trailing),
+            ClientMessage::ClientState(report) => self.client_state(link, report),
+            ClientMessage::StartNewActivity => self.start_new_activity(link),
+            ClientMessage::Purge(purge) => self.purge_request(link, purge),
+            ClientMessage::Incident(incident) => self.incident(link, incident),
+            ClientMessage::ResetAcknowledged(token) => self.reset_acknowledged(link, token),
+            ClientMessage::BubbleMask(answer) => self.bubble_mask_answered(link, answer),
+            ClientMessage::FullMask(answer) => self.full_mask_answered(link, answer),
+            ClientMessage::Abdicate(abdication) => self.abdicate(link, abdication),
+            ClientMessage::AllocateSlots(request) => self.allocate_entity_slots(link, request),
+            ClientMessage::FreeSlots(mask) => self.free_entity_slots(link, mask),
+            ClientMessage::Sense(payload) => self.sense_update(link, &payload),
+            ClientMessage::Recorded => {}
         }
     }
 
@@ -129,14 +130,7 @@ impl HostCore {
     /// join) or a public host's (a public join), and gets the join burst 4, 0, 1, 2, 54,
     /// 12, all at once (JOIN-02); every other member gets the new table (SR "The join
     /// burst"; HOST-14).
-    fn join(&mut self, now: Instant, link: LinkId, handle: SessionId, payload: &[u8]) {
-        let join = match JoinRequest::decode(payload) {
-            Ok(j) => j,
-            Err(error) => {
-                let msg = JOIN_REQUEST;
-                return self.drop_input(link, Dropped::Body { msg, error });
-            }
-        };
+    fn join(&mut self, now: Instant, link: LinkId, handle: SessionId, join: JoinRequest) {
         if SessionId(join.host_id) != handle {
             let named = join.host_id;
             return self.drop_input(link, Dropped::JoinMismatch { named, handle });
@@ -295,14 +289,7 @@ impl HostCore {
 
     /// Message 52: keeps the epoch for the link; the first one answers with the first
     /// message 5 when a roster is owed (AUTH-16, SR step 5).
-    fn patch_epoch(&mut self, link: LinkId, payload: &[u8]) {
-        let epoch = match PatchEpoch::decode(payload) {
-            Ok(e) => e,
-            Err(error) => {
-                let msg = PATCH_EPOCH;
-                return self.drop_input(link, Dropped::Body { msg, error });
-            }
-        };
+    fn patch_epoch(&mut self, link: LinkId, epoch: PatchEpoch) {
         let held = self.binding(link).and_then(|b| b.epoch);
         let epoch = self.policy().patch_epoch(held, epoch);
         let Some(binding) = self.binding_mut(link) else {

@@ -8,21 +8,13 @@ use crate::link_id::LinkId;
 use crate::reason::Dropped;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::ids::{START_NEW_ACTIVITY, STATE_REFRESH, WORLD_GLOBALS_STATE};
-use vex_wire::activity::small::StateRefresh;
-use vex_wire::bits::BitReader;
-use vex_wire::schema::decode;
-use vex_wire::schema::messages as schema;
 
 impl HostCore {
     /// Message 18. The request's membership revision and bubble are read and not used:
     /// the host answers with its whole state whatever the client holds.
-    pub(crate) fn state_refresh(&mut self, link: LinkId, payload: &[u8]) {
+    pub(crate) fn state_refresh(&mut self, link: LinkId, trailing: bool) {
         let msg = STATE_REFRESH;
-        let mut r = BitReader::new(payload);
-        if let Err(error) = StateRefresh::read(&mut r) {
-            return self.drop_input(link, Dropped::Body { msg, error });
-        }
-        if r.remaining_bits() > 0 && !self.policy().take_trailing_bytes() {
+        if trailing && !self.policy().take_trailing_bytes() {
             return self.drop_input(link, Dropped::TrailingBytes { msg });
         }
         self.snapshot(link, STATE_REFRESH);
@@ -31,11 +23,8 @@ impl HostCore {
     /// Message 11: the snapshot too while `default_client_activation` is on, else
     /// recorded only (SR "What each client message gets"; facts 4.14: its head is the
     /// selection's first fields, the rest opaque).
-    pub(crate) fn start_new_activity(&mut self, link: LinkId, payload: &[u8]) {
+    pub(crate) fn start_new_activity(&mut self, link: LinkId) {
         let msg = START_NEW_ACTIVITY;
-        if let Err(error) = decode(&schema::START_NEW_ACTIVITY, &mut BitReader::new(payload)) {
-            return self.drop_input(link, Dropped::Schema { msg, error });
-        }
         if self.config.default_client_activation && self.policy().answer_start_activity() {
             self.snapshot(link, msg);
         }
