@@ -5,9 +5,7 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-
-#[path = "pair.rs"]
-mod pair;
+use vex_harness::pair::Pair;
 
 #[derive(Arbitrary, Debug)]
 enum Op {
@@ -16,16 +14,17 @@ enum Op {
 }
 
 fuzz_target!(|ops: Vec<Op>| {
-    let mut p = pair::Pair::joined();
+    let mut p = Pair::joined();
     for op in ops {
         match op {
             Op::Push { msg, payload } => {
                 p.host
-                    .push_raw(pair::ACTIVITY, u32::from(msg % 64), &payload);
+                    .push_raw(Pair::activity_link(), u32::from(msg % 64), &payload);
                 p.pump();
             }
             Op::Wait(ms) => p.advance(u64::from(ms % 2_000)),
         }
     }
-    p.client.finish(p.now);
+    let now = p.now;
+    p.client().finish(now);
 });

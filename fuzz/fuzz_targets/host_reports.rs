@@ -5,9 +5,7 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-
-#[path = "pair.rs"]
-mod pair;
+use vex_harness::pair::Pair;
 
 #[derive(Arbitrary, Debug)]
 enum Op {
@@ -16,11 +14,12 @@ enum Op {
 }
 
 fuzz_target!(|ops: Vec<Op>| {
-    let mut p = pair::Pair::joined();
+    let mut p = Pair::joined();
     for op in ops {
         match op {
             Op::Report { msg, payload } => {
-                p.client.send_raw(p.now, u32::from(msg % 64), payload);
+                let now = p.now;
+                p.client().send_raw(now, u32::from(msg % 64), payload);
                 p.pump();
             }
             Op::Wait(ms) => p.advance(u64::from(ms % 2_000)),

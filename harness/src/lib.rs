@@ -9,6 +9,7 @@ pub mod load;
 pub mod load_client;
 pub mod load_figures;
 pub mod load_process;
+pub mod pair;
 pub mod replay;
 pub mod report;
 pub mod signon;
