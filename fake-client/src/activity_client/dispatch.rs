@@ -8,9 +8,10 @@ use super::player_key::player_region;
 use super::{ActivityClient, Context, incident, world};
 use crate::probe::Probe;
 use crate::rules::Rule;
+use vex_wire::activity::body::Body;
 use vex_wire::activity::envelope::ActivityPush;
 use vex_wire::activity::ids;
-use vex_wire::activity::sensor_auth::BODY_BUDGET;
+use vex_wire::activity::sensor_auth::{BODY_BUDGET, SensorAuthUpdate};
 use vex_wire::activity::slot::{TYPE_GHOST_LINK, TYPE_PARTICIPATION};
 
 impl ActivityClient {
@@ -189,7 +190,14 @@ impl ActivityClient {
             return self.leave.on_auth(cx.verdict, scenario, idx, payload);
         }
         if self.region.between_report_and_request() {
-            let reason = "message 5 between the region report (message 22) and the roster request: applied while no slice set is current, it registers nothing and its rows outlive their objects".to_string();
+            let built_after =
+                SensorAuthUpdate::decode(payload).is_ok_and(|m| self.region.built_after_move(&m));
+            if !built_after {
+                // it may have crossed message 22 on the wire: the real client applies it
+                // with no slice set current, registering nothing, and no host can hold it
+                return;
+            }
+            let reason = "message 5 between the region report (message 22) and the roster request, built for the region reported: applied while no slice set is current, it registers nothing and its rows outlive their objects".to_string();
             return cx.verdict.violate(Rule::Auth13, f, None, reason);
         }
         if !prefix.roster_enable {

@@ -10,6 +10,7 @@ use crate::status::StatusLine;
 use crate::verdict::Outcome;
 use crate::verdict::Verdict;
 use std::net::{Ipv4Addr, SocketAddrV4};
+use vex_wire::activity::auth::participation::ParticipationAuth;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::envelope::ActivityPush;
 use vex_wire::activity::ids;
@@ -20,7 +21,7 @@ use vex_wire::activity::sensor_auth::{
     SensorAuthUpdate, SubBlock,
 };
 use vex_wire::activity::slot::{
-    ClientRef, EMPTY_KEY, NEVER_DESCRIBED, TYPE_CHANNEL, TYPE_LIFETIME,
+    ClientRef, EMPTY_KEY, NEVER_DESCRIBED, TYPE_CHANNEL, TYPE_LIFETIME, TYPE_PARTICIPATION,
 };
 use vex_wire::activity::small::WorldGlobals;
 use vex_wire::bits::{BitWriter, Bits};
@@ -824,6 +825,32 @@ fn bubble_1_groups() -> Vec<EntityGroup> {
     [PLAYER, BUBBLE_1].map(seed_group).to_vec()
 }
 
+/// [`bubble_1_groups`] as a host that committed the move into bubble 1 builds them: the
+/// player's first type-13 body names the region reported, slice set 8 (facts 4.8).
+fn committed_move_groups() -> Vec<EntityGroup> {
+    let key = vex_wire::scenario::Scenario::builtin().player.character_id;
+    let body = ParticipationAuth {
+        region: Some(8),
+        player_key: Some(key),
+        sync_state: 0,
+    };
+    let mut groups = bubble_1_groups();
+    let first_type_13 = groups
+        .iter_mut()
+        .flat_map(|g| &mut g.objects)
+        .find(|o| o.slot.slot_type == TYPE_PARTICIPATION)
+        .unwrap();
+    first_type_13.auth = Some(AuthPart {
+        reset: true,
+        body: Some({
+            let mut w = BitWriter::new();
+            body.write(&mut w);
+            w.finish_bits().unwrap()
+        }),
+    });
+    groups
+}
+
 /// AUTH-02 through the push path: a joined client whose first message 52 is due but not
 /// sent drops every message 5 (the full first roster, or the player's bodies alone) and
 /// reports AUTH-02; the roster is not applied, so a block that resets then seeds nothing
@@ -964,30 +991,44 @@ fn no_message_5_between_the_region_report_and_the_roster_request() {
         )),
         ..AuthPrefix::echoing(own_epoch())
     };
-    for (what, early) in [
-        ("the roster the move owes", owed()),
+    // a message 5 built for the region reported proves the host had committed the move;
+    // any other may have crossed message 22 on the wire, sent before the host could see
+    // it, and no host can hold that one: not applied, and not the host's fault
+    let committed = || auth_with(Some(roster()), committed_move_groups());
+    let only_player = || auth_with(None, committed_move_groups()[..1].to_vec());
+    for (what, early, blamed) in [
+        ("the roster of the region reported", committed(), true),
+        (
+            "the player's body naming the region reported",
+            only_player(),
+            true,
+        ),
         (
             "the roster of before the move",
             auth_with(Some(roster()), seed_groups()),
+            false,
         ),
+        ("a roster naming no region", owed(), false),
         (
             "bodies with no roster",
             auth_with(None, vec![seed_group(PLAYER)]),
+            false,
         ),
-        ("a grant alone", auth_prefixed(grant, None, vec![])),
+        ("a grant alone", auth_prefixed(grant, None, vec![]), false),
     ] {
+        let want: &[Rule] = if blamed { &[Rule::Auth13] } else { &[] };
         let mut j = moved();
         j.push(ids::SENSOR_AUTH_UPDATE, early);
-        assert_eq!(j.verdict.rules(), [Rule::Auth13], "{what}");
+        assert_eq!(j.verdict.rules(), want, "{what}");
         assert_eq!(j.client.roster.applied(), 1, "{what}: not applied");
         ask_snapshot(&mut j, true);
         answer_snapshot(&mut j, owed());
-        assert_eq!(j.verdict.rules(), [Rule::Auth13], "{what}, then the answer");
+        assert_eq!(j.verdict.rules(), want, "{what}, then the answer");
         assert_eq!(j.client.roster.applied(), 2, "{what}, then the answer");
     }
     let mut j = moved();
-    j.push(ids::SENSOR_AUTH_UPDATE, owed());
-    j.push(ids::SENSOR_AUTH_UPDATE, owed());
+    j.push(ids::SENSOR_AUTH_UPDATE, committed());
+    j.push(ids::SENSOR_AUTH_UPDATE, committed());
     assert_eq!(j.verdict.rules(), [Rule::Auth13, Rule::Auth13], "two");
     let mut j = moved();
     ask_snapshot(&mut j, true);

@@ -7,10 +7,12 @@ use super::roster::registered_keys;
 use crate::links::Outgoing;
 use crate::rules::Rule;
 use crate::verdict::Verdict;
+use vex_wire::activity::auth::participation::ParticipationAuth;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::client_state::{ClientState, RegionLeg};
 use vex_wire::activity::ids;
-use vex_wire::activity::sensor_auth::RosterDelta;
+use vex_wire::activity::sensor_auth::{DecodedAuthUpdate, RosterDelta};
+use vex_wire::activity::slot::TYPE_PARTICIPATION;
 use vex_wire::scenario::Scenario;
 use vex_wire::time::Instant;
 
@@ -72,6 +74,28 @@ impl Region {
     /// while no slice set is current (AUTH-13).
     pub(super) fn between_report_and_request(&self) -> bool {
         self.request_at.is_some()
+    }
+
+    /// Whether message 5 `m`, arriving between the region report and the roster request,
+    /// was built after the host committed the move: the player's type-13 body names the
+    /// region reported (facts 4.8: "the client-reported region (msg 22)"). Any other
+    /// message 5 there may have crossed message 22 on the wire, sent before the host could
+    /// see the move, which SR's hold (from the moment the host commits 22) cannot stop
+    /// (AUTH-13).
+    pub(super) fn built_after_move(&self, m: &DecodedAuthUpdate) -> bool {
+        let player_region = m
+            .groups
+            .iter()
+            .flat_map(|g| &g.objects)
+            .filter(|o| o.slot.slot_type == TYPE_PARTICIPATION)
+            .filter_map(|o| {
+                let mut r = o.content.reader();
+                let (_reset, root) = (r.read_bool().ok()?, r.read_bool().ok()?);
+                root.then(|| ParticipationAuth::read(&mut r).ok()).flatten()
+            })
+            .find(|p| p.player_key.is_some())
+            .and_then(|p| p.region);
+        player_region == Some(i32::from(self.slice_set))
     }
 
     /// Message 22 at `now`: the client stands in the next bubble of `scenario` (the first
