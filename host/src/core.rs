@@ -120,7 +120,7 @@ impl HostCore {
         let sessions = self
             .links
             .remove(&link)
-            .and_then(|l| l.binding)
+            .and_then(Link::into_binding)
             .map(|b| [b.session, b.private_session]);
         for session in sessions.into_iter().flatten() {
             self.depart(link, session);
@@ -140,23 +140,23 @@ impl HostCore {
         let Some(l) = self.links.get_mut(&link) else {
             return;
         };
-        if l.closed {
+        if l.is_closed() {
             return;
         }
-        l.deframer.push(bytes);
+        l.take_bytes(bytes);
         let limits = self.config.limits;
         let mut whole = false;
         loop {
             let Some(l) = self.links.get_mut(&link) else {
                 return;
             };
-            if l.closed {
+            if l.is_closed() {
                 return;
             }
-            match l.deframer.next_frame() {
+            match l.next_frame() {
                 Ok(Some(frame)) => {
                     whole = true;
-                    if !l.rate.admit(now.millis(), limits.frames_per_second) {
+                    if !l.admit_frame(now.millis(), limits.frames_per_second) {
                         let limit = Limit::Rate(limits.frames_per_second);
                         return self.shut(link, Closed::Limit(limit));
                     }
@@ -164,15 +164,13 @@ impl HostCore {
                 }
                 Ok(None) => {
                     // a frame begun in this read started its clock now
-                    let due = match (l.deframer.buffered(), l.frame_due) {
+                    let due = match (l.buffered(), l.frame_due()) {
                         (0, _) => None,
                         (_, Some(due)) if !whole => Some(due),
                         _ => Some(now + limits.frame_within_ms),
                     };
                     // armed only when it moves: a frame read a byte at a time is one entry
-                    let moved = due != l.frame_due;
-                    l.frame_due = due;
-                    if moved {
+                    if l.set_frame_due(due) {
                         self.arm(link, HostTimer::SlowFrame);
                     }
                     return;
@@ -186,10 +184,7 @@ impl HostCore {
     /// timers stop, and the IO layer closes the connection.
     pub(crate) fn shut(&mut self, link: LinkId, reason: Closed) {
         if let Some(l) = self.links.get_mut(&link) {
-            l.closed = true;
-            l.hello_due = None;
-            l.frame_due = None;
-            l.next_keepalive = None;
+            l.shut();
         }
         self.close(link, reason);
     }
@@ -198,7 +193,7 @@ impl HostCore {
         let Some(l) = self.links.get_mut(&link) else {
             return;
         };
-        let inner = match (frame.frame_type, &mut l.secure) {
+        let inner = match (frame.frame_type, l.channel()) {
             (FrameType::Encrypted, Some(channel)) => match channel.open(&frame.payload) {
                 Ok(inner) => inner,
                 // facts 1.4: a frame that does not open is dropped and the link stays; one
@@ -289,12 +284,12 @@ impl HostCore {
 
     /// What `link` owns of the activity it is bound to, once service 7 bound it.
     pub(crate) fn binding(&self, link: LinkId) -> Option<&Binding> {
-        self.links.get(&link)?.binding.as_ref()
+        self.links.get(&link)?.binding()
     }
 
     /// [`HostCore::binding`], to change.
     pub(crate) fn binding_mut(&mut self, link: LinkId) -> Option<&mut Binding> {
-        self.links.get_mut(&link)?.binding.as_mut()
+        self.links.get_mut(&link)?.binding_mut()
     }
 
     /// The next frame to send.

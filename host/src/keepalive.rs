@@ -44,7 +44,7 @@ impl HostCore {
         let Some(l) = self.links.get(&link) else {
             return;
         };
-        let Some(b) = l.binding.as_ref() else {
+        let Some(b) = l.binding() else {
             return;
         };
         let (session, joined) = (b.session, b.join.is_some());
@@ -108,7 +108,7 @@ impl HostCore {
                 }
                 Injected::Close(reason) => {
                     if let Some(l) = self.links.get_mut(&link) {
-                        l.closed = true;
+                        l.shut();
                     }
                     self.close(link, Closed::Plan(reason));
                 }
@@ -141,7 +141,7 @@ impl HostCore {
         self.inject(link, Moment::Keepalive);
         let interval = self.policy().keepalive_interval();
         if let Some(l) = self.links.get_mut(&link) {
-            l.next_keepalive = interval.map(|ms| now + ms);
+            l.keepalive_at(interval.map(|ms| now + ms));
         }
         self.arm(link, HostTimer::Keepalive);
     }

@@ -25,8 +25,8 @@ impl HostCore {
         let Some(l) = self.links.get_mut(&link) else {
             return;
         };
-        l.next_keepalive = None; // no push is owed to a client that left
-        let Some(binding) = l.binding.as_mut() else {
+        l.keepalive_at(None); // no push is owed to a client that left
+        let Some(binding) = l.binding_mut() else {
             return;
         };
         let rostered = binding.roster.leave();

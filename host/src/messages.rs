@@ -178,7 +178,7 @@ impl HostCore {
             .join_result(JoinResult::accept(&join, handle.0))
             .initial_epoch;
         if let Some(l) = self.links.get_mut(&link)
-            && let Some(binding) = l.binding.as_mut()
+            && let Some(binding) = l.binding_mut()
         {
             binding.join = Some(join);
             binding.roster.joined();
@@ -186,7 +186,7 @@ impl HostCore {
             // a public joiner is sent the activity's table right below, after its private one;
             // a burst without one owes it, and the keepalive sends it (MEMBER-03)
             binding.table = TableLedger::joined(current);
-            l.next_keepalive = interval.map(|ms| now + ms);
+            l.keepalive_at(interval.map(|ms| now + ms));
             self.arm(link, HostTimer::Keepalive);
         }
         // a public joiner's burst carried its private table: it gets the activity's too,
@@ -215,8 +215,8 @@ impl HostCore {
     fn unjoin(&mut self, link: LinkId, session: SessionId, error: BitError) {
         self.depart(link, session);
         if let Some(l) = self.links.get_mut(&link) {
-            l.next_keepalive = None;
-            if let Some(b) = l.binding.as_mut() {
+            l.keepalive_at(None);
+            if let Some(b) = l.binding_mut() {
                 b.session = b.private_session;
                 b.join = None;
             }

@@ -5,7 +5,7 @@
 
 use crate::activity::Activity;
 use crate::core::HostCore;
-use crate::link::Binding;
+use crate::link::{Binding, Link};
 use crate::link_id::LinkId;
 use crate::outbound::{Delivery, Moment};
 use crate::reason::Dropped;
@@ -79,7 +79,7 @@ impl HostCore {
             Delivery::Copies(n) => n,
             Delivery::AfterNext => {
                 if let Some(l) = self.links.get_mut(&link) {
-                    l.deferred_response = Some((reply_type, header, body));
+                    l.defer_response((reply_type, header, body));
                 }
                 return;
             }
@@ -90,7 +90,7 @@ impl HostCore {
         let mut frames: Vec<_> = (0..copies)
             .map(|_| l.framed(reply_type, header, &body))
             .collect();
-        if let Some((ty, h, b)) = l.deferred_response.take() {
+        if let Some((ty, h, b)) = l.take_deferred_response() {
             frames.push(l.framed(ty, h, &b));
         }
         for t in frames {
@@ -114,8 +114,7 @@ impl HostCore {
         let body = seal_hello(&self.config.signon, iv, &secrets).to_vec();
         self.respond(link, reply_type, HELLO_RESPONSE, header.task, body);
         if let Some(l) = self.links.get_mut(&link) {
-            l.secure = Some(SecureChannel::new(&secrets, Role::Host));
-            l.hello_due = None;
+            l.secure_with(SecureChannel::new(&secrets, Role::Host));
         }
     }
 
@@ -168,7 +167,7 @@ impl HostCore {
             || self
                 .links
                 .values()
-                .filter_map(|l| l.binding.as_ref())
+                .filter_map(Link::binding)
                 .any(|b| b.session == session || b.private_session == session)
     }
 
@@ -206,8 +205,8 @@ impl HostCore {
         let Some(l) = self.links.get_mut(&link) else {
             return;
         };
-        l.next_keepalive = None; // a new session has no accepted join yet
-        let previous = l.binding.replace(Binding::new(session, descriptor));
+        l.keepalive_at(None); // a new session has no accepted join yet
+        let previous = l.bind(Binding::new(session, descriptor));
         self.activities
             .insert(session, Activity::new(session, link));
         if let Some(previous) = previous {

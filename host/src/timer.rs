@@ -21,10 +21,10 @@ impl HostCore {
     /// The timer table: when `link`'s `timer` is due, if it is set.
     fn deadline(link: &Link, timer: HostTimer) -> Option<Instant> {
         match timer {
-            HostTimer::Keepalive => link.next_keepalive,
-            HostTimer::DeferredRoster => link.binding.as_ref()?.roster.deferred(),
-            HostTimer::Hello => link.hello_due,
-            HostTimer::SlowFrame => link.frame_due,
+            HostTimer::Keepalive => link.next_keepalive(),
+            HostTimer::DeferredRoster => link.binding()?.roster.deferred(),
+            HostTimer::Hello => link.hello_due(),
+            HostTimer::SlowFrame => link.frame_due(),
         }
     }
 
@@ -143,7 +143,7 @@ impl HostCore {
                 self.shut(link, Closed::Limit(limit));
             }
             HostTimer::SlowFrame => {
-                let held = self.links.get(&link).map_or(0, |l| l.deframer.buffered());
+                let held = self.links.get(&link).map_or(0, Link::buffered);
                 let within_ms = self.config.limits.frame_within_ms;
                 self.shut(link, Closed::Limit(Limit::SlowFrame { within_ms, held }));
             }

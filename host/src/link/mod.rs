@@ -16,39 +16,39 @@ use crate::limits::{Limits, RateWindow};
 use crate::link_id::LinkId;
 use std::collections::BTreeMap;
 use vex_wire::activity::envelope::{PUSH_HEADER_LEN, PushHeader};
-use vex_wire::bap::deframer::Deframer;
+use vex_wire::bap::deframer::{DeframeError, Deframer, Frame};
 use vex_wire::bap::header::{FrameType, InnerHeader, REQUEST_HEADER_LEN};
 use vex_wire::bap::out_frame::OutFrame;
 use vex_wire::bap::secure::SecureChannel;
 use vex_wire::bap::services::ACTIVITY_PUSH;
 use vex_wire::time::Instant;
 
-/// Per-link state.
+/// One link: its frames coming in, its channel, its timers and the activity it is bound
+/// to. Its state changes only through the methods below.
 #[derive(Debug)]
 pub struct Link {
-    /// The link id.
-    pub id: LinkId,
+    id: LinkId,
     /// Reassembles frames.
-    pub deframer: Deframer,
+    deframer: Deframer,
     /// Armed by the hello (service 25); type-1 frames after that.
-    pub secure: Option<SecureChannel>,
+    secure: Option<SecureChannel>,
     /// The activity binding, after service 6.
-    pub binding: Option<Binding>,
+    binding: Option<Binding>,
     /// A response the outbound hook holds back until the link's next response.
-    pub deferred_response: Option<(FrameType, InnerHeader, Vec<u8>)>,
+    deferred_response: Option<(FrameType, InnerHeader, Vec<u8>)>,
     /// When the next keepalive push is due, after a join.
-    pub next_keepalive: Option<Instant>,
-    /// Set when a framing error ended the link.
-    pub closed: bool,
+    next_keepalive: Option<Instant>,
+    /// Set when the link was shut: it reads nothing more.
+    closed: bool,
     /// The last service-123 version pushed, per family.
-    pub queuez_versions: BTreeMap<u32, i32>,
+    queuez_versions: BTreeMap<u32, i32>,
     /// Until the hello: when a link with none is closed ([`crate::Limits::hello_within_ms`]).
-    pub hello_due: Option<Instant>,
+    hello_due: Option<Instant>,
     /// While part of a frame is held: when a frame still not whole is closed
     /// ([`crate::Limits::frame_within_ms`]).
-    pub frame_due: Option<Instant>,
+    frame_due: Option<Instant>,
     /// The frames of the current second ([`crate::Limits::frames_per_second`]).
-    pub rate: RateWindow,
+    rate: RateWindow,
 }
 
 impl Link {
@@ -67,6 +67,114 @@ impl Link {
             frame_due: None,
             rate: RateWindow::default(),
         }
+    }
+
+    /// True once the link was shut: it reads nothing more.
+    pub fn is_closed(&self) -> bool {
+        self.closed
+    }
+
+    /// Shuts the link: it reads nothing more, and its timers stop.
+    pub fn shut(&mut self) {
+        self.closed = true;
+        self.hello_due = None;
+        self.frame_due = None;
+        self.next_keepalive = None;
+    }
+
+    /// Takes `bytes` in; the frames they complete come out of [`Link::next_frame`].
+    pub fn take_bytes(&mut self, bytes: &[u8]) {
+        self.deframer.push(bytes);
+    }
+
+    /// The next whole frame, if one is.
+    pub fn next_frame(&mut self) -> Result<Option<Frame>, DeframeError> {
+        self.deframer.next_frame()
+    }
+
+    /// The bytes held of a frame not yet whole.
+    pub fn buffered(&self) -> usize {
+        self.deframer.buffered()
+    }
+
+    /// Counts a frame at `now_ms` against `per_second`: false past it.
+    pub fn admit_frame(&mut self, now_ms: u64, per_second: u32) -> bool {
+        self.rate.admit(now_ms, per_second)
+    }
+
+    /// When a frame still not whole is closed.
+    pub fn frame_due(&self) -> Option<Instant> {
+        self.frame_due
+    }
+
+    /// Sets [`Link::frame_due`]: true when it moved.
+    pub fn set_frame_due(&mut self, due: Option<Instant>) -> bool {
+        let moved = due != self.frame_due;
+        self.frame_due = due;
+        moved
+    }
+
+    /// Until the hello: when the link is closed for having none.
+    pub fn hello_due(&self) -> Option<Instant> {
+        self.hello_due
+    }
+
+    /// The hello armed `channel`: type-1 frames from now on, no hello deadline.
+    pub fn secure_with(&mut self, channel: SecureChannel) {
+        self.secure = Some(channel);
+        self.hello_due = None;
+    }
+
+    /// The secure channel, once the hello armed it.
+    pub fn channel(&mut self) -> Option<&mut SecureChannel> {
+        self.secure.as_mut()
+    }
+
+    /// When the next keepalive is due.
+    pub fn next_keepalive(&self) -> Option<Instant> {
+        self.next_keepalive
+    }
+
+    /// The next keepalive is due at `at`, or none is owed.
+    pub fn keepalive_at(&mut self, at: Option<Instant>) {
+        self.next_keepalive = at;
+    }
+
+    /// What the link owns of the activity it is bound to, once service 7 bound it.
+    pub fn binding(&self) -> Option<&Binding> {
+        self.binding.as_ref()
+    }
+
+    /// [`Link::binding`], to change.
+    pub fn binding_mut(&mut self) -> Option<&mut Binding> {
+        self.binding.as_mut()
+    }
+
+    /// Service 7 bound the link to `binding`: the one it had before.
+    pub fn bind(&mut self, binding: Binding) -> Option<Binding> {
+        self.binding.replace(binding)
+    }
+
+    /// The link is gone: the binding it had.
+    pub fn into_binding(self) -> Option<Binding> {
+        self.binding
+    }
+
+    /// The outbound hook holds `response` back until the link's next response.
+    pub fn defer_response(&mut self, response: (FrameType, InnerHeader, Vec<u8>)) {
+        self.deferred_response = Some(response);
+    }
+
+    /// The response held back, now due.
+    pub fn take_deferred_response(&mut self) -> Option<(FrameType, InnerHeader, Vec<u8>)> {
+        self.deferred_response.take()
+    }
+
+    /// The version of family `family`'s next snapshot: one past the last pushed.
+    pub fn next_queuez_version(&mut self, family: u32) -> i32 {
+        let version = self.queuez_versions.entry(family).or_insert(0);
+        *version += 1;
+        *version
     }
 
     /// The frame type a frame of `reply_type` goes out as: an encrypted one only once the

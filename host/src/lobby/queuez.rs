@@ -24,13 +24,12 @@ impl HostCore {
             return;
         };
         let family = u32::from(sub.family);
-        let version = l.queuez_versions.entry(family).or_insert(0);
-        *version += 1;
+        let version = l.next_queuez_version(family);
         let update = Update {
             families: vec![FamilyUpdate {
                 family,
                 root: sub.root,
-                version: *version,
+                version,
                 full_snapshot: true,
                 objects: self.family_objects(family),
             }],
