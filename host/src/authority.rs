@@ -30,7 +30,7 @@ impl HostCore {
             let Some(b) = self.binding_mut(link) else {
                 continue;
             };
-            if b.join.is_none() {
+            if !b.is_joined() {
                 continue;
             }
             let token = b.authority.start(exchange);

@@ -121,7 +121,7 @@ impl HostCore {
             .links
             .remove(&link)
             .and_then(Link::into_binding)
-            .map(|b| [b.session, b.private_session]);
+            .map(|b| [b.session(), b.private_session()]);
         for session in sessions.into_iter().flatten() {
             self.depart(link, session);
         }

@@ -47,7 +47,7 @@ impl HostCore {
         let Some(b) = l.binding() else {
             return;
         };
-        let (session, joined) = (b.session, b.join.is_some());
+        let (session, joined) = (b.session(), b.is_joined());
         let mut frame = l.push_frame(payload.len());
         let start = frame.payload_start();
         frame.buffer().extend_from_slice(payload);
@@ -118,7 +118,7 @@ impl HostCore {
 
     /// Message 1 from the link's binding.
     pub(crate) fn push_global_state(&mut self, link: LinkId) {
-        let Some(descriptor) = self.binding(link).map(|b| b.descriptor.clone()) else {
+        let Some(descriptor) = self.binding(link).map(|b| b.descriptor().clone()) else {
             return;
         };
         let state = roster::global_state(&self.config.scenario, &descriptor);

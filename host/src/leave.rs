@@ -30,8 +30,8 @@ impl HostCore {
             return;
         };
         let rostered = binding.roster.leave();
-        let registered = binding.join.is_some() && rostered;
-        let (join, epoch, session) = (binding.join.take(), binding.epoch, binding.session);
+        let registered = binding.is_joined() && rostered;
+        let (join, epoch, session) = (binding.leave(), binding.epoch(), binding.session());
         // the answer is built from what the member had, before it departs
         let answer = match (epoch, join, registered) {
             (Some(epoch), Some(join), true) => {

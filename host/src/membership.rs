@@ -42,7 +42,7 @@ impl HostCore {
     pub(crate) fn private_table(&self, link: LinkId, join: &JoinRequest) -> ReplicateMembership {
         let private = self
             .binding(link)
-            .and_then(|b| self.activities.get(&b.private_session))
+            .and_then(|b| self.activities.get(&b.private_session()))
             .filter(|a| a.has_member(link));
         let table = match private {
             Some(activity) => activity.table(),
@@ -67,7 +67,7 @@ impl HostCore {
         };
         let bound = |link: &LinkId| {
             self.binding(*link)
-                .is_some_and(|b| b.session == session && b.join.is_some())
+                .is_some_and(|b| b.session() == session && b.is_joined())
         };
         let members: Vec<LinkId> = activity
             .member_links()
@@ -114,7 +114,7 @@ impl HostCore {
         }
         let owner_bound = |core: &Self, a: &crate::activity::Activity| {
             core.binding(a.owner())
-                .is_some_and(|b| b.private_session == a.session())
+                .is_some_and(|b| b.private_session() == a.session())
         };
         if let Some(a) = self.activities.get(&session)
             && a.is_empty()
@@ -139,8 +139,8 @@ impl HostCore {
                 continue;
             }
             if let Some(b) = self.binding_mut(link)
-                && b.join.is_some()
-                && b.session == session
+                && b.is_joined()
+                && b.session() == session
             {
                 b.replication.wait();
             }
@@ -182,12 +182,11 @@ impl HostCore {
         let Some(binding) = self.binding(link) else {
             return;
         };
-        let session = binding.session;
+        let session = binding.session();
         let current = self.activities.get(&session).map(|a| a.revision());
-        let (Some(unacknowledged), true) = (
-            binding.table.unacknowledged(current),
-            binding.join.is_some(),
-        ) else {
+        let (Some(unacknowledged), true) =
+            (binding.table.unacknowledged(current), binding.is_joined())
+        else {
             return;
         };
         if self.policy().resend_membership(unacknowledged) {
@@ -207,6 +206,6 @@ impl HostCore {
 
     pub(crate) fn joined_session(&self, link: LinkId) -> Option<SessionId> {
         let b = self.binding(link)?;
-        b.join.is_some().then_some(b.session)
+        b.is_joined().then_some(b.session())
     }
 }

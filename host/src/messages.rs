@@ -8,7 +8,6 @@ use crate::client_message::ClientMessage;
 use crate::core::HostCore;
 use crate::event::HostEvent;
 use crate::host_timer::HostTimer;
-use crate::link::{EpochLedger, TableLedger};
 use crate::link_id::LinkId;
 use crate::mission::MissionEvent;
 use crate::outbound::Moment;
@@ -111,9 +110,9 @@ impl HostCore {
             return false;
         };
         if msg == JOIN_REQUEST {
-            handle == b.private_session || self.is_public_host(handle, link)
+            handle == b.private_session() || self.is_public_host(handle, link)
         } else {
-            handle == b.session
+            handle == b.session()
         }
     }
 
@@ -138,7 +137,7 @@ impl HostCore {
         let Some(binding) = self.binding(link) else {
             return;
         };
-        let (previous, private) = (binding.session, binding.private_session);
+        let (previous, private) = (binding.session(), binding.private_session());
         let public = handle != private;
         let member = self.seed_member(&join);
         let Some(activity) = self.activities.get_mut(&handle) else {
@@ -159,7 +158,7 @@ impl HostCore {
             self.depart(link, previous);
         }
         if let Some(b) = self.binding_mut(link) {
-            b.session = handle;
+            b.enter(handle);
         }
         let burst = match self.join_burst(link, &join, handle, public) {
             Ok(b) => b,
@@ -180,12 +179,9 @@ impl HostCore {
         if let Some(l) = self.links.get_mut(&link)
             && let Some(binding) = l.binding_mut()
         {
-            binding.join = Some(join);
-            binding.roster.joined();
-            binding.replication = EpochLedger::joined(epoch);
             // a public joiner is sent the activity's table right below, after its private one;
             // a burst without one owes it, and the keepalive sends it (MEMBER-03)
-            binding.table = TableLedger::joined(current);
+            binding.joined(join, epoch, current);
             l.keepalive_at(interval.map(|ms| now + ms));
             self.arm(link, HostTimer::Keepalive);
         }
@@ -217,8 +213,7 @@ impl HostCore {
         if let Some(l) = self.links.get_mut(&link) {
             l.keepalive_at(None);
             if let Some(b) = l.binding_mut() {
-                b.session = b.private_session;
-                b.join = None;
+                b.unjoin();
             }
         }
         let msg = JOIN_RESULT;
@@ -247,7 +242,7 @@ impl HostCore {
         self.join_template = Some(template);
         let descriptor = self
             .binding(link)
-            .map(|b| b.descriptor.clone())
+            .map(|b| b.descriptor().clone())
             .unwrap_or_default();
         let scenario = &self.config.scenario;
         let msg1 = roster::global_state(scenario, &descriptor);
@@ -290,13 +285,13 @@ impl HostCore {
     /// Message 52: keeps the epoch for the link; the first one answers with the first
     /// message 5 when a roster is owed (AUTH-16, SR step 5).
     fn patch_epoch(&mut self, link: LinkId, epoch: PatchEpoch) {
-        let held = self.binding(link).and_then(|b| b.epoch);
+        let held = self.binding(link).and_then(|b| b.epoch());
         let epoch = self.policy().patch_epoch(held, epoch);
         let Some(binding) = self.binding_mut(link) else {
             return;
         };
-        binding.epoch = Some(epoch);
-        let Some(join) = binding.join.clone() else {
+        binding.report_epoch(epoch);
+        let Some(join) = binding.join().cloned() else {
             return;
         };
         if !binding.roster.take_first() {
@@ -365,7 +360,7 @@ impl HostCore {
             sent: b.map_or(0, |b| b.roster.sent()),
             snapshot,
         };
-        let session = b.map_or(SessionId::default(), |b| b.session);
+        let session = b.map_or(SessionId::default(), |b| b.session());
         let sense_override = b.and_then(|b| b.roster.sense_override().cloned());
         let grant = self.bubble_grant_due(link, session);
         let mut m = roster::sensor_auth(&self.roster_inputs(link, session, join, epoch.0))?;
@@ -441,7 +436,7 @@ impl HostCore {
         let Some(b) = self.binding(link) else {
             return;
         };
-        if let (Some(join), Some(epoch)) = (b.join.clone(), b.epoch) {
+        if let (Some(join), Some(epoch)) = (b.join().cloned(), b.epoch()) {
             self.push_roster(link, &join, epoch, false);
         }
     }

@@ -40,10 +40,10 @@ impl HostCore {
         let Some(binding) = self.binding(link) else {
             return;
         };
-        let (Some(join), epoch) = (binding.join.clone(), binding.epoch) else {
+        let (Some(join), epoch) = (binding.join().cloned(), binding.epoch()) else {
             return self.drop_input(link, Dropped::NotJoined(msg));
         };
-        let (session, public) = (binding.session, binding.is_public());
+        let (session, public) = (binding.session(), binding.is_public());
         self.push_global_state(link);
         match self.world_globals().encode() {
             Ok(body) => self.push_message(link, WORLD_GLOBALS_STATE, &body),

@@ -168,7 +168,7 @@ impl HostCore {
                 .links
                 .values()
                 .filter_map(Link::binding)
-                .any(|b| b.session == session || b.private_session == session)
+                .any(|b| b.session() == session || b.private_session() == session)
     }
 
     /// Service 6: always answered with service 7 (BAP-14); a malformed request falls back
@@ -210,8 +210,8 @@ impl HostCore {
         self.activities
             .insert(session, Activity::new(session, link));
         if let Some(previous) = previous {
-            self.depart(link, previous.session);
-            self.depart(link, previous.private_session);
+            self.depart(link, previous.session());
+            self.depart(link, previous.private_session());
         }
         self.inject(link, Moment::SessionCreated);
     }

@@ -30,7 +30,7 @@ impl HostCore {
         let Some(binding) = self.binding(link) else {
             return;
         };
-        let epoch = binding.epoch.map(|e| e.0);
+        let epoch = binding.epoch().map(|e| e.0);
         let read = read_reports(binding.roster.identity_map(), epoch, payload);
         match read {
             Err(reason) => self.drop_input(link, reason),

@@ -15,24 +15,24 @@ use vex_wire::activity::small::PatchEpoch;
 /// burst"): its own session, the session it joined, and what it was sent and answered.
 #[derive(Debug, Clone)]
 pub struct Binding {
-    /// The session the link is bound to: its own until a public join names another.
-    pub session: SessionId,
+    /// The session the link is bound to: its own until a join names another.
+    session: SessionId,
     /// The link's own private session, from its service 7.
-    pub private_session: SessionId,
+    private_session: SessionId,
     /// The client's descriptor, kept bit for bit (GLOBAL-04).
-    pub descriptor: DescriptorBits,
+    descriptor: DescriptorBits,
     /// The join, once message 3 arrived.
-    pub join: Option<JoinRequest>,
+    join: Option<JoinRequest>,
     /// The client's latest message 52.
-    pub epoch: Option<PatchEpoch>,
+    epoch: Option<PatchEpoch>,
     /// The rosters the client was sent and is owed (AUTH-16, AUTH-13, AUTH-15, AUTH-10).
-    pub roster: RosterLedger,
+    pub(crate) roster: RosterLedger,
     /// The replication epoch the client holds, and whether a new one waits (EPOCH-01).
-    pub replication: EpochLedger,
+    pub(crate) replication: EpochLedger,
     /// The member table the client was sent and acknowledged (MEMBER-03).
-    pub table: TableLedger,
+    pub(crate) table: TableLedger,
     /// Bubble 64's grant and the host's open authority exchanges (AUTH-11, HOST-16).
-    pub authority: AuthorityLedger,
+    pub(crate) authority: AuthorityLedger,
 }
 
 impl Binding {
@@ -55,5 +55,65 @@ impl Binding {
     /// public join).
     pub fn is_public(&self) -> bool {
         self.session != self.private_session
+    }
+
+    /// The session the link is bound to.
+    pub fn session(&self) -> SessionId {
+        self.session
+    }
+
+    /// The link's own private session.
+    pub fn private_session(&self) -> SessionId {
+        self.private_session
+    }
+
+    /// The client's descriptor, as its service 6 carried it.
+    pub fn descriptor(&self) -> &DescriptorBits {
+        &self.descriptor
+    }
+
+    /// The join, once its burst went out.
+    pub fn join(&self) -> Option<&JoinRequest> {
+        self.join.as_ref()
+    }
+
+    /// True once the join's burst went out, until the member leaves.
+    pub fn is_joined(&self) -> bool {
+        self.join.is_some()
+    }
+
+    /// The client's latest patch epoch (message 52).
+    pub fn epoch(&self) -> Option<PatchEpoch> {
+        self.epoch
+    }
+
+    /// Message 52 reported `epoch`.
+    pub fn report_epoch(&mut self, epoch: PatchEpoch) {
+        self.epoch = Some(epoch);
+    }
+
+    /// A join names `session`: the link is bound to it from now on.
+    pub fn enter(&mut self, session: SessionId) {
+        self.session = session;
+    }
+
+    /// The join's burst went out with the activity's table at `revision` and message 4's
+    /// `initial` replication epoch: the first roster and the table are owed.
+    pub fn joined(&mut self, join: JoinRequest, initial: u8, revision: u32) {
+        self.join = Some(join);
+        self.roster.joined();
+        self.replication = EpochLedger::joined(initial);
+        self.table = TableLedger::joined(revision);
+    }
+
+    /// The join did not go through: the link is back on its own session, not joined.
+    pub fn unjoin(&mut self) {
+        self.session = self.private_session;
+        self.join = None;
+    }
+
+    /// The member leaves: the join it had.
+    pub fn leave(&mut self) -> Option<JoinRequest> {
+        self.join.take()
     }
 }

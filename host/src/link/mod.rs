@@ -8,8 +8,6 @@ mod roster;
 mod table;
 
 pub use binding::Binding;
-pub use epoch::EpochLedger;
-pub use table::TableLedger;
 
 use crate::event::Transmit;
 use crate::limits::{Limits, RateWindow};

@@ -39,7 +39,7 @@ impl HostCore {
         let link = event.link();
         let member = self
             .binding(link)
-            .map(|b| b.session)
+            .map(|b| b.session())
             .and_then(|s| Some((s, self.activities.get(&s)?.lane(link)?)));
         if let Some((session, member)) = member {
             self.mission_event(session, MissionEvent::World { member, event });
