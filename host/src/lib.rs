@@ -9,37 +9,28 @@
 #![cfg_attr(not(test), deny(clippy::indexing_slicing))]
 
 pub mod activity;
-mod authority;
-mod client_message;
-mod client_state;
 pub mod commit_error;
 pub mod config;
 mod core;
-mod entity_slots;
 pub mod event;
 mod exchange;
 pub mod hooks;
 mod host_timer;
-mod incident;
 mod keepalive;
-mod leave;
 pub mod limits;
 mod link;
 mod link_id;
 pub mod lobby;
-mod membership;
-mod messages;
+pub mod messages;
 pub mod mission;
 pub mod outbound;
 pub mod policy;
 pub mod program;
 pub mod reason;
-mod refresh;
 pub mod requests;
 pub mod roster;
 mod route;
 pub mod schedule;
-pub mod sense;
 mod timer;
 mod timer_queue;
 pub mod world;

@@ -907,7 +907,7 @@ fn incidents_go_both_ways() {
 /// (AH "Type 65").
 #[test]
 fn sense_is_read_against_the_last_roster_and_a_stalled_ghost_is_finished() {
-    use vex_host::sense::{GHOST_FINISHED, GHOST_STALLED};
+    use vex_host::messages::sense::{GHOST_FINISHED, GHOST_STALLED};
     use vex_wire::activity::sense_update::{SenseGroup, SenseObject, SenseUpdate};
     use vex_wire::activity::sensor_auth::SensorAuthUpdate;
     use vex_wire::activity::slot::ClientRef;

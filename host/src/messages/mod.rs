@@ -1,10 +1,22 @@
 //! Activity messages on service 8: ownership, the join and its burst, the patch epoch and
-//! the rosters it owes, and Sense reports.
+//! the rosters it owes (this file); each other client message, decoded once in
+//! `client_message.rs`, has its handler in a file of its own here: membership (23, 38),
+//! refresh (18, 11), leave (15), entity slots (20, 21), client state (22), authority (27,
+//! 29, 31, 32, 33), incidents (19) and Sense (6).
 //!
 //! SR "The join burst", "What each client message gets"; AH "The activity envelope",
 //! "Hazards for a host"; facts 4.15.
 
-use crate::client_message::ClientMessage;
+mod authority;
+mod client_message;
+mod client_state;
+mod entity_slots;
+mod incident;
+mod leave;
+mod membership;
+mod refresh;
+pub mod sense;
+
 use crate::core::HostCore;
 use crate::event::HostEvent;
 use crate::host_timer::HostTimer;
@@ -15,6 +27,7 @@ use crate::policy::{RosterInputs, RosterSend};
 use crate::reason::Dropped;
 use crate::roster;
 use crate::world::World;
+use client_message::ClientMessage;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::envelope::ActivityNotification;
 use vex_wire::activity::ids::{
