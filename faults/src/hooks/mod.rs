@@ -12,3 +12,11 @@ mod program;
 mod queuez;
 mod sensor_auth;
 mod signon;
+
+use vex_wire::activity::small::EntitySlotMask;
+
+/// A mask of slot `slot` alone.
+fn one_slot(slot: u16) -> EntitySlotMask {
+    let slot = usize::from(slot);
+    EntitySlotMask::with_range(slot..slot + 1)
+}

@@ -2,6 +2,7 @@
 //! breaks one rule when its fault is in the plan, and changes nothing otherwise.
 
 use super::incident::faulty_incident;
+use super::one_slot;
 use super::{lobby, queuez, sensor_auth, signon};
 use crate::fault::Fault;
 use crate::plan::HostPlan;
@@ -21,7 +22,7 @@ use vex_wire::activity::ids::{
 use vex_wire::activity::selection::SERVICE6_LEN;
 use vex_wire::activity::sensor_auth::BODY_BUDGET;
 use vex_wire::activity::session::SessionId;
-use vex_wire::activity::small::{ENTITY_SLOTS, EntitySlotMask, SLOT_MASK_LEN, WorldGlobals};
+use vex_wire::activity::small::{EntitySlotMask, SLOT_MASK_LEN, WorldGlobals};
 use vex_wire::activity::table;
 use vex_wire::bap::header::{FrameType, InnerHeader, MAGIC, OUTER_HEADER_LEN, outer_frame};
 use vex_wire::bap::queuez::{SUBSCRIPTION_LOST, SUBSCRIPTION_LOST_LEN, Update};
@@ -323,22 +324,16 @@ impl Outbound for HostPlan {
             } if self.has(Fault::AnswerPatchEpoch) => {
                 // HOST-12: a response, status 200 and no body, to a one-way report, on the
                 // service after the request's, as a request would be answered
-                let service = ACTIVITY_PUSH;
-                let mut inner = Vec::new();
-                InnerHeader::response(service, task).write(&mut inner);
-                added.push(Injected::Inner { service, inner });
+                added.push(inner(InnerHeader::response(ACTIVITY_PUSH, task), 0));
             }
             Moment::Reported {
                 msg: PATCH_EPOCH,
                 task,
             } if self.has(Fault::RefusePatchEpoch) => {
                 // HOST-12: an error response, status 500, on the report's own service
-                let service = ACTIVITY_TO_HOST;
-                let mut inner = Vec::new();
-                let mut header = InnerHeader::response(service, task);
+                let mut header = InnerHeader::response(ACTIVITY_TO_HOST, task);
                 header.status = Some(FAULT_STATUS);
-                header.write(&mut inner);
-                added.push(Injected::Inner { service, inner });
+                added.push(inner(header, 0));
             }
             Moment::FirstRoster => {
                 if let Some(body) = faulty_incident(self) {
@@ -426,11 +421,7 @@ impl HostPlan {
         }
         if self.has(Fault::ShortServiceEightHeader) {
             // BAP-03: a push on service 8 with 3 of the 8 account-handle bytes
-            let mut inner = Vec::new();
-            InnerHeader::request(ACTIVITY_TO_HOST, 0).write(&mut inner);
-            inner.extend_from_slice(&[0; 3]);
-            let service = ACTIVITY_TO_HOST;
-            added.push(Injected::Inner { service, inner });
+            added.push(inner(InnerHeader::request(ACTIVITY_TO_HOST, 0), 3));
         }
         if self.has(Fault::TinyInnerMessage) {
             // BAP-03: 1 byte cannot even hold a service id
@@ -440,12 +431,7 @@ impl HostPlan {
             });
         }
         if self.has(Fault::ServiceIdOutOfRange) {
-            let mut inner = Vec::new();
-            InnerHeader::request(OUT_OF_RANGE_SERVICE, 0).write(&mut inner);
-            added.push(Injected::Inner {
-                service: OUT_OF_RANGE_SERVICE,
-                inner,
-            });
+            added.push(inner(InnerHeader::request(OUT_OF_RANGE_SERVICE, 0), 0));
         }
         // BAP-07: the client cannot parse a reply on a send-only id
         let send_only = [
@@ -454,9 +440,7 @@ impl HostPlan {
         ];
         for (_, service) in send_only.into_iter().filter(|(f, _)| self.has(*f)) {
             if let Some(&service) = service {
-                let mut inner = Vec::new();
-                InnerHeader::response(service, 0).write(&mut inner);
-                added.push(Injected::Inner { service, inner });
+                added.push(inner(InnerHeader::response(service, 0), 0));
             }
         }
         if self.has(Fault::UnknownMessageId) {
@@ -506,10 +490,7 @@ impl HostPlan {
             .filter(|(f, ..)| self.has(*f))
             .map(|(_, service, len)| (service, len));
         for (service, len) in faulty.chain(lost) {
-            let mut inner = Vec::new();
-            InnerHeader::request(service, 0).write(&mut inner);
-            inner.resize(inner.len() + len, 0);
-            added.push(Injected::Inner { service, inner });
+            added.push(inner(InnerHeader::request(service, 0), len));
         }
         added
     }
@@ -523,11 +504,20 @@ fn bare_purge_notice(payload: &mut Payload<'_>, one_fewer: bool) {
         return;
     };
     let mut mask = notice.mask;
-    if one_fewer && let Some(first) = (0..ENTITY_SLOTS).find(|&i| mask.get(i)) {
-        let mut one = EntitySlotMask::empty();
-        one.set(first);
-        mask.remove(&one);
+    if one_fewer && let Some(first) = mask.lowest() {
+        mask.remove(&one_slot(first));
     }
     payload.truncate(mask.0.len());
     payload.copy_from_slice(&mask.0);
+}
+
+/// An inner message of `header` and `padding` zero bytes, pushed as it is on the link.
+fn inner(header: InnerHeader, padding: usize) -> Injected {
+    let mut inner = Vec::new();
+    header.write(&mut inner);
+    inner.resize(inner.len() + padding, 0);
+    Injected::Inner {
+        service: header.service,
+        inner,
+    }
 }

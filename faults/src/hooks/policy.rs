@@ -1,6 +1,7 @@
 //! The decisions a [`HostPlan`] changes: each override breaks one rule when its fault is
 //! in the plan, and keeps [`Policy`]'s correct default otherwise.
 
+use super::one_slot;
 use super::{program, sensor_auth};
 use crate::fault::Fault;
 use crate::plan::HostPlan;
@@ -22,9 +23,7 @@ use vex_wire::activity::selection::SelectionDescriptor;
 use vex_wire::activity::sensor_auth::{AuthPart, SensorAuthUpdate};
 use vex_wire::activity::session::SessionId;
 use vex_wire::activity::slot::EMPTY_KEY;
-use vex_wire::activity::small::{
-    AdvanceEpoch, ENTITY_SLOTS, EntitySlotMask, PatchEpoch, WorldGlobals,
-};
+use vex_wire::activity::small::{AdvanceEpoch, EntitySlotMask, PatchEpoch, WorldGlobals};
 use vex_wire::activity::table;
 use vex_wire::bits::BitError;
 
@@ -373,11 +372,9 @@ impl Policy for HostPlan {
             request.reason = request.reason.wrapping_add(1);
         }
         if self.has(Fault::PurgeNoticeOtherMask)
-            && let Some(first) = (0..ENTITY_SLOTS).find(|&i| request.mask.get(i))
+            && let Some(first) = request.mask.lowest()
         {
-            let mut one = EntitySlotMask::empty();
-            one.set(first);
-            request.mask.remove(&one);
+            request.mask.remove(&one_slot(first));
         }
         Some(request)
     }
@@ -465,8 +462,7 @@ impl Policy for HostPlan {
         } else if self.has(Fault::SlotGrantHeld) {
             Some(EntitySlotMask::with_range(0..count)) // the join grant's lowest slots
         } else if self.varies(Variation::SlotGrantOne) {
-            let lowest = (0..ENTITY_SLOTS).find(|&i| free.get(i));
-            Some(lowest.map_or(free, |i| EntitySlotMask::with_range(i..i + 1)))
+            Some(free.lowest().map_or(free, one_slot))
         } else {
             Some(free)
         }
