@@ -8,8 +8,8 @@ use crate::host_timer::HostTimer;
 use crate::limits::Limit;
 use crate::link::{Binding, Link};
 use crate::link_id::LinkId;
-use crate::mission::Mission;
-use crate::mission::MissionStage;
+use crate::lobby::Advertisements;
+use crate::mission::{Mission, MissionStage};
 use crate::outbound::Outbound;
 use crate::policy::Policy;
 use crate::reason::{Closed, Dropped};
@@ -47,7 +47,7 @@ pub struct HostCore {
     /// The time of the call in progress: every entry point is given it.
     pub(crate) now: Instant,
     /// The matchmaking advertisements (services 42 and 43).
-    pub(crate) advertisements: crate::lobby::Advertisements,
+    pub(crate) advertisements: Advertisements,
     /// Every link timer's deadline, earliest first.
     pub(crate) timers: TimerQueue<(LinkId, HostTimer)>,
     /// Every activity's next timeline commit, earliest first.
@@ -72,7 +72,7 @@ impl HostCore {
             transmits: VecDeque::new(),
             events: VecDeque::new(),
             mission: None,
-            advertisements: crate::lobby::Advertisements::default(),
+            advertisements: Advertisements::default(),
         }
     }
 
