@@ -6,9 +6,9 @@ use crate::config::HostConfig;
 use crate::event::{HostEvent, Transmit};
 use crate::host_timer::HostTimer;
 use crate::limits::Limit;
-use crate::link::{Binding, Link};
+use crate::link::{Link, Links};
 use crate::link_id::LinkId;
-use crate::lobby::Advertisements;
+use crate::lobby::LobbyServices;
 use crate::mission::{Mission, MissionStage};
 use crate::outbound::Outbound;
 use crate::policy::Policy;
@@ -16,13 +16,12 @@ use crate::reason::{Closed, Dropped};
 use crate::timer_queue::TimerQueue;
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use vex_wire::activity::join_template::JoinResultTemplate;
 use vex_wire::activity::session::SessionId;
 use vex_wire::bap::deframer::Frame;
 use vex_wire::bap::header::{FrameType, InnerHeader};
 use vex_wire::bap::services::ACTIVITY_TO_HOST;
-use vex_wire::bits::BitError;
 use vex_wire::time::Instant;
 
 /// How many nonces past the one due a frame that does not open is tried with, to tell a
@@ -34,22 +33,19 @@ const OUT_OF_STEP_WINDOW: u8 = 4;
 pub struct HostCore {
     pub(crate) config: HostConfig,
     pub(crate) rng: ChaCha20Rng,
-    pub(crate) links: BTreeMap<LinkId, Link>,
+    /// Every link, their timers, and the outbox.
+    pub(crate) links: Links,
     /// Every activity, by session id.
     pub(crate) activities: BTreeMap<SessionId, Activity>,
     pub(crate) next_session_index: u16,
     /// Message 4, encoded at the first join and patched for each one after.
     pub(crate) join_template: Option<JoinResultTemplate>,
-    transmits: VecDeque<Transmit>,
-    events: VecDeque<HostEvent>,
     /// The mission stage, when a mission runs.
     pub(crate) mission: Option<MissionStage>,
     /// The time of the call in progress: every entry point is given it.
     pub(crate) now: Instant,
-    /// The matchmaking advertisements (services 42 and 43).
-    pub(crate) advertisements: Advertisements,
-    /// Every link timer's deadline, earliest first.
-    pub(crate) timers: TimerQueue<(LinkId, HostTimer)>,
+    /// The lobby services beside the route.
+    pub(crate) lobby: LobbyServices,
     /// Every activity's next timeline commit, earliest first.
     pub(crate) commits: TimerQueue<SessionId>,
 }
@@ -59,20 +55,19 @@ impl HostCore {
     pub fn new(mut config: HostConfig) -> Self {
         let timeline = std::mem::take(&mut config.timeline);
         config.timeline = config.hooks.policy().program(timeline);
+        let links = Links::new(config.hooks.clone());
+        let lobby = LobbyServices::new(config.scenario.player.clone());
         Self {
             rng: ChaCha20Rng::from_seed(config.seed),
             config,
-            links: BTreeMap::new(),
+            links,
+            lobby,
             activities: BTreeMap::new(),
             now: Instant::default(),
             next_session_index: 1,
             join_template: None,
-            timers: TimerQueue::default(),
             commits: TimerQueue::default(),
-            transmits: VecDeque::new(),
-            events: VecDeque::new(),
             mission: None,
-            advertisements: Advertisements::default(),
         }
     }
 
@@ -93,7 +88,7 @@ impl HostCore {
 
     /// The links the host holds, in id order.
     pub fn link_ids(&self) -> impl Iterator<Item = LinkId> + '_ {
-        self.links.keys().copied()
+        self.links.ids()
     }
 
     /// The configuration.
@@ -106,11 +101,13 @@ impl HostCore {
         tracing::debug!(%link, "link opened");
         let limits = self.config.limits;
         if self.links.len() >= limits.max_links {
-            self.close(link, Closed::Limit(Limit::Links(limits.max_links)));
+            self.links
+                .out
+                .close(link, Closed::Limit(Limit::Links(limits.max_links)));
             return;
         }
         self.links.insert(link, Link::new(link, now, &limits));
-        self.arm(link, HostTimer::Hello);
+        self.links.arm(link, HostTimer::Hello);
     }
 
     /// A connection closed; its state is dropped, and its member leaves its activity.
@@ -119,7 +116,7 @@ impl HostCore {
         tracing::debug!(%link, "link closed");
         let sessions = self
             .links
-            .remove(&link)
+            .remove(link)
             .and_then(Link::into_binding)
             .map(|b| [b.session(), b.private_session()]);
         for session in sessions.into_iter().flatten() {
@@ -137,7 +134,7 @@ impl HostCore {
 
     /// The transport and host stages of [`HostCore::handle_bytes`]: every whole frame.
     fn read_frames(&mut self, now: Instant, link: LinkId, bytes: &[u8]) {
-        let Some(l) = self.links.get_mut(&link) else {
+        let Some(l) = self.links.get_mut(link) else {
             return;
         };
         if l.is_closed() {
@@ -147,7 +144,7 @@ impl HostCore {
         let limits = self.config.limits;
         let mut whole = false;
         loop {
-            let Some(l) = self.links.get_mut(&link) else {
+            let Some(l) = self.links.get_mut(link) else {
                 return;
             };
             if l.is_closed() {
@@ -158,7 +155,7 @@ impl HostCore {
                     whole = true;
                     if !l.admit_frame(now.millis(), limits.frames_per_second) {
                         let limit = Limit::Rate(limits.frames_per_second);
-                        return self.shut(link, Closed::Limit(limit));
+                        return self.links.shut(link, Closed::Limit(limit));
                     }
                     self.handle_frame(now, link, frame);
                 }
@@ -171,26 +168,17 @@ impl HostCore {
                     };
                     // armed only when it moves: a frame read a byte at a time is one entry
                     if l.set_frame_due(due) {
-                        self.arm(link, HostTimer::SlowFrame);
+                        self.links.arm(link, HostTimer::SlowFrame);
                     }
                     return;
                 }
-                Err(e) => return self.shut(link, Closed::Framing(e)),
+                Err(e) => return self.links.shut(link, Closed::Framing(e)),
             }
         }
     }
 
-    /// Closes `link` for `reason` (its input cannot go on): it reads nothing more, its
-    /// timers stop, and the IO layer closes the connection.
-    pub(crate) fn shut(&mut self, link: LinkId, reason: Closed) {
-        if let Some(l) = self.links.get_mut(&link) {
-            l.shut();
-        }
-        self.close(link, reason);
-    }
-
     fn handle_frame(&mut self, now: Instant, link: LinkId, frame: Frame) {
-        let Some(l) = self.links.get_mut(&link) else {
+        let Some(l) = self.links.get_mut(link) else {
             return;
         };
         let inner = match (frame.frame_type, l.channel()) {
@@ -200,18 +188,23 @@ impl HostCore {
                 // sealed with a later nonce proves frames were lost on the way, and no
                 // frame of the link will open again
                 Err(e) => match channel.out_of_step(&frame.payload, OUT_OF_STEP_WINDOW) {
-                    Some(lost) if lost > 0 => return self.shut(link, Closed::OutOfStep(lost)),
-                    _ => return self.drop_input(link, Dropped::Open(e)),
+                    Some(lost) if lost > 0 => {
+                        return self.links.shut(link, Closed::OutOfStep(lost));
+                    }
+                    _ => return self.links.out.drop_input(link, Dropped::Open(e)),
                 },
             },
             (FrameType::Encrypted, None) => {
-                return self.drop_input(link, Dropped::EncryptedBeforeHello);
+                return self
+                    .links
+                    .out
+                    .drop_input(link, Dropped::EncryptedBeforeHello);
             }
             _ => frame.payload,
         };
         let (header, body) = match InnerHeader::read(&inner, false) {
             Ok(h) => h,
-            Err(e) => return self.drop_input(link, Dropped::InnerHeader(e)),
+            Err(e) => return self.links.out.drop_input(link, Dropped::InnerHeader(e)),
         };
         // facts 1.5: an answer goes in its request's frame type, so a plaintext request
         // gets a plaintext answer even on an armed link.
@@ -220,55 +213,14 @@ impl HostCore {
             if reply_type == FrameType::Encrypted {
                 self.handle_activity(now, link, header.task, body);
             } else {
-                self.drop_input(link, Dropped::PlaintextActivity);
+                self.links.out.drop_input(link, Dropped::PlaintextActivity);
             }
         } else {
-            self.record(link, header.service, header.task, None);
+            self.links
+                .out
+                .record(link, header.service, header.task, None);
             self.handle_service(now, link, reply_type, header, body);
         }
-    }
-
-    pub(crate) fn record(&mut self, link: LinkId, service: u16, task: u32, message: Option<u32>) {
-        tracing::info!(%link, service, task, message, "frame in");
-        self.events.push_back(HostEvent::Received {
-            link,
-            service,
-            task,
-            message,
-        });
-    }
-
-    pub(crate) fn drop_input(&mut self, link: LinkId, reason: Dropped) {
-        tracing::warn!(%link, %reason, "input dropped");
-        let close = self.policy().close_after_drop(&reason);
-        self.events.push_back(HostEvent::Dropped { link, reason });
-        if close {
-            self.close(link, Closed::Plan("closes the link after a dropped input"));
-        }
-    }
-
-    /// The host could not build its own message `msg` for `link`: an internal error,
-    /// reported as one; nothing is sent and the link goes on.
-    pub(crate) fn not_built(&mut self, link: LinkId, msg: u32, error: BitError) {
-        tracing::error!(%link, msg, %error, "message not built");
-        self.events
-            .push_back(HostEvent::NotBuilt { link, msg, error });
-    }
-
-    pub(crate) fn close(&mut self, link: LinkId, reason: Closed) {
-        tracing::warn!(%link, %reason, "link closed by host");
-        self.events.push_back(HostEvent::Close { link, reason });
-    }
-
-    pub(crate) fn event(&mut self, event: HostEvent) {
-        self.events.push_back(event);
-    }
-
-    /// Queues a frame after the outbound hook has seen it sealed.
-    pub(crate) fn send(&mut self, mut t: Transmit) {
-        self.outbound().sealed(t.service, t.message, &mut t.bytes);
-        tracing::info!(link = %t.link, service = t.service, message = t.message, len = t.bytes.len(), "frame out");
-        self.transmits.push_back(t);
     }
 
     /// The host's decisions (design "The emulated client": a policy trait whose defaults
@@ -282,23 +234,13 @@ impl HostCore {
         self.config.hooks.outbound()
     }
 
-    /// What `link` owns of the activity it is bound to, once service 7 bound it.
-    pub(crate) fn binding(&self, link: LinkId) -> Option<&Binding> {
-        self.links.get(&link)?.binding()
-    }
-
-    /// [`HostCore::binding`], to change.
-    pub(crate) fn binding_mut(&mut self, link: LinkId) -> Option<&mut Binding> {
-        self.links.get_mut(&link)?.binding_mut()
-    }
-
     /// The next frame to send.
     pub fn poll_transmit(&mut self) -> Option<Transmit> {
-        self.transmits.pop_front()
+        self.links.out.poll_transmit()
     }
 
     /// The next event.
     pub fn poll_event(&mut self) -> Option<HostEvent> {
-        self.events.pop_front()
+        self.links.out.poll_event()
     }
 }

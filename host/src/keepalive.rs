@@ -9,7 +9,7 @@ use crate::core::HostCore;
 use crate::event::Transmit;
 use crate::host_timer::HostTimer;
 use crate::link_id::LinkId;
-use crate::outbound::{Injected, Moment, Payload};
+use crate::outbound::{Injected, Moment};
 use crate::reason::Closed;
 use crate::roster;
 use vex_wire::activity::body::Body;
@@ -30,36 +30,7 @@ impl HostCore {
     /// of the body, for experiments and fuzzing (the built-in host never sends an
     /// unchecked body of its own).
     pub fn push_raw(&mut self, link: LinkId, msg: u32, payload: &[u8]) {
-        self.push_message(link, msg, payload);
-    }
-
-    pub(crate) fn push_message(&mut self, link: LinkId, msg: u32, payload: &[u8]) {
-        self.push_with(link, msg, payload, false);
-    }
-
-    /// Sends activity message `msg` on the link's session through the outbound hook;
-    /// `in_burst` in the join burst. The body is copied once, into its frame, and sealed
-    /// there.
-    pub(crate) fn push_with(&mut self, link: LinkId, msg: u32, payload: &[u8], in_burst: bool) {
-        let Some(l) = self.links.get(&link) else {
-            return;
-        };
-        let Some(b) = l.binding() else {
-            return;
-        };
-        let (session, joined) = (b.session(), b.is_joined());
-        let mut frame = l.push_frame(payload.len());
-        let start = frame.payload_start();
-        frame.buffer().extend_from_slice(payload);
-        self.outbound()
-            .payload(msg, in_burst, &mut Payload::new(frame.buffer(), start));
-        let mut header = PushHeader::new(session.0, msg, frame.payload_len());
-        let mut sequence = 0;
-        self.outbound().push(&mut header, &mut sequence, joined);
-        if let Some(l) = self.links.get_mut(&link) {
-            let t = l.push(frame, &header, sequence);
-            self.send(t);
-        }
+        self.links.push_message(link, msg, payload);
     }
 
     /// Sends what the outbound hook adds at `moment`.
@@ -72,45 +43,37 @@ impl HostCore {
     pub(crate) fn send_injected(&mut self, link: LinkId, added: Vec<Injected>) {
         for added in added {
             match added {
-                Injected::Inner { service, inner } => {
-                    if let Some(l) = self.links.get_mut(&link) {
-                        let bytes = l.frame_inner(l.push_type(), &inner);
-                        self.send(Transmit {
-                            link,
-                            bytes,
-                            service,
-                            message: None,
-                        });
-                    }
-                }
-                Injected::Push(msg, payload) => self.push_message(link, msg, &payload),
+                Injected::Inner { service, inner } => self.links.send_with(link, |l| Transmit {
+                    link,
+                    bytes: l.frame_inner(l.push_type(), &inner),
+                    service,
+                    message: None,
+                }),
+                Injected::Push(msg, payload) => self.links.push_message(link, msg, &payload),
                 Injected::UnboundPush {
                     session,
                     msg,
                     payload,
-                } => {
-                    if let Some(l) = self.links.get_mut(&link) {
-                        let mut frame = l.push_frame(payload.len());
-                        frame.buffer().extend_from_slice(&payload);
-                        let header = PushHeader::new(session.0, msg, payload.len());
-                        let t = l.push(frame, &header, 0);
-                        self.send(t);
-                    }
-                }
+                } => self.links.send_with(link, |l| {
+                    let mut frame = l.push_frame(payload.len());
+                    frame.buffer().extend_from_slice(&payload);
+                    let header = PushHeader::new(session.0, msg, payload.len());
+                    l.push(frame, &header, 0)
+                }),
                 Injected::GlobalState => self.push_global_state(link),
                 Injected::Roster => self.push_current_roster(link),
                 Injected::LostFrame => {
-                    if let Some(l) = self.links.get_mut(&link) {
+                    if let Some(l) = self.links.get_mut(link) {
                         // sealed, so the send nonce moves on, and dropped
                         let header = InnerHeader::request(ACTIVITY_PUSH, 0);
                         drop(l.framed(FrameType::Encrypted, header, &[]));
                     }
                 }
                 Injected::Close(reason) => {
-                    if let Some(l) = self.links.get_mut(&link) {
+                    if let Some(l) = self.links.get_mut(link) {
                         l.shut();
                     }
-                    self.close(link, Closed::Plan(reason));
+                    self.links.out.close(link, Closed::Plan(reason));
                 }
             }
         }
@@ -118,7 +81,7 @@ impl HostCore {
 
     /// Message 1 from the link's binding.
     pub(crate) fn push_global_state(&mut self, link: LinkId) {
-        let Some(descriptor) = self.binding(link).map(|b| b.descriptor().clone()) else {
+        let Some(descriptor) = self.links.binding(link).map(|b| b.descriptor().clone()) else {
             return;
         };
         let state = roster::global_state(&self.config.scenario, &descriptor);
@@ -127,8 +90,8 @@ impl HostCore {
             .global_state(state, false)
             .and_then(|s| s.encode())
         {
-            Ok(body) => self.push_message(link, GLOBAL_ACTIVITY_STATE, &body),
-            Err(error) => self.not_built(link, GLOBAL_ACTIVITY_STATE, error),
+            Ok(body) => self.links.push_message(link, GLOBAL_ACTIVITY_STATE, &body),
+            Err(error) => self.links.out.not_built(link, GLOBAL_ACTIVITY_STATE, error),
         }
     }
 
@@ -140,29 +103,29 @@ impl HostCore {
         self.resend_membership_if_owed(link);
         self.inject(link, Moment::Keepalive);
         let interval = self.policy().keepalive_interval();
-        if let Some(l) = self.links.get_mut(&link) {
+        if let Some(l) = self.links.get_mut(link) {
             l.keepalive_at(interval.map(|ms| now + ms));
         }
-        self.arm(link, HostTimer::Keepalive);
+        self.links.arm(link, HostTimer::Keepalive);
     }
 
     /// Message 44: the epoch after the one the client holds, sent once and never retried
     /// (EPOCH-01), with the abort bit clear, since it is permanent (EPOCH-02).
     fn advance_epoch_if_waiting(&mut self, link: LinkId) {
-        let Some(binding) = self.binding(link) else {
+        let Some(binding) = self.links.binding(link) else {
             return;
         };
         let Some(held) = binding.replication.waiting() else {
             return;
         };
         let next = self.policy().next_epoch(held);
-        if let Some(b) = self.binding_mut(link) {
+        if let Some(b) = self.links.binding_mut(link) {
             b.replication.advanced(next.epoch);
         }
         let msg = ADVANCE_REPLICATION_EPOCH;
         match next.encode() {
-            Ok(body) => self.push_message(link, msg, &body),
-            Err(error) => return self.not_built(link, msg, error),
+            Ok(body) => self.links.push_message(link, msg, &body),
+            Err(error) => return self.links.out.not_built(link, msg, error),
         }
         self.inject(link, Moment::EpochSent);
     }

@@ -24,6 +24,7 @@ pub mod lobby;
 pub mod messages;
 pub mod mission;
 pub mod outbound;
+mod outbox;
 pub mod policy;
 pub mod program;
 pub mod reason;

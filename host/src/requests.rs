@@ -58,7 +58,9 @@ impl HostCore {
                     self.push_current_roster(link);
                 }
             }
-            self.event(HostEvent::Staged { session, revision });
+            self.links
+                .out
+                .event(HostEvent::Staged { session, revision });
         }
         for request in requests {
             match request {

@@ -5,9 +5,9 @@
 
 use crate::activity::Activity;
 use crate::core::HostCore;
-use crate::link::{Binding, Link};
+use crate::link::Binding;
 use crate::link_id::LinkId;
-use crate::outbound::{Delivery, Moment};
+use crate::outbound::Moment;
 use crate::reason::Dropped;
 use rand_core::RngCore;
 use vex_wire::activity::selection::SelectionRequest;
@@ -16,7 +16,7 @@ use vex_wire::bap::header::{FrameType, InnerHeader};
 use vex_wire::bap::secure::{ChannelSecrets, Role, SecureChannel, seal_hello};
 use vex_wire::bap::services::{
     CHANNEL_START, ECHO, HELLO, HELLO_RESPONSE, HOST_LOOKUP, HOST_LOOKUP_RESPONSE, HOST_REQUEST,
-    HOST_RESPONSE, HostLookup, HostLookupResponse, HostResponse, lobby_reply, response_for,
+    HOST_RESPONSE, HostLookup, HostLookupResponse, HostResponse, lobby_reply,
 };
 use vex_wire::bap::{matchmaking, web_service};
 use vex_wire::time::Instant;
@@ -33,68 +33,28 @@ impl HostCore {
     ) {
         match header.service {
             // facts 1.5: the client checks only the length of service 31, so it is an echo
-            CHANNEL_START => self.reply(link, reply_type, header, body.to_vec()),
+            CHANNEL_START => self.links.reply(link, reply_type, header, body.to_vec()),
             HELLO => self.hello(link, reply_type, header),
             HOST_LOOKUP => self.host_lookup(link, reply_type, header, body),
             HOST_REQUEST => self.host_request(now, link, reply_type, header, body),
             // BAP-15: the echo's answer is empty; the client reads nothing from it
-            ECHO => self.reply(link, reply_type, header, Vec::new()),
-            matchmaking::REQUEST => self.matchmaking(link, reply_type, header, body),
+            ECHO => self.links.reply(link, reply_type, header, Vec::new()),
+            matchmaking::REQUEST => {
+                self.lobby
+                    .matchmaking(&mut self.links, link, reply_type, header, body)
+            }
             web_service::REQUEST | web_service::SERVER_REQUEST => {
-                self.web_service(link, reply_type, header, body)
+                self.lobby
+                    .web_service(&mut self.links, link, reply_type, header, body)
             }
             service => match lobby_reply(service) {
-                Some(reply) => self.lobby_service(link, reply_type, header, reply, body),
-                None => self.drop_input(link, Dropped::NoHandler(service)),
-            },
-        }
-    }
-
-    /// Sends the response to `header`'s request, through the outbound hook.
-    pub(crate) fn reply(
-        &mut self,
-        link: LinkId,
-        reply_type: FrameType,
-        header: InnerHeader,
-        body: Vec<u8>,
-    ) {
-        let Some(service) = response_for(header.service) else {
-            return;
-        };
-        self.respond(link, reply_type, service, header.task, body);
-    }
-
-    /// Sends response `service` to the request with `task`, as often as the outbound hook
-    /// says (once).
-    pub(crate) fn respond(
-        &mut self,
-        link: LinkId,
-        reply_type: FrameType,
-        service: u16,
-        task: u32,
-        mut body: Vec<u8>,
-    ) {
-        let mut header = InnerHeader::response(service, task);
-        let copies = match self.outbound().response(service, &mut header, &mut body) {
-            Delivery::Copies(n) => n,
-            Delivery::AfterNext => {
-                if let Some(l) = self.links.get_mut(&link) {
-                    l.defer_response((reply_type, header, body));
+                Some(reply) => {
+                    let links = &mut self.links;
+                    self.lobby
+                        .registry(links, link, reply_type, header, reply, body)
                 }
-                return;
-            }
-        };
-        let Some(l) = self.links.get_mut(&link) else {
-            return;
-        };
-        let mut frames: Vec<_> = (0..copies)
-            .map(|_| l.framed(reply_type, header, &body))
-            .collect();
-        if let Some((ty, h, b)) = l.take_deferred_response() {
-            frames.push(l.framed(ty, h, &b));
-        }
-        for t in frames {
-            self.send(t);
+                None => self.links.out.drop_input(link, Dropped::NoHandler(service)),
+            },
         }
     }
 
@@ -112,8 +72,9 @@ impl HostCore {
         self.rng.fill_bytes(&mut iv);
         secrets.base_nonce = self.policy().base_nonce(secrets.base_nonce);
         let body = seal_hello(&self.config.signon, iv, &secrets).to_vec();
-        self.respond(link, reply_type, HELLO_RESPONSE, header.task, body);
-        if let Some(l) = self.links.get_mut(&link) {
+        self.links
+            .respond(link, reply_type, HELLO_RESPONSE, header.task, body);
+        if let Some(l) = self.links.get_mut(link) {
             l.secure_with(SecureChannel::new(&secrets, Role::Host));
         }
     }
@@ -136,11 +97,12 @@ impl HostCore {
             .encode(),
             Err(e) => {
                 // facts 5.3: Sunrise answers a bad size with an empty 17 so the ring moves.
-                self.drop_input(link, Dropped::Lookup(e));
+                self.links.out.drop_input(link, Dropped::Lookup(e));
                 Vec::new()
             }
         };
-        self.respond(link, reply_type, HOST_LOOKUP_RESPONSE, header.task, body);
+        self.links
+            .respond(link, reply_type, HOST_LOOKUP_RESPONSE, header.task, body);
         self.inject(link, Moment::LookupAnswered);
     }
 
@@ -166,8 +128,7 @@ impl HostCore {
         self.activities.contains_key(&session)
             || self
                 .links
-                .values()
-                .filter_map(Link::binding)
+                .bindings()
                 .any(|b| b.session() == session || b.private_session() == session)
     }
 
@@ -185,7 +146,7 @@ impl HostCore {
         let descriptor = match SelectionRequest::decode_service6(body) {
             Ok(req) => req.descriptor,
             Err(e) => {
-                self.drop_input(link, Dropped::Selection(e));
+                self.links.out.drop_input(link, Dropped::Selection(e));
                 if !self.policy().answer_malformed_selection() {
                     return;
                 }
@@ -198,11 +159,15 @@ impl HostCore {
         };
         let session = self.new_session_id();
         let body = HostResponse::new(session.0).encode();
-        self.respond(link, reply_type, HOST_RESPONSE, header.task, body);
+        self.links
+            .respond(link, reply_type, HOST_RESPONSE, header.task, body);
         if reply_type != FrameType::Encrypted {
-            return self.drop_input(link, Dropped::PlaintextHostRequest);
+            return self
+                .links
+                .out
+                .drop_input(link, Dropped::PlaintextHostRequest);
         }
-        let Some(l) = self.links.get_mut(&link) else {
+        let Some(l) = self.links.get_mut(link) else {
             return;
         };
         l.keepalive_at(None); // a new session has no accepted join yet

@@ -18,28 +18,6 @@ use vex_wire::activity::session::SessionId;
 use vex_wire::time::Instant;
 
 impl HostCore {
-    /// The timer table: when `link`'s `timer` is due, if it is set.
-    fn deadline(link: &Link, timer: HostTimer) -> Option<Instant> {
-        match timer {
-            HostTimer::Keepalive => link.next_keepalive(),
-            HostTimer::DeferredRoster => link.binding()?.roster.deferred(),
-            HostTimer::Hello => link.hello_due(),
-            HostTimer::SlowFrame => link.frame_due(),
-        }
-    }
-
-    /// Puts `link`'s `timer` in the queue at its deadline, if it has one: every place that
-    /// sets a deadline calls this (a cleared or moved one needs nothing, see
-    /// [`crate::timer_queue::TimerQueue`]).
-    pub(crate) fn arm(&mut self, link: LinkId, timer: HostTimer) {
-        let links = &self.links;
-        if let Some(at) = links.get(&link).and_then(|l| Self::deadline(l, timer)) {
-            let live = links.len() * HostTimer::COUNT;
-            self.timers
-                .arm(at, (link, timer), live, |d| Self::holds(links, d));
-        }
-    }
-
     /// Puts `session`'s next timeline commit in the queue, if it has one: when the
     /// activity starts and after each commit.
     pub(crate) fn arm_commit(&mut self, session: SessionId) {
@@ -51,16 +29,6 @@ impl HostCore {
             let holds = |d: &(Instant, SessionId)| Self::commit_holds(activities, timeline, d);
             self.commits.arm(at, session, activities.len(), holds);
         }
-    }
-
-    /// True while the queue's entry is still its link's deadline.
-    fn holds(
-        links: &BTreeMap<LinkId, Link>,
-        &(at, (link, timer)): &(Instant, (LinkId, HostTimer)),
-    ) -> bool {
-        links
-            .get(&link)
-            .is_some_and(|l| Self::deadline(l, timer) == Some(at))
     }
 
     /// True while the queue's entry is still its activity's next commit.
@@ -77,9 +45,8 @@ impl HostCore {
     /// When [`HostCore::handle_timeout`] next has work: the earliest timer of any link,
     /// the next commit of an activity's timeline, or the mission stage's next work.
     pub fn poll_timeout(&mut self) -> Option<Instant> {
-        let (links, activities) = (&self.links, &self.activities);
-        let timeline = &self.config.timeline;
-        let first_link = self.timers.next(|d| Self::holds(links, d));
+        let first_link = self.links.next_deadline();
+        let (activities, timeline) = (&self.activities, &self.config.timeline);
         let first_commit = self
             .commits
             .next(|d| Self::commit_holds(activities, timeline, d));
@@ -93,9 +60,7 @@ impl HostCore {
     /// link by link in id order.
     pub fn handle_timeout(&mut self, now: Instant) {
         self.now = now;
-        let links = &self.links;
-        let due = self.timers.take_due(now, |d| Self::holds(links, d));
-        for (_, (link, timer)) in due {
+        for (link, timer) in self.links.take_due(now) {
             self.fire(now, link, timer);
         }
         self.commit_due(now);
@@ -123,7 +88,7 @@ impl HostCore {
             self.arm_commit(session);
             if let Err(error) = self.request(session, &requests) {
                 tracing::warn!(session = format_args!("{session:#x}"), %error, "timeline commit refused");
-                self.event(HostEvent::Refused { session, error });
+                self.links.out.event(HostEvent::Refused { session, error });
             }
         }
     }
@@ -133,19 +98,20 @@ impl HostCore {
         match timer {
             HostTimer::Keepalive => self.keepalive(now, link),
             HostTimer::DeferredRoster => {
-                if let Some(b) = self.binding_mut(link) {
+                if let Some(b) = self.links.binding_mut(link) {
                     b.roster.deferred_due();
                 }
                 self.push_current_roster(link);
             }
             HostTimer::Hello => {
                 let limit = Limit::Hello(self.config.limits.hello_within_ms);
-                self.shut(link, Closed::Limit(limit));
+                self.links.shut(link, Closed::Limit(limit));
             }
             HostTimer::SlowFrame => {
-                let held = self.links.get(&link).map_or(0, Link::buffered);
+                let held = self.links.get(link).map_or(0, Link::buffered);
                 let within_ms = self.config.limits.frame_within_ms;
-                self.shut(link, Closed::Limit(Limit::SlowFrame { within_ms, held }));
+                self.links
+                    .shut(link, Closed::Limit(Limit::SlowFrame { within_ms, held }));
             }
         }
     }
@@ -168,7 +134,7 @@ mod tests {
             host.handle_bytes(Instant::from_millis(ms as u64), link, &[*byte]);
         }
         assert_eq!(
-            host.timers.len(),
+            host.links.queued_deadlines(),
             2,
             "the hello and the slow-frame deadlines"
         );

@@ -4,10 +4,12 @@
 mod authority;
 mod binding;
 mod epoch;
+mod links;
 mod roster;
 mod table;
 
 pub use binding::Binding;
+pub(crate) use links::Links;
 
 use crate::event::Transmit;
 use crate::limits::{Limits, RateWindow};

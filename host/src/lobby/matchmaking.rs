@@ -5,7 +5,8 @@
 //! session another one advertised; a request that does not decode gets the empty reply,
 //! as Sunrise answers it, so the client's ring moves (BAP-06).
 
-use crate::core::HostCore;
+use super::LobbyServices;
+use crate::link::Links;
 use crate::link_id::LinkId;
 use crate::reason::Dropped;
 use prost::Message;
@@ -14,10 +15,11 @@ use vex_wire::bap::matchmaking::{
     ASSIGNED, AdvertisementId, DescriptorMessage, Kind, Located, Reply, Request,
 };
 
-impl HostCore {
+impl LobbyServices {
     /// Service 42: the reply of the request's kind.
     pub(crate) fn matchmaking(
         &mut self,
+        links: &mut Links,
         link: LinkId,
         reply_type: FrameType,
         header: InnerHeader,
@@ -36,11 +38,11 @@ impl HostCore {
                     Err(e) => e.to_string(),
                     Ok(r) => format!("field 2 names no kind: {:?}", r.kind),
                 };
-                self.drop_input(link, Dropped::Matchmaking(why));
+                links.out.drop_input(link, Dropped::Matchmaking(why));
                 Reply::default()
             }
         };
-        self.reply(link, reply_type, header, reply.encode_to_vec());
+        links.reply(link, reply_type, header, reply.encode_to_vec());
     }
 
     fn matchmaking_reply(&mut self, link: LinkId, kind: Kind, request: &Request) -> Reply {

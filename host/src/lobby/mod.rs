@@ -13,7 +13,8 @@ mod services;
 pub mod signon;
 mod web_service;
 
-pub(crate) use advertisements::Advertisements;
+use advertisements::Advertisements;
+pub(crate) use services::LobbyServices;
 
 use crate::hooks::Hooks;
 use crate::outbound::Outbound;

@@ -4,7 +4,8 @@
 //! character object, raw (encoding 3), its first qword the key; every other family's
 //! snapshot names no object, which is legal.
 
-use crate::core::HostCore;
+use super::LobbyServices;
+use crate::link::Links;
 use crate::link_id::LinkId;
 use vex_wire::bap::header::InnerHeader;
 use vex_wire::bap::queuez::{
@@ -16,11 +17,11 @@ use vex_wire::bap::queuez::{
 /// object's size or fields; a raw payload shorter than the slot is copied as it is.
 const CHARACTER_PAYLOAD: usize = 64;
 
-impl HostCore {
+impl LobbyServices {
     /// After answering a subscription (service 12, or web-service opcode 206): the
     /// subscribed family's snapshot on service 123.
-    pub(crate) fn push_family(&mut self, link: LinkId, sub: Subscription) {
-        let Some(l) = self.links.get_mut(&link) else {
+    pub(crate) fn push_family(&self, links: &mut Links, link: LinkId, sub: Subscription) {
+        let Some(l) = links.get_mut(link) else {
             return;
         };
         let family = u32::from(sub.family);
@@ -34,12 +35,9 @@ impl HostCore {
                 objects: self.family_objects(family),
             }],
         };
-        for body in self.outbound().queuez(update) {
-            let Some(l) = self.links.get_mut(&link) else {
-                return;
-            };
-            let t = l.framed(l.push_type(), InnerHeader::request(UPDATE, 0), &body);
-            self.send(t);
+        for body in links.out.outbound().queuez(update) {
+            let header = InnerHeader::request(UPDATE, 0);
+            links.send_with(link, |l| l.framed(l.push_type(), header, &body));
         }
     }
 
@@ -48,7 +46,7 @@ impl HostCore {
         if family != ACCOUNT_FAMILY {
             return Vec::new();
         }
-        let key = self.config.scenario.player.character_id;
+        let key = self.player.character_id;
         vec![raw(CHARACTER_OBJECT, key, CHARACTER_PAYLOAD)]
     }
 }

@@ -4,18 +4,41 @@
 //! the ones Sunrise answers empty, protobuf for the protobuf ones, and the account id
 //! translation of service 23 from the scenario's player (BAP-11, BAP-22).
 
-use crate::core::HostCore;
+use super::Advertisements;
+use crate::link::Links;
 use crate::link_id::LinkId;
 use crate::reason::Dropped;
 use vex_wire::bap::account_translation::{TranslationRequest, TranslationResponse};
 use vex_wire::bap::header::{FrameType, InnerHeader};
 use vex_wire::bap::queuez::{SUBSCRIBE, Subscription};
 use vex_wire::bap::services::Reply;
+use vex_wire::scenario::Player;
 
-impl HostCore {
-    /// Answers lobby service `header.service`, whose answer is `reply`.
-    pub(crate) fn lobby_service(
+/// The lobby services a link calls beside the route into an activity, answering for the
+/// scenario's player: matchmaking and the advertisements it holds, web-service RPC, the
+/// replicated objects, and the rest of the registry. Each answer leaves through the links'
+/// outbox.
+#[derive(Debug)]
+pub(crate) struct LobbyServices {
+    /// The matchmaking advertisements (services 42 and 43).
+    pub(super) advertisements: Advertisements,
+    /// The player every answer is for.
+    pub(super) player: Player,
+}
+
+impl LobbyServices {
+    /// No advertisement yet; answers for `player`.
+    pub(crate) fn new(player: Player) -> Self {
+        Self {
+            advertisements: Advertisements::default(),
+            player,
+        }
+    }
+
+    /// Answers registry service `header.service`, whose answer is `reply`.
+    pub(crate) fn registry(
         &mut self,
+        links: &mut Links,
         link: LinkId,
         reply_type: FrameType,
         header: InnerHeader,
@@ -26,23 +49,23 @@ impl HostCore {
         // give none of these schemas, and an empty message is protobuf
         let answer = match reply {
             Reply::Empty | Reply::Protobuf => Vec::new(),
-            Reply::AccountTranslation => self.translation(link, body),
+            Reply::AccountTranslation => self.translation(links, link, body),
         };
-        self.reply(link, reply_type, header, answer);
+        links.reply(link, reply_type, header, answer);
         // a body that names no family is answered, and nothing is pushed
         if let (SUBSCRIBE, Some(sub)) = (header.service, Subscription::decode(body)) {
-            self.push_family(link, sub);
+            self.push_family(links, link, sub);
         }
     }
 
     /// Service 24: the identity of service 23 echoed with the player's account id; a
     /// request that does not decode gets Sunrise's smallest answer, `00 00 FF FF`.
-    fn translation(&mut self, link: LinkId, body: &[u8]) -> Vec<u8> {
-        let account = self.config.scenario.player.account_soid;
+    fn translation(&self, links: &mut Links, link: LinkId, body: &[u8]) -> Vec<u8> {
+        let account = self.player.account_soid;
         match TranslationRequest::decode(body) {
             Ok(r) => TranslationResponse::one(r.identity, account).encode(),
             Err(e) => {
-                self.drop_input(link, Dropped::Translation(e));
+                links.out.drop_input(link, Dropped::Translation(e));
                 TranslationResponse {
                     kinds: [0xFF, 0xFF],
                     entries: Vec::new(),

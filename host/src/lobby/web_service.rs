@@ -6,7 +6,8 @@
 //! is followed by the family's snapshot, and an equip (403) of an item the host does not
 //! hold is an error.
 
-use crate::core::HostCore;
+use super::LobbyServices;
+use crate::link::Links;
 use crate::link_id::LinkId;
 use crate::reason::Dropped;
 use vex_wire::bap::header::{FrameType, InnerHeader};
@@ -18,10 +19,11 @@ use vex_wire::bap::web_service::{
 /// The status of an equip of an item the host does not hold: an error.
 const NO_SUCH_ITEM: i32 = 1;
 
-impl HostCore {
+impl LobbyServices {
     /// Service 10 or 110: the reply of the opcode's shape.
     pub(crate) fn web_service(
-        &mut self,
+        &self,
+        links: &mut Links,
         link: LinkId,
         reply_type: FrameType,
         header: InnerHeader,
@@ -31,8 +33,8 @@ impl HostCore {
             Ok(r) => r,
             Err(e) => {
                 // answered all the same, empty, so the client's ring moves (BAP-06)
-                self.drop_input(link, Dropped::WebService(e));
-                return self.reply(link, reply_type, header, Vec::new());
+                links.out.drop_input(link, Dropped::WebService(e));
+                return links.reply(link, reply_type, header, Vec::new());
             }
         };
         let status = match request.opcode {
@@ -55,11 +57,11 @@ impl HostCore {
             );
         }
         let bytes = reply.encode(shape);
-        self.reply(link, reply_type, header, bytes);
+        links.reply(link, reply_type, header, bytes);
         if let (SUBSCRIBE, Some((family, root))) =
             (request.opcode, read_subscribe(&request.payload))
         {
-            self.push_family(link, Subscription { family, root });
+            self.push_family(links, link, Subscription { family, root });
         }
     }
 }

@@ -27,7 +27,7 @@ impl HostCore {
             return;
         };
         for link in activity.member_links() {
-            let Some(b) = self.binding_mut(link) else {
+            let Some(b) = self.links.binding_mut(link) else {
                 continue;
             };
             if !b.is_joined() {
@@ -39,15 +39,15 @@ impl HostCore {
                 Exchange::Query => QUERY_AUTHORITY,
             };
             match AuthorityToken(token).encode() {
-                Ok(body) => self.push_message(link, msg, &body),
-                Err(error) => self.not_built(link, msg, error),
+                Ok(body) => self.links.push_message(link, msg, &body),
+                Err(error) => self.links.out.not_built(link, msg, error),
             }
         }
     }
 
     /// True when `link` has `exchange` with `token` outstanding; a 32 or 29 ends it.
     fn answers(&mut self, link: LinkId, exchange: Exchange, token: u32, ends: bool) -> bool {
-        let binding = self.binding_mut(link);
+        let binding = self.links.binding_mut(link);
         binding.is_some_and(|b| b.authority.answers(exchange, token, ends))
     }
 
@@ -59,10 +59,10 @@ impl HostCore {
             return;
         };
         match notice.encode() {
-            Ok(body) => self.push_message(link, PURGE_NOTICE, &body),
+            Ok(body) => self.links.push_message(link, PURGE_NOTICE, &body),
             Err(error) => {
                 let msg = PURGE_NOTICE;
-                return self.not_built(link, msg, error);
+                return self.links.out.not_built(link, msg, error);
             }
         }
         self.world_event(WorldEvent::PurgeRequested { link, slots });
@@ -76,7 +76,10 @@ impl HostCore {
     ) {
         let msg = RESET_AUTHORITY_ACK;
         if !self.answers(link, Exchange::Reset, token, true) {
-            return self.drop_input(link, Dropped::UnknownToken { msg, token });
+            return self
+                .links
+                .out
+                .drop_input(link, Dropped::UnknownToken { msg, token });
         }
         self.world_event(WorldEvent::AuthorityReset { link, token });
     }
@@ -87,7 +90,10 @@ impl HostCore {
         let msg = AUTHORITY_BUBBLE_MASK;
         let token = answer.token;
         if !self.answers(link, Exchange::Query, token, false) {
-            return self.drop_input(link, Dropped::UnknownToken { msg, token });
+            return self
+                .links
+                .out
+                .drop_input(link, Dropped::UnknownToken { msg, token });
         }
         let (bubble, slots) = (answer.selector, answer.mask.count());
         self.world_event(WorldEvent::AuthorityInBubble {
@@ -104,7 +110,10 @@ impl HostCore {
         let msg = AUTHORITY_FULL_MASK;
         let token = answer.token;
         if !self.answers(link, Exchange::Query, token, true) {
-            return self.drop_input(link, Dropped::UnknownToken { msg, token });
+            return self
+                .links
+                .out
+                .drop_input(link, Dropped::UnknownToken { msg, token });
         }
         let slots = answer.mask.count();
         if let Some(a) = self
@@ -123,7 +132,7 @@ impl HostCore {
             .joined_session(link)
             .and_then(|s| self.activities.get_mut(&s))
         else {
-            return self.drop_input(link, Dropped::NotJoined(msg));
+            return self.links.out.drop_input(link, Dropped::NotJoined(msg));
         };
         activity.release_authority(link, &abdication.mask);
         let slots = abdication.mask.count();

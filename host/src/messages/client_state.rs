@@ -17,7 +17,7 @@ impl HostCore {
     pub(crate) fn client_state(&mut self, link: LinkId, report: ClientState) {
         let msg = CLIENT_AUTHORITATIVE_DATA_UPDATE;
         let Some(session) = self.joined_session(link) else {
-            return self.drop_input(link, Dropped::NotJoined(msg));
+            return self.links.out.drop_input(link, Dropped::NotJoined(msg));
         };
         if !self.policy().commit_client_state() {
             return;
@@ -28,7 +28,10 @@ impl HostCore {
             && leg.index >= 0
             && crate::roster::bubble_of(leg.index) >= bubbles
         {
-            return self.drop_input(link, Dropped::RegionOutside(leg.index));
+            return self
+                .links
+                .out
+                .drop_input(link, Dropped::RegionOutside(leg.index));
         }
         let from = self.region_of(link, session);
         let Some(committed) = self
@@ -36,13 +39,13 @@ impl HostCore {
             .get_mut(&session)
             .and_then(|a| a.commit_client_state(link, &report, arrival))
         else {
-            return self.drop_input(link, Dropped::NotJoined(msg));
+            return self.links.out.drop_input(link, Dropped::NotJoined(msg));
         };
         if committed.table_changed {
             self.publish_membership(session, None);
         }
         if committed.region_moved {
-            if let Some(b) = self.binding_mut(link) {
+            if let Some(b) = self.links.binding_mut(link) {
                 b.replication.wait(); // its advertised host changed (SR "What the host pushes")
             }
             let to = self.region_of(link, session);
@@ -50,7 +53,7 @@ impl HostCore {
             if !self.policy().hold_rosters_for_region_request() {
                 return self.push_current_roster(link);
             }
-            if let Some(b) = self.binding_mut(link) {
+            if let Some(b) = self.links.binding_mut(link) {
                 b.roster.hold_for_request();
             }
         }

@@ -19,10 +19,13 @@ impl HostCore {
         SlotRequest { count }: SlotRequest,
     ) {
         if count <= 0 {
-            return self.drop_input(link, Dropped::SlotCount(count));
+            return self.links.out.drop_input(link, Dropped::SlotCount(count));
         }
         let Some(session) = self.joined_session(link) else {
-            return self.drop_input(link, Dropped::NotJoined(ALLOCATE_ENTITY_INDICES));
+            return self
+                .links
+                .out
+                .drop_input(link, Dropped::NotJoined(ALLOCATE_ENTITY_INDICES));
         };
         let Some(activity) = self.activities.get(&session) else {
             return;
@@ -34,7 +37,8 @@ impl HostCore {
         if let Some(activity) = self.activities.get_mut(&session) {
             activity.add_lease(link, &grant);
         }
-        self.push_message(link, ENTITY_SLOTS_ALLOCATED, &grant.0);
+        self.links
+            .push_message(link, ENTITY_SLOTS_ALLOCATED, &grant.0);
     }
 
     /// The join burst's grant, added to the member's lease: [`JOIN_GRANT_COUNT`] free

@@ -36,7 +36,7 @@ impl HostCore {
         };
         for link in activity.member_links() {
             if self.joined_session(link) == Some(session) {
-                self.push_message(link, msg, &body);
+                self.links.push_message(link, msg, &body);
             }
         }
     }

@@ -22,7 +22,7 @@ impl HostCore {
         if !self.policy().answer_leave() {
             return; // the host acts as if message 15 never came
         }
-        let Some(l) = self.links.get_mut(&link) else {
+        let Some(l) = self.links.get_mut(link) else {
             return;
         };
         l.keepalive_at(None); // no push is owed to a client that left
@@ -47,12 +47,12 @@ impl HostCore {
         match answer {
             None => {}
             Some(Ok((body, added))) => {
-                self.push_message(link, SENSOR_AUTH_UPDATE, &body);
+                self.links.push_message(link, SENSOR_AUTH_UPDATE, &body);
                 self.send_injected(link, added);
             }
             Some(Err(error)) => {
                 let msg = SENSOR_AUTH_UPDATE;
-                self.not_built(link, msg, error);
+                self.links.out.not_built(link, msg, error);
             }
         }
     }
@@ -67,7 +67,7 @@ impl HostCore {
     ) -> Result<(Vec<u8>, Vec<Injected>), BitError> {
         let inputs = self.roster_inputs(link, session, join, epoch);
         let delta = roster::leave_delta(inputs.scenario, inputs.region, epoch);
-        let sent = self.binding(link).map_or(0, |b| b.roster.sent());
+        let sent = self.links.binding(link).map_or(0, |b| b.roster.sent());
         let body = self.policy().leave_delta(delta, inputs, sent)?.encode()?;
         Ok((
             body,

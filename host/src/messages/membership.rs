@@ -41,6 +41,7 @@ impl HostCore {
     /// that session would hold, seeded from the join.
     pub(crate) fn private_table(&self, link: LinkId, join: &JoinRequest) -> ReplicateMembership {
         let private = self
+            .links
             .binding(link)
             .and_then(|b| self.activities.get(&b.private_session()))
             .filter(|a| a.has_member(link));
@@ -66,7 +67,8 @@ impl HostCore {
             return;
         };
         let bound = |link: &LinkId| {
-            self.binding(*link)
+            self.links
+                .binding(*link)
                 .is_some_and(|b| b.session() == session && b.is_joined())
         };
         let members: Vec<LinkId> = activity
@@ -87,12 +89,12 @@ impl HostCore {
             Ok(body) => body,
             Err(error) => {
                 let msg = REPLICATE_MEMBERSHIP;
-                return self.not_built(first, msg, error);
+                return self.links.out.not_built(first, msg, error);
             }
         };
         for &link in links {
-            self.push_message(link, REPLICATE_MEMBERSHIP, &body);
-            if let Some(b) = self.binding_mut(link) {
+            self.links.push_message(link, REPLICATE_MEMBERSHIP, &body);
+            if let Some(b) = self.links.binding_mut(link) {
                 b.table.sent(table.revision);
             }
         }
@@ -113,7 +115,8 @@ impl HostCore {
             self.mission_event(session, MissionEvent::MemberLeft { member });
         }
         let owner_bound = |core: &Self, a: &crate::activity::Activity| {
-            core.binding(a.owner())
+            core.links
+                .binding(a.owner())
                 .is_some_and(|b| b.private_session() == a.session())
         };
         if let Some(a) = self.activities.get(&session)
@@ -138,7 +141,7 @@ impl HostCore {
             if Some(link) == except {
                 continue;
             }
-            if let Some(b) = self.binding_mut(link)
+            if let Some(b) = self.links.binding_mut(link)
                 && b.is_joined()
                 && b.session() == session
             {
@@ -151,7 +154,10 @@ impl HostCore {
     /// (HOST-15). A link with no member in its activity gets nothing.
     pub(crate) fn client_identity(&mut self, link: LinkId, identity: ClientIdentity) {
         let Some(session) = self.joined_session(link) else {
-            return self.drop_input(link, Dropped::NotJoined(CLIENT_IDENTITY_UPDATE));
+            return self
+                .links
+                .out
+                .drop_input(link, Dropped::NotJoined(CLIENT_IDENTITY_UPDATE));
         };
         if !self.policy().commit_identity() {
             return;
@@ -172,14 +178,14 @@ impl HostCore {
         link: LinkId,
         MembershipAcknowledgement { revision }: MembershipAcknowledgement,
     ) {
-        if let Some(binding) = self.binding_mut(link) {
+        if let Some(binding) = self.links.binding_mut(link) {
             binding.table.acknowledge(revision);
         }
     }
 
     /// On the keepalive: message 12 again while the current revision is unacknowledged.
     pub(crate) fn resend_membership_if_owed(&mut self, link: LinkId) {
-        let Some(binding) = self.binding(link) else {
+        let Some(binding) = self.links.binding(link) else {
             return;
         };
         let session = binding.session();
@@ -205,7 +211,7 @@ impl HostCore {
     }
 
     pub(crate) fn joined_session(&self, link: LinkId) -> Option<SessionId> {
-        let b = self.binding(link)?;
+        let b = self.links.binding(link)?;
         b.is_joined().then_some(b.session())
     }
 }

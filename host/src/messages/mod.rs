@@ -74,25 +74,33 @@ impl HostCore {
     pub(crate) fn handle_activity(&mut self, now: Instant, link: LinkId, task: u32, body: &[u8]) {
         let n = match ActivityNotification::decode(body) {
             Ok(n) => n,
-            Err(e) => return self.drop_input(link, Dropped::Envelope(e)),
+            Err(e) => return self.links.out.drop_input(link, Dropped::Envelope(e)),
         };
-        self.record(link, ACTIVITY_TO_HOST, task, Some(n.msg_type));
+        self.links
+            .out
+            .record(link, ACTIVITY_TO_HOST, task, Some(n.msg_type));
         let msg = n.msg_type;
         self.inject(link, Moment::Reported { msg, task });
         if n.discriminator == 2 && !self.policy().take_discriminator_two() {
-            return self.drop_input(link, Dropped::DiscriminatorTwo);
+            return self.links.out.drop_input(link, Dropped::DiscriminatorTwo);
         }
         if !table::client_sends(n.msg_type) {
-            return self.drop_input(link, Dropped::NotClientSent(n.msg_type));
+            return self
+                .links
+                .out
+                .drop_input(link, Dropped::NotClientSent(n.msg_type));
         }
         let handle = SessionId(n.handle);
         if !self.owns(link, n.msg_type, handle) {
             let (msg, session) = (n.msg_type, handle);
-            return self.drop_input(link, Dropped::Unowned { msg, session });
+            return self
+                .links
+                .out
+                .drop_input(link, Dropped::Unowned { msg, session });
         }
         let message = match ClientMessage::decode(n.msg_type, &n.payload) {
             Ok(m) => m,
-            Err(reason) => return self.drop_input(link, reason),
+            Err(reason) => return self.links.out.drop_input(link, reason),
         };
         match message {
             ClientMessage::Join(join) => self.join(now, link, handle, join),
@@ -119,7 +127,7 @@ impl HostCore {
     /// facts 4.15: message 3 may name the link's own private session or a public host
     /// session; every other message the session the link is bound to (HOST-06).
     fn owns(&self, link: LinkId, msg: u32, handle: SessionId) -> bool {
-        let Some(b) = self.binding(link) else {
+        let Some(b) = self.links.binding(link) else {
             return false;
         };
         if msg == JOIN_REQUEST {
@@ -145,20 +153,23 @@ impl HostCore {
     fn join(&mut self, now: Instant, link: LinkId, handle: SessionId, join: JoinRequest) {
         if SessionId(join.host_id) != handle {
             let named = join.host_id;
-            return self.drop_input(link, Dropped::JoinMismatch { named, handle });
+            return self
+                .links
+                .out
+                .drop_input(link, Dropped::JoinMismatch { named, handle });
         }
-        let Some(binding) = self.binding(link) else {
+        let Some(binding) = self.links.binding(link) else {
             return;
         };
         let (previous, private) = (binding.session(), binding.private_session());
         let public = handle != private;
         let member = self.seed_member(&join);
         let Some(activity) = self.activities.get_mut(&handle) else {
-            return self.drop_input(link, Dropped::NoActivity(handle));
+            return self.links.out.drop_input(link, Dropped::NoActivity(handle));
         };
         let revision_before = activity.revision();
         if let Err(e) = activity.admit(link, member) {
-            return self.drop_input(link, Dropped::Admit(e)); // the link stays where it was
+            return self.links.out.drop_input(link, Dropped::Admit(e)); // the link stays where it was
         }
         let started = activity.start(now);
         let lane = activity.lane(link);
@@ -170,7 +181,7 @@ impl HostCore {
         if previous != handle && previous != private {
             self.depart(link, previous);
         }
-        if let Some(b) = self.binding_mut(link) {
+        if let Some(b) = self.links.binding_mut(link) {
             b.enter(handle);
         }
         let burst = match self.join_burst(link, &join, handle, public) {
@@ -180,7 +191,7 @@ impl HostCore {
         let membership = burst.iter().any(|(msg, _)| *msg == REPLICATE_MEMBERSHIP);
         let current = self.activities.get(&handle).map_or(0, |a| a.revision());
         for (msg, payload) in burst {
-            self.push_with(link, msg, &payload, true);
+            self.links.push(link, msg, &payload, true);
         }
         self.inject(link, Moment::JoinBurst);
         let interval = self.policy().keepalive_interval();
@@ -189,14 +200,14 @@ impl HostCore {
             .policy()
             .join_result(JoinResult::accept(&join, handle.0))
             .initial_epoch;
-        if let Some(l) = self.links.get_mut(&link)
+        if let Some(l) = self.links.get_mut(link)
             && let Some(binding) = l.binding_mut()
         {
             // a public joiner is sent the activity's table right below, after its private one;
             // a burst without one owes it, and the keepalive sends it (MEMBER-03)
             binding.joined(join, epoch, current);
             l.keepalive_at(interval.map(|ms| now + ms));
-            self.arm(link, HostTimer::Keepalive);
+            self.links.arm(link, HostTimer::Keepalive);
         }
         // a public joiner's burst carried its private table: it gets the activity's too,
         // from the same encode as the other members when the table changed
@@ -207,7 +218,7 @@ impl HostCore {
         } else if joiner_too {
             self.push_membership(link, handle);
         }
-        self.event(HostEvent::Joined {
+        self.links.out.event(HostEvent::Joined {
             link,
             session: handle,
         });
@@ -223,14 +234,14 @@ impl HostCore {
     /// link is back on its own private session with no joined client.
     fn unjoin(&mut self, link: LinkId, session: SessionId, error: BitError) {
         self.depart(link, session);
-        if let Some(l) = self.links.get_mut(&link) {
+        if let Some(l) = self.links.get_mut(link) {
             l.keepalive_at(None);
             if let Some(b) = l.binding_mut() {
                 b.unjoin();
             }
         }
         let msg = JOIN_RESULT;
-        self.not_built(link, msg, error);
+        self.links.out.not_built(link, msg, error);
     }
 
     /// Builds every message of the burst first, so none is sent unless all are built.
@@ -254,6 +265,7 @@ impl HostCore {
         let msg4 = template.encode(&echo, session.0);
         self.join_template = Some(template);
         let descriptor = self
+            .links
             .binding(link)
             .map(|b| b.descriptor().clone())
             .unwrap_or_default();
@@ -298,9 +310,9 @@ impl HostCore {
     /// Message 52: keeps the epoch for the link; the first one answers with the first
     /// message 5 when a roster is owed (AUTH-16, SR step 5).
     fn patch_epoch(&mut self, link: LinkId, epoch: PatchEpoch) {
-        let held = self.binding(link).and_then(|b| b.epoch());
+        let held = self.links.binding(link).and_then(|b| b.epoch());
         let epoch = self.policy().patch_epoch(held, epoch);
-        let Some(binding) = self.binding_mut(link) else {
+        let Some(binding) = self.links.binding_mut(link) else {
             return;
         };
         binding.report_epoch(epoch);
@@ -328,7 +340,7 @@ impl HostCore {
         epoch: PatchEpoch,
         snapshot: bool,
     ) {
-        let Some(binding) = self.binding(link) else {
+        let Some(binding) = self.links.binding(link) else {
             return;
         };
         if binding.roster.held() {
@@ -337,19 +349,24 @@ impl HostCore {
         match self.build_roster(link, join, epoch, snapshot) {
             Err(error) => {
                 let msg = SENSOR_AUTH_UPDATE;
-                self.not_built(link, msg, error);
+                self.links.out.not_built(link, msg, error);
             }
             Ok(built) if !self.fits_tick(link, built.body.len()) => {
                 // the whole roster again in the next tick; this one is not sent (AUTH-10)
                 let next = tick_start(client_tick(self.now) + 1);
                 let due = Instant::from_millis(next);
-                if self.binding_mut(link).is_some_and(|b| b.roster.defer(due)) {
-                    self.arm(link, HostTimer::DeferredRoster);
+                if self
+                    .links
+                    .binding_mut(link)
+                    .is_some_and(|b| b.roster.defer(due))
+                {
+                    self.links.arm(link, HostTimer::DeferredRoster);
                 }
             }
             Ok(built) => {
-                self.push_message(link, SENSOR_AUTH_UPDATE, &built.body);
-                if let Some(b) = self.binding_mut(link) {
+                self.links
+                    .push_message(link, SENSOR_AUTH_UPDATE, &built.body);
+                if let Some(b) = self.links.binding_mut(link) {
                     b.roster.sent_one(built.map); // what Sense is read against (AUTH-15)
                     if let Some(token) = built.grant {
                         b.authority.granted(token);
@@ -368,7 +385,7 @@ impl HostCore {
         epoch: PatchEpoch,
         snapshot: bool,
     ) -> Result<BuiltRoster, BitError> {
-        let b = self.binding(link);
+        let b = self.links.binding(link);
         let send = RosterSend {
             sent: b.map_or(0, |b| b.roster.sent()),
             snapshot,
@@ -411,7 +428,7 @@ impl HostCore {
     /// owner runs the activity's actors.
     fn bubble_grant_due(&self, link: LinkId, session: SessionId) -> Option<u16> {
         let owner = self.activities.get(&session).map(|a| a.owner());
-        let b = self.binding(link)?;
+        let b = self.links.binding(link)?;
         b.authority.grant_due().filter(|_| owner == Some(link))
     }
 
@@ -419,7 +436,8 @@ impl HostCore {
     /// ones sent in it; then it is counted (AUTH-10).
     fn fits_tick(&mut self, link: LinkId, len: usize) -> bool {
         let tick = client_tick(self.now);
-        self.binding_mut(link)
+        self.links
+            .binding_mut(link)
             .is_some_and(|b| b.roster.fits_tick(tick, len))
     }
 
@@ -446,7 +464,7 @@ impl HostCore {
 
     /// The link's whole roster again, when its client is joined and its epoch known.
     pub(crate) fn push_current_roster(&mut self, link: LinkId) {
-        let Some(b) = self.binding(link) else {
+        let Some(b) = self.links.binding(link) else {
             return;
         };
         if let (Some(join), Some(epoch)) = (b.join().cloned(), b.epoch()) {

@@ -15,7 +15,10 @@ impl HostCore {
     pub(crate) fn state_refresh(&mut self, link: LinkId, trailing: bool) {
         let msg = STATE_REFRESH;
         if trailing && !self.policy().take_trailing_bytes() {
-            return self.drop_input(link, Dropped::TrailingBytes { msg });
+            return self
+                .links
+                .out
+                .drop_input(link, Dropped::TrailingBytes { msg });
         }
         self.snapshot(link, STATE_REFRESH);
     }
@@ -37,19 +40,19 @@ impl HostCore {
         if !self.policy().answer_refresh() {
             return;
         }
-        let Some(binding) = self.binding(link) else {
+        let Some(binding) = self.links.binding(link) else {
             return;
         };
         let (Some(join), epoch) = (binding.join().cloned(), binding.epoch()) else {
-            return self.drop_input(link, Dropped::NotJoined(msg));
+            return self.links.out.drop_input(link, Dropped::NotJoined(msg));
         };
         let (session, public) = (binding.session(), binding.is_public());
         self.push_global_state(link);
         match self.world_globals().encode() {
-            Ok(body) => self.push_message(link, WORLD_GLOBALS_STATE, &body),
+            Ok(body) => self.links.push_message(link, WORLD_GLOBALS_STATE, &body),
             Err(error) => {
                 let msg = WORLD_GLOBALS_STATE;
-                return self.not_built(link, msg, error);
+                return self.links.out.not_built(link, msg, error);
             }
         }
         if !public {
@@ -58,7 +61,7 @@ impl HostCore {
         if !self.policy().refresh_roster() {
             return;
         }
-        if let Some(binding) = self.binding_mut(link) {
+        if let Some(binding) = self.links.binding_mut(link) {
             // this is the request a region move waits for
             binding.roster.snapshot_asked(epoch.is_some());
         }

@@ -27,18 +27,18 @@ impl HostCore {
     /// the last message 5 on `link` registered. A group that cannot be read is dropped
     /// with its reason; the others still count, in order.
     pub(crate) fn sense_update(&mut self, link: LinkId, payload: &[u8]) {
-        let Some(binding) = self.binding(link) else {
+        let Some(binding) = self.links.binding(link) else {
             return;
         };
         let epoch = binding.epoch().map(|e| e.0);
         let read = read_reports(binding.roster.identity_map(), epoch, payload);
         match read {
-            Err(reason) => self.drop_input(link, reason),
+            Err(reason) => self.links.out.drop_input(link, reason),
             Ok(groups) => {
                 for group in groups {
                     match group {
                         Ok(objects) => objects.into_iter().for_each(|o| self.sensed(link, o)),
-                        Err(reason) => self.drop_input(link, reason),
+                        Err(reason) => self.links.out.drop_input(link, reason),
                     }
                 }
             }
@@ -96,7 +96,7 @@ impl HostCore {
         }) else {
             return;
         };
-        if let Some(b) = self.binding_mut(link) {
+        if let Some(b) = self.links.binding_mut(link) {
             b.roster.override_sense(slot, bits);
         }
         self.push_current_roster(link);

@@ -38,6 +38,7 @@ impl HostCore {
     pub(crate) fn world_event(&mut self, event: WorldEvent) {
         let link = event.link();
         let member = self
+            .links
             .binding(link)
             .map(|b| b.session())
             .and_then(|s| Some((s, self.activities.get(&s)?.lane(link)?)));
@@ -57,7 +58,7 @@ impl HostCore {
                 self.mission_event(session, reported);
             }
         }
-        self.event(HostEvent::World(event));
+        self.links.out.event(HostEvent::World(event));
     }
 
     /// Asks for `source` to replace the running mission: it compiles now, and is swapped
@@ -106,7 +107,7 @@ impl HostCore {
             }
             other => tracing::info!(?other, "mission"),
         }
-        self.event(HostEvent::Mission(report));
+        self.links.out.event(HostEvent::Mission(report));
     }
 
     /// The mission stage: the events queued before it ran, in order, then every due
@@ -185,7 +186,7 @@ impl HostCore {
             }
             Err(error) => {
                 tracing::warn!(handler, %error, "mission requests refused");
-                self.event(HostEvent::Refused {
+                self.links.out.event(HostEvent::Refused {
                     session,
                     error: error.clone(),
                 });

@@ -1,0 +1,227 @@
+//! Every link the host holds, the deadlines of their timers, and the outbox their frames
+//! leave by: what a handler reaches a link through (NS "bdLobby BAP"; SR "Timed sends that
+//! remain").
+
+use super::{Binding, Link};
+use crate::event::Transmit;
+use crate::hooks::Hooks;
+use crate::host_timer::HostTimer;
+use crate::link_id::LinkId;
+use crate::outbound::{Delivery, Payload};
+use crate::outbox::Outbox;
+use crate::reason::Closed;
+use crate::timer_queue::TimerQueue;
+use std::collections::BTreeMap;
+use vex_wire::activity::envelope::PushHeader;
+use vex_wire::bap::header::{FrameType, InnerHeader};
+use vex_wire::bap::services::response_for;
+use vex_wire::time::Instant;
+
+/// The link table: each link by id, each armed timer's deadline, and the outbox.
+#[derive(Debug)]
+pub(crate) struct Links {
+    map: BTreeMap<LinkId, Link>,
+    /// Every link timer's deadline, earliest first.
+    timers: TimerQueue<(LinkId, HostTimer)>,
+    /// The frames and events the host has queued.
+    pub(crate) out: Outbox,
+}
+
+impl Links {
+    /// No link yet; frames leave through `hooks`.
+    pub(crate) fn new(hooks: Hooks) -> Self {
+        Self {
+            map: BTreeMap::new(),
+            timers: TimerQueue::default(),
+            out: Outbox::new(hooks),
+        }
+    }
+
+    /// How many links are held.
+    pub(crate) fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// The link ids, in order.
+    pub(crate) fn ids(&self) -> impl Iterator<Item = LinkId> + '_ {
+        self.map.keys().copied()
+    }
+
+    /// `link`, while it is held.
+    pub(crate) fn get(&self, link: LinkId) -> Option<&Link> {
+        self.map.get(&link)
+    }
+
+    /// [`Links::get`], to change.
+    pub(crate) fn get_mut(&mut self, link: LinkId) -> Option<&mut Link> {
+        self.map.get_mut(&link)
+    }
+
+    /// Holds `link` under its id.
+    pub(crate) fn insert(&mut self, id: LinkId, link: Link) {
+        self.map.insert(id, link);
+    }
+
+    /// `link` is gone: what it held.
+    pub(crate) fn remove(&mut self, link: LinkId) -> Option<Link> {
+        self.map.remove(&link)
+    }
+
+    /// What `link` owns of the activity it is bound to, once service 7 bound it.
+    pub(crate) fn binding(&self, link: LinkId) -> Option<&Binding> {
+        self.get(link)?.binding()
+    }
+
+    /// Every link's binding, in link order.
+    pub(crate) fn bindings(&self) -> impl Iterator<Item = &Binding> {
+        self.map.values().filter_map(Link::binding)
+    }
+
+    /// [`Links::binding`], to change.
+    pub(crate) fn binding_mut(&mut self, link: LinkId) -> Option<&mut Binding> {
+        self.get_mut(link)?.binding_mut()
+    }
+
+    /// Closes `link` for `reason` (its input cannot go on): it reads nothing more, its
+    /// timers stop, and the IO layer closes the connection.
+    pub(crate) fn shut(&mut self, link: LinkId, reason: Closed) {
+        if let Some(l) = self.get_mut(link) {
+            l.shut();
+        }
+        self.out.close(link, reason);
+    }
+
+    /// The timer table: when `link`'s `timer` is due, if it is set.
+    fn deadline(link: &Link, timer: HostTimer) -> Option<Instant> {
+        match timer {
+            HostTimer::Keepalive => link.next_keepalive(),
+            HostTimer::DeferredRoster => link.binding()?.roster.deferred(),
+            HostTimer::Hello => link.hello_due(),
+            HostTimer::SlowFrame => link.frame_due(),
+        }
+    }
+
+    /// True while the queue's entry is still its link's deadline.
+    fn holds(
+        map: &BTreeMap<LinkId, Link>,
+        &(at, (link, timer)): &(Instant, (LinkId, HostTimer)),
+    ) -> bool {
+        map.get(&link)
+            .is_some_and(|l| Self::deadline(l, timer) == Some(at))
+    }
+
+    /// Puts `link`'s `timer` in the queue at its deadline, if it has one: every place that
+    /// sets a deadline calls this (a cleared or moved one needs nothing, see
+    /// [`crate::timer_queue::TimerQueue`]).
+    pub(crate) fn arm(&mut self, link: LinkId, timer: HostTimer) {
+        let map = &self.map;
+        if let Some(at) = map.get(&link).and_then(|l| Self::deadline(l, timer)) {
+            let live = map.len() * HostTimer::COUNT;
+            self.timers
+                .arm(at, (link, timer), live, |d| Self::holds(map, d));
+        }
+    }
+
+    /// The earliest deadline of any link's timer.
+    pub(crate) fn next_deadline(&mut self) -> Option<Instant> {
+        let map = &self.map;
+        self.timers.next(|d| Self::holds(map, d))
+    }
+
+    /// Every timer due at `now`, earliest first, and at one instant link by link in id
+    /// order.
+    pub(crate) fn take_due(&mut self, now: Instant) -> Vec<(LinkId, HostTimer)> {
+        let map = &self.map;
+        let due = self.timers.take_due(now, |d| Self::holds(map, d));
+        due.into_iter().map(|(_, timer)| timer).collect()
+    }
+
+    /// How many deadlines wait in the queue, stale ones included.
+    #[cfg(test)]
+    pub(crate) fn queued_deadlines(&self) -> usize {
+        self.timers.len()
+    }
+
+    /// Sends activity message `msg` with `payload` on the session `link` is bound to,
+    /// through the outbound hook; `in_burst` in the join burst. The body is copied once,
+    /// into its frame, and sealed there.
+    pub(crate) fn push(&mut self, link: LinkId, msg: u32, payload: &[u8], in_burst: bool) {
+        let Some(l) = self.map.get_mut(&link) else {
+            return;
+        };
+        let Some(b) = l.binding() else {
+            return;
+        };
+        let (session, joined) = (b.session(), b.is_joined());
+        let outbound = self.out.outbound();
+        let mut frame = l.push_frame(payload.len());
+        let start = frame.payload_start();
+        frame.buffer().extend_from_slice(payload);
+        outbound.payload(msg, in_burst, &mut Payload::new(frame.buffer(), start));
+        let mut header = PushHeader::new(session.0, msg, frame.payload_len());
+        let mut sequence = 0;
+        outbound.push(&mut header, &mut sequence, joined);
+        let t = l.push(frame, &header, sequence);
+        self.out.send(t);
+    }
+
+    /// [`Links::push`] outside the join burst.
+    pub(crate) fn push_message(&mut self, link: LinkId, msg: u32, payload: &[u8]) {
+        self.push(link, msg, payload, false);
+    }
+
+    /// Sends the response to `header`'s request, through the outbound hook.
+    pub(crate) fn reply(
+        &mut self,
+        link: LinkId,
+        reply_type: FrameType,
+        header: InnerHeader,
+        body: Vec<u8>,
+    ) {
+        let Some(service) = response_for(header.service) else {
+            return;
+        };
+        self.respond(link, reply_type, service, header.task, body);
+    }
+
+    /// Sends response `service` to the request with `task`, as often as the outbound hook
+    /// says (once).
+    pub(crate) fn respond(
+        &mut self,
+        link: LinkId,
+        reply_type: FrameType,
+        service: u16,
+        task: u32,
+        mut body: Vec<u8>,
+    ) {
+        let mut header = InnerHeader::response(service, task);
+        let delivery = self
+            .out
+            .outbound()
+            .response(service, &mut header, &mut body);
+        let Some(l) = self.map.get_mut(&link) else {
+            return;
+        };
+        let copies = match delivery {
+            Delivery::Copies(n) => n,
+            Delivery::AfterNext => return l.defer_response((reply_type, header, body)),
+        };
+        let mut frames: Vec<_> = (0..copies)
+            .map(|_| l.framed(reply_type, header, &body))
+            .collect();
+        if let Some((ty, h, b)) = l.take_deferred_response() {
+            frames.push(l.framed(ty, h, &b));
+        }
+        for t in frames {
+            self.out.send(t);
+        }
+    }
+
+    /// Sends the frame `build` makes on `link`, while it is held.
+    pub(crate) fn send_with(&mut self, link: LinkId, build: impl FnOnce(&mut Link) -> Transmit) {
+        if let Some(l) = self.map.get_mut(&link) {
+            let t = build(l);
+            self.out.send(t);
+        }
+    }
+}
