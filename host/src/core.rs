@@ -56,7 +56,7 @@ impl HostCore {
         let timeline = std::mem::take(&mut config.timeline);
         config.timeline = config.hooks.policy().program(timeline);
         let links = Links::new(config.hooks.clone());
-        let lobby = LobbyServices::new(config.scenario.player.clone());
+        let lobby = LobbyServices::new(config.scenario.player);
         Self {
             rng: ChaCha20Rng::from_seed(config.seed),
             config,
