@@ -1,7 +1,13 @@
 //! The sans-IO host core: bytes and time in, frames and events out (design "Sans-IO
 //! cores"). It never reads a clock, sleeps or touches a socket.
+//!
+//! [`HostCore`] routes and owns nothing else: a frame goes to its link ([`Links`], the
+//! transport), a BAP request to the route (`route.rs`) or the lobby services, an activity
+//! message to the activity layer ([`Activities`]), and time to the timers (`timer.rs`).
 
+use crate::activities::Activities;
 use crate::activity::Activity;
+use crate::commit_error::CommitError;
 use crate::config::HostConfig;
 use crate::event::{HostEvent, Transmit};
 use crate::host_timer::HostTimer;
@@ -10,15 +16,14 @@ use crate::link::{Link, Links};
 use crate::link_id::LinkId;
 use crate::lobby::LobbyServices;
 use crate::mission::{Mission, MissionStage};
-use crate::outbound::Outbound;
 use crate::policy::Policy;
 use crate::reason::{Closed, Dropped};
-use crate::timer_queue::TimerQueue;
+use crate::world::WorldRequest;
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
-use std::collections::BTreeMap;
-use vex_wire::activity::join_template::JoinResultTemplate;
+use std::collections::BTreeSet;
 use vex_wire::activity::session::SessionId;
+use vex_wire::activity::slot::ClientRef;
 use vex_wire::bap::deframer::Frame;
 use vex_wire::bap::header::{FrameType, InnerHeader};
 use vex_wire::bap::services::ACTIVITY_TO_HOST;
@@ -28,26 +33,19 @@ use vex_wire::time::Instant;
 /// stream that lost frames on the way from a lone bad frame (BAP-18).
 const OUT_OF_STEP_WINDOW: u8 = 4;
 
-/// The Activity Host: every link, every session.
+/// The Activity Host: the links below, the activities above, and the route between.
 #[derive(Debug)]
 pub struct HostCore {
     pub(crate) config: HostConfig,
     pub(crate) rng: ChaCha20Rng,
     /// Every link, their timers, and the outbox.
     pub(crate) links: Links,
-    /// Every activity, by session id.
-    pub(crate) activities: BTreeMap<SessionId, Activity>,
+    /// The activity layer: every activity, its timeline and the mission stage.
+    pub(crate) activities: Activities,
+    /// The index of the next session id the route hands out.
     pub(crate) next_session_index: u16,
-    /// Message 4, encoded at the first join and patched for each one after.
-    pub(crate) join_template: Option<JoinResultTemplate>,
-    /// The mission stage, when a mission runs.
-    pub(crate) mission: Option<MissionStage>,
-    /// The time of the call in progress: every entry point is given it.
-    pub(crate) now: Instant,
     /// The lobby services beside the route.
     pub(crate) lobby: LobbyServices,
-    /// Every activity's next timeline commit, earliest first.
-    pub(crate) commits: TimerQueue<SessionId>,
 }
 
 impl HostCore {
@@ -59,15 +57,11 @@ impl HostCore {
         let lobby = LobbyServices::new(config.scenario.player);
         Self {
             rng: ChaCha20Rng::from_seed(config.seed),
-            config,
             links,
             lobby,
-            activities: BTreeMap::new(),
-            now: Instant::default(),
+            activities: Activities::new(config.clone()),
+            config,
             next_session_index: 1,
-            join_template: None,
-            commits: TimerQueue::default(),
-            mission: None,
         }
     }
 
@@ -75,15 +69,14 @@ impl HostCore {
     /// plug in").
     pub fn with_mission(config: HostConfig, mut mission: Box<dyn Mission>) -> Self {
         mission.serve(&config.scenario);
-        Self {
-            mission: Some(MissionStage::new(mission)),
-            ..Self::new(config)
-        }
+        let mut host = Self::new(config);
+        host.activities.mission = Some(MissionStage::new(mission));
+        host
     }
 
     /// The activity of `session`, for a host program or a test to read.
     pub fn activity(&self, session: SessionId) -> Option<&Activity> {
-        self.activities.get(&session)
+        self.activities.get(session)
     }
 
     /// The links the host holds, in id order.
@@ -112,7 +105,7 @@ impl HostCore {
 
     /// A connection closed; its state is dropped, and its member leaves its activity.
     pub fn handle_close(&mut self, now: Instant, link: LinkId) {
-        self.now = now;
+        self.activities.now = now;
         tracing::debug!(%link, "link closed");
         let sessions = self
             .links
@@ -120,16 +113,16 @@ impl HostCore {
             .and_then(Link::into_binding)
             .map(|b| [b.session(), b.private_session()]);
         for session in sessions.into_iter().flatten() {
-            self.depart(link, session);
+            self.activities.depart(&mut self.links, link, session);
         }
-        self.run_mission(now);
+        self.activities.run_mission(&mut self.links, now);
     }
 
     /// Bytes arrived on `link`, split anywhere.
     pub fn handle_bytes(&mut self, now: Instant, link: LinkId, bytes: &[u8]) {
-        self.now = now;
+        self.activities.now = now;
         self.read_frames(now, link, bytes);
-        self.run_mission(now);
+        self.activities.run_mission(&mut self.links, now);
     }
 
     /// The transport and host stages of [`HostCore::handle_bytes`]: every whole frame.
@@ -211,7 +204,8 @@ impl HostCore {
         let reply_type = frame.frame_type;
         if header.service == ACTIVITY_TO_HOST {
             if reply_type == FrameType::Encrypted {
-                self.handle_activity(now, link, header.task, body);
+                self.activities
+                    .handle_activity(&mut self.links, now, link, header.task, body);
             } else {
                 self.links.out.drop_input(link, Dropped::PlaintextActivity);
             }
@@ -229,9 +223,34 @@ impl HostCore {
         self.config.hooks.policy()
     }
 
-    /// The one outbound hook every frame passes.
-    pub(crate) fn outbound(&self) -> &dyn Outbound {
-        self.config.hooks.outbound()
+    /// Sends activity message `msg` with `payload` on `link`'s session, as it is: no check
+    /// of the body, for experiments and fuzzing (the built-in host never sends an
+    /// unchecked body of its own).
+    pub fn push_raw(&mut self, link: LinkId, msg: u32, payload: &[u8]) {
+        self.links.push_message(link, msg, payload);
+    }
+
+    /// Commits `requests` to the world of `session`'s activity, all or none, and sends
+    /// what the commit owes (the world's one door, `requests.rs`). The slots whose body
+    /// changed.
+    pub fn request(
+        &mut self,
+        session: SessionId,
+        requests: &[WorldRequest],
+    ) -> Result<BTreeSet<ClientRef>, CommitError> {
+        self.activities.request(&mut self.links, session, requests)
+    }
+
+    /// Asks for `source` to replace the running mission: it compiles now, and is swapped
+    /// in at the end of the stage once nothing is in flight; a newer request replaces one
+    /// still held (SR "Where mission scripts plug in").
+    pub fn request_reload(&mut self, now: Instant, source: &str) {
+        self.activities.request_reload(&mut self.links, now, source);
+    }
+
+    /// What each running instance holds: its session and its variables.
+    pub fn mission_status(&self) -> Vec<(SessionId, String)> {
+        self.activities.mission_status()
     }
 
     /// The next frame to send.

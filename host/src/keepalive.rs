@@ -5,9 +5,10 @@
 //! SR "Timed sends that remain", "What the host pushes on its own"; AH "Hazards for a
 //! host" (message 44); LINK-03, EPOCH-01, EPOCH-02, MEMBER-03.
 
-use crate::core::HostCore;
+use crate::activities::Activities;
 use crate::event::Transmit;
 use crate::host_timer::HostTimer;
+use crate::link::Links;
 use crate::link_id::LinkId;
 use crate::outbound::{Injected, Moment};
 use crate::reason::Closed;
@@ -20,68 +21,61 @@ use vex_wire::bap::header::{FrameType, InnerHeader};
 use vex_wire::bap::services::ACTIVITY_PUSH;
 use vex_wire::time::Instant;
 
-impl HostCore {
+impl Activities {
     /// Message 2: the client's own tick period (WORLD-03).
     pub(crate) fn world_globals(&self) -> WorldGlobals {
         self.policy().world_globals(WorldGlobals::default_tick())
     }
 
-    /// Sends activity message `msg` with `payload` on `link`'s session, as it is: no check
-    /// of the body, for experiments and fuzzing (the built-in host never sends an
-    /// unchecked body of its own).
-    pub fn push_raw(&mut self, link: LinkId, msg: u32, payload: &[u8]) {
-        self.links.push_message(link, msg, payload);
-    }
-
     /// Sends what the outbound hook adds at `moment`.
-    pub(crate) fn inject(&mut self, link: LinkId, moment: Moment<'_>) {
+    pub(crate) fn inject(&mut self, links: &mut Links, link: LinkId, moment: Moment<'_>) {
         let added = self.outbound().after(moment);
-        self.send_injected(link, added);
+        self.send_injected(links, link, added);
     }
 
     /// Sends frames the outbound hook added.
-    pub(crate) fn send_injected(&mut self, link: LinkId, added: Vec<Injected>) {
+    pub(crate) fn send_injected(&mut self, links: &mut Links, link: LinkId, added: Vec<Injected>) {
         for added in added {
             match added {
-                Injected::Inner { service, inner } => self.links.send_with(link, |l| Transmit {
+                Injected::Inner { service, inner } => links.send_with(link, |l| Transmit {
                     link,
                     bytes: l.frame_inner(l.push_type(), &inner),
                     service,
                     message: None,
                 }),
-                Injected::Push(msg, payload) => self.links.push_message(link, msg, &payload),
+                Injected::Push(msg, payload) => links.push_message(link, msg, &payload),
                 Injected::UnboundPush {
                     session,
                     msg,
                     payload,
-                } => self.links.send_with(link, |l| {
+                } => links.send_with(link, |l| {
                     let mut frame = l.push_frame(payload.len());
                     frame.buffer().extend_from_slice(&payload);
                     let header = PushHeader::new(session.0, msg, payload.len());
                     l.push(frame, &header, 0)
                 }),
-                Injected::GlobalState => self.push_global_state(link),
-                Injected::Roster => self.push_current_roster(link),
+                Injected::GlobalState => self.push_global_state(links, link),
+                Injected::Roster => self.push_current_roster(links, link),
                 Injected::LostFrame => {
-                    if let Some(l) = self.links.get_mut(link) {
+                    if let Some(l) = links.get_mut(link) {
                         // sealed, so the send nonce moves on, and dropped
                         let header = InnerHeader::request(ACTIVITY_PUSH, 0);
                         drop(l.framed(FrameType::Encrypted, header, &[]));
                     }
                 }
                 Injected::Close(reason) => {
-                    if let Some(l) = self.links.get_mut(link) {
+                    if let Some(l) = links.get_mut(link) {
                         l.shut();
                     }
-                    self.links.out.close(link, Closed::Plan(reason));
+                    links.out.close(link, Closed::Plan(reason));
                 }
             }
         }
     }
 
     /// Message 1 from the link's binding.
-    pub(crate) fn push_global_state(&mut self, link: LinkId) {
-        let Some(descriptor) = self.links.binding(link).map(|b| b.descriptor().clone()) else {
+    pub(crate) fn push_global_state(&mut self, links: &mut Links, link: LinkId) {
+        let Some(descriptor) = links.binding(link).map(|b| b.descriptor().clone()) else {
             return;
         };
         let state = roster::global_state(&self.config.scenario, &descriptor);
@@ -90,43 +84,43 @@ impl HostCore {
             .global_state(state, false)
             .and_then(|s| s.encode())
         {
-            Ok(body) => self.links.push_message(link, GLOBAL_ACTIVITY_STATE, &body),
-            Err(error) => self.links.out.not_built(link, GLOBAL_ACTIVITY_STATE, error),
+            Ok(body) => links.push_message(link, GLOBAL_ACTIVITY_STATE, &body),
+            Err(error) => links.out.not_built(link, GLOBAL_ACTIVITY_STATE, error),
         }
     }
 
     /// The 2-second keepalive: message 1 (LINK-03), message 44 when a replication epoch
     /// is waiting, and message 12 while its revision is unacknowledged (MEMBER-03).
-    pub(crate) fn keepalive(&mut self, now: Instant, link: LinkId) {
-        self.push_global_state(link);
-        self.advance_epoch_if_waiting(link);
-        self.resend_membership_if_owed(link);
-        self.inject(link, Moment::Keepalive);
+    pub(crate) fn keepalive(&mut self, links: &mut Links, now: Instant, link: LinkId) {
+        self.push_global_state(links, link);
+        self.advance_epoch_if_waiting(links, link);
+        self.resend_membership_if_owed(links, link);
+        self.inject(links, link, Moment::Keepalive);
         let interval = self.policy().keepalive_interval();
-        if let Some(l) = self.links.get_mut(link) {
+        if let Some(l) = links.get_mut(link) {
             l.keepalive_at(interval.map(|ms| now + ms));
         }
-        self.links.arm(link, HostTimer::Keepalive);
+        links.arm(link, HostTimer::Keepalive);
     }
 
     /// Message 44: the epoch after the one the client holds, sent once and never retried
     /// (EPOCH-01), with the abort bit clear, since it is permanent (EPOCH-02).
-    fn advance_epoch_if_waiting(&mut self, link: LinkId) {
-        let Some(binding) = self.links.binding(link) else {
+    fn advance_epoch_if_waiting(&mut self, links: &mut Links, link: LinkId) {
+        let Some(binding) = links.binding(link) else {
             return;
         };
         let Some(held) = binding.replication.waiting() else {
             return;
         };
         let next = self.policy().next_epoch(held);
-        if let Some(b) = self.links.binding_mut(link) {
+        if let Some(b) = links.binding_mut(link) {
             b.replication.advanced(next.epoch);
         }
         let msg = ADVANCE_REPLICATION_EPOCH;
         match next.encode() {
-            Ok(body) => self.links.push_message(link, msg, &body),
-            Err(error) => return self.links.out.not_built(link, msg, error),
+            Ok(body) => links.push_message(link, msg, &body),
+            Err(error) => return links.out.not_built(link, msg, error),
         }
-        self.inject(link, Moment::EpochSent);
+        self.inject(links, link, Moment::EpochSent);
     }
 }

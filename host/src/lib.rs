@@ -8,6 +8,7 @@
 // untrusted bytes are read through checked views (`get`, fixed-size chunks), never by an index that can panic
 #![cfg_attr(not(test), deny(clippy::indexing_slicing))]
 
+mod activities;
 pub mod activity;
 pub mod commit_error;
 pub mod config;
@@ -32,6 +33,7 @@ pub mod requests;
 pub mod roster;
 mod route;
 pub mod schedule;
+mod timeline;
 mod timer;
 mod timer_queue;
 pub mod world;

@@ -5,10 +5,11 @@
 //! transport_staged; "What the host pushes on its own": a new committed Auth revision;
 //! HOST-19, AUTH-09).
 
+use crate::activities::Activities;
 use crate::commit_error::CommitError;
-use crate::core::HostCore;
 use crate::event::HostEvent;
 use crate::exchange::Exchange;
+use crate::link::Links;
 use crate::roster;
 use crate::world::WorldRequest;
 use std::collections::BTreeSet;
@@ -26,7 +27,7 @@ fn scenario_of(scenario: &Scenario, slot: &ClientRef) -> Option<Option<u8>> {
         .map(|o| o.bubble)
 }
 
-impl HostCore {
+impl Activities {
     /// Commits `requests` to the world of `session`'s activity, all or none. A commit
     /// that changed a body goes in one message 5 to each member whose roster holds a
     /// changed slot, and to no other (HOST-02; a member whose roster waits for its epoch or
@@ -34,14 +35,15 @@ impl HostCore {
     /// reported as [`HostEvent::Staged`] with the new revision; then the authority resets
     /// and queries, the incidents and the armed teleports (a new member table) it asks for
     /// go to every member. The slots whose body changed.
-    pub fn request(
+    pub(crate) fn request(
         &mut self,
+        links: &mut Links,
         session: SessionId,
         requests: &[WorldRequest],
     ) -> Result<BTreeSet<ClientRef>, CommitError> {
         let scenario = &self.config.scenario;
         let activity = self
-            .activities
+            .map
             .get_mut(&session)
             .ok_or(CommitError::NoActivity(session))?;
         let changed = activity.world_mut().commit(scenario, requests)?;
@@ -55,27 +57,31 @@ impl HostCore {
                         .is_some_and(|b| b.is_none_or(|b| b == bubble))
                 };
                 if changed.iter().any(in_roster) {
-                    self.push_current_roster(link);
+                    self.push_current_roster(links, link);
                 }
             }
-            self.links
-                .out
-                .event(HostEvent::Staged { session, revision });
+            links.out.event(HostEvent::Staged { session, revision });
         }
         for request in requests {
             match request {
-                WorldRequest::ResetAuthority => self.start_exchange(session, Exchange::Reset),
-                WorldRequest::QueryAuthority => self.start_exchange(session, Exchange::Query),
-                WorldRequest::FireIncident(incident) => self.fire_incident(session, incident),
+                WorldRequest::ResetAuthority => {
+                    self.start_exchange(links, session, Exchange::Reset)
+                }
+                WorldRequest::QueryAuthority => {
+                    self.start_exchange(links, session, Exchange::Query)
+                }
+                WorldRequest::FireIncident(incident) => {
+                    self.fire_incident(links, session, incident)
+                }
                 WorldRequest::ArmTeleport {
                     state,
                     slice_set,
                     slice_hash,
                 } => {
-                    if let Some(a) = self.activities.get_mut(&session) {
+                    if let Some(a) = self.map.get_mut(&session) {
                         a.arm_teleport(*state, *slice_set, *slice_hash);
                     }
-                    self.publish_membership(session, None);
+                    self.publish_membership(links, session, None);
                 }
                 WorldRequest::SetAuth { .. }
                 | WorldRequest::SetAuthField { .. }

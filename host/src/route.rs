@@ -103,7 +103,8 @@ impl HostCore {
         };
         self.links
             .respond(link, reply_type, HOST_LOOKUP_RESPONSE, header.task, body);
-        self.inject(link, Moment::LookupAnswered);
+        self.activities
+            .inject(&mut self.links, link, Moment::LookupAnswered);
     }
 
     /// A session id of the account's shape: account half, class 0x0020, index (ENV-09).
@@ -125,7 +126,7 @@ impl HostCore {
 
     /// True when `session` is a live activity's or a link is bound to it.
     fn session_in_use(&self, session: SessionId) -> bool {
-        self.activities.contains_key(&session)
+        self.activities.get(session).is_some()
             || self
                 .links
                 .bindings()
@@ -173,12 +174,16 @@ impl HostCore {
         l.keepalive_at(None); // a new session has no accepted join yet
         let previous = l.bind(Binding::new(session, descriptor));
         self.activities
+            .map
             .insert(session, Activity::new(session, link));
         if let Some(previous) = previous {
-            self.depart(link, previous.session());
-            self.depart(link, previous.private_session());
+            self.activities
+                .depart(&mut self.links, link, previous.session());
+            self.activities
+                .depart(&mut self.links, link, previous.private_session());
         }
-        self.inject(link, Moment::SessionCreated);
+        self.activities
+            .inject(&mut self.links, link, Moment::SessionCreated);
     }
 }
 
@@ -194,7 +199,9 @@ mod tests {
         let last = h.new_session_id();
         assert_eq!(last.index(), 0xFFFF);
         let taken = SessionId(last.0 & !0xFFFF | 1);
-        h.activities.insert(taken, Activity::new(taken, LinkId(1)));
+        h.activities
+            .map
+            .insert(taken, Activity::new(taken, LinkId(1)));
         let next = h.new_session_id();
         assert_eq!(
             next.index(),

@@ -2,22 +2,23 @@
 //! committed as a delta into its member record (SR "What each client message gets",
 //! "Client reports come in": the host sees the committed after-image; HOST-05, AUTH-13).
 
-use crate::core::HostCore;
+use crate::activities::Activities;
 use crate::event::WorldEvent;
+use crate::link::Links;
 use crate::link_id::LinkId;
 use crate::reason::Dropped;
 use vex_wire::activity::client_state::ClientState;
 use vex_wire::activity::ids::CLIENT_AUTHORITATIVE_DATA_UPDATE;
 
-impl HostCore {
+impl Activities {
     /// Commits region, spawn and teleport state. A changed member table goes to every
     /// member (MEMBER-03). A region move raises the event and holds every message 5 on the
     /// link until the client's roster request, which is answered in full with the new
     /// region's roster (the HOST-05 and AUTH-13 note of `rules.md`).
-    pub(crate) fn client_state(&mut self, link: LinkId, report: ClientState) {
+    pub(crate) fn client_state(&mut self, links: &mut Links, link: LinkId, report: ClientState) {
         let msg = CLIENT_AUTHORITATIVE_DATA_UPDATE;
-        let Some(session) = self.joined_session(link) else {
-            return self.links.out.drop_input(link, Dropped::NotJoined(msg));
+        let Some(session) = self.joined_session(links, link) else {
+            return links.out.drop_input(link, Dropped::NotJoined(msg));
         };
         if !self.policy().commit_client_state() {
             return;
@@ -28,32 +29,31 @@ impl HostCore {
             && leg.index >= 0
             && crate::roster::bubble_of(leg.index) >= bubbles
         {
-            return self
-                .links
+            return links
                 .out
                 .drop_input(link, Dropped::RegionOutside(leg.index));
         }
         let from = self.region_of(link, session);
         let Some(committed) = self
-            .activities
+            .map
             .get_mut(&session)
             .and_then(|a| a.commit_client_state(link, &report, arrival))
         else {
-            return self.links.out.drop_input(link, Dropped::NotJoined(msg));
+            return links.out.drop_input(link, Dropped::NotJoined(msg));
         };
         if committed.table_changed {
-            self.publish_membership(session, None);
+            self.publish_membership(links, session, None);
         }
         if committed.region_moved {
-            if let Some(b) = self.links.binding_mut(link) {
+            if let Some(b) = links.binding_mut(link) {
                 b.replication.wait(); // its advertised host changed (SR "What the host pushes")
             }
             let to = self.region_of(link, session);
-            self.world_event(WorldEvent::RegionChanged { link, from, to });
+            self.world_event(links, WorldEvent::RegionChanged { link, from, to });
             if !self.policy().hold_rosters_for_region_request() {
-                return self.push_current_roster(link);
+                return self.push_current_roster(links, link);
             }
-            if let Some(b) = self.links.binding_mut(link) {
+            if let Some(b) = links.binding_mut(link) {
                 b.roster.hold_for_request();
             }
         }

@@ -2,7 +2,8 @@
 //! answers with the state change that implies (AH "peer_leave_request, message 15"; SR
 //! "Client reports come in": 15 "sends the message 5 leave delta"; LEAVE-01, LEAVE-02).
 
-use crate::core::HostCore;
+use crate::activities::Activities;
+use crate::link::Links;
 use crate::link_id::LinkId;
 use crate::outbound::{Injected, Moment};
 use crate::roster;
@@ -13,16 +14,16 @@ use vex_wire::activity::session::SessionId;
 use vex_wire::activity::small::PeerLeave;
 use vex_wire::bits::BitError;
 
-impl HostCore {
+impl Activities {
     /// One message 5 on the link removes the client's roster, and no roster follows it.
     /// A client that leaves before its first roster registered nothing, so nothing is
     /// sent; either way no roster is owed any more, and the link has no joined client.
-    pub(crate) fn peer_leave(&mut self, link: LinkId, leave: PeerLeave) {
+    pub(crate) fn peer_leave(&mut self, links: &mut Links, link: LinkId, leave: PeerLeave) {
         tracing::info!(%link, reason = format_args!("{:#010x}", leave.reason_hash), "peer leave");
         if !self.policy().answer_leave() {
             return; // the host acts as if message 15 never came
         }
-        let Some(l) = self.links.get_mut(link) else {
+        let Some(l) = links.get_mut(link) else {
             return;
         };
         l.keepalive_at(None); // no push is owed to a client that left
@@ -35,24 +36,24 @@ impl HostCore {
         // the answer is built from what the member had, before it departs
         let answer = match (epoch, join, registered) {
             (Some(epoch), Some(join), true) => {
-                Some(self.leave_answer(link, session, &join, epoch.0))
+                Some(self.leave_answer(links, link, session, &join, epoch.0))
             }
             _ => None,
         };
         // the client is gone: no request of its is answered, its lane and slots are free
         // again, and the other members get the table without it
         if self.policy().leave_frees_member() {
-            self.depart(link, session);
+            self.depart(links, link, session);
         }
         match answer {
             None => {}
             Some(Ok((body, added))) => {
-                self.links.push_message(link, SENSOR_AUTH_UPDATE, &body);
-                self.send_injected(link, added);
+                links.push_message(link, SENSOR_AUTH_UPDATE, &body);
+                self.send_injected(links, link, added);
             }
             Some(Err(error)) => {
                 let msg = SENSOR_AUTH_UPDATE;
-                self.links.out.not_built(link, msg, error);
+                links.out.not_built(link, msg, error);
             }
         }
     }
@@ -60,6 +61,7 @@ impl HostCore {
     /// The leave delta of member `link` of `session`, and what the hook adds after it.
     fn leave_answer(
         &self,
+        links: &Links,
         link: LinkId,
         session: SessionId,
         join: &JoinRequest,
@@ -67,7 +69,7 @@ impl HostCore {
     ) -> Result<(Vec<u8>, Vec<Injected>), BitError> {
         let inputs = self.roster_inputs(link, session, join, epoch);
         let delta = roster::leave_delta(inputs.scenario, inputs.region, epoch);
-        let sent = self.links.binding(link).map_or(0, |b| b.roster.sent());
+        let sent = links.binding(link).map_or(0, |b| b.roster.sent());
         let body = self.policy().leave_delta(delta, inputs, sent)?.encode()?;
         Ok((
             body,

@@ -7,7 +7,8 @@
 //! "What each client message gets" (23, 38), "Timed sends that remain"; facts 4.10
 //! "Publication rules", 4.12; MEMBER-03, MEMBER-07, HOST-15.
 
-use crate::core::HostCore;
+use crate::activities::Activities;
+use crate::link::Links;
 use crate::link_id::LinkId;
 use crate::mission::MissionEvent;
 use crate::reason::Dropped;
@@ -20,7 +21,7 @@ use vex_wire::activity::membership::{Member, ReplicateMembership};
 use vex_wire::activity::session::SessionId;
 use vex_wire::activity::small::MembershipAcknowledgement;
 
-impl HostCore {
+impl Activities {
     /// The member message 3 seeds before any message 23 (facts 4.10 seed).
     pub(crate) fn seed_member(&self, join: &JoinRequest) -> Member {
         Member::seed(
@@ -32,18 +33,22 @@ impl HostCore {
 
     /// The table of `session` as this host sends it (MEMBER-01).
     pub(crate) fn membership_table(&self, session: SessionId) -> Option<ReplicateMembership> {
-        let activity = self.activities.get(&session)?;
+        let activity = self.map.get(&session)?;
         Some(self.policy().membership(activity.table()))
     }
 
     /// The table a public join's burst carries: the player's own private session's, read
     /// and not changed (SR "The join burst"); while the link has no lane there, the table
     /// that session would hold, seeded from the join.
-    pub(crate) fn private_table(&self, link: LinkId, join: &JoinRequest) -> ReplicateMembership {
-        let private = self
-            .links
+    pub(crate) fn private_table(
+        &self,
+        links: &Links,
+        link: LinkId,
+        join: &JoinRequest,
+    ) -> ReplicateMembership {
+        let private = links
             .binding(link)
-            .and_then(|b| self.activities.get(&b.private_session()))
+            .and_then(|b| self.map.get(&b.private_session()))
             .filter(|a| a.has_member(link));
         let table = match private {
             Some(activity) => activity.table(),
@@ -56,18 +61,23 @@ impl HostCore {
     }
 
     /// Sends `session`'s table to `link` and records the revision sent.
-    pub(crate) fn push_membership(&mut self, link: LinkId, session: SessionId) {
-        self.send_table(session, &[link]);
+    pub(crate) fn push_membership(&mut self, links: &mut Links, link: LinkId, session: SessionId) {
+        self.send_table(links, session, &[link]);
     }
 
     /// The table of `session` changed: every member bound to it gets the new revision,
     /// `except` aside (a joiner whose burst carried it already).
-    pub(crate) fn publish_membership(&mut self, session: SessionId, except: Option<LinkId>) {
-        let Some(activity) = self.activities.get(&session) else {
+    pub(crate) fn publish_membership(
+        &mut self,
+        links: &mut Links,
+        session: SessionId,
+        except: Option<LinkId>,
+    ) {
+        let Some(activity) = self.map.get(&session) else {
             return;
         };
         let bound = |link: &LinkId| {
-            self.links
+            links
                 .binding(*link)
                 .is_some_and(|b| b.session() == session && b.is_joined())
         };
@@ -76,25 +86,25 @@ impl HostCore {
             .into_iter()
             .filter(|link| bound(link) && Some(*link) != except)
             .collect();
-        self.send_table(session, &members);
+        self.send_table(links, session, &members);
     }
 
     /// Encodes `session`'s table once and sends it to each of `links`, recording the
     /// revision each was sent.
-    fn send_table(&mut self, session: SessionId, links: &[LinkId]) {
-        let (Some(table), Some(&first)) = (self.membership_table(session), links.first()) else {
+    fn send_table(&mut self, links: &mut Links, session: SessionId, to: &[LinkId]) {
+        let (Some(table), Some(&first)) = (self.membership_table(session), to.first()) else {
             return;
         };
         let body = match table.encode() {
             Ok(body) => body,
             Err(error) => {
                 let msg = REPLICATE_MEMBERSHIP;
-                return self.links.out.not_built(first, msg, error);
+                return links.out.not_built(first, msg, error);
             }
         };
-        for &link in links {
-            self.links.push_message(link, REPLICATE_MEMBERSHIP, &body);
-            if let Some(b) = self.links.binding_mut(link) {
+        for &link in to {
+            links.push_message(link, REPLICATE_MEMBERSHIP, &body);
+            if let Some(b) = links.binding_mut(link) {
                 b.table.sent(table.revision);
             }
         }
@@ -102,28 +112,28 @@ impl HostCore {
 
     /// `link`'s member leaves `session`: its lane and lease are freed, the others get the
     /// new table, and an activity with no member and no owner bound to it is dropped.
-    pub(crate) fn depart(&mut self, link: LinkId, session: SessionId) {
-        let Some(activity) = self.activities.get_mut(&session) else {
+    pub(crate) fn depart(&mut self, links: &mut Links, link: LinkId, session: SessionId) {
+        let Some(activity) = self.map.get_mut(&session) else {
             return;
         };
         let lane = activity.lane(link);
         if activity.depart(link) {
-            self.publish_membership(session, Some(link));
-            self.epoch_waits(session, Some(link));
+            self.publish_membership(links, session, Some(link));
+            self.epoch_waits(links, session, Some(link));
         }
         if let Some(member) = lane {
             self.mission_event(session, MissionEvent::MemberLeft { member });
         }
-        let owner_bound = |core: &Self, a: &crate::activity::Activity| {
-            core.links
+        let owner_bound = |a: &crate::activity::Activity| {
+            links
                 .binding(a.owner())
                 .is_some_and(|b| b.private_session() == a.session())
         };
-        if let Some(a) = self.activities.get(&session)
+        if let Some(a) = self.map.get(&session)
             && a.is_empty()
-            && !owner_bound(self, a)
+            && !owner_bound(a)
         {
-            self.activities.remove(&session);
+            self.map.remove(&session);
             self.mission_ended(session);
         }
     }
@@ -133,15 +143,20 @@ impl HostCore {
     /// its keepalive (SR "Timed sends that remain": message 44 "when a replication epoch is
     /// waiting"). The pages do not say what makes an epoch wait; Vex takes a change in a
     /// member's peers, or its own move into another region, as the cause.
-    pub(crate) fn epoch_waits(&mut self, session: SessionId, except: Option<LinkId>) {
-        let Some(activity) = self.activities.get(&session) else {
+    pub(crate) fn epoch_waits(
+        &mut self,
+        links: &mut Links,
+        session: SessionId,
+        except: Option<LinkId>,
+    ) {
+        let Some(activity) = self.map.get(&session) else {
             return;
         };
         for link in activity.member_links() {
             if Some(link) == except {
                 continue;
             }
-            if let Some(b) = self.links.binding_mut(link)
+            if let Some(b) = links.binding_mut(link)
                 && b.is_joined()
                 && b.session() == session
             {
@@ -152,51 +167,56 @@ impl HostCore {
 
     /// Message 23: commits the member's identity; a changed table goes to every member
     /// (HOST-15). A link with no member in its activity gets nothing.
-    pub(crate) fn client_identity(&mut self, link: LinkId, identity: ClientIdentity) {
-        let Some(session) = self.joined_session(link) else {
-            return self
-                .links
+    pub(crate) fn client_identity(
+        &mut self,
+        links: &mut Links,
+        link: LinkId,
+        identity: ClientIdentity,
+    ) {
+        let Some(session) = self.joined_session(links, link) else {
+            return links
                 .out
                 .drop_input(link, Dropped::NotJoined(CLIENT_IDENTITY_UPDATE));
         };
         if !self.policy().commit_identity() {
             return;
         }
-        let Some(activity) = self.activities.get_mut(&session) else {
+        let Some(activity) = self.map.get_mut(&session) else {
             return;
         };
         let before = activity.revision();
         activity.set_identity(link, identity.0);
         if activity.revision() != before {
-            self.publish_membership(session, None);
+            self.publish_membership(links, session, None);
         }
     }
 
     /// Message 38: the revision the client applied.
     pub(crate) fn membership_acknowledged(
         &mut self,
+        links: &mut Links,
         link: LinkId,
         MembershipAcknowledgement { revision }: MembershipAcknowledgement,
     ) {
-        if let Some(binding) = self.links.binding_mut(link) {
+        if let Some(binding) = links.binding_mut(link) {
             binding.table.acknowledge(revision);
         }
     }
 
     /// On the keepalive: message 12 again while the current revision is unacknowledged.
-    pub(crate) fn resend_membership_if_owed(&mut self, link: LinkId) {
-        let Some(binding) = self.links.binding(link) else {
+    pub(crate) fn resend_membership_if_owed(&mut self, links: &mut Links, link: LinkId) {
+        let Some(binding) = links.binding(link) else {
             return;
         };
         let session = binding.session();
-        let current = self.activities.get(&session).map(|a| a.revision());
+        let current = self.map.get(&session).map(|a| a.revision());
         let (Some(unacknowledged), true) =
             (binding.table.unacknowledged(current), binding.is_joined())
         else {
             return;
         };
         if self.policy().resend_membership(unacknowledged) {
-            self.push_membership(link, session);
+            self.push_membership(links, link, session);
         }
     }
 
@@ -205,13 +225,13 @@ impl HostCore {
     /// committed, else the scenario's arrival slice set.
     pub(crate) fn region_of(&self, link: LinkId, session: SessionId) -> i16 {
         let arrival = self.config.scenario.arrival_slice_set;
-        self.activities
+        self.map
             .get(&session)
             .map_or(arrival, |a| a.member_state(link).region_or(arrival))
     }
 
-    pub(crate) fn joined_session(&self, link: LinkId) -> Option<SessionId> {
-        let b = self.links.binding(link)?;
+    pub(crate) fn joined_session(&self, links: &Links, link: LinkId) -> Option<SessionId> {
+        let b = links.binding(link)?;
         b.is_joined().then_some(b.session())
     }
 }

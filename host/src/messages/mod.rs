@@ -17,9 +17,10 @@ mod membership;
 mod refresh;
 pub mod sense;
 
-use crate::core::HostCore;
+use crate::activities::Activities;
 use crate::event::HostEvent;
 use crate::host_timer::HostTimer;
+use crate::link::Links;
 use crate::link_id::LinkId;
 use crate::mission::MissionEvent;
 use crate::outbound::Moment;
@@ -67,67 +68,76 @@ fn tick_start(tick: u64) -> u64 {
 /// The bubble whose grant applies in this build (AUTH-12).
 const GRANTED_BUBBLE: usize = 64;
 
-impl HostCore {
+impl Activities {
     /// One service-8 body. A message the message table says the client never sends, or
     /// from a link that does not own its session, is recorded and dropped; the frame itself
     /// is accepted (AH "Message ids"; HOST-06).
-    pub(crate) fn handle_activity(&mut self, now: Instant, link: LinkId, task: u32, body: &[u8]) {
+    pub(crate) fn handle_activity(
+        &mut self,
+        links: &mut Links,
+        now: Instant,
+        link: LinkId,
+        task: u32,
+        body: &[u8],
+    ) {
         let n = match ActivityNotification::decode(body) {
             Ok(n) => n,
-            Err(e) => return self.links.out.drop_input(link, Dropped::Envelope(e)),
+            Err(e) => return links.out.drop_input(link, Dropped::Envelope(e)),
         };
-        self.links
+        links
             .out
             .record(link, ACTIVITY_TO_HOST, task, Some(n.msg_type));
         let msg = n.msg_type;
-        self.inject(link, Moment::Reported { msg, task });
+        self.inject(links, link, Moment::Reported { msg, task });
         if n.discriminator == 2 && !self.policy().take_discriminator_two() {
-            return self.links.out.drop_input(link, Dropped::DiscriminatorTwo);
+            return links.out.drop_input(link, Dropped::DiscriminatorTwo);
         }
         if !table::client_sends(n.msg_type) {
-            return self
-                .links
+            return links
                 .out
                 .drop_input(link, Dropped::NotClientSent(n.msg_type));
         }
         let handle = SessionId(n.handle);
-        if !self.owns(link, n.msg_type, handle) {
+        if !self.owns(links, link, n.msg_type, handle) {
             let (msg, session) = (n.msg_type, handle);
-            return self
-                .links
+            return links
                 .out
                 .drop_input(link, Dropped::Unowned { msg, session });
         }
         let message = match ClientMessage::decode(n.msg_type, &n.payload) {
             Ok(m) => m,
-            Err(reason) => return self.links.out.drop_input(link, reason),
+            Err(reason) => return links.out.drop_input(link, reason),
         };
         match message {
-            ClientMessage::Join(join) => self.join(now, link, handle, join),
-            ClientMessage::Identity(identity) => self.client_identity(link, identity),
-            ClientMessage::PatchEpoch(epoch) => self.patch_epoch(link, epoch),
-            ClientMessage::Leave(leave) => self.peer_leave(link, leave),
-            ClientMessage::MembershipAcknowledged(ack) => self.membership_acknowledged(link, ack),
-            ClientMessage::StateRefresh { trailing } => self.state_refresh(link, trailing),
-            ClientMessage::ClientState(report) => self.client_state(link, report),
-            ClientMessage::StartNewActivity => self.start_new_activity(link),
-            ClientMessage::Purge(purge) => self.purge_request(link, purge),
-            ClientMessage::Incident(incident) => self.incident(link, incident),
-            ClientMessage::ResetAcknowledged(token) => self.reset_acknowledged(link, token),
-            ClientMessage::BubbleMask(answer) => self.bubble_mask_answered(link, answer),
-            ClientMessage::FullMask(answer) => self.full_mask_answered(link, answer),
-            ClientMessage::Abdicate(abdication) => self.abdicate(link, abdication),
-            ClientMessage::AllocateSlots(request) => self.allocate_entity_slots(link, request),
-            ClientMessage::FreeSlots(mask) => self.free_entity_slots(link, mask),
-            ClientMessage::Sense(payload) => self.sense_update(link, &payload),
+            ClientMessage::Join(join) => self.join(links, now, link, handle, join),
+            ClientMessage::Identity(identity) => self.client_identity(links, link, identity),
+            ClientMessage::PatchEpoch(epoch) => self.patch_epoch(links, link, epoch),
+            ClientMessage::Leave(leave) => self.peer_leave(links, link, leave),
+            ClientMessage::MembershipAcknowledged(ack) => {
+                self.membership_acknowledged(links, link, ack)
+            }
+            ClientMessage::StateRefresh { trailing } => self.state_refresh(links, link, trailing),
+            ClientMessage::ClientState(report) => self.client_state(links, link, report),
+            ClientMessage::StartNewActivity => self.start_new_activity(links, link),
+            ClientMessage::Purge(purge) => self.purge_request(links, link, purge),
+            ClientMessage::Incident(incident) => self.incident(links, link, incident),
+            ClientMessage::ResetAcknowledged(token) => self.reset_acknowledged(links, link, token),
+            ClientMessage::BubbleMask(answer) => self.bubble_mask_answered(links, link, answer),
+            ClientMessage::FullMask(answer) => self.full_mask_answered(links, link, answer),
+            ClientMessage::Abdicate(abdication) => self.abdicate(links, link, abdication),
+            ClientMessage::AllocateSlots(request) => {
+                self.allocate_entity_slots(links, link, request)
+            }
+            ClientMessage::FreeSlots(mask) => self.free_entity_slots(links, link, mask),
+            ClientMessage::Sense(payload) => self.sense_update(links, link, &payload),
             ClientMessage::Recorded => {}
         }
     }
 
     /// facts 4.15: message 3 may name the link's own private session or a public host
     /// session; every other message the session the link is bound to (HOST-06).
-    fn owns(&self, link: LinkId, msg: u32, handle: SessionId) -> bool {
-        let Some(b) = self.links.binding(link) else {
+    fn owns(&self, links: &Links, link: LinkId, msg: u32, handle: SessionId) -> bool {
+        let Some(b) = links.binding(link) else {
             return false;
         };
         if msg == JOIN_REQUEST {
@@ -141,7 +151,7 @@ impl HostCore {
     /// any other link may join (SR "The join burst": a public join names "a session that
     /// belongs to a shared region's host").
     fn is_public_host(&self, session: SessionId, link: LinkId) -> bool {
-        self.activities
+        self.map
             .get(&session)
             .is_some_and(|a| a.owner() != link && a.has_member(a.owner()))
     }
@@ -150,26 +160,32 @@ impl HostCore {
     /// join) or a public host's (a public join), and gets the join burst 4, 0, 1, 2, 54,
     /// 12, all at once (JOIN-02); every other member gets the new table (SR "The join
     /// burst"; HOST-14).
-    fn join(&mut self, now: Instant, link: LinkId, handle: SessionId, join: JoinRequest) {
+    fn join(
+        &mut self,
+        links: &mut Links,
+        now: Instant,
+        link: LinkId,
+        handle: SessionId,
+        join: JoinRequest,
+    ) {
         if SessionId(join.host_id) != handle {
             let named = join.host_id;
-            return self
-                .links
+            return links
                 .out
                 .drop_input(link, Dropped::JoinMismatch { named, handle });
         }
-        let Some(binding) = self.links.binding(link) else {
+        let Some(binding) = links.binding(link) else {
             return;
         };
         let (previous, private) = (binding.session(), binding.private_session());
         let public = handle != private;
         let member = self.seed_member(&join);
-        let Some(activity) = self.activities.get_mut(&handle) else {
-            return self.links.out.drop_input(link, Dropped::NoActivity(handle));
+        let Some(activity) = self.map.get_mut(&handle) else {
+            return links.out.drop_input(link, Dropped::NoActivity(handle));
         };
         let revision_before = activity.revision();
         if let Err(e) = activity.admit(link, member) {
-            return self.links.out.drop_input(link, Dropped::Admit(e)); // the link stays where it was
+            return links.out.drop_input(link, Dropped::Admit(e)); // the link stays where it was
         }
         let started = activity.start(now);
         let lane = activity.lane(link);
@@ -179,46 +195,46 @@ impl HostCore {
         // it leaves the session it was in, unless that is its own private session, which a
         // public join reads and does not change (SR "The join burst")
         if previous != handle && previous != private {
-            self.depart(link, previous);
+            self.depart(links, link, previous);
         }
-        if let Some(b) = self.links.binding_mut(link) {
+        if let Some(b) = links.binding_mut(link) {
             b.enter(handle);
         }
-        let burst = match self.join_burst(link, &join, handle, public) {
+        let burst = match self.join_burst(links, link, &join, handle, public) {
             Ok(b) => b,
-            Err(error) => return self.unjoin(link, handle, error),
+            Err(error) => return self.unjoin(links, link, handle, error),
         };
         let membership = burst.iter().any(|(msg, _)| *msg == REPLICATE_MEMBERSHIP);
-        let current = self.activities.get(&handle).map_or(0, |a| a.revision());
+        let current = self.map.get(&handle).map_or(0, |a| a.revision());
         for (msg, payload) in burst {
-            self.links.push(link, msg, &payload, true);
+            links.push(link, msg, &payload, true);
         }
-        self.inject(link, Moment::JoinBurst);
+        self.inject(links, link, Moment::JoinBurst);
         let interval = self.policy().keepalive_interval();
         // the epoch message 4 told the client, which message 44 goes on from (EPOCH-01)
         let epoch = self
             .policy()
             .join_result(JoinResult::accept(&join, handle.0))
             .initial_epoch;
-        if let Some(l) = self.links.get_mut(link)
+        if let Some(l) = links.get_mut(link)
             && let Some(binding) = l.binding_mut()
         {
             // a public joiner is sent the activity's table right below, after its private one;
             // a burst without one owes it, and the keepalive sends it (MEMBER-03)
             binding.joined(join, epoch, current);
             l.keepalive_at(interval.map(|ms| now + ms));
-            self.links.arm(link, HostTimer::Keepalive);
+            links.arm(link, HostTimer::Keepalive);
         }
         // a public joiner's burst carried its private table: it gets the activity's too,
         // from the same encode as the other members when the table changed
         let joiner_too = public && membership;
         if current != revision_before {
-            self.publish_membership(handle, (!joiner_too).then_some(link));
-            self.epoch_waits(handle, Some(link));
+            self.publish_membership(links, handle, (!joiner_too).then_some(link));
+            self.epoch_waits(links, handle, Some(link));
         } else if joiner_too {
-            self.push_membership(link, handle);
+            self.push_membership(links, link, handle);
         }
-        self.links.out.event(HostEvent::Joined {
+        links.out.event(HostEvent::Joined {
             link,
             session: handle,
         });
@@ -232,21 +248,22 @@ impl HostCore {
 
     /// A join whose burst could not be built: the member leaves the session again, and the
     /// link is back on its own private session with no joined client.
-    fn unjoin(&mut self, link: LinkId, session: SessionId, error: BitError) {
-        self.depart(link, session);
-        if let Some(l) = self.links.get_mut(link) {
+    fn unjoin(&mut self, links: &mut Links, link: LinkId, session: SessionId, error: BitError) {
+        self.depart(links, link, session);
+        if let Some(l) = links.get_mut(link) {
             l.keepalive_at(None);
             if let Some(b) = l.binding_mut() {
                 b.unjoin();
             }
         }
         let msg = JOIN_RESULT;
-        self.links.out.not_built(link, msg, error);
+        links.out.not_built(link, msg, error);
     }
 
     /// Builds every message of the burst first, so none is sent unless all are built.
     fn join_burst(
         &mut self,
+        links: &mut Links,
         link: LinkId,
         join: &JoinRequest,
         session: SessionId,
@@ -264,8 +281,7 @@ impl HostCore {
         let echo = self.policy().join_echo(join.record.clone());
         let msg4 = template.encode(&echo, session.0);
         self.join_template = Some(template);
-        let descriptor = self
-            .links
+        let descriptor = links
             .binding(link)
             .map(|b| b.descriptor().clone())
             .unwrap_or_default();
@@ -273,7 +289,7 @@ impl HostCore {
         let msg1 = roster::global_state(scenario, &descriptor);
         let msg1 = self.policy().global_state(msg1, true)?.encode()?;
         let membership = if public && self.policy().public_burst_private_table() {
-            Some(self.private_table(link, join))
+            Some(self.private_table(links, link, join))
         } else {
             self.membership_table(session)
         };
@@ -292,10 +308,7 @@ impl HostCore {
             scenario,
             join,
             region: scenario.arrival_slice_set,
-            world: self
-                .activities
-                .get(&session)
-                .map_or(World::empty(), |a| a.world()),
+            world: self.map.get(&session).map_or(World::empty(), |a| a.world()),
             epoch: [0, 0],
         };
         self.policy().join_burst(burst, context)
@@ -309,10 +322,10 @@ impl HostCore {
 
     /// Message 52: keeps the epoch for the link; the first one answers with the first
     /// message 5 when a roster is owed (AUTH-16, SR step 5).
-    fn patch_epoch(&mut self, link: LinkId, epoch: PatchEpoch) {
-        let held = self.links.binding(link).and_then(|b| b.epoch());
+    fn patch_epoch(&mut self, links: &mut Links, link: LinkId, epoch: PatchEpoch) {
+        let held = links.binding(link).and_then(|b| b.epoch());
         let epoch = self.policy().patch_epoch(held, epoch);
-        let Some(binding) = self.links.binding_mut(link) else {
+        let Some(binding) = links.binding_mut(link) else {
             return;
         };
         binding.report_epoch(epoch);
@@ -325,8 +338,8 @@ impl HostCore {
         if !self.policy().first_roster() {
             return;
         }
-        self.push_roster(link, &join, epoch, false);
-        self.inject(link, Moment::FirstRoster);
+        self.push_roster(links, link, &join, epoch, false);
+        self.inject(links, link, Moment::FirstRoster);
     }
 
     /// Message 5 with the whole roster of the member's region and every Auth body the host
@@ -335,38 +348,34 @@ impl HostCore {
     /// HOST-05 note of `rules.md`).
     pub(crate) fn push_roster(
         &mut self,
+        links: &mut Links,
         link: LinkId,
         join: &JoinRequest,
         epoch: PatchEpoch,
         snapshot: bool,
     ) {
-        let Some(binding) = self.links.binding(link) else {
+        let Some(binding) = links.binding(link) else {
             return;
         };
         if binding.roster.held() {
             return; // held until the region move's roster request (AUTH-13)
         }
-        match self.build_roster(link, join, epoch, snapshot) {
+        match self.build_roster(links, link, join, epoch, snapshot) {
             Err(error) => {
                 let msg = SENSOR_AUTH_UPDATE;
-                self.links.out.not_built(link, msg, error);
+                links.out.not_built(link, msg, error);
             }
-            Ok(built) if !self.fits_tick(link, built.body.len()) => {
+            Ok(built) if !self.fits_tick(links, link, built.body.len()) => {
                 // the whole roster again in the next tick; this one is not sent (AUTH-10)
                 let next = tick_start(client_tick(self.now) + 1);
                 let due = Instant::from_millis(next);
-                if self
-                    .links
-                    .binding_mut(link)
-                    .is_some_and(|b| b.roster.defer(due))
-                {
-                    self.links.arm(link, HostTimer::DeferredRoster);
+                if links.binding_mut(link).is_some_and(|b| b.roster.defer(due)) {
+                    links.arm(link, HostTimer::DeferredRoster);
                 }
             }
             Ok(built) => {
-                self.links
-                    .push_message(link, SENSOR_AUTH_UPDATE, &built.body);
-                if let Some(b) = self.links.binding_mut(link) {
+                links.push_message(link, SENSOR_AUTH_UPDATE, &built.body);
+                if let Some(b) = links.binding_mut(link) {
                     b.roster.sent_one(built.map); // what Sense is read against (AUTH-15)
                     if let Some(token) = built.grant {
                         b.authority.granted(token);
@@ -380,19 +389,20 @@ impl HostCore {
     /// registers, and the bubble-64 grant token it carries.
     fn build_roster(
         &self,
+        links: &Links,
         link: LinkId,
         join: &JoinRequest,
         epoch: PatchEpoch,
         snapshot: bool,
     ) -> Result<BuiltRoster, BitError> {
-        let b = self.links.binding(link);
+        let b = links.binding(link);
         let send = RosterSend {
             sent: b.map_or(0, |b| b.roster.sent()),
             snapshot,
         };
         let session = b.map_or(SessionId::default(), |b| b.session());
         let sense_override = b.and_then(|b| b.roster.sense_override().cloned());
-        let grant = self.bubble_grant_due(link, session);
+        let grant = self.bubble_grant_due(links, link, session);
         let mut m = roster::sensor_auth(&self.roster_inputs(link, session, join, epoch.0))?;
         m.prefix.bubble_block = grant.map(|t| BubbleAuthority::granting(GRANTED_BUBBLE, t));
         if let Some((slot, bits)) = sense_override {
@@ -426,17 +436,17 @@ impl HostCore {
     /// hold it yet: the token after the client's mirror (AH "The bubble-authority block";
     /// AUTH-11, AUTH-12: bubble 64 is the one bubble whose grant applies). The activity's
     /// owner runs the activity's actors.
-    fn bubble_grant_due(&self, link: LinkId, session: SessionId) -> Option<u16> {
-        let owner = self.activities.get(&session).map(|a| a.owner());
-        let b = self.links.binding(link)?;
+    fn bubble_grant_due(&self, links: &Links, link: LinkId, session: SessionId) -> Option<u16> {
+        let owner = self.map.get(&session).map(|a| a.owner());
+        let b = links.binding(link)?;
         b.authority.grant_due().filter(|_| owner == Some(link))
     }
 
     /// True when a message 5 of `len` bytes fits the client's current tick beside the
     /// ones sent in it; then it is counted (AUTH-10).
-    fn fits_tick(&mut self, link: LinkId, len: usize) -> bool {
+    fn fits_tick(&mut self, links: &mut Links, link: LinkId, len: usize) -> bool {
         let tick = client_tick(self.now);
-        self.links
+        links
             .binding_mut(link)
             .is_some_and(|b| b.roster.fits_tick(tick, len))
     }
@@ -454,21 +464,18 @@ impl HostCore {
             scenario: &self.config.scenario,
             join,
             region: self.region_of(link, session),
-            world: self
-                .activities
-                .get(&session)
-                .map_or(World::empty(), |a| a.world()),
+            world: self.map.get(&session).map_or(World::empty(), |a| a.world()),
             epoch,
         }
     }
 
     /// The link's whole roster again, when its client is joined and its epoch known.
-    pub(crate) fn push_current_roster(&mut self, link: LinkId) {
-        let Some(b) = self.links.binding(link) else {
+    pub(crate) fn push_current_roster(&mut self, links: &mut Links, link: LinkId) {
+        let Some(b) = links.binding(link) else {
             return;
         };
         if let (Some(join), Some(epoch)) = (b.join().cloned(), b.epoch()) {
-            self.push_roster(link, &join, epoch, false);
+            self.push_roster(links, link, &join, epoch, false);
         }
     }
 }

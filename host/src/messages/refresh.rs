@@ -3,70 +3,68 @@
 //! gets"; HOST-03). An earlier send is not an answer: the client may have dropped what it
 //! held.
 
-use crate::core::HostCore;
+use crate::activities::Activities;
+use crate::link::Links;
 use crate::link_id::LinkId;
 use crate::reason::Dropped;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::ids::{START_NEW_ACTIVITY, STATE_REFRESH, WORLD_GLOBALS_STATE};
 
-impl HostCore {
+impl Activities {
     /// Message 18. The request's membership revision and bubble are read and not used:
     /// the host answers with its whole state whatever the client holds.
-    pub(crate) fn state_refresh(&mut self, link: LinkId, trailing: bool) {
+    pub(crate) fn state_refresh(&mut self, links: &mut Links, link: LinkId, trailing: bool) {
         let msg = STATE_REFRESH;
         if trailing && !self.policy().take_trailing_bytes() {
-            return self
-                .links
-                .out
-                .drop_input(link, Dropped::TrailingBytes { msg });
+            return links.out.drop_input(link, Dropped::TrailingBytes { msg });
         }
-        self.snapshot(link, STATE_REFRESH);
+        self.snapshot(links, link, STATE_REFRESH);
     }
 
     /// Message 11: the snapshot too while `default_client_activation` is on, else
     /// recorded only (SR "What each client message gets"; facts 4.14: its head is the
     /// selection's first fields, the rest opaque).
-    pub(crate) fn start_new_activity(&mut self, link: LinkId) {
+    pub(crate) fn start_new_activity(&mut self, links: &mut Links, link: LinkId) {
         let msg = START_NEW_ACTIVITY;
         if self.config.default_client_activation && self.policy().answer_start_activity() {
-            self.snapshot(link, msg);
+            self.snapshot(links, link, msg);
         }
     }
 
     /// The snapshot answering request `msg`, in order. Message 5 needs the client's
     /// patch epoch; before the first message 52 it is owed, and the epoch's arrival sends
     /// it. A client that left or never joined gets nothing.
-    fn snapshot(&mut self, link: LinkId, msg: u32) {
+    fn snapshot(&mut self, links: &mut Links, link: LinkId, msg: u32) {
         if !self.policy().answer_refresh() {
             return;
         }
-        let Some(binding) = self.links.binding(link) else {
+        let Some(binding) = links.binding(link) else {
             return;
         };
         let (Some(join), epoch) = (binding.join().cloned(), binding.epoch()) else {
-            return self.links.out.drop_input(link, Dropped::NotJoined(msg));
+            return links.out.drop_input(link, Dropped::NotJoined(msg));
         };
         let (session, public) = (binding.session(), binding.is_public());
-        self.push_global_state(link);
+        self.push_global_state(links, link);
         match self.world_globals().encode() {
-            Ok(body) => self.links.push_message(link, WORLD_GLOBALS_STATE, &body),
+            Ok(body) => links.push_message(link, WORLD_GLOBALS_STATE, &body),
             Err(error) => {
                 let msg = WORLD_GLOBALS_STATE;
-                return self.links.out.not_built(link, msg, error);
+                return links.out.not_built(link, msg, error);
             }
         }
         if !public {
-            self.push_membership(link, session);
+            self.push_membership(links, link, session);
         }
         if !self.policy().refresh_roster() {
             return;
         }
-        if let Some(binding) = self.links.binding_mut(link) {
+        if let Some(binding) = links.binding_mut(link) {
             // this is the request a region move waits for
             binding.roster.snapshot_asked(epoch.is_some());
         }
         if let Some(epoch) = epoch {
-            self.push_roster(link, &join, epoch, true);
+            self.push_roster(links, link, &join, epoch, true);
         }
     }
 }

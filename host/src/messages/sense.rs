@@ -3,8 +3,9 @@
 //! (SR "Client reports come in"; AH "Message 6: Sense"; AUTH-15, HOST-07). A stalled Ghost
 //! scan bar is finished with a Sense override (AH "Type 65").
 
-use crate::core::HostCore;
+use crate::activities::Activities;
 use crate::event::WorldEvent;
+use crate::link::Links;
 use crate::link_id::LinkId;
 use crate::reason::Dropped;
 use std::collections::BTreeSet;
@@ -22,23 +23,25 @@ pub const GHOST_STALLED: f32 = 0.99;
 /// The fraction of the override that finishes a Ghost bar: above 1.0 (T65-02).
 pub const GHOST_FINISHED: f32 = 1.5;
 
-impl HostCore {
+impl Activities {
     /// One message 6: each group's objects read by their Sense schemas, against the slots
     /// the last message 5 on `link` registered. A group that cannot be read is dropped
     /// with its reason; the others still count, in order.
-    pub(crate) fn sense_update(&mut self, link: LinkId, payload: &[u8]) {
-        let Some(binding) = self.links.binding(link) else {
+    pub(crate) fn sense_update(&mut self, links: &mut Links, link: LinkId, payload: &[u8]) {
+        let Some(binding) = links.binding(link) else {
             return;
         };
         let epoch = binding.epoch().map(|e| e.0);
         let read = read_reports(binding.roster.identity_map(), epoch, payload);
         match read {
-            Err(reason) => self.links.out.drop_input(link, reason),
+            Err(reason) => links.out.drop_input(link, reason),
             Ok(groups) => {
                 for group in groups {
                     match group {
-                        Ok(objects) => objects.into_iter().for_each(|o| self.sensed(link, o)),
-                        Err(reason) => self.links.out.drop_input(link, reason),
+                        Ok(objects) => objects
+                            .into_iter()
+                            .for_each(|o| self.sensed(links, link, o)),
+                        Err(reason) => links.out.drop_input(link, reason),
                     }
                 }
             }
@@ -46,9 +49,9 @@ impl HostCore {
     }
 
     /// One slot's report, as events.
-    fn sensed(&mut self, link: LinkId, o: SenseObject) {
+    fn sensed(&mut self, links: &mut Links, link: LinkId, o: SenseObject) {
         for event in report_events(link, &o) {
-            self.world_event(event);
+            self.world_event(links, event);
             if let WorldEvent::GhostScan {
                 slot,
                 active: true,
@@ -58,7 +61,7 @@ impl HostCore {
             } = event
                 && fraction >= GHOST_STALLED
             {
-                self.finish_ghost(link, slot, generation);
+                self.finish_ghost(links, link, slot, generation);
             }
         }
     }
@@ -66,10 +69,10 @@ impl HostCore {
     /// The Ghost bar of `slot` stalled: one message 5 with its Auth unchanged and a Sense
     /// override, active, above 1.0, at the current generation, the Auth's the host holds
     /// (else the `reported` one) (AH "Type 65"; T65-02).
-    fn finish_ghost(&mut self, link: LinkId, slot: ClientRef, reported: i32) {
+    fn finish_ghost(&mut self, links: &mut Links, link: LinkId, slot: ClientRef, reported: i32) {
         let held = self
-            .joined_session(link)
-            .and_then(|s| self.activities.get(&s))
+            .joined_session(links, link)
+            .and_then(|s| self.map.get(&s))
             .and_then(|a| match a.world().body(&slot) {
                 Some(Value::Record(f)) => match f.first() {
                     Some(Value::Int(g)) => i32::try_from(*g).ok(),
@@ -96,10 +99,10 @@ impl HostCore {
         }) else {
             return;
         };
-        if let Some(b) = self.links.binding_mut(link) {
+        if let Some(b) = links.binding_mut(link) {
             b.roster.override_sense(slot, bits);
         }
-        self.push_current_roster(link);
+        self.push_current_roster(links, link);
     }
 }
 

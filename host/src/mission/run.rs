@@ -9,16 +9,17 @@
 
 use super::stage::Input;
 use super::{MissionEvent, MissionReport};
-use crate::core::HostCore;
+use crate::activities::Activities;
 use crate::event::{HostEvent, WorldEvent};
+use crate::link::Links;
 use vex_wire::activity::session::SessionId;
 use vex_wire::time::Instant;
 
-impl HostCore {
+impl Activities {
     /// Queues `event` of `session` for the mission stage, when a mission runs and the
     /// activity is still there (an outcome of a commit refused because it ended is not).
     pub(crate) fn mission_event(&mut self, session: SessionId, event: MissionEvent) {
-        if !self.activities.contains_key(&session) {
+        if !self.map.contains_key(&session) {
             return;
         }
         if let Some(stage) = self.mission.as_mut() {
@@ -35,13 +36,12 @@ impl HostCore {
 
     /// A report changed the world: reported, and queued for the mission of the member's
     /// activity.
-    pub(crate) fn world_event(&mut self, event: WorldEvent) {
+    pub(crate) fn world_event(&mut self, links: &mut Links, event: WorldEvent) {
         let link = event.link();
-        let member = self
-            .links
+        let member = links
             .binding(link)
             .map(|b| b.session())
-            .and_then(|s| Some((s, self.activities.get(&s)?.lane(link)?)));
+            .and_then(|s| Some((s, self.map.get(&s)?.lane(link)?)));
         if let Some((session, member)) = member {
             self.mission_event(session, MissionEvent::World { member, event });
             let handler = event.slot().and_then(|slot| {
@@ -58,13 +58,13 @@ impl HostCore {
                 self.mission_event(session, reported);
             }
         }
-        self.links.out.event(HostEvent::World(event));
+        links.out.event(HostEvent::World(event));
     }
 
     /// Asks for `source` to replace the running mission: it compiles now, and is swapped
     /// in at the end of the stage once nothing is in flight; a newer request replaces one
     /// still held (SR "Where mission scripts plug in").
-    pub fn request_reload(&mut self, now: Instant, source: &str) {
+    pub(crate) fn request_reload(&mut self, links: &mut Links, now: Instant, source: &str) {
         self.now = now;
         let Some(stage) = self.mission.as_mut() else {
             return;
@@ -83,18 +83,18 @@ impl HostCore {
                 }
             }
         };
-        self.mission_report(report);
-        self.run_mission(now);
+        self.mission_report(links, report);
+        self.run_mission(links, now);
     }
 
     /// What each running instance holds: its session and its variables.
-    pub fn mission_status(&self) -> Vec<(SessionId, String)> {
+    pub(crate) fn mission_status(&self) -> Vec<(SessionId, String)> {
         self.mission
             .as_ref()
             .map_or_else(Vec::new, |s| s.program.status())
     }
 
-    fn mission_report(&mut self, report: MissionReport) {
+    fn mission_report(&mut self, links: &mut Links, report: MissionReport) {
         match &report {
             MissionReport::Failed { error, handler, .. } => {
                 tracing::warn!(handler, %error, "mission handler failed");
@@ -107,20 +107,20 @@ impl HostCore {
             }
             other => tracing::info!(?other, "mission"),
         }
-        self.links.out.event(HostEvent::Mission(report));
+        links.out.event(HostEvent::Mission(report));
     }
 
     /// The mission stage: the events queued before it ran, in order, then every due
     /// timer, then a held reload once nothing is in flight. Outcomes of this run's commits
     /// are queued for the next run.
-    pub(crate) fn run_mission(&mut self, now: Instant) {
+    pub(crate) fn run_mission(&mut self, links: &mut Links, now: Instant) {
         let Some(stage) = self.mission.as_mut() else {
             return;
         };
         let queued: Vec<Input> = stage.inputs.drain(..).collect();
         for input in queued {
             match input {
-                Input::Event(session, event) => self.call_handler(now, session, &event),
+                Input::Event(session, event) => self.call_handler(links, now, session, &event),
                 Input::Ended(session) => {
                     if let Some(stage) = self.mission.as_mut() {
                         stage.program.end(session);
@@ -134,7 +134,7 @@ impl HostCore {
             .as_mut()
             .and_then(|s| s.program.take_due_timer(now))
         {
-            self.call_handler(now, session, &MissionEvent::Timer { name });
+            self.call_handler(links, now, session, &MissionEvent::Timer { name });
         }
         let Some(stage) = self.mission.as_mut() else {
             return;
@@ -142,12 +142,18 @@ impl HostCore {
         if stage.reload_held && !stage.in_flight() {
             stage.program.swap();
             stage.reload_held = false;
-            self.mission_report(MissionReport::Reloaded);
+            self.mission_report(links, MissionReport::Reloaded);
         }
     }
 
     /// Calls `event`'s handler in `session`'s instance and commits what it asked for.
-    fn call_handler(&mut self, now: Instant, session: SessionId, event: &MissionEvent) {
+    fn call_handler(
+        &mut self,
+        links: &mut Links,
+        now: Instant,
+        session: SessionId,
+        event: &MissionEvent,
+    ) {
         let Some(stage) = self.mission.as_mut() else {
             return;
         };
@@ -155,22 +161,28 @@ impl HostCore {
         let requests = match stage.program.handle(now, session, event) {
             Ok(r) => r,
             Err(error) => {
-                return self.mission_report(MissionReport::Failed {
-                    session,
-                    handler,
-                    error,
-                });
+                return self.mission_report(
+                    links,
+                    MissionReport::Failed {
+                        session,
+                        handler,
+                        error,
+                    },
+                );
             }
         };
-        self.mission_report(MissionReport::Handled {
-            session,
-            handler,
-            requests: requests.len(),
-        });
+        self.mission_report(
+            links,
+            MissionReport::Handled {
+                session,
+                handler,
+                requests: requests.len(),
+            },
+        );
         if requests.is_empty() {
             return;
         }
-        let outcome = match self.request(session, &requests) {
+        let outcome = match self.request(links, session, &requests) {
             Ok(changed) => {
                 if let Some(stage) = self.mission.as_mut() {
                     let awaited = changed.into_iter().map(|slot| ((session, slot), handler));
@@ -178,15 +190,12 @@ impl HostCore {
                 }
                 MissionEvent::Staged {
                     handler: handler.to_string(),
-                    revision: self
-                        .activities
-                        .get(&session)
-                        .map_or(0, |a| a.world().revision()),
+                    revision: self.map.get(&session).map_or(0, |a| a.world().revision()),
                 }
             }
             Err(error) => {
                 tracing::warn!(handler, %error, "mission requests refused");
-                self.links.out.event(HostEvent::Refused {
+                links.out.event(HostEvent::Refused {
                     session,
                     error: error.clone(),
                 });
