@@ -81,6 +81,16 @@ pub enum HostEvent {
     },
     /// What the mission stage did.
     Mission(MissionReport),
+    /// A member reported it lost its peer with `peer_key` (message 37, diagnostic only:
+    /// nothing changes and nothing is answered; AH "Message ids").
+    ConnectivityFailure {
+        /// The member's link.
+        link: LinkId,
+        /// The key of the peer it lost.
+        peer_key: u64,
+        /// The 2-bit reason, raw.
+        reason: u8,
+    },
     /// A client joined an activity session.
     Joined {
         /// The link.

@@ -109,12 +109,12 @@ impl Activities {
         let Some(binding) = links.binding(link) else {
             return;
         };
-        let Some(held) = binding.replication.waiting() else {
+        let Some(held) = binding.replication().waiting() else {
             return;
         };
         let next = self.policy().next_epoch(held);
         if let Some(b) = links.binding_mut(link) {
-            b.replication.advanced(next.epoch);
+            b.replication_mut().advanced(next.epoch);
         }
         let msg = ADVANCE_REPLICATION_EPOCH;
         match next.encode() {

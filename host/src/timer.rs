@@ -40,7 +40,7 @@ impl HostCore {
             HostTimer::Keepalive => self.activities.keepalive(&mut self.links, now, link),
             HostTimer::DeferredRoster => {
                 if let Some(b) = self.links.binding_mut(link) {
-                    b.roster.deferred_due();
+                    b.roster_mut().deferred_due();
                 }
                 self.activities.push_current_roster(&mut self.links, link);
             }

@@ -1276,3 +1276,49 @@ fn a_short_envelope_is_logged() {
     assert!(logs_contain("input dropped"));
     assert!(logs_contain("reason=service 8:"));
 }
+
+/// Message 37 is diagnostic only (AH "Message ids"): a member's report is a typed event
+/// with the peer key and the raw reason, and gets no reply (SR "recorded only ... no
+/// reply"); a body short of its 66 bits is dropped with its reason (BODY-04).
+#[test]
+fn a_connectivity_failure_is_reported_and_gets_no_reply() {
+    use vex_wire::activity::small::ConnectivityFailure;
+    let mut h = host();
+    let (mut c, session, _) = join_on(&mut h, L);
+    events(&mut h);
+    for reason in 0..=3 {
+        let failure = ConnectivityFailure {
+            peer_key: 0x0123_4567_89AB_CDEF,
+            reason,
+        };
+        let replies = exchange(
+            &mut h,
+            &mut c,
+            session,
+            3 + u32::from(reason),
+            37,
+            failure.encode().unwrap(),
+        );
+        assert!(replies.is_empty(), "{:?}", ids(&replies));
+        assert!(
+            events(&mut h).contains(&HostEvent::ConnectivityFailure {
+                link: L,
+                peer_key: 0x0123_4567_89AB_CDEF,
+                reason,
+            }),
+            "reason {reason}"
+        );
+    }
+    let short = vec![0xFF; 8]; // 64 bits: the reason is missing
+    assert!(exchange(&mut h, &mut c, session, 9, 37, short).is_empty());
+    let seen = events(&mut h);
+    assert!(dropped_with(&seen, |r| matches!(
+        r,
+        Dropped::Body { msg: 37, .. }
+    )));
+    assert!(
+        !seen
+            .iter()
+            .any(|e| matches!(e, HostEvent::ConnectivityFailure { .. }))
+    );
+}

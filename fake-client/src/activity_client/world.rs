@@ -13,12 +13,9 @@ use vex_wire::activity::global_state::{
 use vex_wire::activity::ids::{
     BUBBLE_HOST_STATE, CLAIM_AUTHORITY, CONNECTIVITY_FAILURE, WORLD_GLOBALS_STATE,
 };
-use vex_wire::activity::small::EntitySlotMask;
 use vex_wire::activity::small::{BUBBLE_HOST_MAX_ROWS, BubbleHostState, WorldGlobals};
-use vex_wire::bits::BitReader;
+use vex_wire::activity::small::{ConnectivityFailure, EntitySlotMask};
 use vex_wire::scenario::Scenario;
-use vex_wire::schema::decode;
-use vex_wire::schema::messages::CONNECTIVITY_FAILURE as CONNECTIVITY_FAILURE_SCHEMA;
 
 /// The client's own tick period (AH "world_globals_state").
 const DEFAULT_TICK_MS: f32 = 1000.0 / 30.0;
@@ -145,12 +142,8 @@ pub(super) fn check_claim(verdict: &mut Verdict, idx: u64, payload: &[u8]) {
 /// Message 37: one peer key and a 2-bit reason, 66 bits; one shorter does not decode
 /// (BODY-04). It is diagnostic only (AH "The main messages").
 pub(super) fn check_connectivity_failure(verdict: &mut Verdict, idx: u64, payload: &[u8]) {
-    if let Err(e) = decode(&CONNECTIVITY_FAILURE_SCHEMA, &mut BitReader::new(payload)) {
-        let reason = format!(
-            "message {CONNECTIVITY_FAILURE} of {} bytes does not decode ({e}): dropped before its consumer runs",
-            payload.len()
-        );
-        verdict.violate(Rule::Body04, Some(idx), None, reason);
+    if let Err(e) = ConnectivityFailure::decode(payload) {
+        verdict.undecodable(Rule::Body04, idx, CONNECTIVITY_FAILURE, payload.len(), &e);
     }
 }
 

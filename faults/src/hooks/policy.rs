@@ -29,11 +29,6 @@ use vex_wire::bits::BitError;
 
 /// Rows [`Fault::TooManyHostRows`] declares (BHS-01 allows 32).
 const TOO_MANY_ROWS: u8 = 40;
-/// The index bits of a session id; [`Fault::BareSessionId`] keeps only them.
-const SESSION_INDEX_MASK: u64 = 0xFFFF;
-/// Where a session id's class starts (bits 16 to 31) and its account half (bits 32 up).
-const SESSION_CLASS_SHIFT: u32 = 16;
-const ACCOUNT_HALF_SHIFT: u32 = 32;
 /// The client keepalive interval Sunrise's message 4 gives (facts 9).
 const SUNRISE_CLIENT_KEEPALIVE_MS: u16 = 5_000;
 /// Sunrise's activity keepalive interval (facts 7 item 8, 9), past SR's 2 s (LINK-03).
@@ -58,18 +53,18 @@ impl Policy for HostPlan {
     }
 
     fn session_id(&self, shaped: SessionId) -> SessionId {
-        let id = shaped.0;
-        SessionId(if self.has(Fault::BareSessionId) {
-            id & SESSION_INDEX_MASK
+        let (account_half, class, index) = (shaped.account_half(), shaped.class(), shaped.index());
+        if self.has(Fault::BareSessionId) {
+            SessionId::from_parts(0, 0, index)
         } else if self.has(Fault::SessionClassWrong) {
-            id ^ (1 << SESSION_CLASS_SHIFT) // class 0x0020 becomes 0x0021
+            SessionId::from_parts(account_half, class ^ 1, index) // 0x0020 becomes 0x0021
         } else if self.has(Fault::SessionOtherAccount) {
-            id ^ (1 << ACCOUNT_HALF_SHIFT)
+            SessionId::from_parts(account_half ^ 1, class, index)
         } else if self.varies(Variation::SessionIndexTop) {
-            id | SESSION_INDEX_MASK
+            SessionId::from_parts(account_half, class, u16::MAX)
         } else {
-            id
-        })
+            shaped
+        }
     }
 
     fn join_result(&self, mut accepted: JoinResult) -> JoinResult {

@@ -26,13 +26,13 @@ pub struct Binding {
     /// The client's latest message 52.
     epoch: Option<PatchEpoch>,
     /// The rosters the client was sent and is owed (AUTH-16, AUTH-13, AUTH-15, AUTH-10).
-    pub(crate) roster: RosterLedger,
+    roster: RosterLedger,
     /// The replication epoch the client holds, and whether a new one waits (EPOCH-01).
-    pub(crate) replication: EpochLedger,
+    replication: EpochLedger,
     /// The member table the client was sent and acknowledged (MEMBER-03).
-    pub(crate) table: TableLedger,
+    table: TableLedger,
     /// Bubble 64's grant and the host's open authority exchanges (AUTH-11, HOST-16).
-    pub(crate) authority: AuthorityLedger,
+    authority: AuthorityLedger,
 }
 
 impl Binding {
@@ -49,6 +49,46 @@ impl Binding {
             table: TableLedger::default(),
             authority: AuthorityLedger::default(),
         }
+    }
+
+    /// The rosters the client was sent and is owed.
+    pub(crate) fn roster(&self) -> &RosterLedger {
+        &self.roster
+    }
+
+    /// [`Binding::roster`], to change.
+    pub(crate) fn roster_mut(&mut self) -> &mut RosterLedger {
+        &mut self.roster
+    }
+
+    /// The replication epoch the client holds.
+    pub(crate) fn replication(&self) -> &EpochLedger {
+        &self.replication
+    }
+
+    /// [`Binding::replication`], to change.
+    pub(crate) fn replication_mut(&mut self) -> &mut EpochLedger {
+        &mut self.replication
+    }
+
+    /// The member table the client was sent and acknowledged.
+    pub(crate) fn table_mut(&mut self) -> &mut TableLedger {
+        &mut self.table
+    }
+
+    /// The member table the client was sent and acknowledged, to read.
+    pub(crate) fn table(&self) -> &TableLedger {
+        &self.table
+    }
+
+    /// Bubble 64's grant and the host's open authority exchanges.
+    pub(crate) fn authority(&self) -> &AuthorityLedger {
+        &self.authority
+    }
+
+    /// [`Binding::authority`], to change.
+    pub(crate) fn authority_mut(&mut self) -> &mut AuthorityLedger {
+        &mut self.authority
     }
 
     /// True when the link joined a session other than its own (SR "The join burst": a

@@ -95,7 +95,7 @@ impl Links {
     fn deadline(link: &Link, timer: HostTimer) -> Option<Instant> {
         match timer {
             HostTimer::Keepalive => link.next_keepalive(),
-            HostTimer::DeferredRoster => link.binding()?.roster.deferred(),
+            HostTimer::DeferredRoster => link.binding()?.roster().deferred(),
             HostTimer::Hello => link.hello_due(),
             HostTimer::SlowFrame => link.frame_due(),
         }

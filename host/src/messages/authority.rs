@@ -39,7 +39,7 @@ impl Activities {
             if !b.is_joined() {
                 continue;
             }
-            let token = b.authority.start(exchange);
+            let token = b.authority_mut().start(exchange);
             let msg = match exchange {
                 Exchange::Reset => RESET_AUTHORITY,
                 Exchange::Query => QUERY_AUTHORITY,
@@ -61,7 +61,7 @@ impl Activities {
         ends: bool,
     ) -> bool {
         let binding = links.binding_mut(link);
-        binding.is_some_and(|b| b.authority.answers(exchange, token, ends))
+        binding.is_some_and(|b| b.authority_mut().answers(exchange, token, ends))
     }
 
     /// Message 27: the purge notice (message 25) keeps the client's mask and reason

@@ -11,14 +11,16 @@ use vex_wire::activity::client_state::ClientState;
 use vex_wire::activity::identity::ClientIdentity;
 use vex_wire::activity::ids::{
     ABDICATE_AUTHORITY, ALLOCATE_ENTITY_INDICES, AUTHORITY_BUBBLE_MASK, AUTHORITY_FULL_MASK,
-    CLIENT_AUTHORITATIVE_DATA_UPDATE, CLIENT_IDENTITY_UPDATE, FREE_ENTITY_INDICES, INCIDENT,
-    JOIN_REQUEST, MEMBERSHIP_ACKNOWLEDGEMENT, PATCH_EPOCH, PEER_LEAVE_REQUEST, PURGE_REQUEST,
-    RESET_AUTHORITY_ACK, SENSOR_SENSE_UPDATE, START_NEW_ACTIVITY, STATE_REFRESH,
+    CLIENT_AUTHORITATIVE_DATA_UPDATE, CLIENT_IDENTITY_UPDATE, CONNECTIVITY_FAILURE,
+    FREE_ENTITY_INDICES, INCIDENT, JOIN_REQUEST, MEMBERSHIP_ACKNOWLEDGEMENT, PATCH_EPOCH,
+    PEER_LEAVE_REQUEST, PURGE_REQUEST, RESET_AUTHORITY_ACK, SENSOR_SENSE_UPDATE,
+    START_NEW_ACTIVITY, STATE_REFRESH,
 };
 use vex_wire::activity::incident::Incident;
 use vex_wire::activity::join::JoinRequest;
 use vex_wire::activity::small::{
-    EntitySlotMask, MembershipAcknowledgement, PatchEpoch, PeerLeave, SlotRequest, StateRefresh,
+    ConnectivityFailure, EntitySlotMask, MembershipAcknowledgement, PatchEpoch, PeerLeave,
+    SlotRequest, StateRefresh,
 };
 use vex_wire::bits::BitReader;
 use vex_wire::schema::decode;
@@ -62,6 +64,8 @@ pub(crate) enum ClientMessage {
     AllocateSlots(SlotRequest),
     /// Message 21.
     FreeSlots(EntitySlotMask),
+    /// Message 37: the client lost a peer.
+    ConnectivityFailure(ConnectivityFailure),
     /// Message 6, read later against the slots the link's last message 5 registered
     /// (AUTH-15): the only message whose reading needs the link.
     Sense(Vec<u8>),
@@ -116,6 +120,9 @@ impl ClientMessage {
                 EntitySlotMask::decode(payload)
                     .map_err(|_| Dropped::SlotMaskLength(payload.len()))?,
             ),
+            CONNECTIVITY_FAILURE => {
+                Self::ConnectivityFailure(ConnectivityFailure::decode(payload).map_err(body)?)
+            }
             SENSOR_SENSE_UPDATE => Self::Sense(payload.to_vec()),
             _ => Self::Recorded,
         })

@@ -46,7 +46,7 @@ impl Activities {
         }
         if committed.region_moved {
             if let Some(b) = links.binding_mut(link) {
-                b.replication.wait(); // its advertised host changed (SR "What the host pushes")
+                b.replication_mut().wait(); // its advertised host changed (SR "What the host pushes")
             }
             let to = self.region_of(link, session);
             self.world_event(links, WorldEvent::RegionChanged { link, from, to });
@@ -54,7 +54,7 @@ impl Activities {
                 return self.push_current_roster(links, link);
             }
             if let Some(b) = links.binding_mut(link) {
-                b.roster.hold_for_request();
+                b.roster_mut().hold_for_request();
             }
         }
     }

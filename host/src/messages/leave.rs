@@ -30,7 +30,7 @@ impl Activities {
         let Some(binding) = l.binding_mut() else {
             return;
         };
-        let rostered = binding.roster.leave();
+        let rostered = binding.roster_mut().leave();
         let registered = binding.is_joined() && rostered;
         let (join, epoch, session) = (binding.leave(), binding.epoch(), binding.session());
         // the answer is built from what the member had, before it departs
@@ -69,7 +69,7 @@ impl Activities {
     ) -> Result<(Vec<u8>, Vec<Injected>), BitError> {
         let inputs = self.roster_inputs(link, session, join, epoch);
         let delta = roster::leave_delta(inputs.scenario, inputs.region, epoch);
-        let sent = links.binding(link).map_or(0, |b| b.roster.sent());
+        let sent = links.binding(link).map_or(0, |b| b.roster().sent());
         let body = self.policy().leave_delta(delta, inputs, sent)?.encode()?;
         Ok((
             body,

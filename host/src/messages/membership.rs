@@ -105,7 +105,7 @@ impl Activities {
         for &link in to {
             links.push_message(link, REPLICATE_MEMBERSHIP, &body);
             if let Some(b) = links.binding_mut(link) {
-                b.table.sent(table.revision);
+                b.table_mut().sent(table.revision);
             }
         }
     }
@@ -160,7 +160,7 @@ impl Activities {
                 && b.is_joined()
                 && b.session() == session
             {
-                b.replication.wait();
+                b.replication_mut().wait();
             }
         }
     }
@@ -199,7 +199,7 @@ impl Activities {
         MembershipAcknowledgement { revision }: MembershipAcknowledgement,
     ) {
         if let Some(binding) = links.binding_mut(link) {
-            binding.table.acknowledge(revision);
+            binding.table_mut().acknowledge(revision);
         }
     }
 
@@ -211,7 +211,7 @@ impl Activities {
         let session = binding.session();
         let current = self.map.get(&session).map(|a| a.revision());
         let (Some(unacknowledged), true) =
-            (binding.table.unacknowledged(current), binding.is_joined())
+            (binding.table().unacknowledged(current), binding.is_joined())
         else {
             return;
         };

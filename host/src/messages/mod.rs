@@ -2,7 +2,7 @@
 //! the rosters it owes (this file); each other client message, decoded once in
 //! `client_message.rs`, has its handler in a file of its own here: membership (23, 38),
 //! refresh (18, 11), leave (15), entity slots (20, 21), client state (22), authority (27,
-//! 29, 31, 32, 33), incidents (19) and Sense (6).
+//! 29, 31, 32, 33), incidents (19), Sense (6) and connectivity failures (37).
 //!
 //! SR "The join burst", "What each client message gets"; AH "The activity envelope",
 //! "Hazards for a host"; facts 4.15.
@@ -10,6 +10,7 @@
 mod authority;
 mod client_message;
 mod client_state;
+mod connectivity;
 mod entity_slots;
 mod incident;
 mod leave;
@@ -29,6 +30,7 @@ use crate::reason::Dropped;
 use crate::roster;
 use crate::world::World;
 use client_message::ClientMessage;
+use connectivity::connectivity_failure;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::envelope::ActivityNotification;
 use vex_wire::activity::ids::{
@@ -130,6 +132,9 @@ impl Activities {
             }
             ClientMessage::FreeSlots(mask) => self.free_entity_slots(links, link, mask),
             ClientMessage::Sense(payload) => self.sense_update(links, link, &payload),
+            ClientMessage::ConnectivityFailure(failure) => {
+                connectivity_failure(links, link, failure)
+            }
             ClientMessage::Recorded => {}
         }
     }
@@ -332,7 +337,7 @@ impl Activities {
         let Some(join) = binding.join().cloned() else {
             return;
         };
-        if !binding.roster.take_first() {
+        if !binding.roster_mut().take_first() {
             return;
         }
         if !self.policy().first_roster() {
@@ -357,7 +362,7 @@ impl Activities {
         let Some(binding) = links.binding(link) else {
             return;
         };
-        if binding.roster.held() {
+        if binding.roster().held() {
             return; // held until the region move's roster request (AUTH-13)
         }
         match self.build_roster(links, link, join, epoch, snapshot) {
@@ -369,16 +374,19 @@ impl Activities {
                 // the whole roster again in the next tick; this one is not sent (AUTH-10)
                 let next = tick_start(client_tick(self.now) + 1);
                 let due = Instant::from_millis(next);
-                if links.binding_mut(link).is_some_and(|b| b.roster.defer(due)) {
+                if links
+                    .binding_mut(link)
+                    .is_some_and(|b| b.roster_mut().defer(due))
+                {
                     links.arm(link, HostTimer::DeferredRoster);
                 }
             }
             Ok(built) => {
                 links.push_message(link, SENSOR_AUTH_UPDATE, &built.body);
                 if let Some(b) = links.binding_mut(link) {
-                    b.roster.sent_one(built.map); // what Sense is read against (AUTH-15)
+                    b.roster_mut().sent_one(built.map); // what Sense is read against (AUTH-15)
                     if let Some(token) = built.grant {
-                        b.authority.granted(token);
+                        b.authority_mut().granted(token);
                     }
                 }
             }
@@ -397,11 +405,11 @@ impl Activities {
     ) -> Result<BuiltRoster, BitError> {
         let b = links.binding(link);
         let send = RosterSend {
-            sent: b.map_or(0, |b| b.roster.sent()),
+            sent: b.map_or(0, |b| b.roster().sent()),
             snapshot,
         };
         let session = b.map_or(SessionId::default(), |b| b.session());
-        let sense_override = b.and_then(|b| b.roster.sense_override().cloned());
+        let sense_override = b.and_then(|b| b.roster().sense_override().cloned());
         let grant = self.bubble_grant_due(links, link, session);
         let mut m = roster::sensor_auth(&self.roster_inputs(link, session, join, epoch.0))?;
         m.prefix.bubble_block = grant.map(|t| BubbleAuthority::granting(GRANTED_BUBBLE, t));
@@ -439,7 +447,7 @@ impl Activities {
     fn bubble_grant_due(&self, links: &Links, link: LinkId, session: SessionId) -> Option<u16> {
         let owner = self.map.get(&session).map(|a| a.owner());
         let b = links.binding(link)?;
-        b.authority.grant_due().filter(|_| owner == Some(link))
+        b.authority().grant_due().filter(|_| owner == Some(link))
     }
 
     /// True when a message 5 of `len` bytes fits the client's current tick beside the
@@ -448,7 +456,7 @@ impl Activities {
         let tick = client_tick(self.now);
         links
             .binding_mut(link)
-            .is_some_and(|b| b.roster.fits_tick(tick, len))
+            .is_some_and(|b| b.roster_mut().fits_tick(tick, len))
     }
 
     /// What member `link` of `session`'s roster is built from: the scenario, its join,

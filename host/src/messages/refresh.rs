@@ -61,7 +61,7 @@ impl Activities {
         }
         if let Some(binding) = links.binding_mut(link) {
             // this is the request a region move waits for
-            binding.roster.snapshot_asked(epoch.is_some());
+            binding.roster_mut().snapshot_asked(epoch.is_some());
         }
         if let Some(epoch) = epoch {
             self.push_roster(links, link, &join, epoch, true);

@@ -32,7 +32,7 @@ impl Activities {
             return;
         };
         let epoch = binding.epoch().map(|e| e.0);
-        let read = read_reports(binding.roster.identity_map(), epoch, payload);
+        let read = read_reports(binding.roster().identity_map(), epoch, payload);
         match read {
             Err(reason) => links.out.drop_input(link, reason),
             Ok(groups) => {
@@ -100,7 +100,7 @@ impl Activities {
             return;
         };
         if let Some(b) = links.binding_mut(link) {
-            b.roster.override_sense(slot, bits);
+            b.roster_mut().override_sense(slot, bits);
         }
         self.push_current_roster(links, link);
     }

@@ -15,8 +15,13 @@ impl SessionId {
     /// The id of the session with `index` for the account whose id is `account`: its
     /// high 32 bits, then [`SessionId::CLASS`], then the index.
     pub fn shaped(account: u64, index: u16) -> Self {
-        let account_half = account & 0xFFFF_FFFF_0000_0000;
-        Self(account_half | (u64::from(Self::CLASS) << 16) | u64::from(index))
+        Self::from_parts((account >> 32) as u32, Self::CLASS, index)
+    }
+
+    /// The id made of `account_half` (the high 32 bits), `class` (bits 16 to 31) and
+    /// `index` (the low 16 bits), whatever they are.
+    pub fn from_parts(account_half: u32, class: u16, index: u16) -> Self {
+        Self(u64::from(account_half) << 32 | u64::from(class) << 16 | u64::from(index))
     }
 
     /// The account half, the high 32 bits.
@@ -60,5 +65,9 @@ mod tests {
         assert_eq!(id.class(), SessionId::CLASS);
         assert_eq!(id.index(), 0xFFFF);
         assert_eq!(id.to_string(), "0x110000010020ffff");
+        assert_eq!(
+            SessionId::from_parts(0x1100_0001, 0x0021, 7).0,
+            0x1100_0001_0021_0007
+        );
     }
 }

@@ -226,6 +226,34 @@ impl Body for PatchEpoch {
     }
 }
 
+/// Message 37, connectivity_failure, as the client sends it: the key of the peer it lost,
+/// then a 2-bit reason, raw; 66 bits (AH "Message ids": "records one peer key; diagnostic
+/// only"; facts 4.14). The pages name no reason.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConnectivityFailure {
+    /// The peer's key.
+    pub peer_key: u64,
+    /// The reason, 0 to 3.
+    pub reason: u8,
+}
+
+/// The 66-bit body.
+impl Body for ConnectivityFailure {
+    type Decoded = Self;
+
+    fn write(&self, w: &mut BitWriter) {
+        w.write(self.peer_key, 64);
+        w.write(self.reason.into(), 2);
+    }
+
+    /// Reads the first 66 bits; trailing bits are fine (BODY-07).
+    fn read(r: &mut BitReader<'_>) -> Result<Self, BitError> {
+        let peer_key = r.read(64)?;
+        let reason = r.read(2)? as u8;
+        Ok(Self { peer_key, reason })
+    }
+}
+
 /// Message 15, peer_leave_request: the client releases a joined, linked activity slot
 /// (AH "peer_leave_request, message 15"; facts 4.14). 20 bytes: two words whose meaning
 /// is unknown, the peer key low byte first, and the reason hash.

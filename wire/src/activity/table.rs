@@ -19,8 +19,8 @@ use super::membership::ReplicateMembership;
 use super::sense_update::SenseUpdate;
 use super::sensor_auth::SensorAuthUpdate;
 use super::small::{
-    AdvanceEpoch, BubbleHostState, EntitySlotMask, MembershipAcknowledgement, PatchEpoch,
-    PeerLeave, SlotRequest, StateRefresh, WorldGlobals,
+    AdvanceEpoch, BubbleHostState, ConnectivityFailure, EntitySlotMask, MembershipAcknowledgement,
+    PatchEpoch, PeerLeave, SlotRequest, StateRefresh, WorldGlobals,
 };
 use crate::bits::BitError;
 use crate::schema::Schema;
@@ -233,7 +233,9 @@ pub static MESSAGES: [Message; MESSAGE_COUNT as usize] = [
     unnamed(34, C2H),
     unnamed(35, NameOnly),
     unnamed(36, NameOnly),
-    named(CONNECTIVITY_FAILURE, "connectivity_failure", Both).schema(&s::CONNECTIVITY_FAILURE),
+    named(CONNECTIVITY_FAILURE, "connectivity_failure", Both)
+        .schema(&s::CONNECTIVITY_FAILURE)
+        .codec(codec!(ConnectivityFailure)),
     named(
         MEMBERSHIP_ACKNOWLEDGEMENT,
         "membership_acknowledgement",

@@ -1,6 +1,6 @@
 //! The typed codecs of the bodies the host sends and the schema walker agree, bit for bit,
 //! on generated values (issue 12: the walker stays the reference the typed codecs are
-//! tested against), and so do the client's requests that have one (18, 21, 38). For each
+//! tested against), and so do the client's requests that have one (18, 21, 37, 38). For each
 //! body: the typed bytes are the walker's bytes for the same field values, the walker
 //! reads the typed bytes back to those values, and the typed decoder reads the walker's
 //! bytes back to the typed value. Messages 5 and 12 have no
@@ -8,9 +8,9 @@
 //! by the facts vectors and their own round trips.
 
 use super::messages::{
-    ADVANCE_REPLICATION_EPOCH, BUBBLE_HOST_STATE, ENTITY_SLOTS_ALLOCATED, FREE_ENTITY_INDICES,
-    GLOBAL_ACTIVITY_STATE, INCIDENT, JOIN_REQUEST, JOIN_RESULT, MEMBERSHIP_ACKNOWLEDGEMENT,
-    SELECTION_DESCRIPTOR, STATE_REFRESH, WORLD_GLOBALS_STATE,
+    ADVANCE_REPLICATION_EPOCH, BUBBLE_HOST_STATE, CONNECTIVITY_FAILURE, ENTITY_SLOTS_ALLOCATED,
+    FREE_ENTITY_INDICES, GLOBAL_ACTIVITY_STATE, INCIDENT, JOIN_REQUEST, JOIN_RESULT,
+    MEMBERSHIP_ACKNOWLEDGEMENT, SELECTION_DESCRIPTOR, STATE_REFRESH, WORLD_GLOBALS_STATE,
 };
 use super::{Schema, Value, decode, encode};
 use crate::activity::body::Body;
@@ -20,8 +20,8 @@ use crate::activity::join::{JOIN_REQUEST_BITS, JoinResult, SESSION_NAME_CHARS};
 use crate::activity::join::{WORKSPACE_NAME_CHARS, text_field};
 use crate::activity::selection::SelectionDescriptor;
 use crate::activity::small::{
-    AdvanceEpoch, BubbleHostState, EntitySlotMask, MembershipAcknowledgement, SLOT_MASK_LEN,
-    StateRefresh, WorldGlobals,
+    AdvanceEpoch, BubbleHostState, ConnectivityFailure, EntitySlotMask, MembershipAcknowledgement,
+    SLOT_MASK_LEN, StateRefresh, WorldGlobals,
 };
 use crate::bits::{BitReader, BitWriter};
 use crate::vectors::global_state_example;
@@ -275,6 +275,12 @@ proptest! {
     fn message_38_membership_acknowledgement(revision in any::<u32>()) {
         let value = Value::Record(vec![int(revision)]);
         agree(&MEMBERSHIP_ACKNOWLEDGEMENT, &MembershipAcknowledgement { revision }, &value)?;
+    }
+
+    #[test]
+    fn message_37_connectivity_failure(peer_key in any::<u64>(), reason in 0u8..4) {
+        let value = Value::Record(vec![int(peer_key), int(reason)]);
+        agree(&CONNECTIVITY_FAILURE, &ConnectivityFailure { peer_key, reason }, &value)?;
     }
 
     #[test]
