@@ -1,7 +1,8 @@
 #![no_main]
 //! Every body decoder of vex-wire on arbitrary bytes: none may panic. The message bodies
 //! come from the message table's typed codecs (AH "Message ids"); the envelopes, the
-//! service bodies and the split of messages 5 and 6 into slots are listed here.
+//! service bodies, the split of messages 5 and 6 into slots and the peer transport's
+//! packets are listed here.
 
 use libfuzzer_sys::fuzz_target;
 use vex_wire::activity::auth::AuthBody;
@@ -14,6 +15,10 @@ use vex_wire::activity::table::MESSAGES;
 use vex_wire::bap::secure::{SignOnKeys, open_hello};
 use vex_wire::bap::services::{HostLookup, HostLookupResponse, HostResponse};
 use vex_wire::bits::BitReader;
+use vex_wire::peer::association::AssocPacket;
+use vex_wire::peer::join_descriptor::JoinDescriptor;
+use vex_wire::peer::net_addr::NetAddr;
+use vex_wire::peer::qos::{QosReply, QosRequest};
 
 fuzz_target!(|data: &[u8]| {
     let _ = ActivityPush::decode(data);
@@ -39,6 +44,11 @@ fuzz_target!(|data: &[u8]| {
             });
         }
     }
+    let _ = AssocPacket::read(data);
+    let _ = NetAddr::read(data);
+    let _ = JoinDescriptor::read(data);
+    let _ = QosRequest::read(data);
+    let _ = QosReply::read(data);
     for slot_type in [13, 17] {
         let _ = AuthBody::read(slot_type, &mut BitReader::new(data));
     }

@@ -11,6 +11,7 @@ pub mod activity;
 pub mod bap;
 pub mod bits;
 pub mod lobby;
+pub mod peer;
 pub mod scenario;
 pub mod scenario_file;
 pub mod scenario_lobby;

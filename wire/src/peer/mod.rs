@@ -1,0 +1,62 @@
+//! The engine peer transport (NS "The engine peer transport"): the layouts both ends of a
+//! bdNet peer connection write, pure and with no IO. An association opens with four
+//! packets and then carries encrypted records; above it, a session found by matchmaking is
+//! first probed over QoS.
+//!
+//! The fixed layouts are `#[repr(C)]` structs of byte arrays and little-endian integers
+//! (`zerocopy`), field for field the pages' own structs, so each one's size is checked at
+//! compile time against the page and reading one is a length check and a copy.
+
+pub mod association;
+pub mod join_descriptor;
+pub mod net_addr;
+pub mod qos;
+
+use thiserror::Error;
+
+/// Why bytes are not the peer packet they were read as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+pub enum PeerError {
+    /// A fixed layout of another length (the pages give each one's size exactly).
+    #[error("{what} is {want} bytes; got {got}")]
+    Length {
+        /// The layout.
+        what: &'static str,
+        /// Its size.
+        want: usize,
+        /// The bytes given.
+        got: usize,
+    },
+    /// A packet whose type byte names another packet.
+    #[error("{what} has type {want}; got {got}")]
+    Type {
+        /// The layout.
+        what: &'static str,
+        /// Its type.
+        want: u8,
+        /// The type byte given.
+        got: u8,
+    },
+    /// A length field that disagrees with the bytes that follow it.
+    #[error("{what} says {said} bytes follow; {follow} do")]
+    Declared {
+        /// The field.
+        what: &'static str,
+        /// Its value.
+        said: usize,
+        /// The bytes that follow.
+        follow: usize,
+    },
+}
+
+/// Reads a fixed layout `T` from exactly `bytes`, or says why not.
+fn read_exact<T: zerocopy::FromBytes + zerocopy::KnownLayout + zerocopy::Immutable>(
+    what: &'static str,
+    bytes: &[u8],
+) -> Result<T, PeerError> {
+    T::read_from_bytes(bytes).map_err(|_| PeerError::Length {
+        what,
+        want: size_of::<T>(),
+        got: bytes.len(),
+    })
+}
