@@ -95,7 +95,6 @@ impl HostCore {
         let limits = self.config.limits;
         if self.links.len() >= limits.max_links {
             self.links
-                .out
                 .close(link, Closed::Limit(Limit::Links(limits.max_links)));
             return;
         }
@@ -184,20 +183,17 @@ impl HostCore {
                     Some(lost) if lost > 0 => {
                         return self.links.shut(link, Closed::OutOfStep(lost));
                     }
-                    _ => return self.links.out.drop_input(link, Dropped::Open(e)),
+                    _ => return self.links.drop_input(link, Dropped::Open(e)),
                 },
             },
             (FrameType::Encrypted, None) => {
-                return self
-                    .links
-                    .out
-                    .drop_input(link, Dropped::EncryptedBeforeHello);
+                return self.links.drop_input(link, Dropped::EncryptedBeforeHello);
             }
             _ => frame.payload,
         };
         let (header, body) = match InnerHeader::read(&inner, false) {
             Ok(h) => h,
-            Err(e) => return self.links.out.drop_input(link, Dropped::InnerHeader(e)),
+            Err(e) => return self.links.drop_input(link, Dropped::InnerHeader(e)),
         };
         // facts 1.5: an answer goes in its request's frame type, so a plaintext request
         // gets a plaintext answer even on an armed link.
@@ -207,12 +203,10 @@ impl HostCore {
                 self.activities
                     .handle_activity(&mut self.links, now, link, header.task, body);
             } else {
-                self.links.out.drop_input(link, Dropped::PlaintextActivity);
+                self.links.drop_input(link, Dropped::PlaintextActivity);
             }
         } else {
-            self.links
-                .out
-                .record(link, header.service, header.task, None);
+            self.links.record(link, header.service, header.task, None);
             self.handle_service(now, link, reply_type, header, body);
         }
     }
@@ -255,11 +249,11 @@ impl HostCore {
 
     /// The next frame to send.
     pub fn poll_transmit(&mut self) -> Option<Transmit> {
-        self.links.out.poll_transmit()
+        self.links.poll_transmit()
     }
 
     /// The next event.
     pub fn poll_event(&mut self) -> Option<HostEvent> {
-        self.links.out.poll_event()
+        self.links.poll_event()
     }
 }

@@ -67,7 +67,7 @@ impl Activities {
                     if let Some(l) = links.get_mut(link) {
                         l.shut();
                     }
-                    links.out.close(link, Closed::Plan(reason));
+                    links.close(link, Closed::Plan(reason));
                 }
             }
         }
@@ -85,7 +85,7 @@ impl Activities {
             .and_then(|s| s.encode())
         {
             Ok(body) => links.push_message(link, GLOBAL_ACTIVITY_STATE, &body),
-            Err(error) => links.out.not_built(link, GLOBAL_ACTIVITY_STATE, error),
+            Err(error) => links.not_built(link, GLOBAL_ACTIVITY_STATE, error),
         }
     }
 
@@ -119,7 +119,7 @@ impl Activities {
         let msg = ADVANCE_REPLICATION_EPOCH;
         match next.encode() {
             Ok(body) => links.push_message(link, msg, &body),
-            Err(error) => return links.out.not_built(link, msg, error),
+            Err(error) => return links.not_built(link, msg, error),
         }
         self.inject(links, link, Moment::EpochSent);
     }

@@ -60,7 +60,7 @@ impl Activities {
                     self.push_current_roster(links, link);
                 }
             }
-            links.out.event(HostEvent::Staged { session, revision });
+            links.event(HostEvent::Staged { session, revision });
         }
         for request in requests {
             match request {

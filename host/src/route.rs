@@ -53,7 +53,7 @@ impl HostCore {
                     self.lobby
                         .registry(links, link, reply_type, header, reply, body)
                 }
-                None => self.links.out.drop_input(link, Dropped::NoHandler(service)),
+                None => self.links.drop_input(link, Dropped::NoHandler(service)),
             },
         }
     }
@@ -97,7 +97,7 @@ impl HostCore {
             .encode(),
             Err(e) => {
                 // facts 5.3: Sunrise answers a bad size with an empty 17 so the ring moves.
-                self.links.out.drop_input(link, Dropped::Lookup(e));
+                self.links.drop_input(link, Dropped::Lookup(e));
                 Vec::new()
             }
         };
@@ -147,7 +147,7 @@ impl HostCore {
         let descriptor = match SelectionRequest::decode_service6(body) {
             Ok(req) => req.descriptor,
             Err(e) => {
-                self.links.out.drop_input(link, Dropped::Selection(e));
+                self.links.drop_input(link, Dropped::Selection(e));
                 if !self.policy().answer_malformed_selection() {
                     return;
                 }
@@ -163,10 +163,7 @@ impl HostCore {
         self.links
             .respond(link, reply_type, HOST_RESPONSE, header.task, body);
         if reply_type != FrameType::Encrypted {
-            return self
-                .links
-                .out
-                .drop_input(link, Dropped::PlaintextHostRequest);
+            return self.links.drop_input(link, Dropped::PlaintextHostRequest);
         }
         let Some(l) = self.links.get_mut(link) else {
             return;

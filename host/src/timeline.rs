@@ -65,7 +65,7 @@ impl Activities {
             self.arm_commit(session);
             if let Err(error) = self.request(links, session, &requests) {
                 tracing::warn!(session = format_args!("{session:#x}"), %error, "timeline commit refused");
-                links.out.event(HostEvent::Refused { session, error });
+                links.event(HostEvent::Refused { session, error });
             }
         }
     }

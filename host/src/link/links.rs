@@ -3,28 +3,30 @@
 //! remain").
 
 use super::{Binding, Link};
-use crate::event::Transmit;
+use crate::event::{HostEvent, Transmit};
 use crate::hooks::Hooks;
 use crate::host_timer::HostTimer;
 use crate::link_id::LinkId;
-use crate::outbound::{Delivery, Payload};
+use crate::outbound::{Delivery, Outbound, Payload};
 use crate::outbox::Outbox;
-use crate::reason::Closed;
+use crate::reason::{Closed, Dropped};
 use crate::timer_queue::TimerQueue;
 use std::collections::BTreeMap;
 use vex_wire::activity::envelope::PushHeader;
 use vex_wire::bap::header::{FrameType, InnerHeader};
 use vex_wire::bap::services::response_for;
+use vex_wire::bits::BitError;
 use vex_wire::time::Instant;
 
-/// The link table: each link by id, each armed timer's deadline, and the outbox.
+/// The link table: each link by id, each armed timer's deadline, and the outbox every
+/// frame and event leaves by.
 #[derive(Debug)]
 pub(crate) struct Links {
     map: BTreeMap<LinkId, Link>,
     /// Every link timer's deadline, earliest first.
     timers: TimerQueue<(LinkId, HostTimer)>,
     /// The frames and events the host has queued.
-    pub(crate) out: Outbox,
+    out: Outbox,
 }
 
 impl Links {
@@ -35,6 +37,46 @@ impl Links {
             timers: TimerQueue::default(),
             out: Outbox::new(hooks),
         }
+    }
+
+    /// The one outbound hook every frame passes.
+    pub(crate) fn outbound(&self) -> &dyn Outbound {
+        self.out.outbound()
+    }
+
+    /// A frame arrived on `link` and was understood.
+    pub(crate) fn record(&mut self, link: LinkId, service: u16, task: u32, message: Option<u32>) {
+        self.out.record(link, service, task, message);
+    }
+
+    /// Input on `link` was dropped for `reason`; the link goes on.
+    pub(crate) fn drop_input(&mut self, link: LinkId, reason: Dropped) {
+        self.out.drop_input(link, reason);
+    }
+
+    /// The host could not build its own message `msg` for `link`; nothing is sent.
+    pub(crate) fn not_built(&mut self, link: LinkId, msg: u32, error: BitError) {
+        self.out.not_built(link, msg, error);
+    }
+
+    /// The IO layer is to close `link` for `reason`.
+    pub(crate) fn close(&mut self, link: LinkId, reason: Closed) {
+        self.out.close(link, reason);
+    }
+
+    /// Reports `event`.
+    pub(crate) fn event(&mut self, event: HostEvent) {
+        self.out.event(event);
+    }
+
+    /// The next frame to send.
+    pub(crate) fn poll_transmit(&mut self) -> Option<Transmit> {
+        self.out.poll_transmit()
+    }
+
+    /// The next event.
+    pub(crate) fn poll_event(&mut self) -> Option<HostEvent> {
+        self.out.poll_event()
     }
 
     /// How many links are held.

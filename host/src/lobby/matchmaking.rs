@@ -38,7 +38,7 @@ impl LobbyServices {
                     Err(e) => e.to_string(),
                     Ok(r) => format!("field 2 names no kind: {:?}", r.kind),
                 };
-                links.out.drop_input(link, Dropped::Matchmaking(why));
+                links.drop_input(link, Dropped::Matchmaking(why));
                 Reply::default()
             }
         };

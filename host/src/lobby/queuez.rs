@@ -35,7 +35,7 @@ impl LobbyServices {
                 objects: self.family_objects(family),
             }],
         };
-        for body in links.out.outbound().queuez(update) {
+        for body in links.outbound().queuez(update) {
             let header = InnerHeader::request(UPDATE, 0);
             links.send_with(link, |l| l.framed(l.push_type(), header, &body));
         }

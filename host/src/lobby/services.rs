@@ -65,7 +65,7 @@ impl LobbyServices {
         match TranslationRequest::decode(body) {
             Ok(r) => TranslationResponse::one(r.identity, account).encode(),
             Err(e) => {
-                links.out.drop_input(link, Dropped::Translation(e));
+                links.drop_input(link, Dropped::Translation(e));
                 TranslationResponse {
                     kinds: [0xFF, 0xFF],
                     entries: Vec::new(),

@@ -33,7 +33,7 @@ impl LobbyServices {
             Ok(r) => r,
             Err(e) => {
                 // answered all the same, empty, so the client's ring moves (BAP-06)
-                links.out.drop_input(link, Dropped::WebService(e));
+                links.drop_input(link, Dropped::WebService(e));
                 return links.reply(link, reply_type, header, Vec::new());
             }
         };

@@ -46,7 +46,7 @@ impl Activities {
             };
             match AuthorityToken(token).encode() {
                 Ok(body) => links.push_message(link, msg, &body),
-                Err(error) => links.out.not_built(link, msg, error),
+                Err(error) => links.not_built(link, msg, error),
             }
         }
     }
@@ -75,7 +75,7 @@ impl Activities {
             Ok(body) => links.push_message(link, PURGE_NOTICE, &body),
             Err(error) => {
                 let msg = PURGE_NOTICE;
-                return links.out.not_built(link, msg, error);
+                return links.not_built(link, msg, error);
             }
         }
         self.world_event(links, WorldEvent::PurgeRequested { link, slots });
@@ -90,9 +90,7 @@ impl Activities {
     ) {
         let msg = RESET_AUTHORITY_ACK;
         if !self.answers(links, link, Exchange::Reset, token, true) {
-            return links
-                .out
-                .drop_input(link, Dropped::UnknownToken { msg, token });
+            return links.drop_input(link, Dropped::UnknownToken { msg, token });
         }
         self.world_event(links, WorldEvent::AuthorityReset { link, token });
     }
@@ -108,9 +106,7 @@ impl Activities {
         let msg = AUTHORITY_BUBBLE_MASK;
         let token = answer.token;
         if !self.answers(links, link, Exchange::Query, token, false) {
-            return links
-                .out
-                .drop_input(link, Dropped::UnknownToken { msg, token });
+            return links.drop_input(link, Dropped::UnknownToken { msg, token });
         }
         let (bubble, slots) = (answer.selector, answer.mask.count());
         self.world_event(
@@ -135,9 +131,7 @@ impl Activities {
         let msg = AUTHORITY_FULL_MASK;
         let token = answer.token;
         if !self.answers(links, link, Exchange::Query, token, true) {
-            return links
-                .out
-                .drop_input(link, Dropped::UnknownToken { msg, token });
+            return links.drop_input(link, Dropped::UnknownToken { msg, token });
         }
         let slots = answer.mask.count();
         if let Some(a) = self
@@ -156,7 +150,7 @@ impl Activities {
             .joined_session(links, link)
             .and_then(|s| self.map.get_mut(&s))
         else {
-            return links.out.drop_input(link, Dropped::NotJoined(msg));
+            return links.drop_input(link, Dropped::NotJoined(msg));
         };
         activity.release_authority(link, &abdication.mask);
         let slots = abdication.mask.count();

@@ -18,7 +18,7 @@ impl Activities {
     pub(crate) fn client_state(&mut self, links: &mut Links, link: LinkId, report: ClientState) {
         let msg = CLIENT_AUTHORITATIVE_DATA_UPDATE;
         let Some(session) = self.joined_session(links, link) else {
-            return links.out.drop_input(link, Dropped::NotJoined(msg));
+            return links.drop_input(link, Dropped::NotJoined(msg));
         };
         if !self.policy().commit_client_state() {
             return;
@@ -29,9 +29,7 @@ impl Activities {
             && leg.index >= 0
             && crate::roster::bubble_of(leg.index) >= bubbles
         {
-            return links
-                .out
-                .drop_input(link, Dropped::RegionOutside(leg.index));
+            return links.drop_input(link, Dropped::RegionOutside(leg.index));
         }
         let from = self.region_of(link, session);
         let Some(committed) = self
@@ -39,7 +37,7 @@ impl Activities {
             .get_mut(&session)
             .and_then(|a| a.commit_client_state(link, &report, arrival))
         else {
-            return links.out.drop_input(link, Dropped::NotJoined(msg));
+            return links.drop_input(link, Dropped::NotJoined(msg));
         };
         if committed.table_changed {
             self.publish_membership(links, session, None);

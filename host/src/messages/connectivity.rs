@@ -11,7 +11,7 @@ use vex_wire::activity::small::ConnectivityFailure;
 pub(crate) fn connectivity_failure(links: &mut Links, link: LinkId, failure: ConnectivityFailure) {
     let ConnectivityFailure { peer_key, reason } = failure;
     tracing::info!(%link, peer_key = format_args!("{peer_key:#x}"), reason, "connectivity failure");
-    links.out.event(HostEvent::ConnectivityFailure {
+    links.event(HostEvent::ConnectivityFailure {
         link,
         peer_key,
         reason,

@@ -21,12 +21,10 @@ impl Activities {
         SlotRequest { count }: SlotRequest,
     ) {
         if count <= 0 {
-            return links.out.drop_input(link, Dropped::SlotCount(count));
+            return links.drop_input(link, Dropped::SlotCount(count));
         }
         let Some(session) = self.joined_session(links, link) else {
-            return links
-                .out
-                .drop_input(link, Dropped::NotJoined(ALLOCATE_ENTITY_INDICES));
+            return links.drop_input(link, Dropped::NotJoined(ALLOCATE_ENTITY_INDICES));
         };
         let Some(activity) = self.map.get(&session) else {
             return;

@@ -53,7 +53,7 @@ impl Activities {
             }
             Some(Err(error)) => {
                 let msg = SENSOR_AUTH_UPDATE;
-                links.out.not_built(link, msg, error);
+                links.not_built(link, msg, error);
             }
         }
     }

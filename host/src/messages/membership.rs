@@ -99,7 +99,7 @@ impl Activities {
             Ok(body) => body,
             Err(error) => {
                 let msg = REPLICATE_MEMBERSHIP;
-                return links.out.not_built(first, msg, error);
+                return links.not_built(first, msg, error);
             }
         };
         for &link in to {
@@ -174,9 +174,7 @@ impl Activities {
         identity: ClientIdentity,
     ) {
         let Some(session) = self.joined_session(links, link) else {
-            return links
-                .out
-                .drop_input(link, Dropped::NotJoined(CLIENT_IDENTITY_UPDATE));
+            return links.drop_input(link, Dropped::NotJoined(CLIENT_IDENTITY_UPDATE));
         };
         if !self.policy().commit_identity() {
             return;

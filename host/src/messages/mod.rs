@@ -84,31 +84,25 @@ impl Activities {
     ) {
         let n = match ActivityNotification::decode(body) {
             Ok(n) => n,
-            Err(e) => return links.out.drop_input(link, Dropped::Envelope(e)),
+            Err(e) => return links.drop_input(link, Dropped::Envelope(e)),
         };
-        links
-            .out
-            .record(link, ACTIVITY_TO_HOST, task, Some(n.msg_type));
+        links.record(link, ACTIVITY_TO_HOST, task, Some(n.msg_type));
         let msg = n.msg_type;
         self.inject(links, link, Moment::Reported { msg, task });
         if n.discriminator == 2 && !self.policy().take_discriminator_two() {
-            return links.out.drop_input(link, Dropped::DiscriminatorTwo);
+            return links.drop_input(link, Dropped::DiscriminatorTwo);
         }
         if !table::client_sends(n.msg_type) {
-            return links
-                .out
-                .drop_input(link, Dropped::NotClientSent(n.msg_type));
+            return links.drop_input(link, Dropped::NotClientSent(n.msg_type));
         }
         let handle = SessionId(n.handle);
         if !self.owns(links, link, n.msg_type, handle) {
             let (msg, session) = (n.msg_type, handle);
-            return links
-                .out
-                .drop_input(link, Dropped::Unowned { msg, session });
+            return links.drop_input(link, Dropped::Unowned { msg, session });
         }
         let message = match ClientMessage::decode(n.msg_type, &n.payload) {
             Ok(m) => m,
-            Err(reason) => return links.out.drop_input(link, reason),
+            Err(reason) => return links.drop_input(link, reason),
         };
         match message {
             ClientMessage::Join(join) => self.join(links, now, link, handle, join),
@@ -175,9 +169,7 @@ impl Activities {
     ) {
         if SessionId(join.host_id) != handle {
             let named = join.host_id;
-            return links
-                .out
-                .drop_input(link, Dropped::JoinMismatch { named, handle });
+            return links.drop_input(link, Dropped::JoinMismatch { named, handle });
         }
         let Some(binding) = links.binding(link) else {
             return;
@@ -186,11 +178,11 @@ impl Activities {
         let public = handle != private;
         let member = self.seed_member(&join);
         let Some(activity) = self.map.get_mut(&handle) else {
-            return links.out.drop_input(link, Dropped::NoActivity(handle));
+            return links.drop_input(link, Dropped::NoActivity(handle));
         };
         let revision_before = activity.revision();
         if let Err(e) = activity.admit(link, member) {
-            return links.out.drop_input(link, Dropped::Admit(e)); // the link stays where it was
+            return links.drop_input(link, Dropped::Admit(e)); // the link stays where it was
         }
         let started = activity.start(now);
         let lane = activity.lane(link);
@@ -239,7 +231,7 @@ impl Activities {
         } else if joiner_too {
             self.push_membership(links, link, handle);
         }
-        links.out.event(HostEvent::Joined {
+        links.event(HostEvent::Joined {
             link,
             session: handle,
         });
@@ -262,7 +254,7 @@ impl Activities {
             }
         }
         let msg = JOIN_RESULT;
-        links.out.not_built(link, msg, error);
+        links.not_built(link, msg, error);
     }
 
     /// Builds every message of the burst first, so none is sent unless all are built.
@@ -368,7 +360,7 @@ impl Activities {
         match self.build_roster(links, link, join, epoch, snapshot) {
             Err(error) => {
                 let msg = SENSOR_AUTH_UPDATE;
-                links.out.not_built(link, msg, error);
+                links.not_built(link, msg, error);
             }
             Ok(built) if !self.fits_tick(links, link, built.body.len()) => {
                 // the whole roster again in the next tick; this one is not sent (AUTH-10)

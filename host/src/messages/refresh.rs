@@ -16,7 +16,7 @@ impl Activities {
     pub(crate) fn state_refresh(&mut self, links: &mut Links, link: LinkId, trailing: bool) {
         let msg = STATE_REFRESH;
         if trailing && !self.policy().take_trailing_bytes() {
-            return links.out.drop_input(link, Dropped::TrailingBytes { msg });
+            return links.drop_input(link, Dropped::TrailingBytes { msg });
         }
         self.snapshot(links, link, STATE_REFRESH);
     }
@@ -42,7 +42,7 @@ impl Activities {
             return;
         };
         let (Some(join), epoch) = (binding.join().cloned(), binding.epoch()) else {
-            return links.out.drop_input(link, Dropped::NotJoined(msg));
+            return links.drop_input(link, Dropped::NotJoined(msg));
         };
         let (session, public) = (binding.session(), binding.is_public());
         self.push_global_state(links, link);
@@ -50,7 +50,7 @@ impl Activities {
             Ok(body) => links.push_message(link, WORLD_GLOBALS_STATE, &body),
             Err(error) => {
                 let msg = WORLD_GLOBALS_STATE;
-                return links.out.not_built(link, msg, error);
+                return links.not_built(link, msg, error);
             }
         }
         if !public {

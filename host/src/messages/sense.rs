@@ -34,14 +34,14 @@ impl Activities {
         let epoch = binding.epoch().map(|e| e.0);
         let read = read_reports(binding.roster().identity_map(), epoch, payload);
         match read {
-            Err(reason) => links.out.drop_input(link, reason),
+            Err(reason) => links.drop_input(link, reason),
             Ok(groups) => {
                 for group in groups {
                     match group {
                         Ok(objects) => objects
                             .into_iter()
                             .for_each(|o| self.sensed(links, link, o)),
-                        Err(reason) => links.out.drop_input(link, reason),
+                        Err(reason) => links.drop_input(link, reason),
                     }
                 }
             }

@@ -58,7 +58,7 @@ impl Activities {
                 self.mission_event(session, reported);
             }
         }
-        links.out.event(HostEvent::World(event));
+        links.event(HostEvent::World(event));
     }
 
     /// Asks for `source` to replace the running mission: it compiles now, and is swapped
@@ -107,7 +107,7 @@ impl Activities {
             }
             other => tracing::info!(?other, "mission"),
         }
-        links.out.event(HostEvent::Mission(report));
+        links.event(HostEvent::Mission(report));
     }
 
     /// The mission stage: the events queued before it ran, in order, then every due
@@ -195,7 +195,7 @@ impl Activities {
             }
             Err(error) => {
                 tracing::warn!(handler, %error, "mission requests refused");
-                links.out.event(HostEvent::Refused {
+                links.event(HostEvent::Refused {
                     session,
                     error: error.clone(),
                 });
