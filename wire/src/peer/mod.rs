@@ -9,6 +9,7 @@
 
 pub mod association;
 pub mod join_descriptor;
+pub mod lookup3;
 pub mod net_addr;
 pub mod qos;
 
