@@ -15,6 +15,7 @@ use vex_wire::activity::table::MESSAGES;
 use vex_wire::bap::secure::{SignOnKeys, open_hello};
 use vex_wire::bap::services::{HostLookup, HostLookupResponse, HostResponse};
 use vex_wire::bits::BitReader;
+use vex_wire::peer::advertisement::{GROUP_SESSION, judge};
 use vex_wire::peer::association::AssocPacket;
 use vex_wire::peer::join_descriptor::JoinDescriptor;
 use vex_wire::peer::net_addr::NetAddr;
@@ -49,6 +50,7 @@ fuzz_target!(|data: &[u8]| {
     let _ = JoinDescriptor::read(data);
     let _ = QosRequest::read(data);
     let _ = QosReply::read(data);
+    let _ = judge(data, GROUP_SESSION);
     for slot_type in [13, 17] {
         let _ = AuthBody::read(slot_type, &mut BitReader::new(data));
     }

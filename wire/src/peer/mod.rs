@@ -7,6 +7,7 @@
 //! (`zerocopy`), field for field the pages' own structs, so each one's size is checked at
 //! compile time against the page and reading one is a length check and a copy.
 
+pub mod advertisement;
 pub mod association;
 pub mod join_descriptor;
 pub mod lookup3;
