@@ -18,8 +18,10 @@ use vex_wire::bits::BitReader;
 use vex_wire::peer::advertisement::{GROUP_SESSION, judge};
 use vex_wire::peer::association::AssocPacket;
 use vex_wire::peer::join_descriptor::JoinDescriptor;
+use vex_wire::peer::keys::{RecordKeys, import};
 use vex_wire::peer::net_addr::NetAddr;
 use vex_wire::peer::qos::{QosReply, QosRequest};
+use vex_wire::peer::record::open;
 
 fuzz_target!(|data: &[u8]| {
     let _ = ActivityPush::decode(data);
@@ -51,6 +53,10 @@ fuzz_target!(|data: &[u8]| {
     let _ = QosRequest::read(data);
     let _ = QosReply::read(data);
     let _ = judge(data, GROUP_SESSION);
+    let _ = open(&RecordKeys::derive(&[1; 28], &[0; 16]), data);
+    if let Some(field) = data.first_chunk::<100>() {
+        let _ = import(field);
+    }
     for slot_type in [13, 17] {
         let _ = AuthBody::read(slot_type, &mut BitReader::new(data));
     }

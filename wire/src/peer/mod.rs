@@ -10,9 +10,11 @@
 pub mod advertisement;
 pub mod association;
 pub mod join_descriptor;
+pub mod keys;
 pub mod lookup3;
 pub mod net_addr;
 pub mod qos;
+pub mod record;
 
 use thiserror::Error;
 
