@@ -26,6 +26,7 @@ pub mod messages;
 pub mod mission;
 pub mod outbound;
 mod outbox;
+pub mod peer;
 pub mod policy;
 pub mod program;
 pub mod reason;

@@ -1,0 +1,4 @@
+//! The engine peer transport's host side (NS "The engine peer transport"): what the host
+//! answers on its UDP port. `responder.rs` is the responder of bdNet associations.
+
+pub mod responder;
