@@ -9,19 +9,21 @@ use crate::activities::Activities;
 use crate::activity::Activity;
 use crate::commit_error::CommitError;
 use crate::config::HostConfig;
-use crate::event::{HostEvent, Transmit};
+use crate::event::{Datagram, HostEvent, Transmit};
 use crate::host_timer::HostTimer;
 use crate::limits::Limit;
 use crate::link::{Link, Links};
 use crate::link_id::LinkId;
 use crate::lobby::LobbyServices;
 use crate::mission::{Mission, MissionStage};
+use crate::peer::port::PeerPort;
 use crate::policy::Policy;
 use crate::reason::{Closed, Dropped};
 use crate::world::WorldRequest;
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use std::collections::BTreeSet;
+use std::net::SocketAddrV4;
 use vex_wire::activity::session::SessionId;
 use vex_wire::activity::slot::ClientRef;
 use vex_wire::bap::deframer::Frame;
@@ -46,6 +48,8 @@ pub struct HostCore {
     pub(crate) next_session_index: u16,
     /// The lobby services beside the route.
     pub(crate) lobby: LobbyServices,
+    /// The UDP port: QoS probes and bdNet associations.
+    pub(crate) peer: PeerPort,
 }
 
 impl HostCore {
@@ -57,6 +61,7 @@ impl HostCore {
         let lobby = LobbyServices::new(config.scenario.player);
         Self {
             rng: ChaCha20Rng::from_seed(config.seed),
+            peer: PeerPort::new(config.seed, config.limits.max_associations),
             links,
             lobby,
             activities: Activities::new(config.clone()),
@@ -245,6 +250,21 @@ impl HostCore {
     /// What each running instance holds: its session and its variables.
     pub fn mission_status(&self) -> Vec<(SessionId, String)> {
         self.activities.mission_status()
+    }
+
+    /// A datagram arrived on the UDP port from `from`. A QoS reply advertises the newest
+    /// activity session.
+    pub fn handle_datagram(&mut self, now: Instant, from: SocketAddrV4, bytes: &[u8]) {
+        let session = self.activities.map.keys().next_back().map(|s| s.0);
+        if let Some(event) = self.peer.handle(now, from, bytes, session) {
+            tracing::info!(?event, "peer");
+            self.links.event(event);
+        }
+    }
+
+    /// The next datagram to send on the UDP port.
+    pub fn poll_datagram(&mut self) -> Option<Datagram> {
+        self.peer.poll()
     }
 
     /// The next frame to send.

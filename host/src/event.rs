@@ -3,8 +3,10 @@
 use crate::commit_error::CommitError;
 use crate::link_id::LinkId;
 use crate::mission::MissionReport;
+use crate::peer::responder::PeerDrop;
 use crate::reason::{Closed, Dropped};
 pub use crate::world_event::WorldEvent;
+use std::net::SocketAddrV4;
 use vex_wire::activity::session::SessionId;
 use vex_wire::bits::BitError;
 
@@ -19,6 +21,15 @@ pub struct Transmit {
     pub service: u16,
     /// The activity message id, for service 9.
     pub message: Option<u32>,
+}
+
+/// A datagram the core wants sent on its UDP port.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Datagram {
+    /// Where it goes.
+    pub peer: SocketAddrV4,
+    /// The whole datagram.
+    pub bytes: Vec<u8>,
 }
 
 /// Something that happened on a link.
@@ -90,6 +101,29 @@ pub enum HostEvent {
         peer_key: u64,
         /// The 2-bit reason, raw.
         reason: u8,
+    },
+    /// A datagram on the UDP port was dropped.
+    PeerDropped {
+        /// Its sender.
+        from: SocketAddrV4,
+        /// Why.
+        reason: PeerDrop,
+    },
+    /// A bdNet association opened: its handshake completed (PEER-07).
+    Associated {
+        /// The requester.
+        from: SocketAddrV4,
+        /// The host's tag for it.
+        tag: u16,
+    },
+    /// A record of an association opened.
+    PeerReceived {
+        /// Its sender.
+        from: SocketAddrV4,
+        /// The association's tag.
+        tag: u16,
+        /// The plaintext's bytes.
+        len: usize,
     },
     /// A client joined an activity session.
     Joined {

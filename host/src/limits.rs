@@ -25,6 +25,9 @@ pub struct Limits {
     /// Bytes of frames waiting to be written on one link (the IO layer's bound): a peer
     /// that does not read is closed once its backlog passes it.
     pub output_queue_bytes: usize,
+    /// bdNet associations open at once on the UDP port; a cookie echo past it opens none
+    /// (a half handshake holds nothing, see `peer::responder`).
+    pub max_associations: usize,
 }
 
 impl Default for Limits {
@@ -36,6 +39,7 @@ impl Default for Limits {
             frame_within_ms: 10_000,
             frames_per_second: 1000,
             output_queue_bytes: 4 * 1024 * 1024,
+            max_associations: 1024,
         }
     }
 }

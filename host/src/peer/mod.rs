@@ -1,4 +1,6 @@
 //! The engine peer transport's host side (NS "The engine peer transport"): what the host
-//! answers on its UDP port. `responder.rs` is the responder of bdNet associations.
+//! answers on its UDP port: `port.rs` routes each datagram, `responder.rs` is the
+//! responder of bdNet associations.
 
+pub mod port;
 pub mod responder;

@@ -32,6 +32,15 @@ pub const HANDSHAKE_WITHIN_MS: u64 = 30_000;
 /// Why a packet on the association port was dropped.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum PeerDrop {
+    /// Bytes that are no packet of the port.
+    #[error(transparent)]
+    Packet(#[from] vex_wire::peer::PeerError),
+    /// An init ack or cookie ack, which only a requester takes.
+    #[error("a packet only a requester takes")]
+    NotForResponder,
+    /// NAT traversal's packet, which the host does not serve.
+    #[error("NAT traversal's type {0}, which the host does not serve")]
+    NatTraversal(u8),
     /// A cookie echo whose cookie this host did not make (PEER-09).
     #[error("a cookie echo whose cookie is not ours")]
     ForeignCookie,

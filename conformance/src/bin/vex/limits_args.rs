@@ -24,6 +24,9 @@ pub struct LimitsArgs {
     /// Bytes waiting to be written to one link before it is closed as not reading.
     #[arg(long, default_value_t = Limits::default().output_queue_bytes)]
     output_queue: usize,
+    /// bdNet associations open at once on the UDP port.
+    #[arg(long, default_value_t = Limits::default().max_associations)]
+    max_associations: usize,
 }
 
 impl LimitsArgs {
@@ -36,6 +39,7 @@ impl LimitsArgs {
             frame_within_ms: self.frame_within,
             frames_per_second: self.frames_per_second,
             output_queue_bytes: self.output_queue,
+            max_associations: self.max_associations,
         }
     }
 }

@@ -1,0 +1,141 @@
+//! The host's UDP port (NS "The engine peer transport", "QoS probe and the session
+//! advertisement"): each datagram goes by its first byte to the QoS responder (40) or the
+//! association responder (1 to 4 and 6); NAT traversal's types (10 to 13) and every other
+//! byte are dropped and reported.
+
+use super::responder::{PeerDrop, Responder};
+use crate::event::{Datagram, HostEvent};
+use rand_chacha::ChaCha20Rng;
+use rand_core::{RngCore, SeedableRng};
+use std::collections::VecDeque;
+use std::net::SocketAddrV4;
+use vex_wire::bits::BitWriter;
+use vex_wire::peer::advertisement::{AdvertisementHeader, BLOCK_LEN, GROUP_SESSION_DESCRIPTOR_LEN};
+use vex_wire::peer::association::AssocPacket;
+use vex_wire::peer::qos::{self, QosReply, QosReplyHead, QosRequest};
+use vex_wire::time::Instant;
+use zerocopy::IntoBytes;
+
+/// The hold time a reply reports: the host answers at once (QOS-03).
+const HOLD_TIME_S: f32 = 0.0;
+
+/// The ChaCha stream the port draws from: its own, so the links' draws (stream 0) are
+/// the same whatever the port does.
+const PORT_STREAM: u64 = 1;
+
+/// The UDP port's state: the associations, its randomness, and the datagrams waiting to
+/// go.
+#[derive(Debug)]
+pub struct PeerPort {
+    responder: Responder,
+    rng: ChaCha20Rng,
+    out: VecDeque<Datagram>,
+}
+
+impl PeerPort {
+    /// A port drawing from `seed` (its own stream), with at most `capacity` associations.
+    /// The join key its records' keys are derived with is zero, as Sunrise's (facts, not
+    /// pages).
+    pub fn new(seed: [u8; 32], capacity: usize) -> Self {
+        let mut rng = ChaCha20Rng::from_seed(seed);
+        rng.set_stream(PORT_STREAM);
+        let mut cookie_key = [0u8; 64];
+        rng.fill_bytes(&mut cookie_key);
+        Self {
+            responder: Responder::new(cookie_key, [0; 16], capacity),
+            rng,
+            out: VecDeque::new(),
+        }
+    }
+
+    /// The associations it holds.
+    pub fn responder(&self) -> &Responder {
+        &self.responder
+    }
+
+    /// A datagram from `from` at `now`; `session` is the live session a QoS reply
+    /// advertises, if there is one. What it did, as events.
+    pub fn handle(
+        &mut self,
+        now: Instant,
+        from: SocketAddrV4,
+        bytes: &[u8],
+        session: Option<u64>,
+    ) -> Option<HostEvent> {
+        let dropped = |reason: PeerDrop| Some(HostEvent::PeerDropped { from, reason });
+        if bytes.first() == Some(&qos::REQUEST) {
+            return match QosRequest::read(bytes) {
+                Ok(request) => {
+                    self.answer_probe(from, &request, session);
+                    None
+                }
+                Err(e) => dropped(PeerDrop::Packet(e)),
+            };
+        }
+        match AssocPacket::read(bytes) {
+            Ok(AssocPacket::Init(init)) => {
+                let ack = self.responder.init(now, from, &init, &mut self.rng);
+                self.send(from, ack.as_bytes().to_vec());
+                None
+            }
+            Ok(AssocPacket::CookieEcho(echo)) => {
+                match self.responder.cookie_echo(now, from, &echo, &mut self.rng) {
+                    Ok(ack) => {
+                        self.send(from, ack);
+                        let tag = echo.echoed.responder_tag.get();
+                        Some(HostEvent::Associated { from, tag })
+                    }
+                    Err(reason) => dropped(reason),
+                }
+            }
+            Ok(AssocPacket::Data { head, .. }) => {
+                let tag = head.header.addressed_tag.get();
+                match self.responder.open(from, tag, bytes) {
+                    Ok(plaintext) => Some(HostEvent::PeerReceived {
+                        from,
+                        tag,
+                        len: plaintext.len(),
+                    }),
+                    Err(reason) => dropped(reason),
+                }
+            }
+            Ok(AssocPacket::InitAck(_) | AssocPacket::CookieAck(_)) => {
+                dropped(PeerDrop::NotForResponder)
+            }
+            Ok(AssocPacket::NatTraversal(kind)) => dropped(PeerDrop::NatTraversal(kind)),
+            Err(e) => dropped(PeerDrop::Packet(e)),
+        }
+    }
+
+    /// The reply to `request`: accepted with the session's advertisement when a session
+    /// runs, else an explicit refusal with no payload (QOS-03, QOS-04).
+    fn answer_probe(&mut self, from: SocketAddrV4, request: &QosRequest, session: Option<u64>) {
+        let payload = session.map_or_else(Vec::new, advertisement);
+        let reply = QosReply {
+            head: QosReplyHead::answering(request, session.is_some(), HOLD_TIME_S, payload.len()),
+            payload: &payload,
+        };
+        self.send(from, reply.encode());
+    }
+
+    fn send(&mut self, to: SocketAddrV4, bytes: Vec<u8>) {
+        self.out.push_back(Datagram { peer: to, bytes });
+    }
+
+    /// The next datagram to send.
+    pub fn poll(&mut self) -> Option<Datagram> {
+        self.out.pop_front()
+    }
+}
+
+/// `session`'s advertisement block (QOS-06): the header, then payload type 2's descriptor,
+/// whose layout neither the pages nor Sunrise give, so it is zeros, then zeros to the
+/// block's 13,184 bytes.
+fn advertisement(session: u64) -> Vec<u8> {
+    let mut w = BitWriter::with_capacity(BLOCK_LEN * 8);
+    AdvertisementHeader::for_session(session).write(&mut w);
+    let mut block = w.finish().unwrap_or_default();
+    block.resize(block.len() + GROUP_SESSION_DESCRIPTOR_LEN, 0);
+    block.resize(BLOCK_LEN, 0);
+    block
+}
