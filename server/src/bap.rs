@@ -8,12 +8,13 @@
 
 use std::collections::{BTreeMap, VecDeque};
 use std::future::Future;
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::{TcpListener, TcpStream, UdpSocket};
 use tokio::sync::{mpsc, oneshot};
 use vex_host::event::HostEvent;
 use vex_host::limits::Limit;
@@ -27,6 +28,8 @@ use vex_wire::time::Instant;
 const READ_CHUNK: usize = 16 * 1024;
 /// Reads waiting for the core, across all links.
 const INPUT_QUEUE: usize = 256;
+/// The largest datagram the UDP port reads whole.
+const MAX_DATAGRAM: usize = 65_535;
 /// Pause after a failed accept (for example when out of file descriptors).
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
 
@@ -134,16 +137,30 @@ pub async fn serve(
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
     let (_control, controls) = mpsc::channel(1);
-    serve_with_control(listener, core, controls, shutdown).await
+    serve_with_control(listener, None, core, controls, shutdown).await
 }
 
-/// [`serve`], taking [`Control`]s of the mission from `controls`.
+/// The next datagram on `socket`, or never when there is none.
+async fn next_datagram(
+    socket: Option<&UdpSocket>,
+    buf: &mut [u8],
+) -> std::io::Result<(usize, SocketAddr)> {
+    match socket {
+        Some(socket) => socket.recv_from(buf).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// [`serve`], with the UDP port `peer` (NS "The engine peer transport") when there is one,
+/// taking [`Control`]s of the mission from `controls`.
 pub async fn serve_with_control(
     listener: TcpListener,
+    peer: Option<UdpSocket>,
     mut core: HostCore,
     mut controls: mpsc::Receiver<Control>,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
+    let mut datagram = vec![0u8; MAX_DATAGRAM];
     let mut recent: VecDeque<MissionReport> = VecDeque::with_capacity(RECENT_REPORTS);
     let mut reload_reply: Option<oneshot::Sender<MissionReport>> = None;
     let start = tokio::time::Instant::now();
@@ -184,6 +201,13 @@ pub async fn serve_with_control(
                     core.handle_close(now(), link);
                 }
             },
+            received = next_datagram(peer.as_ref(), &mut datagram) => match received {
+                Ok((len, SocketAddr::V4(from))) => {
+                    core.handle_datagram(now(), from, datagram.get(..len).unwrap_or_default());
+                }
+                Ok((_, from)) => tracing::warn!(%from, "a datagram from an IPv6 peer: dropped"),
+                Err(e) => tracing::warn!(%e, "the UDP port could not read"),
+            },
             () = sleep => core.handle_timeout(now()),
             Some(control) = controls.recv() => match control {
                 Control::Reload { source, reply } => {
@@ -205,6 +229,14 @@ pub async fn serve_with_control(
                 && !c.send(t.bytes, max_queued)
             {
                 backlogged.push(t.link);
+            }
+        }
+        while let Some(d) = core.poll_datagram() {
+            // a datagram the socket cannot take now is lost, as the network may lose it
+            if let Some(socket) = &peer
+                && let Err(e) = socket.try_send_to(&d.bytes, d.peer.into())
+            {
+                tracing::warn!(to = %d.peer, %e, "datagram not sent");
             }
         }
         let mut closing: Vec<LinkId> = Vec::new();

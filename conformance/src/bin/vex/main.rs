@@ -94,7 +94,8 @@ fn parse_key(s: &str) -> Result<[u8; 16], String> {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Serve lobby and activity links on one TCP port until Ctrl-C.
+    /// Serve lobby and activity links on one TCP port, and QoS probes and bdNet associations
+    /// on the UDP port of the same number, until Ctrl-C.
     Host(serve::HostArgs),
     /// Read a scenario file and print what it places, or the line and field it gets wrong.
     Scenario {

@@ -150,6 +150,15 @@ async fn serve(
             return error();
         }
     };
+    // the UDP port (QoS and bdNet associations) takes the activity port's number
+    let bound = listener.local_addr().unwrap_or(listen.into());
+    let peer = match tokio::net::UdpSocket::bind(bound).await {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("vex host: cannot open the UDP port {bound}: {e}");
+            return error();
+        }
+    };
     if let Err(why) = lobby.start(&config, seed) {
         eprintln!("vex host: --signon: {why}");
         return error();
@@ -180,7 +189,9 @@ async fn serve(
         }
         None => (HostCore::new(config), None),
     };
-    match vex_server::bap::serve_with_control(listener, core, controlled, shutdown).await {
+    match vex_server::bap::serve_with_control(listener, Some(peer), core, controlled, shutdown)
+        .await
+    {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("vex host: {e}");
