@@ -184,6 +184,8 @@ pub enum ClientScript {
     /// Member 1 advertises its session with matchmaking; the others find it with a locate
     /// and join it (NS "Matchmaking, services 42 and 43").
     MatchmakingJoin,
+    /// Probes the session it is in with QoS over UDP, after its first roster.
+    ProbeQos,
 }
 
 /// When a scripted client acts: after its first roster.
@@ -222,6 +224,7 @@ impl From<ClientAction> for ClientScript {
             ClientAction::ProbeTrailingBytes => Self::Probe(Probe::TrailingBytes),
             ClientAction::ProbeLargeSlotRequest => Self::Probe(Probe::LargeSlotRequest),
             ClientAction::LobbyCalls => Self::LobbyCalls,
+            ClientAction::ProbeQos => Self::ProbeQos,
         }
     }
 }
@@ -247,6 +250,7 @@ impl ClientScript {
                 _ => {}
             },
             Self::Leave => client.script.leave_after_ms = Some(SCRIPT_AFTER_MS),
+            Self::ProbeQos => client.script.qos_probe_after_ms = Some(SCRIPT_AFTER_MS),
             Self::ReportIdentity => client.script.identity_after_ms = Some(SCRIPT_AFTER_MS),
             Self::RequestSlots => client.script.slot_request_after_ms = Some(SCRIPT_AFTER_MS),
             Self::Refresh => client.script.refresh_after_ms = Some(SCRIPT_AFTER_MS),
@@ -531,6 +535,24 @@ pub fn catalog() -> Vec<Case> {
             script: ClientScript::MatchmakingJoin,
             members: 2,
             expect: Expectation::CleanJoinTogether,
+        },
+        Case {
+            id: "qos.probe".into(),
+            title: "the client probes its session with QoS over UDP: the reply echoes the probe, accepts it, and carries the session's advertisement, whose header the client takes"
+                .into(),
+            rules: vec![
+                Rule::Qos01,
+                Rule::Qos02,
+                Rule::Qos03,
+                Rule::Qos04,
+                Rule::Qos05,
+                Rule::Qos06,
+            ],
+            host: HostUnderTest::Any,
+            run_for_ms: 7_000,
+            script: ClientScript::ProbeQos,
+            members: 1,
+            expect: Expectation::CleanJoin,
         },
         Case {
             id: "link.keepalive".into(),

@@ -27,6 +27,8 @@ use vex_wire::bap::services;
 use vex_wire::bap::web_service::{self, SUBSCRIBE, Shape, Status, WsReply};
 use vex_wire::bits::BitReader;
 use vex_wire::lobby::signon::{Outcome, SignOnResponse};
+use vex_wire::peer::advertisement::{GROUP_SESSION, judge};
+use vex_wire::peer::qos::QosReply;
 
 /// The host's activity messages `msg` of member 1, with when they came.
 fn pushes(run: &RunReport, msg: u32) -> Vec<(u64, &[u8])> {
@@ -106,6 +108,16 @@ fn family_snapshot() -> Update {
             }],
         }],
     }
+}
+
+/// The QoS replies member 1 read off the host's UDP port.
+fn qos_replies(run: &RunReport) -> Vec<Vec<u8>> {
+    run.transcript
+        .lines
+        .iter()
+        .filter(|l| l.direction == Direction::ToClient && l.member == 1 && l.link.is_none())
+        .map(|l| l.bytes.clone())
+        .collect()
 }
 
 /// `body`, a reply on lobby service `service`, as the plan of `v` sends it; an error when
@@ -449,6 +461,26 @@ fn shows(v: Variation, run: &RunReport) -> Result<(), String> {
                         && o.payload.len() == queuez::MAX_PAYLOAD
                 });
             check(queuez_seen(run) && whole, "no raw account of 96,280 bytes")
+        }
+        Variation::QosHeld => {
+            let held: Vec<f32> = qos_replies(run)
+                .iter()
+                .filter_map(|r| Some(QosReply::read(r).ok()?.head.hold_time.get()))
+                .collect();
+            check(held == [0.25], &format!("hold times {held:?}"))
+        }
+        Variation::QosBuildsWide => {
+            let bounds: Vec<(u32, u32)> = qos_replies(run)
+                .iter()
+                .filter_map(|r| {
+                    let header = judge(QosReply::read(r).ok()?.payload, GROUP_SESSION).ok()?;
+                    Some((header.build_high, header.build_low))
+                })
+                .collect();
+            check(
+                bounds == [(i32::MAX as u32, 1)],
+                &format!("bounds {bounds:?}"),
+            )
         }
         Variation::ConfigurationBare => {
             let useful = MmReply {

@@ -118,6 +118,21 @@ impl ClientCore {
         self.links.poll_transmit()
     }
 
+    /// The next datagram to send, and where: the Activity Host's UDP port.
+    pub fn poll_datagram(&mut self) -> Option<(SocketAddrV4, Vec<u8>)> {
+        self.links.poll_datagram()
+    }
+
+    /// A datagram arrived on the client's UDP socket: the reply to its QoS probe, when one
+    /// is out.
+    pub fn handle_datagram(&mut self, bytes: &[u8]) {
+        let Some(activity) = self.activity.as_mut() else {
+            return;
+        };
+        let session = activity.join.session().unwrap_or_default();
+        activity.qos.on_reply(&mut self.verdict, bytes, session);
+    }
+
     /// The next received frame report.
     pub fn poll_received(&mut self) -> Option<Received> {
         self.received.pop_front()

@@ -43,6 +43,10 @@ pub(crate) struct Links {
     transmits: VecDeque<ClientTransmit>,
     /// The last activity message sent.
     last_sent: Option<Sent>,
+    /// The Activity Host's address, once service 17 named it: where the UDP port is.
+    activity_address: Option<SocketAddrV4>,
+    /// Datagrams to the Activity Host's UDP port.
+    datagrams: VecDeque<(SocketAddrV4, Vec<u8>)>,
 }
 
 /// An activity message the client sent on service 8.
@@ -64,12 +68,30 @@ impl Links {
             connects: VecDeque::from([(LinkKind::Primary, target)]),
             transmits: VecDeque::new(),
             last_sent: None,
+            activity_address: None,
+            datagrams: VecDeque::new(),
         }
     }
 
     /// Asks the IO layer to open `link` to `address`.
     pub(crate) fn connect(&mut self, link: LinkKind, address: SocketAddrV4) {
+        if link == LinkKind::Activity {
+            self.activity_address = Some(address);
+        }
         self.connects.push_back((link, address));
+    }
+
+    /// Sends `bytes` to the UDP port of the Activity Host's address (NS "The engine peer
+    /// transport": the port of the activity port's number); none before service 17.
+    pub(crate) fn send_datagram(&mut self, bytes: &[u8]) {
+        if let Some(to) = self.activity_address {
+            self.datagrams.push_back((to, bytes.to_vec()));
+        }
+    }
+
+    /// A datagram the IO layer should send, and where.
+    pub(crate) fn poll_datagram(&mut self) -> Option<(SocketAddrV4, Vec<u8>)> {
+        self.datagrams.pop_front()
     }
 
     /// A link the IO layer should open.

@@ -152,6 +152,12 @@ pub const ENFORCED: &[Rule] = &[
     Rule::Mm06,
     Rule::Ws01,
     Rule::Ws02,
+    Rule::Qos01,
+    Rule::Qos02,
+    Rule::Qos03,
+    Rule::Qos04,
+    Rule::Qos05,
+    Rule::Qos06,
 ];
 
 /// True when the emulated client enforces `rule`.
@@ -179,6 +185,7 @@ pub const JUDGED_ON_CHOICES: &[(Rule, Choice)] = &[
     (Rule::Mm06, Choice::MatchmakingFields),
     (Rule::Ws01, Choice::WebServiceReplyShapes),
     (Rule::Ws02, Choice::WebServiceReplyShapes),
+    (Rule::Qos02, Choice::QosReplyWait),
 ];
 
 /// The choices of Vex's a check of `rule` rests on, in the order listed.

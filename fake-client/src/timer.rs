@@ -9,6 +9,7 @@ use crate::core::ClientCore;
 use crate::link::LinkKind;
 use crate::rules::Rule;
 use vex_wire::time::Instant;
+use zerocopy::IntoBytes;
 
 /// Declares [`ClientTimer`] and [`ClientTimer::ALL`] from one list, in firing order.
 macro_rules! client_timers {
@@ -65,6 +66,10 @@ client_timers! {
     Sense,
     /// The scripted probe's own message (`crate::probe`).
     Probe,
+    /// The QoS probe of the session, when the script sends one (QOS-02).
+    QosProbe,
+    /// The QoS reply is overdue (QOS-02).
+    QosReply,
 }
 
 impl ClientCore {
@@ -123,6 +128,8 @@ impl ClientCore {
             // a client that left reports nothing more (AH "peer_leave_request")
             ClientTimer::Sense => present?.ghost.due(),
             ClientTimer::Probe => present?.probe.due(),
+            ClientTimer::QosProbe => present?.qos.due(),
+            ClientTimer::QosReply => activity?.qos.reply_due(),
         }
     }
 
@@ -171,6 +178,11 @@ impl ClientCore {
                 links.send_activity(now, a.join.handle(), out);
             }
             (ClientTimer::Probe, Some(a)) => a.send_probe(now, links),
+            (ClientTimer::QosProbe, Some(a)) => {
+                let request = a.qos.send(now);
+                links.send_datagram(request.as_bytes());
+            }
+            (ClientTimer::QosReply, Some(a)) => a.qos.report_unanswered(verdict),
             (ClientTimer::StartActivity, Some(a)) => {
                 let descriptor = config.scenario.destination.to_bits();
                 let body = descriptor.map(|d| d.bytes).unwrap_or_default();

@@ -63,6 +63,8 @@ pub enum ClientAction {
     /// Calls every lobby service of the registry on the lobby link before the host
     /// lookup.
     LobbyCalls,
+    /// Probes the session it is in with QoS over UDP.
+    ProbeQos,
 }
 
 /// How long a fault's run lasts unless it says otherwise, in milliseconds.
@@ -704,4 +706,36 @@ faults! {
     ManifestNotFound => Manifest02;
     /// MANIFEST-02: the manifest is signed, but its body is not the manifest's protobuf.
     ManifestUndecodable => Manifest02;
+    /// QOS-02: the host never answers the QoS probe.
+    QosUnanswered => Qos02, on QosReplyWait, script ProbeQos, runs 8_000;
+    /// QOS-03: the reply's probe id is not the request's.
+    QosProbeIdWrong => Qos03, script ProbeQos;
+    /// QOS-03: the reply's send time is one past the request's.
+    QosSendTimeWrong => Qos03, script ProbeQos;
+    /// QOS-03: the reply's security id differs from the request's in its top bit.
+    QosSecurityIdWrong => Qos03, script ProbeQos;
+    /// QOS-03: the reply's type is 40, the request's.
+    QosReplyTypeWrong => Qos03, script ProbeQos;
+    /// QOS-03: payload_len says one byte more than follows.
+    QosPayloadLenLong => Qos03, script ProbeQos;
+    /// QOS-03: payload_len says one byte less than follows.
+    QosPayloadLenShort => Qos03, script ProbeQos;
+    /// QOS-04: the probe of the running session is refused (accepted 0).
+    QosRefused => Qos04, script ProbeQos;
+    /// QOS-05: the reply carries no payload.
+    QosPayloadEmpty => Qos05, script ProbeQos;
+    /// QOS-05: the payload stops after the advertisement's header, with no descriptor.
+    QosPayloadShort => Qos05, script ProbeQos;
+    /// QOS-01: the advertisement's protocol version is 0xA4F7, one below the client's.
+    QosVersionWrong => Qos01, script ProbeQos;
+    /// QOS-01: the advertisement's kind is 4.
+    QosKindWrong => Qos01, script ProbeQos;
+    /// QOS-01: the advertisement's newest build is 86,656, one below this one.
+    QosBuildHighOld => Qos01, script ProbeQos;
+    /// QOS-01: the advertisement's oldest build is 86,658, one above this one.
+    QosBuildLowNew => Qos01, script ProbeQos;
+    /// QOS-06: the advertisement is payload type 1, not the group-session descriptor.
+    QosPayloadTypeFull => Qos06, script ProbeQos;
+    /// QOS-06: the advertisement names another session than the one probed.
+    QosSessionIdWrong => Qos06, script ProbeQos;
 }

@@ -208,6 +208,14 @@ variations! {
     ConfigurationBare => [Mm03],
         "NS \"Matchmaking, services 42 and 43\": configuration is \"Accepted on field 4's presence alone\"; a fair queue base is what \"A useful reply also sets\"",
         script LobbyCalls;
+    /// The QoS reply reports a hold time of a quarter second.
+    QosHeld => [Qos03],
+        "NS \"QoS probe and the session advertisement\": hold_time is \"seconds, subtracted from the round trip\", any value",
+        script ProbeQos;
+    /// The advertisement takes every build from 1 to 2^31 - 1.
+    QosBuildsWide => [Qos01],
+        "NS \"The session advertisement\": the high bound \"must be at least 86657\", the low \"at most 86657\"",
+        script ProbeQos;
 }
 
 impl Variation {

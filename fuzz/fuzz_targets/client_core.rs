@@ -1,6 +1,6 @@
 #![no_main]
-//! The emulated client driven by arbitrary bytes, plaintext frames and time on both links:
-//! no input may panic it.
+//! The emulated client driven by arbitrary bytes, plaintext frames and time on both links,
+//! and datagrams on its UDP socket: no input may panic it.
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
@@ -24,6 +24,7 @@ enum Op {
     },
     Wait(u16),
     Close(bool),
+    Datagram(Vec<u8>),
 }
 
 fn kind(activity: bool) -> LinkKind {
@@ -49,6 +50,7 @@ fuzz_target!(|ops: Vec<Op>| {
         abdicate_after_ms: Some(160),
         incident_after_ms: Some(170),
         change_epoch_after_ms: Some(180),
+        qos_probe_after_ms: Some(110),
         probe: None,
         lobby_calls: true,
         advertise: true,
@@ -83,10 +85,12 @@ fuzz_target!(|ops: Vec<Op>| {
                 client.handle_timeout(now);
             }
             Op::Close(a) => client.handle_closed(now, kind(a)),
+            Op::Datagram(bytes) => client.handle_datagram(&bytes),
         }
         while client.poll_transmit().is_some() {}
         while client.poll_connect().is_some() {}
         while client.poll_received().is_some() {}
+        while client.poll_datagram().is_some() {}
     }
     client.finish(now);
 });

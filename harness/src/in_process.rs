@@ -9,11 +9,15 @@
 
 use crate::link_fault::Direction;
 use crate::report::RunReport;
-use crate::transcript::{Line, Transcript};
+use crate::transcript::{self, Line, Transcript};
 use crate::wire::{Delivery, Hop, Wire};
+use std::net::{Ipv4Addr, SocketAddrV4};
 use vex_fake_client::{ClientConfig, ClientCore, LinkKind};
 use vex_host::{HostConfig, HostCore, HostEvent, LinkId};
 use vex_wire::time::Instant;
+
+/// The first client's UDP port; client `i` has the `i`-th after it.
+const CLIENT_UDP_PORTS: u16 = 40_000;
 
 /// The host link of client `i`'s `kind` link.
 pub fn link_id(i: usize, kind: LinkKind) -> LinkId {
@@ -92,6 +96,7 @@ pub fn exchange(
         }
         progress = true;
     }
+    progress |= datagrams(host, parts, now);
     while let Some(e) = host.poll_event() {
         if let HostEvent::Close { link, .. } = e {
             host.handle_close(now, link);
@@ -105,6 +110,38 @@ pub fn exchange(
         events.push((now, e));
     }
     progress
+}
+
+/// The UDP address of client `i`'s socket (the host sees each client at its own).
+pub fn client_udp_address(i: usize) -> SocketAddrV4 {
+    SocketAddrV4::new(Ipv4Addr::LOCALHOST, CLIENT_UDP_PORTS + i as u16)
+}
+
+/// Every datagram waiting between `host` and `parts`, delivered at once (the in-process
+/// network loses none): the clients' to the host's port, the host's to the client whose
+/// address it names. True when any moved.
+fn datagrams(host: &mut HostCore, parts: &mut [(ClientCore, Transcript)], now: Instant) -> bool {
+    let mut moved = false;
+    for (i, (client, transcript)) in parts.iter_mut().enumerate() {
+        while let Some((_, bytes)) = client.poll_datagram() {
+            transcript.push(Line::datagram(now, transcript::Direction::ToHost, &bytes));
+            host.handle_datagram(now, client_udp_address(i), &bytes);
+            moved = true;
+        }
+    }
+    while let Some(d) = host.poll_datagram() {
+        let to = (0..parts.len()).find(|i| client_udp_address(*i) == d.peer);
+        if let Some((client, transcript)) = to.and_then(|i| parts.get_mut(i)) {
+            transcript.push(Line::datagram(
+                now,
+                transcript::Direction::ToClient,
+                &d.bytes,
+            ));
+            client.handle_datagram(&d.bytes);
+        }
+        moved = true;
+    }
+    moved
 }
 
 /// Hands `d` to its receiver at `now`.

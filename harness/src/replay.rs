@@ -51,6 +51,10 @@ pub fn to_client(transcript: &Transcript, client: ClientConfig) -> RunReport {
                 client.handle_bytes(now, link, &line.bytes);
                 replayed.received(now, &mut client);
             }
+            (Direction::ToClient, None) => {
+                replayed.push(Line::datagram(now, Direction::ToClient, &line.bytes));
+                client.handle_datagram(&line.bytes);
+            }
             // the client's own frames are made again below; other members are not played
             _ => {}
         }
@@ -70,6 +74,9 @@ fn record_sent(client: &mut ClientCore, now: Instant, out: &mut Transcript) {
     while client.poll_connect().is_some() {}
     while let Some(t) = client.poll_transmit() {
         out.push(Line::sent(now, &t));
+    }
+    while let Some((_, bytes)) = client.poll_datagram() {
+        out.push(Line::datagram(now, Direction::ToHost, &bytes));
     }
 }
 

@@ -2,13 +2,13 @@
 //! `vex client`).
 
 use crate::report::RunReport;
-use crate::transcript::{Line, Transcript};
+use crate::transcript::{Direction, Line, Transcript};
 use std::collections::BTreeMap;
-use std::net::SocketAddrV4;
+use std::net::{Ipv4Addr, SocketAddrV4};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 use tokio::net::tcp::OwnedWriteHalf;
+use tokio::net::{TcpStream, UdpSocket};
 use tokio::sync::{mpsc, oneshot};
 use vex_fake_client::{ClientConfig, ClientCore, ClientTransmit, LinkKind, Violation};
 use vex_wire::time::Instant;
@@ -17,6 +17,8 @@ use vex_wire::time::Instant;
 const INPUT_QUEUE: usize = 256;
 /// How long a connect may take before the link counts as closed.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// The largest datagram the client reads whole.
+const MAX_DATAGRAM: usize = 65_535;
 
 enum Input {
     Connected(LinkKind, Option<OwnedWriteHalf>),
@@ -123,6 +125,8 @@ pub trait Observer {
     fn received(&mut self, at: Instant, client: &mut ClientCore);
     /// The client's timers ran at `at`.
     fn tick(&mut self, at: Instant);
+    /// A datagram went between the client's UDP socket and the host's port at `at`.
+    fn datagram(&mut self, _at: Instant, _direction: Direction, _bytes: &[u8]) {}
 }
 
 impl Observer for Transcript {
@@ -140,6 +144,9 @@ impl Observer for Transcript {
     }
     fn tick(&mut self, at: Instant) {
         Transcript::tick(self, at);
+    }
+    fn datagram(&mut self, at: Instant, direction: Direction, bytes: &[u8]) {
+        self.push(Line::datagram(at, direction, bytes));
     }
 }
 
@@ -172,7 +179,20 @@ pub async fn drive_observed(
     let now = move || Instant::from_millis(start.elapsed().as_millis() as u64);
     let mut writers: BTreeMap<LinkKind, OwnedWriteHalf> = BTreeMap::new();
     let (tx, mut rx) = mpsc::channel::<Input>(INPUT_QUEUE);
+    // the client's UDP socket, opened with its first datagram (the QoS probe)
+    let mut udp: Option<UdpSocket> = None;
+    let mut datagram = vec![0u8; MAX_DATAGRAM];
     loop {
+        while let Some((to, bytes)) = client.poll_datagram() {
+            if udp.is_none() {
+                udp = UdpSocket::bind((Ipv4Addr::UNSPECIFIED, 0)).await.ok();
+            }
+            observer.datagram(now(), Direction::ToHost, &bytes);
+            // a datagram that cannot go is lost, as the network may lose it
+            if let Some(socket) = &udp {
+                let _ = socket.send_to(&bytes, to).await;
+            }
+        }
         while let Some((kind, addr)) = client.poll_connect() {
             tokio::spawn(open(kind, addr, tx.clone()));
         }
@@ -229,6 +249,13 @@ pub async fn drive_observed(
                 }
                 None => break,
             },
+            received = next_datagram(udp.as_ref(), &mut datagram) => {
+                if let Ok(len) = received {
+                    let bytes = datagram.get(..len).unwrap_or_default();
+                    observer.datagram(now(), Direction::ToClient, bytes);
+                    client.handle_datagram(bytes);
+                }
+            }
             () = tokio::time::sleep_until(timer) => {
                 if tokio::time::Instant::now() >= deadline {
                     break;
@@ -245,6 +272,14 @@ pub async fn drive_observed(
         on_violation(&v);
     }
     (client, writers, end)
+}
+
+/// The next datagram on `socket`, or never when the client has none.
+async fn next_datagram(socket: Option<&UdpSocket>, buf: &mut [u8]) -> std::io::Result<usize> {
+    match socket {
+        Some(socket) => socket.recv(buf).await,
+        None => std::future::pending().await,
+    }
 }
 
 /// Opens `kind`'s link to `addr` and reads it until it closes, telling the driver through

@@ -34,7 +34,7 @@ pub struct Line {
     /// The member of the activity whose event it is: 1 for the client of a one-client
     /// run, 2 and up for the others of an activity (written `m2.`).
     pub member: u32,
-    /// The link, for every line but a tick.
+    /// The link, for every line but a tick and a datagram (written `udp`).
     pub link: Option<LinkKind>,
     /// The BAP service of a frame.
     pub service: u16,
@@ -76,6 +76,15 @@ impl Line {
         }
     }
 
+    /// A datagram between the client's UDP socket and the host's UDP port at `at`,
+    /// `direction` [`Direction::ToHost`] or [`Direction::ToClient`].
+    pub fn datagram(at: Instant, direction: Direction, bytes: &[u8]) -> Self {
+        Self {
+            bytes: bytes.to_vec(),
+            ..Self::event(at, direction, None)
+        }
+    }
+
     /// An event with no frame.
     fn event(at: Instant, direction: Direction, link: Option<LinkKind>) -> Self {
         Self {
@@ -90,9 +99,10 @@ impl Line {
         }
     }
 
-    /// The link as the text form writes it: `activity`, or `m2.activity` for member 2.
+    /// The link as the text form writes it: `activity`, or `m2.activity` for member 2;
+    /// `udp` for a datagram.
     fn link_name(&self) -> String {
-        let link = self.link.map(|l| l.to_string()).unwrap_or_default();
+        let link = self.link.map_or_else(|| UDP.to_string(), |l| l.to_string());
         match self.member {
             1 => link,
             m => format!("m{m}.{link}"),
@@ -139,6 +149,8 @@ const SIGNON_ANSWER: &str = "# signon-answer: ";
 const MANIFEST_ANSWER: &str = "# manifest-answer: ";
 /// The links a line may name, before a member prefix.
 const LINKS: [LinkKind; 2] = [LinkKind::Primary, LinkKind::Activity];
+/// The name a datagram line gives in a link's place.
+const UDP: &str = "udp";
 
 impl Transcript {
     /// A transcript of a run of a client following `script`.
@@ -307,15 +319,18 @@ impl Transcript {
     }
 }
 
-/// A link name of the text form: `primary` or `activity` for member 1, `mN.primary` or
-/// `mN.activity` for member N (at least 2, no leading zero).
-fn parse_link(name: &str) -> Option<(u32, LinkKind)> {
+/// A link name of the text form: `primary`, `activity` or `udp` (no link: a datagram)
+/// for member 1, `mN.` before one of them for member N (at least 2, no leading zero).
+fn parse_link(name: &str) -> Option<(u32, Option<LinkKind>)> {
     let (member, link) = match name.split_once('.') {
         Some((member, link)) => (parse_member(member)?, link),
         None => (1, name),
     };
+    if link == UDP {
+        return Some((member, None));
+    }
     let link = LINKS.into_iter().find(|l| l.to_string() == link)?;
-    Some((member, link))
+    Some((member, Some(link)))
 }
 
 /// A member prefix `mN` (N at least 2, no leading zero).
@@ -358,15 +373,15 @@ impl Line {
         let (member, link) = words
             .next()
             .and_then(parse_link)
-            .ok_or("no known link (primary, activity, or mN. before either)")?;
+            .ok_or("no known link (primary, activity, udp, or mN. before one)")?;
         let event = match direction {
             Direction::Opened => Some("opened"),
             Direction::Closed => Some("closed"),
             _ => None,
         };
         if let Some(word) = event {
-            return match (words.next(), words.next()) {
-                (Some(w), None) if w == word => Ok(Line {
+            return match (words.next(), words.next(), link) {
+                (Some(w), None, Some(link)) if w == word => Ok(Line {
                     member,
                     ..Line::event(at, direction, Some(link))
                 }),
@@ -397,7 +412,7 @@ impl Line {
             at,
             direction,
             member,
-            link: Some(link),
+            link,
             service,
             message,
             bytes: bytes.ok_or("no wire hex")?,
@@ -451,8 +466,19 @@ mod tests {
             member: 2,
             ..Line::event(Instant::from_millis(8), Direction::Tick, None)
         });
+        t.push(Line::datagram(
+            Instant::from_millis(8),
+            Direction::ToHost,
+            &[40, 1],
+        ));
+        t.push(Line::datagram(
+            Instant::from_millis(9),
+            Direction::ToClient,
+            &[41],
+        ));
         t.closed(Instant::from_millis(9), LinkKind::Activity);
         t.ended_at = Some(Instant::from_millis(10));
+        assert!(t.to_text().contains("       8 C>H udp      svc=0   2801\n"));
         assert_eq!(Transcript::parse(&t.to_text()).unwrap(), t);
         assert_eq!(t.end(), Instant::from_millis(10));
         for (text, line) in [
@@ -466,6 +492,7 @@ mod tests {
             ("1 C>H m2 svc=1 00", 2),
             ("1 C>H primary svc=1 00 01", 2),
             ("1 --- activity closed now", 2),
+            ("1 +++ udp opened", 2),
             ("1 clk tock", 2),
             ("1 clk m2.activity tick", 2),
             ("# script: stay=1", 2),
@@ -479,8 +506,12 @@ mod tests {
             Transcript::parse("# vex transcript v1: ...").is_err(),
             "an older version"
         );
-        assert_eq!(parse_link("m2.activity"), Some((2, LinkKind::Activity)));
-        assert_eq!(parse_link("activity"), Some((1, LinkKind::Activity)));
+        assert_eq!(
+            parse_link("m2.activity"),
+            Some((2, Some(LinkKind::Activity)))
+        );
+        assert_eq!(parse_link("activity"), Some((1, Some(LinkKind::Activity))));
+        assert_eq!(parse_link("m2.udp"), Some((2, None)));
         assert_eq!(parse_member("m2"), Some(2));
         for bad in [
             "m2.",

@@ -256,7 +256,8 @@ impl HostCore {
     /// activity session.
     pub fn handle_datagram(&mut self, now: Instant, from: SocketAddrV4, bytes: &[u8]) {
         let session = self.activities.map.keys().next_back().map(|s| s.0);
-        if let Some(event) = self.peer.handle(now, from, bytes, session) {
+        let outbound = self.config.hooks.outbound();
+        if let Some(event) = self.peer.handle(now, from, bytes, session, outbound) {
             tracing::info!(?event, "peer");
             self.links.event(event);
         }

@@ -119,6 +119,11 @@ pub trait Outbound {
 
     /// The signed manifest as it is served: HTTP status and body.
     fn manifest(&self, _status: &mut u16, _body: &mut Vec<u8>) {}
+
+    /// A datagram the UDP port sends: it may change; false: it is not sent.
+    fn datagram(&self, _datagram: &mut Vec<u8>) -> bool {
+        true
+    }
 }
 
 /// An activity message's body where it lies in its frame, for the hook to change: the

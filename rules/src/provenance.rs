@@ -107,6 +107,9 @@ choices! {
     /// AH gives the first message 5 as the answer to the first message 52, with no time.
     FirstRosterLatency => "first-roster-latency",
         "the first message 5 comes within 1,000 ms of the client's first message 52, or it answers something else: SR gives the answer, not how soon";
+    /// NS says an unanswered probe marks the session unsuitable, with no time.
+    QosReplyWait => "qos-reply-wait",
+        "a QoS reply comes within 3,000 ms of its probe, or the session is unanswered: NS says an unanswered session is marked unsuitable, not how long the client waits";
     /// NS gives no codec for service 161.
     Service161Codec => "service-161-codec",
         "every push on service 161 is taken as one that decodes: NS says a push that decodes there crashes the client, and gives no codec to tell";

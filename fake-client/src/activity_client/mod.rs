@@ -23,6 +23,7 @@ mod player_key;
 mod probe;
 #[cfg(test)]
 mod push_breaches;
+mod qos;
 mod refresh;
 mod region;
 mod reports;
@@ -49,6 +50,7 @@ use keepalive::Keepalive;
 use leave::Leave;
 use membership::Membership;
 use probe::TimedProbe;
+use qos::QosProbe;
 use refresh::Refresh;
 use region::Region;
 use reports::Reports;
@@ -100,6 +102,8 @@ pub(crate) struct ActivityClient {
     pub(crate) grants: BubbleGrants,
     /// The scripted probe of the host, when it is a message of its own.
     pub(crate) probe: TimedProbe,
+    /// The QoS probe of the session, when the script sends one.
+    pub(crate) qos: QosProbe,
 }
 
 /// What an activity client reaches outside itself while it handles a push.
@@ -147,6 +151,7 @@ impl ActivityClient {
             tick_budget: TickBudget::default(),
             grants: BubbleGrants::default(),
             probe: TimedProbe::default(),
+            qos: QosProbe::default(),
         }
     }
 

@@ -2,13 +2,14 @@
 //! [`vex_host::outbound::Outbound`] (`outbound.rs`), with what they edit, one concern a
 //! file: message 5 (`sensor_auth.rs`), the host program's commits (`program.rs`),
 //! incidents (`incident.rs`), the lobby services (`lobby.rs`), SignOn and the manifest
-//! (`signon.rs`) and the replicated objects (`queuez.rs`).
+//! (`signon.rs`), the replicated objects (`queuez.rs`) and the QoS reply (`qos.rs`).
 
 mod incident;
 mod lobby;
 mod outbound;
 mod policy;
 mod program;
+mod qos;
 mod queuez;
 mod sensor_auth;
 mod signon;

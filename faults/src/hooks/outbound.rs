@@ -3,7 +3,7 @@
 
 use super::incident::faulty_incident;
 use super::one_slot;
-use super::{lobby, queuez, sensor_auth, signon};
+use super::{lobby, qos, queuez, sensor_auth, signon};
 use crate::fault::Fault;
 use crate::plan::HostPlan;
 use crate::variation::Variation;
@@ -110,6 +110,10 @@ impl Outbound for HostPlan {
 
     fn manifest(&self, status: &mut u16, body: &mut Vec<u8>) {
         signon::manifest(self, status, body);
+    }
+
+    fn datagram(&self, datagram: &mut Vec<u8>) -> bool {
+        qos::datagram(self, datagram)
     }
 
     fn response(&self, service: u16, header: &mut InnerHeader, body: &mut Vec<u8>) -> Delivery {

@@ -5,6 +5,7 @@
 
 use super::responder::{PeerDrop, Responder};
 use crate::event::{Datagram, HostEvent};
+use crate::outbound::Outbound;
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
 use std::collections::VecDeque;
@@ -61,12 +62,13 @@ impl PeerPort {
         from: SocketAddrV4,
         bytes: &[u8],
         session: Option<u64>,
+        outbound: &dyn Outbound,
     ) -> Option<HostEvent> {
         let dropped = |reason: PeerDrop| Some(HostEvent::PeerDropped { from, reason });
         if bytes.first() == Some(&qos::REQUEST) {
             return match QosRequest::read(bytes) {
                 Ok(request) => {
-                    self.answer_probe(from, &request, session);
+                    self.answer_probe(from, &request, session, outbound);
                     None
                 }
                 Err(e) => dropped(PeerDrop::Packet(e)),
@@ -75,13 +77,13 @@ impl PeerPort {
         match AssocPacket::read(bytes) {
             Ok(AssocPacket::Init(init)) => {
                 let ack = self.responder.init(now, from, &init, &mut self.rng);
-                self.send(from, ack.as_bytes().to_vec());
+                self.send(from, ack.as_bytes().to_vec(), outbound);
                 None
             }
             Ok(AssocPacket::CookieEcho(echo)) => {
                 match self.responder.cookie_echo(now, from, &echo, &mut self.rng) {
                     Ok(ack) => {
-                        self.send(from, ack);
+                        self.send(from, ack, outbound);
                         let tag = echo.echoed.responder_tag.get();
                         Some(HostEvent::Associated { from, tag })
                     }
@@ -109,17 +111,26 @@ impl PeerPort {
 
     /// The reply to `request`: accepted with the session's advertisement when a session
     /// runs, else an explicit refusal with no payload (QOS-03, QOS-04).
-    fn answer_probe(&mut self, from: SocketAddrV4, request: &QosRequest, session: Option<u64>) {
+    fn answer_probe(
+        &mut self,
+        from: SocketAddrV4,
+        request: &QosRequest,
+        session: Option<u64>,
+        outbound: &dyn Outbound,
+    ) {
         let payload = session.map_or_else(Vec::new, advertisement);
         let reply = QosReply {
             head: QosReplyHead::answering(request, session.is_some(), HOLD_TIME_S, payload.len()),
             payload: &payload,
         };
-        self.send(from, reply.encode());
+        self.send(from, reply.encode(), outbound);
     }
 
-    fn send(&mut self, to: SocketAddrV4, bytes: Vec<u8>) {
-        self.out.push_back(Datagram { peer: to, bytes });
+    /// Queues `bytes` to `to`, as the outbound hook leaves it.
+    fn send(&mut self, to: SocketAddrV4, mut bytes: Vec<u8>, outbound: &dyn Outbound) {
+        if outbound.datagram(&mut bytes) {
+            self.out.push_back(Datagram { peer: to, bytes });
+        }
     }
 
     /// The next datagram to send.

@@ -77,6 +77,10 @@ struct Script {
     /// every message 5 answering a later request echoes it).
     #[arg(long, value_name = "MS")]
     change_epoch_after: Option<u64>,
+    /// Probe the session with QoS over UDP this long after the join (the Activity Host's
+    /// address, the UDP port of its number).
+    #[arg(long, value_name = "MS")]
+    qos_probe_after: Option<u64>,
     /// Probe the host with one of the `probe.*` cases' messages (`vex check --list`).
     /// discriminator-two also wants a plain --refresh-after before --probe-after.
     #[arg(long, value_name = "NAME", value_parser = probe_names())]
@@ -118,6 +122,7 @@ impl Script {
             abdicate_after_ms: self.abdicate_after,
             incident_after_ms: self.incident_after,
             change_epoch_after_ms: self.change_epoch_after,
+            qos_probe_after_ms: self.qos_probe_after,
             probe: self.probe.map(|p| (p, self.probe_after)),
             lobby_calls: self.lobby_calls,
             advertise: self.advertise,

@@ -1,0 +1,132 @@
+//! The QoS reply as the plan breaks it (QOS-01 to QOS-06) or takes a freedom in it: each
+//! fault edits one field of the reply, its payload length, or one field of the
+//! advertisement's header, after the host built it.
+
+use crate::fault::Fault;
+use crate::plan::HostPlan;
+use crate::variation::Variation;
+use vex_wire::bits::{BitReader, BitWriter};
+use vex_wire::peer::advertisement::{
+    AdvertisementHeader, FULL_ADVERTISEMENT, KIND, PROTOCOL_VERSION,
+};
+use vex_wire::peer::qos::{self, QosReplyHead};
+use zerocopy::{FromBytes, IntoBytes};
+
+/// The head's length.
+const HEAD: usize = size_of::<QosReplyHead>();
+/// Where `payload_len` sits in the head.
+const PAYLOAD_LEN_AT: usize = 0x0E;
+/// A hold time the host may report: the reply waited a quarter second.
+const HELD_S: f32 = 0.25;
+
+/// The datagram as the plan sends it; false: not at all.
+pub(crate) fn datagram(plan: &HostPlan, datagram: &mut Vec<u8>) -> bool {
+    if datagram.first() != Some(&qos::REPLY) {
+        return true;
+    }
+    if plan.has(Fault::QosUnanswered) {
+        return false;
+    }
+    edit_head(plan, datagram);
+    edit_header(plan, datagram);
+    if plan.has(Fault::QosPayloadEmpty) {
+        datagram.truncate(HEAD);
+        set_payload_len(datagram, 0);
+    }
+    if plan.has(Fault::QosPayloadShort) {
+        datagram.truncate(HEAD + 19); // the header's bytes, no descriptor
+        set_payload_len(datagram, 19);
+    }
+    if plan.has(Fault::QosPayloadLenLong) {
+        let len = datagram.len() - HEAD + 1;
+        set_payload_len(datagram, len);
+    }
+    if plan.has(Fault::QosPayloadLenShort) {
+        let len = datagram.len() - HEAD - 1;
+        set_payload_len(datagram, len);
+    }
+    true
+}
+
+fn set_payload_len(datagram: &mut [u8], len: usize) {
+    if let Some(field) = datagram
+        .get_mut(PAYLOAD_LEN_AT..)
+        .and_then(|rest| rest.first_chunk_mut::<4>())
+    {
+        *field = (len as u32).to_le_bytes();
+    }
+}
+
+/// The head's fields: the echoes, the type, accepted, the hold time.
+fn edit_head(plan: &HostPlan, datagram: &mut [u8]) {
+    let Some(bytes) = datagram.first_chunk_mut::<HEAD>() else {
+        return;
+    };
+    let Ok(mut head) = QosReplyHead::read_from_bytes(bytes.as_slice()) else {
+        return;
+    };
+    if plan.has(Fault::QosProbeIdWrong) {
+        head.probe_id = (head.probe_id.get() ^ 1).into();
+    }
+    if plan.has(Fault::QosSendTimeWrong) {
+        head.send_time = (head.send_time.get() + 1).into();
+    }
+    if plan.has(Fault::QosSecurityIdWrong) {
+        head.security_id = (head.security_id.get() ^ 0x8000_0000).into();
+    }
+    if plan.has(Fault::QosReplyTypeWrong) {
+        head.kind = qos::REQUEST;
+    }
+    if plan.has(Fault::QosRefused) {
+        head.accepted = 0;
+    }
+    if plan.varies(Variation::QosHeld) {
+        head.hold_time = HELD_S.into();
+    }
+    bytes.copy_from_slice(head.as_bytes());
+}
+
+/// The advertisement header's fields, the bits after it kept as they were.
+fn edit_header(plan: &HostPlan, datagram: &mut Vec<u8>) {
+    let Some(payload) = datagram.get(HEAD..) else {
+        return;
+    };
+    let mut r = BitReader::new(payload);
+    let Ok(mut header) = AdvertisementHeader::read(&mut r) else {
+        return;
+    };
+    let before = header;
+    if plan.has(Fault::QosVersionWrong) {
+        header.protocol_version = PROTOCOL_VERSION - 1;
+    }
+    if plan.has(Fault::QosKindWrong) {
+        header.kind = KIND - 1;
+    }
+    if plan.has(Fault::QosBuildHighOld) {
+        header.build_high -= 1;
+    }
+    if plan.has(Fault::QosBuildLowNew) {
+        header.build_low += 1;
+    }
+    if plan.has(Fault::QosPayloadTypeFull) {
+        header.payload_type = FULL_ADVERTISEMENT;
+    }
+    if plan.has(Fault::QosSessionIdWrong) {
+        header.session_id ^= 1;
+    }
+    if plan.varies(Variation::QosBuildsWide) {
+        (header.build_high, header.build_low) = (i32::MAX as u32, 1);
+    }
+    if header == before {
+        return;
+    }
+    let mut w = BitWriter::with_capacity(payload.len() * 8);
+    header.write(&mut w);
+    while let Ok(bit) = r.read(1) {
+        w.write(bit, 1);
+    }
+    if let Ok(edited) = w.finish() {
+        datagram.truncate(HEAD);
+        datagram.extend_from_slice(&edited);
+    }
+}
