@@ -368,6 +368,26 @@ pub const EDGES: &[Edge] = &[
         "route.join",
         "the generation 1 then 2, one above, when .1 changes",
     ),
+    edge(
+        Rule::Qos02,
+        "qos.probe",
+        "one reply to the one probe, at once: what an answered probe is",
+    ),
+    edge(
+        Rule::Qos04,
+        "qos.probe",
+        "accepted 1: the one value that is not a refusal",
+    ),
+    edge(
+        Rule::Qos05,
+        "qos.probe",
+        "the page's 13,184-byte block, whose header and 688-byte descriptor decode",
+    ),
+    edge(
+        Rule::Qos06,
+        "qos.probe",
+        "payload type 2 and the probed session's own id: the one legal value of each",
+    ),
 ];
 
 /// The enforced rules no legal case can sit near, and why: what the pages and the facts

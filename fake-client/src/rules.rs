@@ -186,6 +186,7 @@ pub const JUDGED_ON_CHOICES: &[(Rule, Choice)] = &[
     (Rule::Ws01, Choice::WebServiceReplyShapes),
     (Rule::Ws02, Choice::WebServiceReplyShapes),
     (Rule::Qos02, Choice::QosReplyWait),
+    (Rule::Qos06, Choice::QosSecurityId),
 ];
 
 /// The choices of Vex's a check of `rule` rests on, in the order listed.

@@ -179,7 +179,7 @@ impl ClientCore {
             }
             (ClientTimer::Probe, Some(a)) => a.send_probe(now, links),
             (ClientTimer::QosProbe, Some(a)) => {
-                let request = a.qos.send(now);
+                let request = a.qos.send(now, a.join.handle());
                 links.send_datagram(request.as_bytes());
             }
             (ClientTimer::QosReply, Some(a)) => a.qos.report_unanswered(verdict),

@@ -737,5 +737,5 @@ faults! {
     /// QOS-06: the advertisement is payload type 1, not the group-session descriptor.
     QosPayloadTypeFull => Qos06, script ProbeQos;
     /// QOS-06: the advertisement names another session than the one probed.
-    QosSessionIdWrong => Qos06, script ProbeQos;
+    QosSessionIdWrong => Qos06, on QosSecurityId, script ProbeQos;
 }

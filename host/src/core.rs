@@ -252,12 +252,17 @@ impl HostCore {
         self.activities.mission_status()
     }
 
-    /// A datagram arrived on the UDP port from `from`. A QoS reply advertises the newest
-    /// activity session.
+    /// A datagram arrived on the UDP port from `from`. A QoS probe's security id names the
+    /// session it probes by the id's low 32 bits (Vex's choice `qos-security-id`: the pages
+    /// give the id no source), which the reply advertises.
     pub fn handle_datagram(&mut self, now: Instant, from: SocketAddrV4, bytes: &[u8]) {
-        let session = self.activities.map.keys().next_back().map(|s| s.0);
+        let sessions = &self.activities.map;
+        let session = |security_id: u32| {
+            let named = sessions.keys().find(|s| s.0 as u32 == security_id);
+            named.map(|s| s.0)
+        };
         let outbound = self.config.hooks.outbound();
-        if let Some(event) = self.peer.handle(now, from, bytes, session, outbound) {
+        if let Some(event) = self.peer.handle(now, from, bytes, &session, outbound) {
             tracing::info!(?event, "peer");
             self.links.event(event);
         }

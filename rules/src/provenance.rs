@@ -110,6 +110,9 @@ choices! {
     /// NS says an unanswered probe marks the session unsuitable, with no time.
     QosReplyWait => "qos-reply-wait",
         "a QoS reply comes within 3,000 ms of its probe, or the session is unanswered: NS says an unanswered session is marked unsuitable, not how long the client waits";
+    /// NS gives the probe's security id a place, not a source.
+    QosSecurityId => "qos-security-id",
+        "a QoS probe's security id is the low 32 bits of the session it probes, and the host answers with that session's advertisement: NS gives the id's place in the probe (echoed back), not where the client gets it";
     /// NS gives no codec for service 161.
     Service161Codec => "service-161-codec",
         "every push on service 161 is taken as one that decodes: NS says a push that decodes there crashes the client, and gives no codec to tell";

@@ -130,14 +130,16 @@ fn connect(stream: TcpStream, link: LinkId, tx: mpsc::Sender<Input>) -> Conn {
     }
 }
 
-/// Serves `listener` with `core` until `shutdown` completes.
+/// Serves `listener` with `core` until `shutdown` completes, and the UDP port of the same
+/// address (NS "The engine peer transport").
 pub async fn serve(
     listener: TcpListener,
     core: HostCore,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
+    let peer = UdpSocket::bind(listener.local_addr()?).await?;
     let (_control, controls) = mpsc::channel(1);
-    serve_with_control(listener, None, core, controls, shutdown).await
+    serve_with_control(listener, Some(peer), core, controls, shutdown).await
 }
 
 /// The next datagram on `socket`, or never when there is none.

@@ -54,21 +54,22 @@ impl PeerPort {
         &self.responder
     }
 
-    /// A datagram from `from` at `now`; `session` is the live session a QoS reply
-    /// advertises, if there is one. What it did, as events.
+    /// A datagram from `from` at `now`; `session` finds the live session a QoS probe's
+    /// security id names. What it did, as an event.
     pub fn handle(
         &mut self,
         now: Instant,
         from: SocketAddrV4,
         bytes: &[u8],
-        session: Option<u64>,
+        session: &dyn Fn(u32) -> Option<u64>,
         outbound: &dyn Outbound,
     ) -> Option<HostEvent> {
         let dropped = |reason: PeerDrop| Some(HostEvent::PeerDropped { from, reason });
         if bytes.first() == Some(&qos::REQUEST) {
             return match QosRequest::read(bytes) {
                 Ok(request) => {
-                    self.answer_probe(from, &request, session, outbound);
+                    let probed = session(request.security_id.get());
+                    self.answer_probe(from, &request, probed, outbound);
                     None
                 }
                 Err(e) => dropped(PeerDrop::Packet(e)),
@@ -109,7 +110,7 @@ impl PeerPort {
         }
     }
 
-    /// The reply to `request`: accepted with the session's advertisement when a session
+    /// The reply to `request`: accepted with the probed session's advertisement when it
     /// runs, else an explicit refusal with no payload (QOS-03, QOS-04).
     fn answer_probe(
         &mut self,
