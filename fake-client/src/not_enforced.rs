@@ -4,9 +4,11 @@
 
 use crate::rules::{Family, Rule};
 
-/// The families of the engine's peer transport and QoS (`rules.md`: "Lobby and peer
-/// transport"), which neither our host nor the emulated client speaks yet.
-pub const PEER_TRANSPORT: [Family; 3] = [Family::Peer, Family::Qos, Family::Actor];
+/// The families of the engine's peer transport (`rules.md`: "Lobby and peer transport")
+/// the emulated client does not reach yet: it probes a session with QoS, and does not
+/// associate with the host's peer port (which answers associations) nor join a group
+/// session.
+pub const PEER_TRANSPORT: [Family; 2] = [Family::Peer, Family::Actor];
 
 /// Why the emulated client does not check `rule`, when it does not; `None` for an
 /// enforced rule.
@@ -18,7 +20,7 @@ pub fn reason(rule: Rule) -> Option<&'static str> {
     match listed {
         Some((_, why)) => Some(why),
         None if PEER_TRANSPORT.contains(&rule.family()) => Some(
-            "a peer transport rule (UDP): neither our host nor the emulated client speaks the peer transport yet",
+            "a peer transport rule (UDP): the emulated client probes with QoS but does not associate with a host's peer port or join its group session yet",
         ),
         None => None,
     }
