@@ -388,6 +388,41 @@ pub const EDGES: &[Edge] = &[
         "qos.probe",
         "payload type 2 and the probed session's own id: the one legal value of each",
     ),
+    edge(
+        Rule::Peer07,
+        "peer.associate",
+        "the four packets at the page's sizes, each header's sequence 0, each answered at once",
+    ),
+    edge(
+        Rule::Peer08,
+        "peer.associate",
+        "the init ack to the requester's tag, the responder tag twice, the requester tag, old tags 0, the init's security id; the cookie ack to the requester's tag",
+    ),
+    edge(
+        Rule::Peer09,
+        "peer.associate",
+        "every reply repeats the requester's security id: its one legal value",
+    ),
+    edge(
+        Rule::Peer10,
+        "peer.associate",
+        "a point of secp224r1 in the export form, zero padded to 100 bytes",
+    ),
+    edge(
+        Rule::Peer11,
+        "peer.associate",
+        "a pong record whose MAC verifies under the agreed keys",
+    ),
+    edge(
+        Rule::Peer12,
+        "peer.associate",
+        "each record of the host's with a sequence of its own, from 1",
+    ),
+    edge(
+        Rule::Peer13,
+        "peer.associate",
+        "the pong declared at its id's size, 24",
+    ),
 ];
 
 /// The enforced rules no legal case can sit near, and why: what the pages and the facts

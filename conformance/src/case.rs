@@ -186,6 +186,9 @@ pub enum ClientScript {
     MatchmakingJoin,
     /// Probes the session it is in with QoS over UDP, after its first roster.
     ProbeQos,
+    /// Opens a bdNet association with the host's UDP port after its first roster, and
+    /// pings over it.
+    Associate,
 }
 
 /// When a scripted client acts: after its first roster.
@@ -225,6 +228,7 @@ impl From<ClientAction> for ClientScript {
             ClientAction::ProbeLargeSlotRequest => Self::Probe(Probe::LargeSlotRequest),
             ClientAction::LobbyCalls => Self::LobbyCalls,
             ClientAction::ProbeQos => Self::ProbeQos,
+            ClientAction::Associate => Self::Associate,
         }
     }
 }
@@ -251,6 +255,7 @@ impl ClientScript {
             },
             Self::Leave => client.script.leave_after_ms = Some(SCRIPT_AFTER_MS),
             Self::ProbeQos => client.script.qos_probe_after_ms = Some(SCRIPT_AFTER_MS),
+            Self::Associate => client.script.associate_after_ms = Some(SCRIPT_AFTER_MS),
             Self::ReportIdentity => client.script.identity_after_ms = Some(SCRIPT_AFTER_MS),
             Self::RequestSlots => client.script.slot_request_after_ms = Some(SCRIPT_AFTER_MS),
             Self::Refresh => client.script.refresh_after_ms = Some(SCRIPT_AFTER_MS),
@@ -551,6 +556,25 @@ pub fn catalog() -> Vec<Case> {
             host: HostUnderTest::Any,
             run_for_ms: 7_000,
             script: ClientScript::ProbeQos,
+            members: 1,
+            expect: Expectation::CleanJoin,
+        },
+        Case {
+            id: "peer.associate".into(),
+            title: "the client opens a bdNet association with the host's UDP port (init, init ack, cookie echo, cookie ack), agrees its keys, and pings in the first record: the host's pong comes in a record that opens, once, with its size declared"
+                .into(),
+            rules: vec![
+                Rule::Peer07,
+                Rule::Peer08,
+                Rule::Peer09,
+                Rule::Peer10,
+                Rule::Peer11,
+                Rule::Peer12,
+                Rule::Peer13,
+            ],
+            host: HostUnderTest::Any,
+            run_for_ms: 7_000,
+            script: ClientScript::Associate,
             members: 1,
             expect: Expectation::CleanJoin,
         },

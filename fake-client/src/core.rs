@@ -123,14 +123,22 @@ impl ClientCore {
         self.links.poll_datagram()
     }
 
-    /// A datagram arrived on the client's UDP socket: the reply to its QoS probe, when one
-    /// is out.
-    pub fn handle_datagram(&mut self, bytes: &[u8]) {
+    /// A datagram arrived on the client's UDP socket at `now`: a QoS reply goes to the
+    /// probe, every other packet to the association.
+    pub fn handle_datagram(&mut self, now: Instant, bytes: &[u8]) {
         let Some(activity) = self.activity.as_mut() else {
             return;
         };
-        let session = activity.join.session().unwrap_or_default();
-        activity.qos.on_reply(&mut self.verdict, bytes, session);
+        if bytes.first() == Some(&vex_wire::peer::qos::REPLY) {
+            let session = activity.join.session().unwrap_or_default();
+            return activity.qos.on_reply(&mut self.verdict, bytes, session);
+        }
+        if let Some(answer) = activity
+            .association
+            .on_datagram(&mut self.verdict, now, bytes)
+        {
+            self.links.send_datagram(&answer);
+        }
     }
 
     /// The next received frame report.

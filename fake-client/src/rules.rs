@@ -158,6 +158,13 @@ pub const ENFORCED: &[Rule] = &[
     Rule::Qos04,
     Rule::Qos05,
     Rule::Qos06,
+    Rule::Peer07,
+    Rule::Peer08,
+    Rule::Peer09,
+    Rule::Peer10,
+    Rule::Peer11,
+    Rule::Peer12,
+    Rule::Peer13,
 ];
 
 /// True when the emulated client enforces `rule`.
@@ -187,6 +194,10 @@ pub const JUDGED_ON_CHOICES: &[(Rule, Choice)] = &[
     (Rule::Ws02, Choice::WebServiceReplyShapes),
     (Rule::Qos02, Choice::QosReplyWait),
     (Rule::Qos06, Choice::QosSecurityId),
+    (Rule::Peer07, Choice::AssociationWait),
+    (Rule::Peer10, Choice::AssociationKeyForm),
+    (Rule::Peer11, Choice::RecordCrypto),
+    (Rule::Peer13, Choice::PeerStructSizes),
 ];
 
 /// The choices of Vex's a check of `rule` rests on, in the order listed.

@@ -36,6 +36,8 @@ pub struct Script {
     /// Probes the session it is in with QoS over UDP, as a client probes a session
     /// matchmaking found before it joins it (QOS-01 to QOS-06).
     pub qos_probe_after_ms: Option<u64>,
+    /// Opens a bdNet association with the Activity Host's UDP port (PEER-07 to PEER-10).
+    pub associate_after_ms: Option<u64>,
     /// A probe of the host, and when its message goes out; the route's and the refresh's
     /// probes go with those, whatever the time.
     pub probe: Option<(Probe, u64)>,
@@ -62,6 +64,7 @@ const ABDICATE: &str = "abdicate-after";
 const INCIDENT: &str = "incident-after";
 const EPOCH: &str = "change-epoch-after";
 const QOS: &str = "qos-probe-after";
+const ASSOCIATE: &str = "associate-after";
 /// The prefix of a probe's word: `probe-NAME=MS`.
 const PROBE: &str = "probe-";
 /// The words with no time: the lobby calls and the locate go with the lobby hello, the
@@ -73,7 +76,7 @@ const LOCATE: &str = "locate";
 /// The text form: `refresh-after=MS request-slots-after=MS leave-after=MS
 /// identity-after=MS rejoin-after=MS move-region-after=MS start-activity-after=MS
 /// purge-after=MS abdicate-after=MS incident-after=MS change-epoch-after=MS
-/// qos-probe-after=MS probe-NAME=MS
+/// qos-probe-after=MS associate-after=MS probe-NAME=MS
 /// lobby-calls advertise locate`, the set ones only; empty when there are none.
 impl fmt::Display for Script {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -90,6 +93,7 @@ impl fmt::Display for Script {
             (INCIDENT, self.incident_after_ms),
             (EPOCH, self.change_epoch_after_ms),
             (QOS, self.qos_probe_after_ms),
+            (ASSOCIATE, self.associate_after_ms),
         ];
         let probe = self
             .probe
@@ -144,6 +148,7 @@ impl Script {
                 INCIDENT => &mut s.incident_after_ms,
                 EPOCH => &mut s.change_epoch_after_ms,
                 QOS => &mut s.qos_probe_after_ms,
+                ASSOCIATE => &mut s.associate_after_ms,
                 _ => return Err(format!("{name:?} is not a scripted action")),
             };
             *slot = Some(ms);
@@ -171,6 +176,7 @@ mod tests {
             incident_after_ms: None,
             change_epoch_after_ms: Some(8),
             qos_probe_after_ms: Some(9),
+            associate_after_ms: Some(10),
             probe: Some((Probe::ForeignSession, 7)),
             lobby_calls: true,
             advertise: true,
@@ -178,7 +184,7 @@ mod tests {
         };
         assert_eq!(
             s.to_string(),
-            "refresh-after=1 leave-after=3000 identity-after=2 rejoin-after=4 move-region-after=5 purge-after=6 change-epoch-after=8 qos-probe-after=9 probe-foreign-session=7 lobby-calls advertise locate"
+            "refresh-after=1 leave-after=3000 identity-after=2 rejoin-after=4 move-region-after=5 purge-after=6 change-epoch-after=8 qos-probe-after=9 associate-after=10 probe-foreign-session=7 lobby-calls advertise locate"
         );
         assert_eq!(Script::parse(&s.to_string()), Ok(s));
         assert_eq!(Script::parse(""), Ok(Script::default()));

@@ -70,6 +70,10 @@ client_timers! {
     QosProbe,
     /// The QoS reply is overdue (QOS-02).
     QosReply,
+    /// The association's init, when the script opens one (PEER-07).
+    Associate,
+    /// The association's awaited answer is overdue (PEER-07).
+    AssociationAnswer,
 }
 
 impl ClientCore {
@@ -130,6 +134,8 @@ impl ClientCore {
             ClientTimer::Probe => present?.probe.due(),
             ClientTimer::QosProbe => present?.qos.due(),
             ClientTimer::QosReply => activity?.qos.reply_due(),
+            ClientTimer::Associate => present?.association.due(),
+            ClientTimer::AssociationAnswer => activity?.association.answer_due(),
         }
     }
 
@@ -183,6 +189,11 @@ impl ClientCore {
                 links.send_datagram(request.as_bytes());
             }
             (ClientTimer::QosReply, Some(a)) => a.qos.report_unanswered(verdict),
+            (ClientTimer::Associate, Some(a)) => {
+                let init = a.association.open(now, a.join.handle());
+                links.send_datagram(init.as_bytes());
+            }
+            (ClientTimer::AssociationAnswer, Some(a)) => a.association.report_unanswered(verdict),
             (ClientTimer::StartActivity, Some(a)) => {
                 let descriptor = config.scenario.destination.to_bits();
                 let body = descriptor.map(|d| d.bytes).unwrap_or_default();

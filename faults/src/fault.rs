@@ -65,6 +65,8 @@ pub enum ClientAction {
     LobbyCalls,
     /// Probes the session it is in with QoS over UDP.
     ProbeQos,
+    /// Opens a bdNet association with the host's UDP port and pings over it.
+    Associate,
 }
 
 /// How long a fault's run lasts unless it says otherwise, in milliseconds.
@@ -738,4 +740,32 @@ faults! {
     QosPayloadTypeFull => Qos06, script ProbeQos;
     /// QOS-06: the advertisement names another session than the one probed.
     QosSessionIdWrong => Qos06, on QosSecurityId, script ProbeQos;
+    /// PEER-07: the host never answers the init.
+    InitAckUnanswered => Peer07, on AssociationWait, script Associate, runs 8_000;
+    /// PEER-07: the init ack's header carries sequence 1, not a handshake packet's 0.
+    InitAckSequenceSet => Peer07, script Associate;
+    /// PEER-08: the init ack is addressed to a tag one off the requester's.
+    InitAckToOtherTag => Peer08, script Associate;
+    /// PEER-08: the init ack's second responder tag differs from its first.
+    InitAckTagsDiffer => Peer08, script Associate;
+    /// PEER-08: the init ack names a requester tag one off the init's.
+    InitAckRequesterTagWrong => Peer08, script Associate;
+    /// PEER-08: the init ack of a fresh association carries an old responder tag.
+    InitAckOldTagsSet => Peer08, script Associate;
+    /// PEER-08: the init ack's security id is not the init's.
+    InitAckSecurityIdWrong => Peer08, script Associate;
+    /// PEER-08: the cookie ack is addressed to a tag one off the requester's.
+    CookieAckToOtherTag => Peer08, script Associate;
+    /// PEER-09: the cookie ack does not repeat the requester's security id.
+    CookieAckSecurityIdWrong => Peer09, script Associate;
+    /// PEER-10: the cookie ack's key is not a point of the curve.
+    CookieAckKeyOffCurve => Peer10, on AssociationKeyForm, script Associate;
+    /// PEER-10: the cookie ack's key field is all zeros, no exported key.
+    CookieAckKeyNotExported => Peer10, on AssociationKeyForm, script Associate;
+    /// PEER-11: the pong's record carries a MAC with one bit flipped.
+    RecordMacWrong => Peer11, on RecordCrypto, script Associate;
+    /// PEER-12: the pong's record is sent twice, one sequence for both.
+    RecordReplayed => Peer12, script Associate;
+    /// PEER-13: the pong declares struct_size 23, one below its id's.
+    PongSizeWrong => Peer13, on PeerStructSizes, script Associate;
 }

@@ -51,6 +51,7 @@ fuzz_target!(|ops: Vec<Op>| {
         incident_after_ms: Some(170),
         change_epoch_after_ms: Some(180),
         qos_probe_after_ms: Some(110),
+        associate_after_ms: Some(115),
         probe: None,
         lobby_calls: true,
         advertise: true,
@@ -85,7 +86,7 @@ fuzz_target!(|ops: Vec<Op>| {
                 client.handle_timeout(now);
             }
             Op::Close(a) => client.handle_closed(now, kind(a)),
-            Op::Datagram(bytes) => client.handle_datagram(&bytes),
+            Op::Datagram(bytes) => client.handle_datagram(now, &bytes),
         }
         while client.poll_transmit().is_some() {}
         while client.poll_connect().is_some() {}

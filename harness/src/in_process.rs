@@ -137,7 +137,7 @@ fn datagrams(host: &mut HostCore, parts: &mut [(ClientCore, Transcript)], now: I
                 transcript::Direction::ToClient,
                 &d.bytes,
             ));
-            client.handle_datagram(&d.bytes);
+            client.handle_datagram(now, &d.bytes);
         }
         moved = true;
     }

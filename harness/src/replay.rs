@@ -53,7 +53,7 @@ pub fn to_client(transcript: &Transcript, client: ClientConfig) -> RunReport {
             }
             (Direction::ToClient, None) => {
                 replayed.push(Line::datagram(now, Direction::ToClient, &line.bytes));
-                client.handle_datagram(&line.bytes);
+                client.handle_datagram(now, &line.bytes);
             }
             // the client's own frames are made again below; other members are not played
             _ => {}

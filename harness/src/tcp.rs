@@ -251,9 +251,9 @@ pub async fn drive_observed(
             },
             received = next_datagram(udp.as_ref(), &mut datagram) => {
                 if let Ok(len) = received {
-                    let bytes = datagram.get(..len).unwrap_or_default();
-                    observer.datagram(now(), Direction::ToClient, bytes);
-                    client.handle_datagram(bytes);
+                    let (at, bytes) = (now(), datagram.get(..len).unwrap_or_default());
+                    observer.datagram(at, Direction::ToClient, bytes);
+                    client.handle_datagram(at, bytes);
                 }
             }
             () = tokio::time::sleep_until(timer) => {

@@ -261,8 +261,8 @@ impl HostCore {
             let named = sessions.keys().find(|s| s.0 as u32 == security_id);
             named.map(|s| s.0)
         };
-        let outbound = self.config.hooks.outbound();
-        if let Some(event) = self.peer.handle(now, from, bytes, &session, outbound) {
+        let hooks = &self.config.hooks;
+        if let Some(event) = self.peer.handle(now, from, bytes, &session, hooks) {
             tracing::info!(?event, "peer");
             self.links.event(event);
         }

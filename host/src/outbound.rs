@@ -120,9 +120,10 @@ pub trait Outbound {
     /// The signed manifest as it is served: HTTP status and body.
     fn manifest(&self, _status: &mut u16, _body: &mut Vec<u8>) {}
 
-    /// A datagram the UDP port sends: it may change; false: it is not sent.
-    fn datagram(&self, _datagram: &mut Vec<u8>) -> bool {
-        true
+    /// A datagram the UDP port sends, as it goes: it may change, and goes this many times
+    /// (once).
+    fn datagram(&self, _datagram: &mut Vec<u8>) -> usize {
+        1
     }
 }
 

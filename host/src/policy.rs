@@ -54,6 +54,12 @@ pub type Burst = Vec<(u32, Vec<u8>)>;
 
 /// The host's decisions. Every default is what the pages ask.
 pub trait Policy {
+    /// The struct_size a peer message `id` is declared with on the chain: its id's own,
+    /// `size` (PEER-13).
+    fn peer_struct_size(&self, _id: u8, size: u32) -> u32 {
+        size
+    }
+
     /// The base nonce service 26 gives: `drawn`, random (facts 1.3, 1.4; BAP-18).
     fn base_nonce(&self, drawn: [u8; 12]) -> [u8; 12] {
         drawn

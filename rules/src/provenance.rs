@@ -110,6 +110,18 @@ choices! {
     /// NS says an unanswered probe marks the session unsuitable, with no time.
     QosReplyWait => "qos-reply-wait",
         "a QoS reply comes within 3,000 ms of its probe, or the session is unanswered: NS says an unanswered session is marked unsuitable, not how long the client waits";
+    /// NS says nothing above runs until the handshake completes, with no time.
+    AssociationWait => "association-wait",
+        "each answer of the association handshake (the init ack, the cookie ack) comes within 3,000 ms, or the association is unanswered: NS says nothing above runs until the four packets complete, not how long a requester waits";
+    /// NS names ECDH with LibTomCrypt and an exported key, not the export's form.
+    AssociationKeyForm => "association-key-form",
+        "the public key field holds LibTomCrypt's legacy ecc_export DER (a one-bit BIT STRING, the size 28, x and y), zero padded, as Sunrise reads it: NS says each side exports its key, not in which form";
+    /// NS gives AES-128-CBC and an 8-byte truncated MAC, not the keys, IV or MAC hash.
+    RecordCrypto => "record-crypto",
+        "a record's keys are Tiger/192 of the ECDH secret, the join key and a suffix, its IV Tiger of its sequence and tag, its pad 0x01 (Sunrise's), and its MAC HMAC-SHA256 (Vex's: Sunrise tries three hashes): NS gives the cipher, the MAC's coverage and its length";
+    /// NS gives the struct_size field and its rule, not the table of sizes.
+    PeerStructSizes => "peer-struct-sizes",
+        "each peer message id's fixed struct_size is Sunrise's (ping and pong 24): NS says the size is a constant per id, not what each is";
     /// NS gives the probe's security id a place, not a source.
     QosSecurityId => "qos-security-id",
         "a QoS probe's security id is the low 32 bits of the session it probes, and the host answers with that session's advertisement: NS gives the id's place in the probe (echoed back), not where the client gets it";

@@ -49,6 +49,7 @@ impl ActivityClient {
             .schedule(at(script.purge_after_ms), at(script.abdicate_after_ms));
         self.reports.schedule(at(script.incident_after_ms));
         self.qos.schedule(at(script.qos_probe_after_ms));
+        self.association.schedule(at(script.associate_after_ms));
         self.probe
             .schedule(script.probe.map(|(p, ms)| (p, now + ms)));
         let change = at(script.change_epoch_after_ms);

@@ -4,6 +4,7 @@
 //! the activity client routes a push to them (`dispatch`), and the core's timer table
 //! (`crate::timer`) reaches their deadlines.
 
+mod association;
 mod auth_blocks;
 mod auth_cause;
 mod authority;
@@ -37,6 +38,7 @@ use crate::config::ClientConfig;
 use crate::links::{Links, Outgoing};
 use crate::status::StatusLine;
 use crate::verdict::Verdict;
+use association::Association;
 use auth_cause::AuthCause;
 use authority::Authority;
 use bubble_grants::BubbleGrants;
@@ -104,6 +106,8 @@ pub(crate) struct ActivityClient {
     pub(crate) probe: TimedProbe,
     /// The QoS probe of the session, when the script sends one.
     pub(crate) qos: QosProbe,
+    /// The association with the Activity Host's UDP port, when the script opens one.
+    pub(crate) association: Association,
 }
 
 /// What an activity client reaches outside itself while it handles a push.
@@ -152,6 +156,7 @@ impl ActivityClient {
             grants: BubbleGrants::default(),
             probe: TimedProbe::default(),
             qos: QosProbe::default(),
+            association: Association::default(),
         }
     }
 

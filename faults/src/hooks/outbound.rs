@@ -3,7 +3,7 @@
 
 use super::incident::faulty_incident;
 use super::one_slot;
-use super::{lobby, qos, queuez, sensor_auth, signon};
+use super::{association, lobby, qos, queuez, sensor_auth, signon};
 use crate::fault::Fault;
 use crate::plan::HostPlan;
 use crate::variation::Variation;
@@ -112,8 +112,11 @@ impl Outbound for HostPlan {
         signon::manifest(self, status, body);
     }
 
-    fn datagram(&self, datagram: &mut Vec<u8>) -> bool {
-        qos::datagram(self, datagram)
+    fn datagram(&self, datagram: &mut Vec<u8>) -> usize {
+        match datagram.first() {
+            Some(&vex_wire::peer::qos::REPLY) => qos::reply(self, datagram),
+            _ => association::packet(self, datagram),
+        }
     }
 
     fn response(&self, service: u16, header: &mut InnerHeader, body: &mut Vec<u8>) -> Delivery {

@@ -41,6 +41,14 @@ const STATE_BYTE_WARM_UP: u32 = 3;
 const OUTSIDE_SLICE_SET: i16 = 16;
 
 impl Policy for HostPlan {
+    fn peer_struct_size(&self, id: u8, size: u32) -> u32 {
+        if self.has(Fault::PongSizeWrong) && id == vex_wire::peer::chain::PONG {
+            size - 1
+        } else {
+            size
+        }
+    }
+
     fn base_nonce(&self, drawn: [u8; 12]) -> [u8; 12] {
         if self.varies(Variation::NonceCarries) {
             // bytes 0 to 10 all 0xFF: the second frame's increment carries into byte 11

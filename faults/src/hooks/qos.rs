@@ -19,13 +19,10 @@ const PAYLOAD_LEN_AT: usize = 0x0E;
 /// A hold time the host may report: the reply waited a quarter second.
 const HELD_S: f32 = 0.25;
 
-/// The datagram as the plan sends it; false: not at all.
-pub(crate) fn datagram(plan: &HostPlan, datagram: &mut Vec<u8>) -> bool {
-    if datagram.first() != Some(&qos::REPLY) {
-        return true;
-    }
+/// The QoS reply as the plan sends it, and how many times.
+pub(crate) fn reply(plan: &HostPlan, datagram: &mut Vec<u8>) -> usize {
     if plan.has(Fault::QosUnanswered) {
-        return false;
+        return 0;
     }
     edit_head(plan, datagram);
     edit_header(plan, datagram);
@@ -45,7 +42,7 @@ pub(crate) fn datagram(plan: &HostPlan, datagram: &mut Vec<u8>) -> bool {
         let len = datagram.len() - HEAD - 1;
         set_payload_len(datagram, len);
     }
-    true
+    1
 }
 
 fn set_payload_len(datagram: &mut [u8], len: usize) {

@@ -5,6 +5,7 @@
 
 use super::responder::{PeerDrop, Responder};
 use crate::event::{Datagram, HostEvent};
+use crate::hooks::Hooks;
 use crate::outbound::Outbound;
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
@@ -13,6 +14,7 @@ use std::net::SocketAddrV4;
 use vex_wire::bits::BitWriter;
 use vex_wire::peer::advertisement::{AdvertisementHeader, BLOCK_LEN, GROUP_SESSION_DESCRIPTOR_LEN};
 use vex_wire::peer::association::AssocPacket;
+use vex_wire::peer::chain::{self, PeerMessage};
 use vex_wire::peer::qos::{self, QosReply, QosReplyHead, QosRequest};
 use vex_wire::time::Instant;
 use zerocopy::IntoBytes;
@@ -62,8 +64,9 @@ impl PeerPort {
         from: SocketAddrV4,
         bytes: &[u8],
         session: &dyn Fn(u32) -> Option<u64>,
-        outbound: &dyn Outbound,
+        hooks: &Hooks,
     ) -> Option<HostEvent> {
+        let outbound = hooks.outbound();
         let dropped = |reason: PeerDrop| Some(HostEvent::PeerDropped { from, reason });
         if bytes.first() == Some(&qos::REQUEST) {
             return match QosRequest::read(bytes) {
@@ -94,11 +97,14 @@ impl PeerPort {
             Ok(AssocPacket::Data { head, .. }) => {
                 let tag = head.header.addressed_tag.get();
                 match self.responder.open(from, tag, bytes) {
-                    Ok(plaintext) => Some(HostEvent::PeerReceived {
-                        from,
-                        tag,
-                        len: plaintext.len(),
-                    }),
+                    Ok(plaintext) => {
+                        self.answer_pings(tag, &plaintext, hooks);
+                        Some(HostEvent::PeerReceived {
+                            from,
+                            tag,
+                            len: plaintext.len(),
+                        })
+                    }
                     Err(reason) => dropped(reason),
                 }
             }
@@ -127,10 +133,44 @@ impl PeerPort {
         self.send(from, reply.encode(), outbound);
     }
 
-    /// Queues `bytes` to `to`, as the outbound hook leaves it.
+    /// Each ping of the out-of-band container `plaintext` on association `tag` gets its
+    /// pong, the sequence and timestamp echoed, in a record of its own (NS "Peer message
+    /// ids": ping and pong carry "a 16-bit sequence and a 64-bit timestamp, echoed").
+    fn answer_pings(&mut self, tag: u16, plaintext: &[u8], hooks: &Hooks) {
+        for message in chain::read_container(plaintext).messages {
+            let PeerMessage::Ping {
+                sequence,
+                timestamp,
+                ..
+            } = message
+            else {
+                continue;
+            };
+            let pong = PeerMessage::Pong {
+                sequence,
+                timestamp,
+                kind: chain::PONG_KIND,
+            };
+            let size = hooks
+                .policy()
+                .peer_struct_size(chain::PONG, chain::PING_SIZE);
+            let sealed = chain::write_declared(&[(pong, size)])
+                .map_err(|e| PeerDrop::Packet(vex_wire::peer::PeerError::Bits(e)))
+                .and_then(|container| self.responder.seal(tag, &container));
+            match sealed {
+                Ok((to, record)) => self.send(to, record, hooks.outbound()),
+                Err(e) => tracing::error!(%e, "pong not built"),
+            }
+        }
+    }
+
+    /// Queues `bytes` to `to` as often as the outbound hook says (once), as it leaves it.
     fn send(&mut self, to: SocketAddrV4, mut bytes: Vec<u8>, outbound: &dyn Outbound) {
-        if outbound.datagram(&mut bytes) {
-            self.out.push_back(Datagram { peer: to, bytes });
+        for _ in 0..outbound.datagram(&mut bytes) {
+            self.out.push_back(Datagram {
+                peer: to,
+                bytes: bytes.clone(),
+            });
         }
     }
 

@@ -9,6 +9,7 @@
 
 pub mod advertisement;
 pub mod association;
+pub mod chain;
 pub mod join_descriptor;
 pub mod keys;
 pub mod lookup3;
@@ -19,7 +20,7 @@ pub mod record;
 use thiserror::Error;
 
 /// Why bytes are not the peer packet they were read as.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum PeerError {
     /// A fixed layout of another length (the pages give each one's size exactly).
     #[error("{what} is {want} bytes; got {got}")]
@@ -41,6 +42,9 @@ pub enum PeerError {
         /// The type byte given.
         got: u8,
     },
+    /// A bit field that could not be written or read.
+    #[error(transparent)]
+    Bits(#[from] crate::bits::BitError),
     /// A length field that disagrees with the bytes that follow it.
     #[error("{what} says {said} bytes follow; {follow} do")]
     Declared {

@@ -81,6 +81,10 @@ struct Script {
     /// address, the UDP port of its number).
     #[arg(long, value_name = "MS")]
     qos_probe_after: Option<u64>,
+    /// Open a bdNet association with the Activity Host's UDP port this long after the join,
+    /// and ping over it.
+    #[arg(long, value_name = "MS")]
+    associate_after: Option<u64>,
     /// Probe the host with one of the `probe.*` cases' messages (`vex check --list`).
     /// discriminator-two also wants a plain --refresh-after before --probe-after.
     #[arg(long, value_name = "NAME", value_parser = probe_names())]
@@ -123,6 +127,7 @@ impl Script {
             incident_after_ms: self.incident_after,
             change_epoch_after_ms: self.change_epoch_after,
             qos_probe_after_ms: self.qos_probe_after,
+            associate_after_ms: self.associate_after,
             probe: self.probe.map(|p| (p, self.probe_after)),
             lobby_calls: self.lobby_calls,
             advertise: self.advertise,

@@ -1,0 +1,469 @@
+//! The bdNet association the client opens with the Activity Host's UDP port, when the
+//! script asks for one (NS "The association handshake"; PEER-07 to PEER-13): the init,
+//! the init ack judged field by field against it, the cookie echo with the client's key,
+//! and the cookie ack judged and its key agreed; then a ping in the first record, and
+//! each record of the host's opened, held to the replay window, and its messages' sizes
+//! read.
+
+use crate::rules::{Choice, Rule};
+use crate::verdict::Verdict;
+use vex_wire::peer::association::{
+    ADDRESS_CLAIM_LEN, AssocCookieAck, AssocCookieEcho, AssocInit, AssocInitAck, AssocPacket,
+    COOKIE_ACK, SecurityId,
+};
+use vex_wire::peer::chain::{self, PeerMessage};
+use vex_wire::peer::keys::{AssociationKey, COORDINATE_LEN, RecordKeys};
+use vex_wire::peer::record::{self, ReplayWindow};
+use vex_wire::time::Instant;
+
+/// How long the client waits for each answer of the handshake: Vex's choice
+/// [`Choice::AssociationWait`] (the pages give no time).
+pub(crate) const ANSWER_WITHIN_MS: u64 = 3_000;
+/// The tag the client chooses for itself.
+const REQUESTER_TAG: u16 = 0x5EC1;
+/// The join key of the host's join descriptor: zero, as our host's (and Sunrise's).
+const JOIN_KEY: [u8; 16] = [0; 16];
+
+/// Where the handshake is.
+#[derive(Debug, Default)]
+enum Stage {
+    /// Nothing sent yet.
+    #[default]
+    Idle,
+    /// The init is out.
+    InitSent { init: AssocInit, at: Instant },
+    /// The cookie echo is out.
+    EchoSent {
+        security_id: SecurityId,
+        at: Instant,
+    },
+    /// The handshake completed: the record keys, the responder's tag, the replay window of
+    /// the host's records, and the next sequence of the client's.
+    Established {
+        keys: RecordKeys,
+        responder_tag: u16,
+        window: ReplayWindow,
+        next_sequence: u32,
+    },
+    /// The handshake failed; nothing more is sent.
+    Failed,
+}
+
+/// The client's association: when it is due, where its handshake is, and its key.
+#[derive(Debug, Default)]
+pub(crate) struct Association {
+    due: Option<Instant>,
+    stage: Stage,
+    key: Option<AssociationKey>,
+    /// The responder's tag, from its init ack.
+    responder_tag: u16,
+}
+
+impl Association {
+    /// The init goes out at `at`, if the script opens an association.
+    pub(crate) fn schedule(&mut self, at: Option<Instant>) {
+        self.due = at;
+    }
+
+    /// When the init is due.
+    pub(crate) fn due(&self) -> Option<Instant> {
+        self.due
+    }
+
+    /// When the answer the handshake waits for is overdue.
+    pub(crate) fn answer_due(&self) -> Option<Instant> {
+        match self.stage {
+            Stage::InitSent { at, .. } | Stage::EchoSent { at, .. } => Some(at + ANSWER_WITHIN_MS),
+            _ => None,
+        }
+    }
+
+    /// The init at `now` for the session `session`: the security id is the session's
+    /// bytes, low first (the requester chooses it).
+    pub(crate) fn open(&mut self, now: Instant, session: u64) -> AssocInit {
+        self.due = None;
+        let init = AssocInit::new(REQUESTER_TAG, session.to_le_bytes());
+        self.stage = Stage::InitSent { init, at: now };
+        init
+    }
+
+    /// No answer within [`ANSWER_WITHIN_MS`]: nothing above the association runs
+    /// (PEER-07, advisory on the wait).
+    pub(crate) fn report_unanswered(&mut self, verdict: &mut Verdict) {
+        let waited = match self.stage {
+            Stage::InitSent { .. } => "init ack",
+            _ => "cookie ack",
+        };
+        self.stage = Stage::Failed;
+        let reason = format!(
+            "no {waited} within {ANSWER_WITHIN_MS} ms: the association never opens, and nothing above it runs"
+        );
+        verdict.advise(Rule::Peer07, Choice::AssociationWait, None, None, reason);
+    }
+
+    /// A datagram of the association port at `now`: what the client answers, if anything.
+    pub(crate) fn on_datagram(
+        &mut self,
+        verdict: &mut Verdict,
+        now: Instant,
+        bytes: &[u8],
+    ) -> Option<Vec<u8>> {
+        let packet = AssocPacket::read(bytes);
+        match (&self.stage, packet) {
+            (Stage::InitSent { init, .. }, Ok(AssocPacket::InitAck(ack))) => {
+                let init = *init;
+                self.on_init_ack(verdict, now, &init, &ack)
+            }
+            (Stage::EchoSent { security_id, .. }, Ok(AssocPacket::CookieAck(ack))) => {
+                let security_id = *security_id;
+                self.on_cookie_ack(verdict, &ack, security_id);
+                self.ping(now)
+            }
+            (Stage::Established { .. }, Ok(AssocPacket::Data { .. })) => {
+                self.on_record(verdict, bytes);
+                None
+            }
+            (Stage::InitSent { .. } | Stage::EchoSent { .. }, Err(e)) => {
+                // the router drops what is no packet; the handshake waits on (PEER-07)
+                let reason = format!("a datagram the association cannot read: {e}");
+                verdict.violate(Rule::Peer07, None, None, reason);
+                None
+            }
+            // another packet, or one after the handshake: not the handshake's
+            _ => None,
+        }
+    }
+
+    /// The init ack: each PEER-08 field checked against the init; if all hold, the
+    /// cookie echo.
+    fn on_init_ack(
+        &mut self,
+        verdict: &mut Verdict,
+        now: Instant,
+        init: &AssocInit,
+        ack: &AssocInitAck,
+    ) -> Option<Vec<u8>> {
+        let breaches = ack.breaches(init);
+        if !breaches.is_empty() {
+            self.stage = Stage::Failed;
+            let reason = format!(
+                "the init ack does not answer the init: {} (the association never opens)",
+                breaches.join(", ")
+            );
+            // a handshake packet's sequence is the header's (PEER-07); the rest PEER-08's
+            let rule = if breaches == ["sequence"] {
+                Rule::Peer07
+            } else {
+                Rule::Peer08
+            };
+            verdict.violate(rule, None, None, reason);
+            return None;
+        }
+        let key = self.key.get_or_insert_with(|| own_key(init));
+        let Ok(public_key) = key.public_key_field() else {
+            self.stage = Stage::Failed;
+            return None;
+        };
+        let echo = AssocCookieEcho::answering(ack, [0; ADDRESS_CLAIM_LEN], public_key);
+        self.responder_tag = ack.responder_tag.get();
+        self.stage = Stage::EchoSent {
+            security_id: init.security_id,
+            at: now,
+        };
+        Some(zerocopy::IntoBytes::as_bytes(&echo).to_vec())
+    }
+
+    /// The cookie ack: addressed to the client's tag (PEER-08), the security id repeated
+    /// (PEER-09), a key of secp224r1 (PEER-10); then the keys are agreed.
+    fn on_cookie_ack(
+        &mut self,
+        verdict: &mut Verdict,
+        ack: &AssocCookieAck,
+        security_id: SecurityId,
+    ) {
+        self.stage = Stage::Failed;
+        let header = ack.header;
+        if header.kind != COOKIE_ACK || header.sequence.get() != 0 {
+            let reason = format!(
+                "the cookie ack's header is type {}, sequence {}: not a handshake packet's",
+                header.kind,
+                header.sequence.get()
+            );
+            return verdict.violate(Rule::Peer07, None, None, reason);
+        }
+        if header.addressed_tag.get() != REQUESTER_TAG {
+            let reason = format!(
+                "the cookie ack is addressed to tag {:#06x}, not the requester's {REQUESTER_TAG:#06x}",
+                header.addressed_tag.get()
+            );
+            return verdict.violate(Rule::Peer08, None, None, reason);
+        }
+        if ack.security_id != security_id {
+            let reason = format!(
+                "the cookie ack repeats security id {:02x?}, not the requester's {security_id:02x?}: the router drops it",
+                ack.security_id
+            );
+            return verdict.violate(Rule::Peer09, None, None, reason);
+        }
+        let Some(key) = &self.key else {
+            return;
+        };
+        match key.agree(&ack.public_key) {
+            Ok(secret) => {
+                self.stage = Stage::Established {
+                    keys: RecordKeys::derive(&secret, &JOIN_KEY),
+                    responder_tag: self.responder_tag,
+                    window: ReplayWindow::default(),
+                    next_sequence: 1,
+                };
+            }
+            Err(e) => {
+                let reason = format!("the cookie ack's key: {e}: no record key can be agreed");
+                let choice = Choice::AssociationKeyForm;
+                verdict.advise(Rule::Peer10, choice, None, None, reason);
+            }
+        }
+    }
+
+    /// Once established, the first record: an out-of-band container with a ping, timed
+    /// `now`.
+    fn ping(&mut self, now: Instant) -> Option<Vec<u8>> {
+        let Stage::Established {
+            keys,
+            responder_tag,
+            next_sequence,
+            ..
+        } = &mut self.stage
+        else {
+            return None;
+        };
+        let ping = PeerMessage::Ping {
+            sequence: 1,
+            timestamp: now.millis(),
+            flag: false,
+        };
+        let container = chain::write_container(&[ping]).ok()?;
+        let sequence = *next_sequence;
+        *next_sequence += 1;
+        record::seal(keys, *responder_tag, sequence, &container).ok()
+    }
+
+    /// A record of the host's: its MAC (PEER-11, on the record keys and MAC hash Vex
+    /// takes), its sequence against the window (PEER-12), then each message's declared size
+    /// (PEER-13, on the sizes Vex takes).
+    fn on_record(&mut self, verdict: &mut Verdict, bytes: &[u8]) {
+        let Stage::Established { keys, window, .. } = &mut self.stage else {
+            return;
+        };
+        let (head, plaintext) = match record::open(keys, bytes) {
+            Ok(opened) => opened,
+            Err(e) => {
+                let reason = format!("a record of the host's does not open ({e}): dropped");
+                return verdict.advise(Rule::Peer11, Choice::RecordCrypto, None, None, reason);
+            }
+        };
+        if let Err(replay) = window.admit(head.header.sequence.get()) {
+            let reason = format!("a record of the host's: {replay}: dropped as a replay");
+            return verdict.violate(Rule::Peer12, None, None, reason);
+        }
+        for dropped in chain::read_container(&plaintext).dropped {
+            let reason = format!("{dropped}: the message is dropped");
+            verdict.advise(Rule::Peer13, Choice::PeerStructSizes, None, None, reason);
+        }
+    }
+}
+
+/// The client's own key for the association of `init`: a scalar made from its security
+/// id (the emulated client is deterministic), the first of its counters that is one.
+fn own_key(init: &AssocInit) -> AssociationKey {
+    (0u8..)
+        .find_map(|n| {
+            let mut scalar = [n.wrapping_add(1); COORDINATE_LEN];
+            for (slot, byte) in scalar.iter_mut().zip(init.security_id) {
+                *slot ^= byte;
+            }
+            AssociationKey::from_scalar(scalar)
+        })
+        .unwrap_or_else(|| unreachable!("a scalar below the order is found at once"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use zerocopy::IntoBytes;
+
+    const SESSION: u64 = 0x9EAA_3001_0020_0001;
+
+    fn rules(v: &Verdict) -> Vec<Rule> {
+        v.rules()
+    }
+
+    /// A host's side made of the wire's builders: the init ack for `init`.
+    fn ack_for(init: &AssocInit) -> AssocInitAck {
+        AssocInitAck::answering(init, 7, [3; 16], 0xBEEF, [127, 0, 0, 1, 0x40, 0x9C])
+    }
+
+    /// The whole handshake against a host made of the wire's builders: the client answers
+    /// the init ack with an echo of it unchanged, and the cookie ack opens the association.
+    #[test]
+    fn a_handshake_completes() {
+        let mut v = Verdict::new();
+        let mut a = Association::default();
+        let init = a.open(Instant::from_millis(0), SESSION);
+        assert_eq!(init.security_id, SESSION.to_le_bytes());
+        let ack = ack_for(&init);
+        let echo = a
+            .on_datagram(&mut v, Instant::from_millis(5), ack.as_bytes())
+            .unwrap();
+        let Ok(AssocPacket::CookieEcho(echo)) = AssocPacket::read(&echo) else {
+            panic!("a cookie echo");
+        };
+        assert_eq!(echo.echoed, ack);
+        let host = AssociationKey::from_scalar([9; 28]).unwrap();
+        let cookie_ack = AssocCookieAck::answering(&echo, host.public_key_field().unwrap());
+        let ping = a.on_datagram(&mut v, Instant::from_millis(6), cookie_ack.as_bytes());
+        assert!(matches!(a.stage, Stage::Established { .. }));
+        assert_eq!(ping.map(|p| p[0]), Some(6), "the ping's record");
+        assert!(rules(&v).is_empty());
+        assert_eq!(a.answer_due(), None);
+    }
+
+    /// Each init ack field the page fixes, broken alone, stops the handshake under its
+    /// rule: the header's sequence under PEER-07, the rest under PEER-08. The header's
+    /// constant is "never read back", the free-running value "never checked", the cookie
+    /// the responder's own: none of them is judged.
+    #[test]
+    fn each_init_ack_field_is_judged() {
+        type Edit = fn(&mut AssocInitAck);
+        let edits: [(Edit, Rule); 7] = [
+            (|a| a.header.sequence = 1.into(), Rule::Peer07),
+            (|a| a.header.addressed_tag = 1.into(), Rule::Peer08),
+            (|a| a.responder_tag2 = 1.into(), Rule::Peer08),
+            (|a| a.requester_tag = 1.into(), Rule::Peer08),
+            (|a| a.old_responder_tag = 1.into(), Rule::Peer08),
+            (|a| a.old_requester_tag = 1.into(), Rule::Peer08),
+            (|a| a.security_id[0] ^= 1, Rule::Peer08),
+        ];
+        for (edit, rule) in edits {
+            let mut v = Verdict::new();
+            let mut a = Association::default();
+            let init = a.open(Instant::default(), SESSION);
+            let mut ack = ack_for(&init);
+            edit(&mut ack);
+            assert_eq!(
+                a.on_datagram(&mut v, Instant::default(), ack.as_bytes()),
+                None
+            );
+            assert_eq!(rules(&v), [rule], "{ack:?}");
+            assert!(matches!(a.stage, Stage::Failed));
+        }
+        let mut v = Verdict::new();
+        let mut a = Association::default();
+        let init = a.open(Instant::default(), SESSION);
+        let mut ack = ack_for(&init);
+        (ack.header.constant_2, ack.free_running, ack.cookie) = (9, u32::MAX.into(), [0xFF; 16]);
+        assert!(
+            a.on_datagram(&mut v, Instant::default(), ack.as_bytes())
+                .is_some()
+        );
+        assert!(rules(&v).is_empty(), "free fields");
+    }
+
+    /// The cookie ack: to another tag (PEER-08), another security id (PEER-09), a key off
+    /// the curve or not in the export form (PEER-10), another header (PEER-07).
+    #[test]
+    fn each_cookie_ack_check() {
+        let host = AssociationKey::from_scalar([9; 28]).unwrap();
+        type Edit = fn(&mut AssocCookieAck);
+        let edits: [(Edit, Rule); 5] = [
+            (|c| c.header.addressed_tag = 0xBEEF.into(), Rule::Peer08),
+            (|c| c.security_id[7] ^= 1, Rule::Peer09),
+            (|c| c.public_key[20] ^= 1, Rule::Peer10),
+            (|c| c.public_key = [0; 100], Rule::Peer10),
+            (|c| c.header.sequence = 2.into(), Rule::Peer07),
+        ];
+        for (edit, rule) in edits {
+            let mut v = Verdict::new();
+            let mut a = Association::default();
+            let init = a.open(Instant::default(), SESSION);
+            let echo = a.on_datagram(&mut v, Instant::default(), ack_for(&init).as_bytes());
+            let Ok(AssocPacket::CookieEcho(echo)) = AssocPacket::read(&echo.unwrap()) else {
+                panic!("a cookie echo");
+            };
+            let mut cookie_ack = AssocCookieAck::answering(&echo, host.public_key_field().unwrap());
+            edit(&mut cookie_ack);
+            a.on_datagram(&mut v, Instant::default(), cookie_ack.as_bytes());
+            assert_eq!(rules(&v), [rule]);
+            assert!(matches!(a.stage, Stage::Failed));
+        }
+    }
+
+    /// An association opened against a host made of the wire's builders: the client, and
+    /// the keys and tag the host's records go out with.
+    fn opened() -> (Association, RecordKeys) {
+        let mut v = Verdict::new();
+        let mut a = Association::default();
+        let init = a.open(Instant::default(), SESSION);
+        let echo = a.on_datagram(&mut v, Instant::default(), ack_for(&init).as_bytes());
+        let Ok(AssocPacket::CookieEcho(echo)) = AssocPacket::read(&echo.unwrap()) else {
+            panic!("a cookie echo");
+        };
+        let host = AssociationKey::from_scalar([9; 28]).unwrap();
+        let cookie_ack = AssocCookieAck::answering(&echo, host.public_key_field().unwrap());
+        a.on_datagram(&mut v, Instant::default(), cookie_ack.as_bytes());
+        let secret = host.agree(&echo.public_key).unwrap();
+        (a, RecordKeys::derive(&secret, &JOIN_KEY))
+    }
+
+    /// The pong record `sequence`, with the pong declared at `size`.
+    fn pong(keys: &RecordKeys, sequence: u32, size: u32) -> Vec<u8> {
+        let pong = PeerMessage::Pong {
+            sequence: 1,
+            timestamp: 0,
+            kind: chain::PONG_KIND,
+        };
+        let container = chain::write_declared(&[(pong, size)]).unwrap();
+        record::seal(keys, REQUESTER_TAG, sequence, &container).unwrap()
+    }
+
+    /// The host's records: a right pong passes; a flipped MAC bit (PEER-11), the same
+    /// sequence twice (PEER-12), a pong declared one under or over its size (PEER-13) are
+    /// each caught; the next sequence, and one 31 below the highest, pass.
+    #[test]
+    fn the_hosts_records() {
+        let (mut a, keys) = opened();
+        let mut v = Verdict::new();
+        a.on_datagram(&mut v, Instant::default(), &pong(&keys, 5, 24));
+        assert!(rules(&v).is_empty());
+        a.on_datagram(&mut v, Instant::default(), &pong(&keys, 5, 24));
+        assert_eq!(rules(&v), [Rule::Peer12]);
+        let mut v = Verdict::new();
+        a.on_datagram(&mut v, Instant::default(), &pong(&keys, 36, 24));
+        a.on_datagram(&mut v, Instant::default(), &pong(&keys, 6, 24));
+        assert!(rules(&v).is_empty(), "31 below the highest");
+        let mut bad = pong(&keys, 37, 24);
+        bad[8] ^= 1;
+        a.on_datagram(&mut v, Instant::default(), &bad);
+        assert_eq!(rules(&v), [Rule::Peer11]);
+        let mut v = Verdict::new();
+        for (sequence, size) in [(38, 23), (39, 25)] {
+            a.on_datagram(&mut v, Instant::default(), &pong(&keys, sequence, size));
+        }
+        assert_eq!(rules(&v), [Rule::Peer13, Rule::Peer13]);
+    }
+
+    /// No answer within the wait is PEER-07, advisory; a datagram of no packet while the
+    /// handshake waits is PEER-07 too.
+    #[test]
+    fn an_unanswered_handshake() {
+        let mut v = Verdict::new();
+        let mut a = Association::default();
+        a.open(Instant::from_millis(10), SESSION);
+        assert_eq!(a.answer_due(), Some(Instant::from_millis(3_010)));
+        a.on_datagram(&mut v, Instant::from_millis(11), &[2, 2, 0]);
+        assert_eq!(rules(&v), [Rule::Peer07]);
+        a.report_unanswered(&mut v);
+        assert_eq!(rules(&v), [Rule::Peer07, Rule::Peer07]);
+        assert_eq!(a.answer_due(), None);
+    }
+}

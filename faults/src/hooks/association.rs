@@ -1,0 +1,86 @@
+//! The association's packets as the plan breaks them (PEER-07 to PEER-12): one field of
+//! the init ack or the cookie ack, a record's MAC, or a record sent twice.
+
+use crate::fault::Fault;
+use crate::plan::HostPlan;
+use vex_wire::peer::association::{AssocCookieAck, AssocInitAck, COOKIE_ACK, DATA, INIT_ACK};
+use zerocopy::FromBytes;
+
+/// Where a record's MAC sits.
+const MAC_AT: usize = 8;
+
+/// The packet as the plan sends it, and how many times.
+pub(crate) fn packet(plan: &HostPlan, datagram: &mut [u8]) -> usize {
+    match datagram.first() {
+        Some(&INIT_ACK) => init_ack(plan, datagram),
+        Some(&COOKIE_ACK) => {
+            cookie_ack(plan, datagram);
+            1
+        }
+        Some(&DATA) => record(plan, datagram),
+        _ => 1,
+    }
+}
+
+fn init_ack(plan: &HostPlan, datagram: &mut [u8]) -> usize {
+    if plan.has(Fault::InitAckUnanswered) {
+        return 0;
+    }
+    let Ok(ack) = AssocInitAck::mut_from_bytes(datagram) else {
+        return 1;
+    };
+    if plan.has(Fault::InitAckSequenceSet) {
+        ack.header.sequence = 1.into();
+    }
+    if plan.has(Fault::InitAckToOtherTag) {
+        ack.header.addressed_tag = (ack.header.addressed_tag.get() ^ 1).into();
+    }
+    if plan.has(Fault::InitAckTagsDiffer) {
+        ack.responder_tag2 = (ack.responder_tag.get() ^ 1).into();
+    }
+    if plan.has(Fault::InitAckRequesterTagWrong) {
+        ack.requester_tag = (ack.requester_tag.get() ^ 1).into();
+    }
+    if plan.has(Fault::InitAckOldTagsSet) {
+        ack.old_responder_tag = 1.into();
+    }
+    if plan.has(Fault::InitAckSecurityIdWrong) {
+        ack.security_id[0] ^= 1;
+    }
+    1
+}
+
+fn cookie_ack(plan: &HostPlan, datagram: &mut [u8]) {
+    let Ok(ack) = AssocCookieAck::mut_from_bytes(datagram) else {
+        return;
+    };
+    if plan.has(Fault::CookieAckToOtherTag) {
+        ack.header.addressed_tag = (ack.header.addressed_tag.get() ^ 1).into();
+    }
+    if plan.has(Fault::CookieAckSecurityIdWrong) {
+        ack.security_id[7] ^= 1;
+    }
+    if plan.has(Fault::CookieAckKeyOffCurve) {
+        // the last byte of y: the point leaves the curve
+        let body = ack.public_key.get(1).copied().map_or(0, usize::from);
+        if let Some(b) = ack.public_key.get_mut(1 + body) {
+            *b ^= 1;
+        }
+    }
+    if plan.has(Fault::CookieAckKeyNotExported) {
+        ack.public_key = [0; 100];
+    }
+}
+
+fn record(plan: &HostPlan, datagram: &mut [u8]) -> usize {
+    if plan.has(Fault::RecordMacWrong)
+        && let Some(b) = datagram.get_mut(MAC_AT)
+    {
+        *b ^= 1;
+    }
+    if plan.has(Fault::RecordReplayed) {
+        2
+    } else {
+        1
+    }
+}
