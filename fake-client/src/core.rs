@@ -18,6 +18,7 @@ use crate::violation::Violation;
 use std::collections::VecDeque;
 use std::net::SocketAddrV4;
 use vex_wire::bap::services::HOST_REQUEST;
+use vex_wire::peer::association::{COOKIE_ACK, COOKIE_ECHO, DATA, INIT, INIT_ACK, NAT_TRAVERSAL};
 use vex_wire::time::Instant;
 
 /// The emulated client.
@@ -123,13 +124,16 @@ impl ClientCore {
         self.links.poll_datagram()
     }
 
-    /// A datagram arrived on the client's UDP socket at `now`: a QoS reply goes to the
-    /// probe, every other packet to the association.
+    /// A datagram arrived on the client's UDP socket at `now`: a packet type of the
+    /// association port goes to the association, any other to the QoS probe (which judges
+    /// one that is not a reply).
     pub fn handle_datagram(&mut self, now: Instant, bytes: &[u8]) {
         let Some(activity) = self.activity.as_mut() else {
             return;
         };
-        if bytes.first() == Some(&vex_wire::peer::qos::REPLY) {
+        let association = [INIT, INIT_ACK, COOKIE_ECHO, COOKIE_ACK, DATA];
+        let kind = bytes.first().copied().unwrap_or_default();
+        if !association.contains(&kind) && !NAT_TRAVERSAL.contains(&kind) {
             let session = activity.join.session().unwrap_or_default();
             return activity.qos.on_reply(&mut self.verdict, bytes, session);
         }
