@@ -53,7 +53,11 @@ pub fn cases() -> Vec<Case> {
         rules: Vec::new(),
         host: HostUnderTest::Hostile(h),
         run_for_ms: HOSTILE_RUN_MS,
-        script: ClientScript::Stay,
+        script: if h.on_udp() {
+            ClientScript::Associate
+        } else {
+            ClientScript::Stay
+        },
         members: 1,
         expect: Expectation::CleanJoin,
     });

@@ -5,12 +5,16 @@
 //! attack goes over, or answered at a bounded cost, and none left open past its bound.
 
 use crate::in_process::{HostAction, HostRun};
+use std::net::SocketAddrV4;
 use vex_host::limits::Limit;
+use vex_host::peer::responder::PeerDrop;
 use vex_host::reason::Closed;
 use vex_host::{HostCore, HostEvent, LinkId};
 use vex_wire::bap::header::{FrameType, InnerHeader, plain_frame};
 use vex_wire::bap::services::HELLO;
+use vex_wire::peer::association::{AssocCookieEcho, AssocInit, AssocInitAck, DATA};
 use vex_wire::time::Instant;
+use zerocopy::IntoBytes;
 
 /// The first link id an attack uses: far above any member's (`in_process`'s 2i + 1, 2i + 2).
 const FIRST_HOSTILE_LINK: u64 = 1_000_000;
@@ -33,17 +37,38 @@ pub enum Hostile {
     HelloOnly,
     /// A link that sends hellos as fast as it can: closed at the rate limit.
     HelloFlood,
+    /// This many association inits from as many spoofed addresses: each answered with its
+    /// init ack, none holding anything (the cookie is stateless), the member's own
+    /// association opened after them.
+    InitFlood(u32),
+    /// This many cookie echoes from spoofed addresses with cookies the host did not make:
+    /// each dropped, none opening an association (PEER-09).
+    ForgedEchoes(u32),
+    /// This many records from spoofed addresses to tags: each dropped, no association of
+    /// theirs, the member's untouched.
+    RecordSpray(u32),
 }
 
 impl Hostile {
     /// Every attack, with its case name.
-    pub const ALL: [(Hostile, &'static str); 5] = [
+    pub const ALL: [(Hostile, &'static str); 8] = [
         (Hostile::HugeFrame, "huge-frame"),
         (Hostile::SlowSender, "slow-sender"),
         (Hostile::HalfOpen(2000), "half-open"),
         (Hostile::HelloOnly, "hello-only"),
         (Hostile::HelloFlood, "hello-flood"),
+        (Hostile::InitFlood(UDP_ATTACKS), "udp-init-flood"),
+        (Hostile::ForgedEchoes(UDP_ATTACKS), "udp-forged-echoes"),
+        (Hostile::RecordSpray(UDP_ATTACKS), "udp-record-spray"),
     ];
+
+    /// True for an attack on the UDP port: its member opens an association of its own.
+    pub fn on_udp(self) -> bool {
+        matches!(
+            self,
+            Hostile::InitFlood(_) | Hostile::ForgedEchoes(_) | Hostile::RecordSpray(_)
+        )
+    }
 
     /// What the attack does, in a few words.
     pub fn what(self) -> &'static str {
@@ -53,6 +78,9 @@ impl Hostile {
             Hostile::HalfOpen(_) => "2,000 connections that never send a byte",
             Hostile::HelloOnly => "a link that sends only hellos, one a second",
             Hostile::HelloFlood => "a link that floods hellos",
+            Hostile::InitFlood(_) => "10,000 association inits from spoofed addresses",
+            Hostile::ForgedEchoes(_) => "10,000 cookie echoes with forged cookies",
+            Hostile::RecordSpray(_) => "10,000 records from spoofed addresses to guessed tags",
         }
     }
 
@@ -109,6 +137,25 @@ impl Hostile {
                 let flood: Vec<u8> = (0..5000).flat_map(hello_frame).collect();
                 host.handle_bytes(now, first, &flood);
             })],
+            Hostile::InitFlood(n) => udp(n, |i| {
+                AssocInit::new(i as u16 | 1, [i as u8; 8])
+                    .as_bytes()
+                    .to_vec()
+            }),
+            Hostile::ForgedEchoes(n) => udp(n, |i| {
+                let init = AssocInit::new(i as u16 | 1, [i as u8; 8]);
+                let ack = AssocInitAck::answering(&init, i, [i as u8; 16], i as u16 | 1, [0; 6]);
+                AssocCookieEcho::answering(&ack, [0; 41], [0; 100])
+                    .as_bytes()
+                    .to_vec()
+            }),
+            Hostile::RecordSpray(n) => udp(n, |i| {
+                let mut record = vec![0u8; 18 + 16];
+                record[0] = DATA;
+                record[2..4].copy_from_slice(&(i as u16).to_le_bytes());
+                record[16] = 16;
+                record
+            }),
         }
     }
 
@@ -128,7 +175,10 @@ impl Hostile {
             Hostile::HugeFrame => (1, "a frame over the limit (framing: too long)"),
             Hostile::SlowSender => (1, "the slow-frame limit"),
             Hostile::HalfOpen(n) => (n as usize, "the hello limit"),
-            Hostile::HelloOnly => (0, "no close"),
+            Hostile::HelloOnly
+            | Hostile::InitFlood(_)
+            | Hostile::ForgedEchoes(_)
+            | Hostile::RecordSpray(_) => (0, "no close"),
             Hostile::HelloFlood => (1, "the rate limit"),
         };
         let right = |r: &Closed| {
@@ -168,8 +218,72 @@ impl Hostile {
         if open != still_open {
             return Err(format!("{open} hostile link(s) still held at the end"));
         }
+        if self.on_udp() {
+            return self.judge_udp(run);
+        }
         Ok(())
     }
+}
+
+impl Hostile {
+    /// An attack on the UDP port: no spoofed address opened an association, the member
+    /// opened its own after the attack and it is the one held at the end, and every forged
+    /// echo and sprayed record was dropped with its reason.
+    fn judge_udp(self, run: &HostRun) -> Result<(), String> {
+        let spoofed = |from: &SocketAddrV4| from.ip().octets()[..2] == SPOOFED_NET[..];
+        let opened = run
+            .events
+            .iter()
+            .filter(|(_, e)| matches!(e, HostEvent::Associated { from, .. } if spoofed(from)))
+            .count();
+        if opened > 0 {
+            return Err(format!(
+                "{opened} spoofed address(es) opened an association"
+            ));
+        }
+        let held = run.host.associations();
+        if held > 1 {
+            return Err(format!(
+                "{held} associations held at the end; the member's is one"
+            ));
+        }
+        let dropped = |want: fn(&PeerDrop) -> bool| {
+            run.events
+                .iter()
+                .filter(|(_, e)| matches!(e, HostEvent::PeerDropped { from, reason } if spoofed(from) && want(reason)))
+                .count()
+        };
+        let (count, what) = match self {
+            Hostile::ForgedEchoes(n) => (n, dropped(|r| *r == PeerDrop::ForeignCookie)),
+            Hostile::RecordSpray(n) => {
+                (n, dropped(|r| matches!(r, PeerDrop::NoAssociation { .. })))
+            }
+            _ => return Ok(()),
+        };
+        if what != count as usize {
+            return Err(format!(
+                "{what} of the {count} datagrams dropped with their reason"
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The network the spoofed addresses come from (RFC 2544's benchmarking range).
+const SPOOFED_NET: [u8; 2] = [198, 18];
+/// Datagrams each UDP attack sends.
+const UDP_ATTACKS: u32 = 10_000;
+
+/// `n` datagrams `make(i)` from as many spoofed addresses, at the attack's time.
+fn udp(n: u32, make: impl Fn(u32) -> Vec<u8> + 'static) -> Vec<HostAction> {
+    vec![at(ATTACK_AT_MS, move |now, host| {
+        for i in 0..n {
+            let [_, _, c, d] = i.to_be_bytes();
+            let from = SocketAddrV4::new([SPOOFED_NET[0], SPOOFED_NET[1], c, d].into(), 3074);
+            host.handle_datagram(now, from, &make(i));
+            while host.poll_datagram().is_some() {}
+        }
+    })]
 }
 
 /// A plaintext hello (service 25) with task `task`, as a client's bootstrap frame.

@@ -20,7 +20,10 @@ use vex_wire::time::Instant;
 use zerocopy::{FromBytes, IntoBytes};
 
 fn host() -> HostCore {
-    HostCore::new(HostConfig::builtin(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 1)))
+    HostCore::new(HostConfig::builtin(SocketAddrV4::new(
+        Ipv4Addr::LOCALHOST,
+        1,
+    )))
 }
 
 fn peer(n: u32) -> SocketAddrV4 {
@@ -28,7 +31,12 @@ fn peer(n: u32) -> SocketAddrV4 {
 }
 
 /// One whole handshake of peer `n` with `h`, its key made once: the keys and the host's tag.
-fn handshake(h: &mut HostCore, key: &AssociationKey, field: [u8; 100], n: u32) -> (RecordKeys, u16) {
+fn handshake(
+    h: &mut HostCore,
+    key: &AssociationKey,
+    field: [u8; 100],
+    n: u32,
+) -> (RecordKeys, u16) {
     let init = AssocInit::new(n as u16 | 1, n.to_le_bytes().repeat(2).try_into().unwrap());
     h.handle_datagram(Instant::default(), peer(n), init.as_bytes());
     let ack = AssocInitAck::read_from_bytes(&h.poll_datagram().unwrap().bytes).unwrap();
@@ -37,7 +45,10 @@ fn handshake(h: &mut HostCore, key: &AssociationKey, field: [u8; 100], n: u32) -
     let cookie_ack = AssocCookieAck::read_from_bytes(&h.poll_datagram().unwrap().bytes).unwrap();
     while h.poll_event().is_some() {}
     let secret = key.agree(&cookie_ack.public_key).unwrap();
-    (RecordKeys::derive(&secret, &[0; 16]), ack.responder_tag.get())
+    (
+        RecordKeys::derive(&secret, &[0; 16]),
+        ack.responder_tag.get(),
+    )
 }
 
 /// A host with one activity (a link's hello and service 6): the session's id.
@@ -54,7 +65,11 @@ fn with_session(h: &mut HostCore) -> u64 {
     InnerHeader::request(HOST_REQUEST, 2).write(&mut inner);
     inner.push(3);
     inner.extend_from_slice(&[0; 7718]);
-    h.handle_bytes(now, link, &outer_frame(FrameType::Encrypted, &channel.seal(&inner)));
+    h.handle_bytes(
+        now,
+        link,
+        &outer_frame(FrameType::Encrypted, &channel.seal(&inner)),
+    );
     let t = h.poll_transmit().unwrap();
     let inner = channel.open(&t.bytes[6..]).unwrap();
     let body = InnerHeader::read(&inner, true).unwrap().1;
@@ -90,7 +105,7 @@ fn handshakes(c: &mut Criterion) {
         let mut n = 0u32;
         b.iter(|| {
             n += 1;
-            if n % 1000 == 0 {
+            if n.is_multiple_of(1000) {
                 h = host(); // past the slots, a fresh host
             }
             black_box(handshake(&mut h, &key, field, n));

@@ -268,6 +268,11 @@ impl HostCore {
         }
     }
 
+    /// How many bdNet associations the UDP port holds.
+    pub fn associations(&self) -> usize {
+        self.peer.responder().len()
+    }
+
     /// The next datagram to send on the UDP port.
     pub fn poll_datagram(&mut self) -> Option<Datagram> {
         self.peer.poll()
