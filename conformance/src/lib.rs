@@ -6,6 +6,7 @@ pub mod boundary;
 pub mod case;
 pub mod codec;
 pub mod coverage;
+pub mod datagram;
 pub mod expect;
 pub mod gate;
 pub mod html;

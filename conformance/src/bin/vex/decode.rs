@@ -4,8 +4,8 @@
 use crate::error;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use vex_conformance::codec;
 use vex_conformance::printers::{PRINTERS, printer_for};
+use vex_conformance::{codec, datagram};
 use vex_wire::activity::table;
 use vex_wire::schema::Schema;
 
@@ -53,11 +53,17 @@ pub fn decode(args: DecodeArgs) -> ExitCode {
         for n in vex_wire::schema::catalog::names() {
             out!("{n}");
         }
+        out!(
+            "{UDP} (a datagram of the peer port: QoS, the association's packets, a record's head)"
+        );
         return ExitCode::SUCCESS;
     }
     let (Some(name), Some(hex_text)) = (args.name, args.hex) else {
         return error();
     };
+    if name == UDP {
+        return decode_datagram(&hex_text, args.json);
+    }
     if let Some(printer) = printer_for(&name) {
         let body = match codec::parse_hex(&hex_text) {
             Ok(b) => b,
@@ -108,6 +114,29 @@ pub fn decode(args: DecodeArgs) -> ExitCode {
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// The name `vex decode` takes for a datagram of the peer port.
+const UDP: &str = "udp";
+
+/// Prints the datagram `hex_text`; 1 when it is no packet of the port, 2 when not hex.
+fn decode_datagram(hex_text: &str, as_json: bool) -> ExitCode {
+    let bytes = match codec::parse_hex(hex_text) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("vex decode: not hex: {e}");
+            return error();
+        }
+    };
+    match datagram::json(&bytes) {
+        Ok(j) if as_json => out!("{j:#}"),
+        Ok(j) => out_raw!("{}", datagram::text(&j)),
+        Err(e) => {
+            eprintln!("vex decode: the datagram is no packet of the peer port: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    ExitCode::SUCCESS
 }
 
 /// Encodes one body from JSON; 2 when the name, the file or the JSON is wrong.
