@@ -5,8 +5,8 @@
 use crate::rules::{Family, Rule};
 
 /// The families of the engine's peer transport (`rules.md`: "Lobby and peer transport")
-/// the emulated client does not reach yet: it probes a session with QoS, and does not
-/// associate with the host's peer port (which answers associations) nor join a group
+/// the emulated client does not reach yet: it probes a session with QoS and associates
+/// with the host's peer port, and runs neither the reliable connection nor a group
 /// session.
 pub const PEER_TRANSPORT: [Family; 2] = [Family::Peer, Family::Actor];
 
@@ -20,7 +20,7 @@ pub fn reason(rule: Rule) -> Option<&'static str> {
     match listed {
         Some((_, why)) => Some(why),
         None if PEER_TRANSPORT.contains(&rule.family()) => Some(
-            "a peer transport rule (UDP): the emulated client probes with QoS but does not associate with a host's peer port or join its group session yet",
+            "a peer transport rule (UDP): the emulated client probes with QoS and associates, and does not yet run the reliable connection, the group session or replication",
         ),
         None => None,
     }

@@ -264,11 +264,6 @@ impl Responder {
         association.next_sequence = sequence.wrapping_add(1);
         Ok((association.peer, bytes))
     }
-
-    /// True when `tag` names an association.
-    pub fn has(&self, tag: u16) -> bool {
-        self.by_tag.contains_key(&tag)
-    }
 }
 
 #[cfg(test)]
