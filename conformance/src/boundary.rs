@@ -423,6 +423,11 @@ pub const EDGES: &[Edge] = &[
         "peer.associate",
         "the pong declared at its id's size, 24",
     ),
+    edge(
+        Rule::Peer16,
+        "peer.associate",
+        "the request answered with three samples, the reply left unanswered: the only answer a reply gets is none",
+    ),
 ];
 
 /// The enforced rules no legal case can sit near, and why: what the pages and the facts

@@ -561,7 +561,7 @@ pub fn catalog() -> Vec<Case> {
         },
         Case {
             id: "peer.associate".into(),
-            title: "the client opens a bdNet association with the host's UDP port (init, init ack, cookie echo, cookie ack), agrees its keys, and pings in the first record: the host's pong comes in a record that opens, once, with its size declared"
+            title: "the client opens a bdNet association with the host's UDP port (init, init ack, cookie echo, cookie ack), agrees its keys, and pings in the first record: the host's pong comes in a record that opens, once, with its size declared; its time-synchronize request gets a reply, and its reply nothing"
                 .into(),
             rules: vec![
                 Rule::Peer07,
@@ -571,6 +571,7 @@ pub fn catalog() -> Vec<Case> {
                 Rule::Peer11,
                 Rule::Peer12,
                 Rule::Peer13,
+                Rule::Peer16,
             ],
             host: HostUnderTest::Any,
             run_for_ms: 7_000,

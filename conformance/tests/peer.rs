@@ -20,8 +20,9 @@ fn datagrams(id: &str) -> Vec<(Direction, u8, usize)> {
         .collect()
 }
 
-/// peer.associate: the four handshake packets at the page's sizes, then the client's ping
-/// record and the host's pong record.
+/// peer.associate: the four handshake packets at the page's sizes, then the client's
+/// record (a ping and a time-synchronize request), the host's two (the pong, the reply),
+/// the client's reply, and nothing after it: a reply is terminal.
 #[test]
 fn an_association_and_a_ping() {
     use Direction::{ToClient, ToHost};
@@ -35,7 +36,9 @@ fn an_association_and_a_ping() {
             (ToHost, 3),
             (ToClient, 4),
             (ToHost, 6),
-            (ToClient, 6)
+            (ToClient, 6),
+            (ToClient, 6),
+            (ToHost, 6)
         ]
     );
     let sizes: Vec<usize> = seen.iter().take(4).map(|&(_, _, len)| len).collect();

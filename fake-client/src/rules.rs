@@ -165,6 +165,7 @@ pub const ENFORCED: &[Rule] = &[
     Rule::Peer11,
     Rule::Peer12,
     Rule::Peer13,
+    Rule::Peer16,
 ];
 
 /// True when the emulated client enforces `rule`.
@@ -198,6 +199,7 @@ pub const JUDGED_ON_CHOICES: &[(Rule, Choice)] = &[
     (Rule::Peer10, Choice::AssociationKeyForm),
     (Rule::Peer11, Choice::RecordCrypto),
     (Rule::Peer13, Choice::PeerStructSizes),
+    (Rule::Peer16, Choice::PeerMessageBodies),
 ];
 
 /// The choices of Vex's a check of `rule` rests on, in the order listed.

@@ -15,6 +15,7 @@ use vex_wire::activity::sensor_auth::SensorAuthUpdate;
 use vex_wire::activity::session::SessionId;
 use vex_wire::activity::small::{AdvanceEpoch, EntitySlotMask, PatchEpoch, WorldGlobals};
 use vex_wire::bits::BitError;
+use vex_wire::peer::chain::TimeSamples;
 use vex_wire::scenario::Scenario;
 
 /// What a link's roster is built from (`crate::roster::sensor_auth`), for a policy or a
@@ -58,6 +59,16 @@ pub trait Policy {
     /// `size` (PEER-13).
     fn peer_struct_size(&self, _id: u8, size: u32) -> u32 {
         size
+    }
+
+    /// The answer to a time-synchronize with `samples` that arrived at `now_ms`: a request
+    /// gets a reply, its t1 echoed, received and sent at once; a reply is terminal and
+    /// gets nothing (NS "Peer message ids"; PEER-16).
+    fn time_sync_answer(&self, samples: TimeSamples, now_ms: u64) -> Option<TimeSamples> {
+        match samples {
+            TimeSamples::Request(t1) => Some(TimeSamples::Reply([t1, now_ms, now_ms])),
+            TimeSamples::Reply(_) => None,
+        }
     }
 
     /// The base nonce service 26 gives: `drawn`, random (facts 1.3, 1.4; BAP-18).

@@ -122,6 +122,9 @@ choices! {
     /// NS gives the struct_size field and its rule, not the table of sizes.
     PeerStructSizes => "peer-struct-sizes",
         "each peer message id's fixed struct_size is Sunrise's (ping and pong 24): NS says the size is a constant per id, not what each is";
+    /// NS names what ping, pong and time-synchronize carry, not their layouts.
+    PeerMessageBodies => "peer-message-bodies",
+        "the bodies of ping, pong and time-synchronize (a sequence and timestamp; a raw session id, a flag, one sample or three) are Sunrise's: NS names what each carries, not its fields' widths";
     /// NS gives the probe's security id a place, not a source.
     QosSecurityId => "qos-security-id",
         "a QoS probe's security id is the low 32 bits of the session it probes, and the host answers with that session's advertisement: NS gives the id's place in the probe (echoed back), not where the client gets it";

@@ -11,7 +11,7 @@ use vex_wire::peer::association::{
     ADDRESS_CLAIM_LEN, AssocCookieAck, AssocCookieEcho, AssocInit, AssocInitAck, AssocPacket,
     COOKIE_ACK, SecurityId,
 };
-use vex_wire::peer::chain::{self, PeerMessage};
+use vex_wire::peer::chain::{self, PeerMessage, TimeSamples};
 use vex_wire::peer::keys::{AssociationKey, COORDINATE_LEN, RecordKeys};
 use vex_wire::peer::record::{self, ReplayWindow};
 use vex_wire::time::Instant;
@@ -23,6 +23,9 @@ pub(crate) const ANSWER_WITHIN_MS: u64 = 3_000;
 const REQUESTER_TAG: u16 = 0x5EC1;
 /// The join key of the host's join descriptor: zero, as our host's (and Sunrise's).
 const JOIN_KEY: [u8; 16] = [0; 16];
+/// The t1 of the time-synchronize reply the client sends as a probe (PEER-16): no time the
+/// client's own clock gives, so an answer naming it answers the reply.
+const PROBE_T1: u64 = u64::MAX - 1;
 
 /// Where the handshake is.
 #[derive(Debug, Default)]
@@ -44,6 +47,8 @@ enum Stage {
         responder_tag: u16,
         window: ReplayWindow,
         next_sequence: u32,
+        /// The time-synchronize reply the client sent as a probe, once it did.
+        probed: bool,
     },
     /// The handshake failed; nothing more is sent.
     Failed,
@@ -57,6 +62,8 @@ pub(crate) struct Association {
     key: Option<AssociationKey>,
     /// The responder's tag, from its init ack.
     responder_tag: u16,
+    /// The session the association is for, which its time-synchronize messages name.
+    session: u64,
 }
 
 impl Association {
@@ -83,6 +90,7 @@ impl Association {
     pub(crate) fn open(&mut self, now: Instant, session: u64) -> AssocInit {
         self.due = None;
         let init = AssocInit::new(REQUESTER_TAG, session.to_le_bytes());
+        self.session = session;
         self.stage = Stage::InitSent { init, at: now };
         init
     }
@@ -120,8 +128,7 @@ impl Association {
                 self.ping(now)
             }
             (Stage::Established { .. }, Ok(AssocPacket::Data { .. })) => {
-                self.on_record(verdict, bytes);
-                None
+                self.on_record(verdict, bytes)
             }
             (Stage::InitSent { .. } | Stage::EchoSent { .. }, Err(e)) => {
                 // the router drops what is no packet; the handshake waits on (PEER-07)
@@ -215,6 +222,7 @@ impl Association {
                     responder_tag: self.responder_tag,
                     window: ReplayWindow::default(),
                     next_sequence: 1,
+                    probed: false,
                 };
             }
             Err(e) => {
@@ -225,9 +233,23 @@ impl Association {
         }
     }
 
-    /// Once established, the first record: an out-of-band container with a ping, timed
-    /// `now`.
+    /// Once established, the first record: an out-of-band container with a ping and a
+    /// time-synchronize request, both timed `now`.
     fn ping(&mut self, now: Instant) -> Option<Vec<u8>> {
+        let ping = PeerMessage::Ping {
+            sequence: 1,
+            timestamp: now.millis(),
+            flag: false,
+        };
+        let ask = PeerMessage::TimeSync {
+            session: self.session,
+            samples: TimeSamples::Request(now.millis()),
+        };
+        self.seal(&[ping, ask])
+    }
+
+    /// A record of `messages` on the established association, with its next sequence.
+    fn seal(&mut self, messages: &[PeerMessage]) -> Option<Vec<u8>> {
         let Stage::Established {
             keys,
             responder_tag,
@@ -237,12 +259,7 @@ impl Association {
         else {
             return None;
         };
-        let ping = PeerMessage::Ping {
-            sequence: 1,
-            timestamp: now.millis(),
-            flag: false,
-        };
-        let container = chain::write_container(&[ping]).ok()?;
+        let container = chain::write_container(messages).ok()?;
         let sequence = *next_sequence;
         *next_sequence += 1;
         record::seal(keys, *responder_tag, sequence, &container).ok()
@@ -251,25 +268,57 @@ impl Association {
     /// A record of the host's: its MAC (PEER-11, on the record keys and MAC hash Vex
     /// takes), its sequence against the window (PEER-12), then each message's declared size
     /// (PEER-13, on the sizes Vex takes).
-    fn on_record(&mut self, verdict: &mut Verdict, bytes: &[u8]) {
-        let Stage::Established { keys, window, .. } = &mut self.stage else {
-            return;
+    fn on_record(&mut self, verdict: &mut Verdict, bytes: &[u8]) -> Option<Vec<u8>> {
+        let Stage::Established {
+            keys,
+            window,
+            probed,
+            ..
+        } = &mut self.stage
+        else {
+            return None;
         };
         let (head, plaintext) = match record::open(keys, bytes) {
             Ok(opened) => opened,
             Err(e) => {
                 let reason = format!("a record of the host's does not open ({e}): dropped");
-                return verdict.advise(Rule::Peer11, Choice::RecordCrypto, None, None, reason);
+                verdict.advise(Rule::Peer11, Choice::RecordCrypto, None, None, reason);
+                return None;
             }
         };
         if let Err(replay) = window.admit(head.header.sequence.get()) {
             let reason = format!("a record of the host's: {replay}: dropped as a replay");
-            return verdict.violate(Rule::Peer12, None, None, reason);
+            verdict.violate(Rule::Peer12, None, None, reason);
+            return None;
         }
-        for dropped in chain::read_container(&plaintext).dropped {
+        let container = chain::read_container(&plaintext);
+        for dropped in container.dropped {
             let reason = format!("{dropped}: the message is dropped");
             verdict.advise(Rule::Peer13, Choice::PeerStructSizes, None, None, reason);
         }
+        let mut answered_request = false;
+        for message in container.messages {
+            match message {
+                PeerMessage::TimeSync {
+                    samples: TimeSamples::Reply([t1, ..]) | TimeSamples::Request(t1),
+                    ..
+                } if t1 == PROBE_T1 => {
+                    let reason = "the host answered a time-synchronize reply: a reply is terminal, and answering one loops forever".to_string();
+                    verdict.advise(Rule::Peer16, Choice::PeerMessageBodies, None, None, reason);
+                }
+                PeerMessage::TimeSync { .. } => answered_request = true,
+                _ => {}
+            }
+        }
+        // the host answered the request: now a reply, which it must leave unanswered
+        if !answered_request || std::mem::replace(probed, true) {
+            return None;
+        }
+        let reply = PeerMessage::TimeSync {
+            session: self.session,
+            samples: TimeSamples::Reply([PROBE_T1, PROBE_T1, PROBE_T1]),
+        };
+        self.seal(&[reply])
     }
 }
 
@@ -450,6 +499,61 @@ mod tests {
             a.on_datagram(&mut v, Instant::default(), &pong(&keys, sequence, size));
         }
         assert_eq!(rules(&v), [Rule::Peer13, Rule::Peer13]);
+    }
+
+    /// The host's record of `messages` with `sequence`.
+    fn host_record(keys: &RecordKeys, sequence: u32, messages: &[PeerMessage]) -> Vec<u8> {
+        let container = chain::write_container(messages).unwrap();
+        record::seal(keys, REQUESTER_TAG, sequence, &container).unwrap()
+    }
+
+    /// The host's answer to the time-synchronize request draws the client's reply, once;
+    /// an answer to that reply is PEER-16 (advisory on the bodies' layout), whichever form
+    /// it comes in; the answer to the request draws nothing more the second time.
+    #[test]
+    fn a_time_sync_reply_is_terminal() {
+        let answer = |t1: u64| PeerMessage::TimeSync {
+            session: SESSION,
+            samples: TimeSamples::Reply([t1, 5, 6]),
+        };
+        let (mut a, keys) = opened();
+        let mut v = Verdict::new();
+        let probe = a.on_datagram(
+            &mut v,
+            Instant::default(),
+            &host_record(&keys, 1, &[answer(0)]),
+        );
+        let (_, plain) = record::open(&keys, &probe.expect("the client's reply")).unwrap();
+        let sent = chain::read_container(&plain).messages;
+        assert!(matches!(
+            sent[..],
+            [PeerMessage::TimeSync {
+                samples: TimeSamples::Reply([PROBE_T1, ..]),
+                ..
+            }]
+        ));
+        let again = a.on_datagram(
+            &mut v,
+            Instant::default(),
+            &host_record(&keys, 2, &[answer(0)]),
+        );
+        assert_eq!(again, None, "one probe");
+        assert!(rules(&v).is_empty());
+        a.on_datagram(
+            &mut v,
+            Instant::default(),
+            &host_record(&keys, 3, &[answer(PROBE_T1)]),
+        );
+        let echoed = PeerMessage::TimeSync {
+            session: SESSION,
+            samples: TimeSamples::Request(PROBE_T1),
+        };
+        a.on_datagram(
+            &mut v,
+            Instant::default(),
+            &host_record(&keys, 4, &[echoed]),
+        );
+        assert_eq!(rules(&v), [Rule::Peer16, Rule::Peer16]);
     }
 
     /// No answer within the wait is PEER-07, advisory; a datagram of no packet while the

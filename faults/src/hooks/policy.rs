@@ -26,6 +26,7 @@ use vex_wire::activity::slot::EMPTY_KEY;
 use vex_wire::activity::small::{AdvanceEpoch, EntitySlotMask, PatchEpoch, WorldGlobals};
 use vex_wire::activity::table;
 use vex_wire::bits::BitError;
+use vex_wire::peer::chain::TimeSamples;
 
 /// Rows [`Fault::TooManyHostRows`] declares (BHS-01 allows 32).
 const TOO_MANY_ROWS: u8 = 40;
@@ -41,6 +42,14 @@ const STATE_BYTE_WARM_UP: u32 = 3;
 const OUTSIDE_SLICE_SET: i16 = 16;
 
 impl Policy for HostPlan {
+    fn time_sync_answer(&self, samples: TimeSamples, now_ms: u64) -> Option<TimeSamples> {
+        match samples {
+            TimeSamples::Reply(_) if self.has(Fault::TimeSyncReplyAnswered) => Some(samples),
+            TimeSamples::Request(t1) => Some(TimeSamples::Reply([t1, now_ms, now_ms])),
+            TimeSamples::Reply(_) => None,
+        }
+    }
+
     fn peer_struct_size(&self, id: u8, size: u32) -> u32 {
         if self.has(Fault::PongSizeWrong) && id == vex_wire::peer::chain::PONG {
             size - 1

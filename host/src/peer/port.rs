@@ -98,7 +98,7 @@ impl PeerPort {
                 let tag = head.header.addressed_tag.get();
                 match self.responder.open(from, tag, bytes) {
                     Ok(plaintext) => {
-                        self.answer_pings(tag, &plaintext, hooks);
+                        self.answer(now, tag, &plaintext, hooks);
                         Some(HostEvent::PeerReceived {
                             from,
                             tag,
@@ -133,33 +133,39 @@ impl PeerPort {
         self.send(from, reply.encode(), outbound);
     }
 
-    /// Each ping of the out-of-band container `plaintext` on association `tag` gets its
-    /// pong, the sequence and timestamp echoed, in a record of its own (NS "Peer message
-    /// ids": ping and pong carry "a 16-bit sequence and a 64-bit timestamp, echoed").
-    fn answer_pings(&mut self, tag: u16, plaintext: &[u8], hooks: &Hooks) {
+    /// The messages of the out-of-band container `plaintext` on association `tag` that
+    /// are owed an answer get it, each in a record of its own (NS "Peer message ids"): a
+    /// ping its pong, the sequence and timestamp echoed; a time-synchronize request its
+    /// reply (a reply nothing: PEER-16).
+    fn answer(&mut self, now: Instant, tag: u16, plaintext: &[u8], hooks: &Hooks) {
+        let policy = hooks.policy();
         for message in chain::read_container(plaintext).messages {
-            let PeerMessage::Ping {
-                sequence,
-                timestamp,
-                ..
-            } = message
-            else {
-                continue;
+            let answer = match message {
+                PeerMessage::Ping {
+                    sequence,
+                    timestamp,
+                    ..
+                } => PeerMessage::Pong {
+                    sequence,
+                    timestamp,
+                    kind: chain::PONG_KIND,
+                },
+                PeerMessage::TimeSync { session, samples } => {
+                    match policy.time_sync_answer(samples, now.millis()) {
+                        Some(samples) => PeerMessage::TimeSync { session, samples },
+                        None => continue,
+                    }
+                }
+                PeerMessage::Pong { .. } => continue,
             };
-            let pong = PeerMessage::Pong {
-                sequence,
-                timestamp,
-                kind: chain::PONG_KIND,
-            };
-            let size = hooks
-                .policy()
-                .peer_struct_size(chain::PONG, chain::PING_SIZE);
-            let sealed = chain::write_declared(&[(pong, size)])
+            let id = answer.id();
+            let size = policy.peer_struct_size(id, chain::struct_size(id).unwrap_or_default());
+            let sealed = chain::write_declared(&[(answer, size)])
                 .map_err(|e| PeerDrop::Packet(vex_wire::peer::PeerError::Bits(e)))
                 .and_then(|container| self.responder.seal(tag, &container));
             match sealed {
                 Ok((to, record)) => self.send(to, record, hooks.outbound()),
-                Err(e) => tracing::error!(%e, "pong not built"),
+                Err(e) => tracing::error!(%e, id, "peer message not built"),
             }
         }
     }

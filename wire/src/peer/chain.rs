@@ -3,9 +3,9 @@
 //! an 18-bit struct_size equal to that id's fixed size, then the id's own body; a 0 `more`
 //! bit ends it. The out-of-band container is a chain whose marker is 1.
 //!
-//! The struct sizes and the ping and pong bodies are facts from Sunrise
-//! (`mw/gameplay/peer/connect_messages`), not pages: the pages give the field, not the
-//! table. Ids whose body Vex does not read end a chain read here, as a reader failure does
+//! The struct sizes and the ping, pong and time-synchronize bodies are facts from Sunrise
+//! (`mw/gameplay/peer/connect_messages`, `mw/gameplay/group/session_messages`), not pages:
+//! the pages give the field, not the table. Ids whose body Vex does not read end a chain read here, as a reader failure does
 //! in the client.
 
 use crate::bits::{BitError, BitReader, BitWriter};
@@ -15,6 +15,8 @@ use thiserror::Error;
 pub const PING: u8 = 0;
 /// Pong.
 pub const PONG: u8 = 1;
+/// Time-synchronize: a four-timestamp clock exchange (NS "Peer message ids"; PEER-16).
+pub const TIME_SYNC: u8 = 29;
 /// The highest id (NS: "0 to 44").
 pub const MAX_ID: u8 = 44;
 /// Peer ids 43 and 44, test controls a host never sends (PEER-15).
@@ -23,6 +25,20 @@ pub const TEST_IDS: [u8; 2] = [43, 44];
 pub const PING_SIZE: u32 = 24;
 /// The pong's response kind (facts: always 2).
 pub const PONG_KIND: u8 = 2;
+/// The declared size of time-synchronize (facts).
+pub const TIME_SYNC_SIZE: u32 = 48;
+
+/// A time-synchronize's samples (facts: a flag, then one sample or three): the asker's
+/// send time t1, or the answer's t1 echoed with the answerer's receive and send times t2
+/// and t3. The asker's own receive time t4 is never on the wire; the offset is
+/// ((t2 - t1) + (t3 - t4)) / 2 (NS "Peer message ids").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeSamples {
+    /// One sample: a request.
+    Request(u64),
+    /// Three samples: a reply, which is terminal (PEER-16: answering one loops forever).
+    Reply([u64; 3]),
+}
 
 /// Why a chain stops being read.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -72,6 +88,13 @@ pub enum PeerMessage {
         /// The response kind: 2.
         kind: u8,
     },
+    /// Id 29.
+    TimeSync {
+        /// The group session, 8 bytes low first (facts: "raw u64").
+        session: u64,
+        /// The samples.
+        samples: TimeSamples,
+    },
 }
 
 impl PeerMessage {
@@ -80,6 +103,7 @@ impl PeerMessage {
         match self {
             Self::Ping { .. } => PING,
             Self::Pong { .. } => PONG,
+            Self::TimeSync { .. } => TIME_SYNC,
         }
     }
 
@@ -103,10 +127,34 @@ impl PeerMessage {
                 w.write(timestamp, 64);
                 w.write(kind.into(), 2);
             }
+            Self::TimeSync { session, samples } => {
+                w.write(u64::from_be_bytes(session.to_le_bytes()), 64);
+                match samples {
+                    TimeSamples::Request(t1) => {
+                        w.write(0, 1);
+                        w.write(t1, 64);
+                    }
+                    TimeSamples::Reply(times) => {
+                        w.write(1, 1);
+                        for t in times {
+                            w.write(t, 64);
+                        }
+                    }
+                }
+            }
         }
     }
 
     fn read_body(id: u8, r: &mut BitReader<'_>) -> Result<Self, ChainError> {
+        if id == TIME_SYNC {
+            let session = u64::from_le_bytes(r.read(64)?.to_be_bytes());
+            let samples = if r.read(1)? == 1 {
+                TimeSamples::Reply([r.read(64)?, r.read(64)?, r.read(64)?])
+            } else {
+                TimeSamples::Request(r.read(64)?)
+            };
+            return Ok(Self::TimeSync { session, samples });
+        }
         let (sequence, timestamp) = (r.read(16)? as u16, r.read(64)?);
         Ok(match id {
             PING => Self::Ping {
@@ -123,9 +171,13 @@ impl PeerMessage {
     }
 }
 
-/// The declared size of `id`, where Vex knows it (facts).
+/// The declared size of `id`, where Vex reads its body (facts).
 pub fn struct_size(id: u8) -> Option<u32> {
-    matches!(id, PING | PONG).then_some(PING_SIZE)
+    match id {
+        PING | PONG => Some(PING_SIZE),
+        TIME_SYNC => Some(TIME_SYNC_SIZE),
+        _ => None,
+    }
 }
 
 /// An out-of-band container of `messages`, each with its id's declared size.
