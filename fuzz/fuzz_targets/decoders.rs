@@ -17,6 +17,7 @@ use vex_wire::bap::services::{HostLookup, HostLookupResponse, HostResponse};
 use vex_wire::bits::BitReader;
 use vex_wire::peer::advertisement::{GROUP_SESSION, judge};
 use vex_wire::peer::association::AssocPacket;
+use vex_wire::peer::chain::read_container;
 use vex_wire::peer::join_descriptor::JoinDescriptor;
 use vex_wire::peer::keys::{RecordKeys, import};
 use vex_wire::peer::net_addr::NetAddr;
@@ -53,6 +54,7 @@ fuzz_target!(|data: &[u8]| {
     let _ = QosRequest::read(data);
     let _ = QosReply::read(data);
     let _ = judge(data, GROUP_SESSION);
+    let _ = read_container(data);
     let _ = open(&RecordKeys::derive(&[1; 28], &[0; 16]), data);
     if let Some(field) = data.first_chunk::<100>() {
         let _ = import(field);
