@@ -424,6 +424,11 @@ pub const EDGES: &[Edge] = &[
         "the pong declared at its id's size, 24",
     ),
     edge(
+        Rule::Peer15,
+        "peer.associate",
+        "pong and time-synchronize, ids 1 and 29: no test control, the one legal way",
+    ),
+    edge(
         Rule::Peer16,
         "peer.associate",
         "the request answered with three samples, the reply left unanswered: the only answer a reply gets is none",

@@ -571,6 +571,7 @@ pub fn catalog() -> Vec<Case> {
                 Rule::Peer11,
                 Rule::Peer12,
                 Rule::Peer13,
+                Rule::Peer15,
                 Rule::Peer16,
             ],
             host: HostUnderTest::Any,

@@ -165,6 +165,7 @@ pub const ENFORCED: &[Rule] = &[
     Rule::Peer11,
     Rule::Peer12,
     Rule::Peer13,
+    Rule::Peer15,
     Rule::Peer16,
 ];
 

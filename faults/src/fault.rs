@@ -768,6 +768,8 @@ faults! {
     RecordReplayed => Peer12, script Associate;
     /// PEER-13: the pong declares struct_size 23, one below its id's.
     PongSizeWrong => Peer13, on PeerStructSizes, script Associate;
+    /// PEER-15: the pong's container holds peer message 43 (test) in its place.
+    PeerTestMessage => Peer15, script Associate;
     /// PEER-16: the host answers a time-synchronize reply too, echoing it as Sunrise does.
     TimeSyncReplyAnswered => Peer16, on PeerMessageBodies, script Associate;
 }

@@ -120,6 +120,9 @@ pub trait Outbound {
     /// The signed manifest as it is served: HTTP status and body.
     fn manifest(&self, _status: &mut u16, _body: &mut Vec<u8>) {}
 
+    /// An out-of-band peer message container before its record seals it.
+    fn peer_container(&self, _container: &mut Vec<u8>) {}
+
     /// A datagram the UDP port sends, as it goes: it may change, and goes this many times
     /// (once).
     fn datagram(&self, _datagram: &mut Vec<u8>) -> usize {

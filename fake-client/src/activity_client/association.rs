@@ -11,7 +11,7 @@ use vex_wire::peer::association::{
     ADDRESS_CLAIM_LEN, AssocCookieAck, AssocCookieEcho, AssocInit, AssocInitAck, AssocPacket,
     COOKIE_ACK, SecurityId,
 };
-use vex_wire::peer::chain::{self, PeerMessage, TimeSamples};
+use vex_wire::peer::chain::{self, ChainError, PeerMessage, TimeSamples};
 use vex_wire::peer::keys::{AssociationKey, COORDINATE_LEN, RecordKeys};
 use vex_wire::peer::record::{self, ReplayWindow};
 use vex_wire::time::Instant;
@@ -292,6 +292,13 @@ impl Association {
             return None;
         }
         let container = chain::read_container(&plaintext);
+        if let Some(ChainError::Unread(id)) = container.ended
+            && chain::TEST_IDS.contains(&id)
+        {
+            let reason =
+                format!("the host sent peer message {id}, a test control a host never sends");
+            verdict.violate(Rule::Peer15, None, None, reason);
+        }
         for dropped in container.dropped {
             let reason = format!("{dropped}: the message is dropped");
             verdict.advise(Rule::Peer13, Choice::PeerStructSizes, None, None, reason);
@@ -505,6 +512,25 @@ mod tests {
     fn host_record(keys: &RecordKeys, sequence: u32, messages: &[PeerMessage]) -> Vec<u8> {
         let container = chain::write_container(messages).unwrap();
         record::seal(keys, REQUESTER_TAG, sequence, &container).unwrap()
+    }
+
+    /// A host's container that holds id 43 or 44, a test control, is PEER-15; id 42
+    /// beside them, which Vex does not read either, is not.
+    #[test]
+    fn a_test_control_is_caught() {
+        for (id, caught) in [(43u8, true), (44, true), (42, false)] {
+            let (mut a, keys) = opened();
+            let mut v = Verdict::new();
+            // marker, more, the id, struct_size 0, more 0
+            let mut w = vex_wire::bits::BitWriter::new();
+            for (value, width) in [(1, 1), (1, 1), (u64::from(id), 6), (0, 18), (0, 1)] {
+                w.write(value, width);
+            }
+            let container = w.finish().unwrap();
+            let bytes = record::seal(&keys, REQUESTER_TAG, 1, &container).unwrap();
+            a.on_datagram(&mut v, Instant::default(), &bytes);
+            assert_eq!(rules(&v) == [Rule::Peer15], caught, "id {id}");
+        }
     }
 
     /// The host's answer to the time-synchronize request draws the client's reply, once;

@@ -1,5 +1,6 @@
-//! The association's packets as the plan breaks them (PEER-07 to PEER-12): one field of
-//! the init ack or the cookie ack, a record's MAC, or a record sent twice.
+//! The association's packets as the plan breaks them (PEER-07 to PEER-12, PEER-15): one
+//! field of the init ack or the cookie ack, a record's MAC, a record sent twice, or a test
+//! control in a record's container.
 
 use crate::fault::Fault;
 use crate::plan::HostPlan;
@@ -19,6 +20,14 @@ pub(crate) fn packet(plan: &HostPlan, datagram: &mut [u8]) -> usize {
         }
         Some(&DATA) => record(plan, datagram),
         _ => 1,
+    }
+}
+
+/// An out-of-band container as the plan sends it: one test control in its place.
+pub(crate) fn container(plan: &HostPlan, container: &mut Vec<u8>) {
+    if plan.has(Fault::PeerTestMessage) {
+        // the marker, the more bit, id 43, struct_size 0, the end: 1 1 101011 0...0 0
+        *container = vec![0b1110_1011, 0, 0, 0];
     }
 }
 

@@ -112,6 +112,10 @@ impl Outbound for HostPlan {
         signon::manifest(self, status, body);
     }
 
+    fn peer_container(&self, container: &mut Vec<u8>) {
+        association::container(self, container);
+    }
+
     fn datagram(&self, datagram: &mut Vec<u8>) -> usize {
         match datagram.first() {
             Some(&vex_wire::peer::qos::REPLY) => qos::reply(self, datagram),

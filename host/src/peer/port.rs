@@ -86,10 +86,10 @@ impl PeerPort {
             }
             Ok(AssocPacket::CookieEcho(echo)) => {
                 match self.responder.cookie_echo(now, from, &echo, &mut self.rng) {
-                    Ok(ack) => {
+                    Ok((ack, opened)) => {
                         self.send(from, ack, outbound);
                         let tag = echo.echoed.responder_tag.get();
-                        Some(HostEvent::Associated { from, tag })
+                        opened.then_some(HostEvent::Associated { from, tag })
                     }
                     Err(reason) => dropped(reason),
                 }
@@ -162,7 +162,10 @@ impl PeerPort {
             let size = policy.peer_struct_size(id, chain::struct_size(id).unwrap_or_default());
             let sealed = chain::write_declared(&[(answer, size)])
                 .map_err(|e| PeerDrop::Packet(vex_wire::peer::PeerError::Bits(e)))
-                .and_then(|container| self.responder.seal(tag, &container));
+                .and_then(|mut container| {
+                    hooks.outbound().peer_container(&mut container);
+                    self.responder.seal(tag, &container)
+                });
             match sealed {
                 Ok((to, record)) => self.send(to, record, hooks.outbound()),
                 Err(e) => tracing::error!(%e, id, "peer message not built"),

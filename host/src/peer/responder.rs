@@ -166,15 +166,15 @@ impl Responder {
         ack
     }
 
-    /// The cookie ack answering `echo` from `peer` at `now`, the association open; an
-    /// echo of an association already open gets its cookie ack again.
+    /// The cookie ack answering `echo` from `peer` at `now`, and whether it opened the
+    /// association: an echo of one already open gets its cookie ack again.
     pub fn cookie_echo(
         &mut self,
         now: Instant,
         peer: SocketAddrV4,
         echo: &AssocCookieEcho,
         rng: &mut impl RngCore,
-    ) -> Result<Vec<u8>, PeerDrop> {
+    ) -> Result<(Vec<u8>, bool), PeerDrop> {
         let ack = &echo.echoed;
         if ack.cookie != self.cookie(ack, peer) {
             return Err(PeerDrop::ForeignCookie);
@@ -185,7 +185,7 @@ impl Responder {
         let responder_tag = ack.responder_tag.get();
         if let Some(open) = self.by_tag.get(&responder_tag) {
             return if open.peer == peer && open.security_id == echo.security_id {
-                Ok(open.cookie_ack.clone())
+                Ok((open.cookie_ack.clone(), false))
             } else {
                 // another association took the tag after this ack was made: the requester
                 // starts again with a new init
@@ -223,7 +223,7 @@ impl Responder {
                 next_sequence: 1,
             },
         );
-        Ok(cookie_ack)
+        Ok((cookie_ack, true))
     }
 
     /// The plaintext of a record from `peer` addressed to `tag`.
@@ -324,9 +324,10 @@ mod tests {
         assert!(ack.breaches(&requester.init).is_empty());
         assert_eq!(ack.observed_addr, [10, 0, 0, 9, 0x02, 0x0C]);
         assert!(r.is_empty(), "an init costs no state");
-        let cookie_ack = r
+        let (cookie_ack, opened) = r
             .cookie_echo(now + 100, peer(), &requester.echo(&ack), &mut rng)
             .unwrap();
+        assert!(opened);
         assert_eq!(cookie_ack.len(), 116);
         assert_eq!(r.len(), 1);
         let keys = requester.keys(&cookie_ack);
@@ -349,7 +350,7 @@ mod tests {
         let again = r
             .cookie_echo(now + 200, peer(), &requester.echo(&ack), &mut rng)
             .unwrap();
-        assert_eq!((again, r.len()), (cookie_ack, 1));
+        assert_eq!((again, r.len()), ((cookie_ack, false), 1));
     }
 
     /// An echo whose ack was changed in any field, or sent from another address, carries a
@@ -412,10 +413,10 @@ mod tests {
         let now = Instant::from_millis(1_000);
         let first = Requester::new();
         let ack = r.init(now, peer(), &first.init, &mut rng);
-        let keys = first.keys(
-            &r.cookie_echo(now, peer(), &first.echo(&ack), &mut rng)
-                .unwrap(),
-        );
+        let (cookie_ack, _) = r
+            .cookie_echo(now, peer(), &first.echo(&ack), &mut rng)
+            .unwrap();
+        let keys = first.keys(&cookie_ack);
         let second_peer: SocketAddrV4 = "10.0.0.10:3074".parse().unwrap();
         let second_ack = r.init(now, second_peer, &first.init, &mut rng);
         assert_eq!(
