@@ -73,20 +73,30 @@ impl Activities {
         session: SessionId,
         except: Option<LinkId>,
     ) {
+        let members = self.joined_members(links, session, except);
+        self.send_table(links, session, &members);
+    }
+
+    /// The members of `session` whose link is bound to it and joined, `except` aside.
+    fn joined_members(
+        &self,
+        links: &Links,
+        session: SessionId,
+        except: Option<LinkId>,
+    ) -> Vec<LinkId> {
         let Some(activity) = self.map.get(&session) else {
-            return;
+            return Vec::new();
         };
         let bound = |link: &LinkId| {
             links
                 .binding(*link)
                 .is_some_and(|b| b.session() == session && b.is_joined())
         };
-        let members: Vec<LinkId> = activity
+        activity
             .member_links()
             .into_iter()
             .filter(|link| bound(link) && Some(*link) != except)
-            .collect();
-        self.send_table(links, session, &members);
+            .collect()
     }
 
     /// Encodes `session`'s table once and sends it to each of `links`, recording the
@@ -144,22 +154,13 @@ impl Activities {
     /// waiting"). The pages do not say what makes an epoch wait; Vex takes a change in a
     /// member's peers, or its own move into another region, as the cause.
     pub(crate) fn epoch_waits(
-        &mut self,
+        &self,
         links: &mut Links,
         session: SessionId,
         except: Option<LinkId>,
     ) {
-        let Some(activity) = self.map.get(&session) else {
-            return;
-        };
-        for link in activity.member_links() {
-            if Some(link) == except {
-                continue;
-            }
-            if let Some(b) = links.binding_mut(link)
-                && b.is_joined()
-                && b.session() == session
-            {
+        for link in self.joined_members(links, session, except) {
+            if let Some(b) = links.binding_mut(link) {
                 b.replication_mut().wait();
             }
         }
