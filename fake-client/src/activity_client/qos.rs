@@ -7,7 +7,8 @@
 use crate::rules::{Choice, Rule};
 use crate::verdict::Verdict;
 use vex_wire::peer::advertisement::{
-    AdvertisementHeader, GROUP_SESSION, GROUP_SESSION_DESCRIPTOR_LEN, Unsuitable, judge,
+    AdvertisementHeader, GROUP_SESSION, GROUP_SESSION_DESCRIPTOR_LEN, HEADER_BYTES, Unsuitable,
+    judge,
 };
 use vex_wire::peer::qos::{QosReply, QosRequest};
 use vex_wire::time::Instant;
@@ -18,8 +19,6 @@ use vex_wire::time::Instant;
 pub(crate) const REPLY_WITHIN_MS: u64 = 3_000;
 /// The probe id the client routes the reply by.
 const PROBE_ID: u32 = 0x5145_0001;
-/// The header's bytes, rounded up (147 bits).
-const HEADER_BYTES: usize = 19;
 
 /// The probe: when it is due, and the request once sent.
 #[derive(Debug, Default)]

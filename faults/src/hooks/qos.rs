@@ -7,15 +7,13 @@ use crate::plan::HostPlan;
 use crate::variation::Variation;
 use vex_wire::bits::{BitReader, BitWriter};
 use vex_wire::peer::advertisement::{
-    AdvertisementHeader, FULL_ADVERTISEMENT, KIND, PROTOCOL_VERSION,
+    AdvertisementHeader, FULL_ADVERTISEMENT, HEADER_BYTES, KIND, PROTOCOL_VERSION,
 };
 use vex_wire::peer::qos::{self, QosReplyHead};
-use zerocopy::{FromBytes, IntoBytes};
+use zerocopy::FromBytes;
 
 /// The head's length.
 const HEAD: usize = size_of::<QosReplyHead>();
-/// Where `payload_len` sits in the head.
-const PAYLOAD_LEN_AT: usize = 0x0E;
 /// A hold time the host may report: the reply waited a quarter second.
 const HELD_S: f32 = 0.25;
 
@@ -24,44 +22,30 @@ pub(crate) fn reply(plan: &HostPlan, datagram: &mut Vec<u8>) -> usize {
     if plan.has(Fault::QosUnanswered) {
         return 0;
     }
-    edit_head(plan, datagram);
     edit_header(plan, datagram);
     if plan.has(Fault::QosPayloadEmpty) {
         datagram.truncate(HEAD);
-        set_payload_len(datagram, 0);
     }
     if plan.has(Fault::QosPayloadShort) {
-        datagram.truncate(HEAD + 19); // the header's bytes, no descriptor
-        set_payload_len(datagram, 19);
+        datagram.truncate(HEAD + HEADER_BYTES); // the header's bytes, no descriptor
     }
+    let follows = datagram.len().saturating_sub(HEAD);
+    let Ok((head, _)) = QosReplyHead::mut_from_prefix(datagram) else {
+        return 1;
+    };
+    head.payload_len = (follows as u32).into();
     if plan.has(Fault::QosPayloadLenLong) {
-        let len = datagram.len() - HEAD + 1;
-        set_payload_len(datagram, len);
+        head.payload_len = (follows as u32 + 1).into();
     }
     if plan.has(Fault::QosPayloadLenShort) {
-        let len = datagram.len() - HEAD - 1;
-        set_payload_len(datagram, len);
+        head.payload_len = (follows as u32 - 1).into();
     }
+    edit_head(plan, head);
     1
 }
 
-fn set_payload_len(datagram: &mut [u8], len: usize) {
-    if let Some(field) = datagram
-        .get_mut(PAYLOAD_LEN_AT..)
-        .and_then(|rest| rest.first_chunk_mut::<4>())
-    {
-        *field = (len as u32).to_le_bytes();
-    }
-}
-
 /// The head's fields: the echoes, the type, accepted, the hold time.
-fn edit_head(plan: &HostPlan, datagram: &mut [u8]) {
-    let Some(bytes) = datagram.first_chunk_mut::<HEAD>() else {
-        return;
-    };
-    let Ok(mut head) = QosReplyHead::read_from_bytes(bytes.as_slice()) else {
-        return;
-    };
+fn edit_head(plan: &HostPlan, head: &mut QosReplyHead) {
     if plan.has(Fault::QosProbeIdWrong) {
         head.probe_id = (head.probe_id.get() ^ 1).into();
     }
@@ -80,7 +64,6 @@ fn edit_head(plan: &HostPlan, datagram: &mut [u8]) {
     if plan.varies(Variation::QosHeld) {
         head.hold_time = HELD_S.into();
     }
-    bytes.copy_from_slice(head.as_bytes());
 }
 
 /// The advertisement header's fields, the bits after it kept as they were.

@@ -28,6 +28,15 @@ pub const GROUP_SESSION_DESCRIPTOR_LEN: usize = 688;
 /// bounds, the payload type.
 const WIDTHS: [u32; 6] = [64, 16, 3, 31, 31, 2];
 
+/// The header's bits, 147.
+pub const HEADER_BITS: usize = {
+    let [id, version, kind, high, low, payload] = WIDTHS;
+    (id + version + kind + high + low + payload) as usize
+};
+
+/// The bytes the header takes, its last one shared with what follows: 19.
+pub const HEADER_BYTES: usize = HEADER_BITS.div_ceil(8);
+
 /// The header, 147 bits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AdvertisementHeader {
@@ -183,6 +192,7 @@ mod tests {
         let mut w = BitWriter::new();
         h.write(&mut w);
         assert_eq!(w.bit_len(), 147);
+        assert_eq!((HEADER_BITS, HEADER_BYTES), (147, 19));
         // kind (3 bits) then the high bound: 86,656 in 31 bits
         let mut r = BitReader::new(&bytes);
         r.skip(80).unwrap();
