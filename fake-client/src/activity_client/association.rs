@@ -36,10 +36,7 @@ enum Stage {
     /// The init is out.
     InitSent { init: AssocInit, at: Instant },
     /// The cookie echo is out.
-    EchoSent {
-        security_id: SecurityId,
-        at: Instant,
-    },
+    EchoSent(Echoed),
     /// The handshake completed: the record keys, the responder's tag, the replay window of
     /// the host's records, and the next sequence of the client's.
     Established {
@@ -54,14 +51,21 @@ enum Stage {
     Failed,
 }
 
-/// The client's association: when it is due, where its handshake is, and its key.
+/// What a cookie echo out holds until its cookie ack: the security id the ack must
+/// repeat, the responder's tag from the init ack, the client's key, and when it went.
+#[derive(Debug)]
+struct Echoed {
+    security_id: SecurityId,
+    responder_tag: u16,
+    key: AssociationKey,
+    at: Instant,
+}
+
+/// The client's association: when it is due, and where its handshake is.
 #[derive(Debug, Default)]
 pub(crate) struct Association {
     due: Option<Instant>,
     stage: Stage,
-    key: Option<AssociationKey>,
-    /// The responder's tag, from its init ack.
-    responder_tag: u16,
     /// The session the association is for, which its time-synchronize messages name.
     session: u64,
 }
@@ -80,7 +84,9 @@ impl Association {
     /// When the answer the handshake waits for is overdue.
     pub(crate) fn answer_due(&self) -> Option<Instant> {
         match self.stage {
-            Stage::InitSent { at, .. } | Stage::EchoSent { at, .. } => Some(at + ANSWER_WITHIN_MS),
+            Stage::InitSent { at, .. } | Stage::EchoSent(Echoed { at, .. }) => {
+                Some(at + ANSWER_WITHIN_MS)
+            }
             _ => None,
         }
     }
@@ -116,28 +122,31 @@ impl Association {
         now: Instant,
         bytes: &[u8],
     ) -> Option<Vec<u8>> {
-        let packet = AssocPacket::read(bytes);
-        match (&self.stage, packet) {
+        // each arm leaves the stage the packet moves the handshake to
+        match (std::mem::take(&mut self.stage), AssocPacket::read(bytes)) {
             (Stage::InitSent { init, .. }, Ok(AssocPacket::InitAck(ack))) => {
-                let init = *init;
                 self.on_init_ack(verdict, now, &init, &ack)
             }
-            (Stage::EchoSent { security_id, .. }, Ok(AssocPacket::CookieAck(ack))) => {
-                let security_id = *security_id;
-                self.on_cookie_ack(verdict, &ack, security_id);
+            (Stage::EchoSent(echoed), Ok(AssocPacket::CookieAck(ack))) => {
+                self.on_cookie_ack(verdict, &ack, echoed);
                 self.ping(now)
             }
-            (Stage::Established { .. }, Ok(AssocPacket::Data { .. })) => {
+            (stage @ Stage::Established { .. }, Ok(AssocPacket::Data { .. })) => {
+                self.stage = stage;
                 self.on_record(verdict, bytes)
             }
-            (Stage::InitSent { .. } | Stage::EchoSent { .. }, Err(e)) => {
+            (stage @ (Stage::InitSent { .. } | Stage::EchoSent(_)), Err(e)) => {
+                self.stage = stage;
                 // the router drops what is no packet; the handshake waits on (PEER-07)
                 let reason = format!("a datagram the association cannot read: {e}");
                 verdict.violate(Rule::Peer07, None, None, reason);
                 None
             }
             // another packet, or one after the handshake: not the handshake's
-            _ => None,
+            (stage, _) => {
+                self.stage = stage;
+                None
+            }
         }
     }
 
@@ -166,29 +175,31 @@ impl Association {
             verdict.violate(rule, None, None, reason);
             return None;
         }
-        let key = self.key.get_or_insert_with(|| own_key(init));
+        let key = own_key(init);
         let Ok(public_key) = key.public_key_field() else {
             self.stage = Stage::Failed;
             return None;
         };
         let echo = AssocCookieEcho::answering(ack, [0; ADDRESS_CLAIM_LEN], public_key);
-        self.responder_tag = ack.responder_tag.get();
-        self.stage = Stage::EchoSent {
+        self.stage = Stage::EchoSent(Echoed {
             security_id: init.security_id,
+            responder_tag: ack.responder_tag.get(),
+            key,
             at: now,
-        };
+        });
         Some(zerocopy::IntoBytes::as_bytes(&echo).to_vec())
     }
 
     /// The cookie ack: addressed to the client's tag (PEER-08), the security id repeated
     /// (PEER-09), a key of secp224r1 (PEER-10); then the keys are agreed.
-    fn on_cookie_ack(
-        &mut self,
-        verdict: &mut Verdict,
-        ack: &AssocCookieAck,
-        security_id: SecurityId,
-    ) {
+    fn on_cookie_ack(&mut self, verdict: &mut Verdict, ack: &AssocCookieAck, echoed: Echoed) {
         self.stage = Stage::Failed;
+        let Echoed {
+            security_id,
+            responder_tag,
+            key,
+            ..
+        } = echoed;
         let header = ack.header;
         if header.kind != COOKIE_ACK || header.sequence.get() != 0 {
             let reason = format!(
@@ -212,14 +223,11 @@ impl Association {
             );
             return verdict.violate(Rule::Peer09, None, None, reason);
         }
-        let Some(key) = &self.key else {
-            return;
-        };
         match key.agree(&ack.public_key) {
             Ok(secret) => {
                 self.stage = Stage::Established {
                     keys: RecordKeys::derive(&secret, &JOIN_KEY),
-                    responder_tag: self.responder_tag,
+                    responder_tag,
                     window: ReplayWindow::default(),
                     next_sequence: 1,
                     probed: false,
@@ -440,12 +448,7 @@ mod tests {
         ];
         for (edit, rule) in edits {
             let mut v = Verdict::new();
-            let mut a = Association::default();
-            let init = a.open(Instant::default(), SESSION);
-            let echo = a.on_datagram(&mut v, Instant::default(), ack_for(&init).as_bytes());
-            let Ok(AssocPacket::CookieEcho(echo)) = AssocPacket::read(&echo.unwrap()) else {
-                panic!("a cookie echo");
-            };
+            let (mut a, echo) = echoed();
             let mut cookie_ack = AssocCookieAck::answering(&echo, host.public_key_field().unwrap());
             edit(&mut cookie_ack);
             a.on_datagram(&mut v, Instant::default(), cookie_ack.as_bytes());
@@ -454,16 +457,26 @@ mod tests {
         }
     }
 
+    /// A client whose cookie echo is out, answering a right init ack, and the echo.
+    fn echoed() -> (Association, AssocCookieEcho) {
+        let mut a = Association::default();
+        let init = a.open(Instant::default(), SESSION);
+        let echo = a.on_datagram(
+            &mut Verdict::new(),
+            Instant::default(),
+            ack_for(&init).as_bytes(),
+        );
+        let Ok(AssocPacket::CookieEcho(echo)) = AssocPacket::read(&echo.unwrap()) else {
+            panic!("a cookie echo");
+        };
+        (a, *echo)
+    }
+
     /// An association opened against a host made of the wire's builders: the client, and
     /// the keys and tag the host's records go out with.
     fn opened() -> (Association, RecordKeys) {
         let mut v = Verdict::new();
-        let mut a = Association::default();
-        let init = a.open(Instant::default(), SESSION);
-        let echo = a.on_datagram(&mut v, Instant::default(), ack_for(&init).as_bytes());
-        let Ok(AssocPacket::CookieEcho(echo)) = AssocPacket::read(&echo.unwrap()) else {
-            panic!("a cookie echo");
-        };
+        let (mut a, echo) = echoed();
         let host = AssociationKey::from_scalar([9; 28]).unwrap();
         let cookie_ack = AssocCookieAck::answering(&echo, host.public_key_field().unwrap());
         a.on_datagram(&mut v, Instant::default(), cookie_ack.as_bytes());
