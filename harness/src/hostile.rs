@@ -12,7 +12,9 @@ use vex_host::reason::Closed;
 use vex_host::{HostCore, HostEvent, LinkId};
 use vex_wire::bap::header::{FrameType, InnerHeader, plain_frame};
 use vex_wire::bap::services::HELLO;
-use vex_wire::peer::association::{AssocCookieEcho, AssocInit, AssocInitAck, DATA};
+use vex_wire::peer::association::{
+    AssocCookieEcho, AssocDataHead, AssocHeader, AssocInit, AssocInitAck, DATA,
+};
 use vex_wire::time::Instant;
 use zerocopy::IntoBytes;
 
@@ -150,11 +152,12 @@ impl Hostile {
                     .to_vec()
             }),
             Hostile::RecordSpray(n) => udp(n, |i| {
-                let mut record = vec![0u8; 18 + 16];
-                record[0] = DATA;
-                record[2..4].copy_from_slice(&(i as u16).to_le_bytes());
-                record[16] = 16;
-                record
+                let head = AssocDataHead {
+                    header: AssocHeader::handshake(DATA, i as u16),
+                    mac: [0; 8],
+                    plain_len: 16.into(),
+                };
+                [head.as_bytes(), &[0; 16]].concat()
             }),
         }
     }
