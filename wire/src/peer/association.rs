@@ -3,7 +3,7 @@
 //! Every field is a plain byte append, multi-byte integers low byte first, with no length
 //! prefix and no checksum; every packet opens with the same 8-byte header.
 
-use super::{PeerError, read_exact};
+use super::{PeerError, read_exact, read_prefix};
 use zerocopy::little_endian::{U16, U32};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
@@ -191,12 +191,7 @@ impl<'a> AssocPacket<'a> {
             COOKIE_ECHO => Self::CookieEcho(Box::new(read_exact("a cookie echo", bytes)?)),
             COOKIE_ACK => Self::CookieAck(Box::new(read_exact("a cookie ack", bytes)?)),
             DATA => {
-                let (head, ciphertext) =
-                    AssocDataHead::read_from_prefix(bytes).map_err(|_| PeerError::Length {
-                        what: "a data record's head",
-                        want: size_of::<AssocDataHead>(),
-                        got: bytes.len(),
-                    })?;
+                let (head, ciphertext) = read_prefix("a data record's head", bytes)?;
                 Self::Data { head, ciphertext }
             }
             k if NAT_TRAVERSAL.contains(&k) => Self::NatTraversal(k),

@@ -68,3 +68,16 @@ fn read_exact<T: zerocopy::FromBytes + zerocopy::KnownLayout + zerocopy::Immutab
         got: bytes.len(),
     })
 }
+
+/// Reads a fixed layout `T` from the front of `bytes`, and the bytes after it; or says why
+/// not (fewer bytes than `T`).
+fn read_prefix<'a, T: zerocopy::FromBytes + zerocopy::KnownLayout + zerocopy::Immutable>(
+    what: &'static str,
+    bytes: &'a [u8],
+) -> Result<(T, &'a [u8]), PeerError> {
+    T::read_from_prefix(bytes).map_err(|_| PeerError::Length {
+        what,
+        want: size_of::<T>(),
+        got: bytes.len(),
+    })
+}

@@ -2,7 +2,7 @@
 //! probe and the session advertisement"; QOS-02 to QOS-05): Demonware's bdQoSProbe, both
 //! packets little-endian and unframed. The reply carries the session advertisement.
 
-use super::{PeerError, read_exact};
+use super::{PeerError, read_exact, read_prefix};
 use zerocopy::little_endian::{F32, U32, U64};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
@@ -118,12 +118,7 @@ impl<'a> QosReply<'a> {
     /// The reply `bytes` hold: type 41, and a payload length that equals the bytes after
     /// the head (QOS-03).
     pub fn read(bytes: &'a [u8]) -> Result<Self, PeerError> {
-        let (head, payload) =
-            QosReplyHead::read_from_prefix(bytes).map_err(|_| PeerError::Length {
-                what: "a QoS reply's head",
-                want: size_of::<QosReplyHead>(),
-                got: bytes.len(),
-            })?;
+        let (head, payload): (QosReplyHead, _) = read_prefix("a QoS reply's head", bytes)?;
         if head.kind != REPLY {
             return Err(PeerError::Type {
                 what: "a QoS reply",
