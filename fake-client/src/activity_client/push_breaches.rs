@@ -152,6 +152,24 @@ fn script_and_perf_messages_are_discarded() {
     assert!(rules_for(ids::WORLD_GLOBALS_STATE, world).is_empty());
 }
 
+/// BODY-04: a host's message 37 is its 66 bits (9 bytes) or more; 8 bytes, short of the
+/// 2-bit reason, and none at all do not decode.
+#[test]
+fn a_connectivity_failure_short_of_its_bits_is_caught() {
+    for (len, rules) in [
+        (9, vec![]),
+        (10, vec![]),
+        (8, vec![Rule::Body04]),
+        (0, vec![Rule::Body04]),
+    ] {
+        assert_eq!(
+            rules_for(ids::CONNECTIVITY_FAILURE, vec![0xFF; len]),
+            rules,
+            "{len} bytes"
+        );
+    }
+}
+
 /// SLOT-02: a block of each of the twelve types with no descriptor is caught; a block of
 /// any other type is not SLOT-02: the channel the object has passes, and a slot the
 /// scenario does not hold is skipped by its remainder and never applies (AUTH-05).
