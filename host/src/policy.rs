@@ -15,7 +15,7 @@ use vex_wire::activity::sensor_auth::SensorAuthUpdate;
 use vex_wire::activity::session::SessionId;
 use vex_wire::activity::small::{AdvanceEpoch, EntitySlotMask, PatchEpoch, WorldGlobals};
 use vex_wire::bits::BitError;
-use vex_wire::peer::chain::TimeSamples;
+use vex_wire::peer::message::TimeSamples;
 use vex_wire::scenario::Scenario;
 
 /// What a link's roster is built from (`crate::roster::sensor_auth`), for a policy or a

@@ -11,8 +11,9 @@ use vex_wire::peer::association::{
     ADDRESS_CLAIM_LEN, AssocCookieAck, AssocCookieEcho, AssocInit, AssocInitAck, AssocPacket,
     COOKIE_ACK, SecurityId,
 };
-use vex_wire::peer::chain::{self, ChainError, PeerMessage, TimeSamples};
+use vex_wire::peer::chain::{self, ChainError};
 use vex_wire::peer::keys::{AssociationKey, COORDINATE_LEN, RecordKeys};
+use vex_wire::peer::message::{self, BodyError, PeerMessage, TimeSamples};
 use vex_wire::peer::record::{self, ReplayWindow};
 use vex_wire::time::Instant;
 
@@ -300,8 +301,8 @@ impl Association {
             return None;
         }
         let container = chain::read_container(&plaintext);
-        if let Some(ChainError::Unread(id)) = container.ended
-            && chain::TEST_IDS.contains(&id)
+        if let Some(ChainError::Body(BodyError::Unread(id))) = container.ended
+            && message::TEST_IDS.contains(&id)
         {
             let reason =
                 format!("the host sent peer message {id}, a test control a host never sends");
@@ -489,9 +490,9 @@ mod tests {
         let pong = PeerMessage::Pong {
             sequence: 1,
             timestamp: 0,
-            kind: chain::PONG_KIND,
+            kind: message::PONG_KIND,
         };
-        let container = chain::write_declared(&[(pong, size)]).unwrap();
+        let container = chain::write_declared(&[(&pong, size)]).unwrap();
         record::seal(keys, REQUESTER_TAG, sequence, &container).unwrap()
     }
 

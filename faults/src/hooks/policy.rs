@@ -26,7 +26,7 @@ use vex_wire::activity::slot::EMPTY_KEY;
 use vex_wire::activity::small::{AdvanceEpoch, EntitySlotMask, PatchEpoch, WorldGlobals};
 use vex_wire::activity::table;
 use vex_wire::bits::BitError;
-use vex_wire::peer::chain::TimeSamples;
+use vex_wire::peer::message::TimeSamples;
 
 /// Rows [`Fault::TooManyHostRows`] declares (BHS-01 allows 32).
 const TOO_MANY_ROWS: u8 = 40;
@@ -51,7 +51,7 @@ impl Policy for HostPlan {
     }
 
     fn peer_struct_size(&self, id: u8, size: u32) -> u32 {
-        if self.has(Fault::PongSizeWrong) && id == vex_wire::peer::chain::PONG {
+        if self.has(Fault::PongSizeWrong) && id == vex_wire::peer::message::PONG {
             size - 1
         } else {
             size

@@ -14,7 +14,8 @@ use std::net::SocketAddrV4;
 use vex_wire::bits::BitWriter;
 use vex_wire::peer::advertisement::{AdvertisementHeader, BLOCK_LEN, GROUP_SESSION_DESCRIPTOR_LEN};
 use vex_wire::peer::association::AssocPacket;
-use vex_wire::peer::chain::{self, PeerMessage};
+use vex_wire::peer::chain;
+use vex_wire::peer::message::{self, PeerMessage};
 use vex_wire::peer::qos::{self, QosReply, QosReplyHead, QosRequest};
 use vex_wire::time::Instant;
 use zerocopy::IntoBytes;
@@ -148,7 +149,7 @@ impl PeerPort {
                 } => PeerMessage::Pong {
                     sequence,
                     timestamp,
-                    kind: chain::PONG_KIND,
+                    kind: message::PONG_KIND,
                 },
                 PeerMessage::TimeSync { session, samples } => {
                     match policy.time_sync_answer(samples, now.millis()) {
@@ -156,12 +157,12 @@ impl PeerPort {
                         None => continue,
                     }
                 }
-                PeerMessage::Pong { .. } => continue,
+                _ => continue,
             };
             let id = answer.id();
-            let size = policy.peer_struct_size(id, chain::struct_size(id).unwrap_or_default());
-            let sealed = chain::write_declared(&[(answer, size)])
-                .map_err(|e| PeerDrop::Packet(vex_wire::peer::PeerError::Bits(e)))
+            let size = policy.peer_struct_size(id, message::struct_size(id).unwrap_or_default());
+            let sealed = chain::write_declared(&[(&answer, size)])
+                .map_err(PeerDrop::Body)
                 .and_then(|mut container| {
                     hooks.outbound().peer_container(&mut container);
                     self.responder.seal(tag, &container)

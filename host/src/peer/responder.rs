@@ -71,6 +71,9 @@ pub enum PeerDrop {
     /// A record that does not open.
     #[error(transparent)]
     Record(#[from] RecordError),
+    /// A peer message body that could not be written.
+    #[error(transparent)]
+    Body(#[from] vex_wire::peer::message::BodyError),
     /// A record seen already, or below the window (PEER-12).
     #[error(transparent)]
     Replay(#[from] Replay),

@@ -10,12 +10,16 @@
 pub mod advertisement;
 pub mod association;
 pub mod chain;
+pub mod established;
 pub mod join_descriptor;
 pub mod keys;
 pub mod lookup3;
+pub mod membership;
+pub mod message;
 pub mod net_addr;
 pub mod qos;
 pub mod record;
+pub mod session_state;
 
 use thiserror::Error;
 
@@ -80,4 +84,15 @@ fn read_prefix<'a, T: zerocopy::FromBytes + zerocopy::KnownLayout + zerocopy::Im
         want: size_of::<T>(),
         got: bytes.len(),
     })
+}
+
+/// Writes `value` as Sunrise's "raw u64" (facts 0): its 8 bytes low first, each byte's
+/// bits most significant first, as the bitstream carries bytes.
+fn write_raw_u64(w: &mut crate::bits::BitWriter, value: u64) {
+    w.write(u64::from_be_bytes(value.to_le_bytes()), 64);
+}
+
+/// Reads a raw u64 written by [`write_raw_u64`].
+fn read_raw_u64(r: &mut crate::bits::BitReader<'_>) -> Result<u64, crate::bits::BitError> {
+    Ok(u64::from_le_bytes(r.read(64)?.to_be_bytes()))
 }
