@@ -19,6 +19,7 @@ pub mod message;
 pub mod net_addr;
 pub mod qos;
 pub mod record;
+pub mod reliable;
 pub mod session_state;
 
 use thiserror::Error;
