@@ -825,6 +825,7 @@ mod tests {
             elapsed_ms: 0,
             member: Default::default(),
             sessions: vec![Some(1)],
+            group_membership: None,
         };
         assert_eq!(
             Expectation::CleanJoin.judge(&run, &DEFAULT, &[]),

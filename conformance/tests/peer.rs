@@ -5,14 +5,19 @@
 use vex_conformance::{CheckOptions, Verdict, catalog, run_in_process};
 use vex_harness::transcript::Direction;
 
-/// The datagrams of case `id`'s member 1, in order: which way, and the first byte and
-/// length of each.
-fn datagrams(id: &str) -> Vec<(Direction, u8, usize)> {
+/// Case `id` run strict, which must pass.
+fn run(id: &str) -> vex_harness::report::RunReport {
     let case = catalog().into_iter().find(|c| c.id == id).unwrap();
     let result = run_in_process(&case, CheckOptions::STRICT_DEVELOPMENT);
     assert_eq!(result.verdict, Verdict::Pass, "{:#?}", result.violations);
-    let run = result.run.unwrap();
-    run.transcript
+    result.run.unwrap()
+}
+
+/// The datagrams of case `id`'s member 1, in order: which way, and the first byte and
+/// length of each.
+fn datagrams(id: &str) -> Vec<(Direction, u8, usize)> {
+    run(id)
+        .transcript
         .lines
         .iter()
         .filter(|l| l.member == 1 && l.link.is_none() && l.direction != Direction::Tick)
@@ -21,13 +26,14 @@ fn datagrams(id: &str) -> Vec<(Direction, u8, usize)> {
 }
 
 /// peer.associate: the four handshake packets at the page's sizes, then the client's
-/// record (a ping and a time-synchronize request), the host's two (the pong, the reply),
-/// the client's reply, and nothing after it: a reply is terminal.
+/// record (a ping, a time-synchronize request and a connect-request), the host's answers
+/// (the pong, the time reply, the connect-response) and the client's (its time reply, its
+/// join-request); then the reliable connection's datagrams, all records (type 6).
 #[test]
 fn an_association_and_a_ping() {
     use Direction::{ToClient, ToHost};
     let seen = datagrams("peer.associate");
-    let shape: Vec<(Direction, u8)> = seen.iter().map(|&(d, t, _)| (d, t)).collect();
+    let shape: Vec<(Direction, u8)> = seen.iter().take(8).map(|&(d, t, _)| (d, t)).collect();
     assert_eq!(
         shape,
         [
@@ -38,11 +44,20 @@ fn an_association_and_a_ping() {
             (ToHost, 6),
             (ToClient, 6),
             (ToClient, 6),
-            (ToHost, 6)
+            (ToClient, 6),
         ]
     );
+    assert!(seen.iter().skip(4).all(|&(_, t, _)| t == 6));
     let sizes: Vec<usize> = seen.iter().take(4).map(|&(_, _, len)| len).collect();
     assert_eq!(sizes, [18, 52, 209, 116]);
+}
+
+/// peer.associate: the client joins the group session and holds its membership: the
+/// update on its admission and the one after its join-complete made it established, each
+/// applied and validated with a matching hash (revisions 1 and 2).
+#[test]
+fn the_client_joins_the_group_session() {
+    assert_eq!(run("peer.associate").group_membership, Some((2, 2)));
 }
 
 /// qos.probe: one probe of 18 bytes, one reply of 27 bytes and the 13,184-byte block.

@@ -137,12 +137,19 @@ impl ClientCore {
             let session = activity.join.session().unwrap_or_default();
             return activity.qos.on_reply(&mut self.verdict, bytes, session);
         }
-        if let Some(answer) = activity
+        for answer in activity
             .association
             .on_datagram(&mut self.verdict, now, bytes)
         {
             self.links.send_datagram(&answer);
         }
+    }
+
+    /// The group session's membership as the client holds it: how many updates it
+    /// applied and validated, hash included, and the revision it holds.
+    pub fn group_membership(&self) -> Option<(u32, u32)> {
+        let group = self.activity.as_ref()?.association.group();
+        Some((group.accepted(), group.revision()))
     }
 
     /// The next received frame report.

@@ -158,6 +158,8 @@ pub const ENFORCED: &[Rule] = &[
     Rule::Qos04,
     Rule::Qos05,
     Rule::Qos06,
+    Rule::Peer01,
+    Rule::Peer02,
     Rule::Peer07,
     Rule::Peer08,
     Rule::Peer09,
@@ -165,8 +167,13 @@ pub const ENFORCED: &[Rule] = &[
     Rule::Peer11,
     Rule::Peer12,
     Rule::Peer13,
+    Rule::Peer14,
     Rule::Peer15,
     Rule::Peer16,
+    Rule::Peer17,
+    Rule::Peer18,
+    Rule::Peer19,
+    Rule::Peer22,
 ];
 
 /// True when the emulated client enforces `rule`.
@@ -200,7 +207,11 @@ pub const JUDGED_ON_CHOICES: &[(Rule, Choice)] = &[
     (Rule::Peer10, Choice::AssociationKeyForm),
     (Rule::Peer11, Choice::RecordCrypto),
     (Rule::Peer13, Choice::PeerStructSizes),
+    (Rule::Peer14, Choice::EstablishedLayout),
+    (Rule::Peer14, Choice::PeerMessageBodies),
     (Rule::Peer16, Choice::PeerMessageBodies),
+    (Rule::Peer17, Choice::PeerMessageBodies),
+    (Rule::Peer22, Choice::SessionStateReplica),
 ];
 
 /// The choices of Vex's a check of `rule` rests on, in the order listed.

@@ -74,6 +74,8 @@ client_timers! {
     Associate,
     /// The association's awaited answer is overdue (PEER-07).
     AssociationAnswer,
+    /// The group session's connection has a datagram due: a resend or an ACK (PEER-14).
+    PeerResend,
 }
 
 impl ClientCore {
@@ -136,6 +138,7 @@ impl ClientCore {
             ClientTimer::QosReply => activity?.qos.reply_due(),
             ClientTimer::Associate => present?.association.due(),
             ClientTimer::AssociationAnswer => activity?.association.answer_due(),
+            ClientTimer::PeerResend => activity?.association.resend_due(),
         }
     }
 
@@ -194,6 +197,11 @@ impl ClientCore {
                 links.send_datagram(init.as_bytes());
             }
             (ClientTimer::AssociationAnswer, Some(a)) => a.association.report_unanswered(verdict),
+            (ClientTimer::PeerResend, Some(a)) => {
+                for datagram in a.association.poll(now) {
+                    links.send_datagram(&datagram);
+                }
+            }
             (ClientTimer::StartActivity, Some(a)) => {
                 let descriptor = config.scenario.destination.to_bits();
                 let body = descriptor.map(|d| d.bytes).unwrap_or_default();

@@ -24,6 +24,9 @@ pub struct RunReport {
     pub member: MemberView,
     /// The activity session each member joined, member 1's first.
     pub sessions: Vec<Option<u64>>,
+    /// The group session's membership as the client held it at the end: the updates it
+    /// applied and validated (hash included), and the revision it held.
+    pub group_membership: Option<(u32, u32)>,
 }
 
 impl RunReport {
@@ -39,6 +42,7 @@ impl RunReport {
             elapsed_ms: end.millis(),
             member: client.member_view(),
             sessions: vec![client.session()],
+            group_membership: client.group_membership(),
         }
     }
 
@@ -59,6 +63,7 @@ impl RunReport {
             elapsed_ms: end.millis(),
             member: MemberView::default(),
             sessions: Vec::new(),
+            group_membership: None,
         }
     }
 

@@ -16,7 +16,7 @@ use crate::link::{Link, Links};
 use crate::link_id::LinkId;
 use crate::lobby::LobbyServices;
 use crate::mission::{Mission, MissionStage};
-use crate::peer::port::PeerPort;
+use crate::peer::port::{LiveSessions, PeerPort};
 use crate::policy::Policy;
 use crate::reason::{Closed, Dropped};
 use crate::world::WorldRequest;
@@ -257,12 +257,17 @@ impl HostCore {
     /// give the id no source), which the reply advertises.
     pub fn handle_datagram(&mut self, now: Instant, from: SocketAddrV4, bytes: &[u8]) {
         let sessions = &self.activities.map;
-        let session = |security_id: u32| {
+        let by_security_id = |security_id: u32| {
             let named = sessions.keys().find(|s| s.0 as u32 == security_id);
             named.map(|s| s.0)
         };
+        let live = |session: u64| sessions.contains_key(&SessionId(session));
+        let sessions = LiveSessions {
+            by_security_id: &by_security_id,
+            live: &live,
+        };
         let hooks = &self.config.hooks;
-        if let Some(event) = self.peer.handle(now, from, bytes, &session, hooks) {
+        if let Some(event) = self.peer.handle(now, from, bytes, &sessions, hooks) {
             tracing::info!(?event, "peer");
             self.links.event(event);
         }

@@ -71,6 +71,10 @@ pub trait Policy {
         }
     }
 
+    /// A membership-update as it leaves for one member (NS "Session membership, peer
+    /// message 30"): as built.
+    fn membership_update(&self, _update: &mut vex_wire::peer::membership::MembershipUpdate) {}
+
     /// The base nonce service 26 gives: `drawn`, random (facts 1.3, 1.4; BAP-18).
     fn base_nonce(&self, drawn: [u8; 12]) -> [u8; 12] {
         drawn

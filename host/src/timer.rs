@@ -17,10 +17,16 @@ impl HostCore {
     pub fn poll_timeout(&mut self) -> Option<Instant> {
         let first_link = self.links.next_deadline();
         let first_commit = self.activities.next_commit();
-        [first_link, first_commit, self.activities.mission_timeout()]
-            .into_iter()
-            .flatten()
-            .min()
+        let first_resend = self.peer.poll_timeout();
+        [
+            first_link,
+            first_commit,
+            self.activities.mission_timeout(),
+            first_resend,
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     /// Time passed: every timer due at `now` fires, earliest first, and at one instant
@@ -32,6 +38,7 @@ impl HostCore {
         }
         self.activities.commit_due(&mut self.links, now);
         self.activities.run_mission(&mut self.links, now);
+        self.peer.handle_timeout(now, &self.config.hooks);
     }
 
     /// Fires `link`'s `timer` at `now`.

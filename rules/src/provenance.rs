@@ -125,6 +125,12 @@ choices! {
     /// NS names what ping, pong and time-synchronize carry, not their layouts.
     PeerMessageBodies => "peer-message-bodies",
         "the bodies of ping, pong and time-synchronize (a sequence and timestamp; a raw session id, a flag, one sample or three) are Sunrise's: NS names what each carries, not its fields' widths";
+    /// NS gives the established datagram's order, not its fields' widths.
+    EstablishedLayout => "established-layout",
+        "an established datagram's fields are Sunrise's (the guard its sender's channel id mod 4, a 10-bit packet sequence, a 7-bit ACK base and its status forms, 13-bit message sequences, 32-byte fragments in queue A), the first packet and the first message are sequence 1 and the first message is connect-establish: NS gives the order of the head, the ACK, the two queues and the external handlers, and the 128-ahead rule";
+    /// NS gives the hash's coverage and the nanopb region, not the rest of the state.
+    SessionStateReplica => "session-state-replica",
+        "the session state the membership hash covers is the pages' member records with their has_ bytes set as nanopb sets them, then Sunrise's peer table at +5968 and player table at +15192, hashed with lookup3 from 0xFFFFFFFF (Sunrise's): NS gives the 28,768 bytes and the hash, not the layout past the nanopb region or the start value";
     /// NS gives the probe's security id a place, not a source.
     QosSecurityId => "qos-security-id",
         "a QoS probe's security id is the low 32 bits of the session it probes, and the host answers with that session's advertisement: NS gives the id's place in the probe (echoed back), not where the client gets it";

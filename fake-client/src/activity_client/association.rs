@@ -5,6 +5,7 @@
 //! each record of the host's opened, held to the replay window, and its messages' sizes
 //! read.
 
+use super::group_session::GroupSession;
 use crate::rules::{Choice, Rule};
 use crate::verdict::Verdict;
 use vex_wire::peer::association::{
@@ -69,6 +70,8 @@ pub(crate) struct Association {
     stage: Stage,
     /// The session the association is for, which its time-synchronize messages name.
     session: u64,
+    /// The group session joined over it.
+    group: GroupSession,
 }
 
 impl Association {
@@ -116,13 +119,35 @@ impl Association {
         verdict.advise(Rule::Peer07, Choice::AssociationWait, None, None, reason);
     }
 
-    /// A datagram of the association port at `now`: what the client answers, if anything.
+    /// The group session joined over the association.
+    pub(crate) fn group(&self) -> &GroupSession {
+        &self.group
+    }
+
+    /// When the group session's connection next has a datagram to send.
+    pub(crate) fn resend_due(&self) -> Option<Instant> {
+        self.group.next_due()
+    }
+
+    /// The group session's established datagrams due at `now`, sealed.
+    pub(crate) fn poll(&mut self, now: Instant) -> Vec<Vec<u8>> {
+        let due = self.group.poll(now);
+        due.iter().filter_map(|p| self.seal_plain(p)).collect()
+    }
+
+    /// A datagram of the association port at `now`: what the client answers.
     pub(crate) fn on_datagram(
         &mut self,
         verdict: &mut Verdict,
         now: Instant,
         bytes: &[u8],
-    ) -> Option<Vec<u8>> {
+    ) -> Vec<Vec<u8>> {
+        let answer = self.answer(verdict, now, bytes);
+        answer.into_iter().chain(self.poll(now)).collect()
+    }
+
+    /// [`Association::on_datagram`]'s answer to the packet itself.
+    fn answer(&mut self, verdict: &mut Verdict, now: Instant, bytes: &[u8]) -> Option<Vec<u8>> {
         // each arm leaves the stage the packet moves the handshake to
         match (std::mem::take(&mut self.stage), AssocPacket::read(bytes)) {
             (Stage::InitSent { init, .. }, Ok(AssocPacket::InitAck(ack))) => {
@@ -134,7 +159,7 @@ impl Association {
             }
             (stage @ Stage::Established { .. }, Ok(AssocPacket::Data { .. })) => {
                 self.stage = stage;
-                self.on_record(verdict, bytes)
+                self.on_record(verdict, now, bytes)
             }
             (stage @ (Stage::InitSent { .. } | Stage::EchoSent(_)), Err(e)) => {
                 self.stage = stage;
@@ -243,7 +268,8 @@ impl Association {
     }
 
     /// Once established, the first record: an out-of-band container with a ping and a
-    /// time-synchronize request, both timed `now`.
+    /// time-synchronize request, both timed `now`, and the group session's
+    /// connect-request.
     fn ping(&mut self, now: Instant) -> Option<Vec<u8>> {
         let ping = PeerMessage::Ping {
             sequence: 1,
@@ -254,11 +280,18 @@ impl Association {
             session: self.session,
             samples: TimeSamples::Request(now.millis()),
         };
-        self.seal(&[ping, ask])
+        let connect = self.group.connect(now, self.session);
+        self.seal(&[ping, ask, connect])
     }
 
-    /// A record of `messages` on the established association, with its next sequence.
+    /// A record of `messages` in an out-of-band container on the established association.
     fn seal(&mut self, messages: &[PeerMessage]) -> Option<Vec<u8>> {
+        let container = chain::write_container(messages).ok()?;
+        self.seal_plain(&container)
+    }
+
+    /// A record of `plaintext` on the established association, with its next sequence.
+    fn seal_plain(&mut self, plaintext: &[u8]) -> Option<Vec<u8>> {
         let Stage::Established {
             keys,
             responder_tag,
@@ -268,16 +301,16 @@ impl Association {
         else {
             return None;
         };
-        let container = chain::write_container(messages).ok()?;
         let sequence = *next_sequence;
         *next_sequence += 1;
-        record::seal(keys, *responder_tag, sequence, &container).ok()
+        record::seal(keys, *responder_tag, sequence, plaintext).ok()
     }
 
     /// A record of the host's: its MAC (PEER-11, on the record keys and MAC hash Vex
-    /// takes), its sequence against the window (PEER-12), then each message's declared size
-    /// (PEER-13, on the sizes Vex takes).
-    fn on_record(&mut self, verdict: &mut Verdict, bytes: &[u8]) -> Option<Vec<u8>> {
+    /// takes), its sequence against the window (PEER-12); then an established datagram
+    /// goes to the group session, and an out-of-band container's messages are read, each
+    /// with its declared size (PEER-13, on the sizes Vex takes).
+    fn on_record(&mut self, verdict: &mut Verdict, now: Instant, bytes: &[u8]) -> Option<Vec<u8>> {
         let Stage::Established {
             keys,
             window,
@@ -300,6 +333,10 @@ impl Association {
             verdict.violate(Rule::Peer12, None, None, reason);
             return None;
         }
+        if plaintext.first().is_some_and(|b| b & 0x80 == 0) {
+            self.group.on_established(verdict, &plaintext);
+            return None;
+        }
         let container = chain::read_container(&plaintext);
         if let Some(ChainError::Body(BodyError::Unread(id))) = container.ended
             && message::TEST_IDS.contains(&id)
@@ -313,7 +350,9 @@ impl Association {
             verdict.advise(Rule::Peer13, Choice::PeerStructSizes, None, None, reason);
         }
         let mut answered_request = false;
+        let mut answers = Vec::new();
         for message in container.messages {
+            answers.extend(self.group.on_out_of_band(verdict, now, &message));
             match message {
                 PeerMessage::TimeSync {
                     samples: TimeSamples::Reply([t1, ..]) | TimeSamples::Request(t1),
@@ -327,14 +366,16 @@ impl Association {
             }
         }
         // the host answered the request: now a reply, which it must leave unanswered
-        if !answered_request || std::mem::replace(probed, true) {
+        if answered_request && !std::mem::replace(probed, true) {
+            answers.push(PeerMessage::TimeSync {
+                session: self.session,
+                samples: TimeSamples::Reply([PROBE_T1, PROBE_T1, PROBE_T1]),
+            });
+        }
+        if answers.is_empty() {
             return None;
         }
-        let reply = PeerMessage::TimeSync {
-            session: self.session,
-            samples: TimeSamples::Reply([PROBE_T1, PROBE_T1, PROBE_T1]),
-        };
-        self.seal(&[reply])
+        self.seal(&answers)
     }
 }
 
@@ -379,7 +420,7 @@ mod tests {
         let ack = ack_for(&init);
         let echo = a
             .on_datagram(&mut v, Instant::from_millis(5), ack.as_bytes())
-            .unwrap();
+            .remove(0);
         let Ok(AssocPacket::CookieEcho(echo)) = AssocPacket::read(&echo) else {
             panic!("a cookie echo");
         };
@@ -388,7 +429,7 @@ mod tests {
         let cookie_ack = AssocCookieAck::answering(&echo, host.public_key_field().unwrap());
         let ping = a.on_datagram(&mut v, Instant::from_millis(6), cookie_ack.as_bytes());
         assert!(matches!(a.stage, Stage::Established { .. }));
-        assert_eq!(ping.map(|p| p[0]), Some(6), "the ping's record");
+        assert_eq!(ping.first().map(|p| p[0]), Some(6), "the ping's record");
         assert!(rules(&v).is_empty());
         assert_eq!(a.answer_due(), None);
     }
@@ -417,7 +458,7 @@ mod tests {
             edit(&mut ack);
             assert_eq!(
                 a.on_datagram(&mut v, Instant::default(), ack.as_bytes()),
-                None
+                Vec::<Vec<u8>>::new()
             );
             assert_eq!(rules(&v), [rule], "{ack:?}");
             assert!(matches!(a.stage, Stage::Failed));
@@ -429,7 +470,8 @@ mod tests {
         (ack.header.constant_2, ack.free_running, ack.cookie) = (9, u32::MAX.into(), [0xFF; 16]);
         assert!(
             a.on_datagram(&mut v, Instant::default(), ack.as_bytes())
-                .is_some()
+                .len()
+                == 1
         );
         assert!(rules(&v).is_empty(), "free fields");
     }
@@ -467,7 +509,7 @@ mod tests {
             Instant::default(),
             ack_for(&init).as_bytes(),
         );
-        let Ok(AssocPacket::CookieEcho(echo)) = AssocPacket::read(&echo.unwrap()) else {
+        let Ok(AssocPacket::CookieEcho(echo)) = AssocPacket::read(&echo[0]) else {
             panic!("a cookie echo");
         };
         (a, *echo)
@@ -563,7 +605,7 @@ mod tests {
             Instant::default(),
             &host_record(&keys, 1, &[answer(0)]),
         );
-        let (_, plain) = record::open(&keys, &probe.expect("the client's reply")).unwrap();
+        let (_, plain) = record::open(&keys, probe.first().expect("the client's reply")).unwrap();
         let sent = chain::read_container(&plain).messages;
         assert!(matches!(
             sent[..],
@@ -577,7 +619,7 @@ mod tests {
             Instant::default(),
             &host_record(&keys, 2, &[answer(0)]),
         );
-        assert_eq!(again, None, "one probe");
+        assert!(again.is_empty(), "one probe");
         assert!(rules(&v).is_empty());
         a.on_datagram(
             &mut v,

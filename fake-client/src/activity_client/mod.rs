@@ -14,6 +14,7 @@ mod dispatch;
 mod entity_slots;
 mod epochs;
 mod ghost;
+mod group_session;
 mod identity;
 mod incident;
 mod join;
@@ -171,5 +172,6 @@ impl ActivityClient {
         self.identity.check_answered(verdict, now);
         self.authority.check_answered(verdict, now);
         self.auth_cause.check_answered(verdict, now);
+        self.association.group().check_answered(verdict, now);
     }
 }

@@ -1,8 +1,10 @@
 //! The host's UDP port (NS "The engine peer transport", "QoS probe and the session
 //! advertisement"): each datagram goes by its first byte to the QoS responder (40) or the
 //! association responder (1 to 4 and 6); NAT traversal's types (10 to 13) and every other
-//! byte are dropped and reported.
+//! byte are dropped and reported. A record's plaintext goes by its first bit: an
+//! out-of-band container (1) or an established datagram of a reliable connection (0).
 
+use super::group::GroupHost;
 use super::responder::{PeerDrop, Responder};
 use crate::event::{Datagram, HostEvent};
 use crate::hooks::Hooks;
@@ -32,6 +34,7 @@ const PORT_STREAM: u64 = 1;
 #[derive(Debug)]
 pub struct PeerPort {
     responder: Responder,
+    group: GroupHost,
     rng: ChaCha20Rng,
     out: VecDeque<Datagram>,
 }
@@ -47,6 +50,7 @@ impl PeerPort {
         rng.fill_bytes(&mut cookie_key);
         Self {
             responder: Responder::new(cookie_key, [0; 16], capacity),
+            group: GroupHost::default(),
             rng,
             out: VecDeque::new(),
         }
@@ -57,14 +61,14 @@ impl PeerPort {
         &self.responder
     }
 
-    /// A datagram from `from` at `now`; `session` finds the live session a QoS probe's
-    /// security id names. What it did, as an event.
+    /// A datagram from `from` at `now`; `sessions` finds the live sessions. What it did,
+    /// as an event.
     pub fn handle(
         &mut self,
         now: Instant,
         from: SocketAddrV4,
         bytes: &[u8],
-        session: &dyn Fn(u32) -> Option<u64>,
+        sessions: &LiveSessions<'_>,
         hooks: &Hooks,
     ) -> Option<HostEvent> {
         let outbound = hooks.outbound();
@@ -72,7 +76,7 @@ impl PeerPort {
         if bytes.first() == Some(&qos::REQUEST) {
             return match QosRequest::read(bytes) {
                 Ok(request) => {
-                    let probed = session(request.security_id.get());
+                    let probed = (sessions.by_security_id)(request.security_id.get());
                     self.answer_probe(from, &request, probed, outbound);
                     None
                 }
@@ -99,7 +103,14 @@ impl PeerPort {
                 let tag = head.header.addressed_tag.get();
                 match self.responder.open(from, tag, bytes) {
                     Ok(plaintext) => {
-                        self.answer(now, tag, &plaintext, hooks);
+                        if plaintext.first().is_some_and(|b| b & 0x80 == 0) {
+                            if let Err(e) = self.group.established(tag, &plaintext, hooks) {
+                                return dropped(PeerDrop::Reliable(e));
+                            }
+                        } else {
+                            self.answer(now, tag, &plaintext, sessions.live, hooks);
+                        }
+                        self.send_due(now, hooks);
                         Some(HostEvent::PeerReceived {
                             from,
                             tag,
@@ -135,30 +146,28 @@ impl PeerPort {
     }
 
     /// The messages of the out-of-band container `plaintext` on association `tag` that
-    /// are owed an answer get it, each in a record of its own (NS "Peer message ids"): a
-    /// ping its pong, the sequence and timestamp echoed; a time-synchronize request its
-    /// reply (a reply nothing: PEER-16).
-    fn answer(&mut self, now: Instant, tag: u16, plaintext: &[u8], hooks: &Hooks) {
-        let policy = hooks.policy();
+    /// are owed an answer get it, each in a record of its own: a ping or time-synchronize
+    /// [`answer`]'s, a connect or join request the group host's.
+    fn answer(
+        &mut self,
+        now: Instant,
+        tag: u16,
+        plaintext: &[u8],
+        live: &dyn Fn(u64) -> bool,
+        hooks: &Hooks,
+    ) {
+        let mut answers = Vec::new();
         for message in chain::read_container(plaintext).messages {
-            let answer = match message {
-                PeerMessage::Ping {
-                    sequence,
-                    timestamp,
-                    ..
-                } => PeerMessage::Pong {
-                    sequence,
-                    timestamp,
-                    kind: message::PONG_KIND,
-                },
-                PeerMessage::TimeSync { session, samples } => {
-                    match policy.time_sync_answer(samples, now.millis()) {
-                        Some(samples) => PeerMessage::TimeSync { session, samples },
-                        None => continue,
-                    }
-                }
-                _ => continue,
-            };
+            let rng = &mut self.rng;
+            let mut announce = || rng.next_u32();
+            answers.extend(
+                self.group
+                    .out_of_band(tag, &message, live, &mut announce, hooks),
+            );
+            answers.extend(answer(now, message, hooks));
+        }
+        let policy = hooks.policy();
+        for answer in answers {
             let id = answer.id();
             let size = policy.peer_struct_size(id, message::struct_size(id).unwrap_or_default());
             let sealed = chain::write_declared(&[(&answer, size)])
@@ -174,6 +183,26 @@ impl PeerPort {
         }
     }
 
+    /// Seals and sends every established datagram due at `now`.
+    fn send_due(&mut self, now: Instant, hooks: &Hooks) {
+        for (tag, plaintext) in self.group.due(now) {
+            match self.responder.seal(tag, &plaintext) {
+                Ok((to, record)) => self.send(to, record, hooks.outbound()),
+                Err(e) => tracing::error!(%e, tag, "established datagram not sealed"),
+            }
+        }
+    }
+
+    /// Time passed: the reliable connections resend what is due.
+    pub fn handle_timeout(&mut self, now: Instant, hooks: &Hooks) {
+        self.send_due(now, hooks);
+    }
+
+    /// When [`PeerPort::handle_timeout`] next has work.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.group.next_due()
+    }
+
     /// Queues `bytes` to `to` as often as the outbound hook says (once), as it leaves it.
     fn send(&mut self, to: SocketAddrV4, mut bytes: Vec<u8>, outbound: &dyn Outbound) {
         for _ in 0..outbound.datagram(&mut bytes) {
@@ -187,6 +216,36 @@ impl PeerPort {
     /// The next datagram to send.
     pub fn poll(&mut self) -> Option<Datagram> {
         self.out.pop_front()
+    }
+}
+
+/// What the port asks of the host's sessions.
+pub struct LiveSessions<'a> {
+    /// The live session a QoS probe's security id names.
+    pub by_security_id: &'a dyn Fn(u32) -> Option<u64>,
+    /// Whether a session runs (a group session in state 6 to 9).
+    pub live: &'a dyn Fn(u64) -> bool,
+}
+
+/// The answer a ping or a time-synchronize is owed (NS "Peer message ids"): a ping its
+/// pong, the sequence and timestamp echoed; a time-synchronize request its reply, a reply
+/// nothing (PEER-16).
+fn answer(now: Instant, message: PeerMessage, hooks: &Hooks) -> Option<PeerMessage> {
+    match message {
+        PeerMessage::Ping {
+            sequence,
+            timestamp,
+            ..
+        } => Some(PeerMessage::Pong {
+            sequence,
+            timestamp,
+            kind: message::PONG_KIND,
+        }),
+        PeerMessage::TimeSync { session, samples } => hooks
+            .policy()
+            .time_sync_answer(samples, now.millis())
+            .map(|samples| PeerMessage::TimeSync { session, samples }),
+        _ => None,
     }
 }
 

@@ -71,6 +71,9 @@ pub enum PeerDrop {
     /// A record that does not open.
     #[error(transparent)]
     Record(#[from] RecordError),
+    /// An established datagram its connection refused.
+    #[error(transparent)]
+    Reliable(#[from] vex_wire::peer::reliable::ReliableError),
     /// A peer message body that could not be written.
     #[error(transparent)]
     Body(#[from] vex_wire::peer::message::BodyError),

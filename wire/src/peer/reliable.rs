@@ -138,6 +138,19 @@ impl Connection {
         self.pending.len()
     }
 
+    /// When [`Connection::poll`] next has a packet: at once (time zero) for an ACK owed
+    /// or a fragment never sent, else 250 ms after the oldest send.
+    pub fn next_due(&self) -> Option<Instant> {
+        let resend = |p: &Pending| p.sent_at.map_or(0, |at| at.millis() + RESEND_MS);
+        let first = self.pending.iter().map(resend).min();
+        let owed = self.ack_owed.then_some(0);
+        first
+            .into_iter()
+            .chain(owed)
+            .min()
+            .map(Instant::from_millis)
+    }
+
     /// The packet to send at `now`, if one is due: the fragments never sent or last sent
     /// 250 ms ago or more, or an ACK owed for fragments received.
     pub fn poll(&mut self, now: Instant) -> Option<EstablishedPacket> {
@@ -264,7 +277,9 @@ mod tests {
         let mut host = Connection::new(2, 1, 0x400);
         let mut client = Connection::new(1, 2, 0xC00);
         host.send(&establish(1, 2), 8).unwrap();
+        assert_eq!(host.next_due(), Some(at(0)));
         let packet = host.poll(at(0)).unwrap();
+        assert_eq!(host.next_due(), Some(at(250)));
         assert_eq!(packet.guard, 2);
         assert_eq!(packet.ack.head, Some((1, 1)));
         assert_eq!(packet.ack.status, AckStatus::Uninitialised);

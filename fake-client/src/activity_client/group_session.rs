@@ -1,0 +1,424 @@
+//! The group session the client joins over its association (NS "What a host checks in a
+//! join request", "Session membership, peer message 30"; PEER-01, PEER-02, PEER-14,
+//! PEER-17 to PEER-22): a connect-request out of band, the host's connect-response
+//! answered with the client's reliable connect-establish and a join-request, then
+//! membership-update over the reliable connection, applied first and validated after as
+//! the real client does, its hash checked last over the client's own session state.
+//!
+//! The bodies' widths, the established datagram's layout and the session state past the
+//! nanopb region are Sunrise's, not the pages' (Vex's choices
+//! [`Choice::PeerMessageBodies`], [`Choice::EstablishedLayout`] and
+//! [`Choice::SessionStateReplica`]); a finding that rests on them is advisory.
+
+use super::association::ANSWER_WITHIN_MS;
+use crate::rules::{Choice, Rule};
+use crate::verdict::Verdict;
+use prost::Message;
+use vex_wire::peer::established::EstablishedPacket;
+use vex_wire::peer::membership::{self, MembershipRoot, MembershipUpdate};
+use vex_wire::peer::message::{self, JoinRequest, PeerMessage, refuse};
+use vex_wire::peer::net_addr::NetAddr;
+use vex_wire::peer::reliable::{Connection, ReliableError};
+use vex_wire::peer::session_state::SessionState;
+use vex_wire::time::Instant;
+use zerocopy::IntoBytes;
+
+/// The client's channel id: the first of its counter (facts: counted from 1).
+const CHANNEL: u32 = 1;
+/// The sequence the client announces: the one before its first packet, low 10 bits clear.
+const ANNOUNCED_SEQUENCE: u32 = 0x400;
+
+/// Where the join is.
+#[derive(Debug, Default)]
+enum Stage {
+    /// Nothing sent.
+    #[default]
+    Idle,
+    /// The connect-request is out, since then.
+    Connecting(Instant),
+    /// The connection is up and the join-request out, or answered.
+    Connected {
+        connection: Box<Connection>,
+        /// When the join-request went.
+        asked: Instant,
+        /// Whether the host's first reliable message came (it must be connect-establish).
+        established: bool,
+        /// Whether the client sent its join-complete.
+        completed: bool,
+    },
+    /// The join ended: refused, or the connection broken.
+    Ended,
+}
+
+/// The client's side of the group session.
+#[derive(Debug, Default)]
+pub(crate) struct GroupSession {
+    stage: Stage,
+    session: u64,
+    join_id: u64,
+    /// The session state the client holds, as membership-update left it.
+    state: SessionState,
+    /// The updates applied and validated, hash included.
+    accepted: u32,
+}
+
+impl GroupSession {
+    /// The connect-request at `now` that opens the join of `session`.
+    pub(crate) fn connect(&mut self, now: Instant, session: u64) -> PeerMessage {
+        self.session = session;
+        self.join_id = session.rotate_left(17) | 1;
+        self.stage = Stage::Connecting(now);
+        PeerMessage::ConnectRequest {
+            channel: CHANNEL,
+            sequence: ANNOUNCED_SEQUENCE,
+            addr: self.addr(),
+        }
+    }
+
+    /// The address the client claims: its member entry must echo these 86 bytes.
+    fn addr(&self) -> NetAddr {
+        NetAddr::direct([0; 4], 0, self.join_id as u32)
+    }
+
+    /// How many membership-updates the client applied and validated.
+    pub(crate) fn accepted(&self) -> u32 {
+        self.accepted
+    }
+
+    /// The membership revision the client holds.
+    pub(crate) fn revision(&self) -> u32 {
+        self.state.revision()
+    }
+
+    /// An out-of-band message of the host's: a connect-response opens the connection and
+    /// the client asks to join; a join-refuse ends the join, judged when its reason names
+    /// a check the client's request passes (PEER-17: admission may still refuse with 4,
+    /// 6, 7 or 26, the host's freedom). What the client sends out of band in answer.
+    pub(crate) fn on_out_of_band(
+        &mut self,
+        verdict: &mut Verdict,
+        now: Instant,
+        message: &PeerMessage,
+    ) -> Option<PeerMessage> {
+        match (message, &self.stage) {
+            (
+                PeerMessage::ConnectResponse {
+                    echoed_channel,
+                    echoed_sequence,
+                    channel,
+                    sequence,
+                    ..
+                },
+                Stage::Connecting(_),
+            ) => {
+                if (*echoed_channel, *echoed_sequence) != (CHANNEL, ANNOUNCED_SEQUENCE) {
+                    let reason = format!(
+                        "the connect-response echoes channel {echoed_channel} and sequence {echoed_sequence:#x}, not the request's {CHANNEL} and {ANNOUNCED_SEQUENCE:#x}: no connection opens"
+                    );
+                    verdict.advise(Rule::Peer14, Choice::PeerMessageBodies, None, None, reason);
+                    self.stage = Stage::Ended;
+                    return None;
+                }
+                let mut connection = Connection::new(CHANNEL, *channel, *sequence);
+                let establish = PeerMessage::ConnectEstablish {
+                    remote_channel: *channel,
+                    channel: CHANNEL,
+                };
+                // the first message of a fresh connection always fits
+                let _ = connection.send(&establish, declared(&establish));
+                self.stage = Stage::Connected {
+                    connection: Box::new(connection),
+                    asked: now,
+                    established: false,
+                    completed: false,
+                };
+                Some(PeerMessage::JoinRequest(JoinRequest {
+                    protocol: message::PROTOCOL_VERSION,
+                    low_build: message::BUILD,
+                    high_build: message::BUILD,
+                    executable_type: message::EXECUTABLE_TYPE,
+                    session: self.session,
+                    join_id: self.join_id,
+                }))
+            }
+            (PeerMessage::JoinRefuse { reason, .. }, Stage::Connected { .. }) => {
+                self.stage = Stage::Ended;
+                // admission is the host's to decide (NS): these need no failed check
+                let admission = [
+                    refuse::NOT_FOUND,
+                    refuse::NOT_JOINABLE,
+                    refuse::SESSION_FULL,
+                    refuse::REJECTED_BY_HOST,
+                ];
+                if admission.contains(reason) {
+                    tracing::info!(reason, "the host's admission refused the join");
+                    return None;
+                }
+                let reason = format!(
+                    "the host refused a join-request that passes every check, with reason {reason} ({}): the session it advertises runs, the builds and the executable type are its own",
+                    refusal_name(*reason)
+                );
+                verdict.advise(Rule::Peer17, Choice::PeerMessageBodies, None, None, reason);
+                None
+            }
+            _ => None,
+        }
+    }
+
+    /// An established datagram of the host's: read (PEER-14), admitted to the window
+    /// (PEER-01), and the messages it completes taken.
+    pub(crate) fn on_established(&mut self, verdict: &mut Verdict, plaintext: &[u8]) {
+        let Stage::Connected {
+            connection,
+            established,
+            completed,
+            ..
+        } = &mut self.stage
+        else {
+            let reason = "an established datagram before the connection opened: dropped".into();
+            return verdict.advise(Rule::Peer14, Choice::EstablishedLayout, None, None, reason);
+        };
+        let delivered = match EstablishedPacket::read(plaintext)
+            .map_err(ReliableError::from)
+            .and_then(|packet| connection.receive(&packet))
+        {
+            Ok(delivered) => delivered,
+            Err(e @ ReliableError::Ahead { .. }) => {
+                self.stage = Stage::Ended;
+                let reason = format!("{e}: the connection never recovers");
+                return verdict.violate(Rule::Peer01, None, None, reason);
+            }
+            Err(e) => {
+                let reason = format!("an established datagram the client cannot take: {e}");
+                return verdict.advise(Rule::Peer14, Choice::EstablishedLayout, None, None, reason);
+            }
+        };
+        let mut complete = None;
+        for message in delivered {
+            let message = match message {
+                Ok((message, _)) => message,
+                Err(e) => {
+                    let reason = format!("a reliable message the client cannot read: {e}");
+                    verdict.advise(Rule::Peer14, Choice::PeerMessageBodies, None, None, reason);
+                    continue;
+                }
+            };
+            if !std::mem::replace(established, true) && message.id() != message::CONNECT_ESTABLISH {
+                let reason = format!(
+                    "the host's first reliable message is {}, not connect-establish (8)",
+                    message.id()
+                );
+                verdict.advise(Rule::Peer14, Choice::EstablishedLayout, None, None, reason);
+            }
+            if let PeerMessage::MembershipUpdate(update) = message
+                && Self::apply(&mut self.state, self.join_id, verdict, &update)
+            {
+                self.accepted += 1;
+                complete = Some(self.state.revision());
+            }
+        }
+        if let Some(revision) = complete.filter(|_| !std::mem::replace(completed, true)) {
+            let done = PeerMessage::JoinComplete {
+                session: self.session,
+                machine: self.join_id,
+                revision,
+            };
+            if let Err(e) = connection.send(&done, declared(&done)) {
+                tracing::warn!(%e, "join-complete not queued");
+            }
+        }
+    }
+
+    /// Applies `update` into `state` and validates after, as the real client does
+    /// (PEER-21): the join id first (a stale join drops the update, PEER-02), then the
+    /// member fields (PEER-02, PEER-19), the hash last (PEER-22). True when it holds.
+    fn apply(
+        state: &mut SessionState,
+        join_id: u64,
+        verdict: &mut Verdict,
+        update: &MembershipUpdate,
+    ) -> bool {
+        let root = match MembershipRoot::decode(&update.root[..]) {
+            Ok(root) => root,
+            Err(e) => {
+                let reason = format!(
+                    "membership-update's nanopb region does not decode ({e}): the update is dropped (PB-01)"
+                );
+                verdict.violate(Rule::Peer18, None, None, reason);
+                return false;
+            }
+        };
+        if let Some(breach) = nanopb_bounds(&root) {
+            let reason = format!(
+                "membership-update's nanopb region: {breach}: nanopb refuses the whole message (PB-01)"
+            );
+            verdict.violate(Rule::Peer18, None, None, reason);
+            return false;
+        }
+        let own = NetAddr::direct([0; 4], 0, join_id as u32);
+        let entry = root
+            .members
+            .iter()
+            .find(|m| m.addr.as_deref() == Some(own.as_bytes()));
+        let Some(entry) = entry else {
+            let reason = "no member entry of membership-update carries the client's own 86-byte address: it has no join to match, and the update is dropped".into();
+            verdict.violate(Rule::Peer02, None, None, reason);
+            return false;
+        };
+        if entry.join_id.unwrap_or_default() != join_id {
+            let reason = format!(
+                "the client's member entry carries join id {:#x}, not its current join's {join_id:#x}: the update is from a stale join and is dropped",
+                entry.join_id.unwrap_or_default()
+            );
+            verdict.violate(Rule::Peer02, None, None, reason);
+            return false;
+        }
+        let snapshot = matches!(update.revisions, Some((0, _)));
+        state.apply(snapshot, &root, &update.peers, &update.players);
+        if let Some((rule, breach)) = held_breach(state, &root, update) {
+            state.clear_tables();
+            let reason = format!(
+                "{breach}: the client clears its member and player tables and rebuilds a two-member session (PEER-21)"
+            );
+            verdict.violate(rule, None, None, reason);
+            return false;
+        }
+        let held = state.hash();
+        if held != update.hash {
+            let reason = format!(
+                "membership-update's hash is {:#010x}; lookup3 over the client's own session state after applying is {held:#010x}: no membership information, a disconnect and a retried join",
+                update.hash
+            );
+            verdict.advise(
+                Rule::Peer22,
+                Choice::SessionStateReplica,
+                None,
+                None,
+                reason,
+            );
+            return false;
+        }
+        true
+    }
+
+    /// At the run's end `now`: a connect-request or join-request unanswered for
+    /// [`ANSWER_WITHIN_MS`] (PEER-17: only a protocol that is not the host's goes without a
+    /// reply, and the client's is; advisory on the bodies Vex takes).
+    pub(crate) fn check_answered(&self, verdict: &mut Verdict, now: Instant) {
+        let (asked, what) = match &self.stage {
+            Stage::Connecting(at) => (*at, "connect-request"),
+            Stage::Connected { asked, .. } if self.accepted == 0 => (*asked, "join-request"),
+            _ => return,
+        };
+        if now.since(asked) >= ANSWER_WITHIN_MS {
+            let reason = format!(
+                "the host left the group session's {what} unanswered for {} ms: no membership-update, no join-refuse",
+                now.since(asked)
+            );
+            verdict.advise(Rule::Peer17, Choice::PeerMessageBodies, None, None, reason);
+        }
+    }
+
+    /// The established datagrams due at `now`.
+    pub(crate) fn poll(&mut self, now: Instant) -> Vec<Vec<u8>> {
+        let Stage::Connected { connection, .. } = &mut self.stage else {
+            return Vec::new();
+        };
+        std::iter::from_fn(|| connection.poll(now))
+            .filter_map(|packet| packet.write().ok())
+            .collect()
+    }
+
+    /// When [`GroupSession::poll`] next has a datagram.
+    pub(crate) fn next_due(&self) -> Option<Instant> {
+        match &self.stage {
+            Stage::Connected { connection, .. } => connection.next_due(),
+            _ => None,
+        }
+    }
+}
+
+/// What nanopb refuses in the root before any field is copied (PB-01, PB-02): more than
+/// 32 members, an address past its 88-byte slot, a machine id past its 8.
+fn nanopb_bounds(root: &MembershipRoot) -> Option<String> {
+    if root.members.len() > membership::CAPACITY {
+        return Some(format!(
+            "{} members; the table holds 32",
+            root.members.len()
+        ));
+    }
+    root.members.iter().enumerate().find_map(|(i, m)| {
+        let addr = m.addr.as_ref().map_or(0, Vec::len);
+        let machine = m.machine_id.as_ref().map_or(0, Vec::len);
+        (addr > 88 || machine > 8).then(|| {
+            format!("member {i}'s address is {addr} bytes and its machine id {machine}; the slots hold 88 and 8")
+        })
+    })
+}
+
+/// The first field the state holds after applying that the receiver refuses: an address
+/// not 86 bytes or a machine id not 8 (PEER-02), a member owning more than one player
+/// slot, a host index past the members, a member state past 10 (PEER-19).
+fn held_breach(
+    state: &SessionState,
+    root: &MembershipRoot,
+    update: &MembershipUpdate,
+) -> Option<(Rule, String)> {
+    let members: Vec<_> = state.members().collect();
+    if let Some((i, m)) = members.iter().enumerate().find(|(_, m)| {
+        m.addr_len != membership::ADDR_LEN || m.machine_id_len != membership::MACHINE_ID_LEN
+    }) {
+        let breach = format!(
+            "member {i} holds an address of {} bytes and a machine id of {}; the client needs 86 and 8",
+            m.addr_len, m.machine_id_len
+        );
+        return Some((Rule::Peer02, breach));
+    }
+    if let Some((i, m)) = members
+        .iter()
+        .enumerate()
+        .find(|(_, m)| m.player_slot_count > 1)
+    {
+        let breach = format!(
+            "member {i} owns {} player slots; a member owns at most 1",
+            m.player_slot_count
+        );
+        return Some((Rule::Peer19, breach));
+    }
+    let host = root.host_index.unwrap_or_default();
+    if host as usize >= members.len() {
+        let breach = format!(
+            "the host member index is {host}, past the {} members",
+            members.len()
+        );
+        return Some((Rule::Peer19, breach));
+    }
+    let past = update
+        .peers
+        .iter()
+        .find(|p| p.state > membership::MAX_STATE);
+    past.map(|p| {
+        let breach = format!(
+            "member {}'s connection state is {}, past the highest the client names (10 _established)",
+            p.index, p.state
+        );
+        (Rule::Peer19, breach)
+    })
+}
+
+/// The declared size of `message`'s id (PEER-13).
+fn declared(message: &PeerMessage) -> u32 {
+    message::struct_size(message.id()).unwrap_or_default()
+}
+
+/// The name the client gives a reason no admission gives, where the pages name it.
+fn refusal_name(reason: u8) -> &'static str {
+    match reason {
+        refuse::NO_REASON_GIVEN => "no-reason-given",
+        refuse::PEER_VERSION_TOO_LOW => "peer-version-too-low",
+        refuse::HOST_VERSION_TOO_LOW => "host-version-too-low",
+        refuse::EXECUTABLE_TYPE_MISMATCH => "executable-type-mismatch",
+        r if r <= refuse::MAX => "a reason the pages do not name",
+        _ => "past the 30 the client names",
+    }
+}

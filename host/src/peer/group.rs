@@ -1,0 +1,324 @@
+//! The group-session host (NS "What a host checks in a join request", "Session membership,
+//! peer message 30"): a peer on an association opens a reliable connection, asks to join
+//! a session, and is admitted or refused; every member hears membership-update on each
+//! change, its hash computed over a replica of the state the receiver will hold (PEER-22).
+//!
+//! The connection's flow is Sunrise's (facts, not pages: `sv/gameplay/peer`
+//! `answer_connect`, `sv/gameplay/group/group_host` `admit`, `publish_snapshot`): the
+//! host's channel ids count from 1, a connect-response is followed by a reliable
+//! connect-establish, the host is member 0 with the session id as its machine id, a peer's
+//! machine id is its join id, every member is state 9 (ready) until its join-complete makes
+//! it 10 (established), and every update is a complete snapshot.
+
+use crate::hooks::Hooks;
+use std::collections::BTreeMap;
+use vex_wire::peer::membership::{
+    self, MembershipMember, MembershipRoot, MembershipUpdate, PeerDelta,
+};
+use vex_wire::peer::message::{self, JoinRequest, PeerMessage, refuse};
+use vex_wire::peer::net_addr::NetAddr;
+use vex_wire::peer::reliable::{Connection, Delivered, ReliableError};
+use vex_wire::peer::session_state::SessionState;
+use vex_wire::time::Instant;
+use zerocopy::FromZeros;
+
+/// A peer's reliable connection and what it asked for.
+#[derive(Debug)]
+struct PeerLink {
+    /// The peer's channel id and sequence, as its connect-request gave them: the same
+    /// pair again is a retransmission.
+    requested: (u32, u32),
+    /// The host's channel id and announced sequence for it.
+    own: (u32, u32),
+    /// The 86 bytes the peer sent as its address: its member entry echoes them.
+    addr: NetAddr,
+    connection: Connection,
+}
+
+/// A member of a group session.
+#[derive(Debug, Clone)]
+struct Member {
+    /// The association it is on; `None` for the host itself.
+    tag: Option<u16>,
+    addr: NetAddr,
+    machine_id: u64,
+    join_id: u64,
+    state: u8,
+}
+
+/// A group session: its members in table order, the host first, and its revision.
+#[derive(Debug)]
+struct GroupSession {
+    revision: u32,
+    members: Vec<Member>,
+}
+
+/// Every peer link and group session of the port.
+#[derive(Debug, Default)]
+pub struct GroupHost {
+    links: BTreeMap<u16, PeerLink>,
+    sessions: BTreeMap<u64, GroupSession>,
+    next_channel: u32,
+}
+
+impl GroupHost {
+    /// The out-of-band `message` on association `tag`, and the host's out-of-band
+    /// answers; `live` says whether a session runs (state 6 to 9), `announce` draws a
+    /// transport sequence.
+    pub fn out_of_band(
+        &mut self,
+        tag: u16,
+        message: &PeerMessage,
+        live: &dyn Fn(u64) -> bool,
+        announce: &mut dyn FnMut() -> u32,
+        hooks: &Hooks,
+    ) -> Vec<PeerMessage> {
+        match message {
+            PeerMessage::ConnectRequest {
+                channel,
+                sequence,
+                addr,
+            } => vec![self.connect(tag, (*channel, *sequence), *addr, announce)],
+            PeerMessage::JoinRequest(request) => self.join(tag, request, live, hooks),
+            _ => Vec::new(),
+        }
+    }
+
+    /// A connect-request: a new pair opens a connection whose first reliable message is
+    /// connect-establish; the same pair again is answered the same way (facts).
+    fn connect(
+        &mut self,
+        tag: u16,
+        requested: (u32, u32),
+        addr: NetAddr,
+        announce: &mut dyn FnMut() -> u32,
+    ) -> PeerMessage {
+        let again = self
+            .links
+            .get(&tag)
+            .is_some_and(|l| l.requested == requested);
+        if !again {
+            self.next_channel = self.next_channel.wrapping_add(1).max(1);
+            let own = (self.next_channel, announce() & !0x3FF);
+            let mut connection = Connection::new(own.0, requested.0, requested.1);
+            let establish = PeerMessage::ConnectEstablish {
+                remote_channel: requested.0,
+                channel: own.0,
+            };
+            // the first message of a fresh connection always fits
+            let _ = connection.send(&establish, declared(&establish));
+            self.links.insert(
+                tag,
+                PeerLink {
+                    requested,
+                    own,
+                    addr,
+                    connection,
+                },
+            );
+        }
+        let own = self.links.get(&tag).map_or((0, 0), |l| l.own);
+        PeerMessage::ConnectResponse {
+            echoed_channel: requested.0,
+            echoed_sequence: requested.1,
+            channel: own.0,
+            sequence: own.1,
+            addr: NetAddr::new_zeroed(),
+        }
+    }
+
+    /// A join-request, checked in the page's order (PEER-17): a protocol that is not ours
+    /// gets no reply at all; a session that does not run, reason 4; a high build bound
+    /// below ours, 27; a low bound above it, 28; an executable type other than 5, 29; a
+    /// peer with no connection to carry membership, 6 not-joinable; a full session, 7.
+    /// An admitted peer joins its session and every member hears the new membership.
+    fn join(
+        &mut self,
+        tag: u16,
+        request: &JoinRequest,
+        live: &dyn Fn(u64) -> bool,
+        hooks: &Hooks,
+    ) -> Vec<PeerMessage> {
+        let refusal = if request.protocol != message::PROTOCOL_VERSION {
+            return Vec::new();
+        } else if !live(request.session) {
+            refuse::NOT_FOUND
+        } else if request.high_build < message::BUILD {
+            refuse::PEER_VERSION_TOO_LOW
+        } else if request.low_build > message::BUILD {
+            refuse::HOST_VERSION_TOO_LOW
+        } else if request.executable_type != message::EXECUTABLE_TYPE {
+            refuse::EXECUTABLE_TYPE_MISMATCH
+        } else if !self.links.contains_key(&tag) {
+            refuse::NOT_JOINABLE
+        } else if self
+            .sessions
+            .get(&request.session)
+            .is_some_and(|s| s.members.len() >= membership::CAPACITY)
+        {
+            refuse::SESSION_FULL
+        } else {
+            self.admit(tag, request);
+            self.publish(request.session, hooks);
+            return Vec::new();
+        };
+        vec![PeerMessage::JoinRefuse {
+            session: request.session,
+            join_id: request.join_id,
+            reason: refusal,
+        }]
+    }
+
+    /// Puts the peer on `tag` in the session `request` names, as a new member or, joining
+    /// again, in its old place with its new join id.
+    fn admit(&mut self, tag: u16, request: &JoinRequest) {
+        let addr = self
+            .links
+            .get(&tag)
+            .map_or_else(NetAddr::new_zeroed, |l| l.addr);
+        let session = self
+            .sessions
+            .entry(request.session)
+            .or_insert_with(|| GroupSession {
+                revision: 0,
+                members: vec![Member {
+                    tag: None,
+                    addr: NetAddr::new_zeroed(),
+                    machine_id: request.session,
+                    join_id: request.join_id,
+                    state: membership::STATE_READY,
+                }],
+            });
+        let member = Member {
+            tag: Some(tag),
+            addr,
+            machine_id: request.join_id,
+            join_id: request.join_id,
+            state: membership::STATE_READY,
+        };
+        match session.members.iter_mut().find(|m| m.tag == Some(tag)) {
+            Some(held) => *held = member,
+            None => session.members.push(member),
+        }
+    }
+
+    /// An established datagram's plaintext on association `tag`: the messages it
+    /// completes are taken (a join-complete makes its member established).
+    pub fn established(
+        &mut self,
+        tag: u16,
+        plaintext: &[u8],
+        hooks: &Hooks,
+    ) -> Result<(), ReliableError> {
+        let packet = vex_wire::peer::established::EstablishedPacket::read(plaintext)?;
+        let Some(link) = self.links.get_mut(&tag) else {
+            return Ok(());
+        };
+        let delivered: Vec<Delivered> = link.connection.receive(&packet)?;
+        for message in delivered.into_iter().flatten() {
+            if let (PeerMessage::JoinComplete { session, .. }, _) = message {
+                self.complete(tag, session, hooks);
+            }
+        }
+        Ok(())
+    }
+
+    fn complete(&mut self, tag: u16, session: u64, hooks: &Hooks) {
+        let Some(s) = self.sessions.get_mut(&session) else {
+            return;
+        };
+        let established = membership::STATE_ESTABLISHED;
+        match s.members.iter_mut().find(|m| m.tag == Some(tag)) {
+            Some(m) if m.state != established => m.state = established,
+            _ => return,
+        }
+        self.publish(session, hooks);
+    }
+
+    /// A new revision of `session`'s membership to every member on a connection.
+    fn publish(&mut self, session: u64, hooks: &Hooks) {
+        let Some(s) = self.sessions.get_mut(&session) else {
+            return;
+        };
+        s.revision += 1;
+        let update = snapshot(session, s);
+        let policy = hooks.policy();
+        for tag in s.members.iter().filter_map(|m| m.tag) {
+            let mut update = update.clone();
+            policy.membership_update(&mut update);
+            let message = PeerMessage::MembershipUpdate(Box::new(update));
+            if let Some(link) = self.links.get_mut(&tag)
+                && let Err(e) = link.connection.send(&message, declared(&message))
+            {
+                tracing::warn!(%e, tag, "membership-update not queued");
+            }
+        }
+    }
+
+    /// The established datagrams due at `now`, each with its association.
+    pub fn due(&mut self, now: Instant) -> Vec<(u16, Vec<u8>)> {
+        let mut out = Vec::new();
+        for (tag, link) in &mut self.links {
+            while let Some(packet) = link.connection.poll(now) {
+                match packet.write() {
+                    Ok(bytes) => out.push((*tag, bytes)),
+                    Err(e) => tracing::error!(%e, tag, "established datagram not built"),
+                }
+            }
+        }
+        out
+    }
+
+    /// When a connection next has something to send.
+    pub fn next_due(&self) -> Option<Instant> {
+        self.links
+            .values()
+            .filter_map(|l| l.connection.next_due())
+            .min()
+    }
+}
+
+/// The declared size of `message`'s id (PEER-13).
+fn declared(message: &PeerMessage) -> u32 {
+    message::struct_size(message.id()).unwrap_or_default()
+}
+
+/// `s` as a complete snapshot, its hash over the state every receiver will hold after
+/// applying it (PEER-22): one state for all, a snapshot replacing what each held.
+fn snapshot(session: u64, s: &GroupSession) -> MembershipUpdate {
+    let count = s.members.len() as u32;
+    let root = MembershipRoot {
+        revision: Some(s.revision),
+        host_index: Some(0),
+        succession_index: Some(0),
+        member_count: Some(count),
+        member_mask: Some((1u64 << count) - 1),
+        members: s
+            .members
+            .iter()
+            .map(|m| MembershipMember {
+                addr: Some(zerocopy::IntoBytes::as_bytes(&m.addr).to_vec()),
+                machine_id: Some(m.machine_id.to_le_bytes().to_vec()),
+                join_id: Some(m.join_id),
+                ..MembershipMember::default()
+            })
+            .collect(),
+    };
+    let peers: Vec<PeerDelta> = s
+        .members
+        .iter()
+        .enumerate()
+        .map(|(index, m)| PeerDelta {
+            index: index as u8,
+            state: m.state,
+            connection: Some((0, 0, 0)),
+        })
+        .collect();
+    let mut state = SessionState::default();
+    state.apply(true, &root, &peers, &[]);
+    MembershipUpdate {
+        peers,
+        hash: state.hash(),
+        ..MembershipUpdate::snapshot(session, &root)
+    }
+}
