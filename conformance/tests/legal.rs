@@ -482,6 +482,17 @@ fn shows(v: Variation, run: &RunReport) -> Result<(), String> {
                 &format!("bounds {bounds:?}"),
             )
         }
+        // the records are sealed: the run shows the join's end, the membership held
+        Variation::PacketsAtWindowEdge
+        | Variation::MemberOwnsOneSlot
+        | Variation::HostIsLastMember => check(
+            run.group_membership == Some((2, 2)),
+            &format!("group membership {:?}", run.group_membership),
+        ),
+        Variation::JoinRejectedByHost => check(
+            run.group_membership == Some((0, 0)),
+            &format!("group membership {:?}", run.group_membership),
+        ),
         Variation::ConfigurationBare => {
             let useful = MmReply {
                 configuration: Some(vec![0x08, 0x3C]),

@@ -763,7 +763,7 @@ faults! {
     /// PEER-10: the cookie ack's key field is all zeros, no exported key.
     CookieAckKeyNotExported => Peer10, on AssociationKeyForm, script Associate;
     /// PEER-11: the pong's record carries a MAC with one bit flipped.
-    RecordMacWrong => Peer11, on RecordCrypto, script Associate;
+    RecordMacWrong => Peer11, on RecordCrypto, also [Peer17], script Associate;
     /// PEER-12: the pong's record is sent twice, one sequence for both.
     RecordReplayed => Peer12, script Associate;
     /// PEER-13: the pong declares struct_size 23, one below its id's.
@@ -772,4 +772,37 @@ faults! {
     PeerTestMessage => Peer15, script Associate;
     /// PEER-16: the host answers a time-synchronize reply too, echoing it as Sunrise does.
     TimeSyncReplyAnswered => Peer16, on PeerMessageBodies, script Associate;
+    /// PEER-01: the host numbers its established datagrams 128 past its own, so the first
+    /// is 129 ahead of the client's window.
+    PacketFarAhead => Peer01, script Associate;
+    /// PEER-14: the host's established datagrams carry a guard one off its channel id mod 4;
+    /// no membership comes through.
+    EstablishedGuardWrong => Peer14, on EstablishedLayout, also [Peer17], script Associate, runs 8_000;
+    /// PEER-17: the host refuses a join-request that passes every check, with reason 27.
+    JoinRefusedWrongly => Peer17, on PeerMessageBodies, script Associate;
+    /// PEER-17: the host never answers a join-request.
+    JoinUnanswered => Peer17, on PeerMessageBodies, script Associate, runs 8_000;
+    /// PEER-02: the host's member entry holds an address of 85 bytes.
+    MemberAddrShort => Peer02, script Associate;
+    /// PEER-02: the host's member entry holds an address of 87 bytes.
+    MemberAddrLong => Peer02, script Associate;
+    /// PEER-18: the host's member entry holds an address of 89 bytes, past its 88-byte
+    /// slot, which nanopb refuses.
+    MemberAddrPastSlot => Peer18, script Associate;
+    /// PEER-02: the host's member entry holds a machine id of 7 bytes.
+    MemberMachineIdShort => Peer02, script Associate;
+    /// PEER-18: the host's member entry holds a machine id of 9 bytes, past its slot.
+    MemberMachineIdPastSlot => Peer18, script Associate;
+    /// PEER-02: the client's member entry carries its join id plus one: a stale join.
+    MemberJoinIdStale => Peer02, script Associate;
+    /// PEER-19: the host's member entry owns two player slots.
+    MemberTwoPlayerSlots => Peer19, script Associate;
+    /// PEER-19: the host member index is the member count, past the table.
+    HostIndexPastMembers => Peer19, script Associate;
+    /// PEER-19: the host's connection state is 11, past 10 `_established`.
+    MemberStatePast10 => Peer19, script Associate;
+    /// PEER-18: the nanopb region is not a protobuf message (a field of wire type 7).
+    MembershipRootUndecodable => Peer18, script Associate;
+    /// PEER-22: the membership hash has its low bit flipped.
+    MembershipHashWrong => Peer22, on SessionStateReplica, script Associate;
 }

@@ -216,6 +216,23 @@ variations! {
     QosBuildsWide => [Qos01],
         "NS \"The session advertisement\": the high bound \"must be at least 86657\", the low \"at most 86657\"",
         script ProbeQos;
+    /// The host numbers its established datagrams 127 past its own: the first is 128
+    /// ahead of the client's window, the most the window takes.
+    PacketsAtWindowEdge => [Peer01],
+        "NS \"The peer message channel\": a packet is dropped when it is \"more than 128 ahead\"",
+        script Associate;
+    /// The host's admission refuses the join with 26 rejected-by-host.
+    JoinRejectedByHost => [Peer17],
+        "NS \"What a host checks in a join request\": \"Admission can still refuse with 4, 6 not-joinable, 7 session-full or 26 rejected-by-host\"",
+        script Associate;
+    /// The host's member entry owns one player slot, the most a member owns.
+    MemberOwnsOneSlot => [Peer19],
+        "NS \"The member record\": player_slot_count is \"at most 1\"",
+        script Associate;
+    /// The host is the last member of the table, not the first.
+    HostIsLastMember => [Peer19],
+        "NS \"Root fields\": tag 2 is the host member index, any member's",
+        script Associate;
 }
 
 impl Variation {

@@ -53,6 +53,17 @@ impl RosterSend {
 /// One `(message id, body)` of a burst, in sending order.
 pub type Burst = Vec<(u32, Vec<u8>)>;
 
+/// What a group-session host answers a join-request (PEER-17).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JoinAnswer {
+    /// Nothing at all: the protocol version is not the host's.
+    Silence,
+    /// Join-refuse with this reason.
+    Refuse(u8),
+    /// Admission, and membership-update to every member.
+    Admit,
+}
+
 /// The host's decisions. Every default is what the pages ask.
 pub trait Policy {
     /// The struct_size a peer message `id` is declared with on the chain: its id's own,
@@ -71,9 +82,26 @@ pub trait Policy {
         }
     }
 
-    /// A membership-update as it leaves for one member (NS "Session membership, peer
-    /// message 30"): as built.
-    fn membership_update(&self, _update: &mut vex_wire::peer::membership::MembershipUpdate) {}
+    /// The answer to a join-request whose checks gave `checked` (NS "What a host checks in
+    /// a join request"; PEER-17): that answer.
+    fn join_answer(&self, checked: JoinAnswer) -> JoinAnswer {
+        checked
+    }
+
+    /// An established datagram as it leaves (NS "The peer message channel"): as built.
+    fn established_packet(&self, _packet: &mut vex_wire::peer::established::EstablishedPacket) {}
+
+    /// A membership the host publishes (NS "Session membership, peer message 30"): its
+    /// root and peer deltas as built; the hash is computed over what this leaves.
+    fn group_membership(
+        &self,
+        _root: &mut vex_wire::peer::membership::MembershipRoot,
+        _peers: &mut Vec<vex_wire::peer::membership::PeerDelta>,
+    ) {
+    }
+
+    /// A group session's membership-update as it leaves, hash included: as built.
+    fn group_membership_update(&self, _update: &mut vex_wire::peer::membership::MembershipUpdate) {}
 
     /// The base nonce service 26 gives: `drawn`, random (facts 1.3, 1.4; BAP-18).
     fn base_nonce(&self, drawn: [u8; 12]) -> [u8; 12] {

@@ -60,6 +60,8 @@ pub(crate) struct GroupSession {
     state: SessionState,
     /// The updates applied and validated, hash included.
     accepted: u32,
+    /// Whether any answer to the join came: a membership-update, good or bad.
+    answered: bool,
 }
 
 impl GroupSession {
@@ -168,15 +170,21 @@ impl GroupSession {
     /// An established datagram of the host's: read (PEER-14), admitted to the window
     /// (PEER-01), and the messages it completes taken.
     pub(crate) fn on_established(&mut self, verdict: &mut Verdict, plaintext: &[u8]) {
-        let Stage::Connected {
-            connection,
-            established,
-            completed,
-            ..
-        } = &mut self.stage
-        else {
-            let reason = "an established datagram before the connection opened: dropped".into();
-            return verdict.advise(Rule::Peer14, Choice::EstablishedLayout, None, None, reason);
+        let (connection, established, completed) = match &mut self.stage {
+            Stage::Connected {
+                connection,
+                established,
+                completed,
+                ..
+            } => (connection, established, completed),
+            Stage::Idle | Stage::Connecting(_) => {
+                let reason =
+                    "an established datagram before the connect-response: no connection takes it"
+                        .into();
+                return verdict.advise(Rule::Peer14, Choice::EstablishedLayout, None, None, reason);
+            }
+            // the client ended the join: what the host still sends has no connection
+            Stage::Ended => return,
         };
         let delivered = match EstablishedPacket::read(plaintext)
             .map_err(ReliableError::from)
@@ -210,11 +218,12 @@ impl GroupSession {
                 );
                 verdict.advise(Rule::Peer14, Choice::EstablishedLayout, None, None, reason);
             }
-            if let PeerMessage::MembershipUpdate(update) = message
-                && Self::apply(&mut self.state, self.join_id, verdict, &update)
-            {
-                self.accepted += 1;
-                complete = Some(self.state.revision());
+            if let PeerMessage::MembershipUpdate(update) = message {
+                self.answered = true;
+                if Self::apply(&mut self.state, self.join_id, verdict, &update) {
+                    self.accepted += 1;
+                    complete = Some(self.state.revision());
+                }
             }
         }
         if let Some(revision) = complete.filter(|_| !std::mem::replace(completed, true)) {
@@ -248,11 +257,11 @@ impl GroupSession {
                 return false;
             }
         };
-        if let Some(breach) = nanopb_bounds(&root) {
+        if let Some((rule, breach)) = nanopb_bounds(&root) {
             let reason = format!(
                 "membership-update's nanopb region: {breach}: nanopb refuses the whole message (PB-01)"
             );
-            verdict.violate(Rule::Peer18, None, None, reason);
+            verdict.violate(rule, None, None, reason);
             return false;
         }
         let own = NetAddr::direct([0; 4], 0, join_id as u32);
@@ -307,7 +316,7 @@ impl GroupSession {
     pub(crate) fn check_answered(&self, verdict: &mut Verdict, now: Instant) {
         let (asked, what) = match &self.stage {
             Stage::Connecting(at) => (*at, "connect-request"),
-            Stage::Connected { asked, .. } if self.accepted == 0 => (*asked, "join-request"),
+            Stage::Connected { asked, .. } if !self.answered => (*asked, "join-request"),
             _ => return,
         };
         if now.since(asked) >= ANSWER_WITHIN_MS {
@@ -339,26 +348,34 @@ impl GroupSession {
 }
 
 /// What nanopb refuses in the root before any field is copied (PB-01, PB-02): more than
-/// 32 members, an address past its 88-byte slot, a machine id past its 8.
-fn nanopb_bounds(root: &MembershipRoot) -> Option<String> {
+/// 32 members, an address past its 88-byte slot or a machine id past its 8 (PEER-18), a
+/// member with more than its one player slot (PEER-19).
+fn nanopb_bounds(root: &MembershipRoot) -> Option<(Rule, String)> {
     if root.members.len() > membership::CAPACITY {
-        return Some(format!(
-            "{} members; the table holds 32",
-            root.members.len()
-        ));
+        let breach = format!("{} members; the table holds 32", root.members.len());
+        return Some((Rule::Peer18, breach));
     }
     root.members.iter().enumerate().find_map(|(i, m)| {
         let addr = m.addr.as_ref().map_or(0, Vec::len);
         let machine = m.machine_id.as_ref().map_or(0, Vec::len);
-        (addr > 88 || machine > 8).then(|| {
-            format!("member {i}'s address is {addr} bytes and its machine id {machine}; the slots hold 88 and 8")
-        })
+        let slots = m.player_slot.len();
+        if addr > 88 || machine > 8 {
+            let breach = format!(
+                "member {i}'s address is {addr} bytes and its machine id {machine}; the slots hold 88 and 8"
+            );
+            Some((Rule::Peer18, breach))
+        } else if slots > 1 {
+            let breach = format!("member {i} owns {slots} player slots; a member owns at most 1");
+            Some((Rule::Peer19, breach))
+        } else {
+            None
+        }
     })
 }
 
 /// The first field the state holds after applying that the receiver refuses: an address
-/// not 86 bytes or a machine id not 8 (PEER-02), a member owning more than one player
-/// slot, a host index past the members, a member state past 10 (PEER-19).
+/// not 86 bytes or a machine id not 8 (PEER-02), a host index past the members, a member
+/// state past 10 (PEER-19).
 fn held_breach(
     state: &SessionState,
     root: &MembershipRoot,
@@ -373,17 +390,6 @@ fn held_breach(
             m.addr_len, m.machine_id_len
         );
         return Some((Rule::Peer02, breach));
-    }
-    if let Some((i, m)) = members
-        .iter()
-        .enumerate()
-        .find(|(_, m)| m.player_slot_count > 1)
-    {
-        let breach = format!(
-            "member {i} owns {} player slots; a member owns at most 1",
-            m.player_slot_count
-        );
-        return Some((Rule::Peer19, breach));
     }
     let host = root.host_index.unwrap_or_default();
     if host as usize >= members.len() {

@@ -5,6 +5,8 @@
 use crate::fault::Fault;
 use crate::plan::HostPlan;
 use vex_wire::peer::association::{AssocCookieAck, AssocInitAck, COOKIE_ACK, DATA, INIT_ACK};
+use vex_wire::peer::chain;
+use vex_wire::peer::message::{PONG, PeerMessage};
 use zerocopy::FromBytes;
 
 /// Where a record's MAC sits.
@@ -23,9 +25,14 @@ pub(crate) fn packet(plan: &HostPlan, datagram: &mut [u8]) -> usize {
     }
 }
 
-/// An out-of-band container as the plan sends it: one test control in its place.
+/// An out-of-band container as the plan sends it: a pong's, one test control in its
+/// place.
 pub(crate) fn container(plan: &HostPlan, container: &mut Vec<u8>) {
-    if plan.has(Fault::PeerTestMessage) {
+    let first = chain::read_container(container)
+        .messages
+        .first()
+        .map(PeerMessage::id);
+    if plan.has(Fault::PeerTestMessage) && first == Some(PONG) {
         // the marker, the more bit, id 43, struct_size 0, the end: 1 1 101011 0...0 0
         *container = vec![0b1110_1011, 0, 0, 0];
     }

@@ -2,10 +2,11 @@
 //! [`vex_host::outbound::Outbound`] (`outbound.rs`), with what they edit, one concern a
 //! file: message 5 (`sensor_auth.rs`), the host program's commits (`program.rs`),
 //! incidents (`incident.rs`), the lobby services (`lobby.rs`), SignOn and the manifest
-//! (`signon.rs`), the replicated objects (`queuez.rs`), the QoS reply (`qos.rs`) and the
-//! association's packets (`association.rs`).
+//! (`signon.rs`), the replicated objects (`queuez.rs`), the QoS reply (`qos.rs`), the
+//! association's packets (`association.rs`) and the group session (`group.rs`).
 
 mod association;
+mod group;
 mod incident;
 mod lobby;
 mod outbound;

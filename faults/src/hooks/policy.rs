@@ -2,12 +2,12 @@
 //! in the plan, and keeps [`Policy`]'s correct default otherwise.
 
 use super::one_slot;
-use super::{program, sensor_auth};
+use super::{group, program, sensor_auth};
 use crate::fault::Fault;
 use crate::plan::HostPlan;
 use crate::variation::Variation;
 use vex_host::activity::{GRANTABLE, JOIN_GRANT_COUNT};
-use vex_host::policy::{Burst, Policy, RosterInputs, RosterSend};
+use vex_host::policy::{Burst, JoinAnswer, Policy, RosterInputs, RosterSend};
 use vex_host::reason::Dropped;
 use vex_host::schedule::{KEEPALIVE_INTERVAL_MS, TimedCommit};
 use vex_wire::activity::authority::Purge;
@@ -26,6 +26,8 @@ use vex_wire::activity::slot::EMPTY_KEY;
 use vex_wire::activity::small::{AdvanceEpoch, EntitySlotMask, PatchEpoch, WorldGlobals};
 use vex_wire::activity::table;
 use vex_wire::bits::BitError;
+use vex_wire::peer::established::EstablishedPacket;
+use vex_wire::peer::membership::{MembershipRoot, MembershipUpdate, PeerDelta};
 use vex_wire::peer::message::TimeSamples;
 
 /// Rows [`Fault::TooManyHostRows`] declares (BHS-01 allows 32).
@@ -56,6 +58,22 @@ impl Policy for HostPlan {
         } else {
             size
         }
+    }
+
+    fn join_answer(&self, checked: JoinAnswer) -> JoinAnswer {
+        group::join_answer(self, checked)
+    }
+
+    fn established_packet(&self, packet: &mut EstablishedPacket) {
+        group::established(self, packet);
+    }
+
+    fn group_membership(&self, root: &mut MembershipRoot, peers: &mut Vec<PeerDelta>) {
+        group::membership(self, root, peers);
+    }
+
+    fn group_membership_update(&self, update: &mut MembershipUpdate) {
+        group::membership_update(self, update);
     }
 
     fn base_nonce(&self, drawn: [u8; 12]) -> [u8; 12] {

@@ -11,6 +11,7 @@
 //! it 10 (established), and every update is a complete snapshot.
 
 use crate::hooks::Hooks;
+use crate::policy::JoinAnswer;
 use std::collections::BTreeMap;
 use vex_wire::peer::membership::{
     self, MembershipMember, MembershipRoot, MembershipUpdate, PeerDelta,
@@ -139,34 +140,40 @@ impl GroupHost {
         live: &dyn Fn(u64) -> bool,
         hooks: &Hooks,
     ) -> Vec<PeerMessage> {
-        let refusal = if request.protocol != message::PROTOCOL_VERSION {
-            return Vec::new();
+        let checked = if request.protocol != message::PROTOCOL_VERSION {
+            JoinAnswer::Silence
         } else if !live(request.session) {
-            refuse::NOT_FOUND
+            JoinAnswer::Refuse(refuse::NOT_FOUND)
         } else if request.high_build < message::BUILD {
-            refuse::PEER_VERSION_TOO_LOW
+            JoinAnswer::Refuse(refuse::PEER_VERSION_TOO_LOW)
         } else if request.low_build > message::BUILD {
-            refuse::HOST_VERSION_TOO_LOW
+            JoinAnswer::Refuse(refuse::HOST_VERSION_TOO_LOW)
         } else if request.executable_type != message::EXECUTABLE_TYPE {
-            refuse::EXECUTABLE_TYPE_MISMATCH
+            JoinAnswer::Refuse(refuse::EXECUTABLE_TYPE_MISMATCH)
         } else if !self.links.contains_key(&tag) {
-            refuse::NOT_JOINABLE
+            JoinAnswer::Refuse(refuse::NOT_JOINABLE)
         } else if self
             .sessions
             .get(&request.session)
             .is_some_and(|s| s.members.len() >= membership::CAPACITY)
         {
-            refuse::SESSION_FULL
+            JoinAnswer::Refuse(refuse::SESSION_FULL)
         } else {
-            self.admit(tag, request);
-            self.publish(request.session, hooks);
-            return Vec::new();
+            JoinAnswer::Admit
         };
-        vec![PeerMessage::JoinRefuse {
-            session: request.session,
-            join_id: request.join_id,
-            reason: refusal,
-        }]
+        match hooks.policy().join_answer(checked) {
+            JoinAnswer::Silence => Vec::new(),
+            JoinAnswer::Admit => {
+                self.admit(tag, request);
+                self.publish(request.session, hooks);
+                Vec::new()
+            }
+            JoinAnswer::Refuse(reason) => vec![PeerMessage::JoinRefuse {
+                session: request.session,
+                join_id: request.join_id,
+                reason,
+            }],
+        }
     }
 
     /// Puts the peer on `tag` in the session `request` names, as a new member or, joining
@@ -241,12 +248,13 @@ impl GroupHost {
             return;
         };
         s.revision += 1;
-        let update = snapshot(session, s);
         let policy = hooks.policy();
+        let (mut root, mut peers) = membership_of(s);
+        policy.group_membership(&mut root, &mut peers);
+        let mut update = snapshot(session, &root, peers);
+        policy.group_membership_update(&mut update);
+        let message = PeerMessage::MembershipUpdate(Box::new(update));
         for tag in s.members.iter().filter_map(|m| m.tag) {
-            let mut update = update.clone();
-            policy.membership_update(&mut update);
-            let message = PeerMessage::MembershipUpdate(Box::new(update));
             if let Some(link) = self.links.get_mut(&tag)
                 && let Err(e) = link.connection.send(&message, declared(&message))
             {
@@ -256,10 +264,11 @@ impl GroupHost {
     }
 
     /// The established datagrams due at `now`, each with its association.
-    pub fn due(&mut self, now: Instant) -> Vec<(u16, Vec<u8>)> {
+    pub fn due(&mut self, now: Instant, hooks: &Hooks) -> Vec<(u16, Vec<u8>)> {
         let mut out = Vec::new();
         for (tag, link) in &mut self.links {
-            while let Some(packet) = link.connection.poll(now) {
+            while let Some(mut packet) = link.connection.poll(now) {
+                hooks.policy().established_packet(&mut packet);
                 match packet.write() {
                     Ok(bytes) => out.push((*tag, bytes)),
                     Err(e) => tracing::error!(%e, tag, "established datagram not built"),
@@ -283,9 +292,9 @@ fn declared(message: &PeerMessage) -> u32 {
     message::struct_size(message.id()).unwrap_or_default()
 }
 
-/// `s` as a complete snapshot, its hash over the state every receiver will hold after
-/// applying it (PEER-22): one state for all, a snapshot replacing what each held.
-fn snapshot(session: u64, s: &GroupSession) -> MembershipUpdate {
+/// `s`'s membership: the root, every member with its address, machine id and join id,
+/// and a full peer delta for each, its state and empty connection data.
+fn membership_of(s: &GroupSession) -> (MembershipRoot, Vec<PeerDelta>) {
     let count = s.members.len() as u32;
     let root = MembershipRoot {
         revision: Some(s.revision),
@@ -304,7 +313,7 @@ fn snapshot(session: u64, s: &GroupSession) -> MembershipUpdate {
             })
             .collect(),
     };
-    let peers: Vec<PeerDelta> = s
+    let peers = s
         .members
         .iter()
         .enumerate()
@@ -314,11 +323,18 @@ fn snapshot(session: u64, s: &GroupSession) -> MembershipUpdate {
             connection: Some((0, 0, 0)),
         })
         .collect();
+    (root, peers)
+}
+
+/// A complete snapshot of `root` and `peers`, its hash over the state every receiver will
+/// hold after applying it (PEER-22): one state for all, a snapshot replacing what each
+/// held.
+fn snapshot(session: u64, root: &MembershipRoot, peers: Vec<PeerDelta>) -> MembershipUpdate {
     let mut state = SessionState::default();
-    state.apply(true, &root, &peers, &[]);
+    state.apply(true, root, &peers, &[]);
     MembershipUpdate {
         peers,
         hash: state.hash(),
-        ..MembershipUpdate::snapshot(session, &root)
+        ..MembershipUpdate::snapshot(session, root)
     }
 }

@@ -185,7 +185,7 @@ impl PeerPort {
 
     /// Seals and sends every established datagram due at `now`.
     fn send_due(&mut self, now: Instant, hooks: &Hooks) {
-        for (tag, plaintext) in self.group.due(now) {
+        for (tag, plaintext) in self.group.due(now, hooks) {
             match self.responder.seal(tag, &plaintext) {
                 Ok((to, record)) => self.send(to, record, hooks.outbound()),
                 Err(e) => tracing::error!(%e, tag, "established datagram not sealed"),

@@ -74,8 +74,6 @@ pub struct HeldMember<'a> {
     pub machine_id_len: u64,
     /// The join id.
     pub join_id: u64,
-    /// The player slots the member owns (PEER-19: at most 1).
-    pub player_slot_count: u64,
 }
 
 impl SessionState {
@@ -158,7 +156,6 @@ impl SessionState {
                     .unwrap_or_default(),
                 machine_id_len: self.u64_at(at + member::MACHINE_ID_LEN),
                 join_id: self.u64_at(at + member::JOIN_ID),
-                player_slot_count: self.u64_at(at + member::PLAYER_SLOT_COUNT),
             }
         })
     }
@@ -300,7 +297,7 @@ mod tests {
         let held: Vec<_> = state.members().collect();
         assert_eq!(held.len(), 1);
         assert_eq!((held[0].addr_len, held[0].machine_id_len), (86, 8));
-        assert_eq!((held[0].join_id, held[0].player_slot_count), (0x1122, 1));
+        assert_eq!(held[0].join_id, 0x1122);
         assert_eq!(state.revision(), 3);
         state.apply(true, &MembershipRoot::default(), &[], &[]);
         assert_eq!(state, SessionState::default());
