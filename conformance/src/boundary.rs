@@ -433,6 +433,26 @@ pub const EDGES: &[Edge] = &[
         "peer.associate",
         "the request answered with three samples, the reply left unanswered: the only answer a reply gets is none",
     ),
+    edge(
+        Rule::Peer02,
+        "peer.associate",
+        "every member's address at exactly 86 bytes and machine id at exactly 8; the client's entry with its current join id",
+    ),
+    edge(
+        Rule::Peer14,
+        "peer.associate",
+        "the guard at the host's channel id mod 4, the first packet and message at 1, connect-establish first",
+    ),
+    edge(
+        Rule::Peer18,
+        "peer.associate",
+        "a nanopb region that decodes, each address and machine id within its slot, the body's fields at their widths",
+    ),
+    edge(
+        Rule::Peer22,
+        "peer.associate",
+        "the hash over the state the client holds after applying: its one legal value",
+    ),
 ];
 
 /// The enforced rules no legal case can sit near, and why: what the pages and the facts

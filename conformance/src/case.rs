@@ -561,9 +561,11 @@ pub fn catalog() -> Vec<Case> {
         },
         Case {
             id: "peer.associate".into(),
-            title: "the client opens a bdNet association with the host's UDP port (init, init ack, cookie echo, cookie ack), agrees its keys, and pings in the first record: the host's pong comes in a record that opens, once, with its size declared; its time-synchronize request gets a reply, and its reply nothing"
+            title: "the client opens a bdNet association with the host's UDP port (init, init ack, cookie echo, cookie ack), agrees its keys, and pings in the first record: the host's pong comes in a record that opens, once, with its size declared; its time-synchronize request gets a reply, and its reply nothing; then it connects, joins the group session and holds its membership, each update's hash its own state's"
                 .into(),
             rules: vec![
+                Rule::Peer01,
+                Rule::Peer02,
                 Rule::Peer07,
                 Rule::Peer08,
                 Rule::Peer09,
@@ -571,8 +573,13 @@ pub fn catalog() -> Vec<Case> {
                 Rule::Peer11,
                 Rule::Peer12,
                 Rule::Peer13,
+                Rule::Peer14,
                 Rule::Peer15,
                 Rule::Peer16,
+                Rule::Peer17,
+                Rule::Peer18,
+                Rule::Peer19,
+                Rule::Peer22,
             ],
             host: HostUnderTest::Any,
             run_for_ms: 7_000,

@@ -428,3 +428,264 @@ fn refusal_name(reason: u8) -> &'static str {
         _ => "past the 30 the client names",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vex_wire::peer::membership::{MembershipMember, PeerDelta};
+    use zerocopy::FromZeros;
+
+    const SESSION: u64 = 0x9EAA_3001_0020_0001;
+
+    fn at(ms: u64) -> Instant {
+        Instant::from_millis(ms)
+    }
+
+    /// A client whose join-request is out, and the host's side of its connection (the
+    /// host's channel 2), with the host's connect-establish already taken.
+    fn asked() -> (GroupSession, Connection, Verdict) {
+        let mut v = Verdict::new();
+        let mut g = GroupSession::default();
+        g.connect(at(0), SESSION);
+        let response = PeerMessage::ConnectResponse {
+            echoed_channel: CHANNEL,
+            echoed_sequence: ANNOUNCED_SEQUENCE,
+            channel: 2,
+            sequence: 0x800,
+            addr: NetAddr::new_zeroed(),
+        };
+        let join = g.on_out_of_band(&mut v, at(1), &response);
+        assert!(matches!(join, Some(PeerMessage::JoinRequest(_))));
+        let mut host = Connection::new(2, CHANNEL, ANNOUNCED_SEQUENCE);
+        let establish = PeerMessage::ConnectEstablish {
+            remote_channel: CHANNEL,
+            channel: 2,
+        };
+        host.send(&establish, 8).unwrap();
+        g.on_established(&mut v, &host.poll(at(2)).unwrap().write().unwrap());
+        (g, host, v)
+    }
+
+    /// The membership a correct host publishes for `g`: the host and the client, the
+    /// client's entry with its address and join id.
+    fn membership(g: &GroupSession) -> (MembershipRoot, Vec<PeerDelta>) {
+        let member = |addr: Vec<u8>, machine: u64| MembershipMember {
+            addr: Some(addr),
+            machine_id: Some(machine.to_le_bytes().to_vec()),
+            join_id: Some(g.join_id),
+            ..MembershipMember::default()
+        };
+        let root = MembershipRoot {
+            revision: Some(1),
+            host_index: Some(0),
+            succession_index: Some(0),
+            member_count: Some(2),
+            member_mask: Some(0b11),
+            members: vec![
+                member(vec![0; 86], SESSION),
+                member(g.addr().as_bytes().to_vec(), g.join_id),
+            ],
+        };
+        let peers = (0..2)
+            .map(|index| PeerDelta {
+                index,
+                state: membership::STATE_READY,
+                connection: Some((0, 0, 0)),
+            })
+            .collect();
+        (root, peers)
+    }
+
+    /// `root` and `peers` as a snapshot whose hash is the state's after applying them.
+    fn update(root: &MembershipRoot, peers: Vec<PeerDelta>) -> MembershipUpdate {
+        let mut state = SessionState::default();
+        state.apply(true, root, &peers, &[]);
+        MembershipUpdate {
+            peers,
+            hash: state.hash(),
+            ..MembershipUpdate::snapshot(SESSION, root)
+        }
+    }
+
+    /// The rules a membership edited by `edit`, its hash recomputed, draws; and by
+    /// `wire`, after the hash.
+    fn judged(
+        edit: impl FnOnce(&mut MembershipRoot, &mut Vec<PeerDelta>),
+        wire: impl FnOnce(&mut MembershipUpdate),
+    ) -> (Vec<Rule>, GroupSession) {
+        let (mut g, mut host, mut v) = asked();
+        let (mut root, mut peers) = membership(&g);
+        edit(&mut root, &mut peers);
+        let mut u = update(&root, peers);
+        wire(&mut u);
+        let message = PeerMessage::MembershipUpdate(Box::new(u));
+        host.send(&message, 31_104).unwrap();
+        while let Some(packet) = host.poll(at(3)) {
+            g.on_established(&mut v, &packet.write().unwrap());
+        }
+        (v.rules(), g)
+    }
+
+    fn rules_of(edit: impl FnOnce(&mut MembershipRoot, &mut Vec<PeerDelta>)) -> Vec<Rule> {
+        judged(edit, |_| {}).0
+    }
+
+    /// A correct membership is taken: applied, its hash the client's own, and the
+    /// client's join-complete queued for the host.
+    #[test]
+    fn a_correct_membership_is_taken() {
+        let (rules, mut g) = judged(|_, _| {}, |_| {});
+        assert_eq!(rules, []);
+        assert_eq!((g.accepted(), g.revision()), (1, 1));
+        assert!(!g.poll(at(4)).is_empty(), "the join-complete");
+    }
+
+    /// PEER-02 at each field: an address of 85, 87 or 88 bytes, a machine id of 7, a stale
+    /// join id, no entry with the client's address; 86 and 8 are taken.
+    #[test]
+    fn peer_02_each_field() {
+        for len in [85, 87, 88] {
+            let rules = rules_of(|r, _| r.members[0].addr = Some(vec![0; len]));
+            assert_eq!(rules, [Rule::Peer02], "address {len}");
+        }
+        let short = rules_of(|r, _| r.members[0].machine_id = Some(vec![0; 7]));
+        assert_eq!(short, [Rule::Peer02]);
+        let stale = rules_of(|r, _| r.members[1].join_id = r.members[1].join_id.map(|j| j ^ 1));
+        assert_eq!(stale, [Rule::Peer02]);
+        let absent = rules_of(|r, _| r.members[1].addr = Some(vec![1; 86]));
+        assert_eq!(absent, [Rule::Peer02]);
+    }
+
+    /// PEER-18: what nanopb refuses (an address of 89 bytes, a machine id of 9, 33
+    /// members) and a region that is no protobuf.
+    #[test]
+    fn peer_18_what_nanopb_refuses() {
+        let long = rules_of(|r, _| r.members[0].addr = Some(vec![0; 89]));
+        assert_eq!(long, [Rule::Peer18]);
+        let machine = rules_of(|r, _| r.members[0].machine_id = Some(vec![0; 9]));
+        assert_eq!(machine, [Rule::Peer18]);
+        let many = rules_of(|r, _| {
+            let extra = r.members[0].clone();
+            r.members.extend(std::iter::repeat_n(extra, 31));
+        });
+        assert_eq!(many, [Rule::Peer18]);
+        let garbage = judged(|_, _| {}, |u| u.root = vec![0x0F, 0]).0;
+        assert_eq!(garbage, [Rule::Peer18]);
+    }
+
+    /// PEER-19: two player slots (one is taken), a host index at the member count (one
+    /// below is taken), a state of 11 (10 is taken).
+    #[test]
+    fn peer_19_each_bound() {
+        assert_eq!(
+            rules_of(|r, _| r.members[0].player_slot = vec![0, 1]),
+            [Rule::Peer19]
+        );
+        assert_eq!(rules_of(|r, _| r.members[0].player_slot = vec![0]), []);
+        assert_eq!(rules_of(|r, _| r.host_index = Some(2)), [Rule::Peer19]);
+        assert_eq!(rules_of(|r, _| r.host_index = Some(1)), []);
+        assert_eq!(rules_of(|_, p| p[0].state = 11), [Rule::Peer19]);
+        assert_eq!(
+            rules_of(|_, p| p[0].state = membership::STATE_ESTABLISHED),
+            []
+        );
+    }
+
+    /// PEER-22: a hash one bit off the state's is caught, advisory on the replica; the
+    /// tables are left as applied.
+    #[test]
+    fn peer_22_the_hash() {
+        let (rules, g) = judged(|_, _| {}, |u| u.hash ^= 1);
+        assert_eq!(rules, [Rule::Peer22]);
+        assert_eq!(g.accepted(), 0);
+    }
+
+    /// PEER-01: a host packet 129 ahead of the window ends the connection; 128 is taken.
+    /// PEER-14: a guard that is not the host's channel mod 4 is refused.
+    #[test]
+    fn peer_01_and_14_the_window_and_the_guard() {
+        for (ahead, rules) in [(128, vec![]), (129, vec![Rule::Peer01])] {
+            let (mut g, mut host, mut v) = asked();
+            host.send(
+                &PeerMessage::Ping {
+                    sequence: 1,
+                    timestamp: 1,
+                    flag: false,
+                },
+                24,
+            )
+            .unwrap();
+            let mut packet = host.poll(at(3)).unwrap();
+            // the window stands at packet 1, the host's connect-establish
+            packet.ack.head = Some((1 + ahead, 1));
+            g.on_established(&mut v, &packet.write().unwrap());
+            assert_eq!(v.rules(), rules, "{ahead} ahead");
+        }
+        let (mut g, mut host, mut v) = asked();
+        host.send(
+            &PeerMessage::Ping {
+                sequence: 1,
+                timestamp: 1,
+                flag: false,
+            },
+            24,
+        )
+        .unwrap();
+        let mut packet = host.poll(at(3)).unwrap();
+        packet.guard ^= 1;
+        g.on_established(&mut v, &packet.write().unwrap());
+        assert_eq!(v.rules(), [Rule::Peer14]);
+    }
+
+    /// PEER-14: the host's first reliable message is not connect-establish.
+    #[test]
+    fn peer_14_the_first_reliable_message() {
+        let mut v = Verdict::new();
+        let mut g = GroupSession::default();
+        g.connect(at(0), SESSION);
+        let response = PeerMessage::ConnectResponse {
+            echoed_channel: CHANNEL,
+            echoed_sequence: ANNOUNCED_SEQUENCE,
+            channel: 2,
+            sequence: 0,
+            addr: NetAddr::new_zeroed(),
+        };
+        g.on_out_of_band(&mut v, at(1), &response);
+        let mut host = Connection::new(2, CHANNEL, ANNOUNCED_SEQUENCE);
+        host.send(
+            &PeerMessage::Ping {
+                sequence: 1,
+                timestamp: 1,
+                flag: false,
+            },
+            24,
+        )
+        .unwrap();
+        g.on_established(&mut v, &host.poll(at(2)).unwrap().write().unwrap());
+        assert_eq!(v.rules(), [Rule::Peer14]);
+    }
+
+    /// PEER-17: a valid request refused with 27 is caught, with 26 (admission's) not; a
+    /// request unanswered for 3,000 ms is caught, for 2,999 not.
+    #[test]
+    fn peer_17_refusals_and_silence() {
+        for (reason, rules) in [
+            (refuse::PEER_VERSION_TOO_LOW, vec![Rule::Peer17]),
+            (refuse::REJECTED_BY_HOST, vec![]),
+        ] {
+            let (mut g, _, mut v) = asked();
+            let refusal = PeerMessage::JoinRefuse {
+                session: SESSION,
+                join_id: g.join_id,
+                reason,
+            };
+            g.on_out_of_band(&mut v, at(3), &refusal);
+            assert_eq!(v.rules(), rules, "reason {reason}");
+        }
+        for (end, rules) in [(3_000, vec![]), (3_001, vec![Rule::Peer17])] {
+            let (g, _, mut v) = asked();
+            g.check_answered(&mut v, at(end));
+            assert_eq!(v.rules(), rules, "at {end}");
+        }
+    }
+}

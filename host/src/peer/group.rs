@@ -338,3 +338,175 @@ fn snapshot(session: u64, root: &MembershipRoot, peers: Vec<PeerDelta>) -> Membe
         ..MembershipUpdate::snapshot(session, root)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SESSION: u64 = 0x9EAA_3001_0020_0001;
+    const TAG: u16 = 7;
+
+    fn request() -> JoinRequest {
+        JoinRequest {
+            protocol: message::PROTOCOL_VERSION,
+            low_build: message::BUILD,
+            high_build: message::BUILD,
+            executable_type: message::EXECUTABLE_TYPE,
+            session: SESSION,
+            join_id: 99,
+        }
+    }
+
+    /// A group host with a connection on [`TAG`].
+    fn connected() -> GroupHost {
+        let mut g = GroupHost::default();
+        let connect = PeerMessage::ConnectRequest {
+            channel: 1,
+            sequence: 0x400,
+            addr: NetAddr::direct([10, 0, 0, 9], 3074, 1),
+        };
+        let answers = g.out_of_band(TAG, &connect, &|_| true, &mut || 0x1234, &Hooks::default());
+        assert!(matches!(
+            answers[..],
+            [PeerMessage::ConnectResponse {
+                channel: 1,
+                sequence: 0x1000,
+                ..
+            }]
+        ));
+        g
+    }
+
+    fn answer(g: &mut GroupHost, r: JoinRequest) -> Vec<PeerMessage> {
+        let live = |s: u64| s == SESSION;
+        let join = PeerMessage::JoinRequest(r);
+        g.out_of_band(TAG, &join, &live, &mut || 0, &Hooks::default())
+    }
+
+    fn refused(reason: u8) -> Vec<PeerMessage> {
+        refused_in(SESSION, reason)
+    }
+
+    fn refused_in(session: u64, reason: u8) -> Vec<PeerMessage> {
+        vec![PeerMessage::JoinRefuse {
+            session,
+            join_id: 99,
+            reason,
+        }]
+    }
+
+    /// The page's checks in its order (PEER-17): each request breaks its check and every
+    /// later one, so only the order gives the reason expected; a protocol that is not ours
+    /// gets nothing, and a request at both build bounds is admitted.
+    #[test]
+    fn the_checks_in_the_pages_order() {
+        let mut g = connected();
+        let cases: [(JoinRequest, Vec<PeerMessage>); 6] = [
+            (
+                JoinRequest {
+                    protocol: 1,
+                    session: 5,
+                    ..request()
+                },
+                vec![],
+            ),
+            (
+                JoinRequest {
+                    session: 5,
+                    high_build: message::BUILD - 1,
+                    ..request()
+                },
+                refused_in(5, refuse::NOT_FOUND),
+            ),
+            (
+                JoinRequest {
+                    high_build: message::BUILD - 1,
+                    low_build: message::BUILD + 1,
+                    ..request()
+                },
+                refused(refuse::PEER_VERSION_TOO_LOW),
+            ),
+            (
+                JoinRequest {
+                    low_build: message::BUILD + 1,
+                    executable_type: 4,
+                    ..request()
+                },
+                refused(refuse::HOST_VERSION_TOO_LOW),
+            ),
+            (
+                JoinRequest {
+                    executable_type: 4,
+                    ..request()
+                },
+                refused(refuse::EXECUTABLE_TYPE_MISMATCH),
+            ),
+            (request(), vec![]),
+        ];
+        for (r, want) in cases {
+            assert_eq!(answer(&mut g, r), want, "{r:?}");
+        }
+        assert_eq!(
+            g.sessions[&SESSION].members.len(),
+            2,
+            "the host and the joiner"
+        );
+    }
+
+    /// A peer with no connection is not joinable (6); the 33rd member finds the session
+    /// full (7).
+    #[test]
+    fn admission_refuses_what_it_cannot_hold() {
+        let mut g = GroupHost::default();
+        assert_eq!(answer(&mut g, request()), refused(refuse::NOT_JOINABLE));
+        let mut g = connected();
+        answer(&mut g, request());
+        let members = &mut g.sessions.get_mut(&SESSION).unwrap().members;
+        let other = members[1].clone();
+        members.resize(
+            membership::CAPACITY,
+            Member {
+                tag: Some(1),
+                ..other
+            },
+        );
+        assert_eq!(
+            answer(
+                &mut g,
+                JoinRequest {
+                    join_id: 99,
+                    ..request()
+                }
+            ),
+            refused(refuse::SESSION_FULL)
+        );
+    }
+
+    /// Admission publishes revision 1 to the joiner, whose entry echoes its address and
+    /// join id, and whose hash is the state's after applying it; its join-complete makes
+    /// it established in revision 2.
+    #[test]
+    fn admission_publishes_and_completion_republishes() {
+        let mut g = connected();
+        answer(&mut g, request());
+        let s = &g.sessions[&SESSION];
+        assert_eq!(
+            (s.revision, s.members[1].state),
+            (1, membership::STATE_READY)
+        );
+        assert_eq!(s.members[1].addr, NetAddr::direct([10, 0, 0, 9], 3074, 1));
+        let (root, peers) = membership_of(s);
+        let u = snapshot(SESSION, &root, peers.clone());
+        let mut state = SessionState::default();
+        state.apply(true, &root, &peers, &[]);
+        assert_eq!(u.hash, state.hash());
+        g.complete(TAG, SESSION, &Hooks::default());
+        let s = &g.sessions[&SESSION];
+        assert_eq!(
+            (s.revision, s.members[1].state),
+            (2, membership::STATE_ESTABLISHED)
+        );
+        g.complete(TAG, SESSION, &Hooks::default());
+        assert_eq!(g.sessions[&SESSION].revision, 2, "once");
+    }
+}

@@ -34,8 +34,11 @@ pub const MAX_SPAN: usize = 127;
 pub const MAX_FILLER_BITS: u16 = 9920;
 /// Receive slots per queue: a fragment this far or further ahead is refused (facts).
 pub const WINDOW: u16 = 32;
-/// The reassembly cap, 1024 bytes, in bits (facts, `st/gameplay/definition.h`).
-pub const MAX_MESSAGE_BITS: usize = 1024 * 8;
+/// The reassembly cap in bits: 16 KiB. Sunrise caps at 1,024 bytes (facts,
+/// `st/gameplay/definition.h`), its own limit and not the client's: a membership-update of
+/// 32 members is several kilobytes, its nanopb region alone up to 8,191 bytes (NS), so
+/// the cap here is twice that, and bounds what one message can hold of a receiver.
+pub const MAX_MESSAGE_BITS: usize = 16 * 1024 * 8;
 
 /// Why an established datagram or a reliable run could not be written or read.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -92,8 +95,8 @@ pub enum EstablishedError {
         /// The next sequence expected.
         next: u16,
     },
-    /// A reassembled message past 1024 bytes: its fragments are dropped.
-    #[error("a reassembled message passes 1024 bytes")]
+    /// A reassembled message past [`MAX_MESSAGE_BITS`]: its fragments are dropped.
+    #[error("a reassembled message passes 16 KiB")]
     TooLong,
 }
 
@@ -571,7 +574,7 @@ pub fn fragment(message: &Bits, queue: Queue, first: u16) -> Vec<Fragment> {
     out
 }
 
-/// One queue's receive side (facts: 32 slots per queue, reassembly capped at 1024 bytes,
+/// One queue's receive side (facts: 32 slots per queue; reassembly capped at 16 KiB,
 /// Sunrise's `accept_records` and `drain_message`): fragments are kept by sequence and
 /// drained in order into the message they build.
 #[derive(Debug, Clone)]
@@ -637,7 +640,7 @@ impl Reassembly {
 
     /// The next complete message, in sequence order, or `None` until one is. Fragments
     /// drain as they become contiguous, so a message longer than the window still passes.
-    /// A message that passes 1024 bytes gives [`EstablishedError::TooLong`] once, and the
+    /// A message that passes [`MAX_MESSAGE_BITS`] gives [`EstablishedError::TooLong`] once, and the
     /// rest of its fragments are dropped as they come; the reassembler goes on.
     pub fn pop_message(&mut self) -> Result<Option<Bits>, EstablishedError> {
         loop {
@@ -1020,11 +1023,11 @@ mod tests {
         );
     }
 
-    /// 8193 bits (in queue B, 170 full fragments and a 33-bit short one) pass 1024 bytes,
-    /// and so do 8192 (32 full in queue A and the terminator); 8191 do not. The message
+    /// One bit past the cap (in queue B) passes it, and so does the cap exactly (whole
+    /// fragments in queue A and the terminator); one bit below does not. The message
     /// after a refused one still comes out.
     #[test]
-    fn a_message_past_1024_bytes_is_dropped() {
+    fn a_message_past_the_cap_is_dropped() {
         let drain = |len, queue| {
             let mut frags = fragment(&pattern(len, 3), queue, 0);
             let n = frags.len() as u16;
@@ -1041,7 +1044,7 @@ mod tests {
         };
         let refused = [Err(EstablishedError::TooLong), Ok(pattern(20, 4))];
         assert_eq!(drain(MAX_MESSAGE_BITS + 1, Queue::B), refused);
-        // exactly 1024 bytes: the terminator's bit passes the cap
+        // exactly the cap: the terminator's bit passes it
         assert_eq!(drain(MAX_MESSAGE_BITS, Queue::A), refused);
         let passed = drain(MAX_MESSAGE_BITS - 1, Queue::A);
         assert_eq!(
