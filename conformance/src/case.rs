@@ -7,6 +7,7 @@ use crate::gate::Gate;
 use vex_fake_client::{Choice, ClientConfig, Probe, Provenance, Rule};
 use vex_faults::{ClientAction, Fault, Variation};
 use vex_harness::RunReport;
+use vex_harness::datagram_fault::DatagramFault;
 use vex_harness::hostile::Hostile;
 use vex_harness::link_fault::LinkFault;
 use vex_wire::bap::secure::SignOnKeys;
@@ -32,6 +33,9 @@ pub enum HostUnderTest {
     Link(LinkFault),
     /// Our host under an attack beside the case's member. Runs in-process only.
     Hostile(Hostile),
+    /// Our host, member 1's datagrams lost, overtaken and doubled on the in-process
+    /// transport. Runs in-process only.
+    Datagrams(DatagramFault),
 }
 
 /// One conformance case.

@@ -1,12 +1,14 @@
 //! The cases of the network around the host (issue "Under load and faults"): `link.NAME`,
-//! member 1's link carrying one fault in-process, and `hostile.NAME`, one attack on the
-//! host beside a member. Each is judged as its case says and then by the fault's own
+//! member 1's link carrying one fault in-process, `udp.lossy`, member 1's datagrams lost,
+//! overtaken and doubled while it associates and joins the group session, and
+//! `hostile.NAME`, one attack on the host beside a member. Each is judged as its case says and then by the fault's own
 //! judge ([`vex_harness::link_judge`], [`Hostile::judge`]); both run in-process only.
 
 use crate::case::{Case, ClientScript, Expectation, HostUnderTest, Verdict};
 use crate::runner::{self, CaseResult, CheckOptions, IN_PROCESS_HOST};
 use std::time::Instant;
 use vex_fake_client::{ClientConfig, Rule};
+use vex_harness::datagram_fault::DatagramFault;
 use vex_harness::hostile::Hostile;
 use vex_harness::in_process::{HostRun, run_host, run_host_over};
 use vex_harness::link_fault::LinkFault;
@@ -16,6 +18,8 @@ use vex_host::HostCore;
 
 /// How long a link fault's case runs: past a stall's 21.5 s.
 const LINK_RUN_MS: u64 = 30_000;
+/// How long `udp.lossy` runs: the association at 3 s, then resends.
+const LOSSY_RUN_MS: u64 = 12_000;
 /// How long an attack's case runs: past the hello and slow-frame limits.
 const HOSTILE_RUN_MS: u64 = 25_000;
 
@@ -61,7 +65,20 @@ pub fn cases() -> Vec<Case> {
         members: 1,
         expect: Expectation::CleanJoin,
     });
-    links.chain(attacks).collect()
+    let lossy = Case {
+        id: "udp.lossy".into(),
+        title: format!(
+            "member 1's datagrams go through {}: it still associates, joins the group session and holds its membership (revisions 1 and 2, hashes matching), the handshake and the reliable connection sending again what was lost",
+            DatagramFault::LOSSY
+        ),
+        rules: vec![Rule::Peer01, Rule::Peer14, Rule::Peer17, Rule::Peer22],
+        host: HostUnderTest::Datagrams(DatagramFault::LOSSY),
+        run_for_ms: LOSSY_RUN_MS,
+        script: ClientScript::Associate,
+        members: 1,
+        expect: Expectation::CleanJoin,
+    };
+    links.chain([lossy]).chain(attacks).collect()
 }
 
 fn link_title(fault: LinkFault, reports: &[Rule]) -> String {
@@ -88,6 +105,23 @@ pub fn run_link(case: &Case, fault: LinkFault, options: CheckOptions) -> CaseRes
         Wire::faulty(fault),
     );
     let judged = link_judge::judge(fault, &run);
+    verdict(case, run, judged, started, options)
+}
+
+/// Runs `udp.lossy`: member 1's datagrams through `fault`; the run must end with member
+/// 1 holding the group session's membership.
+pub fn run_datagrams(case: &Case, fault: DatagramFault, options: CheckOptions) -> CaseResult {
+    let started = Instant::now();
+    let (host, clients) = host_and_clients(case, options);
+    let wire = Wire::lossy_datagrams(fault);
+    let run = run_host_over(host, clients, case.run_for_ms, Vec::new(), wire);
+    let held = run.reports.first().and_then(|r| r.group_membership);
+    let judged = match held {
+        Some((2, 2)) => Ok(()),
+        other => Err(format!(
+            "member 1 held the group membership {other:?}, not 2 updates at revision 2"
+        )),
+    };
     verdict(case, run, judged, started, options)
 }
 

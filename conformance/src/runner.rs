@@ -136,6 +136,7 @@ pub fn run_in_process(case: &Case, options: CheckOptions) -> CaseResult {
         HostUnderTest::Any => HostPlan::default(),
         HostUnderTest::Link(fault) => return network::run_link(case, fault, options),
         HostUnderTest::Hostile(h) => return network::run_hostile(case, h, options),
+        HostUnderTest::Datagrams(fault) => return network::run_datagrams(case, fault, options),
     };
     run_in_process_against(case, faults, options)
 }
@@ -292,7 +293,10 @@ pub async fn run_case(case: &Case, transport: Transport, options: CheckOptions) 
             Transport::Tcp(_),
             HostUnderTest::Faulty(_) | HostUnderTest::Legal(_) | HostUnderTest::Mission(..),
         ) => None,
-        (Transport::Tcp(_), HostUnderTest::Link(_) | HostUnderTest::Hostile(_)) => None,
+        (
+            Transport::Tcp(_),
+            HostUnderTest::Link(_) | HostUnderTest::Hostile(_) | HostUnderTest::Datagrams(_),
+        ) => None,
     };
     result(case, run, started, options.gate)
 }
@@ -359,7 +363,9 @@ fn result(
                 HostUnderTest::Legal(_) => {
                     "they need our in-process host told to take a freedom of the pages"
                 }
-                HostUnderTest::Link(_) | HostUnderTest::Hostile(_) => {
+                HostUnderTest::Link(_)
+                | HostUnderTest::Hostile(_)
+                | HostUnderTest::Datagrams(_) => {
                     "they fault the in-process transport (`vex proxy` faults a real link)"
                 }
                 _ => "they need our in-process host told to break a rule",

@@ -764,7 +764,7 @@ faults! {
     CookieAckKeyNotExported => Peer10, on AssociationKeyForm, script Associate;
     /// PEER-11: the pong's record carries a MAC with one bit flipped.
     RecordMacWrong => Peer11, on RecordCrypto, also [Peer17], script Associate;
-    /// PEER-12: the pong's record is sent twice, one sequence for both.
+    /// PEER-12: every record after the first reuses the sequence of the one before it.
     RecordReplayed => Peer12, script Associate;
     /// PEER-13: the pong declares struct_size 23, one below its id's.
     PongSizeWrong => Peer13, on PeerStructSizes, script Associate;

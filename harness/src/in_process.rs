@@ -96,7 +96,7 @@ pub fn exchange(
         }
         progress = true;
     }
-    progress |= datagrams(host, parts, now);
+    progress |= datagrams(host, parts, wire, now);
     while let Some(e) = host.poll_event() {
         if let HostEvent::Close { link, .. } = e {
             host.handle_close(now, link);
@@ -117,27 +117,32 @@ pub fn client_udp_address(i: usize) -> SocketAddrV4 {
     SocketAddrV4::new(Ipv4Addr::LOCALHOST, CLIENT_UDP_PORTS + i as u16)
 }
 
-/// Every datagram waiting between `host` and `parts`, delivered at once (the in-process
-/// network loses none): the clients' to the host's port, the host's to the client whose
-/// address it names. True when any moved.
-fn datagrams(host: &mut HostCore, parts: &mut [(ClientCore, Transcript)], now: Instant) -> bool {
+/// Every datagram waiting between `host` and `parts`, through `wire`'s datagram path:
+/// the clients' to the host's port, the host's to the client whose address it names; the
+/// transcript records what arrived. True when any moved.
+fn datagrams(
+    host: &mut HostCore,
+    parts: &mut [(ClientCore, Transcript)],
+    wire: &mut Wire,
+    now: Instant,
+) -> bool {
     let mut moved = false;
     for (i, (client, transcript)) in parts.iter_mut().enumerate() {
-        while let Some((_, bytes)) = client.poll_datagram() {
-            transcript.push(Line::datagram(now, transcript::Direction::ToHost, &bytes));
-            host.handle_datagram(now, client_udp_address(i), &bytes);
+        while let Some((_, sent)) = client.poll_datagram() {
+            for bytes in wire.datagram(i, Direction::ToHost, &sent) {
+                transcript.push(Line::datagram(now, transcript::Direction::ToHost, &bytes));
+                host.handle_datagram(now, client_udp_address(i), &bytes);
+            }
             moved = true;
         }
     }
     while let Some(d) = host.poll_datagram() {
         let to = (0..parts.len()).find(|i| client_udp_address(*i) == d.peer);
-        if let Some((client, transcript)) = to.and_then(|i| parts.get_mut(i)) {
-            transcript.push(Line::datagram(
-                now,
-                transcript::Direction::ToClient,
-                &d.bytes,
-            ));
-            client.handle_datagram(now, &d.bytes);
+        if let Some((i, (client, transcript))) = to.and_then(|i| Some((i, parts.get_mut(i)?))) {
+            for bytes in wire.datagram(i, Direction::ToClient, &d.bytes) {
+                transcript.push(Line::datagram(now, transcript::Direction::ToClient, &bytes));
+                client.handle_datagram(now, &bytes);
+            }
         }
         moved = true;
     }

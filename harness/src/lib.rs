@@ -1,6 +1,7 @@
 //! vex-harness: connects a host and the emulated client, in-process with a virtual clock
 //! or over TCP, and records every frame as a transcript.
 
+pub mod datagram_fault;
 pub mod hostile;
 pub mod in_process;
 pub mod link_fault;

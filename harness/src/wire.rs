@@ -1,7 +1,9 @@
 //! The in-process transport between the host and the clients: bytes pass at once, or
 //! through a [`FaultyLink`] on one of client 1's links, on the virtual clock (issue "Under
-//! load and faults": a fault-injecting transport in the harness).
+//! load and faults": a fault-injecting transport in the harness); client 1's datagrams
+//! pass through a [`DatagramPath`], lossy when the wire is made so.
 
+use crate::datagram_fault::{DatagramFault, DatagramPath};
 use crate::link_fault::{Direction, FaultyLink, LinkFault, Passed};
 use vex_fake_client::LinkKind;
 use vex_wire::time::Instant;
@@ -34,6 +36,8 @@ pub struct Wire {
     faulty: Option<FaultyLink>,
     /// Bytes held, with when they pass, in the order they came.
     held: Vec<(Instant, Delivery)>,
+    /// Client 1's datagrams' path.
+    datagrams: DatagramPath,
 }
 
 impl Wire {
@@ -48,6 +52,24 @@ impl Wire {
         Self {
             fault: Some(fault),
             ..Self::default()
+        }
+    }
+
+    /// A transport whose links pass every byte at once, and whose datagrams to and from
+    /// client 1 go through `fault`.
+    pub fn lossy_datagrams(fault: DatagramFault) -> Self {
+        Self {
+            datagrams: DatagramPath::new(fault),
+            ..Self::default()
+        }
+    }
+
+    /// A datagram client `client` sent, or was sent, `direction`: what arrives now.
+    pub fn datagram(&mut self, client: usize, direction: Direction, bytes: &[u8]) -> Vec<Vec<u8>> {
+        if client == 0 {
+            self.datagrams.pass(direction, bytes)
+        } else {
+            vec![bytes.to_vec()]
         }
     }
 

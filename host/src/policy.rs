@@ -82,6 +82,12 @@ pub trait Policy {
         }
     }
 
+    /// The sequence of an association's record whose next is `next` (NS "The association
+    /// handshake"; PEER-12): `next`, each record its own.
+    fn record_sequence(&self, next: u32) -> u32 {
+        next
+    }
+
     /// The answer to a join-request whose checks gave `checked` (NS "What a host checks in
     /// a join request"; PEER-17): that answer.
     fn join_answer(&self, checked: JoinAnswer) -> JoinAnswer {

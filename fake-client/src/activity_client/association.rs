@@ -8,6 +8,7 @@
 use super::group_session::GroupSession;
 use crate::rules::{Choice, Rule};
 use crate::verdict::Verdict;
+use std::collections::VecDeque;
 use vex_wire::peer::association::{
     ADDRESS_CLAIM_LEN, AssocCookieAck, AssocCookieEcho, AssocInit, AssocInitAck, AssocPacket,
     COOKIE_ACK, SecurityId,
@@ -15,12 +16,17 @@ use vex_wire::peer::association::{
 use vex_wire::peer::chain::{self, ChainError};
 use vex_wire::peer::keys::{AssociationKey, COORDINATE_LEN, RecordKeys};
 use vex_wire::peer::message::{self, BodyError, PeerMessage, TimeSamples};
-use vex_wire::peer::record::{self, ReplayWindow};
+use vex_wire::peer::record::{self, REPLAY_SLOTS, ReplayWindow};
 use vex_wire::time::Instant;
+use zerocopy::IntoBytes;
 
 /// How long the client waits for each answer of the handshake: Vex's choice
 /// [`Choice::AssociationWait`] (the pages give no time).
 pub(crate) const ANSWER_WITHIN_MS: u64 = 3_000;
+/// How often the client sends a handshake packet again while it waits for its answer:
+/// Vex's (the pages give no retransmission, and a lost datagram must not end the
+/// association).
+const HANDSHAKE_RESEND_MS: u64 = 1_000;
 /// The tag the client chooses for itself.
 const REQUESTER_TAG: u16 = 0x5EC1;
 /// The join key of the host's join descriptor: zero, as our host's (and Sunrise's).
@@ -45,6 +51,9 @@ enum Stage {
         keys: RecordKeys,
         responder_tag: u16,
         window: ReplayWindow,
+        /// The MACs of the host's newest records, by sequence: a record seen again with
+        /// the same MAC is the network's duplicate, one with another the host's reuse.
+        seen: VecDeque<(u32, [u8; 8])>,
         next_sequence: u32,
         /// The time-synchronize reply the client sent as a probe, once it did.
         probed: bool,
@@ -70,6 +79,8 @@ pub(crate) struct Association {
     stage: Stage,
     /// The session the association is for, which its time-synchronize messages name.
     session: u64,
+    /// The handshake packet out, and when it goes again unless answered.
+    outstanding: Option<(Vec<u8>, Instant)>,
     /// The group session joined over it.
     group: GroupSession,
 }
@@ -102,6 +113,7 @@ impl Association {
         let init = AssocInit::new(REQUESTER_TAG, session.to_le_bytes());
         self.session = session;
         self.stage = Stage::InitSent { init, at: now };
+        self.outstanding = Some((init.as_bytes().to_vec(), now + HANDSHAKE_RESEND_MS));
         init
     }
 
@@ -113,6 +125,7 @@ impl Association {
             _ => "cookie ack",
         };
         self.stage = Stage::Failed;
+        self.outstanding = None;
         let reason = format!(
             "no {waited} within {ANSWER_WITHIN_MS} ms: the association never opens, and nothing above it runs"
         );
@@ -124,15 +137,25 @@ impl Association {
         &self.group
     }
 
-    /// When the group session's connection next has a datagram to send.
+    /// When the association next has a datagram to send again: the handshake packet
+    /// out, or the group session's.
     pub(crate) fn resend_due(&self) -> Option<Instant> {
-        self.group.next_due()
+        let handshake = self.outstanding.as_ref().map(|(_, at)| *at);
+        handshake.into_iter().chain(self.group.next_due()).min()
     }
 
-    /// The group session's established datagrams due at `now`, sealed.
+    /// What the association sends at `now` unasked: the handshake packet again, or the
+    /// group session's due datagrams, sealed.
     pub(crate) fn poll(&mut self, now: Instant) -> Vec<Vec<u8>> {
-        let due = self.group.poll(now);
-        due.iter().filter_map(|p| self.seal_plain(p)).collect()
+        let mut out = Vec::new();
+        if let Some((packet, at)) = self.outstanding.as_mut().filter(|(_, at)| *at <= now) {
+            *at = now + HANDSHAKE_RESEND_MS;
+            out.push(packet.clone());
+        }
+        let group = self.group.poll(now);
+        out.extend(group.out_of_band.and_then(|m| self.seal(&m)));
+        out.extend(group.established.iter().filter_map(|p| self.seal_plain(p)));
+        out
     }
 
     /// A datagram of the association port at `now`: what the client answers.
@@ -146,8 +169,18 @@ impl Association {
         answer.into_iter().chain(self.poll(now)).collect()
     }
 
-    /// [`Association::on_datagram`]'s answer to the packet itself.
+    /// [`Association::on_datagram`]'s answer to the packet itself; the handshake packet
+    /// out is answered once the stage moves on.
     fn answer(&mut self, verdict: &mut Verdict, now: Instant, bytes: &[u8]) -> Option<Vec<u8>> {
+        let answer = self.step(verdict, now, bytes);
+        if !matches!(self.stage, Stage::InitSent { .. } | Stage::EchoSent(_)) {
+            self.outstanding = None;
+        }
+        answer
+    }
+
+    /// Moves the handshake for `bytes`, or reads them as a record of the association.
+    fn step(&mut self, verdict: &mut Verdict, now: Instant, bytes: &[u8]) -> Option<Vec<u8>> {
         // each arm leaves the stage the packet moves the handshake to
         match (std::mem::take(&mut self.stage), AssocPacket::read(bytes)) {
             (Stage::InitSent { init, .. }, Ok(AssocPacket::InitAck(ack))) => {
@@ -213,7 +246,9 @@ impl Association {
             key,
             at: now,
         });
-        Some(zerocopy::IntoBytes::as_bytes(&echo).to_vec())
+        let echo = echo.as_bytes().to_vec();
+        self.outstanding = Some((echo.clone(), now + HANDSHAKE_RESEND_MS));
+        Some(echo)
     }
 
     /// The cookie ack: addressed to the client's tag (PEER-08), the security id repeated
@@ -255,6 +290,7 @@ impl Association {
                     keys: RecordKeys::derive(&secret, &JOIN_KEY),
                     responder_tag,
                     window: ReplayWindow::default(),
+                    seen: VecDeque::new(),
                     next_sequence: 1,
                     probed: false,
                 };
@@ -314,6 +350,7 @@ impl Association {
         let Stage::Established {
             keys,
             window,
+            seen,
             probed,
             ..
         } = &mut self.stage
@@ -328,11 +365,21 @@ impl Association {
                 return None;
             }
         };
-        if let Err(replay) = window.admit(head.header.sequence.get()) {
+        let sequence = head.header.sequence.get();
+        if let Err(replay) = window.admit(sequence) {
+            if seen.contains(&(sequence, head.mac)) {
+                // the same record again: the network doubled it, and the window drops it
+                tracing::debug!(sequence, "a record the network doubled");
+                return None;
+            }
             let reason = format!("a record of the host's: {replay}: dropped as a replay");
             verdict.violate(Rule::Peer12, None, None, reason);
             return None;
         }
+        if seen.len() == REPLAY_SLOTS as usize {
+            seen.pop_front();
+        }
+        seen.push_back((sequence, head.mac));
         if plaintext.first().is_some_and(|b| b & 0x80 == 0) {
             self.group.on_established(verdict, &plaintext);
             return None;
@@ -538,16 +585,18 @@ mod tests {
         record::seal(keys, REQUESTER_TAG, sequence, &container).unwrap()
     }
 
-    /// The host's records: a right pong passes; a flipped MAC bit (PEER-11), the same
-    /// sequence twice (PEER-12), a pong declared one under or over its size (PEER-13) are
-    /// each caught; the next sequence, and one 31 below the highest, pass.
+    /// The host's records: a right pong passes, and so does the same record again (the
+    /// network doubled it); a flipped MAC bit (PEER-11), another record with a sequence
+    /// seen (PEER-12), a pong declared one under or over its size (PEER-13) are each
+    /// caught; the next sequence, and one 31 below the highest, pass.
     #[test]
     fn the_hosts_records() {
         let (mut a, keys) = opened();
         let mut v = Verdict::new();
         a.on_datagram(&mut v, Instant::default(), &pong(&keys, 5, 24));
-        assert!(rules(&v).is_empty());
         a.on_datagram(&mut v, Instant::default(), &pong(&keys, 5, 24));
+        assert!(rules(&v).is_empty());
+        a.on_datagram(&mut v, Instant::default(), &pong(&keys, 5, 25));
         assert_eq!(rules(&v), [Rule::Peer12]);
         let mut v = Verdict::new();
         a.on_datagram(&mut v, Instant::default(), &pong(&keys, 36, 24));

@@ -27,6 +27,18 @@ use zerocopy::IntoBytes;
 const CHANNEL: u32 = 1;
 /// The sequence the client announces: the one before its first packet, low 10 bits clear.
 const ANNOUNCED_SEQUENCE: u32 = 0x400;
+/// How often the client sends its connect-request or join-request again while it waits
+/// for the answer: Vex's (they go out of band, where nothing resends them).
+const REQUEST_RESEND_MS: u64 = 1_000;
+
+/// What the group session sends unasked at one time.
+#[derive(Debug, Default)]
+pub(crate) struct Due {
+    /// An out-of-band request sent again.
+    pub(crate) out_of_band: Option<Vec<PeerMessage>>,
+    /// The reliable connection's datagrams.
+    pub(crate) established: Vec<Vec<u8>>,
+}
 
 /// Where the join is.
 #[derive(Debug, Default)]
@@ -62,6 +74,8 @@ pub(crate) struct GroupSession {
     accepted: u32,
     /// Whether any answer to the join came: a membership-update, good or bad.
     answered: bool,
+    /// When the out-of-band request waiting for its answer goes again.
+    resend_at: Option<Instant>,
 }
 
 impl GroupSession {
@@ -70,11 +84,27 @@ impl GroupSession {
         self.session = session;
         self.join_id = session.rotate_left(17) | 1;
         self.stage = Stage::Connecting(now);
+        self.resend_at = Some(now + REQUEST_RESEND_MS);
+        self.connect_request()
+    }
+
+    fn connect_request(&self) -> PeerMessage {
         PeerMessage::ConnectRequest {
             channel: CHANNEL,
             sequence: ANNOUNCED_SEQUENCE,
             addr: self.addr(),
         }
+    }
+
+    fn join_request(&self) -> PeerMessage {
+        PeerMessage::JoinRequest(JoinRequest {
+            protocol: message::PROTOCOL_VERSION,
+            low_build: message::BUILD,
+            high_build: message::BUILD,
+            executable_type: message::EXECUTABLE_TYPE,
+            session: self.session,
+            join_id: self.join_id,
+        })
     }
 
     /// The address the client claims: its member entry must echo these 86 bytes.
@@ -134,14 +164,8 @@ impl GroupSession {
                     established: false,
                     completed: false,
                 };
-                Some(PeerMessage::JoinRequest(JoinRequest {
-                    protocol: message::PROTOCOL_VERSION,
-                    low_build: message::BUILD,
-                    high_build: message::BUILD,
-                    executable_type: message::EXECUTABLE_TYPE,
-                    session: self.session,
-                    join_id: self.join_id,
-                }))
+                self.resend_at = Some(now + REQUEST_RESEND_MS);
+                Some(self.join_request())
             }
             (PeerMessage::JoinRefuse { reason, .. }, Stage::Connected { .. }) => {
                 self.stage = Stage::Ended;
@@ -328,22 +352,40 @@ impl GroupSession {
         }
     }
 
-    /// The established datagrams due at `now`.
-    pub(crate) fn poll(&mut self, now: Instant) -> Vec<Vec<u8>> {
-        let Stage::Connected { connection, .. } = &mut self.stage else {
-            return Vec::new();
+    /// What is due at `now`: the request waiting for its answer again, once a second,
+    /// and the reliable connection's datagrams.
+    pub(crate) fn poll(&mut self, now: Instant) -> Due {
+        let waiting = match self.stage {
+            Stage::Connecting(_) => Some(self.connect_request()),
+            Stage::Connected { .. } if !self.answered => Some(self.join_request()),
+            _ => None,
         };
-        std::iter::from_fn(|| connection.poll(now))
-            .filter_map(|packet| packet.write().ok())
-            .collect()
+        let mut due = Due::default();
+        if let Some((request, at)) = waiting.zip(self.resend_at.as_mut())
+            && *at <= now
+        {
+            *at = now + REQUEST_RESEND_MS;
+            due.out_of_band = Some(vec![request]);
+        }
+        if let Stage::Connected { connection, .. } = &mut self.stage {
+            due.established = std::iter::from_fn(|| connection.poll(now))
+                .filter_map(|packet| packet.write().ok())
+                .collect();
+        }
+        due
     }
 
-    /// When [`GroupSession::poll`] next has a datagram.
+    /// When [`GroupSession::poll`] next has something.
     pub(crate) fn next_due(&self) -> Option<Instant> {
-        match &self.stage {
-            Stage::Connected { connection, .. } => connection.next_due(),
-            _ => None,
-        }
+        let (request, connection) = match &self.stage {
+            Stage::Connecting(_) => (self.resend_at, None),
+            Stage::Connected { connection, .. } => (
+                self.resend_at.filter(|_| !self.answered),
+                connection.next_due(),
+            ),
+            _ => (None, None),
+        };
+        request.into_iter().chain(connection).min()
     }
 }
 
@@ -537,7 +579,7 @@ mod tests {
         let (rules, mut g) = judged(|_, _| {}, |_| {});
         assert_eq!(rules, []);
         assert_eq!((g.accepted(), g.revision()), (1, 1));
-        assert!(!g.poll(at(4)).is_empty(), "the join-complete");
+        assert!(!g.poll(at(4)).established.is_empty(), "the join-complete");
     }
 
     /// PEER-02 at each field: an address of 85, 87 or 88 bytes, a machine id of 7, a stale

@@ -1,6 +1,6 @@
-//! The association's packets as the plan breaks them (PEER-07 to PEER-12, PEER-15): one
-//! field of the init ack or the cookie ack, a record's MAC, a record sent twice, or a test
-//! control in a record's container.
+//! The association's packets as the plan breaks them (PEER-07 to PEER-11, PEER-15): one
+//! field of the init ack or the cookie ack, a record's MAC, or a test control in a
+//! record's container.
 
 use crate::fault::Fault;
 use crate::plan::HostPlan;
@@ -20,7 +20,10 @@ pub(crate) fn packet(plan: &HostPlan, datagram: &mut [u8]) -> usize {
             cookie_ack(plan, datagram);
             1
         }
-        Some(&DATA) => record(plan, datagram),
+        Some(&DATA) => {
+            record(plan, datagram);
+            1
+        }
         _ => 1,
     }
 }
@@ -88,15 +91,10 @@ fn cookie_ack(plan: &HostPlan, datagram: &mut [u8]) {
     }
 }
 
-fn record(plan: &HostPlan, datagram: &mut [u8]) -> usize {
+fn record(plan: &HostPlan, datagram: &mut [u8]) {
     if plan.has(Fault::RecordMacWrong)
         && let Some(b) = datagram.get_mut(MAC_AT)
     {
         *b ^= 1;
-    }
-    if plan.has(Fault::RecordReplayed) {
-        2
-    } else {
-        1
     }
 }

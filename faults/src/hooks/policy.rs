@@ -60,6 +60,15 @@ impl Policy for HostPlan {
         }
     }
 
+    fn record_sequence(&self, next: u32) -> u32 {
+        // every record after the first takes the sequence of the one before it
+        if self.has(Fault::RecordReplayed) && next > 1 {
+            next - 1
+        } else {
+            next
+        }
+    }
+
     fn join_answer(&self, checked: JoinAnswer) -> JoinAnswer {
         group::join_answer(self, checked)
     }

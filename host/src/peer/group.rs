@@ -152,17 +152,17 @@ impl GroupHost {
             JoinAnswer::Refuse(refuse::EXECUTABLE_TYPE_MISMATCH)
         } else if !self.links.contains_key(&tag) {
             JoinAnswer::Refuse(refuse::NOT_JOINABLE)
-        } else if self
-            .sessions
-            .get(&request.session)
-            .is_some_and(|s| s.members.len() >= membership::CAPACITY)
-        {
+        } else if self.sessions.get(&request.session).is_some_and(|s| {
+            s.members.len() >= membership::CAPACITY && !s.members.iter().any(|m| m.tag == Some(tag))
+        }) {
             JoinAnswer::Refuse(refuse::SESSION_FULL)
         } else {
             JoinAnswer::Admit
         };
         match hooks.policy().join_answer(checked) {
             JoinAnswer::Silence => Vec::new(),
+            // the same join again is a retransmission: its membership is on its way
+            JoinAnswer::Admit if self.admitted(tag, request) => Vec::new(),
             JoinAnswer::Admit => {
                 self.admit(tag, request);
                 self.publish(request.session, hooks);
@@ -174,6 +174,15 @@ impl GroupHost {
                 reason,
             }],
         }
+    }
+
+    /// Whether the peer on `tag` is a member of `request`'s session by this join already.
+    fn admitted(&self, tag: u16, request: &JoinRequest) -> bool {
+        self.sessions.get(&request.session).is_some_and(|s| {
+            s.members
+                .iter()
+                .any(|m| m.tag == Some(tag) && m.join_id == request.join_id)
+        })
     }
 
     /// Puts the peer on `tag` in the session `request` names, as a new member or, joining
@@ -453,8 +462,8 @@ mod tests {
         );
     }
 
-    /// A peer with no connection is not joinable (6); the 33rd member finds the session
-    /// full (7).
+    /// A peer with no connection is not joinable (6); a new member of a full session
+    /// finds it full (7), a member of it joining again does not.
     #[test]
     fn admission_refuses_what_it_cannot_hold() {
         let mut g = GroupHost::default();
@@ -462,24 +471,21 @@ mod tests {
         let mut g = connected();
         answer(&mut g, request());
         let members = &mut g.sessions.get_mut(&SESSION).unwrap().members;
-        let other = members[1].clone();
-        members.resize(
-            membership::CAPACITY,
-            Member {
-                tag: Some(1),
-                ..other
-            },
-        );
-        assert_eq!(
-            answer(
-                &mut g,
-                JoinRequest {
-                    join_id: 99,
-                    ..request()
-                }
-            ),
-            refused(refuse::SESSION_FULL)
-        );
+        let other = Member {
+            tag: Some(1),
+            ..members[1].clone()
+        };
+        members.resize(membership::CAPACITY, other);
+        let again = JoinRequest {
+            join_id: 100,
+            ..request()
+        };
+        assert_eq!(answer(&mut g, again), vec![]);
+        let members = &mut g.sessions.get_mut(&SESSION).unwrap().members;
+        if let Some(m) = members.iter_mut().find(|m| m.tag == Some(TAG)) {
+            m.tag = Some(2);
+        }
+        assert_eq!(answer(&mut g, request()), refused(refuse::SESSION_FULL));
     }
 
     /// Admission publishes revision 1 to the joiner, whose entry echoes its address and

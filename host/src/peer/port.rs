@@ -174,7 +174,8 @@ impl PeerPort {
                 .map_err(PeerDrop::Body)
                 .and_then(|mut container| {
                     hooks.outbound().peer_container(&mut container);
-                    self.responder.seal(tag, &container)
+                    self.responder
+                        .seal(tag, &container, |next| policy.record_sequence(next))
                 });
             match sealed {
                 Ok((to, record)) => self.send(to, record, hooks.outbound()),
@@ -185,8 +186,12 @@ impl PeerPort {
 
     /// Seals and sends every established datagram due at `now`.
     fn send_due(&mut self, now: Instant, hooks: &Hooks) {
+        let policy = hooks.policy();
         for (tag, plaintext) in self.group.due(now, hooks) {
-            match self.responder.seal(tag, &plaintext) {
+            let sealed = self
+                .responder
+                .seal(tag, &plaintext, |next| policy.record_sequence(next));
+            match sealed {
                 Ok((to, record)) => self.send(to, record, hooks.outbound()),
                 Err(e) => tracing::error!(%e, tag, "established datagram not sealed"),
             }

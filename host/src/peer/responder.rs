@@ -250,24 +250,25 @@ impl Responder {
     }
 
     /// The record of `plaintext` on the association whose tag is `tag`, and the peer it
-    /// goes to.
+    /// goes to; its sequence is the association's next, as `sequence` leaves it.
     pub fn seal(
         &mut self,
         tag: u16,
         plaintext: &[u8],
+        sequence: impl FnOnce(u32) -> u32,
     ) -> Result<(SocketAddrV4, Vec<u8>), PeerDrop> {
         let association = self
             .by_tag
             .get_mut(&tag)
             .ok_or(PeerDrop::NoAssociation { tag })?;
-        let sequence = association.next_sequence;
+        let next = association.next_sequence;
         let bytes = record::seal(
             &association.keys,
             association.requester_tag,
-            sequence,
+            sequence(next),
             plaintext,
         )?;
-        association.next_sequence = sequence.wrapping_add(1);
+        association.next_sequence = next.wrapping_add(1);
         Ok((association.peer, bytes))
     }
 }
@@ -344,7 +345,7 @@ mod tests {
             matches!(r.open(peer(), tag, &up), Err(PeerDrop::Replay(_))),
             "a replay"
         );
-        let (to, down) = r.seal(tag, b"pong").unwrap();
+        let (to, down) = r.seal(tag, b"pong", |next| next).unwrap();
         assert_eq!(to, peer());
         let (head, plain) = record::open(&keys, &down).unwrap();
         assert_eq!(

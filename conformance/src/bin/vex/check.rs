@@ -220,6 +220,7 @@ fn list(cases: &[Case]) {
             HostUnderTest::Mission(m, _) => format!("our host with --mission missions/{m}"),
             HostUnderTest::Link(f) => format!("our host over a link with {f}"),
             HostUnderTest::Hostile(h) => format!("our host under {}", h.name()),
+            HostUnderTest::Datagrams(f) => format!("our host over datagrams with {f}"),
         };
         out!(
             "{:<width$}  {:<48}  {}",
