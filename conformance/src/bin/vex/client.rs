@@ -82,7 +82,7 @@ struct Script {
     #[arg(long, value_name = "MS")]
     qos_probe_after: Option<u64>,
     /// Open a bdNet association with the Activity Host's UDP port this long after the join,
-    /// and ping over it.
+    /// ping over it, and join the host's group session.
     #[arg(long, value_name = "MS")]
     associate_after: Option<u64>,
     /// Probe the host with one of the `probe.*` cases' messages (`vex check --list`).
@@ -265,6 +265,11 @@ fn verdict(run: &vex_harness::RunReport) -> ExitCode {
         Outcome::Crashed { rule, reason } => out!("outcome: crashed by {rule}: {reason}"),
         Outcome::Aborted { reason } => out!("outcome: the emulated client stopped: {reason}"),
         Outcome::StoppedAtSignOn { reason } => out!("outcome: stopped at SignOn: {reason}"),
+    }
+    if let Some((held, revision)) = run.group_membership.filter(|(held, _)| *held > 0) {
+        out!(
+            "group session: membership revision {revision} held, {held} update(s) applied with matching hashes"
+        );
     }
     if run.violations.is_empty() && run.status.in_activity() {
         ExitCode::SUCCESS

@@ -32,6 +32,7 @@ mod mission_link;
 mod mission_watch;
 mod progress;
 mod proxy;
+mod proxy_udp;
 mod rules;
 mod serve;
 mod signon_args;

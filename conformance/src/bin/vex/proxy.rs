@@ -2,7 +2,9 @@
 //! frame by frame, with the machine the in-process `link.*` cases use
 //! (`vex_harness::link_fault`): split at every byte, delay, stall past the 20.5 s window,
 //! cut mid-frame, flip a ciphertext bit, replay an encrypted frame, or hold one link so
-//! frames cross between a client's two links (issue "Under load and faults").
+//! frames cross between a client's two links (issue "Under load and faults"); and the
+//! host's UDP port on the same address, its datagrams lost, overtaken or doubled
+//! (`proxy_udp.rs`).
 
 use crate::error;
 use std::net::SocketAddrV4;
@@ -14,6 +16,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
+use vex_harness::datagram_fault::DatagramFault;
 use vex_harness::link_fault::{Direction, FaultyLink, LinkFault, Passed};
 
 /// `vex proxy`'s arguments.
@@ -26,10 +29,15 @@ pub struct ProxyArgs {
     /// The host.
     #[arg(long)]
     target: SocketAddrV4,
-    /// The fault: split, delay=MS, stall=MS, cut=FRAMES, flip-to-host=N, flip-to-client=N,
-    /// replay-to-host=N, replay-to-client=N, reorder=MS (N counts encrypted frames from 1).
+    /// The links' fault: split, delay=MS, stall=MS, cut=FRAMES, flip-to-host=N,
+    /// flip-to-client=N, replay-to-host=N, replay-to-client=N, reorder=MS (N counts
+    /// encrypted frames from 1); none carries every byte as it comes.
     #[arg(long)]
-    fault: LinkFault,
+    fault: Option<LinkFault>,
+    /// The datagrams' fault, each way for each client: drop=N (every Nth lost),
+    /// reorder=N (every Nth overtaken by the next), dup=N (every Nth doubled).
+    #[arg(long, default_value = "")]
+    udp_fault: DatagramFault,
     /// Fault only the Nth link the proxy carries, counted as each sends its first byte
     /// (1-based: a client's lobby link is 1, its activity link 2); default: every link.
     #[arg(long)]
@@ -47,12 +55,18 @@ pub async fn run(args: ProxyArgs) -> ExitCode {
         }
     };
     out!(
-        "vex proxy: {} -> {} with {}{}",
+        "vex proxy: {} -> {} with {}{}; datagrams with {}",
         args.listen,
         args.target,
-        args.fault,
-        args.on.map_or(String::new(), |n| format!(" on link {n}"))
+        args.fault.map_or("no fault".into(), |f| f.to_string()),
+        args.on.map_or(String::new(), |n| format!(" on link {n}")),
+        args.udp_fault
     );
+    let _udp = tokio::spawn(crate::proxy_udp::relay(
+        args.listen,
+        args.target,
+        args.udp_fault,
+    ));
     let start = tokio::time::Instant::now();
     let count = Arc::new(AtomicU64::new(0));
     loop {
@@ -68,7 +82,7 @@ pub async fn run(args: ProxyArgs) -> ExitCode {
                         return;
                     }
                     let n = count.fetch_add(1, Ordering::Relaxed) + 1;
-                    let fault = on.is_none_or(|on| on == n).then_some(fault);
+                    let fault = fault.filter(|_| on.is_none_or(|on| on == n));
                     tracing::info!(link = n, %peer, fault = ?fault.map(|f| f.to_string()), "carrying");
                     carry(client, target, fault, start).await;
                 });
