@@ -17,12 +17,16 @@ use vex_wire::bap::services::{HostLookup, HostLookupResponse, HostResponse};
 use vex_wire::bits::BitReader;
 use vex_wire::peer::advertisement::{GROUP_SESSION, judge};
 use vex_wire::peer::association::AssocPacket;
-use vex_wire::peer::chain::read_container;
+use vex_wire::peer::chain::{read_container, read_message};
+use vex_wire::peer::established::EstablishedPacket;
 use vex_wire::peer::join_descriptor::JoinDescriptor;
 use vex_wire::peer::keys::{RecordKeys, import};
+use vex_wire::peer::membership::{MembershipRoot, MembershipUpdate};
+use vex_wire::peer::message::{MAX_ID, PeerMessage};
 use vex_wire::peer::net_addr::NetAddr;
 use vex_wire::peer::qos::{QosReply, QosRequest};
 use vex_wire::peer::record::open;
+use vex_wire::peer::session_state::SessionState;
 
 fuzz_target!(|data: &[u8]| {
     let _ = ActivityPush::decode(data);
@@ -55,6 +59,20 @@ fuzz_target!(|data: &[u8]| {
     let _ = QosReply::read(data);
     let _ = judge(data, GROUP_SESSION);
     let _ = read_container(data);
+    let _ = read_message(&mut BitReader::new(data));
+    for id in 0..=MAX_ID {
+        let _ = PeerMessage::read_body(id, &mut BitReader::new(data));
+    }
+    let _ = EstablishedPacket::read(data);
+    if let Ok(update) = MembershipUpdate::read(&mut BitReader::new(data)) {
+        let root: MembershipRoot = prost::Message::decode(&update.root[..]).unwrap_or_default();
+        let mut state = SessionState::default();
+        state.apply(true, &root, &update.peers, &update.players);
+        let _ = (state.hash(), state.members().count(), state.revision());
+    }
+    if let Ok(root) = <MembershipRoot as prost::Message>::decode(data) {
+        SessionState::default().apply(false, &root, &[], &[]);
+    }
     let _ = open(&RecordKeys::derive(&[1; 28], &[0; 16]), data);
     if let Some(field) = data.first_chunk::<100>() {
         let _ = import(field);

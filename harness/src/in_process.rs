@@ -118,8 +118,8 @@ pub fn client_udp_address(i: usize) -> SocketAddrV4 {
 }
 
 /// Every datagram waiting between `host` and `parts`, through `wire`'s datagram path:
-/// the clients' to the host's port, the host's to the client whose address it names; the
-/// transcript records what arrived. True when any moved.
+/// the clients' to the host's port, the host's to the client whose address it names. A
+/// client's transcript records what it sent and what reached it. True when any moved.
 fn datagrams(
     host: &mut HostCore,
     parts: &mut [(ClientCore, Transcript)],
@@ -129,8 +129,8 @@ fn datagrams(
     let mut moved = false;
     for (i, (client, transcript)) in parts.iter_mut().enumerate() {
         while let Some((_, sent)) = client.poll_datagram() {
+            transcript.push(Line::datagram(now, transcript::Direction::ToHost, &sent));
             for bytes in wire.datagram(i, Direction::ToHost, &sent) {
-                transcript.push(Line::datagram(now, transcript::Direction::ToHost, &bytes));
                 host.handle_datagram(now, client_udp_address(i), &bytes);
             }
             moved = true;

@@ -24,6 +24,10 @@ pub const MAX_ARRAY_SIZE: usize = 1_000;
 pub const MAX_MAP_SIZE: usize = 1_200;
 /// How deep expressions may nest, at top level and in functions.
 const MAX_EXPR_DEPTHS: (usize, usize) = (64, 32);
+/// The most functions a script defines: a mission is a few handlers and their helpers,
+/// and parsing thousands costs seconds (a hostile script of 20,000 took most of a
+/// minute in a debug build).
+const MAX_FUNCTIONS: usize = 1_000;
 /// What one handler call may `print` and `debug`, in bytes: a loop printing the largest
 /// values would otherwise spend its operations formatting them (each print counts one)
 /// and flood the host's log.
@@ -69,6 +73,7 @@ pub fn new(file: &str, call: &Shared, printed: &Printed) -> Engine {
         .set_max_array_size(MAX_ARRAY_SIZE)
         .set_max_map_size(MAX_MAP_SIZE)
         .set_max_expr_depths(MAX_EXPR_DEPTHS.0, MAX_EXPR_DEPTHS.1)
+        .set_max_functions(MAX_FUNCTIONS)
         .set_strict_variables(true)
         .disable_symbol("eval");
     // Rhai's `sleep` is a function, not a symbol: these take its place and refuse

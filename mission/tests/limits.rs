@@ -146,3 +146,15 @@ fn deep_variables_print_bounded() {
     assert!(status.contains("#{\"inner\": ...}"), "{status}");
     assert!(status.len() < 400, "{status}");
 }
+
+/// A script defines at most 1,000 functions: the 1,001st is refused when it compiles.
+#[test]
+fn a_script_defines_at_most_1000_functions() {
+    let functions =
+        |n: usize| -> String { (0..n).map(|i| format!("fn f{i}(a) {{ a }}\n")).collect() };
+    assert!(RhaiMission::compile("limits.rhai", &functions(1_000)).is_ok());
+    let e = RhaiMission::compile("limits.rhai", &functions(1_001))
+        .err()
+        .expect("refused");
+    assert!(e.message.to_lowercase().contains("function"), "{e}");
+}
