@@ -2,7 +2,8 @@
 //! second (a probe in, its reply with the 13,184-byte advertisement out), handshakes a
 //! second (init to cookie ack, ECDH on both sides included), and records opened a second
 //! at 64 and 1,200 bytes (each answered with nothing, so the figure is the open alone),
-//! beside the wire's record seal and open.
+//! beside the wire's record seal and open; and membership-update built with its hash
+//! (the state replica applied and hashed, the body written) at 2 and 32 members.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -148,5 +149,56 @@ fn records(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, qos, handshakes, records);
+/// A membership of `n` members as the group host publishes it: the replica applied and
+/// hashed, the body written.
+fn membership(c: &mut Criterion) {
+    use vex_wire::bits::BitWriter;
+    use vex_wire::peer::membership::{
+        MembershipMember, MembershipRoot, MembershipUpdate, PeerDelta,
+    };
+    use vex_wire::peer::session_state::SessionState;
+    let mut g = c.benchmark_group("membership_update");
+    for n in [2u8, 32] {
+        let root = MembershipRoot {
+            revision: Some(1),
+            host_index: Some(0),
+            succession_index: Some(0),
+            member_count: Some(n.into()),
+            member_mask: Some((1u64 << n) - 1),
+            members: (0..n)
+                .map(|i| MembershipMember {
+                    addr: Some(vec![i; 86]),
+                    machine_id: Some(u64::from(i).to_le_bytes().to_vec()),
+                    join_id: Some(u64::from(i) << 40 | 1),
+                    ..MembershipMember::default()
+                })
+                .collect(),
+        };
+        let peers: Vec<PeerDelta> = (0..n)
+            .map(|index| PeerDelta {
+                index,
+                state: 9,
+                connection: Some((0, 0, 0)),
+            })
+            .collect();
+        g.throughput(Throughput::Elements(1));
+        g.bench_function(format!("built_with_hash_{n}_members"), |b| {
+            b.iter(|| {
+                let mut state = SessionState::default();
+                state.apply(true, &root, &peers, &[]);
+                let update = MembershipUpdate {
+                    peers: peers.clone(),
+                    hash: state.hash(),
+                    ..MembershipUpdate::snapshot(1, &root)
+                };
+                let mut w = BitWriter::new();
+                update.write(&mut w).unwrap();
+                black_box(w.finish().unwrap())
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, qos, handshakes, records, membership);
 criterion_main!(benches);
