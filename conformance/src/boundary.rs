@@ -389,6 +389,11 @@ pub const EDGES: &[Edge] = &[
         "payload type 2 and the probed session's own id: the one legal value of each",
     ),
     edge(
+        Rule::Peer04,
+        "lobby.services",
+        "the client's own advertisement located again: its join descriptor at exactly 128 bytes",
+    ),
+    edge(
         Rule::Peer07,
         "peer.associate",
         "the four packets at the page's sizes, each header's sequence 0, each answered at once",
@@ -481,6 +486,10 @@ pub const NO_LEGAL_CASE: &[(Rule, &str)] = &[
     (
         Rule::Qz03,
         "none can be built: a family at its six slots needs six slot ids, and the page names two (another id may be error 3)",
+    ),
+    (
+        Rule::Peer20,
+        "none can be built: a legal player row carries the profile block, whose layout no source gives (the pages name its contents, Sunrise sends none)",
     ),
 ];
 

@@ -433,6 +433,15 @@ fn matchmaking_breach(kind: Kind, reply: &matchmaking::Reply) -> Breach {
         let reason = "the configuration reply has no field 4, the one thing the client needs";
         return Some(Found::of(Rule::Mm03, reason.to_string()));
     }
+    let located = reply.located.as_ref().and_then(|l| l.descriptor.as_ref());
+    if let Some(len) = located.map(|d| d.bytes.as_ref().map_or(0, Vec::len))
+        && len != DESCRIPTOR_LEN
+    {
+        let reason = format!(
+            "the located session's join descriptor is {len} bytes; a join descriptor is exactly {DESCRIPTOR_LEN}"
+        );
+        return Some(Found::on(Rule::Peer04, Choice::MatchmakingFields, reason));
+    }
     let id = reply.advertisement.as_ref().and_then(|a| a.id).unwrap_or(0);
     if kind == Kind::Advertise && reply.assignment == Some(ASSIGNED) && id == 0 {
         let reason = format!(
@@ -566,6 +575,33 @@ mod tests {
             Some(Rule::Bap22),
             "another identity"
         );
+    }
+
+    /// PEER-04: a located session's join descriptor of 127 or 129 bytes is caught
+    /// (advisory: field 7 is Vex's), of 128 not, and a locate that found none says nothing.
+    #[test]
+    fn a_located_descriptor_is_128_bytes() {
+        use vex_wire::bap::matchmaking::DescriptorMessage;
+        let located = |len: usize| MmReply {
+            located: Some(Located {
+                descriptor: Some(DescriptorMessage {
+                    bytes: Some(vec![0; len]),
+                }),
+                ..Located::default()
+            }),
+            ..MmReply::default()
+        };
+        for (len, want) in [
+            (127, Some((Rule::Peer04, true))),
+            (128, None),
+            (129, Some((Rule::Peer04, true))),
+        ] {
+            assert_eq!(
+                found(matchmaking_breach(Kind::Locate, &located(len))),
+                want,
+                "{len}"
+            );
+        }
     }
 
     /// MM-01 on NS's fields (3 search, 4 configuration, 1 assignment) is a finding for the

@@ -1,14 +1,8 @@
 //! The catalog rules the emulated client does not check, each with the one-line reason
 //! (`vex rules`): what the pages leave out, what is a host's inside and not on the wire,
-//! and what waits for the peer transport.
+//! and what the emulated client does not do (dial peers, replicate).
 
-use crate::rules::{Family, Rule};
-
-/// The families of the engine's peer transport (`rules.md`: "Lobby and peer transport")
-/// the emulated client does not reach yet: it probes a session with QoS and associates
-/// with the host's peer port, and runs neither the reliable connection nor a group
-/// session.
-pub const PEER_TRANSPORT: [Family; 2] = [Family::Peer, Family::Actor];
+use crate::rules::Rule;
 
 /// Why the emulated client does not check `rule`, when it does not; `None` for an
 /// enforced rule.
@@ -17,13 +11,7 @@ pub fn reason(rule: Rule) -> Option<&'static str> {
         return None;
     }
     let listed = NOT_ENFORCED.iter().find(|(r, _)| *r == rule);
-    match listed {
-        Some((_, why)) => Some(why),
-        None if PEER_TRANSPORT.contains(&rule.family()) => Some(
-            "a peer transport rule (UDP): the emulated client probes with QoS and associates, and does not yet run the reliable connection, the group session or replication",
-        ),
-        None => None,
-    }
+    listed.map(|(_, why)| *why)
 }
 
 const INSIDE: &str = "a host's inside: nothing on the wire shows it";
@@ -31,9 +19,29 @@ const NO_BODY: &str =
     "Vex has no body for this slot type: the pages give its fields without a wire layout";
 const INHERENT: &str = "the codec itself: every body the client reads is read this way, so a breach shows as another rule";
 
-/// Every rule the emulated client does not check, with the reason, but for the lobby
-/// and peer families' rules it does not reach yet.
+const NO_REPLICATION: &str = "replication: the emulated client joins the group session and holds its membership, and opens no replication view (peer message 40) and owns no replicated actor, so nothing it receives carries this";
+
+/// Every rule the emulated client does not check, with the reason.
 pub const NOT_ENFORCED: &[(Rule, &str)] = &[
+    (
+        Rule::Peer03,
+        "the transport method names the path the client takes to a peer (6 and 7 Steam relay): the emulated client reaches the host's UDP port at the activity link's address and takes bdNet, and a join descriptor's address is the advertising peer's bytes, not the host's",
+    ),
+    (
+        Rule::Peer05,
+        "a NetAddr's equality and reserved bytes are the client's own reading (its member entry is found by it, PEER-02): the addresses a host sends are the peers' own bytes, echoed",
+    ),
+    (
+        Rule::Peer06,
+        "how the client dials a peer (41 bytes read, no public endpoint sent to NAT traversal): the emulated client dials no peer but the host, at the activity link's address",
+    ),
+    (
+        Rule::Peer21,
+        "the client's own reaction, which the emulated client models (it applies first, validates after and clears its tables): the host's conditions are PEER-02, PEER-18, PEER-19 and PEER-22, each judged",
+    ),
+    (Rule::Peer23, NO_REPLICATION),
+    (Rule::Actor01, NO_REPLICATION),
+    (Rule::Actor02, NO_REPLICATION),
     (
         Rule::Ws05,
         "how the client reads a status (0 and 7 complete, 16 is a soft rejection, the rest errors): a host may refuse any call, so no status is a host's breach (legal.WebServiceRefused)",
@@ -236,19 +244,13 @@ mod tests {
     use super::*;
     use crate::rules::ENFORCED;
 
-    /// Every rule of the catalog is enforced, or has exactly one reason it is not: its own,
-    /// or its peer transport family's.
+    /// Every rule of the catalog is enforced, or has exactly one reason it is not.
     #[test]
     fn every_rule_is_enforced_or_has_a_reason() {
         for rule in Rule::ALL {
             let listed = NOT_ENFORCED.iter().filter(|(r, _)| r == rule).count();
             let enforced = ENFORCED.contains(rule);
-            let peer = PEER_TRANSPORT.contains(&rule.family()) && !enforced && listed == 0;
-            assert_eq!(
-                usize::from(enforced) + listed + usize::from(peer),
-                1,
-                "{rule}"
-            );
+            assert_eq!(usize::from(enforced) + listed, 1, "{rule}");
             assert_eq!(reason(*rule).is_none(), enforced, "{rule}");
         }
     }

@@ -160,6 +160,7 @@ pub const ENFORCED: &[Rule] = &[
     Rule::Qos06,
     Rule::Peer01,
     Rule::Peer02,
+    Rule::Peer04,
     Rule::Peer07,
     Rule::Peer08,
     Rule::Peer09,
@@ -173,6 +174,7 @@ pub const ENFORCED: &[Rule] = &[
     Rule::Peer17,
     Rule::Peer18,
     Rule::Peer19,
+    Rule::Peer20,
     Rule::Peer22,
 ];
 
@@ -207,6 +209,7 @@ pub const JUDGED_ON_CHOICES: &[(Rule, Choice)] = &[
     (Rule::Peer10, Choice::AssociationKeyForm),
     (Rule::Peer11, Choice::RecordCrypto),
     (Rule::Peer13, Choice::PeerStructSizes),
+    (Rule::Peer04, Choice::MatchmakingFields),
     (Rule::Peer14, Choice::EstablishedLayout),
     (Rule::Peer14, Choice::PeerMessageBodies),
     (Rule::Peer16, Choice::PeerMessageBodies),

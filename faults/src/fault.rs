@@ -663,6 +663,10 @@ faults! {
     MatchmakingZeroAdvertisementId => Mm06, on MatchmakingFields, script LobbyCalls;
     /// MM-06 (lobby calls): the advertisement's success leaves its id out.
     MatchmakingAdvertisementIdMissing => Mm06, on MatchmakingFields, script LobbyCalls;
+    /// PEER-04: the located session's join descriptor is 127 bytes.
+    LocatedDescriptorShort => Peer04, on MatchmakingFields, script LobbyCalls;
+    /// PEER-04: the located session's join descriptor is 129 bytes.
+    LocatedDescriptorLong => Peer04, on MatchmakingFields, script LobbyCalls;
     /// SIGNON-01: the SignOn success leaves out field 1, the reserved bytes.
     SignOnReservedMissing => Signon01;
     /// SIGNON-01: the SignOn success leaves out field 4, the session token.
@@ -803,6 +807,8 @@ faults! {
     MemberStatePast10 => Peer19, script Associate;
     /// PEER-18: the nanopb region is not a protobuf message (a field of wire type 7).
     MembershipRootUndecodable => Peer18, script Associate;
+    /// PEER-20: a player delta with no profile (the joiner's, slot 0).
+    PlayerWithoutProfile => Peer20, script Associate;
     /// PEER-22: the membership hash has its low bit flipped.
     MembershipHashWrong => Peer22, on SessionStateReplica, script Associate;
 }

@@ -53,6 +53,18 @@ impl RosterSend {
 /// One `(message id, body)` of a burst, in sending order.
 pub type Burst = Vec<(u32, Vec<u8>)>;
 
+/// A membership the group-session host publishes, before its hash: the root and the
+/// deltas (NS "Session membership, peer message 30").
+#[derive(Debug, Clone, Default)]
+pub struct Membership {
+    /// The nanopb region's root.
+    pub root: vex_wire::peer::membership::MembershipRoot,
+    /// The peer-table deltas.
+    pub peers: Vec<vex_wire::peer::membership::PeerDelta>,
+    /// The player-table deltas.
+    pub players: Vec<vex_wire::peer::membership::PlayerDelta>,
+}
+
 /// What a group-session host answers a join-request (PEER-17).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JoinAnswer {
@@ -98,13 +110,9 @@ pub trait Policy {
     fn established_packet(&self, _packet: &mut vex_wire::peer::established::EstablishedPacket) {}
 
     /// A membership the host publishes (NS "Session membership, peer message 30"): its
-    /// root and peer deltas as built; the hash is computed over what this leaves.
-    fn group_membership(
-        &self,
-        _root: &mut vex_wire::peer::membership::MembershipRoot,
-        _peers: &mut Vec<vex_wire::peer::membership::PeerDelta>,
-    ) {
-    }
+    /// root, peer deltas and player deltas (none: the host adds no players) as built; the
+    /// hash is computed over what this leaves.
+    fn group_membership(&self, _membership: &mut Membership) {}
 
     /// A group session's membership-update as it leaves, hash included: as built.
     fn group_membership_update(&self, _update: &mut vex_wire::peer::membership::MembershipUpdate) {}

@@ -264,7 +264,9 @@ impl GroupSession {
 
     /// Applies `update` into `state` and validates after, as the real client does
     /// (PEER-21): the join id first (a stale join drops the update, PEER-02), then the
-    /// member fields (PEER-02, PEER-19), the hash last (PEER-22). True when it holds.
+    /// member fields (PEER-02, PEER-19), each player row's profile (PEER-20: the reader
+    /// takes none with one, whose layout no source gives), the hash last (PEER-22). True
+    /// when it holds.
     fn apply(
         state: &mut SessionState,
         join_id: u64,
@@ -315,6 +317,13 @@ impl GroupSession {
             );
             verdict.violate(rule, None, None, reason);
             return false;
+        }
+        for p in &update.players {
+            let reason = format!(
+                "the player delta of slot {} (member {}) carries no profile: an activity join reads the player's account and character ids from this row, so the peer loses its player",
+                p.slot, p.member
+            );
+            verdict.violate(Rule::Peer20, None, None, reason);
         }
         let held = state.hash();
         if held != update.hash {
@@ -631,6 +640,35 @@ mod tests {
             rules_of(|_, p| p[0].state = membership::STATE_ESTABLISHED),
             []
         );
+    }
+
+    /// PEER-20: a player row with no profile is caught, the update applied all the same.
+    #[test]
+    fn peer_20_a_player_without_its_profile() {
+        let (mut g, mut host, mut v) = asked();
+        let (root, peers) = membership(&g);
+        let player = vex_wire::peer::membership::PlayerDelta {
+            slot: 0,
+            player_id: 7,
+            member: 1,
+            add_sequence: 0,
+            flag: false,
+        };
+        let mut state = SessionState::default();
+        state.apply(true, &root, &peers, &[player]);
+        let u = MembershipUpdate {
+            peers,
+            players: vec![player],
+            hash: state.hash(),
+            ..MembershipUpdate::snapshot(SESSION, &root)
+        };
+        host.send(&PeerMessage::MembershipUpdate(Box::new(u)), 31_104)
+            .unwrap();
+        while let Some(packet) = host.poll(at(3)) {
+            g.on_established(&mut v, &packet.write().unwrap());
+        }
+        assert_eq!(v.rules(), [Rule::Peer20]);
+        assert_eq!(g.accepted(), 1);
     }
 
     /// PEER-22: a hash one bit off the state's is caught, advisory on the replica; the

@@ -6,9 +6,9 @@
 use crate::fault::Fault;
 use crate::plan::HostPlan;
 use crate::variation::Variation;
-use vex_host::policy::JoinAnswer;
+use vex_host::policy::{JoinAnswer, Membership};
 use vex_wire::peer::established::{EstablishedPacket, PACKET_SEQUENCE_MOD};
-use vex_wire::peer::membership::{MembershipRoot, MembershipUpdate, PeerDelta};
+use vex_wire::peer::membership::{MembershipUpdate, PlayerDelta};
 use vex_wire::peer::message::refuse;
 
 /// A protobuf key of field 1 with wire type 7, which no decoder takes.
@@ -48,7 +48,21 @@ pub(crate) fn established(plan: &HostPlan, packet: &mut EstablishedPacket) {
 
 /// The membership the host publishes, as the plan edits it: member 0 is the host, the
 /// last member the newest joiner.
-pub(crate) fn membership(plan: &HostPlan, root: &mut MembershipRoot, peers: &mut [PeerDelta]) {
+pub(crate) fn membership(plan: &HostPlan, m: &mut Membership) {
+    let Membership {
+        root,
+        peers,
+        players,
+    } = m;
+    if plan.has(Fault::PlayerWithoutProfile) {
+        players.push(PlayerDelta {
+            slot: 0,
+            player_id: 0x0102_0304_0506_0708,
+            member: 1,
+            add_sequence: 0,
+            flag: false,
+        });
+    }
     let resize = |len: usize| move |bytes: &mut Vec<u8>| bytes.resize(len, 0);
     if let Some(host) = root.members.first_mut() {
         let addr = host.addr.as_mut();

@@ -116,6 +116,14 @@ fn matchmaking_reply(plan: &HostPlan, body: &mut Vec<u8>) {
     if plan.varies(Variation::SearchResultsOmitted) {
         reply.search = None;
     }
+    let located = reply.located.as_mut().and_then(|l| l.descriptor.as_mut());
+    if let Some(bytes) = located.and_then(|d| d.bytes.as_mut()) {
+        if plan.has(Fault::LocatedDescriptorShort) {
+            bytes.pop();
+        } else if plan.has(Fault::LocatedDescriptorLong) {
+            bytes.push(0);
+        }
+    }
     *body = reply.encode_to_vec();
 }
 

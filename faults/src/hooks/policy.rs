@@ -7,7 +7,7 @@ use crate::fault::Fault;
 use crate::plan::HostPlan;
 use crate::variation::Variation;
 use vex_host::activity::{GRANTABLE, JOIN_GRANT_COUNT};
-use vex_host::policy::{Burst, JoinAnswer, Policy, RosterInputs, RosterSend};
+use vex_host::policy::{Burst, JoinAnswer, Membership, Policy, RosterInputs, RosterSend};
 use vex_host::reason::Dropped;
 use vex_host::schedule::{KEEPALIVE_INTERVAL_MS, TimedCommit};
 use vex_wire::activity::authority::Purge;
@@ -27,7 +27,7 @@ use vex_wire::activity::small::{AdvanceEpoch, EntitySlotMask, PatchEpoch, WorldG
 use vex_wire::activity::table;
 use vex_wire::bits::BitError;
 use vex_wire::peer::established::EstablishedPacket;
-use vex_wire::peer::membership::{MembershipRoot, MembershipUpdate, PeerDelta};
+use vex_wire::peer::membership::MembershipUpdate;
 use vex_wire::peer::message::TimeSamples;
 
 /// Rows [`Fault::TooManyHostRows`] declares (BHS-01 allows 32).
@@ -77,8 +77,8 @@ impl Policy for HostPlan {
         group::established(self, packet);
     }
 
-    fn group_membership(&self, root: &mut MembershipRoot, peers: &mut Vec<PeerDelta>) {
-        group::membership(self, root, peers);
+    fn group_membership(&self, membership: &mut Membership) {
+        group::membership(self, membership);
     }
 
     fn group_membership_update(&self, update: &mut MembershipUpdate) {

@@ -11,7 +11,7 @@
 //! it 10 (established), and every update is a complete snapshot.
 
 use crate::hooks::Hooks;
-use crate::policy::JoinAnswer;
+use crate::policy::{JoinAnswer, Membership};
 use std::collections::BTreeMap;
 use vex_wire::peer::membership::{
     self, MembershipMember, MembershipRoot, MembershipUpdate, PeerDelta,
@@ -258,9 +258,9 @@ impl GroupHost {
         };
         s.revision += 1;
         let policy = hooks.policy();
-        let (mut root, mut peers) = membership_of(s);
-        policy.group_membership(&mut root, &mut peers);
-        let mut update = snapshot(session, &root, peers);
+        let mut membership = membership_of(s);
+        policy.group_membership(&mut membership);
+        let mut update = snapshot(session, membership);
         policy.group_membership_update(&mut update);
         let message = PeerMessage::MembershipUpdate(Box::new(update));
         for tag in s.members.iter().filter_map(|m| m.tag) {
@@ -302,8 +302,8 @@ fn declared(message: &PeerMessage) -> u32 {
 }
 
 /// `s`'s membership: the root, every member with its address, machine id and join id,
-/// and a full peer delta for each, its state and empty connection data.
-fn membership_of(s: &GroupSession) -> (MembershipRoot, Vec<PeerDelta>) {
+/// a full peer delta for each, its state and empty connection data, and no players.
+fn membership_of(s: &GroupSession) -> Membership {
     let count = s.members.len() as u32;
     let root = MembershipRoot {
         revision: Some(s.revision),
@@ -332,19 +332,23 @@ fn membership_of(s: &GroupSession) -> (MembershipRoot, Vec<PeerDelta>) {
             connection: Some((0, 0, 0)),
         })
         .collect();
-    (root, peers)
+    Membership {
+        root,
+        peers,
+        players: Vec::new(),
+    }
 }
 
-/// A complete snapshot of `root` and `peers`, its hash over the state every receiver will
-/// hold after applying it (PEER-22): one state for all, a snapshot replacing what each
-/// held.
-fn snapshot(session: u64, root: &MembershipRoot, peers: Vec<PeerDelta>) -> MembershipUpdate {
+/// A complete snapshot of `m`, its hash over the state every receiver will hold after
+/// applying it (PEER-22): one state for all, a snapshot replacing what each held.
+fn snapshot(session: u64, m: Membership) -> MembershipUpdate {
     let mut state = SessionState::default();
-    state.apply(true, root, &peers, &[]);
+    state.apply(true, &m.root, &m.peers, &m.players);
     MembershipUpdate {
-        peers,
+        peers: m.peers,
+        players: m.players,
         hash: state.hash(),
-        ..MembershipUpdate::snapshot(session, root)
+        ..MembershipUpdate::snapshot(session, &m.root)
     }
 }
 
@@ -501,11 +505,10 @@ mod tests {
             (1, membership::STATE_READY)
         );
         assert_eq!(s.members[1].addr, NetAddr::direct([10, 0, 0, 9], 3074, 1));
-        let (root, peers) = membership_of(s);
-        let u = snapshot(SESSION, &root, peers.clone());
+        let m = membership_of(s);
         let mut state = SessionState::default();
-        state.apply(true, &root, &peers, &[]);
-        assert_eq!(u.hash, state.hash());
+        state.apply(true, &m.root, &m.peers, &m.players);
+        assert_eq!(snapshot(SESSION, m).hash, state.hash());
         g.complete(TAG, SESSION, &Hooks::default());
         let s = &g.sessions[&SESSION];
         assert_eq!(
