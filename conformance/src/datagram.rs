@@ -1,12 +1,18 @@
 //! A datagram of the peer port as `vex decode udp HEX` prints it (NS "The engine peer
 //! transport"): by its first byte, a QoS probe or reply (with the advertisement's header
 //! and whether the client takes it), one of the association's four handshake packets, or a
-//! record's head (its ciphertext needs the association's keys).
+//! record's head (its ciphertext needs the association's keys); and a record's plaintext
+//! as `vex decode peer HEX` prints it (NS "The peer message channel"): by its first bit,
+//! an out-of-band container's messages, or an established datagram's ACK and fragments
+//! with the messages they complete.
 
 use serde_json::{Value, json};
 use vex_wire::peer::PeerError;
 use vex_wire::peer::advertisement::{GROUP_SESSION, judge};
 use vex_wire::peer::association::{AssocHeader, AssocPacket};
+use vex_wire::peer::chain;
+use vex_wire::peer::established::{EstablishedError, EstablishedPacket, Fragment, Reassembly};
+use vex_wire::peer::message::PeerMessage;
 use vex_wire::peer::qos::{self, QosReply, QosRequest};
 
 fn header(h: &AssocHeader) -> Value {
@@ -103,6 +109,46 @@ pub fn json(bytes: &[u8]) -> Result<Value, PeerError> {
     }
 }
 
+/// A record's plaintext: its messages, read as the client reads them.
+pub fn plaintext_json(bytes: &[u8]) -> Result<Value, EstablishedError> {
+    let message = |m: &PeerMessage| json!({ "id": m.id(), "body": format!("{m:?}") });
+    if bytes.first().is_some_and(|b| b & 0x80 != 0) {
+        let c = chain::read_container(bytes);
+        return Ok(json!({
+            "plaintext": "out-of-band container",
+            "messages": c.messages.iter().map(message).collect::<Vec<_>>(),
+            "dropped": c.dropped.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            "ended": c.ended.map(|e| e.to_string()),
+        }));
+    }
+    let p = EstablishedPacket::read(bytes)?;
+    let fragments = |q: &[Fragment]| {
+        q.iter()
+            .map(|f| json!({ "sequence": f.sequence, "short": f.short, "bits": f.bits.bit_len }))
+            .collect::<Vec<_>>()
+    };
+    // the messages whose every fragment this one datagram carries
+    let mut whole = Reassembly::new(p.queue_a.first().map_or(0, |f| f.sequence));
+    let mut messages = Vec::new();
+    for f in &p.queue_a {
+        whole.accept(f.clone())?;
+    }
+    while let Some(bits) = whole.pop_message()? {
+        messages.push(match chain::read_message(&mut bits.reader()) {
+            Ok((m, size)) => json!({ "message": message(&m), "struct_size": size }),
+            Err(e) => json!({ "error": e.to_string() }),
+        });
+    }
+    Ok(json!({
+        "plaintext": "established datagram",
+        "guard": p.guard,
+        "ack": format!("{:?}", p.ack),
+        "queue_a": fragments(&p.queue_a),
+        "queue_b": fragments(&p.queue_b),
+        "messages": messages,
+    }))
+}
+
 /// The fields one a line, `name: value`, nested ones after their parent's name.
 pub fn text(value: &Value) -> String {
     let mut out = String::new();
@@ -131,6 +177,38 @@ mod tests {
     use super::*;
     use vex_wire::peer::association::AssocInit;
     use zerocopy::IntoBytes;
+
+    /// A container prints its messages; an established datagram its fragments and the
+    /// message they complete; bytes of neither are an error.
+    #[test]
+    fn plaintexts_print() {
+        use vex_wire::peer::established::{Ack, AckStatus, Queue, fragment};
+        let ping = PeerMessage::Ping {
+            sequence: 3,
+            timestamp: 4,
+            flag: false,
+        };
+        let container = chain::write_container(std::slice::from_ref(&ping)).unwrap();
+        let j = plaintext_json(&container).unwrap();
+        assert_eq!(j["messages"][0]["id"], 0);
+        let mut w = vex_wire::bits::BitWriter::new();
+        chain::write_message(&mut w, &ping, 24).unwrap();
+        let packet = EstablishedPacket {
+            fragmented: false,
+            guard: 1,
+            ack: Ack {
+                head: Some((1, 1)),
+                base: 0,
+                status: AckStatus::Uninitialised,
+            },
+            queue_a: fragment(&w.finish_bits().unwrap(), Queue::A, 1),
+            queue_b: Vec::new(),
+        };
+        let j = plaintext_json(&packet.write().unwrap()).unwrap();
+        assert_eq!(j["messages"][0]["struct_size"], 24);
+        assert_eq!(j["messages"][0]["message"]["id"], 0);
+        assert!(plaintext_json(&[0x40]).is_err());
+    }
 
     /// An init prints its tag and security id; a QoS refusal its fields and why the
     /// session is unsuitable; a byte of no packet is an error.

@@ -56,13 +56,21 @@ pub fn decode(args: DecodeArgs) -> ExitCode {
         out!(
             "{UDP} (a datagram of the peer port: QoS, the association's packets, a record's head)"
         );
+        out!(
+            "{PEER} (a record's plaintext: an out-of-band container, or an established datagram and the messages it completes)"
+        );
         return ExitCode::SUCCESS;
     }
     let (Some(name), Some(hex_text)) = (args.name, args.hex) else {
         return error();
     };
     if name == UDP {
-        return decode_datagram(&hex_text, args.json);
+        let what = "packet of the peer port";
+        return decode_peer(&hex_text, args.json, what, datagram::json);
+    }
+    if name == PEER {
+        let what = "record plaintext";
+        return decode_peer(&hex_text, args.json, what, datagram::plaintext_json);
     }
     if let Some(printer) = printer_for(&name) {
         let body = match codec::parse_hex(&hex_text) {
@@ -118,9 +126,17 @@ pub fn decode(args: DecodeArgs) -> ExitCode {
 
 /// The name `vex decode` takes for a datagram of the peer port.
 const UDP: &str = "udp";
+/// The name `vex decode` takes for a record's plaintext.
+const PEER: &str = "peer";
 
-/// Prints the datagram `hex_text`; 1 when it is no packet of the port, 2 when not hex.
-fn decode_datagram(hex_text: &str, as_json: bool) -> ExitCode {
+/// Prints `hex_text` as `read` reads it, `what` naming what it must be; 1 when it is not
+/// that, 2 when not hex.
+fn decode_peer<E: std::fmt::Display>(
+    hex_text: &str,
+    as_json: bool,
+    what: &str,
+    read: fn(&[u8]) -> Result<serde_json::Value, E>,
+) -> ExitCode {
     let bytes = match codec::parse_hex(hex_text) {
         Ok(b) => b,
         Err(e) => {
@@ -128,11 +144,11 @@ fn decode_datagram(hex_text: &str, as_json: bool) -> ExitCode {
             return error();
         }
     };
-    match datagram::json(&bytes) {
+    match read(&bytes) {
         Ok(j) if as_json => out!("{j:#}"),
         Ok(j) => out_raw!("{}", datagram::text(&j)),
         Err(e) => {
-            eprintln!("vex decode: the datagram is no packet of the peer port: {e}");
+            eprintln!("vex decode: the bytes are no {what}: {e}");
             return ExitCode::FAILURE;
         }
     }
