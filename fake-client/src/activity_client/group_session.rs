@@ -680,38 +680,31 @@ mod tests {
         assert_eq!(g.accepted(), 0);
     }
 
+    /// The host's next packet after its connect-establish, a ping in it.
+    fn next_packet(host: &mut Connection) -> EstablishedPacket {
+        let ping = PeerMessage::Ping {
+            sequence: 1,
+            timestamp: 1,
+            flag: false,
+        };
+        host.send(&ping, 24).unwrap();
+        host.poll(at(3)).unwrap()
+    }
+
     /// PEER-01: a host packet 129 ahead of the window ends the connection; 128 is taken.
     /// PEER-14: a guard that is not the host's channel mod 4 is refused.
     #[test]
     fn peer_01_and_14_the_window_and_the_guard() {
         for (ahead, rules) in [(128, vec![]), (129, vec![Rule::Peer01])] {
             let (mut g, mut host, mut v) = asked();
-            host.send(
-                &PeerMessage::Ping {
-                    sequence: 1,
-                    timestamp: 1,
-                    flag: false,
-                },
-                24,
-            )
-            .unwrap();
-            let mut packet = host.poll(at(3)).unwrap();
+            let mut packet = next_packet(&mut host);
             // the window stands at packet 1, the host's connect-establish
             packet.ack.head = Some((1 + ahead, 1));
             g.on_established(&mut v, &packet.write().unwrap());
             assert_eq!(v.rules(), rules, "{ahead} ahead");
         }
         let (mut g, mut host, mut v) = asked();
-        host.send(
-            &PeerMessage::Ping {
-                sequence: 1,
-                timestamp: 1,
-                flag: false,
-            },
-            24,
-        )
-        .unwrap();
-        let mut packet = host.poll(at(3)).unwrap();
+        let mut packet = next_packet(&mut host);
         packet.guard ^= 1;
         g.on_established(&mut v, &packet.write().unwrap());
         assert_eq!(v.rules(), [Rule::Peer14]);
@@ -732,16 +725,7 @@ mod tests {
         };
         g.on_out_of_band(&mut v, at(1), &response);
         let mut host = Connection::new(2, CHANNEL, ANNOUNCED_SEQUENCE);
-        host.send(
-            &PeerMessage::Ping {
-                sequence: 1,
-                timestamp: 1,
-                flag: false,
-            },
-            24,
-        )
-        .unwrap();
-        g.on_established(&mut v, &host.poll(at(2)).unwrap().write().unwrap());
+        g.on_established(&mut v, &next_packet(&mut host).write().unwrap());
         assert_eq!(v.rules(), [Rule::Peer14]);
     }
 
