@@ -132,7 +132,8 @@ impl GroupHost {
     /// gets no reply at all; a session that does not run, reason 4; a high build bound
     /// below ours, 27; a low bound above it, 28; an executable type other than 5, 29; a
     /// peer with no connection to carry membership, 6 not-joinable; a full session, 7.
-    /// An admitted peer joins its session and every member hears the new membership.
+    /// An admitted peer joins its session and every member hears the new membership. The
+    /// group sessions of activities that ended go first.
     fn join(
         &mut self,
         tag: u16,
@@ -140,6 +141,8 @@ impl GroupHost {
         live: &dyn Fn(u64) -> bool,
         hooks: &Hooks,
     ) -> Vec<PeerMessage> {
+        // a group session lasts as long as its activity
+        self.sessions.retain(|session, _| live(*session));
         let checked = if request.protocol != message::PROTOCOL_VERSION {
             JoinAnswer::Silence
         } else if !live(request.session) {
