@@ -66,13 +66,24 @@ fn a_replayed_frame_to_the_host_is_refused_and_the_link_goes_on() {
     assert_eq!(code, Some(0), "{out}");
 }
 
+/// What the client does over UDP: a QoS probe of its session, then the association and
+/// the group session.
+const PROBE_AND_JOIN: [&str; 6] = [
+    "--seconds",
+    "9",
+    "--qos-probe-after",
+    "500",
+    "--associate-after",
+    "1000",
+];
+
 /// Over real UDP through a proxy that loses one datagram in 3, lets one in 4 be
-/// overtaken and doubles one in 5, each way: the client still associates, joins the group
-/// session and holds revision 2 with matching hashes (issue 23's "Done when").
+/// overtaken and doubles one in 5, each way: the client still probes, associates, joins
+/// the group session and holds revision 2 with matching hashes (issue 23's "Done when").
 #[test]
 fn a_lossy_datagram_path_still_carries_the_group_session() {
     let udp = ["--udp-fault", "drop=3,reorder=4,dup=5"];
-    let client = ["--seconds", "9", "--associate-after", "1000"];
+    let client = PROBE_AND_JOIN;
     let (code, out) = through_proxy_doing(&udp, &client);
     assert_eq!(code, Some(0), "{out}");
     assert!(
@@ -87,16 +98,11 @@ fn the_group_session_over_loopback_udp() {
     let host = format!("127.0.0.1:{}", free_port());
     let _host = spawn(&["host", "--listen", &host]);
     wait_listening(&host);
-    let out = vex(&[
-        "client",
-        "--target",
-        &host,
-        "--seconds",
-        "6",
-        "--associate-after",
-        "1000",
-    ]);
-    let out = stdout(&out);
+    let mut args = vec!["client", "--target", &host];
+    args.extend(PROBE_AND_JOIN);
+    let out = vex(&args);
+    let (code, out) = (out.status.code(), stdout(&out));
+    assert_eq!(code, Some(0), "{out}");
     assert!(out.contains("membership revision 2 held"), "{out}");
 }
 
