@@ -201,14 +201,12 @@ impl GroupSession {
                 completed,
                 ..
             } => (connection, established, completed),
-            Stage::Idle | Stage::Connecting(_) => {
-                let reason =
-                    "an established datagram before the connect-response: no connection takes it"
-                        .into();
-                return verdict.advise(Rule::Peer14, Choice::EstablishedLayout, None, None, reason);
+            // before the connect-response (lost or overtaken: the host sends it again) or
+            // after the join ended, no connection takes it; a host that never answers the
+            // connect-request is judged at the run's end
+            Stage::Idle | Stage::Connecting(_) | Stage::Ended => {
+                return tracing::debug!("an established datagram with no connection: dropped");
             }
-            // the client ended the join: what the host still sends has no connection
-            Stage::Ended => return,
         };
         let delivered = match EstablishedPacket::read(plaintext)
             .map_err(ReliableError::from)
