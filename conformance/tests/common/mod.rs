@@ -43,12 +43,15 @@ impl Drop for Host {
     }
 }
 
-/// A loopback port nothing listens on now.
+/// A loopback port nothing listens on now, over TCP or UDP (a host serves both on it).
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
+    loop {
+        let tcp = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+        let port = tcp.local_addr().expect("its address").port();
+        if std::net::UdpSocket::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
 }
 
 /// Waits until something listens at `addr`.

@@ -109,7 +109,7 @@ impl GroupSession {
 
     /// The address the client claims: its member entry must echo these 86 bytes.
     fn addr(&self) -> NetAddr {
-        NetAddr::direct([0; 4], 0, self.join_id as u32)
+        own_addr(self.join_id)
     }
 
     /// How many membership-updates the client applied and validated.
@@ -288,7 +288,7 @@ impl GroupSession {
             verdict.violate(rule, None, None, reason);
             return false;
         }
-        let own = NetAddr::direct([0; 4], 0, join_id as u32);
+        let own = own_addr(join_id);
         let entry = root
             .members
             .iter()
@@ -459,6 +459,12 @@ fn held_breach(
         );
         (Rule::Peer19, breach)
     })
+}
+
+/// The 86 bytes the client of join `join_id` claims as its address: no endpoint (it
+/// dials no peer), its join id as the address id.
+fn own_addr(join_id: u64) -> NetAddr {
+    NetAddr::direct([0; 4], 0, join_id as u32)
 }
 
 /// The declared size of `message`'s id (PEER-13).
