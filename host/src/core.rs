@@ -61,7 +61,11 @@ impl HostCore {
         let lobby = LobbyServices::new(config.scenario.player);
         Self {
             rng: ChaCha20Rng::from_seed(config.seed),
-            peer: PeerPort::new(config.seed, config.limits.max_associations),
+            peer: PeerPort::new(
+                config.advertised,
+                config.seed,
+                config.limits.max_associations,
+            ),
             links,
             lobby,
             activities: Activities::new(config.clone()),

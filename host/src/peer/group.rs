@@ -6,7 +6,8 @@
 //! The connection's flow is Sunrise's (facts, not pages: `sv/gameplay/peer`
 //! `answer_connect`, `sv/gameplay/group/group_host` `admit`, `publish_snapshot`): the
 //! host's channel ids count from 1, a connect-response is followed by a reliable
-//! connect-establish, the host is member 0 with the session id as its machine id, a peer's
+//! connect-establish, the host is member 0 with the session id as its machine id and its
+//! own address (the activity listener's, whose port number the UDP port shares), a peer's
 //! machine id is its join id, every member is state 9 (ready) until its join-complete makes
 //! it 10 (established), and every update is a complete snapshot.
 
@@ -55,14 +56,26 @@ struct GroupSession {
 }
 
 /// Every peer link and group session of the port.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct GroupHost {
+    /// The host's own address: its connect-responses and its member entry carry it.
+    own: NetAddr,
     links: BTreeMap<u16, PeerLink>,
     sessions: BTreeMap<u64, GroupSession>,
     next_channel: u32,
 }
 
 impl GroupHost {
+    /// A group host whose address is `own`.
+    pub fn at(own: NetAddr) -> Self {
+        Self {
+            own,
+            links: BTreeMap::new(),
+            sessions: BTreeMap::new(),
+            next_channel: 0,
+        }
+    }
+
     /// The out-of-band `message` on association `tag`, and the host's out-of-band
     /// answers; `live` says whether a session runs (state 6 to 9), `announce` draws a
     /// transport sequence.
@@ -124,7 +137,7 @@ impl GroupHost {
             echoed_sequence: requested.1,
             channel: own.0,
             sequence: own.1,
-            addr: NetAddr::new_zeroed(),
+            addr: self.own,
         }
     }
 
@@ -195,6 +208,7 @@ impl GroupHost {
             .links
             .get(&tag)
             .map_or_else(NetAddr::new_zeroed, |l| l.addr);
+        let own = self.own;
         let session = self
             .sessions
             .entry(request.session)
@@ -202,7 +216,7 @@ impl GroupHost {
                 revision: 0,
                 members: vec![Member {
                     tag: None,
-                    addr: NetAddr::new_zeroed(),
+                    addr: own,
                     machine_id: request.session,
                     join_id: request.join_id,
                     state: membership::STATE_READY,
@@ -375,7 +389,7 @@ mod tests {
 
     /// A group host with a connection on [`TAG`].
     fn connected() -> GroupHost {
-        let mut g = GroupHost::default();
+        let mut g = GroupHost::at(NetAddr::direct([127, 0, 0, 1], 30974, 0));
         let connect = PeerMessage::ConnectRequest {
             channel: 1,
             sequence: 0x400,
@@ -473,7 +487,7 @@ mod tests {
     /// finds it full (7), a member of it joining again does not.
     #[test]
     fn admission_refuses_what_it_cannot_hold() {
-        let mut g = GroupHost::default();
+        let mut g = GroupHost::at(NetAddr::direct([127, 0, 0, 1], 30974, 0));
         assert_eq!(answer(&mut g, request()), refused(refuse::NOT_JOINABLE));
         let mut g = connected();
         answer(&mut g, request());
@@ -508,6 +522,8 @@ mod tests {
             (1, membership::STATE_READY)
         );
         assert_eq!(s.members[1].addr, NetAddr::direct([10, 0, 0, 9], 3074, 1));
+        let own = NetAddr::direct([127, 0, 0, 1], 30974, 0);
+        assert_eq!(s.members[0].addr, own, "the host's own address");
         let m = membership_of(s);
         let mut state = SessionState::default();
         state.apply(true, &m.root, &m.peers, &m.players);

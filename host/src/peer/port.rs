@@ -18,6 +18,7 @@ use vex_wire::peer::advertisement::{AdvertisementHeader, BLOCK_LEN, GROUP_SESSIO
 use vex_wire::peer::association::AssocPacket;
 use vex_wire::peer::chain;
 use vex_wire::peer::message::{self, PeerMessage};
+use vex_wire::peer::net_addr::NetAddr;
 use vex_wire::peer::qos::{self, QosReply, QosReplyHead, QosRequest};
 use vex_wire::time::Instant;
 use zerocopy::IntoBytes;
@@ -40,17 +41,17 @@ pub struct PeerPort {
 }
 
 impl PeerPort {
-    /// A port drawing from `seed` (its own stream), with at most `capacity` associations.
-    /// The join key its records' keys are derived with is zero, as Sunrise's (facts, not
-    /// pages).
-    pub fn new(seed: [u8; 32], capacity: usize) -> Self {
+    /// A port at `address` (the UDP port of the activity listener's number), drawing from
+    /// `seed` (its own stream), with at most `capacity` associations. The join key its
+    /// records' keys are derived with is zero, as Sunrise's (facts, not pages).
+    pub fn new(address: SocketAddrV4, seed: [u8; 32], capacity: usize) -> Self {
         let mut rng = ChaCha20Rng::from_seed(seed);
         rng.set_stream(PORT_STREAM);
         let mut cookie_key = [0u8; 64];
         rng.fill_bytes(&mut cookie_key);
         Self {
             responder: Responder::new(cookie_key, [0; 16], capacity),
-            group: GroupHost::default(),
+            group: GroupHost::at(NetAddr::direct(address.ip().octets(), address.port(), 0)),
             rng,
             out: VecDeque::new(),
         }
