@@ -157,7 +157,7 @@ impl GroupSession {
                     channel: CHANNEL,
                 };
                 // the first message of a fresh connection always fits
-                let _ = connection.send(&establish, declared(&establish));
+                let _ = connection.send(&establish, establish.declared_size());
                 self.stage = Stage::Connected {
                     connection: Box::new(connection),
                     asked: now,
@@ -254,7 +254,7 @@ impl GroupSession {
                 machine: self.join_id,
                 revision,
             };
-            if let Err(e) = connection.send(&done, declared(&done)) {
+            if let Err(e) = connection.send(&done, done.declared_size()) {
                 tracing::warn!(%e, "join-complete not queued");
             }
         }
@@ -465,11 +465,6 @@ fn held_breach(
 /// dials no peer), its join id as the address id.
 fn own_addr(join_id: u64) -> NetAddr {
     NetAddr::direct([0; 4], 0, join_id as u32)
-}
-
-/// The declared size of `message`'s id (PEER-13).
-fn declared(message: &PeerMessage) -> u32 {
-    message::struct_size(message.id()).unwrap_or_default()
 }
 
 /// The name the client gives a reason no admission gives, where the pages name it.

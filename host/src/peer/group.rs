@@ -120,7 +120,7 @@ impl GroupHost {
                 channel: own.0,
             };
             // the first message of a fresh connection always fits
-            let _ = connection.send(&establish, declared(&establish));
+            let _ = connection.send(&establish, establish.declared_size());
             self.links.insert(
                 tag,
                 PeerLink {
@@ -282,7 +282,7 @@ impl GroupHost {
         let message = PeerMessage::MembershipUpdate(Box::new(update));
         for tag in s.members.iter().filter_map(|m| m.tag) {
             if let Some(link) = self.links.get_mut(&tag)
-                && let Err(e) = link.connection.send(&message, declared(&message))
+                && let Err(e) = link.connection.send(&message, message.declared_size())
             {
                 tracing::warn!(%e, tag, "membership-update not queued");
             }
@@ -311,11 +311,6 @@ impl GroupHost {
             .filter_map(|l| l.connection.next_due())
             .min()
     }
-}
-
-/// The declared size of `message`'s id (PEER-13).
-fn declared(message: &PeerMessage) -> u32 {
-    message::struct_size(message.id()).unwrap_or_default()
 }
 
 /// `s`'s membership: the root, every member with its address, machine id and join id,

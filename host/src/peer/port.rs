@@ -170,7 +170,7 @@ impl PeerPort {
         let policy = hooks.policy();
         for answer in answers {
             let id = answer.id();
-            let size = policy.peer_struct_size(id, message::struct_size(id).unwrap_or_default());
+            let size = policy.peer_struct_size(id, answer.declared_size());
             let sealed = chain::write_declared(&[(&answer, size)])
                 .map_err(PeerDrop::Body)
                 .and_then(|mut container| {

@@ -8,7 +8,7 @@
 //! the client; so does a join-request, whose tables of joining peers and members no source
 //! lays out (facts: Sunrise ends its chain there too).
 
-use super::message::{self, BodyError, JOIN_REQUEST, MAX_ID, PeerMessage};
+use super::message::{BodyError, JOIN_REQUEST, MAX_ID, PeerMessage};
 use crate::bits::{BitError, BitReader, BitWriter};
 use thiserror::Error;
 
@@ -58,16 +58,13 @@ pub fn read_message(r: &mut BitReader<'_>) -> Result<(PeerMessage, u32), ChainEr
 
 /// Whether `said` is `m`'s declared size: else the receiver drops it (PEER-13).
 pub fn size_error(m: &PeerMessage, said: u32) -> Option<ChainError> {
-    let (id, want) = (m.id(), message::struct_size(m.id()).unwrap_or_default());
+    let (id, want) = (m.id(), m.declared_size());
     (said != want).then_some(ChainError::Size { id, said, want })
 }
 
 /// An out-of-band container of `messages`, each with its id's declared size.
 pub fn write_container(messages: &[PeerMessage]) -> Result<Vec<u8>, BodyError> {
-    let sizes: Vec<(&PeerMessage, u32)> = messages
-        .iter()
-        .map(|m| (m, message::struct_size(m.id()).unwrap_or_default()))
-        .collect();
+    let sizes: Vec<(&PeerMessage, u32)> = messages.iter().map(|m| (m, m.declared_size())).collect();
     write_declared(&sizes)
 }
 
@@ -124,7 +121,7 @@ pub fn read_container(bytes: &[u8]) -> Container {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::peer::message::PONG_KIND;
+    use crate::peer::message::{self, PONG_KIND};
 
     const PING_SIZE: u32 = 24;
 

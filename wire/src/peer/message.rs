@@ -217,6 +217,11 @@ impl PeerMessage {
         }
     }
 
+    /// Its declared struct_size: its id's (PEER-13). Every message Vex writes has one.
+    pub fn declared_size(&self) -> u32 {
+        struct_size(self.id()).unwrap_or_default()
+    }
+
     /// Whether it goes out of band (PEER-14).
     pub fn out_of_band(&self) -> bool {
         OUT_OF_BAND.contains(&self.id())
