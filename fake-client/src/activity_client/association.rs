@@ -380,7 +380,7 @@ impl Association {
             seen.pop_front();
         }
         seen.push_back((sequence, head.mac));
-        if plaintext.first().is_some_and(|b| b & 0x80 == 0) {
+        if chain::is_established(&plaintext) {
             self.group.on_established(verdict, &plaintext);
             return None;
         }

@@ -104,7 +104,7 @@ impl PeerPort {
                 let tag = head.header.addressed_tag.get();
                 match self.responder.open(from, tag, bytes) {
                     Ok(plaintext) => {
-                        if plaintext.first().is_some_and(|b| b & 0x80 == 0) {
+                        if chain::is_established(&plaintext) {
                             if let Err(e) = self.group.established(tag, &plaintext, hooks) {
                                 return dropped(PeerDrop::Reliable(e));
                             }
@@ -167,36 +167,39 @@ impl PeerPort {
             );
             answers.extend(answer(now, message, hooks));
         }
-        let policy = hooks.policy();
         for answer in answers {
             let id = answer.id();
-            let size = policy.peer_struct_size(id, answer.declared_size());
-            let sealed = chain::write_declared(&[(&answer, size)])
+            let size = hooks.policy().peer_struct_size(id, answer.declared_size());
+            let sent = chain::write_declared(&[(&answer, size)])
                 .map_err(PeerDrop::Body)
                 .and_then(|mut container| {
                     hooks.outbound().peer_container(&mut container);
-                    self.responder
-                        .seal(tag, &container, |next| policy.record_sequence(next))
+                    self.send_record(tag, &container, hooks)
                 });
-            match sealed {
-                Ok((to, record)) => self.send(to, record, hooks.outbound()),
-                Err(e) => tracing::error!(%e, id, "peer message not built"),
+            if let Err(e) = sent {
+                tracing::error!(%e, id, "peer message not built");
             }
         }
     }
 
     /// Seals and sends every established datagram due at `now`.
     fn send_due(&mut self, now: Instant, hooks: &Hooks) {
-        let policy = hooks.policy();
         for (tag, plaintext) in self.group.due(now, hooks) {
-            let sealed = self
-                .responder
-                .seal(tag, &plaintext, |next| policy.record_sequence(next));
-            match sealed {
-                Ok((to, record)) => self.send(to, record, hooks.outbound()),
-                Err(e) => tracing::error!(%e, tag, "established datagram not sealed"),
+            if let Err(e) = self.send_record(tag, &plaintext, hooks) {
+                tracing::error!(%e, tag, "established datagram not sealed");
             }
         }
+    }
+
+    /// Seals `plaintext` in a record of association `tag`, with the sequence the policy
+    /// gives it, and sends it to the association's peer.
+    fn send_record(&mut self, tag: u16, plaintext: &[u8], hooks: &Hooks) -> Result<(), PeerDrop> {
+        let policy = hooks.policy();
+        let (to, record) = self
+            .responder
+            .seal(tag, plaintext, |next| policy.record_sequence(next))?;
+        self.send(to, record, hooks.outbound());
+        Ok(())
     }
 
     /// Time passed: the reliable connections resend what is due.

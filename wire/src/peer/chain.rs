@@ -39,6 +39,12 @@ pub enum ChainError {
     Body(#[from] BodyError),
 }
 
+/// Whether a record's `plaintext` is an established datagram, by its first bit (facts
+/// 3.1: 0 an established datagram, 1 the out-of-band container); an empty one is not.
+pub fn is_established(plaintext: &[u8]) -> bool {
+    plaintext.first().is_some_and(|b| b & 0x80 == 0)
+}
+
 /// Writes one message: its id, `size` as its struct_size (18 bits), its body.
 pub fn write_message(w: &mut BitWriter, m: &PeerMessage, size: u32) -> Result<(), BodyError> {
     w.write(m.id().into(), 6);
