@@ -138,7 +138,9 @@ fn datagrams(
     }
     while let Some(d) = host.poll_datagram() {
         let to = (0..parts.len()).find(|i| client_udp_address(*i) == d.peer);
-        if let Some((i, (client, transcript))) = to.and_then(|i| Some((i, parts.get_mut(i)?))) {
+        if let Some(i) = to
+            && let Some((client, transcript)) = parts.get_mut(i)
+        {
             for bytes in wire.datagram(i, Direction::ToClient, &d.bytes) {
                 transcript.push(Line::datagram(now, transcript::Direction::ToClient, &bytes));
                 client.handle_datagram(now, &bytes);

@@ -17,8 +17,6 @@ use vex_wire::time::Instant;
 const INPUT_QUEUE: usize = 256;
 /// How long a connect may take before the link counts as closed.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
-/// The largest datagram the client reads whole.
-const MAX_DATAGRAM: usize = 65_535;
 
 enum Input {
     Connected(LinkKind, Option<OwnedWriteHalf>),
@@ -181,7 +179,7 @@ pub async fn drive_observed(
     let (tx, mut rx) = mpsc::channel::<Input>(INPUT_QUEUE);
     // the client's UDP socket, opened with its first datagram (the QoS probe)
     let mut udp: Option<UdpSocket> = None;
-    let mut datagram = vec![0u8; MAX_DATAGRAM];
+    let mut datagram = vec![0u8; vex_wire::peer::MAX_DATAGRAM];
     loop {
         while let Some((to, bytes)) = client.poll_datagram() {
             if udp.is_none() {

@@ -28,8 +28,6 @@ use vex_wire::time::Instant;
 const READ_CHUNK: usize = 16 * 1024;
 /// Reads waiting for the core, across all links.
 const INPUT_QUEUE: usize = 256;
-/// The largest datagram the UDP port reads whole.
-const MAX_DATAGRAM: usize = 65_535;
 /// Pause after a failed accept (for example when out of file descriptors).
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
 
@@ -162,7 +160,7 @@ pub async fn serve_with_control(
     mut controls: mpsc::Receiver<Control>,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
-    let mut datagram = vec![0u8; MAX_DATAGRAM];
+    let mut datagram = vec![0u8; vex_wire::peer::MAX_DATAGRAM];
     let mut recent: VecDeque<MissionReport> = VecDeque::with_capacity(RECENT_REPORTS);
     let mut reload_reply: Option<oneshot::Sender<MissionReport>> = None;
     let start = tokio::time::Instant::now();

@@ -24,6 +24,10 @@ pub mod session_state;
 
 use thiserror::Error;
 
+/// The largest datagram a socket of the peer port reads whole: a UDP payload's size
+/// field's most. A receive buffer of this size never cuts one.
+pub const MAX_DATAGRAM: usize = 65_535;
+
 /// Why bytes are not the peer packet they were read as.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum PeerError {

@@ -10,9 +10,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use tokio::net::UdpSocket;
 use vex_harness::datagram_fault::{DatagramFault, DatagramPath};
 use vex_harness::link_fault::Direction;
+use vex_wire::peer::MAX_DATAGRAM;
 
-/// The largest datagram relayed.
-const MAX_DATAGRAM: usize = 64 * 1024;
 /// The clients relayed at once; a datagram from one more is dropped.
 const MAX_CLIENTS: usize = 4_096;
 
