@@ -491,9 +491,9 @@ mod tests {
         Instant::from_millis(ms)
     }
 
-    /// A client whose join-request is out, and the host's side of its connection (the
-    /// host's channel 2), with the host's connect-establish already taken.
-    fn asked() -> (GroupSession, Connection, Verdict) {
+    /// A client the host answered with its connect-response (the host's channel 2): its
+    /// join-request is out.
+    fn responded() -> (GroupSession, Verdict) {
         let mut v = Verdict::new();
         let mut g = GroupSession::default();
         g.connect(at(0), SESSION);
@@ -506,6 +506,13 @@ mod tests {
         };
         let join = g.on_out_of_band(&mut v, at(1), &response);
         assert!(matches!(join, Some(PeerMessage::JoinRequest(_))));
+        (g, v)
+    }
+
+    /// A client whose join-request is out, and the host's side of its connection, with
+    /// the host's connect-establish already taken.
+    fn asked() -> (GroupSession, Connection, Verdict) {
+        let (mut g, mut v) = responded();
         let mut host = Connection::new(2, CHANNEL, ANNOUNCED_SEQUENCE);
         let establish = PeerMessage::ConnectEstablish {
             remote_channel: CHANNEL,
@@ -712,17 +719,7 @@ mod tests {
     /// PEER-14: the host's first reliable message is not connect-establish.
     #[test]
     fn peer_14_the_first_reliable_message() {
-        let mut v = Verdict::new();
-        let mut g = GroupSession::default();
-        g.connect(at(0), SESSION);
-        let response = PeerMessage::ConnectResponse {
-            echoed_channel: CHANNEL,
-            echoed_sequence: ANNOUNCED_SEQUENCE,
-            channel: 2,
-            sequence: 0,
-            addr: NetAddr::new_zeroed(),
-        };
-        g.on_out_of_band(&mut v, at(1), &response);
+        let (mut g, mut v) = responded();
         let mut host = Connection::new(2, CHANNEL, ANNOUNCED_SEQUENCE);
         g.on_established(&mut v, &next_packet(&mut host).write().unwrap());
         assert_eq!(v.rules(), [Rule::Peer14]);
