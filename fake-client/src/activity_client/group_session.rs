@@ -31,6 +31,15 @@ const ANNOUNCED_SEQUENCE: u32 = 0x400;
 /// for the answer: Vex's (they go out of band, where nothing resends them).
 const REQUEST_RESEND_MS: u64 = 1_000;
 
+/// The out-of-band request the client waits on an answer to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Request {
+    /// The connect-request, until the connect-response.
+    Connect,
+    /// The join-request, until a membership-update or a join-refuse.
+    Join,
+}
+
 /// What the group session sends unasked at one time.
 #[derive(Debug, Default)]
 pub(crate) struct Due {
@@ -85,26 +94,35 @@ impl GroupSession {
         self.join_id = session.rotate_left(17) | 1;
         self.stage = Stage::Connecting(now);
         self.resend_at = Some(now + REQUEST_RESEND_MS);
-        self.connect_request()
+        self.request(Request::Connect)
     }
 
-    fn connect_request(&self) -> PeerMessage {
-        PeerMessage::ConnectRequest {
-            channel: CHANNEL,
-            sequence: ANNOUNCED_SEQUENCE,
-            addr: self.addr(),
+    /// The request waiting for its answer, and when it first went.
+    fn waiting(&self) -> Option<(Request, Instant)> {
+        match &self.stage {
+            Stage::Connecting(at) => Some((Request::Connect, *at)),
+            Stage::Connected { asked, .. } if !self.answered => Some((Request::Join, *asked)),
+            _ => None,
         }
     }
 
-    fn join_request(&self) -> PeerMessage {
-        PeerMessage::JoinRequest(JoinRequest {
-            protocol: message::PROTOCOL_VERSION,
-            low_build: message::BUILD,
-            high_build: message::BUILD,
-            executable_type: message::EXECUTABLE_TYPE,
-            session: self.session,
-            join_id: self.join_id,
-        })
+    /// `request`'s message.
+    fn request(&self, request: Request) -> PeerMessage {
+        match request {
+            Request::Connect => PeerMessage::ConnectRequest {
+                channel: CHANNEL,
+                sequence: ANNOUNCED_SEQUENCE,
+                addr: self.addr(),
+            },
+            Request::Join => PeerMessage::JoinRequest(JoinRequest {
+                protocol: message::PROTOCOL_VERSION,
+                low_build: message::BUILD,
+                high_build: message::BUILD,
+                executable_type: message::EXECUTABLE_TYPE,
+                session: self.session,
+                join_id: self.join_id,
+            }),
+        }
     }
 
     /// The address the client claims: its member entry must echo these 86 bytes.
@@ -165,7 +183,7 @@ impl GroupSession {
                     completed: false,
                 };
                 self.resend_at = Some(now + REQUEST_RESEND_MS);
-                Some(self.join_request())
+                Some(self.request(Request::Join))
             }
             (PeerMessage::JoinRefuse { reason, .. }, Stage::Connected { .. }) => {
                 self.stage = Stage::Ended;
@@ -345,10 +363,12 @@ impl GroupSession {
     /// [`ANSWER_WITHIN_MS`] (PEER-17: only a protocol that is not the host's goes without a
     /// reply, and the client's is; advisory on the bodies Vex takes).
     pub(crate) fn check_answered(&self, verdict: &mut Verdict, now: Instant) {
-        let (asked, what) = match &self.stage {
-            Stage::Connecting(at) => (*at, "connect-request"),
-            Stage::Connected { asked, .. } if !self.answered => (*asked, "join-request"),
-            _ => return,
+        let Some((request, asked)) = self.waiting() else {
+            return;
+        };
+        let what = match request {
+            Request::Connect => "connect-request",
+            Request::Join => "join-request",
         };
         if now.since(asked) >= ANSWER_WITHIN_MS {
             let reason = format!(
@@ -362,17 +382,12 @@ impl GroupSession {
     /// What is due at `now`: the request waiting for its answer again, once a second,
     /// and the reliable connection's datagrams.
     pub(crate) fn poll(&mut self, now: Instant) -> Due {
-        let waiting = match self.stage {
-            Stage::Connecting(_) => Some(self.connect_request()),
-            Stage::Connected { .. } if !self.answered => Some(self.join_request()),
-            _ => None,
-        };
         let mut due = Due::default();
-        if let Some((request, at)) = waiting.zip(self.resend_at.as_mut())
-            && *at <= now
+        if let Some((request, _)) = self.waiting()
+            && self.resend_at.is_some_and(|at| at <= now)
         {
-            *at = now + REQUEST_RESEND_MS;
-            due.out_of_band = Some(vec![request]);
+            self.resend_at = Some(now + REQUEST_RESEND_MS);
+            due.out_of_band = Some(vec![self.request(request)]);
         }
         if let Stage::Connected { connection, .. } = &mut self.stage {
             due.established = std::iter::from_fn(|| connection.poll(now))
@@ -384,13 +399,10 @@ impl GroupSession {
 
     /// When [`GroupSession::poll`] next has something.
     pub(crate) fn next_due(&self) -> Option<Instant> {
-        let (request, connection) = match &self.stage {
-            Stage::Connecting(_) => (self.resend_at, None),
-            Stage::Connected { connection, .. } => (
-                self.resend_at.filter(|_| !self.answered),
-                connection.next_due(),
-            ),
-            _ => (None, None),
+        let request = self.resend_at.filter(|_| self.waiting().is_some());
+        let connection = match &self.stage {
+            Stage::Connected { connection, .. } => connection.next_due(),
+            _ => None,
         };
         request.into_iter().chain(connection).min()
     }
