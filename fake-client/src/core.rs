@@ -37,6 +37,8 @@ pub struct ClientCore {
     pub(crate) received: VecDeque<Received>,
     /// The replicated object store service 123 fills.
     pub(crate) store: crate::queuez::Store,
+    /// Web-service operations parked on a family-4 revision.
+    pub(crate) barrier: crate::version_barrier::Barrier,
     /// The matchmaking requests not answered yet.
     pub(crate) matchmaking: crate::lobby_calls::Asked<vex_wire::bap::matchmaking::Kind>,
     /// The web-service calls not answered yet.
@@ -57,6 +59,7 @@ impl ClientCore {
             frames_in: 0,
             received: VecDeque::new(),
             store: crate::queuez::Store::default(),
+            barrier: crate::version_barrier::Barrier::default(),
             matchmaking: crate::lobby_calls::Asked::default(),
             web_service: crate::lobby_calls::Asked::default(),
         }
@@ -212,6 +215,7 @@ impl ClientCore {
             );
             self.verdict.violate(rule, None, None, reason);
         }
+        self.judge_barrier();
         if let Some(activity) = &self.activity {
             activity.finish(&mut self.verdict, now);
         }

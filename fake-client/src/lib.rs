@@ -23,6 +23,7 @@ pub mod signon;
 pub mod status;
 mod timer;
 mod verdict;
+mod version_barrier;
 pub mod violation;
 
 pub use crate::core::ClientCore;

@@ -6,6 +6,7 @@
 use crate::core::ClientCore;
 use crate::link::LinkKind;
 use crate::rules::{Choice, Rule};
+use crate::version_barrier::Parked;
 use prost::Message;
 use std::collections::VecDeque;
 use vex_wire::bap::account_translation::{
@@ -53,12 +54,30 @@ const MATCHMAKING: [Kind; 8] = [
 const JOIN_KEY: usize = 94;
 
 /// The web-service calls the client makes (service 10): the Investment sign-in (503), the
-/// family-4 subscription (206), and an equip (403) of an item instance the scenario does
-/// not hold, which a host answers with an error and nothing to wait for (WS-01).
-const WEB_SERVICE: [u16; 3] = [SIGN_IN, SUBSCRIBE, EQUIP];
+/// family-4 subscription (206), an equip (403) of the first item instance the scenario's
+/// character holds, a change whose reply may name the revision that publishes it (WS-01),
+/// and an equip of an item instance it does not hold, which a host answers with an error
+/// and nothing to wait for.
+const WEB_SERVICE: [(u16, Equip); 4] = [
+    (SIGN_IN, Equip::Nothing),
+    (SUBSCRIBE, Equip::Nothing),
+    (EQUIP, Equip::Held),
+    (EQUIP, Equip::NotHeld),
+];
 
-/// The item instance the equip names.
-const ITEM_INSTANCE: u64 = 1;
+/// What an equip call names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Equip {
+    /// Not an equip.
+    Nothing,
+    /// The scenario's first item (the item not held when it gives none).
+    Held,
+    /// [`NOT_HELD`].
+    NotHeld,
+}
+
+/// The item instance the refused equip names: one no scenario's character holds.
+const NOT_HELD: u64 = 1;
 
 /// Lobby calls not answered yet, oldest first: answers come in request order (BAP-16), so
 /// each answer is to the front one. Matchmaking keeps each request's kind, the web service
@@ -88,13 +107,15 @@ impl ClientCore {
             self.links
                 .send_request(now, LinkKind::Primary, service, &body);
         }
-        for (transaction, opcode) in (1..).zip(WEB_SERVICE) {
-            let payload = match opcode {
-                SUBSCRIBE => {
+        for (transaction, (opcode, equip)) in (1..).zip(WEB_SERVICE) {
+            let held = self.config.scenario.lobby.items.first().copied();
+            let payload = match (opcode, equip) {
+                (SUBSCRIBE, _) => {
                     let root = self.config.scenario.player.account_soid;
                     web_service::subscribe_payload(queuez::ACCOUNT_FAMILY as u8, root)
                 }
-                EQUIP => web_service::equip_payload(ITEM_INSTANCE),
+                (EQUIP, Equip::Held) => web_service::equip_payload(held.unwrap_or(NOT_HELD)),
+                (EQUIP, _) => web_service::equip_payload(NOT_HELD),
                 _ => Vec::new(),
             };
             let request = WsRequest {
@@ -162,13 +183,27 @@ impl ClientCore {
 
     /// Service 11: the reply echoes the opcode and the transaction and reads as its
     /// opcode's definition (WS-02); a reply that does not complete names no revision
-    /// (WS-01).
+    /// (WS-01); one that completes naming a revision parks its operation until the
+    /// family-4 copy reaches it (`version_barrier.rs`).
     fn on_web_service(&mut self, idx: u64, body: &[u8]) {
         let Some((opcode, transaction)) = self.web_service.0.pop_front() else {
             return;
         };
         if let Some(b) = ws_breach(opcode, transaction, body) {
-            self.record(idx, b);
+            return self.record(idx, b);
+        }
+        let status = WsReply::decode(body, Shape::of(opcode))
+            .ok()
+            .and_then(|r| r.status);
+        if let Some(s) = status.filter(|s| matches!(s.code, 0 | 7) && s.value != NO_REVISION) {
+            let parked = Parked {
+                opcode,
+                transaction,
+                revision: s.value,
+                frame: idx,
+            };
+            let held = self.store.version(queuez::ACCOUNT_FAMILY);
+            self.barrier.park(parked, held);
         }
     }
 

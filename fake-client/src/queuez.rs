@@ -8,7 +8,7 @@ use crate::core::ClientCore;
 use crate::rules::Rule;
 use std::collections::{BTreeMap, BTreeSet};
 use vex_wire::bap::queuez::{
-    ACCOUNT_OBJECT, ENCODING_RAW, FAMILIES, MAX_PAYLOAD, SLOTS_PER_FAMILY, Update,
+    ACCOUNT_FAMILY, ACCOUNT_OBJECT, ENCODING_RAW, FAMILIES, MAX_PAYLOAD, SLOTS_PER_FAMILY, Update,
 };
 
 /// A service-123 message of this many bytes ends the link (QZ-08, NS "Replicated objects,
@@ -42,6 +42,16 @@ impl Store {
     /// The client subscribed to `family`.
     pub(crate) fn subscribe(&mut self, family: u32) {
         self.subscribed.insert(family);
+    }
+
+    /// The last version of `family` applied.
+    pub(crate) fn version(&self, family: u32) -> Option<i32> {
+        self.versions.get(&family).copied()
+    }
+
+    /// True once the store kept an error: it applies nothing more.
+    pub(crate) fn failed(&self) -> bool {
+        self.failed
     }
 
     /// The objects `family` holds, by id.
@@ -153,10 +163,14 @@ impl Store {
 }
 
 impl ClientCore {
-    /// A service-123 push.
+    /// A service-123 push; the operations parked on the family-4 version it reaches go on
+    /// (NS "The reply's version barrier").
     pub(crate) fn on_queuez(&mut self, idx: u64, body: &[u8]) {
         for (rule, reason) in self.store.apply(body) {
             self.verdict.violate(rule, Some(idx), None, reason);
+        }
+        if let Some(version) = self.store.version(ACCOUNT_FAMILY) {
+            self.barrier.reached(version);
         }
     }
 }

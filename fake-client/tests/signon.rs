@@ -27,6 +27,7 @@ fn host(answers: Vec<SignOnAnswer>) -> SignOnService {
             steam_id: STEAM,
             signon: answers,
         }],
+        items: Vec::new(),
     };
     SignOnService::new(lobby, SignOnKeys::DEVELOPMENT, BAP, [3; 32])
 }

@@ -652,6 +652,12 @@ faults! {
     /// WS-01 (lobby calls): the equip's error reply (opcode 403) names revision 0 on the
     /// wire, a revision request, where it must send -1.
     WsErrorWithRevision => Ws01, on WebServiceReplyShapes, script LobbyCalls;
+    /// WS-01 (lobby calls): the equip of a held item completes naming the revision of its
+    /// change, and the service-123 update that would publish it never goes out.
+    WsRevisionUnpublished => Ws01, on WebServiceReplyShapes, script LobbyCalls;
+    /// WS-01 (lobby calls): the equip of a held item completes naming one revision past
+    /// the update that publishes it.
+    WsRevisionAhead => Ws01, on WebServiceReplyShapes, script LobbyCalls;
     /// MM-01 (lobby calls): the configuration request (kind 4) gets a search reply.
     MatchmakingWrongShape => Mm01, script LobbyCalls;
     /// MM-03 (lobby calls): the configuration request gets an empty reply, no field 4.

@@ -13,6 +13,7 @@ use crate::transcript::{self, Line, Transcript};
 use crate::wire::{Delivery, Hop, Wire};
 use std::net::{Ipv4Addr, SocketAddrV4};
 use vex_fake_client::{ClientConfig, ClientCore, LinkKind};
+use vex_host::lobby::Written;
 use vex_host::{HostConfig, HostCore, HostEvent, LinkId};
 use vex_wire::time::Instant;
 
@@ -81,6 +82,11 @@ pub fn exchange(
         for d in sent {
             deliver(host, parts, now, d);
         }
+    }
+    // the in-process host's store is its own memory: every write is kept at once
+    while let Some(w) = host.poll_write() {
+        host.handle_written(w.ticket, Written::Kept);
+        progress = true;
     }
     while let Some(t) = host.poll_transmit() {
         let Some((client, link)) = client_link(t.link) else {

@@ -2,6 +2,7 @@
 
 use crate::hooks::Hooks;
 use crate::limits::Limits;
+use crate::lobby::StoredLobby;
 use crate::program::builtin_timeline;
 use std::net::{Ipv4Addr, SocketAddrV4};
 use vex_wire::bap::secure::SignOnKeys;
@@ -34,6 +35,9 @@ pub struct HostConfig {
     pub timeline: Vec<TimedCommit>,
     /// What one link may cost the host.
     pub limits: Limits,
+    /// What the lobby's store holds at start; none: what the scenario seeds
+    /// ([`StoredLobby::seed`]).
+    pub stored: Option<StoredLobby>,
 }
 
 impl HostConfig {
@@ -48,6 +52,7 @@ impl HostConfig {
             default_client_activation: true,
             timeline: builtin_timeline(),
             limits: Limits::default(),
+            stored: None,
         }
     }
 

@@ -14,7 +14,7 @@ use crate::host_timer::HostTimer;
 use crate::limits::Limit;
 use crate::link::{Link, Links};
 use crate::link_id::LinkId;
-use crate::lobby::LobbyServices;
+use crate::lobby::{LobbyServices, StoredLobby, Write, Written};
 use crate::mission::{Mission, MissionStage};
 use crate::peer::port::{LiveSessions, PeerPort};
 use crate::policy::Policy;
@@ -58,7 +58,11 @@ impl HostCore {
         let timeline = std::mem::take(&mut config.timeline);
         config.timeline = config.hooks.policy().program(timeline);
         let links = Links::new(config.hooks.clone());
-        let lobby = LobbyServices::new(config.scenario.player);
+        let stored = config
+            .stored
+            .take()
+            .unwrap_or_else(|| StoredLobby::seed(&config.scenario));
+        let lobby = LobbyServices::new(config.scenario.player, stored);
         Self {
             rng: ChaCha20Rng::from_seed(config.seed),
             peer: PeerPort::new(
@@ -285,6 +289,18 @@ impl HostCore {
     /// The next datagram to send on the UDP port.
     pub fn poll_datagram(&mut self) -> Option<Datagram> {
         self.peer.poll()
+    }
+
+    /// The next change for the lobby's store to keep (`vex-store`); the call that made it
+    /// is answered once [`Self::handle_written`] says what became of it.
+    pub fn poll_write(&mut self) -> Option<Write> {
+        self.lobby.poll_write()
+    }
+
+    /// The store kept (or refused) the write `ticket`: its call is answered, and a kept
+    /// change of the family-4 objects is published (NS "The reply's version barrier").
+    pub fn handle_written(&mut self, ticket: u64, written: Written) {
+        self.lobby.written(&mut self.links, ticket, written);
     }
 
     /// The next frame to send.

@@ -62,6 +62,9 @@ pub enum Limit {
     Rate(u32),
     /// [`Limits::output_queue_bytes`].
     OutputQueue(usize),
+    /// More answers held behind one that waits for the lobby's store than the link may
+    /// have (`MAX_HELD_ANSWERS`).
+    HeldAnswers(usize),
 }
 
 impl fmt::Display for Limit {
@@ -74,6 +77,10 @@ impl fmt::Display for Limit {
                 "a frame not whole within {within_ms} ms of its first byte ({held} bytes held)"
             ),
             Limit::Rate(max) => write!(f, "more than {max} frames in one second"),
+            Limit::HeldAnswers(max) => write!(
+                f,
+                "{max} answers are held already behind one the lobby's store has not kept"
+            ),
             Limit::OutputQueue(max) => write!(
                 f,
                 "the peer does not read: more than {max} bytes wait to be written"

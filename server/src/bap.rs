@@ -18,6 +18,7 @@ use tokio::net::{TcpListener, TcpStream, UdpSocket};
 use tokio::sync::{mpsc, oneshot};
 use vex_host::event::HostEvent;
 use vex_host::limits::Limit;
+use vex_host::lobby::Written;
 use vex_host::mission::MissionReport;
 use vex_host::reason::Closed;
 use vex_host::{HostCore, LinkId};
@@ -221,6 +222,9 @@ pub async fn serve_with_control(
                     let _ = reply.send(recent.iter().cloned().collect());
                 }
             },
+        }
+        while let Some(w) = core.poll_write() {
+            core.handle_written(w.ticket, Written::Kept);
         }
         let mut backlogged = Vec::new();
         let max_queued = core.config().limits.output_queue_bytes;

@@ -235,7 +235,10 @@ impl Scenario {
                 (name.to_string(), slot)
             })
             .collect(),
-            lobby: Lobby::default(),
+            lobby: Lobby {
+                items: vec![0x1000_0000_0000_0001, 0x1000_0000_0000_0002],
+                ..Lobby::default()
+            },
             authored_phase: false,
         }
     }

@@ -91,6 +91,8 @@ struct LobbyFile {
     features: Vec<String>,
     #[serde(rename = "account", default)]
     accounts: Vec<Spanned<AccountFile>>,
+    #[serde(default)]
+    items: Vec<Spanned<Wide>>,
 }
 
 #[derive(Deserialize)]
@@ -308,9 +310,16 @@ fn lobby(lines: &Lines<'_>, file: &Spanned<LobbyFile>) -> Result<Lobby, Scenario
             signon: a.signon.clone(),
         });
     }
+    let items = f
+        .items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| lines.wide(item, &format!("lobby.items[{i}]")))
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(Lobby {
         features: f.features.clone(),
         accounts,
+        items,
     })
 }
 

@@ -5,6 +5,7 @@
 //! ```toml
 //! [lobby]
 //! features = ["use_hardwipe_tokens"]   # up to eight (SIGNON-05)
+//! items = ["0x1000000000000001"]        # the item instances the character holds
 //!
 //! [[lobby.account]]                     # what SignOn answers this Steam id, in order;
 //! steam_id = "76561197960287930"        # the last answer repeats
@@ -27,6 +28,9 @@ pub struct Lobby {
     pub features: Vec<String>,
     /// Accounts whose SignOn answers are set; any other account signs on at once.
     pub accounts: Vec<Account>,
+    /// The item instances the player's character holds when the lobby's store is new: a
+    /// web-service equip (403) names one (NS "Web-service RPC, services 10 and 11").
+    pub items: Vec<u64>,
 }
 
 impl Lobby {

@@ -9,7 +9,7 @@ use crate::variation::Variation;
 use prost::Message;
 use vex_host::outbound::Delivery;
 use vex_wire::bap::matchmaking::{self, Reply};
-use vex_wire::bap::web_service::{self, EQUIP, SUBSCRIBE, Shape, WsReply};
+use vex_wire::bap::web_service::{self, EQUIP, NO_REVISION, SUBSCRIBE, Shape, WsReply};
 
 /// Service 24's last identity byte: `00 01 0C FF`, then the identity's 8 bytes.
 const TRANSLATED_IDENTITY_LAST: usize = 11;
@@ -142,6 +142,9 @@ fn web_service_reply(plan: &HostPlan, body: &mut Vec<u8>) {
         }
         if opcode == EQUIP && plan.has(Fault::WsErrorWithRevision) {
             status.value = i32::MIN; // a zero on the wire: a revision request
+        }
+        if opcode == EQUIP && status.value != NO_REVISION && plan.has(Fault::WsRevisionAhead) {
+            status.value += 1;
         }
     }
     if plan.has(Fault::WsOpcodeNotEchoed) {

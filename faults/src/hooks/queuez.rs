@@ -80,6 +80,7 @@ fn updates(plan: &HostPlan, mut update: Update) -> Vec<Update> {
                     .collect();
             }
             Fault::QueuezRawPastSlot => family.objects.push(account(key, 1)),
+            Fault::WsRevisionUnpublished if !family.full_snapshot => return Vec::new(),
             Fault::QueuezTooLarge => {
                 family.objects = vec![
                     account(key, 0),

@@ -2,10 +2,11 @@
 //! leave by: what a handler reaches a link through (NS "bdLobby BAP"; SR "Timed sends that
 //! remain").
 
-use super::{Binding, Link};
+use super::{Binding, Link, MAX_HELD_ANSWERS, Response};
 use crate::event::{HostEvent, Transmit};
 use crate::hooks::Hooks;
 use crate::host_timer::HostTimer;
+use crate::limits::Limit;
 use crate::link_id::LinkId;
 use crate::outbound::{Delivery, Outbound, Payload};
 use crate::outbox::Outbox;
@@ -227,15 +228,87 @@ impl Links {
     }
 
     /// Sends response `service` to the request with `task`, as often as the outbound hook
-    /// says (once).
+    /// says (once), after the link's answers held before it (BAP-16).
     pub(crate) fn respond(
         &mut self,
         link: LinkId,
         reply_type: FrameType,
         service: u16,
         task: u32,
-        mut body: Vec<u8>,
+        body: Vec<u8>,
     ) {
+        let Some(l) = self.map.get_mut(&link) else {
+            return;
+        };
+        let response = Response {
+            reply_type,
+            service,
+            task,
+            body,
+        };
+        if l.answers().holding() {
+            l.answers().queue(response);
+        } else {
+            self.send_response(link, response);
+        }
+    }
+
+    /// The answer to the request `header` on `link` is made later, as `call`
+    /// ([`Self::answer_call`]); the link's later answers wait behind it (BAP-16). A link
+    /// that has [`MAX_HELD_ANSWERS`] held already is closed instead; false then, or when
+    /// the link is gone.
+    pub(crate) fn hold_answer(&mut self, link: LinkId, call: u64) -> bool {
+        let Some(l) = self.map.get_mut(&link) else {
+            return false;
+        };
+        if l.answers().len() >= MAX_HELD_ANSWERS {
+            self.shut(link, Closed::Limit(Limit::HeldAnswers(MAX_HELD_ANSWERS)));
+            return false;
+        }
+        l.answers().wait_for(call);
+        true
+    }
+
+    /// `body` answers `call` (see [`Self::hold_answer`]) to the request `header`: it goes
+    /// out with every answer held behind it that is ready.
+    pub(crate) fn answer_call(
+        &mut self,
+        link: LinkId,
+        call: u64,
+        reply_type: FrameType,
+        header: InnerHeader,
+        body: Vec<u8>,
+    ) {
+        let (Some(service), Some(l)) = (response_for(header.service), self.map.get_mut(&link))
+        else {
+            return;
+        };
+        let response = Response {
+            reply_type,
+            service,
+            task: header.task,
+            body,
+        };
+        if !l.answers().fill(call, response) {
+            return;
+        }
+        while let Some(r) = self
+            .map
+            .get_mut(&link)
+            .and_then(|l| l.answers().next_ready())
+        {
+            self.send_response(link, r);
+        }
+    }
+
+    /// Sends `r` now, as often as the outbound hook says (once).
+    fn send_response(&mut self, link: LinkId, r: Response) {
+        let Response {
+            reply_type,
+            service,
+            task,
+            mut body,
+        } = r;
         let mut header = InnerHeader::response(service, task);
         let delivery = self
             .out

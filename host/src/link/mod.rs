@@ -1,6 +1,7 @@
 //! One BAP link as the host sees it: framing, the secure channel, and the activity
 //! binding (NS "bdLobby BAP"; facts 1.4, 7.7).
 
+mod answers;
 mod authority;
 mod binding;
 mod epoch;
@@ -10,6 +11,10 @@ mod table;
 
 pub use binding::Binding;
 pub(crate) use links::Links;
+
+pub(crate) use answers::{MAX_HELD_ANSWERS, Response};
+
+use answers::Answers;
 
 use crate::event::Transmit;
 use crate::limits::{Limits, RateWindow};
@@ -40,8 +45,11 @@ pub struct Link {
     next_keepalive: Option<Instant>,
     /// Set when the link was shut: it reads nothing more.
     closed: bool,
-    /// The last service-123 version pushed, per family.
-    queuez_versions: BTreeMap<u32, i32>,
+    /// Per family subscribed to (service 12 or web-service 206): its root and the last
+    /// service-123 version pushed.
+    families: BTreeMap<u32, Family>,
+    /// Answers held in request order behind one that waits for the lobby's store.
+    answers: Answers,
     /// Until the hello: when a link with none is closed ([`crate::Limits::hello_within_ms`]).
     hello_due: Option<Instant>,
     /// While part of a frame is held: when a frame still not whole is closed
@@ -49,6 +57,15 @@ pub struct Link {
     frame_due: Option<Instant>,
     /// The frames of the current second ([`crate::Limits::frames_per_second`]).
     rate: RateWindow,
+}
+
+/// A family a link subscribed to.
+#[derive(Debug, Clone, Copy)]
+struct Family {
+    /// The family root the subscription named.
+    root: u64,
+    /// The last version pushed.
+    version: i32,
 }
 
 impl Link {
@@ -62,7 +79,8 @@ impl Link {
             deferred_response: None,
             next_keepalive: None,
             closed: false,
-            queuez_versions: BTreeMap::new(),
+            families: BTreeMap::new(),
+            answers: Answers::default(),
             hello_due: Some(now + limits.hello_within_ms),
             frame_due: None,
             rate: RateWindow::default(),
@@ -170,11 +188,37 @@ impl Link {
         self.deferred_response.take()
     }
 
-    /// The version of family `family`'s next snapshot: one past the last pushed.
-    pub fn next_queuez_version(&mut self, family: u32) -> i32 {
-        let version = self.queuez_versions.entry(family).or_insert(0);
-        *version += 1;
-        *version
+    /// The link subscribes to `family` under `root`: the version of the snapshot that
+    /// follows, one past the last pushed for the family (QZ-01: "a version must be the
+    /// previous version plus one").
+    pub fn subscribe_family(&mut self, family: u32, root: u64) -> i32 {
+        let f = self
+            .families
+            .entry(family)
+            .or_insert(Family { root, version: 0 });
+        f.root = root;
+        f.version += 1;
+        f.version
+    }
+
+    /// The version the next update of `family` under `root` carries, when the link is
+    /// subscribed to it.
+    pub fn next_family_version(&self, family: u32, root: u64) -> Option<i32> {
+        let f = self.families.get(&family).filter(|f| f.root == root)?;
+        Some(f.version + 1)
+    }
+
+    /// Counts an update of `family` under `root` pushed: its version, when the link is
+    /// subscribed to it.
+    pub fn push_family_version(&mut self, family: u32, root: u64) -> Option<i32> {
+        let f = self.families.get_mut(&family).filter(|f| f.root == root)?;
+        f.version += 1;
+        Some(f.version)
+    }
+
+    /// The link's answers held behind one that waits.
+    pub(crate) fn answers(&mut self) -> &mut Answers {
+        &mut self.answers
     }
 
     /// The frame type a frame of `reply_type` goes out as: an encrypted one only once the

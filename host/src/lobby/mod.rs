@@ -3,18 +3,25 @@
 //! HTTPS server (`vex_server::lobby_http`) and the in-process harness both drive it. On a
 //! BAP link, the lobby services answer the client's calls (NS "The service registry"):
 //! `services.rs` (the other services of the registry, the account translation among them),
-//! `web_service.rs` (services 10 and 11), `matchmaking.rs` (42 and 43, with the
-//! advertisements in `advertisements.rs`) and `queuez.rs` (the replicated objects).
+//! `web_service.rs` (services 10 and 11, the calls that change an account waiting for the
+//! store in `changes.rs`), `matchmaking.rs` (42 and 43, with the advertisements in
+//! `advertisements.rs`) and `queuez.rs` (the replicated objects). What the lobby stores is
+//! `stored.rs`; what it asks a store to keep, `write.rs`.
 
 mod advertisements;
+mod changes;
 mod matchmaking;
 pub mod queuez;
 mod services;
 pub mod signon;
+pub mod stored;
 mod web_service;
+pub mod write;
 
 use advertisements::Advertisements;
 pub(crate) use services::LobbyServices;
+pub use stored::{StoredAccount, StoredLobby, StoredObject};
+pub use write::{Change, Write, Written};
 
 use crate::hooks::Hooks;
 use crate::outbound::Outbound;

@@ -1,21 +1,19 @@
 //! Replicated objects (NS "Replicated objects, service 123"): a family subscription on
 //! service 12 is answered (13, empty) and followed by a full snapshot of that family on
-//! service 123, one version past the link's last for it. Family 4 holds the player's
-//! character object, raw (encoding 3), its first qword the key; every other family's
-//! snapshot names no object, which is legal.
+//! service 123, one version past the link's last for it. Family 4 under an account the
+//! lobby stores holds its family-4 objects, raw (encoding 3), each one's first qword its
+//! key; every other family's snapshot names no object, which is legal. A kept change of
+//! the family-4 objects is published to every link subscribed to the account's family 4.
 
 use super::LobbyServices;
+use super::stored::StoredObject;
 use crate::link::Links;
 use crate::link_id::LinkId;
 use vex_wire::bap::header::InnerHeader;
 use vex_wire::bap::queuez::{
-    ACCOUNT_FAMILY, ACCOUNT_OBJECT, CHARACTER_OBJECT, ENCODING_RAW, FamilyUpdate, MAX_PAYLOAD,
-    ObjectUpdate, Subscription, UPDATE, Update,
+    ACCOUNT_FAMILY, ACCOUNT_OBJECT, ENCODING_RAW, FamilyUpdate, MAX_PAYLOAD, ObjectUpdate,
+    Subscription, UPDATE, Update,
 };
-
-/// The character object's payload: its key, then zeros. The pages do not give the
-/// object's size or fields; a raw payload shorter than the slot is copied as it is.
-const CHARACTER_PAYLOAD: usize = 64;
 
 impl LobbyServices {
     /// After answering a subscription (service 12, or web-service opcode 206): the
@@ -25,29 +23,64 @@ impl LobbyServices {
             return;
         };
         let family = u32::from(sub.family);
-        let version = l.next_queuez_version(family);
-        let update = Update {
-            families: vec![FamilyUpdate {
-                family,
-                root: sub.root,
-                version,
-                full_snapshot: true,
-                objects: self.family_objects(family),
-            }],
-        };
-        for body in links.outbound().queuez(update) {
-            let header = InnerHeader::request(UPDATE, 0);
-            links.send_with(link, |l| l.framed(l.push_type(), header, &body));
+        let version = l.subscribe_family(family, sub.root);
+        let objects = self.family_objects(family, sub.root);
+        let update = family_update(family, sub.root, version, true, objects);
+        push(links, link, update);
+    }
+
+    /// `objects`, the family-4 objects of `account` after a kept change, to every link
+    /// subscribed to them, each at its next version (QZ-01).
+    pub(crate) fn publish(&self, links: &mut Links, account: u64, objects: &[StoredObject]) {
+        let subscribed: Vec<LinkId> = links.ids().collect();
+        for link in subscribed {
+            let Some(version) = links
+                .get_mut(link)
+                .and_then(|l| l.push_family_version(ACCOUNT_FAMILY, account))
+            else {
+                continue;
+            };
+            let objects = objects.iter().map(StoredObject::update).collect();
+            let update = family_update(ACCOUNT_FAMILY, account, version, false, objects);
+            push(links, link, update);
         }
     }
 
-    /// What a family holds: family 4, the player's character.
-    fn family_objects(&self, family: u32) -> Vec<ObjectUpdate> {
-        if family != ACCOUNT_FAMILY {
-            return Vec::new();
+    /// What `family` under `root` holds: for family 4, the stored account's objects.
+    fn family_objects(&self, family: u32, root: u64) -> Vec<ObjectUpdate> {
+        match self.accounts.get(&root) {
+            Some(account) if family == ACCOUNT_FAMILY => {
+                account.objects.iter().map(StoredObject::update).collect()
+            }
+            _ => Vec::new(),
         }
-        let key = self.player.character_id;
-        vec![raw(CHARACTER_OBJECT, key, CHARACTER_PAYLOAD)]
+    }
+}
+
+/// One family's update, alone in its message.
+fn family_update(
+    family: u32,
+    root: u64,
+    version: i32,
+    full_snapshot: bool,
+    objects: Vec<ObjectUpdate>,
+) -> Update {
+    Update {
+        families: vec![FamilyUpdate {
+            family,
+            root,
+            version,
+            full_snapshot,
+            objects,
+        }],
+    }
+}
+
+/// Sends `update` on `link` as service-123 pushes, through the outbound hook.
+fn push(links: &mut Links, link: LinkId, update: Update) {
+    for body in links.outbound().queuez(update) {
+        let header = InnerHeader::request(UPDATE, 0);
+        links.send_with(link, |l| l.framed(l.push_type(), header, &body));
     }
 }
 

@@ -5,9 +5,13 @@
 //! translation of service 23 from the scenario's player (BAP-11, BAP-22).
 
 use super::Advertisements;
+use super::changes::Changes;
+use super::stored::{StoredAccount, StoredLobby};
+use super::write::Write;
 use crate::link::Links;
 use crate::link_id::LinkId;
 use crate::reason::Dropped;
+use std::collections::BTreeMap;
 use vex_wire::bap::account_translation::{TranslationRequest, TranslationResponse};
 use vex_wire::bap::header::{FrameType, InnerHeader};
 use vex_wire::bap::queuez::{SUBSCRIBE, Subscription};
@@ -24,15 +28,30 @@ pub(crate) struct LobbyServices {
     pub(super) advertisements: Advertisements,
     /// The player every answer is for.
     pub(super) player: Player,
+    /// What the store last kept, by account.
+    pub(super) accounts: BTreeMap<u64, StoredAccount>,
+    /// The calls that change an account, waiting for the store.
+    pub(super) changes: Changes,
 }
 
 impl LobbyServices {
-    /// No advertisement yet; answers for `player`.
-    pub(crate) fn new(player: Player) -> Self {
+    /// No advertisement yet; answers for `player`, from what `stored` holds.
+    pub(crate) fn new(player: Player, stored: StoredLobby) -> Self {
         Self {
             advertisements: Advertisements::default(),
             player,
+            accounts: stored
+                .accounts
+                .into_iter()
+                .map(|a| (a.account, a))
+                .collect(),
+            changes: Changes::default(),
         }
+    }
+
+    /// The next change for the store to keep.
+    pub(crate) fn poll_write(&mut self) -> Option<Write> {
+        self.changes.poll_write()
     }
 
     /// Answers registry service `header.service`, whose answer is `reply`.

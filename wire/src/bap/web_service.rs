@@ -236,6 +236,12 @@ pub fn equip_payload(instance: u64) -> Vec<u8> {
     out
 }
 
+/// Opcode 403's item instance id.
+pub fn read_equip(payload: &[u8]) -> Option<u64> {
+    let id = payload.get(..8)?.try_into().ok()?;
+    Some(u64::from_be_bytes(id))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
