@@ -1,6 +1,7 @@
 //! The lobby's changes through its store (NS "The reply's version barrier"): a call that
 //! changes an account is answered only once the store keeps it, later answers of its link
 //! wait behind it (BAP-16), and a kept equip is published on service 123 after its reply.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 
 use std::net::{Ipv4Addr, SocketAddrV4};
 use vex_host::lobby::{Change, StoredLobby, Write, Written, stored::character_payload};
