@@ -22,6 +22,7 @@ use vex_host::lobby::Written;
 use vex_host::mission::MissionReport;
 use vex_host::reason::Closed;
 use vex_host::{HostCore, LinkId};
+use vex_store::{Keeper, Store};
 use vex_wire::activity::session::SessionId;
 use vex_wire::time::Instant;
 
@@ -130,7 +131,8 @@ fn connect(stream: TcpStream, link: LinkId, tx: mpsc::Sender<Input>) -> Conn {
 }
 
 /// Serves `listener` with `core` until `shutdown` completes, and the UDP port of the same
-/// address (NS "The engine peer transport").
+/// address (NS "The engine peer transport"), the lobby's writes kept in memory for the
+/// run (an SQLite database in memory, which starts from what `core` holds).
 pub async fn serve(
     listener: TcpListener,
     core: HostCore,
@@ -138,7 +140,11 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let peer = UdpSocket::bind(listener.local_addr()?).await?;
     let (_control, controls) = mpsc::channel(1);
-    serve_with_control(listener, Some(peer), core, controls, shutdown).await
+    let store = Store::open("sqlite::memory:")
+        .await
+        .map_err(std::io::Error::other)?;
+    let keeper = Keeper::spawn(store);
+    serve_with_control(listener, Some(peer), core, keeper, controls, shutdown).await
 }
 
 /// The next datagram on `socket`, or never when there is none.
@@ -153,11 +159,13 @@ async fn next_datagram(
 }
 
 /// [`serve`], with the UDP port `peer` (NS "The engine peer transport") when there is one,
-/// taking [`Control`]s of the mission from `controls`.
+/// the lobby's writes kept by `keeper` (`vex_host::lobby::write`), taking [`Control`]s of
+/// the mission from `controls`.
 pub async fn serve_with_control(
     listener: TcpListener,
     peer: Option<UdpSocket>,
     mut core: HostCore,
+    mut keeper: Keeper,
     mut controls: mpsc::Receiver<Control>,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
@@ -210,6 +218,7 @@ pub async fn serve_with_control(
                 Err(e) => tracing::warn!(%e, "the UDP port could not read"),
             },
             () = sleep => core.handle_timeout(now()),
+            Some((ticket, written)) = keeper.answer() => core.handle_written(ticket, written),
             Some(control) = controls.recv() => match control {
                 Control::Reload { source, reply } => {
                     reload_reply = Some(reply);
@@ -224,7 +233,10 @@ pub async fn serve_with_control(
             },
         }
         while let Some(w) = core.poll_write() {
-            core.handle_written(w.ticket, Written::Kept);
+            if let Err(w) = keeper.keep(w) {
+                let why = "the store task ended".to_string();
+                core.handle_written(w.ticket, Written::Refused(why));
+            }
         }
         let mut backlogged = Vec::new();
         let max_queued = core.config().limits.output_queue_bytes;

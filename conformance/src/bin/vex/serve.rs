@@ -8,8 +8,10 @@ use std::process::ExitCode;
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 use vex_faults::{Fault, HostPlan};
+use vex_host::lobby::StoredLobby;
 use vex_host::{Hooks, HostConfig, HostCore};
 use vex_mission::RhaiMission;
+use vex_store::{Keeper, Store, StoreError};
 
 /// `vex host`'s arguments.
 #[derive(clap::Args)]
@@ -43,6 +45,12 @@ pub struct HostArgs {
     /// this machine only.
     #[arg(long, default_value = crate::mission::COMMAND_ADDRESS, requires = "mission")]
     command: SocketAddr,
+    /// Where the lobby keeps what it stores (accounts, characters, items, the family-4
+    /// objects and their revision): `sqlite::memory:` (this run only), `sqlite:FILE` (kept
+    /// across restarts; made when missing) or `postgres://USER@HOST/DB` (shared by several
+    /// host processes). An empty database is seeded from the scenario.
+    #[arg(long, default_value = "sqlite::memory:", value_name = "URL")]
+    database: String,
     #[command(flatten)]
     keys: Keys,
     #[command(flatten)]
@@ -98,7 +106,27 @@ pub async fn run(args: HostArgs) -> ExitCode {
         },
         None => None,
     };
-    serve(args.listen, config, mission, &args.lobby).await
+    let keeper = match open_store(&args.database, &mut config).await {
+        Ok(k) => k,
+        Err(why) => {
+            eprintln!("vex host: --database {}: {why}", args.database);
+            return error();
+        }
+    };
+    serve(args.listen, config, keeper, mission, &args.lobby).await
+}
+
+/// The store at `url`, seeded from the scenario when empty; what it holds becomes the
+/// host's start.
+async fn open_store(url: &str, config: &mut HostConfig) -> Result<Keeper, StoreError> {
+    let store = Store::open(url).await?;
+    let stored = store
+        .load_or_seed(&StoredLobby::seed(&config.scenario))
+        .await?;
+    let accounts = stored.accounts.len();
+    tracing::info!(database = url, accounts, "the lobby's store is open");
+    config.stored = Some(stored);
+    Ok(Keeper::spawn(store))
 }
 
 /// A mission for the host: the compiled script, its command link and the file watch.
@@ -134,6 +162,7 @@ impl Mission {
 async fn serve(
     listen: SocketAddrV4,
     mut config: HostConfig,
+    keeper: Keeper,
     mission: Option<Mission>,
     lobby: &crate::lobby::LobbyArgs,
 ) -> ExitCode {
@@ -189,8 +218,15 @@ async fn serve(
         }
         None => (HostCore::new(config), None),
     };
-    match vex_server::bap::serve_with_control(listener, Some(peer), core, controlled, shutdown)
-        .await
+    match vex_server::bap::serve_with_control(
+        listener,
+        Some(peer),
+        core,
+        keeper,
+        controlled,
+        shutdown,
+    )
+    .await
     {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

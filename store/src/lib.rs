@@ -1,0 +1,143 @@
+//! vex-store: what the lobby stores (`vex_host::lobby::stored`), in a database. SQLite is
+//! the embedded default (a file, or memory for one run); PostgreSQL when a
+//! `postgres://` URL names one, which several host processes can share. The schema's
+//! migrations are in `migrations/`, one folder per database, run at [`Store::open`].
+//!
+//! Every [`Write`] is kept whole or not at all, in one transaction: the family-4 objects
+//! and the revision that names them move together, and a write made on a revision the
+//! database no longer holds (another process was first) is refused, changing nothing.
+
+mod keeper;
+mod rows;
+
+pub use keeper::Keeper;
+
+use sqlx::any::{AnyPoolOptions, install_default_drivers};
+use sqlx::migrate::Migrator;
+use sqlx::{AnyPool, Row};
+use thiserror::Error;
+use vex_host::lobby::{Change, StoredLobby, Write, Written};
+
+/// The SQLite schema's migrations.
+static SQLITE: Migrator = sqlx::migrate!("migrations/sqlite");
+/// The PostgreSQL schema's migrations.
+static POSTGRES: Migrator = sqlx::migrate!("migrations/postgres");
+
+/// What went wrong with the database.
+#[derive(Debug, Error)]
+pub enum StoreError {
+    /// The URL names no database Vex keeps its lobby in.
+    #[error("{0:?} is not a sqlite: or postgres:// URL")]
+    Url(String),
+    /// The database could not be reached or answered an error.
+    #[error("database: {0}")]
+    Database(#[from] sqlx::Error),
+    /// The schema could not be brought up to date.
+    #[error("migrating the schema: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    /// A row holds what no write of Vex's puts there.
+    #[error("a stored row does not read: {0}")]
+    Row(String),
+}
+
+/// The lobby's database.
+#[derive(Debug, Clone)]
+pub struct Store {
+    pool: AnyPool,
+}
+
+impl Store {
+    /// The database at `url`, its schema brought up to date: `sqlite::memory:` (one run's
+    /// memory), `sqlite:PATH` (a file, made when missing) or `postgres://...`.
+    pub async fn open(url: &str) -> Result<Self, StoreError> {
+        install_default_drivers();
+        let (url, migrator, connections) = if url == "sqlite::memory:" {
+            // every connection to memory is a database of its own: keep exactly one
+            (url.to_string(), &SQLITE, 1)
+        } else if url.starts_with("sqlite:") {
+            let create = if url.contains('?') { "" } else { "?mode=rwc" };
+            (format!("{url}{create}"), &SQLITE, 1)
+        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            (url.to_string(), &POSTGRES, 4)
+        } else {
+            return Err(StoreError::Url(url.to_string()));
+        };
+        let pool = AnyPoolOptions::new()
+            .max_connections(connections)
+            .min_connections(1)
+            .idle_timeout(None)
+            .max_lifetime(None)
+            .connect(&url)
+            .await?;
+        migrator.run(&pool).await?;
+        Ok(Self { pool })
+    }
+
+    /// What the database holds; when it holds no account, `seed` is stored first (the
+    /// scenario seeds an empty database).
+    pub async fn load_or_seed(&self, seed: &StoredLobby) -> Result<StoredLobby, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let accounts: i64 = sqlx::query("SELECT COUNT(*) FROM accounts")
+            .fetch_one(&mut *tx)
+            .await?
+            .try_get(0)?;
+        if accounts == 0 {
+            for account in &seed.accounts {
+                rows::insert_account(&mut tx, account).await?;
+            }
+        }
+        tx.commit().await?;
+        self.load().await
+    }
+
+    /// What the database holds.
+    pub async fn load(&self) -> Result<StoredLobby, StoreError> {
+        let mut conn = self.pool.acquire().await?;
+        rows::load(&mut conn).await
+    }
+
+    /// Keeps `write` whole, or nothing of it.
+    pub async fn keep(&self, write: &Write) -> Written {
+        match self.try_keep(write).await {
+            Ok(written) => written,
+            Err(e) => Written::Refused(e.to_string()),
+        }
+    }
+
+    async fn try_keep(&self, write: &Write) -> Result<Written, StoreError> {
+        let account = rows::wide(write.account);
+        let mut tx = self.pool.begin().await?;
+        let moved = match &write.change {
+            Change::Objects { from, objects } => {
+                rows::replace_objects(&mut tx, write.account, objects).await?;
+                // last, so a refusal proves the objects written above are rolled back
+                sqlx::query(
+                    "UPDATE accounts SET revision = revision + 1 WHERE account = $1 AND revision = $2",
+                )
+                .bind(account)
+                .bind(rows::wide(*from))
+                .execute(&mut *tx)
+                .await?
+                .rows_affected()
+            }
+            Change::SignIn { sign_ins } => {
+                sqlx::query("UPDATE accounts SET sign_ins = $1 WHERE account = $2")
+                    .bind(rows::wide(*sign_ins))
+                    .bind(account)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected()
+            }
+        };
+        if moved != 1 {
+            tx.rollback().await?;
+            let why = format!(
+                "account {:#x} is not at the revision the change was made on: another writer was first",
+                write.account
+            );
+            return Ok(Written::Refused(why));
+        }
+        tx.commit().await?;
+        Ok(Written::Kept)
+    }
+}
