@@ -78,7 +78,7 @@ fn an_account_the_scenario_refuses_stops_at_signon() {
     let dir = scratch("signon_refused");
     let scenario = dir.join("refused.toml");
     let text = format!(
-        "{}\n[lobby]\n[[lobby.account]]\nsteam_id = \"76561197960287930\"\n\
+        "{}\n[[lobby.account]]\nsteam_id = \"76561197960287930\"\n\
          signon = [{{ outcome = \"error\", reason = 8, title = \"Update\", body = \"Get the new build\" }}]\n",
         std::fs::read_to_string(concat!(
             env!("CARGO_MANIFEST_DIR"),
