@@ -1,7 +1,8 @@
 //! vex-store: what the lobby stores (`vex_host::lobby::stored`), in a database. SQLite is
 //! the embedded default (a file, or memory for one run); PostgreSQL when a
 //! `postgres://` URL names one, which several host processes can share. The schema's
-//! migrations are in `migrations/`, one folder per database, run at [`Store::open`].
+//! migrations are in `migrations/`, one set for both databases (written in the types both
+//! take: SQLite keeps a `BYTEA` column's blobs as they are), run at [`Store::open`].
 //!
 //! Every [`Write`] is kept whole or not at all, in one transaction: the family-4 objects
 //! and the revision that names them move together, and a write made on a revision the
@@ -18,10 +19,8 @@ use sqlx::{AnyPool, Row};
 use thiserror::Error;
 use vex_host::lobby::{Change, StoredLobby, Write, Written};
 
-/// The SQLite schema's migrations.
-static SQLITE: Migrator = sqlx::migrate!("migrations/sqlite");
-/// The PostgreSQL schema's migrations.
-static POSTGRES: Migrator = sqlx::migrate!("migrations/postgres");
+/// The schema's migrations.
+static MIGRATOR: Migrator = sqlx::migrate!("./migrations");
 
 /// What went wrong with the database.
 #[derive(Debug, Error)]
@@ -51,14 +50,14 @@ impl Store {
     /// memory), `sqlite:PATH` (a file, made when missing) or `postgres://...`.
     pub async fn open(url: &str) -> Result<Self, StoreError> {
         install_default_drivers();
-        let (url, migrator, connections) = if url == "sqlite::memory:" {
+        let (url, connections) = if url == "sqlite::memory:" {
             // every connection to memory is a database of its own: keep exactly one
-            (url.to_string(), &SQLITE, 1)
+            (url.to_string(), 1)
         } else if url.starts_with("sqlite:") {
             let create = if url.contains('?') { "" } else { "?mode=rwc" };
-            (format!("{url}{create}"), &SQLITE, 1)
+            (format!("{url}{create}"), 1)
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-            (url.to_string(), &POSTGRES, 4)
+            (url.to_string(), 4)
         } else {
             return Err(StoreError::Url(url.to_string()));
         };
@@ -69,7 +68,7 @@ impl Store {
             .max_lifetime(None)
             .connect(&url)
             .await?;
-        migrator.run(&pool).await?;
+        MIGRATOR.run(&pool).await?;
         Ok(Self { pool })
     }
 

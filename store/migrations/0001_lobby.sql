@@ -1,5 +1,6 @@
 -- What the lobby stores (vex_host::lobby::stored): per account, its character, the items
 -- it holds in order, the family-4 revision and sign-in count, and its family-4 objects.
+-- One schema for SQLite and PostgreSQL: SQLite keeps a BYTEA column's blobs as they are.
 CREATE TABLE accounts (
     account BIGINT PRIMARY KEY,
     character_id BIGINT NOT NULL,
@@ -19,6 +20,6 @@ CREATE TABLE objects (
     family BIGINT NOT NULL,
     object_id BIGINT NOT NULL,
     object_key BIGINT NOT NULL,
-    payload BLOB NOT NULL,
+    payload BYTEA NOT NULL,
     PRIMARY KEY (account, family, object_id)
 );
