@@ -25,7 +25,7 @@ pub struct Response {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Held {
-    /// The answer to call `0`, not made yet.
+    /// The answer to this call, not made yet.
     Waiting(u64),
     Ready(Response),
 }
@@ -63,11 +63,11 @@ impl Answers {
 
     /// The oldest answer when it is ready to go.
     pub fn next_ready(&mut self) -> Option<Response> {
-        match self.0.front() {
-            Some(Held::Ready(_)) => match self.0.pop_front() {
-                Some(Held::Ready(r)) => Some(r),
-                _ => None,
-            },
+        if !matches!(self.0.front(), Some(Held::Ready(_))) {
+            return None;
+        }
+        match self.0.pop_front() {
+            Some(Held::Ready(r)) => Some(r),
             _ => None,
         }
     }

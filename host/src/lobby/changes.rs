@@ -51,8 +51,9 @@ pub(crate) struct Changes {
 #[derive(Debug, Default)]
 struct Queue {
     calls: VecDeque<Call>,
-    /// The first call's write once it is out: its ticket and change.
-    in_store: Option<(u64, Change)>,
+    /// The first call's change once its write is out (the write's ticket is the call's
+    /// id).
+    in_store: Option<Change>,
 }
 
 impl Changes {
@@ -89,7 +90,7 @@ impl Changes {
         let Some(call) = queue.calls.front() else {
             return;
         };
-        queue.in_store = Some((call.id, change.clone()));
+        queue.in_store = Some(change.clone());
         self.outbox.push_back(Write {
             ticket: call.id,
             account,
@@ -105,12 +106,11 @@ impl Changes {
     /// The call whose write is `ticket`, taken off its account's queue, with the account
     /// and the change.
     pub(crate) fn take(&mut self, ticket: u64) -> Option<(u64, Call, Change)> {
-        let (account, queue) = self
-            .queues
-            .iter_mut()
-            .find(|(_, q)| q.in_store.as_ref().is_some_and(|(t, _)| *t == ticket))?;
+        let (account, queue) = self.queues.iter_mut().find(|(_, q)| {
+            q.in_store.is_some() && q.calls.front().is_some_and(|c| c.id == ticket)
+        })?;
         let account = *account;
-        let (_, change) = queue.in_store.take()?;
+        let change = queue.in_store.take()?;
         let call = queue.calls.pop_front()?;
         if queue.calls.is_empty() {
             self.queues.remove(&account);
