@@ -107,8 +107,8 @@ impl ClientCore {
             self.links
                 .send_request(now, LinkKind::Primary, service, &body);
         }
+        let held = self.config.scenario.lobby.items.first().copied();
         for (transaction, (opcode, equip)) in (1..).zip(WEB_SERVICE) {
-            let held = self.config.scenario.lobby.items.first().copied();
             let payload = match (opcode, equip) {
                 (SUBSCRIBE, _) => {
                     let root = self.config.scenario.player.account_soid;
@@ -189,12 +189,10 @@ impl ClientCore {
         let Some((opcode, transaction)) = self.web_service.0.pop_front() else {
             return;
         };
-        if let Some(b) = ws_breach(opcode, transaction, body) {
-            return self.record(idx, b);
-        }
-        let status = WsReply::decode(body, Shape::of(opcode))
-            .ok()
-            .and_then(|r| r.status);
+        let status = match read_ws(opcode, transaction, body) {
+            Ok(status) => status,
+            Err(b) => return self.record(idx, b),
+        };
         if let Some(s) = status.filter(|s| matches!(s.code, 0 | 7) && s.value != NO_REVISION) {
             let parked = Parked {
                 opcode,
@@ -491,20 +489,20 @@ fn matchmaking_breach(kind: Kind, reply: &matchmaking::Reply) -> Breach {
 /// its header echoes both (WS-02); its fields read as the opcode's definition, in the
 /// shape Vex gives the opcode's reply (WS-02, advisory); a status that does not complete
 /// names no revision (WS-01, advisory: where the status sits is the shape's). A status that
-/// refuses the call is the host's answer to give.
-fn ws_breach(opcode: u16, transaction: u32, body: &[u8]) -> Breach {
+/// refuses the call is the host's answer to give. The reply's status, or what it broke.
+fn read_ws(opcode: u16, transaction: u32, body: &[u8]) -> Result<Option<Status>, Found> {
     let shape = Shape::of(opcode);
     match WsReply::decode(body, shape) {
-        Err(e @ WsError::Bits { .. }) => Some(Found::on(
+        Err(e @ WsError::Bits { .. }) => Err(Found::on(
             Rule::Ws02,
             Choice::WebServiceReplyShapes,
             format!("the reply to opcode {opcode} does not read as {shape:?}: {e}"),
         )),
-        Err(e) => Some(Found::of(
+        Err(e) => Err(Found::of(
             Rule::Ws02,
             format!("the reply to opcode {opcode}: {e}"),
         )),
-        Ok(r) if (r.opcode, r.transaction) != (opcode, transaction) => Some(Found::of(
+        Ok(r) if (r.opcode, r.transaction) != (opcode, transaction) => Err(Found::of(
             Rule::Ws02,
             format!(
                 "opcode {} transaction {} answers opcode {opcode} transaction {transaction}: the client reads it with another descriptor",
@@ -513,8 +511,8 @@ fn ws_breach(opcode: u16, transaction: u32, body: &[u8]) -> Breach {
         )),
         Ok(WsReply {
             status: Some(s), ..
-        }) => status_breach(opcode, s),
-        Ok(_) => None,
+        }) => status_breach(opcode, s).map_or(Ok(Some(s)), Err),
+        Ok(_) => Ok(None),
     }
 }
 
@@ -743,33 +741,37 @@ mod tests {
         let page = Some((Rule::Ws02, false));
         let vex = Some((Rule::Ws02, true));
         let good = reply(SUBSCRIBE, 2).encode(Shape::StatusOnly);
-        assert_eq!(found(ws_breach(SUBSCRIBE, 2, &good)), None);
+        assert_eq!(found(read_ws(SUBSCRIBE, 2, &good).err()), None);
         assert_eq!(
-            found(ws_breach(SUBSCRIBE, 3, &good)),
+            found(read_ws(SUBSCRIBE, 3, &good).err()),
             page,
             "another transaction"
         );
         let other = reply(SUBSCRIBE + 1, 2).encode(Shape::StatusOnly);
         assert_eq!(
-            found(ws_breach(SUBSCRIBE, 2, &other)),
+            found(read_ws(SUBSCRIBE, 2, &other).err()),
             page,
             "another opcode"
         );
         assert_eq!(
-            found(ws_breach(SUBSCRIBE, 2, &good[..5])),
+            found(read_ws(SUBSCRIBE, 2, &good[..5]).err()),
             page,
             "no header"
         );
-        assert_eq!(found(ws_breach(SUBSCRIBE, 2, &good[..6])), vex, "no status");
-        let pair = reply(EQUIP, 3).encode(Shape::StatusPair);
-        assert_eq!(found(ws_breach(EQUIP, 3, &pair)), None);
         assert_eq!(
-            found(ws_breach(EQUIP, 3, &pair[..8])),
+            found(read_ws(SUBSCRIBE, 2, &good[..6]).err()),
+            vex,
+            "no status"
+        );
+        let pair = reply(EQUIP, 3).encode(Shape::StatusPair);
+        assert_eq!(found(read_ws(EQUIP, 3, &pair).err()), None);
+        assert_eq!(
+            found(read_ws(EQUIP, 3, &pair[..8]).err()),
             vex,
             "the pair cut short"
         );
         let header_only = reply(SIGN_IN, 1).encode(Shape::Generic);
-        assert_eq!(found(ws_breach(SIGN_IN, 1, &header_only)), None);
+        assert_eq!(found(read_ws(SIGN_IN, 1, &header_only).err()), None);
     }
 
     fn status(code: i32, value: i32) -> Status {
