@@ -3,7 +3,7 @@
 //! keeps in the database before it answers; the host is then killed (SIGKILL, no
 //! shutdown) and the database read as the next start reads it.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code
 mod common;
 use common::{Host, VEX, free_port, scratch, stdout, vex};
 use std::process::{Command, Stdio};
@@ -19,40 +19,38 @@ fn stored(url: &str) -> StoredLobby {
 #[test]
 fn a_host_killed_and_started_again_keeps_what_the_lobby_stored() {
     let dir = scratch("store_restart");
-    restarts_keep(&format!("sqlite:{}", dir.join("lobby.sqlite").display()));
+    restarts_keep(
+        &format!("sqlite:{}", dir.join("lobby.sqlite").display()),
+        &dir,
+    );
 }
 
 /// The same on PostgreSQL: the empty database `VEX_TEST_POSTGRES` names.
 #[test]
 #[ignore = "needs PostgreSQL: ci/test starts one and runs the ignored store tests"]
 fn a_host_on_postgres_killed_and_started_again_keeps_what_the_lobby_stored() {
-    restarts_keep(&std::env::var("VEX_TEST_POSTGRES").expect("VEX_TEST_POSTGRES names a database"));
+    let url = std::env::var("VEX_TEST_POSTGRES").expect("VEX_TEST_POSTGRES names a database");
+    restarts_keep(&url, &scratch("store_restart_postgres"));
 }
 
-/// Two runs of a host on the empty database at `url`, each killed after its client.
-fn restarts_keep(url: &str) {
+/// Two runs of a host on the empty database at `url`, each killed after its client, their
+/// logs in `logs`.
+fn restarts_keep(url: &str, logs: &std::path::Path) {
     let item = Scenario::builtin().lobby.items[0];
     // the second start's equip is made on revision 2: a host that started from the
     // scenario's seed again would make it on 1 and the database would refuse it
     for revision in [2, 3] {
         let addr = format!("127.0.0.1:{}", free_port());
+        let log = logs.join(format!("host-{revision}.log"));
         let mut host = Host(
             Command::new(VEX)
                 .args(["host", "--listen", &addr, "--database", url])
                 .stdout(Stdio::null())
-                .stderr(Stdio::piped())
+                .stderr(std::fs::File::create(&log).unwrap())
                 .spawn()
                 .unwrap(),
         );
-        while std::net::TcpStream::connect(&addr).is_err() {
-            if let Some(status) = host.0.try_wait().unwrap() {
-                let mut why = String::new();
-                std::io::Read::read_to_string(&mut host.0.stderr.take().unwrap(), &mut why)
-                    .unwrap();
-                panic!("vex host ended ({status}) before it listened: {why}");
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
+        host.wait_listening(&addr, &log);
         let out = vex(&[
             "client",
             "--target",

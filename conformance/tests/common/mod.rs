@@ -1,7 +1,7 @@
 //! What the command-line tests share: running `vex` as a user does, its output as text,
 //! and a scratch folder per test.
 
-#![allow(clippy::expect_used, dead_code)] // test code; each test file uses part of it
+#![allow(clippy::expect_used, clippy::panic, dead_code)] // test code; each test file uses part of it
 use std::process::{Child, Command, Output};
 
 /// The `vex` binary the tests run.
@@ -50,6 +50,20 @@ pub fn free_port() -> u16 {
         let port = tcp.local_addr().expect("its address").port();
         if std::net::UdpSocket::bind(("127.0.0.1", port)).is_ok() {
             return port;
+        }
+    }
+}
+
+impl Host {
+    /// Waits until the process listens at `addr`; when it ends first, fails the test with
+    /// `log`, the file its standard error went to.
+    pub fn wait_listening(&mut self, addr: &str, log: &std::path::Path) {
+        while std::net::TcpStream::connect(addr).is_err() {
+            if let Some(status) = self.0.try_wait().expect("the process can be asked") {
+                let why = std::fs::read_to_string(log).unwrap_or_default();
+                panic!("the process ended ({status}) before it listened at {addr}: {why}");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
         }
     }
 }
