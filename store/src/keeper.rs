@@ -27,6 +27,15 @@ impl Keeper {
                 }
             }
         });
+        Self::new(writes, answers)
+    }
+
+    /// The loop's end of a store task of the caller's own: writes go out on `writes`, and
+    /// each answer (its ticket and what became of it) comes back on `answers`.
+    pub fn new(
+        writes: mpsc::UnboundedSender<Write>,
+        answers: mpsc::UnboundedReceiver<(u64, Written)>,
+    ) -> Self {
         Self { writes, answers }
     }
 
