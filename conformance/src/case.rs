@@ -839,6 +839,7 @@ mod tests {
             member: Default::default(),
             sessions: vec![Some(1)],
             group_membership: None,
+            activity_host: None,
         };
         assert_eq!(
             Expectation::CleanJoin.judge(&run, &DEFAULT, &[]),

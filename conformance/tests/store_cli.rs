@@ -11,9 +11,9 @@ use common::{Host, VEX, free_port, scratch, stdout, vex};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use tokio::sync::{mpsc, oneshot};
-use vex_host::lobby::{Change, StoredAccount, StoredLobby, Write, Written};
+use vex_host::lobby::{Change, StoredAccount, StoredLobby, Written};
 use vex_host::{HostConfig, HostCore};
-use vex_store::{Keeper, Store};
+use vex_store::{Answer, Asked, Keeper, Store};
 use vex_wire::scenario::Scenario;
 
 /// The scenario's account as the database at `url` holds it; as a new database would be
@@ -133,11 +133,11 @@ fn serve_until_equip(url: &str, kill: Kill) {
         let mut config = HostConfig::builtin(addr);
         let seed = StoredLobby::seed(&config.scenario);
         config.stored = Some(store.load_or_seed(&seed).await.unwrap());
-        let (writes, mut to_keep) = mpsc::unbounded_channel::<Write>();
+        let (asks, mut to_keep) = mpsc::unbounded_channel::<Asked>();
         let (answer, answers) = mpsc::unbounded_channel();
         let (reached, on_equip) = oneshot::channel();
         tokio::spawn(async move {
-            while let Some(write) = to_keep.recv().await {
+            while let Some(Asked::Write(write)) = to_keep.recv().await {
                 if matches!(write.change, Change::Objects { .. }) {
                     if kill == Kill::AfterCommit {
                         assert_eq!(store.keep(&write).await, Written::Kept);
@@ -145,7 +145,8 @@ fn serve_until_equip(url: &str, kill: Kill) {
                     let _ = reached.send(());
                     return std::future::pending().await;
                 }
-                let _ = answer.send((write.ticket, store.keep(&write).await));
+                let written = store.keep(&write).await;
+                let _ = answer.send(Answer::Written(write.ticket, written));
             }
         });
         let (_controls, controls) = mpsc::channel(1);
@@ -153,7 +154,7 @@ fn serve_until_equip(url: &str, kill: Kill) {
             listener,
             None,
             HostCore::new(config),
-            Keeper::new(writes, answers),
+            Keeper::new(asks, answers),
             controls,
             std::future::pending(),
         ));

@@ -122,6 +122,11 @@ impl ClientCore {
         self.links.poll_transmit()
     }
 
+    /// Where service 17 sent the Activity Host link, once it did.
+    pub fn activity_address(&self) -> Option<SocketAddrV4> {
+        self.links.activity_address()
+    }
+
     /// The next datagram to send, and where: the Activity Host's UDP port.
     pub fn poll_datagram(&mut self) -> Option<(SocketAddrV4, Vec<u8>)> {
         self.links.poll_datagram()

@@ -81,6 +81,11 @@ impl Links {
         self.connects.push_back((link, address));
     }
 
+    /// The Activity Host's address, once service 17 named it.
+    pub(crate) fn activity_address(&self) -> Option<SocketAddrV4> {
+        self.activity_address
+    }
+
     /// Sends `bytes` to the UDP port of the Activity Host's address (NS "The engine peer
     /// transport": the port of the activity port's number); none before service 17.
     pub(crate) fn send_datagram(&mut self, bytes: &[u8]) {

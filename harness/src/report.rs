@@ -1,6 +1,7 @@
 //! What one run of the emulated client against a host came to.
 
 use crate::transcript::Transcript;
+use std::net::SocketAddrV4;
 use vex_fake_client::activity::{MemberView, check_activity};
 use vex_fake_client::{ClientCore, Outcome, Rule, StatusLine, Violation};
 use vex_wire::time::Instant;
@@ -27,6 +28,8 @@ pub struct RunReport {
     /// The group session's membership as the client held it at the end: the updates it
     /// applied and validated (hash included), and the revision it held.
     pub group_membership: Option<(u32, u32)>,
+    /// Where service 17 sent the Activity Host link, once it did.
+    pub activity_host: Option<SocketAddrV4>,
 }
 
 impl RunReport {
@@ -43,6 +46,7 @@ impl RunReport {
             member: client.member_view(),
             sessions: vec![client.session()],
             group_membership: client.group_membership(),
+            activity_host: client.activity_address(),
         }
     }
 
@@ -64,6 +68,7 @@ impl RunReport {
             member: MemberView::default(),
             sessions: Vec::new(),
             group_membership: None,
+            activity_host: None,
         }
     }
 

@@ -38,6 +38,9 @@ pub struct HostConfig {
     /// What the lobby's store holds at start; none: what the scenario seeds
     /// ([`StoredLobby::seed`]).
     pub stored: Option<StoredLobby>,
+    /// One of several host processes sharing the lobby's database: service 16 names the
+    /// process the store places the activity on (`lobby::placement`), not this one.
+    pub shared: bool,
 }
 
 impl HostConfig {
@@ -53,6 +56,7 @@ impl HostConfig {
             timeline: builtin_timeline(),
             limits: Limits::default(),
             stored: None,
+            shared: false,
         }
     }
 

@@ -14,7 +14,7 @@ use crate::host_timer::HostTimer;
 use crate::limits::Limit;
 use crate::link::{Link, Links};
 use crate::link_id::LinkId;
-use crate::lobby::{LobbyServices, StoredLobby, Write, Written};
+use crate::lobby::{LobbyServices, Lookup, StoredLobby, Write, Written};
 use crate::mission::{Mission, MissionStage};
 use crate::peer::port::{LiveSessions, PeerPort};
 use crate::policy::Policy;
@@ -301,6 +301,13 @@ impl HostCore {
     /// change of the family-4 objects is published (NS "The reply's version barrier").
     pub fn handle_written(&mut self, ticket: u64, written: Written) {
         self.lobby.written(&mut self.links, ticket, written);
+    }
+
+    /// The next lookup for the store in a shared fleet (`HostConfig::shared`): which
+    /// process holds an activity; the service-16 request that asked is answered once
+    /// [`Self::handle_placed`] says.
+    pub fn poll_lookup(&mut self) -> Option<Lookup> {
+        self.lobby.poll_lookup()
     }
 
     /// The next frame to send.

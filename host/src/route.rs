@@ -7,9 +7,12 @@ use crate::activity::Activity;
 use crate::core::HostCore;
 use crate::link::Binding;
 use crate::link_id::LinkId;
+use crate::lobby::Placed;
+use crate::lobby::placement::Asked;
 use crate::outbound::Moment;
 use crate::reason::Dropped;
 use rand_core::RngCore;
+use std::net::SocketAddrV4;
 use vex_wire::activity::selection::SelectionRequest;
 use vex_wire::activity::session::SessionId;
 use vex_wire::bap::header::{FrameType, InnerHeader};
@@ -79,7 +82,9 @@ impl HostCore {
         }
     }
 
-    /// Service 16: echoes the id with this host's own listener address (BAP-12).
+    /// Service 16: echoes the id with this host's own listener address (BAP-12), or, in a
+    /// shared fleet, the address of the process the store places the activity on
+    /// (`lobby::placement`), answered by [`Self::handle_placed`].
     fn host_lookup(
         &mut self,
         link: LinkId,
@@ -87,22 +92,64 @@ impl HostCore {
         header: InnerHeader,
         body: &[u8],
     ) {
-        let body = match HostLookup::decode(body) {
-            Ok(req) => HostLookupResponse {
-                host_id: req.host_id,
-                address: *self.config.advertised.ip(),
-                reserved: 0,
-                port: self.config.advertised.port(),
-            }
-            .encode(),
+        let host_id = match HostLookup::decode(body) {
+            Ok(req) => req.host_id,
             Err(e) => {
                 // facts 5.3: Sunrise answers a bad size with an empty 17 so the ring moves.
                 self.links.drop_input(link, Dropped::Lookup(e));
-                Vec::new()
+                return self.answer_lookup(link, reply_type, header, Vec::new());
             }
         };
+        if self.config.shared {
+            let asked = Asked {
+                link,
+                reply_type,
+                header,
+                host_id,
+            };
+            return self.lobby.ask_placement(&mut self.links, asked);
+        }
+        let body = lookup_answer(host_id, self.config.advertised);
+        self.answer_lookup(link, reply_type, header, body);
+    }
+
+    /// Service 17 with `body`, then what the outbound hook adds once it is out.
+    fn answer_lookup(
+        &mut self,
+        link: LinkId,
+        reply_type: FrameType,
+        header: InnerHeader,
+        body: Vec<u8>,
+    ) {
         self.links
             .respond(link, reply_type, HOST_LOOKUP_RESPONSE, header.task, body);
+        self.activities
+            .inject(&mut self.links, link, Moment::LookupAnswered);
+    }
+
+    /// The store placed the lookup `ticket`'s activity: its service 17 names that process,
+    /// or this one when the store could not place it.
+    pub fn handle_placed(&mut self, ticket: u64, placed: Placed) {
+        let Some(asked) = self.lobby.placed(ticket) else {
+            tracing::warn!(ticket, "the store answered a lookup the host did not make");
+            return;
+        };
+        let address = match placed {
+            Placed::At(address) => address,
+            Placed::Failed(why) => {
+                tracing::warn!(host_id = asked.host_id, %why, "the store placed no activity: this process holds it");
+                self.config.advertised
+            }
+        };
+        let body = lookup_answer(asked.host_id, address);
+        let Asked {
+            link,
+            reply_type,
+            header,
+            ..
+        } = asked;
+        self.links
+            .answer_call(link, ticket, reply_type, header, body);
         self.activities
             .inject(&mut self.links, link, Moment::LookupAnswered);
     }
@@ -182,6 +229,17 @@ impl HostCore {
         self.activities
             .inject(&mut self.links, link, Moment::SessionCreated);
     }
+}
+
+/// Service 17's body: `host_id` echoed with the listener at `address` (BAP-12).
+fn lookup_answer(host_id: u64, address: SocketAddrV4) -> Vec<u8> {
+    HostLookupResponse {
+        host_id,
+        address: *address.ip(),
+        reserved: 0,
+        port: address.port(),
+    }
+    .encode()
 }
 
 #[cfg(test)]

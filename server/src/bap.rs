@@ -18,11 +18,11 @@ use tokio::net::{TcpListener, TcpStream, UdpSocket};
 use tokio::sync::{mpsc, oneshot};
 use vex_host::event::HostEvent;
 use vex_host::limits::Limit;
-use vex_host::lobby::Written;
+use vex_host::lobby::{Placed, Written};
 use vex_host::mission::MissionReport;
 use vex_host::reason::Closed;
 use vex_host::{HostCore, LinkId};
-use vex_store::{Keeper, Store};
+use vex_store::{Answer, Asked, Keeper, Store};
 use vex_wire::activity::session::SessionId;
 use vex_wire::time::Instant;
 
@@ -159,7 +159,8 @@ async fn next_datagram(
 }
 
 /// [`serve`], with the UDP port `peer` (NS "The engine peer transport") when there is one,
-/// the lobby's writes kept by `keeper` (`vex_host::lobby::write`), taking [`Control`]s of
+/// the lobby's writes kept and its lookups placed by `keeper` (`vex_host::lobby::write`,
+/// `vex_host::lobby::placement`), taking [`Control`]s of
 /// the mission from `controls`.
 pub async fn serve_with_control(
     listener: TcpListener,
@@ -218,7 +219,10 @@ pub async fn serve_with_control(
                 Err(e) => tracing::warn!(%e, "the UDP port could not read"),
             },
             () = sleep => core.handle_timeout(now()),
-            Some((ticket, written)) = keeper.answer() => core.handle_written(ticket, written),
+            Some(answer) = keeper.answer() => match answer {
+                Answer::Written(ticket, written) => core.handle_written(ticket, written),
+                Answer::Placed(ticket, placed) => core.handle_placed(ticket, placed),
+            },
             Some(control) = controls.recv() => match control {
                 Control::Reload { source, reply } => {
                     reload_reply = Some(reply);
@@ -233,9 +237,15 @@ pub async fn serve_with_control(
             },
         }
         while let Some(w) = core.poll_write() {
-            if let Err(w) = keeper.keep(w) {
+            if let Err(Asked::Write(w)) = keeper.ask(Asked::Write(w)) {
                 let why = "the store task ended".to_string();
                 core.handle_written(w.ticket, Written::Refused(why));
+            }
+        }
+        while let Some(l) = core.poll_lookup() {
+            if let Err(Asked::Lookup(l)) = keeper.ask(Asked::Lookup(l)) {
+                let why = "the store task ended".to_string();
+                core.handle_placed(l.ticket, Placed::Failed(why));
             }
         }
         let mut backlogged = Vec::new();

@@ -1,51 +1,85 @@
-//! The store as a task beside the host's loop: the core's writes in, in order, each
-//! answered once the database kept or refused it (the sans-IO seam of
-//! `vex_host::lobby::write`). The loop never waits on the database.
+//! The store as a task beside the host's loop: the core's writes and lookups in, in
+//! order, each answered once the database kept or refused the write, or placed the
+//! activity (the sans-IO seams of `vex_host::lobby::write` and `vex_host::lobby::placement`).
+//! The loop never waits on the database.
 
 use crate::Store;
+use std::time::{SystemTime, UNIX_EPOCH};
 use tokio::sync::mpsc;
-use vex_host::lobby::{Write, Written};
+use vex_host::lobby::{Lookup, Placed, Write, Written};
+
+/// What the host loop asks of the store task.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Asked {
+    /// Keep this write.
+    Write(Write),
+    /// Say which process holds this activity.
+    Lookup(Lookup),
+}
+
+/// The store task's answer, under the ticket of what it answers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    /// What became of a write.
+    Written(u64, Written),
+    /// Where a lookup's activity is placed.
+    Placed(u64, Placed),
+}
 
 /// The host loop's end of the store task. The queues are unbounded here because the core
-/// bounds them: at most one write per account is out at a time.
+/// bounds them: at most one write per account is out at a time, and a lookup holds an
+/// answer on its link, of which a link may hold a bounded number.
 #[derive(Debug)]
 pub struct Keeper {
-    writes: mpsc::UnboundedSender<Write>,
-    answers: mpsc::UnboundedReceiver<(u64, Written)>,
+    asks: mpsc::UnboundedSender<Asked>,
+    answers: mpsc::UnboundedReceiver<Answer>,
 }
 
 impl Keeper {
-    /// Starts the task keeping writes in `store`.
+    /// Starts the task answering from `store`; lookups are placed at the wall clock.
     pub fn spawn(store: Store) -> Self {
-        let (writes, mut to_keep) = mpsc::unbounded_channel::<Write>();
+        let (asks, mut to_answer) = mpsc::unbounded_channel::<Asked>();
         let (answer, answers) = mpsc::unbounded_channel();
         tokio::spawn(async move {
-            while let Some(write) = to_keep.recv().await {
-                let written = store.keep(&write).await;
-                if answer.send((write.ticket, written)).is_err() {
+            while let Some(asked) = to_answer.recv().await {
+                let answered = match asked {
+                    Asked::Write(w) => Answer::Written(w.ticket, store.keep(&w).await),
+                    Asked::Lookup(l) => {
+                        Answer::Placed(l.ticket, store.place(l.host_id, unix_ms()).await)
+                    }
+                };
+                if answer.send(answered).is_err() {
                     return;
                 }
             }
         });
-        Self::new(writes, answers)
+        Self::new(asks, answers)
     }
 
-    /// The loop's end of a store task of the caller's own: writes go out on `writes`, and
-    /// each answer (its ticket and what became of it) comes back on `answers`.
+    /// The loop's end of a store task of the caller's own: what the loop asks goes out on
+    /// `asks`, and each answer comes back on `answers`.
     pub fn new(
-        writes: mpsc::UnboundedSender<Write>,
-        answers: mpsc::UnboundedReceiver<(u64, Written)>,
+        asks: mpsc::UnboundedSender<Asked>,
+        answers: mpsc::UnboundedReceiver<Answer>,
     ) -> Self {
-        Self { writes, answers }
+        Self { asks, answers }
     }
 
-    /// Hands `write` to the task; back when the task has ended.
-    pub fn keep(&self, write: Write) -> Result<(), Write> {
-        self.writes.send(write).map_err(|e| e.0)
+    /// Hands `asked` to the task; back when the task has ended.
+    pub fn ask(&self, asked: Asked) -> Result<(), Asked> {
+        self.asks.send(asked).map_err(|e| e.0)
     }
 
-    /// The next answer: the write's ticket and what became of it.
-    pub async fn answer(&mut self) -> Option<(u64, Written)> {
+    /// The next answer.
+    pub async fn answer(&mut self) -> Option<Answer> {
         self.answers.recv().await
     }
+}
+
+/// Milliseconds since the Unix epoch by the wall clock: the clock leases are kept by
+/// (`crate::fleet`).
+pub fn unix_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }

@@ -7,11 +7,16 @@
 //! Every [`Write`] is kept whole or not at all, in one transaction: the family-4 objects
 //! and the revision that names them move together, and a write made on a revision the
 //! database no longer holds (another process was first) is refused, changing nothing.
+//!
+//! Several host processes sharing one database keep leases in it, and each activity is
+//! placed on one live process (`fleet.rs`).
 
+mod fleet;
 mod keeper;
 mod rows;
 
-pub use keeper::Keeper;
+pub use fleet::renew_lease;
+pub use keeper::{Answer, Asked, Keeper, unix_ms};
 
 use sqlx::any::{AnyPoolOptions, install_default_drivers};
 use sqlx::migrate::Migrator;

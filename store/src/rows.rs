@@ -15,7 +15,7 @@ pub(crate) fn wide(v: u64) -> i64 {
 }
 
 /// A kept `v` back.
-fn narrow(v: i64) -> u64 {
+pub(crate) fn narrow(v: i64) -> u64 {
     u64::from_ne_bytes(v.to_ne_bytes())
 }
 

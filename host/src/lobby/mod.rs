@@ -6,11 +6,13 @@
 //! `web_service.rs` (services 10 and 11, the calls that change an account waiting for the
 //! store in `changes.rs`), `matchmaking.rs` (42 and 43, with the advertisements in
 //! `advertisements.rs`) and `queuez.rs` (the replicated objects). What the lobby stores is
-//! `stored.rs`; what it asks a store to keep, `write.rs`.
+//! `stored.rs`; what it asks a store to keep, `write.rs`; which process holds an activity
+//! when several share the store, `placement.rs`.
 
 mod advertisements;
 mod changes;
 mod matchmaking;
+pub mod placement;
 pub mod queuez;
 mod services;
 pub mod signon;
@@ -19,6 +21,7 @@ mod web_service;
 pub mod write;
 
 use advertisements::Advertisements;
+pub use placement::{Lookup, Placed};
 pub(crate) use services::LobbyServices;
 pub use stored::{StoredAccount, StoredLobby, StoredObject};
 pub use write::{Change, Write, Written};

@@ -6,6 +6,7 @@
 
 use super::Advertisements;
 use super::changes::Changes;
+use super::placement::{Asked, Lookup, Lookups};
 use super::stored::{StoredAccount, StoredLobby};
 use super::write::Write;
 use crate::link::Links;
@@ -32,6 +33,8 @@ pub(crate) struct LobbyServices {
     pub(super) accounts: BTreeMap<u64, StoredAccount>,
     /// The calls that change an account, waiting for the store.
     pub(super) changes: Changes,
+    /// The service-16 requests waiting for the store to place their activity.
+    lookups: Lookups,
 }
 
 impl LobbyServices {
@@ -46,7 +49,27 @@ impl LobbyServices {
                 .map(|a| (a.account, a))
                 .collect(),
             changes: Changes::default(),
+            lookups: Lookups::default(),
         }
+    }
+
+    /// Service 16 in a shared fleet: `asked`'s answer waits on its link for the store to
+    /// say which process holds the activity (`super::placement`).
+    pub(crate) fn ask_placement(&mut self, links: &mut Links, asked: Asked) {
+        let ticket = self.changes.next_call();
+        if links.hold_answer(asked.link, ticket) {
+            self.lookups.ask(ticket, asked);
+        }
+    }
+
+    /// The next lookup for the store.
+    pub(crate) fn poll_lookup(&mut self) -> Option<Lookup> {
+        self.lookups.poll()
+    }
+
+    /// The request the lookup `ticket` answers, and its held answer's name on the link.
+    pub(crate) fn placed(&mut self, ticket: u64) -> Option<Asked> {
+        self.lookups.take(ticket)
     }
 
     /// The next change for the store to keep.

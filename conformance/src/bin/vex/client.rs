@@ -252,6 +252,9 @@ pub fn replay(args: ReplayArgs) -> ExitCode {
 /// Prints the status line and the outcome; success when the client is in the activity
 /// with no violation, 1 otherwise.
 fn verdict(run: &vex_harness::RunReport) -> ExitCode {
+    if let Some(host) = run.activity_host {
+        out!("Activity Host: {host} (service 17)");
+    }
     out!("{}", run.status);
     match &run.outcome {
         Outcome::Running if run.status.in_activity() => {

@@ -5,13 +5,14 @@ use crate::{mission_link, mission_watch};
 use std::net::{SocketAddr, SocketAddrV4};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 use vex_faults::{Fault, HostPlan};
 use vex_host::lobby::StoredLobby;
 use vex_host::{Hooks, HostConfig, HostCore};
 use vex_mission::RhaiMission;
-use vex_store::{Keeper, Store, StoreError};
+use vex_store::{Keeper, Store, StoreError, renew_lease, unix_ms};
 
 /// `vex host`'s arguments.
 #[derive(clap::Args)]
@@ -51,6 +52,22 @@ pub struct HostArgs {
     /// host processes). An empty database is seeded from the scenario.
     #[arg(long, default_value = "sqlite::memory:", value_name = "URL")]
     database: String,
+    /// One of several host processes sharing `--database` (PostgreSQL, or an SQLite file
+    /// on one machine): this process keeps a lease in it, and service 16 names the
+    /// process the database places the activity on, which may be another. Each process
+    /// is named by its `--advertise` address.
+    #[arg(long)]
+    shared: bool,
+    /// How long this process's lease runs unrenewed, in seconds: a process stopped
+    /// without Ctrl-C or SIGTERM is handed new activities until then. Renewed every
+    /// third of it.
+    #[arg(
+        long,
+        default_value_t = 10.0,
+        value_name = "SECONDS",
+        requires = "shared"
+    )]
+    lease: f64,
     #[command(flatten)]
     keys: Keys,
     #[command(flatten)]
@@ -106,19 +123,47 @@ pub async fn run(args: HostArgs) -> ExitCode {
         },
         None => None,
     };
-    let keeper = match open_store(&args.database, &mut config).await {
-        Ok(k) => k,
+    let store = match open_store(&args.database, &mut config).await {
+        Ok(s) => s,
         Err(why) => {
             eprintln!("vex host: --database {}: {why}", args.database);
             return error();
         }
     };
-    serve(args.listen, config, keeper, mission, &args.lobby).await
+    let lease = match args.shared.then(|| share(&args, &store, &mut config)) {
+        Some(started) => match started.await {
+            Ok(lease) => Some(lease),
+            Err(why) => {
+                eprintln!("vex host: --shared: {why}");
+                return error();
+            }
+        },
+        None => None,
+    };
+    let advertised = config.advertised;
+    let code = serve(
+        args.listen,
+        config,
+        Keeper::spawn(store.clone()),
+        mission,
+        &args.lobby,
+    )
+    .await;
+    if let Some(renewal) = lease {
+        renewal.abort();
+        match store.release(advertised).await {
+            Ok(()) => tracing::info!(%advertised, "the lease is given up"),
+            Err(e) => {
+                tracing::warn!(%advertised, %e, "the lease could not be given up: it runs out")
+            }
+        }
+    }
+    code
 }
 
 /// The store at `url`, seeded from the scenario when empty; what it holds becomes the
 /// host's start.
-async fn open_store(url: &str, config: &mut HostConfig) -> Result<Keeper, StoreError> {
+async fn open_store(url: &str, config: &mut HostConfig) -> Result<Store, StoreError> {
     let store = Store::open(url).await?;
     let stored = store
         .load_or_seed(&StoredLobby::seed(&config.scenario))
@@ -126,7 +171,49 @@ async fn open_store(url: &str, config: &mut HostConfig) -> Result<Keeper, StoreE
     let accounts = stored.accounts.len();
     tracing::info!(database = url, accounts, "the lobby's store is open");
     config.stored = Some(stored);
-    Ok(Keeper::spawn(store))
+    Ok(store)
+}
+
+/// Joins the processes sharing `store`: the first lease is held before the host serves,
+/// so this process can be placed on at once; the renewal runs until it is aborted.
+async fn share(
+    args: &HostArgs,
+    store: &Store,
+    config: &mut HostConfig,
+) -> Result<tokio::task::JoinHandle<()>, String> {
+    if args.database == "sqlite::memory:" {
+        return Err(
+            "a database in memory is this process's alone: name one with --database".into(),
+        );
+    }
+    let lease = Duration::try_from_secs_f64(args.lease)
+        .ok()
+        .filter(|l| l.as_millis() >= 30)
+        .ok_or_else(|| format!("--lease {} is not a time of at least 30 ms", args.lease))?;
+    let until = unix_ms().saturating_add(u64::try_from(lease.as_millis()).unwrap_or(u64::MAX));
+    store
+        .lease(config.advertised, until)
+        .await
+        .map_err(|e| e.to_string())?;
+    config.shared = true;
+    tracing::info!(process = %config.advertised, ?lease, "sharing the database with other host processes");
+    Ok(renew_lease(store.clone(), config.advertised, lease))
+}
+
+/// Ctrl-C, or SIGTERM (how an orchestrator stops a process) where there is one.
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
 }
 
 /// A mission for the host: the compiled script, its command link and the file watch.
@@ -194,9 +281,7 @@ async fn serve(
     }
     let (advertise, scenario) = (config.advertised, config.scenario.name.clone());
     tracing::info!(%listen, %advertise, %scenario, "vex host serving");
-    let shutdown = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+    let shutdown = stop_signal();
     let (controls, controlled) = mpsc::channel(4);
     let (core, _watch) = match mission {
         Some(m) => {

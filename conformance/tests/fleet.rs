@@ -1,0 +1,124 @@
+//! `vex host --shared`: three host processes on loopback share one database, and the
+//! emulated client moves between them. Whichever process its lobby link reaches, service
+//! 17 sends it to the process the database placed its activity on; when that process is
+//! killed, its lease runs out and the next run is placed on a live one; a process stopped
+//! with SIGTERM gives its lease up at once. Every run joins with no violation.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
+mod common;
+use common::{Host, VEX, free_port, scratch, stdout, vex};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+use vex_store::{Store, unix_ms};
+use vex_wire::scenario::Scenario;
+
+/// The lease each process keeps, in seconds: short, so the test waits little for one to
+/// run out.
+const LEASE_S: f64 = 1.0;
+
+#[test]
+fn a_client_moves_between_three_host_processes_on_one_sqlite_file() {
+    let dir = scratch("fleet_sqlite");
+    let url = format!("sqlite:{}", dir.join("lobby.sqlite").display());
+    moves_between_processes(&url, &dir);
+}
+
+/// The same on PostgreSQL: the database `VEX_TEST_POSTGRES` names.
+#[test]
+#[ignore = "needs PostgreSQL: ci/test starts one and runs the ignored store tests"]
+fn a_client_moves_between_three_host_processes_on_postgres() {
+    let url = std::env::var("VEX_TEST_POSTGRES").expect("VEX_TEST_POSTGRES names a database");
+    moves_between_processes(&url, &scratch("fleet_postgres"));
+}
+
+/// A `vex host --shared` on `url` at `addr`, its log in `logs`.
+fn start(url: &str, addr: &str, logs: &Path) -> Host {
+    let log = logs.join(format!("host-{}.log", addr.replace(':', "_")));
+    let lease = LEASE_S.to_string();
+    let mut host = Host(
+        Command::new(VEX)
+            .args(["host", "--listen", addr, "--database", url])
+            .args(["--shared", "--lease", &lease])
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .unwrap(),
+    );
+    // one at a time: the first brings the schema up, the others find it so
+    host.wait_listening(addr, &log);
+    host
+}
+
+/// One `vex client` run whose lobby link goes to `lobby`: it joins with no violation;
+/// the process service 17 sent it to.
+fn client(lobby: &str) -> String {
+    let out = vex(&["client", "--target", lobby, "--seconds", "2"]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    text.lines()
+        .find_map(|l| l.strip_prefix("Activity Host: "))
+        .and_then(|l| l.split(' ').next())
+        .unwrap_or_else(|| panic!("no Activity Host line: {text}"))
+        .to_string()
+}
+
+/// The process the database at `url` holds the scenario's activity on now.
+fn holder(url: &str) -> Option<String> {
+    let host_id = Scenario::builtin().activity_host_id;
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let store = Store::open(url).await.unwrap();
+        let held = store.holder(host_id, unix_ms()).await.unwrap();
+        held.map(|a| a.to_string())
+    })
+}
+
+fn moves_between_processes(url: &str, logs: &Path) {
+    let addrs: Vec<String> = (0..3)
+        .map(|_| format!("127.0.0.1:{}", free_port()))
+        .collect();
+    let mut hosts: Vec<Option<Host>> = addrs.iter().map(|a| Some(start(url, a, logs))).collect();
+    let index = |addr: &str| addrs.iter().position(|a| a == addr).unwrap();
+
+    // wherever the lobby link goes, the activity goes to the one process holding it
+    let first = client(&addrs[0]);
+    assert_eq!(holder(url).as_deref(), Some(first.as_str()));
+    for lobby in &addrs {
+        assert_eq!(
+            client(lobby),
+            first,
+            "a lobby at {lobby} sends the client on"
+        );
+    }
+
+    // killed, the holder keeps its lease until it runs out; then the activity moves
+    hosts[index(&first)] = None;
+    std::thread::sleep(Duration::from_secs_f64(LEASE_S * 1.5));
+    let survivor = addrs.iter().find(|a| **a != first).unwrap();
+    let second = client(survivor);
+    assert_ne!(
+        second, first,
+        "a process whose lease ran out is handed no activity"
+    );
+    assert_eq!(holder(url).as_deref(), Some(second.as_str()));
+
+    // stopped with SIGTERM, a process gives its lease up at once
+    let mut stopped = hosts[index(&second)].take().unwrap();
+    let pid = stopped.0.id().to_string();
+    let term = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    assert!(term.success());
+    assert!(
+        stopped.0.wait().unwrap().success(),
+        "a SIGTERM ends the host cleanly"
+    );
+    let last = addrs
+        .iter()
+        .find(|a| **a != first && **a != second)
+        .unwrap();
+    assert_eq!(
+        &client(last),
+        last,
+        "placed on the one process left, with no wait"
+    );
+}

@@ -1,0 +1,77 @@
+//! Several host processes on one database (`vex_store::fleet`): an activity is placed on a
+//! live process and stays there while its lease runs, a new one goes to the live process
+//! holding the fewest, and one whose lease ran out or was given up is handed none.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code
+
+use std::net::SocketAddrV4;
+use vex_host::lobby::Placed;
+use vex_store::Store;
+
+const A: &str = "127.0.0.1:4001";
+const B: &str = "127.0.0.1:4002";
+
+fn addr(a: &str) -> SocketAddrV4 {
+    a.parse().unwrap()
+}
+
+async fn store() -> Store {
+    Store::open("sqlite::memory:").await.unwrap()
+}
+
+#[tokio::test]
+async fn no_live_process_places_nothing() {
+    let store = store().await;
+    assert!(matches!(store.place(1, 100).await, Placed::Failed(_)));
+    store.lease(addr(A), 100).await.unwrap();
+    assert!(
+        matches!(store.place(1, 100).await, Placed::Failed(_)),
+        "a lease running until now has run out"
+    );
+    assert_eq!(store.holder(1, 100).await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn an_activity_stays_on_its_live_process_and_a_new_one_goes_to_the_least_held() {
+    let store = store().await;
+    store.lease(addr(B), 1_000).await.unwrap();
+    store.lease(addr(A), 1_000).await.unwrap();
+    assert_eq!(
+        store.place(1, 0).await,
+        Placed::At(addr(A)),
+        "a tie: the lowest address"
+    );
+    assert_eq!(
+        store.place(2, 0).await,
+        Placed::At(addr(B)),
+        "B holds fewer"
+    );
+    assert_eq!(store.place(3, 0).await, Placed::At(addr(A)), "a tie again");
+    assert_eq!(
+        store.place(1, 999).await,
+        Placed::At(addr(A)),
+        "held while the lease runs"
+    );
+    assert_eq!(store.holder(2, 999).await.unwrap(), Some(addr(B)));
+}
+
+#[tokio::test]
+async fn a_process_whose_lease_ran_out_or_was_given_up_loses_its_activities_on_the_next_lookup() {
+    let store = store().await;
+    store.lease(addr(A), 1_000).await.unwrap();
+    store.lease(addr(B), 2_000).await.unwrap();
+    assert_eq!(store.place(1, 0).await, Placed::At(addr(A)));
+    assert_eq!(
+        store.holder(1, 1_000).await.unwrap(),
+        None,
+        "A's lease ran out"
+    );
+    assert_eq!(store.place(1, 1_000).await, Placed::At(addr(B)));
+
+    store.lease(addr(A), 5_000).await.unwrap();
+    store.release(addr(B)).await.unwrap();
+    assert_eq!(
+        store.place(1, 1_500).await,
+        Placed::At(addr(A)),
+        "B gave its lease up"
+    );
+}
