@@ -2,7 +2,8 @@
 //! emulated client moves between them. Whichever process its lobby link reaches, service
 //! 17 sends it to the process the database placed its activity on; when that process is
 //! killed, its lease runs out and the next run is placed on a live one; a process stopped
-//! with SIGTERM gives its lease up at once. Every run joins with no violation.
+//! with SIGTERM gives its lease up at once. Every run joins with no violation. The lobby's
+//! changes made on one process are the base of the next one's on another.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 mod common;
@@ -10,6 +11,7 @@ use common::{Host, VEX, free_port, scratch, stdout, vex};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
+use vex_host::lobby::StoredAccount;
 use vex_store::{Store, unix_ms};
 use vex_wire::scenario::Scenario;
 
@@ -30,6 +32,43 @@ fn a_client_moves_between_three_host_processes_on_one_sqlite_file() {
 fn a_client_moves_between_three_host_processes_on_postgres() {
     let url = std::env::var("VEX_TEST_POSTGRES").expect("VEX_TEST_POSTGRES names a database");
     moves_between_processes(&url, &scratch("fleet_postgres"));
+}
+
+#[test]
+fn lobby_calls_on_two_processes_build_on_each_others_changes() {
+    let dir = scratch("fleet_lobby_calls");
+    let url = format!("sqlite:{}", dir.join("lobby.sqlite").display());
+    let addrs: Vec<String> = (0..2)
+        .map(|_| format!("127.0.0.1:{}", free_port()))
+        .collect();
+    let _hosts: Vec<Host> = addrs.iter().map(|a| start(&url, a, &dir)).collect();
+    // each process started from revision 1; each run's equip and sign-in are made on what
+    // the other process stored last (superseded, then made again on it)
+    for (run, lobby) in [&addrs[0], &addrs[1], &addrs[0]].into_iter().enumerate() {
+        let out = vex(&[
+            "client",
+            "--target",
+            lobby,
+            "--seconds",
+            "2",
+            "--lobby-calls",
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+        let kept = account(&url);
+        let runs = u64::try_from(run).unwrap() + 1;
+        assert_eq!(
+            (kept.revision, kept.sign_ins),
+            (1 + runs, runs),
+            "run {run}: {kept:?}"
+        );
+    }
+}
+
+/// The scenario's account as the database at `url` holds it.
+fn account(url: &str) -> StoredAccount {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let lobby = runtime.block_on(async { Store::open(url).await.unwrap().load().await.unwrap() });
+    lobby.accounts.into_iter().next().unwrap()
 }
 
 /// A `vex host --shared` on `url` at `addr`, its log in `logs`.

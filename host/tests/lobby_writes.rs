@@ -147,6 +147,51 @@ fn a_refused_write_answers_an_error_and_changes_nothing() {
 }
 
 #[test]
+fn a_superseded_write_publishes_the_other_writers_change_and_is_made_again_on_it() {
+    let mut h = subscribed();
+    call(&mut h, 2, EQUIP, equip_payload(item()));
+    let [write] = writes(&mut h).try_into().unwrap();
+    // another process equipped the second item first: revision 2 in the database
+    let other = Scenario::builtin().lobby.items[1];
+    let mut now = StoredLobby::seed(&Scenario::builtin()).accounts[0].clone();
+    now.objects = now.objects_equipping(other);
+    now.revision = 2;
+    h.handle_written(write.ticket, Written::Superseded(now));
+
+    let frames = sent(&mut h);
+    let order: Vec<(u16, u32)> = frames.iter().map(|(s, t, _)| (*s, *t)).collect();
+    assert_eq!(
+        order,
+        [(UPDATE, 0)],
+        "the other writer's change, no reply yet"
+    );
+    let update = Update::decode(&frames[0].2).unwrap();
+    let equipped = character_payload(Scenario::builtin().player.character_id, other);
+    assert_eq!(update.families[0].version, 2);
+    assert_eq!(update.families[0].objects[0].payload, equipped);
+
+    let [again] = writes(&mut h).try_into().unwrap();
+    assert_eq!(again.ticket, write.ticket, "the same call, made again");
+    let Change::Objects { from, objects } = &again.change else {
+        panic!("an equip changes the objects: {again:?}");
+    };
+    assert_eq!(*from, 2, "made on what the database holds now");
+    let mine = character_payload(Scenario::builtin().player.character_id, item());
+    assert_eq!(objects[0].payload, mine);
+
+    h.handle_written(again.ticket, Written::Kept);
+    let frames = sent(&mut h);
+    let order: Vec<(u16, u32)> = frames.iter().map(|(s, t, _)| (*s, *t)).collect();
+    assert_eq!(order, [(11, 2), (UPDATE, 0)]);
+    let status = ws_reply(&frames[0].2, EQUIP).status.unwrap();
+    assert_eq!(
+        (status.code, status.value),
+        (0, 3),
+        "names the link's version 3"
+    );
+}
+
+#[test]
 fn calls_on_one_account_reach_the_store_one_at_a_time_in_order() {
     let mut h = subscribed();
     call(&mut h, 2, EQUIP, equip_payload(item()));

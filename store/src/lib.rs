@@ -6,7 +6,8 @@
 //!
 //! Every [`Write`] is kept whole or not at all, in one transaction: the family-4 objects
 //! and the revision that names them move together, and a write made on a revision the
-//! database no longer holds (another process was first) is refused, changing nothing.
+//! database no longer holds (another process was first) changes nothing and is answered
+//! with the account as it is now.
 //!
 //! Several host processes sharing one database keep leases in it, and each activity is
 //! placed on one live process (`fleet.rs`).
@@ -124,22 +125,23 @@ impl Store {
                 .await?
                 .rows_affected()
             }
-            Change::SignIn { sign_ins } => {
-                sqlx::query("UPDATE accounts SET sign_ins = $1 WHERE account = $2")
-                    .bind(rows::wide(*sign_ins))
-                    .bind(account)
-                    .execute(&mut *tx)
-                    .await?
-                    .rows_affected()
-            }
+            Change::SignIn { sign_ins } => sqlx::query(
+                "UPDATE accounts SET sign_ins = $1 WHERE account = $2 AND sign_ins = $3",
+            )
+            .bind(rows::wide(*sign_ins))
+            .bind(account)
+            .bind(rows::wide(sign_ins.saturating_sub(1)))
+            .execute(&mut *tx)
+            .await?
+            .rows_affected(),
         };
         if moved != 1 {
             tx.rollback().await?;
-            let why = format!(
-                "account {:#x} is not at the revision the change was made on: another writer was first",
-                write.account
-            );
-            return Ok(Written::Refused(why));
+            let mut conn = self.pool.acquire().await?;
+            return Ok(match rows::load_account(&mut conn, write.account).await? {
+                Some(now) => Written::Superseded(now),
+                None => Written::Refused(format!("account {:#x} is not stored", write.account)),
+            });
         }
         tx.commit().await?;
         Ok(Written::Kept)

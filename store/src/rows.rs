@@ -72,11 +72,39 @@ pub(crate) async fn replace_objects(
 
 /// Every account, by account id.
 pub(crate) async fn load(conn: &mut AnyConnection) -> Result<StoredLobby, StoreError> {
+    Ok(StoredLobby {
+        accounts: load_scoped(conn, None).await?,
+    })
+}
+
+/// `account` as the database holds it now.
+pub(crate) async fn load_account(
+    conn: &mut AnyConnection,
+    account: u64,
+) -> Result<Option<StoredAccount>, StoreError> {
+    Ok(load_scoped(conn, Some(account)).await?.pop())
+}
+
+/// The accounts `only` names (every one when none), by account id.
+async fn load_scoped(
+    conn: &mut AnyConnection,
+    only: Option<u64>,
+) -> Result<Vec<StoredAccount>, StoreError> {
+    let scope = if only.is_some() {
+        "WHERE account = $1"
+    } else {
+        ""
+    };
+    let read = |sql: String| {
+        let query = sqlx::query::<Any>(sqlx::AssertSqlSafe(sql));
+        match only {
+            Some(account) => query.bind(wide(account)),
+            None => query,
+        }
+    };
     let mut accounts: BTreeMap<u64, StoredAccount> = BTreeMap::new();
-    let rows = sqlx::query("SELECT account, character_id, revision, sign_ins FROM accounts")
-        .fetch_all(&mut *conn)
-        .await?;
-    for row in rows {
+    let sql = format!("SELECT account, character_id, revision, sign_ins FROM accounts {scope}");
+    for row in read(sql).fetch_all(&mut *conn).await? {
         let account = narrow(row.try_get(0)?);
         accounts.insert(
             account,
@@ -90,27 +118,22 @@ pub(crate) async fn load(conn: &mut AnyConnection) -> Result<StoredLobby, StoreE
             },
         );
     }
-    let items = sqlx::query("SELECT account, item FROM items ORDER BY account, position")
-        .fetch_all(&mut *conn)
-        .await?;
-    for row in items {
+    let sql = format!("SELECT account, item FROM items {scope} ORDER BY account, position");
+    for row in read(sql).fetch_all(&mut *conn).await? {
         if let Some(a) = accounts.get_mut(&narrow(row.try_get(0)?)) {
             a.items.push(narrow(row.try_get(1)?));
         }
     }
-    let objects = sqlx::query(
-        "SELECT account, family, object_id, object_key, payload FROM objects ORDER BY account, family, object_id",
-    )
-    .fetch_all(&mut *conn)
-    .await?;
-    for row in objects {
+    let sql = format!(
+        "SELECT account, family, object_id, object_key, payload FROM objects {scope} \
+         ORDER BY account, family, object_id"
+    );
+    for row in read(sql).fetch_all(&mut *conn).await? {
         if let Some(a) = accounts.get_mut(&narrow(row.try_get(0)?)) {
             a.objects.push(object(&row)?);
         }
     }
-    Ok(StoredLobby {
-        accounts: accounts.into_values().collect(),
-    })
+    Ok(accounts.into_values().collect())
 }
 
 fn object(row: &AnyRow) -> Result<StoredObject, StoreError> {

@@ -35,10 +35,12 @@ async fn keeps_whole_writes(store: &Store) {
     assert_eq!(kept.accounts[0].revision, 2);
     assert_eq!(kept.accounts[0].equipped(), item);
 
-    // made on revision 1, which the database no longer holds: refused, and the objects
-    // it wrote before the revision was checked are rolled back with it
+    // made on revision 1, which the database no longer holds: superseded, answered with the
+    // account as it is now, and the objects it wrote before the revision was checked are
+    // rolled back with it
     let stale = equip(2, 1, &seed, seed.accounts[0].items[0]);
-    assert!(matches!(store.keep(&stale).await, Written::Refused(_)));
+    let now = Written::Superseded(kept.accounts[0].clone());
+    assert_eq!(store.keep(&stale).await, now);
     assert_eq!(
         store.load().await.unwrap(),
         kept,
@@ -51,6 +53,12 @@ async fn keeps_whole_writes(store: &Store) {
         change: Change::SignIn { sign_ins: 1 },
     };
     assert_eq!(store.keep(&sign_in).await, Written::Kept);
+    let counted = store.load().await.unwrap().accounts[0].clone();
+    assert_eq!(
+        store.keep(&sign_in).await,
+        Written::Superseded(counted),
+        "a sign-in made on a count another writer moved on is made again"
+    );
     let unknown = Write {
         account: 7,
         ..sign_in

@@ -104,6 +104,16 @@ impl Changes {
         self.outbox.pop_front()
     }
 
+    /// The write `ticket` is to be made again: its call stays first on its account's queue,
+    /// due again; the account.
+    pub(crate) fn again(&mut self, ticket: u64) -> Option<u64> {
+        let (account, queue) = self.queues.iter_mut().find(|(_, q)| {
+            q.in_store.is_some() && q.calls.front().is_some_and(|c| c.id == ticket)
+        })?;
+        queue.in_store = None;
+        Some(*account)
+    }
+
     /// The call whose write is `ticket`, taken off its account's queue, with the account
     /// and the change.
     pub(crate) fn take(&mut self, ticket: u64) -> Option<(u64, Call, Change)> {

@@ -13,7 +13,7 @@
 
 use super::LobbyServices;
 use super::changes::{Call, Op};
-use super::stored::StoredObject;
+use super::stored::{StoredAccount, StoredObject};
 use super::write::{Change, Written};
 use crate::link::Links;
 use crate::link_id::LinkId;
@@ -96,20 +96,53 @@ impl LobbyServices {
     /// change of the family-4 objects, the update that publishes it; then the account's
     /// next call.
     pub(crate) fn written(&mut self, links: &mut Links, ticket: u64, written: Written) {
+        if let Written::Superseded(now) = written {
+            return self.superseded(links, ticket, now);
+        }
         let Some((account, call, change)) = self.changes.take(ticket) else {
             tracing::warn!(ticket, "the store answered a write the lobby did not make");
             return;
         };
         let (status, published) = match written {
             Written::Kept => self.keep(links, account, &call, change),
-            Written::Refused(why) => {
-                tracing::warn!(account, ticket, %why, "the store did not keep a change");
+            not_kept => {
+                tracing::warn!(
+                    account,
+                    ticket,
+                    ?not_kept,
+                    "the store did not keep a change"
+                );
                 (error(NOT_KEPT), None)
             }
         };
         let reply = reply_to(call.opcode, call.transaction, status);
         links.answer_call(call.link, call.id, call.reply_type, call.header, reply);
         if let Some(objects) = published {
+            self.publish(links, account, &objects);
+        }
+        self.start(account);
+    }
+
+    /// Another writer changed the account before the write `ticket`: the lobby takes the
+    /// account as the store holds it `now`, publishes the other writer's objects to the
+    /// links subscribed here, and makes the call again on them.
+    fn superseded(&mut self, links: &mut Links, ticket: u64, now: StoredAccount) {
+        let Some(account) = self.changes.again(ticket) else {
+            tracing::warn!(ticket, "the store answered a write the lobby did not make");
+            return;
+        };
+        tracing::info!(
+            account,
+            revision = now.revision,
+            "another writer changed the account first: the call is made again"
+        );
+        let moved = self
+            .accounts
+            .get(&account)
+            .is_none_or(|held| held.revision != now.revision);
+        let objects = now.objects.clone();
+        self.accounts.insert(account, now);
+        if moved {
             self.publish(links, account, &objects);
         }
         self.start(account);

@@ -5,7 +5,7 @@
 //! after the commit, never before (NS "The reply's version barrier": the reply names the
 //! revision of the update that follows).
 
-use super::stored::StoredObject;
+use super::stored::{StoredAccount, StoredObject};
 
 /// A change to one account, kept whole or not at all.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,7 +29,8 @@ pub enum Change {
         /// The family-4 objects after the change, every one.
         objects: Vec<StoredObject>,
     },
-    /// One more Investment sign-in (web-service 503): the count becomes `sign_ins`.
+    /// One more Investment sign-in (web-service 503): the count becomes `sign_ins`; a store
+    /// whose count is not one less refuses (another writer was first).
     SignIn {
         /// The count after this sign-in.
         sign_ins: u64,
@@ -41,6 +42,9 @@ pub enum Change {
 pub enum Written {
     /// Kept: the change is durable.
     Kept,
+    /// Not kept: another writer changed the account first (another host process on the
+    /// same database). The account as the store holds it now; the call is made again on it.
+    Superseded(StoredAccount),
     /// Not kept, and nothing of it is: why.
     Refused(String),
 }
