@@ -103,3 +103,45 @@ fn a_host_that_cannot_be_reached_is_an_error() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("cannot reach"), "{}", stderr(&out));
 }
+
+#[test]
+fn a_load_on_three_host_processes_gives_figures_per_process_and_in_total() {
+    let out = vex(&[
+        "load",
+        "--processes",
+        "3",
+        "--clients",
+        "24",
+        "--group",
+        "4",
+        "--duration",
+        "20s",
+        "--ramp",
+        "2s",
+        "--json",
+    ]);
+    let f = figures(&out);
+    assert_eq!(out.status.code(), Some(0), "{f}");
+    assert_eq!(f["violations"], 0.0, "{}", f["violation_examples"]);
+    let processes = f["processes"].as_array().unwrap();
+    assert_eq!(processes.len(), 3, "{f}");
+    let sum = |key: &str| -> f64 { processes.iter().map(|p| p[key].as_f64().unwrap()).sum() };
+    assert_eq!(sum("joins"), f["joins"].as_f64().unwrap(), "{f}");
+    assert_eq!(
+        sum("lives"),
+        f["host_lookup_count"].as_f64().unwrap(),
+        "each life is sent to one process: {f}"
+    );
+    for p in processes {
+        // six groups, each its own activity host id, placed on the least-held process
+        assert_eq!(p["lives"], 8, "two groups of four a process: {f}");
+        assert!(p["cpu_s"].as_f64().unwrap() > 0.0, "each is measured: {f}");
+        assert!(p["rss_end_mib"].as_f64().unwrap() > 1.0, "{f}");
+    }
+    let cpu = sum("cpu_s");
+    let total = f["host_cpu_s"].as_f64().unwrap();
+    assert!(
+        (cpu - total).abs() < 1e-6,
+        "the total sums the processes: {f}"
+    );
+}

@@ -1,7 +1,10 @@
-//! `vex load`: many emulated clients against one host over TCP, in real time (issue "Under
+//! `vex load`: many emulated clients against a host over TCP, in real time (issue "Under
 //! load and faults": load). Clients start spread over a ramp; every `group` of them share
 //! one activity (the first makes it with a private join, the others join it with public
 //! joins, SR "The join burst"), and each lives life after life ([`crate::load_client`]).
+//! Each group asks service 16 for an activity host id of its own (the scenario's plus the
+//! group's index), so a host of several processes can place the activities apart; the
+//! clients' lobby links go to the plan's targets in turn.
 
 use crate::load_client::{Member, Session};
 use crate::load_figures::Tally;
@@ -20,8 +23,8 @@ const DRAIN: Duration = Duration::from_secs(10);
 /// What a load run does.
 #[derive(Debug, Clone)]
 pub struct LoadPlan {
-    /// The host.
-    pub target: SocketAddrV4,
+    /// Where the clients' lobby links go, in turn: one host, or several processes of one.
+    pub targets: Vec<SocketAddrV4>,
     /// Clients at once.
     pub clients: usize,
     /// How long the run lasts.
@@ -55,8 +58,14 @@ pub async fn run(plan: LoadPlan, tally: Arc<Tally>) {
                 None => continue,
             }
         };
-        let mut config =
-            ClientConfig::member_of(plan.target, plan.scenario.clone(), index as u64 + 1);
+        let Some(&target) = plan.targets.get(index % plan.targets.len().max(1)) else {
+            return;
+        };
+        let mut scenario = plan.scenario.clone();
+        scenario.activity_host_id = scenario
+            .activity_host_id
+            .wrapping_add((index / group) as u64);
+        let mut config = ClientConfig::member_of(target, scenario, index as u64 + 1);
         config.signon = plan.signon;
         let offset = plan.ramp.mul_f64(index as f64 / plan.clients.max(1) as f64);
         let member = Member {

@@ -9,6 +9,7 @@ use crate::tcp::{Observer, Run, drive_observed};
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
 use std::collections::BTreeMap;
+use std::net::SocketAddrV4;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{oneshot, watch};
@@ -84,6 +85,8 @@ struct LifeWatch {
     asked: BTreeMap<(LinkKind, &'static str), Clock>,
     /// The last message 1, while the client is in an activity.
     last_keepalive: Option<Clock>,
+    /// The host process service 17 sent the life to.
+    process: Option<SocketAddrV4>,
 }
 
 type Clock = std::time::Instant;
@@ -97,6 +100,7 @@ impl LifeWatch {
             joins: 0,
             asked: BTreeMap::new(),
             last_keepalive: None,
+            process: None,
         }
     }
 }
@@ -135,6 +139,11 @@ impl Observer for LifeWatch {
                 .find(|(_, ans, _)| Some(*ans) == kind)
                 .and_then(|(_, _, name)| Some((*name, self.asked.remove(&(r.link, *name))?)));
             let joined = kind == Some(Kind::Message(ids::JOIN_RESULT));
+            let placed = kind == Some(Kind::Service(HOST_LOOKUP_RESPONSE));
+            if placed {
+                self.process = client.activity_address();
+            }
+            let process = self.process;
             // a message 1 that comes later than 2 s after the one before: how much later
             // (other pushes carry message 1 too, so an early one is no jitter)
             let late = (kind == Some(Kind::Message(ids::GLOBAL_ACTIVITY_STATE)))
@@ -148,12 +157,18 @@ impl Observer for LifeWatch {
                 if let Some((name, asked)) = answered {
                     s.latency.entry(name).or_default().record(micros(asked, at));
                 }
+                let route = micros(began, at);
                 if joined {
                     s.joins += 1;
-                    s.latency
-                        .entry("join")
-                        .or_default()
-                        .record(micros(began, at));
+                    s.latency.entry("join").or_default().record(route);
+                }
+                if let Some(p) = process.filter(|_| placed || joined) {
+                    let p = s.per_process.entry(p).or_default();
+                    p.lives += u64::from(placed);
+                    if joined {
+                        p.joins += 1;
+                        p.join.record(route);
+                    }
                 }
                 if let Some(late) = late {
                     s.keepalive_jitter.record(late);

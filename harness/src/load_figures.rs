@@ -4,6 +4,7 @@
 
 use hdrhistogram::Histogram;
 use std::collections::BTreeMap;
+use std::net::SocketAddrV4;
 use std::sync::{Mutex, PoisonError};
 use vex_fake_client::Rule;
 
@@ -60,6 +61,17 @@ pub struct Percentiles {
     pub max_ms: f64,
 }
 
+/// What the lives one host process was sent to recorded (service 17 named it).
+#[derive(Debug, Clone, Default)]
+pub struct ProcessSamples {
+    /// Lives service 17 sent there.
+    pub lives: u64,
+    /// Join results received from it.
+    pub joins: u64,
+    /// The route's latency (`join`) of those lives.
+    pub join: Series,
+}
+
 /// Everything the clients of a run recorded, merged.
 #[derive(Debug, Clone, Default)]
 pub struct Samples {
@@ -84,6 +96,8 @@ pub struct Samples {
     pub frames_sent: u64,
     /// Frames the clients received.
     pub frames_received: u64,
+    /// By the process service 17 sent each life to.
+    pub per_process: BTreeMap<SocketAddrV4, ProcessSamples>,
 }
 
 impl Samples {
@@ -147,6 +161,19 @@ pub struct ProcessUse {
     pub rss_max_mib: f64,
 }
 
+impl ProcessUse {
+    /// What `self` and `other` used together (the most memory: the sum of each one's most,
+    /// an upper bound).
+    pub fn plus(self, other: Self) -> Self {
+        Self {
+            cpu_s: self.cpu_s + other.cpu_s,
+            rss_warm_mib: self.rss_warm_mib + other.rss_warm_mib,
+            rss_end_mib: self.rss_end_mib + other.rss_end_mib,
+            rss_max_mib: self.rss_max_mib + other.rss_max_mib,
+        }
+    }
+}
+
 /// A whole run's figures.
 #[derive(Debug, Clone)]
 pub struct LoadFigures {
@@ -156,8 +183,10 @@ pub struct LoadFigures {
     pub duration_s: f64,
     /// What the clients recorded.
     pub samples: Samples,
-    /// The host's use, when it ran on this machine.
+    /// The host's use, when it ran on this machine: every process of it summed.
     pub host: Option<ProcessUse>,
+    /// Each host process's own use, when it ran on this machine, by its address.
+    pub host_processes: BTreeMap<SocketAddrV4, ProcessUse>,
     /// The load generator's own use.
     pub generator: ProcessUse,
 }
@@ -177,6 +206,30 @@ impl LoadFigures {
     /// grows linearly.
     pub fn generator_clients_per_core(&self) -> f64 {
         self.clients as f64 * self.duration_s / self.generator.cpu_s.max(0.001)
+    }
+
+    /// One row per host process, by address: what the lives sent there recorded, and what
+    /// the process used when it ran on this machine.
+    pub fn processes(&self) -> Vec<(SocketAddrV4, ProcessSamples, Option<ProcessUse>)> {
+        let addresses: std::collections::BTreeSet<SocketAddrV4> = self
+            .samples
+            .per_process
+            .keys()
+            .chain(self.host_processes.keys())
+            .copied()
+            .collect();
+        addresses
+            .into_iter()
+            .map(|a| {
+                let samples = self
+                    .samples
+                    .per_process
+                    .get(&a)
+                    .cloned()
+                    .unwrap_or_default();
+                (a, samples, self.host_processes.get(&a).copied())
+            })
+            .collect()
     }
 
     /// Every figure, named with its unit, in a fixed order: what `--json` prints.

@@ -7,14 +7,16 @@ use crate::spawn::Spawned;
 use crate::{Keys, error, load_scenario};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use nix::sys::resource::{Resource, getrlimit, setrlimit};
+use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::net::{Ipv4Addr, SocketAddrV4};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
+use tempfile::TempDir;
 use vex_harness::load::{LoadPlan, run};
-use vex_harness::load_figures::{LoadFigures, Samples, Tally};
+use vex_harness::load_figures::{LoadFigures, ProcessUse, Samples, Tally};
 use vex_harness::load_process::ProcessMeter;
 use vex_host::Limits;
 use vex_wire::scenario::Scenario;
@@ -43,9 +45,16 @@ pub struct LoadArgs {
     /// Clients per activity (1 to 32): the first makes it, the others join it.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(1..=32))]
     group: u8,
-    /// The host to load; default: the built-in host, started on a free loopback port.
+    /// The host to load; default: the built-in host, started on free loopback ports. Given
+    /// more than once (the processes of one host), the clients' lobby links go to each in
+    /// turn.
     #[arg(long)]
-    target: Option<SocketAddrV4>,
+    target: Vec<SocketAddrV4>,
+    /// Start the built-in host as this many processes sharing one database (an SQLite file
+    /// in a temporary folder; `vex host --shared`), each measured on its own.
+    #[arg(long, default_value_t = 1, conflicts_with = "target",
+          value_parser = clap::value_parser!(u8).range(1..=16))]
+    processes: u8,
     /// The scenario the clients' packages hold (and the built-in host serves).
     #[arg(long)]
     scenario: Option<PathBuf>,
@@ -70,24 +79,25 @@ pub async fn load(args: LoadArgs) -> ExitCode {
         eprintln!("vex load: {why}");
         return error();
     }
-    let (target, mut host) = match args.target {
-        Some(t) => match vex_harness::tcp::reachable(t).await {
-            Ok(()) => (t, None),
-            Err(e) => {
-                eprintln!("vex load: cannot reach the host at {t}: {e}");
-                return error();
-            }
-        },
-        None => match start_host(args.scenario.as_ref(), args.clients).await {
-            Ok((t, h)) => (t, Some(h)),
+    let (targets, mut hosts, _database) = if args.target.is_empty() {
+        match start_hosts(args.scenario.as_ref(), args.clients, args.processes).await {
+            Ok(started) => started,
             Err(why) => {
                 eprintln!("vex load: the built-in host did not start: {why}");
                 return error();
             }
-        },
+        }
+    } else {
+        for &t in &args.target {
+            if let Err(e) = vex_harness::tcp::reachable(t).await {
+                eprintln!("vex load: cannot reach the host at {t}: {e}");
+                return error();
+            }
+        }
+        (args.target.clone(), Vec::new(), None)
     };
     let plan = LoadPlan {
-        target,
+        targets: targets.clone(),
         clients: args.clients,
         duration: args.duration,
         ramp: args.ramp,
@@ -95,7 +105,10 @@ pub async fn load(args: LoadArgs) -> ExitCode {
         scenario: scenario.unwrap_or_else(Scenario::builtin),
         signon: args.keys.keys(),
     };
-    let mut host_meter = host.as_ref().and_then(Spawned::pid).map(ProcessMeter::new);
+    let mut host_meters: Vec<(SocketAddrV4, ProcessMeter)> = hosts
+        .iter()
+        .filter_map(|(a, h)| Some((*a, ProcessMeter::new(h.pid()?))))
+        .collect();
     let mut own_meter = ProcessMeter::this_process();
     let tally = Arc::new(Tally::default());
     let bar = progress(&args);
@@ -110,13 +123,18 @@ pub async fn load(args: LoadArgs) -> ExitCode {
     while !running.is_finished() {
         ticks.tick().await;
         own_meter.sample();
-        let host_alive = host_meter.as_mut().is_none_or(ProcessMeter::sample);
+        let host_alive = host_meters.iter_mut().all(|(_, m)| m.sample());
         if !warmed && started.elapsed() >= warm_at {
             warmed = true;
             own_meter.warmed_up();
-            host_meter.iter_mut().for_each(ProcessMeter::warmed_up);
+            host_meters.iter_mut().for_each(|(_, m)| m.warmed_up());
         }
-        let host_mib = host_meter.as_ref().map(|m| m.usage().rss_end_mib);
+        let host_mib = (!host_meters.is_empty()).then(|| {
+            host_meters
+                .iter()
+                .map(|(_, m)| m.usage().rss_end_mib)
+                .sum::<f64>()
+        });
         let seconds = started.elapsed().as_secs();
         let (joins, violations) = tally.read(|s| (s.joins, s.violation_count()));
         let status = format!(
@@ -125,7 +143,7 @@ pub async fn load(args: LoadArgs) -> ExitCode {
             if host_alive {
                 ""
             } else {
-                "  (the host exited)"
+                "  (a host process exited)"
             },
         );
         if lines && seconds >= next_line {
@@ -145,31 +163,37 @@ pub async fn load(args: LoadArgs) -> ExitCode {
     }
     let samples: Samples = tally.take();
     own_meter.sample();
+    let host_processes: BTreeMap<SocketAddrV4, ProcessUse> =
+        host_meters.iter().map(|(a, m)| (*a, m.usage())).collect();
     let figures = LoadFigures {
         clients: args.clients,
         duration_s: started.elapsed().as_secs_f64(),
         samples,
-        host: host_meter.map(|m| m.usage()),
+        host: host_processes.values().copied().reduce(ProcessUse::plus),
+        host_processes,
         generator: own_meter.usage(),
     };
     if args.json {
         print_json(&figures);
     } else {
-        print_text(&figures, target, host.is_some());
+        print_text(&figures, &targets, !hosts.is_empty());
     }
-    let exited = host.as_mut().and_then(Spawned::exited);
-    if let (Some(status), Some(h)) = (exited, &host) {
-        out!(
-            "the built-in host exited during the run ({status}){}",
-            h.tail()
-        );
+    let mut exited = false;
+    for (address, host) in &mut hosts {
+        if let Some(status) = host.exited() {
+            exited = true;
+            out!(
+                "the built-in host at {address} exited during the run ({status}){}",
+                host.tail()
+            );
+        }
     }
     for failure in &figures.samples.failures {
         out!("vex load: {failure}");
     }
     if !figures.samples.failures.is_empty() {
         ExitCode::from(2)
-    } else if figures.samples.violation_count() > 0 || exited.is_some() {
+    } else if figures.samples.violation_count() > 0 || exited {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
@@ -193,28 +217,52 @@ fn enough_descriptors(clients: usize) -> Result<(), String> {
     Ok(())
 }
 
-/// Starts `vex host` on a free loopback port, logging warnings only, with room for the
-/// links of `clients`.
-async fn start_host(
+/// The built-in host for the run, as `processes` processes on free loopback ports, each
+/// with room for the links of `clients`: their addresses, the processes, and the folder of
+/// the database they share when there are several (removed when dropped).
+async fn start_hosts(
     scenario: Option<&PathBuf>,
     clients: usize,
-) -> Result<(SocketAddrV4, Spawned), String> {
-    let port = std::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-        .and_then(|l| l.local_addr())
-        .map_err(|e| format!("no free port: {e}"))?
-        .port();
-    let target = SocketAddrV4::new(Ipv4Addr::LOCALHOST, port);
+    processes: u8,
+) -> Result<
+    (
+        Vec<SocketAddrV4>,
+        Vec<(SocketAddrV4, Spawned)>,
+        Option<TempDir>,
+    ),
+    String,
+> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let links =
         (clients as u64 * FDS_PER_CLIENT + FDS_SPARE).max(Limits::default().max_links as u64);
-    let mut cmd = format!(
-        "RUST_LOG=warn exec '{}' host --listen {target} --max-links {links}",
-        exe.display()
-    );
+    let mut common = format!("--max-links {links}");
     if let Some(file) = scenario {
-        cmd.push_str(&format!(" --scenario '{}'", file.display()));
+        common.push_str(&format!(" --scenario '{}'", file.display()));
     }
-    Ok((target, Spawned::start(&cmd, target).await?))
+    let database = if processes > 1 {
+        let dir = TempDir::new().map_err(|e| format!("no folder for the database: {e}"))?;
+        let file = dir.path().join("lobby.sqlite");
+        common.push_str(&format!(" --shared --database 'sqlite:{}'", file.display()));
+        Some(dir)
+    } else {
+        None
+    };
+    let mut hosts = Vec::new();
+    // one at a time: the first brings the shared database's schema up
+    for _ in 0..processes {
+        let port = std::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+            .and_then(|l| l.local_addr())
+            .map_err(|e| format!("no free port: {e}"))?
+            .port();
+        let target = SocketAddrV4::new(Ipv4Addr::LOCALHOST, port);
+        let cmd = format!(
+            "RUST_LOG=warn exec '{}' host --listen {target} {common}",
+            exe.display()
+        );
+        hosts.push((target, Spawned::start(&cmd, target).await?));
+    }
+    let targets = hosts.iter().map(|(a, _)| *a).collect();
+    Ok((targets, hosts, database))
 }
 
 /// The progress bar on a terminal: seconds of the run, joins and violations so far, the
@@ -236,6 +284,31 @@ fn print_json(figures: &LoadFigures) {
     for (name, value) in figures.named() {
         object.insert(name, serde_json::json!(value));
     }
+    let processes: Vec<serde_json::Value> = figures
+        .processes()
+        .into_iter()
+        .map(|(address, samples, usage)| {
+            let join = samples.join.percentiles();
+            let mut row = serde_json::json!({
+                "address": address.to_string(),
+                "lives": samples.lives,
+                "joins": samples.joins,
+                "join_p50_ms": join.p50_ms,
+                "join_p99_ms": join.p99_ms,
+            });
+            if let (Some(u), Some(row)) = (usage, row.as_object_mut()) {
+                row.insert("cpu_s".into(), serde_json::json!(u.cpu_s));
+                row.insert(
+                    "cpu_percent".into(),
+                    serde_json::json!(figures.cpu_percent(u)),
+                );
+                row.insert("rss_end_mib".into(), serde_json::json!(u.rss_end_mib));
+                row.insert("rss_max_mib".into(), serde_json::json!(u.rss_max_mib));
+            }
+            row
+        })
+        .collect();
+    object.insert("processes".into(), processes.into());
     let by_rule: serde_json::Map<String, serde_json::Value> = figures
         .samples
         .violations
@@ -254,13 +327,15 @@ fn print_json(figures: &LoadFigures) {
     out!("{}", serde_json::Value::Object(object));
 }
 
-fn print_text(figures: &LoadFigures, target: SocketAddrV4, local: bool) {
+fn print_text(figures: &LoadFigures, targets: &[SocketAddrV4], local: bool) {
     let s = &figures.samples;
     let whose = if local { " (the built-in host)" } else { "" };
+    let targets: Vec<String> = targets.iter().map(ToString::to_string).collect();
     out!(
-        "{} clients for {:.0} s against {target}{whose}",
+        "{} clients for {:.0} s against {}{whose}",
         figures.clients,
-        figures.duration_s
+        figures.duration_s,
+        targets.join(", ")
     );
     out!(
         "lives {}  joins {} ({:.1}/s)  frames sent {}  received {}",
@@ -302,9 +377,10 @@ fn print_text(figures: &LoadFigures, target: SocketAddrV4, local: bool) {
             out!("  {line}");
         }
     }
+    print_processes(figures);
     let uses = figures
         .host
-        .map(|h| ("host", h))
+        .map(|h| ("host (every process)", h))
         .into_iter()
         .chain([("load generator", figures.generator)]);
     for (who, u) in uses {
@@ -321,4 +397,40 @@ fn print_text(figures: &LoadFigures, target: SocketAddrV4, local: bool) {
         "the load generator drives {:.0} clients per core at this load",
         figures.generator_clients_per_core()
     );
+}
+
+/// The per-process table, when the lives went to more than one process or several were
+/// measured: lives sent there, joins, the route's latency, and the process's use.
+fn print_processes(figures: &LoadFigures) {
+    let rows = figures.processes();
+    if rows.len() < 2 {
+        return;
+    }
+    out!(
+        "{:<22} {:>7} {:>7} {:>10} {:>10} {:>7} {:>11}",
+        "host process",
+        "lives",
+        "joins",
+        "join p50",
+        "join p99",
+        "cpu %",
+        "memory MiB"
+    );
+    for (address, samples, usage) in rows {
+        let join = samples.join.percentiles();
+        let (cpu, memory) = usage.map_or(("-".to_string(), "-".to_string()), |u| {
+            (
+                format!("{:.0}", figures.cpu_percent(u)),
+                format!("{:.1}", u.rss_end_mib),
+            )
+        });
+        out!(
+            "{:<22} {:>7} {:>7} {:>10.2} {:>10.2} {cpu:>7} {memory:>11}",
+            address.to_string(),
+            samples.lives,
+            samples.joins,
+            join.p50_ms,
+            join.p99_ms
+        );
+    }
 }
