@@ -266,6 +266,8 @@ caught! {
     catch_member04 => MemberFieldsZero,
     catch_member05 => MembershipEpochMoves,
     catch_member06 => AmbassadorSlotZero,
+    catch_peer04_citizen_short => CitizenDescriptorShort,
+    catch_peer04_citizen_long => CitizenDescriptorLong,
     catch_seed01 => FirstSendWithoutReset,
     catch_seed05 => LifetimeStateFour,
     catch_seed06 => StateByteCounter,

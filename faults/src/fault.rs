@@ -483,6 +483,10 @@ faults! {
     HostKeyForeign => Member01;
     /// MEMBER-06: region record 1 names ambassador slot 0.
     AmbassadorSlotZero => Member06;
+    /// PEER-04: the citizen record of the region the member stands in is 127 bytes.
+    CitizenDescriptorShort => Peer04;
+    /// PEER-04: the citizen record of the region the member stands in is 129 bytes.
+    CitizenDescriptorLong => Peer04;
     /// SEED-01: the first roster's first block has reset 0.
     FirstSendWithoutReset => Seed01;
     /// SEED-05: type-17 lifetime state 4, which the player spawn gate does not accept.

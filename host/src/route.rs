@@ -4,6 +4,7 @@
 //! SR "Loading into a destination"; NS "bdLobby BAP"; facts 1.2, 1.3, 1.5, 2.2, 5.
 
 use crate::activity::Activity;
+use crate::activity::advertised_host::AdvertisedHost;
 use crate::core::HostCore;
 use crate::link::Binding;
 use crate::link_id::LinkId;
@@ -217,9 +218,10 @@ impl HostCore {
         };
         l.keepalive_at(None); // a new session has no accepted join yet
         let previous = l.bind(Binding::new(session, descriptor));
-        self.activities
-            .map
-            .insert(session, Activity::new(session, link));
+        let advertised = AdvertisedHost::new(self.config.advertised, session);
+        let arrival = self.config.scenario.arrival_slice_set;
+        let activity = Activity::new(session, link, advertised, arrival);
+        self.activities.map.insert(session, activity);
         if let Some(previous) = previous {
             self.activities
                 .depart(&mut self.links, link, previous.session());
@@ -254,9 +256,9 @@ mod tests {
         let last = h.new_session_id();
         assert_eq!(last.index(), 0xFFFF);
         let taken = SessionId(last.0 & !0xFFFF | 1);
-        h.activities
-            .map
-            .insert(taken, Activity::new(taken, LinkId(1)));
+        let advertised = AdvertisedHost::new(HostConfig::default_address(), taken);
+        let activity = Activity::new(taken, LinkId(1), advertised, 0);
+        h.activities.map.insert(taken, activity);
         let next = h.new_session_id();
         assert_eq!(
             next.index(),

@@ -746,6 +746,47 @@ fn a_region_move_holds_rosters_until_the_roster_request() {
     );
 }
 
+/// A move into another region changes the advertised host (SR "What the host pushes on
+/// its own"): the member table goes out under the next revision with the citizen record
+/// (facts 4.10) in the new region's record and none in the old one's, even with no
+/// transition token to carry; a 22 that does not move changes nothing.
+#[test]
+fn a_region_move_changes_the_advertised_host() {
+    use vex_wire::activity::client_state::{ClientState, RegionLeg};
+    use vex_wire::activity::membership::ReplicateMembership;
+    use vex_wire::peer::join_descriptor::JoinDescriptor;
+    let mut h = host();
+    let (mut c, session, _) = join_on(&mut h, L);
+    let advertised = |t: &ReplicateMembership| -> Vec<usize> {
+        (0..t.regions.len())
+            .filter(|&b| t.regions[b].citizen_descriptor.is_some())
+            .collect()
+    };
+    let moved = ClientState {
+        region: Some(RegionLeg { index: 8, hash: 0 }),
+        ..ClientState::default()
+    }
+    .encode()
+    .unwrap();
+    let answer = exchange(&mut h, &mut c, session, 3, 22, moved.clone());
+    let [(12, body)] = answer.as_slice() else {
+        panic!("the move's member table alone: {:?}", ids(&answer));
+    };
+    let table = ReplicateMembership::decode(body).unwrap();
+    assert_eq!(
+        advertised(&table),
+        [1],
+        "bubble 1's record alone, not the arrival's"
+    );
+    let d = JoinDescriptor::read(table.regions[1].citizen_descriptor.as_ref().unwrap()).unwrap();
+    assert_eq!(d.host.local_port_0.get(), 30974, "the host's own UDP port");
+    assert_eq!(table.regions[1].online_session_id, session);
+    assert!(
+        exchange(&mut h, &mut c, session, 4, 22, moved).is_empty(),
+        "no move, no change"
+    );
+}
+
 /// The host's reset and query go to the member with tokens its answers carry back, and
 /// are recorded (HOST-16): 29 ends the reset, 31 and 32 the query and set the member's
 /// authority, an answer with another token is dropped; 33 releases what it names

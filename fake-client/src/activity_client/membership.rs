@@ -10,6 +10,7 @@ use vex_wire::activity::body::Body;
 use vex_wire::activity::ids;
 use vex_wire::activity::membership::{Member, ReplicateMembership};
 use vex_wire::activity::small::MembershipAcknowledgement;
+use vex_wire::peer::join_descriptor::JoinDescriptor;
 use vex_wire::time::Instant;
 
 /// How long a host push can still cross an acknowledgement the client sent: a round trip
@@ -108,6 +109,19 @@ impl Membership {
                 "region records {zero:?} name ambassador slot 0, which is the client itself"
             );
             verdict.violate(Rule::Member06, f, None, reason);
+        }
+        // facts 4.10: a citizen record is 128 descriptor bytes, a join descriptor (NS "The
+        // join descriptor": exactly full; PEER-04)
+        let sizes: Vec<(usize, usize)> = (0..m.regions.len())
+            .filter_map(|b| Some((b, m.regions[b].citizen_descriptor.as_ref()?.len())))
+            .filter(|(_, len)| *len != JoinDescriptor::LEN)
+            .collect();
+        if !sizes.is_empty() {
+            let reason = format!(
+                "region records (bubble, bytes) {sizes:?} carry a citizen join descriptor that is not {} bytes",
+                JoinDescriptor::LEN
+            );
+            verdict.violate(Rule::Peer04, f, None, reason);
         }
     }
 

@@ -289,6 +289,16 @@ impl Policy for HostPlan {
         if self.has(Fault::AmbassadorSlotZero) {
             table.regions[1].ambassador_slot = 0;
         }
+        for record in &mut table.regions {
+            if let Some(d) = record.citizen_descriptor.as_mut() {
+                if self.has(Fault::CitizenDescriptorShort) {
+                    d.pop();
+                }
+                if self.has(Fault::CitizenDescriptorLong) {
+                    d.push(0);
+                }
+            }
+        }
         table
     }
 

@@ -6,12 +6,15 @@
 //! entity slots; message 12 the member table); facts 4.3 (the join grant, the server
 //! reserve) and 4.10 (32 member lanes, revision +1 per change).
 
+pub mod advertised_host;
 pub mod member;
 pub mod member_state;
 
 use crate::link_id::LinkId;
+use crate::roster::bubble_of;
 use crate::schedule::TimedCommit;
 use crate::world::World;
+use advertised_host::AdvertisedHost;
 use member::Member;
 use member_state::MemberState;
 use std::ops::Range;
@@ -60,15 +63,27 @@ pub struct Activity {
     teleport: Option<TeleportState>,
     started: Option<Instant>,
     timeline_done: usize,
+    /// The citizen record of each region a member stands in.
+    advertised: AdvertisedHost,
+    /// Where a member stands before it reports a region: the arrival slice set.
+    arrival: i16,
 }
 
 impl Activity {
     /// The activity service 7 creates for `owner`, the link that sent service 6: no
-    /// member yet, no revision published.
-    pub fn new(session: SessionId, owner: LinkId) -> Self {
+    /// member yet, no revision published. Its table advertises `advertised` in the
+    /// record of each region a member stands in, `arrival` until it reports another.
+    pub fn new(
+        session: SessionId,
+        owner: LinkId,
+        advertised: AdvertisedHost,
+        arrival: i16,
+    ) -> Self {
         Self {
             session,
             owner,
+            advertised,
+            arrival,
             lanes: std::array::from_fn(|_| None),
             revision: 0,
             world: World::default(),
@@ -181,6 +196,10 @@ impl Activity {
         for (lane, member) in self.lanes.iter().enumerate() {
             if let Some(m) = member {
                 m.state().write_token(&mut table.regions, lane);
+                let bubble = usize::from(bubble_of(m.state().region_or(self.arrival)));
+                if let Some(record) = table.regions.get_mut(bubble) {
+                    self.advertised.write(record);
+                }
             }
         }
         if let Some(m) = host {
@@ -325,13 +344,17 @@ impl Activity {
 mod tests {
     use super::*;
 
+    fn advertised() -> AdvertisedHost {
+        AdvertisedHost::new(crate::HostConfig::default_address(), SessionId(7))
+    }
+
     fn member(n: u64) -> MemberRecord {
         MemberRecord::seed(n, 0x9EAA_3001_0000_0000, 100 + n)
     }
 
     #[test]
     fn every_change_is_one_revision_and_lanes_are_kept() {
-        let mut a = Activity::new(SessionId(7), LinkId(2));
+        let mut a = Activity::new(SessionId(7), LinkId(2), advertised(), 0);
         a.admit(LinkId(2), member(1)).unwrap();
         a.admit(LinkId(4), member(2)).unwrap();
         a.admit(LinkId(6), member(3)).unwrap();
@@ -356,7 +379,7 @@ mod tests {
 
     #[test]
     fn the_33rd_member_is_refused() {
-        let mut a = Activity::new(SessionId(7), LinkId(0));
+        let mut a = Activity::new(SessionId(7), LinkId(0), advertised(), 0);
         for n in 0..MEMBER_LANES as u64 {
             a.admit(LinkId(n), member(n)).unwrap();
         }
@@ -366,7 +389,7 @@ mod tests {
 
     #[test]
     fn leases_never_overlap_and_free_on_departure() {
-        let mut a = Activity::new(SessionId(7), LinkId(2));
+        let mut a = Activity::new(SessionId(7), LinkId(2), advertised(), 0);
         let [first, second] = [LinkId(2), LinkId(4)].map(|link| {
             a.admit(link, member(link.0)).unwrap();
             let grant = a.free_slots(JOIN_GRANT_COUNT, Some(link));

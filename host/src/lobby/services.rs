@@ -1,7 +1,8 @@
 //! The lobby services of the registry the route does not use (NS "The service registry";
 //! facts 2.2): every request gets its one answer, in the shape its codec reads, so the
 //! client's pending ring never jams (BAP-06): empty bodies for the empty-body services and
-//! the ones Sunrise answers empty, protobuf for the protobuf ones, and the account id
+//! the ones Sunrise answers empty, protobuf with the fields each requires for the protobuf
+//! ones (`vex_wire::bap::registry_answers`), and the account id
 //! translation of service 23 from the scenario's player (BAP-11, BAP-22).
 
 use super::Advertisements;
@@ -16,6 +17,7 @@ use std::collections::BTreeMap;
 use vex_wire::bap::account_translation::{TranslationRequest, TranslationResponse};
 use vex_wire::bap::header::{FrameType, InnerHeader};
 use vex_wire::bap::queuez::{SUBSCRIBE, Subscription};
+use vex_wire::bap::registry_answers;
 use vex_wire::bap::services::Reply;
 use vex_wire::scenario::Player;
 
@@ -87,10 +89,9 @@ impl LobbyServices {
         reply: Reply,
         body: &[u8],
     ) {
-        // the protobuf answers carry no field, as Sunrise answers 21 (facts 2.2): the pages
-        // give none of these schemas, and an empty message is protobuf
         let answer = match reply {
-            Reply::Empty | Reply::Protobuf => Vec::new(),
+            Reply::Empty => Vec::new(),
+            Reply::Protobuf => registry_answers::answer(header.service, body),
             Reply::AccountTranslation => self.translation(links, link, body),
         };
         links.reply(link, reply_type, header, answer);

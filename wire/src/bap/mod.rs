@@ -7,6 +7,7 @@ pub mod header;
 pub mod matchmaking;
 pub mod out_frame;
 pub mod queuez;
+pub mod registry_answers;
 pub mod secure;
 pub mod services;
 pub mod web_service;

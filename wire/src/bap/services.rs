@@ -81,7 +81,9 @@ pub enum Reply {
     /// are answered empty as Sunrise does (facts 2.2).
     Empty,
     /// Protobuf decoded with nanopb against the client's schema (19, 22, 33, 305; BAP-21).
-    /// The pages give none of these schemas: a body must at least be protobuf.
+    /// The pages give none of these schemas: a body must at least be protobuf, and our
+    /// host sends the fields Sunrise's source says each requires
+    /// ([`crate::bap::registry_answers`]).
     Protobuf,
     /// Service 24's list of translated account ids (BAP-11, BAP-22).
     AccountTranslation,
