@@ -3,7 +3,7 @@
 //! refuses a request (and nothing of its commit goes out) or sends what the client takes
 //! (SR "Auth state goes out"; AH "Values that crash the client"): Auth bodies and fields,
 //! incidents (rows past the table or crashing, too many targets, payloads past 500
-//! bytes), teleports and authority exchanges.
+//! bytes), teleports, authority exchanges and retired groups.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code
 
 use proptest::prelude::*;
@@ -121,6 +121,11 @@ fn request() -> impl Strategy<Value = WorldRequest> {
         Just(WorldRequest::ResetAuthority),
         Just(WorldRequest::QueryAuthority)
     ];
+    let retire = prop_oneof![
+        Just(WorldRequest::Retire { key: OBJECT }),
+        Just(WorldRequest::Retire { key: 0xBBBB_0002 }),
+        Just(WorldRequest::Retire { key: 0xBBBB_0003 }),
+    ];
     prop_oneof![
         lifetime_field,
         objective,
@@ -128,8 +133,34 @@ fn request() -> impl Strategy<Value = WorldRequest> {
         ghost,
         incident,
         teleport,
-        authority
+        authority,
+        retire
     ]
+}
+
+/// A group retired in the client's bubble, and one in the bubble it moves into, leave
+/// the client with nothing to report: it retires the keys cleanly (AH "How the client
+/// applies an Auth body"), and every later roster and request keeps to that.
+#[test]
+fn retired_groups_leave_the_client_nothing_to_report() {
+    let address = HostConfig::default_address();
+    let mut host = HostConfig::builtin(address);
+    host.timeline = vec![TimedCommit {
+        after_ms: 1_500,
+        requests: vec![
+            WorldRequest::Retire { key: 0xBBBB_0003 },
+            WorldRequest::Retire { key: 0xBBBB_0002 },
+        ],
+    }];
+    let mut client = ClientConfig::builtin(address);
+    client.script.move_region_after_ms = Some(2_500);
+    let report = in_process::run(host, client, 5_000);
+    assert!(report.violations.is_empty(), "{:#?}", report.violations);
+    assert_eq!(report.outcome, Outcome::Running);
+    assert!(
+        report.rosters_applied >= 3,
+        "the retirement and the move's roster"
+    );
 }
 
 proptest! {

@@ -85,7 +85,8 @@ impl Activities {
                 }
                 WorldRequest::SetAuth { .. }
                 | WorldRequest::SetAuthField { .. }
-                | WorldRequest::ClearAuth { .. } => {}
+                | WorldRequest::ClearAuth { .. }
+                | WorldRequest::Retire { .. } => {}
             }
         }
         Ok(changed)

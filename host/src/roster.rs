@@ -175,7 +175,12 @@ pub fn sensor_auth(inputs: &RosterInputs<'_>) -> Result<SensorAuthUpdate, BitErr
         epoch,
     } = *inputs;
     let (top, local) = placed(scenario, bubble_of(region));
-    let all: Vec<&PlacedObject> = top.iter().chain(&local).copied().collect();
+    let all: Vec<&PlacedObject> = top
+        .iter()
+        .chain(&local)
+        .copied()
+        .filter(|o| !world.is_retired(o.key))
+        .collect();
     let bodies = Bodies {
         world,
         region,
@@ -188,7 +193,7 @@ pub fn sensor_auth(inputs: &RosterInputs<'_>) -> Result<SensorAuthUpdate, BitErr
     }
     Ok(SensorAuthUpdate {
         prefix: AuthPrefix::echoing(epoch),
-        roster: Some(roster_delta(scenario, bubble_of(region))),
+        roster: Some(roster_delta(scenario, bubble_of(region), world)),
         groups,
     })
 }
@@ -197,7 +202,7 @@ pub fn sensor_auth(inputs: &RosterInputs<'_>) -> Result<SensorAuthUpdate, BitErr
 /// key and state byte of the roster of slice set `region` kept, every presence bit clear,
 /// roster enable set, no Auth body and no grant.
 pub fn leave_delta(scenario: &Scenario, region: i16, epoch: [u64; 2]) -> SensorAuthUpdate {
-    let mut roster = roster_delta(scenario, bubble_of(region));
+    let mut roster = roster_delta(scenario, bubble_of(region), World::empty());
     roster.mask = [0; TOP_MASK_WORDS];
     for s in roster.sub_blocks.iter_mut().flatten() {
         s.mask = [0; SUB_MASK_WORDS];
@@ -222,21 +227,37 @@ fn placed(scenario: &Scenario, bubble: u8) -> (Vec<&PlacedObject>, Vec<&PlacedOb
 }
 
 /// The roster delta registering [`placed`]: the top-level keys, and a sub-block of
-/// `bubble`'s keys.
-fn roster_delta(scenario: &Scenario, bubble: u8) -> RosterDelta {
+/// `bubble`'s keys; a group `world` retired keeps its key and state byte, its presence
+/// bit clear.
+fn roster_delta(scenario: &Scenario, bubble: u8, world: &World) -> RosterDelta {
     let (top, local) = placed(scenario, bubble);
+    let keys = |objects: &[&PlacedObject]| objects.iter().map(|o| o.key).collect::<Vec<_>>();
     let sub_blocks = (!local.is_empty()).then(|| {
         vec![SubBlock {
             bubble: i32::from(bubble),
-            keys: local.iter().map(|o| o.key).collect(),
-            mask: RosterDelta::mask_for(local.len()),
+            keys: keys(&local),
+            mask: presence(&local, world),
             states: vec![STATE_SEQUENCE; local.len()],
         }]
     });
     RosterDelta {
-        keys: top.iter().map(|o| o.key).collect(),
-        mask: RosterDelta::mask_for(top.len()),
+        keys: keys(&top),
+        mask: presence(&top, world),
         states: vec![STATE_SEQUENCE; top.len()],
         sub_blocks,
     }
+}
+
+/// The presence mask of `objects`: key k at bit k % 32 of word k / 32, set unless its
+/// group is retired.
+fn presence<const W: usize>(objects: &[&PlacedObject], world: &World) -> [u32; W] {
+    let mut mask = RosterDelta::mask_for::<W>(objects.len());
+    for (i, o) in objects.iter().enumerate() {
+        if world.is_retired(o.key)
+            && let Some(word) = mask.get_mut(i / 32)
+        {
+            *word &= !(1 << (i % 32));
+        }
+    }
+    mask
 }

@@ -58,6 +58,16 @@ pub enum WorldRequest {
     /// Every member gets this incident, message 19 (SR "Auth state goes out": the host
     /// can also send an incident through the same output slot).
     FireIncident(Incident),
+    /// The object group `key` is retired: every later roster keeps its key and state byte
+    /// with its presence bit clear, and holds no Auth body of its slots (AH "How the
+    /// client applies an Auth body": the roster delta registers or retires groups, and a
+    /// clear presence bit retires the key cleanly, as the leave's message 5 does; SR "What
+    /// the host pushes on its own": a retirement that is due goes out at once). When a
+    /// group is retired is the program's to say; a retired group stays retired.
+    Retire {
+        /// The group's registry key.
+        key: u32,
+    },
 }
 
 /// Why a request was refused; nothing of its commit was applied.
@@ -88,6 +98,16 @@ pub enum RequestError {
     /// activity's bubbles.
     #[error("teleport: {0}")]
     Teleport(String),
+    /// The scenario has no object group with this key.
+    #[error("no object group has key {0:#x}")]
+    UnknownGroup(u32),
+    /// The group carries the player key (the first top-level group, facts 4.7): the
+    /// player's own group is not retired.
+    #[error("group {0:#x} carries the player key")]
+    PlayerGroup(u32),
+    /// The slot's group is retired: it holds no body any more.
+    #[error("slot {0:?} is in a retired group")]
+    Retired(ClientRef),
     /// An incident the client cannot take (INCIDENT-01 to INCIDENT-03, INCIDENT-05).
     #[error("incident: {0}")]
     Incident(BitError),
@@ -105,6 +125,8 @@ pub enum RequestError {
 #[derive(Debug, Default, Clone)]
 pub struct World {
     bodies: BTreeMap<ClientRef, Retained>,
+    /// The object groups retired, by key.
+    retired: BTreeSet<u32>,
     revision: u64,
 }
 
@@ -118,6 +140,7 @@ struct Retained {
 /// The world of a session no activity has: nothing held.
 static EMPTY: World = World {
     bodies: BTreeMap::new(),
+    retired: BTreeSet::new(),
     revision: 0,
 };
 
@@ -137,6 +160,11 @@ impl World {
         self.bodies.get(slot).map(|r| &r.bits)
     }
 
+    /// True once the object group `key` is retired.
+    pub fn is_retired(&self, key: u32) -> bool {
+        self.retired.contains(&key)
+    }
+
     /// The body the host holds for `slot`.
     pub fn body(&self, slot: &ClientRef) -> Option<&Value> {
         self.bodies.get(slot).map(|r| &r.value)
@@ -153,8 +181,16 @@ impl World {
     ) -> Result<BTreeSet<ClientRef>, RequestError> {
         // a staged None clears the slot's body
         let mut staged: BTreeMap<ClientRef, Option<Retained>> = BTreeMap::new();
+        let mut retiring: BTreeSet<u32> = BTreeSet::new();
         for request in requests {
+            if let Some(slot) = request.slot().filter(|s| self.is_retired(s.key)) {
+                return Err(RequestError::Retired(slot));
+            }
             let (slot, value) = match request {
+                WorldRequest::Retire { key } => {
+                    retiring.insert(retire_check(scenario, *key)?);
+                    continue;
+                }
                 WorldRequest::ResetAuthority | WorldRequest::QueryAuthority => continue,
                 WorldRequest::FireIncident(incident) => {
                     incident.check().map_err(RequestError::Incident)?;
@@ -189,7 +225,7 @@ impl World {
             let bits = encode_body(scenario, slot, &value)?;
             staged.insert(slot, Some(Retained { value, bits }));
         }
-        let changed: BTreeSet<ClientRef> = staged
+        let mut changed: BTreeSet<ClientRef> = staged
             .iter()
             .filter(|(slot, r)| {
                 let held = self.bodies.get(slot).map(|h| &h.bits);
@@ -203,11 +239,58 @@ impl World {
                 None => self.bodies.remove(&slot),
             };
         }
+        for key in retiring.into_iter().filter(|k| self.retired.insert(*k)) {
+            // the group's slots leave the roster: each is a change its members are owed
+            changed.extend(slots_of(scenario, key));
+            self.bodies.retain(|slot, _| slot.key != key);
+        }
         if !changed.is_empty() {
             self.revision += 1;
         }
         Ok(changed)
     }
+}
+
+impl WorldRequest {
+    /// The slot the request changes the body of, if it changes one.
+    fn slot(&self) -> Option<ClientRef> {
+        match self {
+            WorldRequest::SetAuth { slot, .. }
+            | WorldRequest::SetAuthField { slot, .. }
+            | WorldRequest::ClearAuth { slot } => Some(*slot),
+            _ => None,
+        }
+    }
+}
+
+/// `key` when the scenario has a group of that key that may be retired: any but the one
+/// carrying the player key.
+fn retire_check(scenario: &Scenario, key: u32) -> Result<u32, RequestError> {
+    let mut groups = scenario.objects.iter();
+    if groups
+        .clone()
+        .find(|o| o.bubble.is_none())
+        .is_some_and(|o| o.key == key)
+    {
+        return Err(RequestError::PlayerGroup(key));
+    }
+    groups
+        .find(|o| o.key == key)
+        .map(|o| o.key)
+        .ok_or(RequestError::UnknownGroup(key))
+}
+
+/// Every slot of the group `key`.
+fn slots_of(scenario: &Scenario, key: u32) -> Vec<ClientRef> {
+    let group = scenario.objects.iter().filter(|o| o.key == key);
+    group
+        .flat_map(|o| o.slots.iter())
+        .map(|s| ClientRef {
+            key,
+            slot_type: s.slot_type,
+            index: s.index,
+        })
+        .collect()
 }
 
 /// A teleport state of 3 bits (bias 1), into a slice set of the activity's bubbles.

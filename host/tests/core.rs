@@ -787,6 +787,61 @@ fn a_region_move_changes_the_advertised_host() {
     );
 }
 
+/// A retired group leaves the roster at once (SR "What the host pushes on its own": an
+/// entity retirement that is due): the next message 5 keeps its key and state byte with
+/// its presence bit clear and holds no block of it; every later one too. The group that
+/// carries the player key, an unknown key and a body for a retired slot are refused.
+#[test]
+fn a_retired_group_leaves_the_roster_with_its_key_and_state_kept() {
+    use vex_host::commit_error::CommitError;
+    use vex_host::world::{RequestError, WorldRequest};
+    use vex_wire::activity::sensor_auth::SensorAuthUpdate;
+    use vex_wire::activity::slot::ClientRef;
+    const RETIRED: u32 = 0xBBBB_0003;
+    let mut h = host();
+    let (mut c, session, _) = join_on(&mut h, L);
+    let first = exchange(&mut h, &mut c, session, 3, 52, vec![0; 16]);
+    let before = SensorAuthUpdate::decode(&first[0].1).unwrap();
+    let before_sub = before.roster.unwrap().sub_blocks.unwrap().remove(0);
+    assert_eq!(before_sub.keys, [0xBBBB_0001, RETIRED]);
+    assert_eq!(before_sub.mask[0], 0b11);
+
+    let retire = WorldRequest::Retire { key: RETIRED };
+    h.request(SessionId(session), std::slice::from_ref(&retire))
+        .unwrap();
+    let sent = pushes(&transmits(&mut h), &mut c);
+    assert_eq!(ids(&sent), [5], "the retirement goes out at once");
+    let after = SensorAuthUpdate::decode(&sent[0].1).unwrap();
+    let sub = after.roster.unwrap().sub_blocks.unwrap().remove(0);
+    assert_eq!(sub.keys, before_sub.keys, "every key kept");
+    assert_eq!(sub.states, before_sub.states, "every state byte kept");
+    assert_eq!(sub.mask[0], 0b01, "the retired group's presence bit clear");
+    assert!(
+        after.groups.iter().all(|g| g.key != RETIRED),
+        "no block of the retired group"
+    );
+    assert!(
+        h.request(SessionId(session), &[retire]).unwrap().is_empty(),
+        "retired once"
+    );
+
+    let refused = |h: &mut HostCore, r: WorldRequest| match h.request(SessionId(session), &[r]) {
+        Err(CommitError::Request(e)) => e,
+        other => panic!("refused, not {other:?}"),
+    };
+    let player = refused(&mut h, WorldRequest::Retire { key: 0xAAAA_0001 });
+    assert_eq!(player, RequestError::PlayerGroup(0xAAAA_0001));
+    let unknown = refused(&mut h, WorldRequest::Retire { key: 0x1234 });
+    assert_eq!(unknown, RequestError::UnknownGroup(0x1234));
+    let slot = ClientRef {
+        key: RETIRED,
+        slot_type: 5,
+        index: 3,
+    };
+    let body = refused(&mut h, WorldRequest::ClearAuth { slot });
+    assert_eq!(body, RequestError::Retired(slot));
+}
+
 /// The host's reset and query go to the member with tokens its answers carry back, and
 /// are recorded (HOST-16): 29 ends the reset, 31 and 32 the query and set the member's
 /// authority, an answer with another token is dropped; 33 releases what it names

@@ -220,6 +220,11 @@ pub fn register(engine: &mut Engine, call: &Shared) {
         ask(&c, WorldRequest::ClearAuth { slot })
     });
     let c = call.clone();
+    engine.register_fn("retire", move |key: INT| -> Result<()> {
+        let key: u32 = narrow("group key", key)?;
+        ask(&c, WorldRequest::Retire { key })
+    });
+    let c = call.clone();
     engine.register_fn("fire_incident", move |definition: INT| -> Result<()> {
         let incident = Incident {
             definition: narrow("incident definition", definition)?,

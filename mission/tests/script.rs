@@ -83,6 +83,17 @@ fn clear_auth_asks_for_the_slot_cleared() {
     assert!(m.handle(at(0), SESSION, &MissionEvent::Started).is_err());
 }
 
+/// `retire` asks the host to retire an object group; a key wider than 32 bits fails the
+/// handler.
+#[test]
+fn retire_asks_for_the_group_retired() {
+    let mut m = mission("fn on_started(e) { retire(0xBBBB0002); }");
+    let requests = m.handle(at(0), SESSION, &MissionEvent::Started).unwrap();
+    assert_eq!(requests, [WorldRequest::Retire { key: 0xBBBB_0002 }]);
+    let mut m = mission("fn on_started(e) { retire(0x1BBBB0002); }");
+    assert!(m.handle(at(0), SESSION, &MissionEvent::Started).is_err());
+}
+
 #[test]
 fn a_parse_error_has_its_line_and_column() {
     let e = error("fn on_started(e) {\n    let x = ;\n}");

@@ -3,7 +3,7 @@
 //! roster, then asks for a new one; SR "What each client message gets": 22 commits the
 //! region; the HOST-05 and AUTH-13 note of `rules.md`).
 
-use super::roster::registered_keys;
+use super::roster::named_keys;
 use crate::links::Outgoing;
 use crate::rules::Rule;
 use crate::verdict::Verdict;
@@ -127,8 +127,9 @@ impl Region {
         self.owed_since = Some(now);
     }
 
-    /// A roster applied after the request: the first one answers the move. It must
-    /// register the objects of the bubble the client moved into, and the type-13 body
+    /// A roster applied after the request: the first one answers the move. It must name
+    /// the objects of the bubble the client moved into (registered, or retired with their
+    /// presence bit clear: a host may retire a group), and the type-13 body
     /// carrying the player key, `player_region` when it has one, must name the region
     /// reported (HOST-05: 22 commits the region; facts 4.8: that region is "the
     /// client-reported region (msg 22)"). Spawn and teleport state, which 22 commits too,
@@ -144,18 +145,16 @@ impl Region {
             return;
         }
         let bubble = self.bubble();
-        let registered = roster
-            .map(|r| registered_keys(r, bubble))
-            .unwrap_or_default();
+        let named = roster.map(|r| named_keys(r, bubble)).unwrap_or_default();
         let missing: Vec<String> = scenario
             .objects
             .iter()
-            .filter(|o| o.bubble == Some(bubble) && !registered.contains(&o.key))
+            .filter(|o| o.bubble == Some(bubble) && !named.contains(&o.key))
             .map(|o| format!("{:#x}", o.key))
             .collect();
         if !missing.is_empty() {
             let reason = format!(
-                "the roster answering the move into bubble {bubble} does not register its objects {}: the region message 22 reported was not committed",
+                "the roster answering the move into bubble {bubble} does not name its objects {}: the region message 22 reported was not committed",
                 missing.join(", ")
             );
             verdict.violate(Rule::Host05, Some(idx), None, reason);

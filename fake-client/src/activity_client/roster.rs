@@ -597,6 +597,19 @@ pub(super) fn registered_keys(roster: &RosterDelta, bubble: u8) -> Vec<u32> {
     registered
 }
 
+/// The keys `roster` names for `bubble`, registered or retired (a clear presence bit keeps
+/// the key named: AH "How the client applies an Auth body"): the top-level keys and the
+/// keys of `bubble`'s sub-block.
+pub(super) fn named_keys(roster: &RosterDelta, bubble: u8) -> Vec<u32> {
+    let local = roster
+        .sub_blocks
+        .iter()
+        .flatten()
+        .filter(|s| s.bubble == i32::from(bubble))
+        .flat_map(|s| s.keys.iter());
+    roster.keys.iter().chain(local).copied().collect()
+}
+
 /// The apply is all or nothing per bubble: every slot of every registered object needs
 /// a block (AUTH-08), and a group keyed 0x811C9DC5 is skipped whole (AUTH-07).
 fn check_apply(
