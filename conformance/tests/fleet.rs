@@ -26,12 +26,15 @@ fn a_client_moves_between_three_host_processes_on_one_sqlite_file() {
     moves_between_processes(&url, &dir);
 }
 
-/// The same on PostgreSQL: the database `VEX_TEST_POSTGRES` names.
+/// The same, and the matchmaking across processes, on PostgreSQL: the database
+/// `VEX_TEST_POSTGRES` names, one after the other (their processes would place the same
+/// activity).
 #[test]
 #[ignore = "needs PostgreSQL: ci/test starts one and runs the ignored store tests"]
-fn a_client_moves_between_three_host_processes_on_postgres() {
+fn clients_move_and_locate_between_host_processes_on_postgres() {
     let url = std::env::var("VEX_TEST_POSTGRES").expect("VEX_TEST_POSTGRES names a database");
     moves_between_processes(&url, &scratch("fleet_postgres"));
+    advertised_then_located(&url, &scratch("fleet_postgres_matchmaking"));
 }
 
 #[test]
@@ -62,6 +65,60 @@ fn lobby_calls_on_two_processes_build_on_each_others_changes() {
             "run {run}: {kept:?}"
         );
     }
+}
+
+/// A client that advertises its activity through one process's lobby is located by a
+/// client whose lobby link is on another, which joins that activity (a public join) on
+/// the process holding it: the advertisements live in the database.
+#[test]
+fn an_activity_advertised_on_one_process_is_located_on_another() {
+    let dir = scratch("fleet_matchmaking");
+    let url = format!("sqlite:{}", dir.join("lobby.sqlite").display());
+    advertised_then_located(&url, &dir);
+}
+
+fn advertised_then_located(url: &str, logs: &Path) {
+    let addrs: Vec<String> = (0..2)
+        .map(|_| format!("127.0.0.1:{}", free_port()))
+        .collect();
+    let _hosts: Vec<Host> = addrs.iter().map(|a| start(url, a, logs)).collect();
+    let first = Command::new(VEX)
+        .args([
+            "client",
+            "--target",
+            &addrs[0],
+            "--seconds",
+            "6",
+            "--advertise",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(2));
+    let second = vex(&[
+        "client",
+        "--target",
+        &addrs[1],
+        "--seconds",
+        "2",
+        "--locate",
+    ]);
+    let first = first.wait_with_output().unwrap();
+    for out in [&first, &second] {
+        assert_eq!(out.status.code(), Some(0), "{}", stdout(out));
+    }
+    let joined = |out: &std::process::Output| -> String {
+        let text = stdout(out);
+        let line = text.lines().find(|l| l.starts_with("Activity Host: "));
+        line.unwrap_or_else(|| panic!("no Activity Host line: {text}"))
+            .to_string()
+    };
+    assert_eq!(
+        joined(&first),
+        joined(&second),
+        "the same process and session"
+    );
 }
 
 /// The scenario's account as the database at `url` holds it.
@@ -143,14 +200,7 @@ fn moves_between_processes(url: &str, logs: &Path) {
     assert_eq!(holder(url).as_deref(), Some(second.as_str()));
 
     // stopped with SIGTERM, a process gives its lease up at once
-    let mut stopped = hosts[index(&second)].take().unwrap();
-    let pid = stopped.0.id().to_string();
-    let term = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
-    assert!(term.success());
-    assert!(
-        stopped.0.wait().unwrap().success(),
-        "a SIGTERM ends the host cleanly"
-    );
+    stop(hosts[index(&second)].take().unwrap());
     let last = addrs
         .iter()
         .find(|a| **a != first && **a != second)
@@ -159,5 +209,17 @@ fn moves_between_processes(url: &str, logs: &Path) {
         &client(last),
         last,
         "placed on the one process left, with no wait"
+    );
+    stop(hosts[index(last)].take().unwrap());
+}
+
+/// Stops `host` with SIGTERM, as an orchestrator does: it ends cleanly, its lease given up.
+fn stop(mut host: Host) {
+    let pid = host.0.id().to_string();
+    let term = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    assert!(term.success());
+    assert!(
+        host.0.wait().unwrap().success(),
+        "a SIGTERM ends the host cleanly"
     );
 }

@@ -14,7 +14,7 @@ use crate::host_timer::HostTimer;
 use crate::limits::Limit;
 use crate::link::{Link, Links};
 use crate::link_id::LinkId;
-use crate::lobby::{LobbyServices, Lookup, StoredLobby, Write, Written};
+use crate::lobby::{Listed, Listing, LobbyServices, Lookup, StoredLobby, Write, Written};
 use crate::mission::{Mission, MissionStage};
 use crate::peer::port::{LiveSessions, PeerPort};
 use crate::policy::Policy;
@@ -62,7 +62,12 @@ impl HostCore {
             .stored
             .take()
             .unwrap_or_else(|| StoredLobby::seed(&config.scenario));
-        let lobby = LobbyServices::new(config.scenario.player, stored);
+        let lobby = LobbyServices::new(
+            config.scenario.player,
+            stored,
+            config.advertised,
+            config.shared,
+        );
         Self {
             rng: ChaCha20Rng::from_seed(config.seed),
             peer: PeerPort::new(
@@ -308,6 +313,18 @@ impl HostCore {
     /// [`Self::handle_placed`] says.
     pub fn poll_lookup(&mut self) -> Option<Lookup> {
         self.lobby.poll_lookup()
+    }
+
+    /// The next question about the matchmaking advertisements for the store in a shared
+    /// fleet (`lobby::listing`); the service-42 request that asked is answered once
+    /// [`Self::handle_listed`] says.
+    pub fn poll_listing(&mut self) -> Option<Listing> {
+        self.lobby.poll_listing()
+    }
+
+    /// The store answered the listing `ticket`: its service-42 reply goes out.
+    pub fn handle_listed(&mut self, ticket: u64, listed: Listed) {
+        self.lobby.listed(&mut self.links, ticket, listed);
     }
 
     /// The next frame to send.

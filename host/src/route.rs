@@ -9,7 +9,7 @@ use crate::core::HostCore;
 use crate::link::Binding;
 use crate::link_id::LinkId;
 use crate::lobby::Placed;
-use crate::lobby::placement::Asked;
+use crate::lobby::pending::Held;
 use crate::outbound::Moment;
 use crate::reason::Dropped;
 use rand_core::RngCore;
@@ -102,13 +102,12 @@ impl HostCore {
             }
         };
         if self.config.shared {
-            let asked = Asked {
+            let held = Held {
                 link,
                 reply_type,
                 header,
-                host_id,
             };
-            return self.lobby.ask_placement(&mut self.links, asked);
+            return self.lobby.ask_placement(&mut self.links, held, host_id);
         }
         let body = lookup_answer(host_id, self.config.advertised);
         self.answer_lookup(link, reply_type, header, body);
@@ -131,24 +130,23 @@ impl HostCore {
     /// The store placed the lookup `ticket`'s activity: its service 17 names that process,
     /// or this one when the store could not place it.
     pub fn handle_placed(&mut self, ticket: u64, placed: Placed) {
-        let Some(asked) = self.lobby.placed(ticket) else {
+        let Some((held, host_id)) = self.lobby.placed(ticket) else {
             tracing::warn!(ticket, "the store answered a lookup the host did not make");
             return;
         };
         let address = match placed {
             Placed::At(address) => address,
             Placed::Failed(why) => {
-                tracing::warn!(host_id = asked.host_id, %why, "the store placed no activity: this process holds it");
+                tracing::warn!(host_id, %why, "the store placed no activity: this process holds it");
                 self.config.advertised
             }
         };
-        let body = lookup_answer(asked.host_id, address);
-        let Asked {
+        let body = lookup_answer(host_id, address);
+        let Held {
             link,
             reply_type,
             header,
-            ..
-        } = asked;
+        } = held;
         self.links
             .answer_call(link, ticket, reply_type, header, body);
         self.activities

@@ -1,7 +1,7 @@
-//! Service 16 in a shared fleet (`HostConfig::shared`, `vex_host::lobby::placement`): the
-//! answer waits for the store to place the activity, names the process it placed it on,
-//! and holds the link's later answers behind it (BAP-16); a host alone answers at once with
-//! its own listener (BAP-12).
+//! Services 16 and 42 in a shared fleet (`HostConfig::shared`, `vex_host::lobby::placement`
+//! and `listing`): the answer waits for the store to place the activity (or keep or find
+//! an advertisement), names what it says, and holds the link's later answers behind it
+//! (BAP-16); a host alone answers at once with its own listener (BAP-12).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code
 
 use std::net::{Ipv4Addr, SocketAddrV4};
@@ -112,4 +112,73 @@ fn an_answer_for_no_lookup_changes_nothing() {
     h.handle_placed(lookup.ticket, Placed::At(OWN));
     let [(_, _, body)] = sent(&mut h).try_into().unwrap();
     assert_eq!(named(&body), OTHER, "answered once, by the first answer");
+}
+
+/// Service 42 in a shared fleet: an advertisement waits for the store's id, a locate for
+/// what the store found, and each reply is the kind's own (MM-06: assigned, the id);
+/// a search is answered at once, as by a host alone.
+#[test]
+fn a_shared_hosts_advertisements_are_the_stores() {
+    use prost::Message;
+    use vex_host::lobby::listing::{Ask, Listed};
+    use vex_wire::bap::matchmaking::{
+        ASSIGNED, AdvertisementRequest, DescriptorMessage, Kind, REPLY, REQUEST, Record, Reply,
+        Request,
+    };
+    let mut h = host(true);
+    let advertise = Request {
+        kind: Some(Kind::Advertise.field()),
+        advertisement: Some(AdvertisementRequest {
+            existing_id: None,
+            record: Some(Record {
+                descriptor: Some(DescriptorMessage {
+                    bytes: Some(vec![5; 128]),
+                }),
+                variant_key: None,
+            }),
+        }),
+    };
+    send(&mut h, REQUEST, 1, &advertise.encode_to_vec());
+    let locate = Request {
+        kind: Some(Kind::Locate.field()),
+        advertisement: None,
+    };
+    send(&mut h, REQUEST, 2, &locate.encode_to_vec());
+    assert!(sent(&mut h).is_empty(), "both wait for the store");
+    let listings: Vec<_> = std::iter::from_fn(|| h.poll_listing()).collect();
+    let [advertised, located] = listings.as_slice() else {
+        panic!("two listings: {listings:?}");
+    };
+    assert_eq!(advertised.process, OWN);
+    assert_eq!(
+        advertised.ask,
+        Ask::Advertise {
+            link: L.0,
+            existing: None,
+            descriptor: vec![5; 128]
+        }
+    );
+    assert_eq!(located.ask, Ask::Locate);
+
+    h.handle_listed(advertised.ticket, Listed::Advertised(9));
+    h.handle_listed(located.ticket, Listed::Located(Some((9, vec![5; 128]))));
+    let frames = sent(&mut h);
+    let order: Vec<(u16, u32)> = frames.iter().map(|(s, t, _)| (*s, *t)).collect();
+    assert_eq!(order, [(REPLY, 1), (REPLY, 2)]);
+    let reply = Reply::decode(frames[0].2.as_slice()).unwrap();
+    assert_eq!(reply.assignment, Some(ASSIGNED));
+    assert_eq!(reply.advertisement.unwrap().id, Some(9));
+    let found = Reply::decode(frames[1].2.as_slice())
+        .unwrap()
+        .located
+        .unwrap();
+    assert_eq!(found.id, Some(9));
+
+    let search = Request {
+        kind: Some(Kind::Search.field()),
+        advertisement: None,
+    };
+    send(&mut h, REQUEST, 3, &search.encode_to_vec());
+    assert_eq!(sent(&mut h).len(), 1, "a search is answered at once");
+    assert!(h.poll_listing().is_none());
 }

@@ -18,7 +18,7 @@ use tokio::net::{TcpListener, TcpStream, UdpSocket};
 use tokio::sync::{mpsc, oneshot};
 use vex_host::event::HostEvent;
 use vex_host::limits::Limit;
-use vex_host::lobby::{Placed, Written};
+use vex_host::lobby::{Listed, Placed, Written};
 use vex_host::mission::MissionReport;
 use vex_host::reason::Closed;
 use vex_host::{HostCore, LinkId};
@@ -222,6 +222,7 @@ pub async fn serve_with_control(
             Some(answer) = keeper.answer() => match answer {
                 Answer::Written(ticket, written) => core.handle_written(ticket, written),
                 Answer::Placed(ticket, placed) => core.handle_placed(ticket, placed),
+                Answer::Listed(ticket, listed) => core.handle_listed(ticket, listed),
             },
             Some(control) = controls.recv() => match control {
                 Control::Reload { source, reply } => {
@@ -246,6 +247,12 @@ pub async fn serve_with_control(
             if let Err(Asked::Lookup(l)) = keeper.ask(Asked::Lookup(l)) {
                 let why = "the store task ended".to_string();
                 core.handle_placed(l.ticket, Placed::Failed(why));
+            }
+        }
+        while let Some(l) = core.poll_listing() {
+            if let Err(Asked::Listing(l)) = keeper.ask(Asked::Listing(l)) {
+                let why = "the store task ended".to_string();
+                core.handle_listed(l.ticket, Listed::Failed(why));
             }
         }
         let mut backlogged = Vec::new();

@@ -1,12 +1,13 @@
-//! The store as a task beside the host's loop: the core's writes and lookups in, in
-//! order, each answered once the database kept or refused the write, or placed the
-//! activity (the sans-IO seams of `vex_host::lobby::write` and `vex_host::lobby::placement`).
+//! The store as a task beside the host's loop: the core's writes, lookups and listings
+//! in, in order, each answered once the database kept or refused the write, placed the
+//! activity or read the advertisements (the sans-IO seams of `vex_host::lobby::write`,
+//! `placement` and `listing`).
 //! The loop never waits on the database.
 
 use crate::Store;
 use std::time::{SystemTime, UNIX_EPOCH};
 use tokio::sync::mpsc;
-use vex_host::lobby::{Lookup, Placed, Write, Written};
+use vex_host::lobby::{Listed, Listing, Lookup, Placed, Write, Written};
 
 /// What the host loop asks of the store task.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -15,6 +16,8 @@ pub enum Asked {
     Write(Write),
     /// Say which process holds this activity.
     Lookup(Lookup),
+    /// Answer this question about the advertisements.
+    Listing(Listing),
 }
 
 /// The store task's answer, under the ticket of what it answers.
@@ -24,11 +27,13 @@ pub enum Answer {
     Written(u64, Written),
     /// Where a lookup's activity is placed.
     Placed(u64, Placed),
+    /// The answer about the advertisements.
+    Listed(u64, Listed),
 }
 
 /// The host loop's end of the store task. The queues are unbounded here because the core
-/// bounds them: at most one write per account is out at a time, and a lookup holds an
-/// answer on its link, of which a link may hold a bounded number.
+/// bounds them: at most one write per account is out at a time, and a lookup or a listing
+/// holds an answer on its link, of which a link may hold a bounded number.
 #[derive(Debug)]
 pub struct Keeper {
     asks: mpsc::UnboundedSender<Asked>,
@@ -47,6 +52,7 @@ impl Keeper {
                     Asked::Lookup(l) => {
                         Answer::Placed(l.ticket, store.place(l.host_id, unix_ms()).await)
                     }
+                    Asked::Listing(l) => Answer::Listed(l.ticket, store.list(&l, unix_ms()).await),
                 };
                 if answer.send(answered).is_err() {
                     return;

@@ -9,11 +9,13 @@
 //! database no longer holds (another process was first) changes nothing and is answered
 //! with the account as it is now.
 //!
-//! Several host processes sharing one database keep leases in it, and each activity is
-//! placed on one live process (`fleet.rs`).
+//! Several host processes sharing one database keep leases in it, each activity is
+//! placed on one live process (`fleet.rs`), and the matchmaking advertisements are kept
+//! there (`listing.rs`).
 
 mod fleet;
 mod keeper;
+mod listing;
 mod rows;
 
 pub use fleet::renew_lease;

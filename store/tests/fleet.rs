@@ -1,10 +1,12 @@
 //! Several host processes on one database (`vex_store::fleet`): an activity is placed on a
 //! live process and stays there while its lease runs, a new one goes to the live process
-//! holding the fewest, and one whose lease ran out or was given up is handed none.
+//! holding the fewest, and one whose lease ran out or was given up is handed none; the
+//! matchmaking advertisements of every process are one list (`vex_store::listing`).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code
 
 use std::net::SocketAddrV4;
 use vex_host::lobby::Placed;
+use vex_host::lobby::listing::{Ask, Listed, Listing};
 use vex_store::Store;
 
 const A: &str = "127.0.0.1:4001";
@@ -74,4 +76,70 @@ async fn a_process_whose_lease_ran_out_or_was_given_up_loses_its_activities_on_t
         Placed::At(addr(A)),
         "B gave its lease up"
     );
+}
+
+fn listing(process: &str, ask: Ask) -> Listing {
+    Listing {
+        ticket: 1,
+        process: addr(process),
+        ask,
+    }
+}
+
+fn advertise(link: u64, existing: Option<u64>, len: usize) -> Ask {
+    Ask::Advertise {
+        link,
+        existing,
+        descriptor: vec![7; len],
+    }
+}
+
+#[tokio::test]
+async fn advertisements_are_shared_by_processes_under_ids_never_reused() {
+    let store = store().await;
+    store.lease(addr(A), 1_000).await.unwrap();
+    store.lease(addr(B), 2_000).await.unwrap();
+    let list = |process: &'static str, ask: Ask| {
+        let store = store.clone();
+        async move { store.list(&listing(process, ask), 0).await }
+    };
+    assert_eq!(
+        list(A, advertise(1, None, 128)).await,
+        Listed::Advertised(1)
+    );
+    assert_eq!(
+        list(A, advertise(1, Some(1), 128)).await,
+        Listed::Advertised(1),
+        "the link's own id is kept"
+    );
+    assert_eq!(
+        list(B, advertise(1, Some(1), 128)).await,
+        Listed::Advertised(2),
+        "another process's link 1 is another link: a new id"
+    );
+    assert_eq!(
+        list(A, Ask::Locate).await,
+        Listed::Located(Some((2, vec![7; 128])))
+    );
+    assert_eq!(
+        list(B, advertise(2, None, 100)).await,
+        Listed::Advertised(3)
+    );
+    assert_eq!(
+        list(A, Ask::Locate).await,
+        Listed::Located(Some((2, vec![7; 128]))),
+        "a descriptor short of 128 bytes is not located"
+    );
+    assert_eq!(list(B, Ask::Withdraw { link: 1 }).await, Listed::Withdrawn);
+    assert_eq!(
+        list(B, Ask::Locate).await,
+        Listed::Located(Some((1, vec![7; 128])))
+    );
+    assert_eq!(
+        list(B, advertise(1, None, 128)).await,
+        Listed::Advertised(4),
+        "2 is not reused"
+    );
+    let later = store.list(&listing(A, Ask::Locate), 2_000).await;
+    assert_eq!(later, Listed::Located(None), "both leases ran out");
 }

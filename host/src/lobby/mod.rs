@@ -6,12 +6,15 @@
 //! `web_service.rs` (services 10 and 11, the calls that change an account waiting for the
 //! store in `changes.rs`), `matchmaking.rs` (42 and 43, with the advertisements in
 //! `advertisements.rs`) and `queuez.rs` (the replicated objects). What the lobby stores is
-//! `stored.rs`; what it asks a store to keep, `write.rs`; which process holds an activity
-//! when several share the store, `placement.rs`.
+//! `stored.rs`; what it asks a store to keep, `write.rs`; when several processes share the
+//! store, which one holds an activity, `placement.rs`, and the advertisements,
+//! `listing.rs`, their answers waiting in `pending.rs`.
 
 mod advertisements;
 mod changes;
+pub mod listing;
 mod matchmaking;
+pub(crate) mod pending;
 pub mod placement;
 pub mod queuez;
 mod services;
@@ -21,6 +24,7 @@ mod web_service;
 pub mod write;
 
 use advertisements::Advertisements;
+pub use listing::{Listed, Listing};
 pub use placement::{Lookup, Placed};
 pub(crate) use services::LobbyServices;
 pub use stored::{StoredAccount, StoredLobby, StoredObject};

@@ -12,10 +12,7 @@
 //! `HostCore::handle_placed`. The answer waits on its link meanwhile, and the link's later
 //! answers wait behind it (BAP-16).
 
-use crate::link_id::LinkId;
-use std::collections::{BTreeMap, VecDeque};
 use std::net::SocketAddrV4;
-use vex_wire::bap::header::{FrameType, InnerHeader};
 
 /// A question for the store: which process holds (or will hold) the activity `host_id`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,46 +31,4 @@ pub enum Placed {
     /// The store could not place it: why. The answering process names itself, as a host
     /// alone does: it is alive, so it can hold the activity.
     Failed(String),
-}
-
-/// A service-16 request waiting for its [`Placed`].
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Asked {
-    /// The link that asked.
-    pub(crate) link: LinkId,
-    /// The frame type its answer goes out as.
-    pub(crate) reply_type: FrameType,
-    /// The request's header.
-    pub(crate) header: InnerHeader,
-    /// The activity host id asked for, which the answer echoes.
-    pub(crate) host_id: u64,
-}
-
-/// The lookups out: each waiting for the store, by ticket, and those not handed to it yet.
-/// Bounded by the links' held answers (`MAX_HELD_ANSWERS` a link).
-#[derive(Debug, Default)]
-pub(crate) struct Lookups {
-    waiting: BTreeMap<u64, Asked>,
-    outbox: VecDeque<Lookup>,
-}
-
-impl Lookups {
-    /// `asked` waits for the store under `ticket`.
-    pub(crate) fn ask(&mut self, ticket: u64, asked: Asked) {
-        self.waiting.insert(ticket, asked);
-        self.outbox.push_back(Lookup {
-            ticket,
-            host_id: asked.host_id,
-        });
-    }
-
-    /// The next lookup for the store.
-    pub(crate) fn poll(&mut self) -> Option<Lookup> {
-        self.outbox.pop_front()
-    }
-
-    /// The request `ticket` answers, no longer waiting.
-    pub(crate) fn take(&mut self, ticket: u64) -> Option<Asked> {
-        self.waiting.remove(&ticket)
-    }
 }

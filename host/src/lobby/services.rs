@@ -7,15 +7,19 @@
 
 use super::Advertisements;
 use super::changes::Changes;
-use super::placement::{Asked, Lookup, Lookups};
+use super::listing::Listing;
+use super::pending::{Held, Pending};
+use super::placement::Lookup;
 use super::stored::{StoredAccount, StoredLobby};
 use super::write::Write;
 use crate::link::Links;
 use crate::link_id::LinkId;
 use crate::reason::Dropped;
 use std::collections::BTreeMap;
+use std::net::SocketAddrV4;
 use vex_wire::bap::account_translation::{TranslationRequest, TranslationResponse};
 use vex_wire::bap::header::{FrameType, InnerHeader};
+use vex_wire::bap::matchmaking::Kind;
 use vex_wire::bap::queuez::{SUBSCRIBE, Subscription};
 use vex_wire::bap::registry_answers;
 use vex_wire::bap::services::Reply;
@@ -35,13 +39,26 @@ pub(crate) struct LobbyServices {
     pub(super) accounts: BTreeMap<u64, StoredAccount>,
     /// The calls that change an account, waiting for the store.
     pub(super) changes: Changes,
-    /// The service-16 requests waiting for the store to place their activity.
-    lookups: Lookups,
+    /// One of several processes sharing the store: the advertisements live there.
+    pub(super) shared: bool,
+    /// This process, by the address service 17 names for it.
+    pub(super) process: SocketAddrV4,
+    /// The service-16 requests waiting for the store to place their activity, with the
+    /// host id each asked for.
+    lookups: Pending<Lookup, u64>,
+    /// The service-42 requests waiting for the store's advertisements, with their kind.
+    pub(super) listings: Pending<Listing, Kind>,
 }
 
 impl LobbyServices {
-    /// No advertisement yet; answers for `player`, from what `stored` holds.
-    pub(crate) fn new(player: Player, stored: StoredLobby) -> Self {
+    /// No advertisement yet; answers for `player`, from what `stored` holds, as the
+    /// process at `process`, `shared` when processes share the store.
+    pub(crate) fn new(
+        player: Player,
+        stored: StoredLobby,
+        process: SocketAddrV4,
+        shared: bool,
+    ) -> Self {
         Self {
             advertisements: Advertisements::default(),
             player,
@@ -51,16 +68,21 @@ impl LobbyServices {
                 .map(|a| (a.account, a))
                 .collect(),
             changes: Changes::default(),
-            lookups: Lookups::default(),
+            shared,
+            process,
+            lookups: Pending::default(),
+            listings: Pending::default(),
         }
     }
 
-    /// Service 16 in a shared fleet: `asked`'s answer waits on its link for the store to
-    /// say which process holds the activity (`super::placement`).
-    pub(crate) fn ask_placement(&mut self, links: &mut Links, asked: Asked) {
+    /// Service 16 in a shared fleet: the answer to `held`, asking for `host_id`, waits on
+    /// its link for the store to say which process holds the activity
+    /// (`super::placement`).
+    pub(crate) fn ask_placement(&mut self, links: &mut Links, held: Held, host_id: u64) {
         let ticket = self.changes.next_call();
-        if links.hold_answer(asked.link, ticket) {
-            self.lookups.ask(ticket, asked);
+        if links.hold_answer(held.link, ticket) {
+            self.lookups
+                .ask(ticket, held, host_id, Lookup { ticket, host_id });
         }
     }
 
@@ -69,8 +91,8 @@ impl LobbyServices {
         self.lookups.poll()
     }
 
-    /// The request the lookup `ticket` answers, and its held answer's name on the link.
-    pub(crate) fn placed(&mut self, ticket: u64) -> Option<Asked> {
+    /// The request the lookup `ticket` answers, and the host id it asked for.
+    pub(crate) fn placed(&mut self, ticket: u64) -> Option<(Held, u64)> {
         self.lookups.take(ticket)
     }
 

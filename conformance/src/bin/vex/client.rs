@@ -253,7 +253,9 @@ pub fn replay(args: ReplayArgs) -> ExitCode {
 /// with no violation, 1 otherwise.
 fn verdict(run: &vex_harness::RunReport) -> ExitCode {
     if let Some(host) = run.activity_host {
-        out!("Activity Host: {host} (service 17)");
+        let session = run.sessions.first().copied().flatten();
+        let joined = session.map_or(String::new(), |s| format!(", session {s:#x}"));
+        out!("Activity Host: {host} (service 17){joined}");
     }
     out!("{}", run.status);
     match &run.outcome {
