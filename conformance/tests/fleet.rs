@@ -7,7 +7,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 mod common;
-use common::{Host, VEX, free_port, scratch, stdout, vex};
+use common::{Host, VEX, free_port, scratch, stderr, stdout, vex};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -119,6 +119,30 @@ fn advertised_then_located(url: &str, logs: &Path) {
         joined(&second),
         "the same process and session"
     );
+}
+
+/// A database in memory is one process's alone: `--shared` on it is an error (exit 2),
+/// and so is a lease too short to renew.
+#[test]
+fn sharing_needs_a_database_of_its_own_and_a_lease() {
+    let addr = format!("127.0.0.1:{}", free_port());
+    let out = vex(&["host", "--listen", &addr, "--shared"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("in memory"), "{}", stderr(&out));
+    let dir = scratch("fleet_lease");
+    let url = format!("sqlite:{}", dir.join("lobby.sqlite").display());
+    let out = vex(&[
+        "host",
+        "--listen",
+        &addr,
+        "--database",
+        &url,
+        "--shared",
+        "--lease",
+        "0",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--lease 0"), "{}", stderr(&out));
 }
 
 /// The scenario's account as the database at `url` holds it.

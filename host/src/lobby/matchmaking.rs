@@ -36,8 +36,10 @@ impl LobbyServices {
             .and_then(|r| r.kind)
             .and_then(Kind::from_field);
         let reply = match (request, kind) {
-            (Ok(r), Some(kind)) => match self.shared.then(|| listing_ask(link, kind, &r)) {
-                Some(Some(ask)) => {
+            (Ok(r), Some(kind)) => {
+                if self.shared
+                    && let Some(ask) = listing_ask(link, kind, &r)
+                {
                     let held = Held {
                         link,
                         reply_type,
@@ -45,8 +47,8 @@ impl LobbyServices {
                     };
                     return self.ask_listing(links, held, kind, ask);
                 }
-                _ => self.matchmaking_reply(link, kind, &r),
-            },
+                self.matchmaking_reply(link, kind, &r)
+            }
             (request, _) => {
                 let why = match request {
                     Err(e) => e.to_string(),
