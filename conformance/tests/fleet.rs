@@ -2,8 +2,9 @@
 //! emulated client moves between them. Whichever process its lobby link reaches, service
 //! 17 sends it to the process the database placed its activity on; when that process is
 //! killed, its lease runs out and the next run is placed on a live one; a process stopped
-//! with SIGTERM gives its lease up at once. Every run joins with no violation. The lobby's
-//! changes made on one process are the base of the next one's on another.
+//! with SIGTERM gives its lease up at once. Every run joins with no violation, each in a
+//! session of its own id whichever process made it. The lobby's changes made on one
+//! process are the base of the next one's on another.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 mod common;
@@ -171,16 +172,18 @@ fn start(url: &str, addr: &str, logs: &Path) -> Host {
 }
 
 /// One `vex client` run whose lobby link goes to `lobby`: it joins with no violation;
-/// the process service 17 sent it to.
-fn client(lobby: &str) -> String {
+/// the process service 17 sent it to. The session service 7 named goes on `sessions`.
+fn client(lobby: &str, sessions: &mut Vec<String>) -> String {
     let out = vex(&["client", "--target", lobby, "--seconds", "2"]);
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
-    text.lines()
+    let line = text
+        .lines()
         .find_map(|l| l.strip_prefix("Activity Host: "))
-        .and_then(|l| l.split(' ').next())
-        .unwrap_or_else(|| panic!("no Activity Host line: {text}"))
-        .to_string()
+        .unwrap_or_else(|| panic!("no Activity Host line: {text}"));
+    let session = line.split("session ").nth(1).unwrap_or_default();
+    sessions.push(session.to_string());
+    line.split(' ').next().unwrap_or_default().to_string()
 }
 
 /// The process the database at `url` holds the scenario's activity on now.
@@ -202,25 +205,21 @@ fn moves_between_processes(url: &str, logs: &Path) {
     let index = |addr: &str| addrs.iter().position(|a| a == addr).unwrap();
 
     // wherever the lobby link goes, the activity goes to the one process holding it
-    let first = client(&addrs[0]);
+    let mut sessions = Vec::new();
+    let first = client(&addrs[0], &mut sessions);
     assert_eq!(holder(url).as_deref(), Some(first.as_str()));
     for lobby in &addrs {
-        assert_eq!(
-            client(lobby),
-            first,
-            "a lobby at {lobby} sends the client on"
-        );
+        let sent_to = client(lobby, &mut sessions);
+        assert_eq!(sent_to, first, "a lobby at {lobby} sends the client on");
     }
 
     // killed, the holder keeps its lease until it runs out; then the activity moves
     hosts[index(&first)] = None;
     std::thread::sleep(Duration::from_secs_f64(LEASE_S * 1.5));
     let survivor = addrs.iter().find(|a| **a != first).unwrap();
-    let second = client(survivor);
-    assert_ne!(
-        second, first,
-        "a process whose lease ran out is handed no activity"
-    );
+    let second = client(survivor, &mut sessions);
+    let why = "a process whose lease ran out is handed no activity";
+    assert_ne!(second, first, "{why}");
     assert_eq!(holder(url).as_deref(), Some(second.as_str()));
 
     // stopped with SIGTERM, a process gives its lease up at once
@@ -229,12 +228,14 @@ fn moves_between_processes(url: &str, logs: &Path) {
         .iter()
         .find(|a| **a != first && **a != second)
         .unwrap();
-    assert_eq!(
-        &client(last),
-        last,
-        "placed on the one process left, with no wait"
-    );
+    let why = "placed on the one process left, with no wait";
+    assert_eq!(&client(last, &mut sessions), last, "{why}");
     stop(hosts[index(last)].take().unwrap());
+
+    // one account, six sessions on three processes: each its own id (ENV-08)
+    let distinct: std::collections::BTreeSet<&String> = sessions.iter().collect();
+    assert_eq!(distinct.len(), sessions.len(), "{sessions:?}");
+    assert!(sessions.iter().all(|s| s.starts_with("0x")), "{sessions:?}");
 }
 
 /// Stops `host` with SIGTERM, as an orchestrator does: it ends cleanly, its lease given up.

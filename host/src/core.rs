@@ -14,16 +14,19 @@ use crate::host_timer::HostTimer;
 use crate::limits::Limit;
 use crate::link::{Link, Links};
 use crate::link_id::LinkId;
+use crate::lobby::pending::Pending;
 use crate::lobby::{Listed, Listing, LobbyServices, Lookup, StoredLobby, Write, Written};
 use crate::mission::{Mission, MissionStage};
 use crate::peer::port::{LiveSessions, PeerPort};
 use crate::policy::Policy;
 use crate::reason::{Closed, Dropped};
+use crate::session_index::IndexAsk;
 use crate::world::WorldRequest;
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use std::collections::BTreeSet;
 use std::net::SocketAddrV4;
+use vex_wire::activity::selection::DescriptorBits;
 use vex_wire::activity::session::SessionId;
 use vex_wire::activity::slot::ClientRef;
 use vex_wire::bap::deframer::Frame;
@@ -46,6 +49,9 @@ pub struct HostCore {
     pub(crate) activities: Activities,
     /// The index of the next session id the route hands out.
     pub(crate) next_session_index: u16,
+    /// In a shared fleet, the service-6 requests waiting for the store's session index,
+    /// with the selection each named.
+    pub(crate) session_indexes: Pending<IndexAsk, DescriptorBits>,
     /// The lobby services beside the route.
     pub(crate) lobby: LobbyServices,
     /// The UDP port: QoS probes and bdNet associations.
@@ -80,6 +86,7 @@ impl HostCore {
             activities: Activities::new(config.clone()),
             config,
             next_session_index: 1,
+            session_indexes: Pending::default(),
         }
     }
 
@@ -313,6 +320,13 @@ impl HostCore {
     /// [`Self::handle_placed`] says.
     pub fn poll_lookup(&mut self) -> Option<Lookup> {
         self.lobby.poll_lookup()
+    }
+
+    /// The next question for the store in a shared fleet about a new session's index
+    /// (`session_index`); the service-6 request that asked is answered once
+    /// [`Self::handle_indexed`] says.
+    pub fn poll_index(&mut self) -> Option<IndexAsk> {
+        self.session_indexes.poll()
     }
 
     /// The next question about the matchmaking advertisements for the store in a shared

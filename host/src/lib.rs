@@ -34,6 +34,7 @@ pub mod requests;
 pub mod roster;
 mod route;
 pub mod schedule;
+pub mod session_index;
 mod timeline;
 mod timer;
 mod timer_queue;

@@ -12,9 +12,10 @@ use crate::lobby::Placed;
 use crate::lobby::pending::Held;
 use crate::outbound::Moment;
 use crate::reason::Dropped;
+use crate::session_index::{IndexAsk, Indexed};
 use rand_core::RngCore;
 use std::net::SocketAddrV4;
-use vex_wire::activity::selection::SelectionRequest;
+use vex_wire::activity::selection::{DescriptorBits, SelectionRequest};
 use vex_wire::activity::session::SessionId;
 use vex_wire::bap::header::{FrameType, InnerHeader};
 use vex_wire::bap::secure::{ChannelSecrets, Role, SecureChannel, seal_hello};
@@ -181,7 +182,9 @@ impl HostCore {
 
     /// Service 6: always answered with service 7 (BAP-14); a malformed request falls back
     /// to the scenario's own selection. The link that asked owns the new session, unless
-    /// it asked in plaintext: that is answered with no side effect (facts 1.5).
+    /// it asked in plaintext: that is answered with no side effect (facts 1.5). In a
+    /// shared fleet the answer waits for the store to count the session's index
+    /// ([`Self::handle_indexed`]).
     fn host_request(
         &mut self,
         _now: Instant,
@@ -204,6 +207,14 @@ impl HostCore {
                     .unwrap_or_default()
             }
         };
+        if self.config.shared && reply_type == FrameType::Encrypted {
+            let held = Held {
+                link,
+                reply_type,
+                header,
+            };
+            return self.ask_session_index(held, descriptor);
+        }
         let session = self.new_session_id();
         let body = HostResponse::new(session.0).encode();
         self.links
@@ -211,6 +222,62 @@ impl HostCore {
         if reply_type != FrameType::Encrypted {
             return self.links.drop_input(link, Dropped::PlaintextHostRequest);
         }
+        self.open_session(link, session, descriptor);
+    }
+
+    /// Service 6 in a shared fleet: the answer to `held` waits on its link for the
+    /// store's index of the new session (`session_index`).
+    fn ask_session_index(&mut self, held: Held, descriptor: DescriptorBits) {
+        let ticket = self.lobby.next_ticket();
+        if self.links.hold_answer(held.link, ticket) {
+            let account_half = SessionId(self.config.scenario.player.account_soid).account_half();
+            let ask = IndexAsk {
+                ticket,
+                account_half,
+            };
+            self.session_indexes.ask(ticket, held, descriptor, ask);
+        }
+    }
+
+    /// The store counted the index of the session the service-6 request `ticket` makes:
+    /// service 7 names it (this process counts one itself when the store could not, or
+    /// when the index is one a session here still holds), and the session opens.
+    pub fn handle_indexed(&mut self, ticket: u64, indexed: Indexed) {
+        let Some((held, descriptor)) = self.session_indexes.take(ticket) else {
+            tracing::warn!(
+                ticket,
+                "the store answered an index the host did not ask for"
+            );
+            return;
+        };
+        let account = self.config.scenario.player.account_soid;
+        let counted = match indexed {
+            Indexed::Next(index) => {
+                Some(self.policy().session_id(SessionId::shaped(account, index)))
+            }
+            Indexed::Failed(why) => {
+                tracing::warn!(%why, "the store counted no session index: this process counts it");
+                None
+            }
+        };
+        let session = match counted.filter(|s| !self.session_in_use(*s)) {
+            Some(session) => session,
+            None => self.new_session_id(),
+        };
+        let body = HostResponse::new(session.0).encode();
+        let Held {
+            link,
+            reply_type,
+            header,
+        } = held;
+        self.links
+            .answer_call(link, ticket, reply_type, header, body);
+        self.open_session(link, session, descriptor);
+    }
+
+    /// `link` owns the new `session`, which names `descriptor`: bound to it, its activity
+    /// made, and any session it was bound to before left.
+    fn open_session(&mut self, link: LinkId, session: SessionId, descriptor: DescriptorBits) {
         let Some(l) = self.links.get_mut(link) else {
             return;
         };

@@ -145,6 +145,58 @@ fn session_ids_are_unique_and_shaped() {
     }
 }
 
+/// ENV-08 in a shared fleet: service 7 waits for the store's index of the new session
+/// and names it; an index a session here still holds, or none from the store, is counted
+/// by the process itself; a plaintext request asks the store nothing.
+#[test]
+fn a_shared_hosts_session_ids_take_the_stores_index() {
+    use vex_host::session_index::Indexed;
+    let mut config = HostConfig::builtin(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 30974));
+    config.shared = true;
+    let mut h = HostCore::new(config);
+    h.handle_connect(Instant::default(), L);
+    let mut c = hello(&mut h, L);
+    let ask = |h: &mut HostCore, c: &mut SecureChannel, task: u32, indexed: Indexed| {
+        send_sealed(h, L, c, HOST_REQUEST, task, &service6());
+        assert!(transmits(h).is_empty(), "service 7 waits for the store");
+        let asked = h.poll_index().unwrap();
+        assert_eq!(asked.account_half, 0x9EAA_3001);
+        h.handle_indexed(asked.ticket, indexed);
+        let t = transmits(h);
+        HostResponse::decode(&response_body(&t[0], Some(c)))
+            .unwrap()
+            .session_id
+    };
+    assert_eq!(
+        ask(&mut h, &mut c, 1, Indexed::Next(700)),
+        0x9EAA_3001_0020_02BC
+    );
+    let taken = ask(&mut h, &mut c, 2, Indexed::Next(700));
+    assert_ne!(
+        taken, 0x9EAA_3001_0020_02BC,
+        "the index a live session holds"
+    );
+    let failed = ask(&mut h, &mut c, 3, Indexed::Failed("down".into()));
+    assert_eq!(
+        failed >> 16,
+        0x9EAA_3001_0020,
+        "counted here, of the account's shape"
+    );
+
+    let plain = plain_frame(
+        FrameType::Plain,
+        InnerHeader::request(HOST_REQUEST, 4),
+        &service6(),
+    );
+    h.handle_bytes(Instant::default(), L, &plain);
+    assert_eq!(
+        transmits(&mut h).len(),
+        1,
+        "answered at once, no side effect"
+    );
+    assert!(h.poll_index().is_none());
+}
+
 /// HOST-06: a message naming a session the link does not own is dropped, nothing is
 /// sent, and the link goes on.
 #[test]

@@ -21,6 +21,7 @@ use vex_host::limits::Limit;
 use vex_host::lobby::{Listed, Placed, Written};
 use vex_host::mission::MissionReport;
 use vex_host::reason::Closed;
+use vex_host::session_index::Indexed;
 use vex_host::{HostCore, LinkId};
 use vex_store::{Answer, Asked, Keeper, Store};
 use vex_wire::activity::session::SessionId;
@@ -223,6 +224,7 @@ pub async fn serve_with_control(
                 Answer::Written(ticket, written) => core.handle_written(ticket, written),
                 Answer::Placed(ticket, placed) => core.handle_placed(ticket, placed),
                 Answer::Listed(ticket, listed) => core.handle_listed(ticket, listed),
+                Answer::Indexed(ticket, indexed) => core.handle_indexed(ticket, indexed),
             },
             Some(control) = controls.recv() => match control {
                 Control::Reload { source, reply } => {
@@ -247,6 +249,12 @@ pub async fn serve_with_control(
             if let Err(Asked::Lookup(l)) = keeper.ask(Asked::Lookup(l)) {
                 let why = "the store task ended".to_string();
                 core.handle_placed(l.ticket, Placed::Failed(why));
+            }
+        }
+        while let Some(i) = core.poll_index() {
+            if let Err(Asked::Index(i)) = keeper.ask(Asked::Index(i)) {
+                let why = "the store task ended".to_string();
+                core.handle_indexed(i.ticket, Indexed::Failed(why));
             }
         }
         while let Some(l) = core.poll_listing() {

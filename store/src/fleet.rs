@@ -141,3 +141,28 @@ pub fn renew_lease(
         }
     })
 }
+
+impl Store {
+    /// The next session index of the account whose ids carry `account_half`: 1 to 65,535
+    /// and round again, never 0, counted for every process on the database
+    /// (`vex_host::session_index`).
+    pub async fn next_session_index(&self, account_half: u32) -> Result<u16, StoreError> {
+        let name = format!("session:{account_half:08x}");
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(
+            "INSERT INTO counters (name, value) VALUES ($1, 0) ON CONFLICT (name) DO NOTHING",
+        )
+        .bind(&name)
+        .execute(&mut *tx)
+        .await?;
+        let index: i64 = sqlx::query(
+            "UPDATE counters SET value = value % 65535 + 1 WHERE name = $1 RETURNING value",
+        )
+        .bind(&name)
+        .fetch_one(&mut *tx)
+        .await?
+        .try_get(0)?;
+        tx.commit().await?;
+        u16::try_from(index).map_err(|_| StoreError::Row(format!("{name} holds {index}")))
+    }
+}

@@ -1,13 +1,15 @@
-//! The store as a task beside the host's loop: the core's writes, lookups and listings
-//! in, in order, each answered once the database kept or refused the write, placed the
-//! activity or read the advertisements (the sans-IO seams of `vex_host::lobby::write`,
-//! `placement` and `listing`).
+//! The store as a task beside the host's loop: the core's writes, lookups, listings and
+//! session indexes in, in order, each answered once the database kept or refused the
+//! write, placed the activity, read the advertisements or counted the index (the sans-IO
+//! seams of `vex_host::lobby::write`, `placement` and `listing`, and
+//! `vex_host::session_index`).
 //! The loop never waits on the database.
 
 use crate::Store;
 use std::time::{SystemTime, UNIX_EPOCH};
 use tokio::sync::mpsc;
 use vex_host::lobby::{Listed, Listing, Lookup, Placed, Write, Written};
+use vex_host::session_index::{IndexAsk, Indexed};
 
 /// What the host loop asks of the store task.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,6 +20,8 @@ pub enum Asked {
     Lookup(Lookup),
     /// Answer this question about the advertisements.
     Listing(Listing),
+    /// Count the next index of a new session.
+    Index(IndexAsk),
 }
 
 /// The store task's answer, under the ticket of what it answers.
@@ -29,6 +33,8 @@ pub enum Answer {
     Placed(u64, Placed),
     /// The answer about the advertisements.
     Listed(u64, Listed),
+    /// The index counted.
+    Indexed(u64, Indexed),
 }
 
 /// The host loop's end of the store task. The queues are unbounded here because the core
@@ -53,6 +59,13 @@ impl Keeper {
                         Answer::Placed(l.ticket, store.place(l.host_id, unix_ms()).await)
                     }
                     Asked::Listing(l) => Answer::Listed(l.ticket, store.list(&l, unix_ms()).await),
+                    Asked::Index(i) => {
+                        let indexed = match store.next_session_index(i.account_half).await {
+                            Ok(index) => Indexed::Next(index),
+                            Err(e) => Indexed::Failed(e.to_string()),
+                        };
+                        Answer::Indexed(i.ticket, indexed)
+                    }
                 };
                 if answer.send(answered).is_err() {
                     return;

@@ -143,3 +143,26 @@ async fn advertisements_are_shared_by_processes_under_ids_never_reused() {
     let later = store.list(&listing(A, Ask::Locate), 2_000).await;
     assert_eq!(later, Listed::Located(None), "both leases ran out");
 }
+
+#[tokio::test]
+async fn session_indexes_count_per_account_from_1_and_never_give_0() {
+    use sqlx::Connection;
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite:{}", dir.path().join("lobby.sqlite").display());
+    let store = Store::open(&url).await.unwrap();
+    assert_eq!(store.next_session_index(0x9EAA_3001).await.unwrap(), 1);
+    assert_eq!(store.next_session_index(0x9EAA_3001).await.unwrap(), 2);
+    assert_eq!(store.next_session_index(0x1234).await.unwrap(), 1, "its own count");
+    // the count at its last index, as 65,533 more sessions would leave it
+    let mut side = sqlx::SqliteConnection::connect(&url).await.unwrap();
+    sqlx::query("UPDATE counters SET value = 65534 WHERE name = 'session:9eaa3001'")
+        .execute(&mut side)
+        .await
+        .unwrap();
+    assert_eq!(store.next_session_index(0x9EAA_3001).await.unwrap(), 65_535);
+    assert_eq!(
+        store.next_session_index(0x9EAA_3001).await.unwrap(),
+        1,
+        "past 65,535, round again to 1, never 0"
+    );
+}

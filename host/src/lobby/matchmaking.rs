@@ -92,7 +92,7 @@ impl LobbyServices {
 
     /// Service 42 in a shared fleet: the answer waits for the store's [`Listed`].
     fn ask_listing(&mut self, links: &mut Links, held: Held, kind: Kind, ask: Ask) {
-        let ticket = self.changes.next_call();
+        let ticket = self.next_ticket();
         if links.hold_answer(held.link, ticket) {
             let listing = Listing {
                 ticket,

@@ -75,11 +75,16 @@ impl LobbyServices {
         }
     }
 
+    /// A fresh name for a held answer: the names of a link's held answers never repeat.
+    pub(crate) fn next_ticket(&mut self) -> u64 {
+        self.changes.next_call()
+    }
+
     /// Service 16 in a shared fleet: the answer to `held`, asking for `host_id`, waits on
     /// its link for the store to say which process holds the activity
     /// (`super::placement`).
     pub(crate) fn ask_placement(&mut self, links: &mut Links, held: Held, host_id: u64) {
-        let ticket = self.changes.next_call();
+        let ticket = self.next_ticket();
         if links.hold_answer(held.link, ticket) {
             self.lookups
                 .ask(ticket, held, host_id, Lookup { ticket, host_id });
