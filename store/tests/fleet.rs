@@ -152,7 +152,11 @@ async fn session_indexes_count_per_account_from_1_and_never_give_0() {
     let store = Store::open(&url).await.unwrap();
     assert_eq!(store.next_session_index(0x9EAA_3001).await.unwrap(), 1);
     assert_eq!(store.next_session_index(0x9EAA_3001).await.unwrap(), 2);
-    assert_eq!(store.next_session_index(0x1234).await.unwrap(), 1, "its own count");
+    assert_eq!(
+        store.next_session_index(0x1234).await.unwrap(),
+        1,
+        "its own count"
+    );
     // the count at its last index, as 65,533 more sessions would leave it
     let mut side = sqlx::SqliteConnection::connect(&url).await.unwrap();
     sqlx::query("UPDATE counters SET value = 65534 WHERE name = 'session:9eaa3001'")
