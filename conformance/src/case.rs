@@ -114,7 +114,7 @@ impl Case {
 
     /// The ids of the rules it covers.
     pub fn rule_ids(&self) -> Vec<&'static str> {
-        ids(&self.rules)
+        self.rules.iter().map(|r| r.id()).collect()
     }
 
     /// Every member's client for this case, aimed at `target`.
@@ -146,8 +146,18 @@ fn lobby_rule(rule: Rule) -> bool {
 }
 
 /// The ids of `rules`, in order.
-fn ids(rules: &[Rule]) -> Vec<&'static str> {
-    rules.iter().map(|r| r.id()).collect()
+/// `rules` by their ids, as a person reads them: `BAP-01, LINK-03`, or `none`.
+fn ids_text(rules: &[Rule]) -> String {
+    if rules.is_empty() {
+        return "none".into();
+    }
+    let ids: Vec<&str> = rules.iter().map(|r| r.id()).collect();
+    ids.join(", ")
+}
+
+/// The rules of `run`'s violations, by their ids ([`ids_text`]).
+fn rule_ids(run: &RunReport) -> String {
+    ids_text(&run.violations.iter().map(|v| v.rule).collect::<Vec<_>>())
 }
 
 /// What the emulated client does after the join, beyond the route.
@@ -370,7 +380,7 @@ impl Expectation {
                             "Status:??EGM, a roster applied, no violation, still in the activity"
                                 .into(),
                         actual: format!(
-                            "{}, {} roster(s) applied, {} violation(s), outcome {:?}",
+                            "{}, {} roster(s) applied, {} violation(s), outcome: {}",
                             run.status, run.rosters_applied, counted, run.outcome
                         ),
                     }
@@ -382,13 +392,7 @@ impl Expectation {
                     (Verdict::Pass, true) => Verdict::Pass,
                     (Verdict::Pass, false) => Verdict::Fail {
                         expected: "no finding at all: the pages allow what the host did".into(),
-                        actual: format!(
-                            "findings: {:?}",
-                            run.violations
-                                .iter()
-                                .map(|v| v.rule.id())
-                                .collect::<Vec<_>>()
-                        ),
+                        actual: format!("findings: {}", rule_ids(run)),
                     },
                     (other, _) => other,
                 }
@@ -403,14 +407,7 @@ impl Expectation {
                 } else {
                     Verdict::Fail {
                         expected: "stopped at SignOn, with no finding".into(),
-                        actual: format!(
-                            "outcome {:?}, findings {:?}",
-                            run.outcome,
-                            run.violations
-                                .iter()
-                                .map(|v| v.rule.id())
-                                .collect::<Vec<_>>()
-                        ),
+                        actual: format!("outcome: {}, findings: {}", run.outcome, rule_ids(run)),
                     }
                 }
             }
@@ -420,9 +417,13 @@ impl Expectation {
                     Verdict::Pass if sessions.len() > 1 => Verdict::Fail {
                         expected: "every member in member 1's activity".into(),
                         actual: format!(
-                            "the members joined {} activities: {:?}",
+                            "the members joined {} activities: {}",
                             sessions.len(),
                             run.sessions
+                                .iter()
+                                .map(|s| s.map_or("none".into(), |s| format!("{s:#x}")))
+                                .collect::<Vec<String>>()
+                                .join(", ")
                         ),
                     },
                     other => other,
@@ -446,10 +447,10 @@ impl Expectation {
                     let basis = on.map_or("the pages or the facts", |c| c.id());
                     Verdict::Fail {
                         expected: format!(
-                            "a {rule} violation resting on {basis}, and only {:?} besides",
-                            ids(also)
+                            "a {rule} violation resting on {basis}, and only {} besides",
+                            ids_text(also)
                         ),
-                        actual: format!("violations: {:?}", ids(&seen)),
+                        actual: format!("violations: {}", ids_text(&seen)),
                     }
                 }
             }
@@ -861,6 +862,42 @@ mod tests {
             Expectation::CleanJoin.judge(&run, &DEFAULT, &[]),
             Verdict::Fail { .. }
         ));
+    }
+
+    /// A failed case's verdict reads as text: the outcome and the rules by their ids, no
+    /// Rust debug form (`Ended { rule: Bap01, .. }`).
+    #[test]
+    fn a_failure_reads_as_text() {
+        let run = RunReport {
+            outcome: Outcome::Ended {
+                rule: Rule::Bap01,
+                reason: "primary link: bad magic 0x02".into(),
+            },
+            status: StatusLine::default(),
+            violations: vec![Violation::new(Rule::Bap01, Some(1), None, "magic".into())],
+            rosters_applied: 0,
+            transcript: Default::default(),
+            elapsed_ms: 0,
+            member: Default::default(),
+            sessions: vec![None],
+            group_membership: None,
+            activity_host: None,
+        };
+        let Verdict::Fail { actual, .. } = Expectation::StopsAtSignOn.judge(&run, &DEFAULT, &[])
+        else {
+            panic!("an ended run does not stop at SignOn");
+        };
+        assert_eq!(
+            actual,
+            "outcome: ended by BAP-01: primary link: bad magic 0x02, findings: BAP-01"
+        );
+        let Verdict::Fail { actual, .. } = Expectation::CleanJoin.judge(&run, &DEFAULT, &[]) else {
+            panic!("an ended run is no clean join");
+        };
+        assert!(
+            !actual.contains('{') && actual.contains("ended by BAP-01"),
+            "{actual}"
+        );
     }
 
     /// Members that found their activity on their own pass together only when it is

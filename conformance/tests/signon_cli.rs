@@ -167,6 +167,26 @@ fn vex_check_judges_a_hosts_signon_over_https() {
         "{}",
         stdout(&bare)
     );
+    // with --json, standard output is the JSON alone: the notice that no fingerprint is
+    // pinned goes to standard error
+    let json = vex(&[
+        "check",
+        "--target",
+        "127.0.0.1:31003",
+        "--signon",
+        "https://127.0.0.1:31004",
+        "--filter",
+        "signon.route",
+        "--json",
+    ]);
+    let parsed: serde_json::Value =
+        serde_json::from_slice(&json.stdout).unwrap_or_else(|e| panic!("{e}: {}", stdout(&json)));
+    assert_eq!(parsed["passed"], 1, "{parsed}");
+    assert!(
+        stderr(&json).contains("any certificate is taken"),
+        "{}",
+        stderr(&json)
+    );
     drop(host_a);
     // a host whose SignOn leaves out the token fails the case with SIGNON-01
     let (_host, fingerprint) = host(

@@ -40,6 +40,20 @@ pub enum Outcome {
     },
 }
 
+impl std::fmt::Display for Outcome {
+    /// The outcome as a person reads it, the rule by its id: `ended by BAP-01: primary
+    /// link: bad magic 0x02`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Outcome::Running => f.write_str("still running"),
+            Outcome::Aborted { reason } => write!(f, "the emulated client stopped: {reason}"),
+            Outcome::StoppedAtSignOn { reason } => write!(f, "stopped at SignOn: {reason}"),
+            Outcome::Ended { rule, reason } => write!(f, "ended by {rule}: {reason}"),
+            Outcome::Crashed { rule, reason } => write!(f, "crashed by {rule}: {reason}"),
+        }
+    }
+}
+
 /// The violations of a run and what they did to it.
 #[derive(Debug)]
 pub(crate) struct Verdict {
@@ -178,5 +192,29 @@ pub(crate) fn bit_of(e: &BitError) -> Option<usize> {
     match e {
         BitError::PastEnd { at, .. } | BitError::UnknownShape { at, .. } => Some(*at),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An outcome reads as text, its rule by id: no Rust debug form in a report.
+    #[test]
+    fn an_outcome_reads_as_text() {
+        let ended = Outcome::Ended {
+            rule: Rule::Bap01,
+            reason: "primary link: bad magic 0x02".into(),
+        };
+        assert_eq!(
+            ended.to_string(),
+            "ended by BAP-01: primary link: bad magic 0x02"
+        );
+        let crashed = Outcome::Crashed {
+            rule: Rule::Env07,
+            reason: "host id 0".into(),
+        };
+        assert_eq!(crashed.to_string(), "crashed by ENV-07: host id 0");
+        assert_eq!(Outcome::Running.to_string(), "still running");
     }
 }

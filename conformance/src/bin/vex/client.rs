@@ -266,10 +266,7 @@ fn verdict(run: &vex_harness::RunReport) -> ExitCode {
             "outcome: never got into the activity in {} ms",
             run.elapsed_ms
         ),
-        Outcome::Ended { rule, reason } => out!("outcome: ended by {rule}: {reason}"),
-        Outcome::Crashed { rule, reason } => out!("outcome: crashed by {rule}: {reason}"),
-        Outcome::Aborted { reason } => out!("outcome: the emulated client stopped: {reason}"),
-        Outcome::StoppedAtSignOn { reason } => out!("outcome: stopped at SignOn: {reason}"),
+        ended => out!("outcome: {ended}"),
     }
     if let Some((held, revision)) = run.group_membership.filter(|(held, _)| *held > 0) {
         out!(

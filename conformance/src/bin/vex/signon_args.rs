@@ -40,7 +40,8 @@ impl SignOnArgs {
             None => None,
         };
         if self.signon_fingerprint.is_none() {
-            out!("SignOn: no --signon-fingerprint, so any certificate is taken");
+            // a notice, not a result: standard output may be JSON (`--json`)
+            eprintln!("SignOn: no --signon-fingerprint, so any certificate is taken");
         }
         Ok(Some(SignOnTarget {
             url: url.clone(),
