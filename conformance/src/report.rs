@@ -3,6 +3,7 @@
 use crate::case::Verdict;
 use crate::gate::Standing;
 use crate::runner::CaseResult;
+use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 use std::fmt::Write;
 use vex_fake_client::Provenance;
 
@@ -176,13 +177,6 @@ fn standing_json(s: Standing<'_>) -> serde_json::Value {
     }
 }
 
-fn xml_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 /// A failure's text: what was expected, what happened, then every violation with its
 /// rule, effect, frame, bit and reason.
 fn failure_body(r: &CaseResult, expected: &str, actual: &str) -> String {
@@ -193,53 +187,101 @@ fn failure_body(r: &CaseResult, expected: &str, actual: &str) -> String {
     body
 }
 
-/// JUnit XML, one testcase per case; a failure carries its violations.
+/// JUnit XML (written by `quick-junit`), one testcase per case in one `vex-check` suite:
+/// a failure carries its violations; a skip, and a failure the expected results list,
+/// are skipped with the reason. Text the XML cannot hold (a control byte in a reason)
+/// is dropped by the writer, never a broken file.
 pub fn junit(results: &[CaseResult]) -> String {
-    let t = totals(results);
-    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let _ = writeln!(
-        out,
-        "<testsuite name=\"vex-check\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">",
-        results.len(),
-        t.failed,
-        t.skipped + t.expected_failures
-    );
+    let mut suite = TestSuite::new("vex-check");
     for r in results {
-        let _ = write!(
-            out,
-            "  <testcase classname=\"vex\" name=\"{}\" time=\"{:.3}\">",
-            xml_escape(&r.case.id),
-            r.duration.as_secs_f64()
-        );
-        match &r.verdict {
-            Verdict::Pass => {}
+        let status = match &r.verdict {
+            Verdict::Pass => TestCaseStatus::success(),
             Verdict::Fail { expected, actual } => {
-                let _ = write!(
-                    out,
-                    "<failure message=\"{}\">{}</failure>",
-                    xml_escape(&r.violated().join(", ")),
-                    xml_escape(&failure_body(r, expected, actual))
-                );
+                let mut failed = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                failed
+                    .set_message(r.violated().join(", "))
+                    .set_description(failure_body(r, expected, actual));
+                failed
             }
             Verdict::UnexpectedPass => {
-                let _ = write!(
-                    out,
-                    "<failure message=\"unexpected pass\">listed as a known failure, but it passed: take it off the list</failure>"
+                let mut failed = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                failed.set_message("unexpected pass").set_description(
+                    "listed as a known failure, but it passed: take it off the list",
                 );
+                failed
             }
             Verdict::Skip { reason } => {
-                let _ = write!(out, "<skipped message=\"{}\"/>", xml_escape(reason));
+                let mut skipped = TestCaseStatus::skipped();
+                skipped.set_message(reason.as_str());
+                skipped
             }
             Verdict::ExpectedFail { expected, actual } => {
-                let _ = write!(
-                    out,
-                    "<skipped message=\"expected failure\">{}</skipped>",
-                    xml_escape(&failure_body(r, expected, actual))
-                );
+                let mut skipped = TestCaseStatus::skipped();
+                skipped
+                    .set_message("expected failure")
+                    .set_description(failure_body(r, expected, actual));
+                skipped
             }
-        }
-        out.push_str("</testcase>\n");
+        };
+        let mut case = TestCase::new(r.case.id.as_str(), status);
+        case.set_classname("vex").set_time(r.duration);
+        suite.add_test_case(case);
     }
-    out.push_str("</testsuite>\n");
-    out
+    let mut report = Report::new("vex-check");
+    report.add_test_suite(suite);
+    report
+        .to_string()
+        .unwrap_or_else(|e| format!("<!-- the JUnit report did not serialize: {e} -->\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{CheckOptions, catalog, run_in_process};
+    use quick_junit::Report;
+
+    /// The JUnit report reads back with a JUnit parser, whatever a reason holds: a
+    /// control byte and markup in a failure's reason and in a skip's.
+    #[test]
+    fn the_junit_report_reads_back_with_control_bytes_and_markup_in_reasons() {
+        let case = catalog()
+            .into_iter()
+            .find(|c| c.id == "route.join")
+            .unwrap();
+        let passed = run_in_process(&case, CheckOptions::STRICT_DEVELOPMENT);
+        let failed = CaseResult {
+            verdict: Verdict::Fail {
+                expected: "a clean join".into(),
+                actual: "bad magic \u{1}\u{7} <0x02> & \"quoted\"".into(),
+            },
+            ..passed.clone()
+        };
+        let skipped = CaseResult {
+            verdict: Verdict::Skip {
+                reason: "needs --signon \u{1b}[1m<URL>".into(),
+            },
+            ..passed.clone()
+        };
+        let xml = junit(&[passed, failed, skipped]);
+        let report = Report::deserialize_from_str(&xml).unwrap_or_else(|e| panic!("{e}: {xml}"));
+        let cases = &report.test_suites[0].test_cases;
+        assert_eq!(cases.len(), 3);
+        assert!(matches!(cases[0].status, TestCaseStatus::Success { .. }));
+        let TestCaseStatus::NonSuccess { description, .. } = &cases[1].status else {
+            panic!("a failure: {xml}");
+        };
+        let body = description.as_ref().unwrap().as_str();
+        assert!(
+            body.contains("<0x02> & \"quoted\""),
+            "markup comes back whole: {body}"
+        );
+        assert!(
+            !body.contains('\u{1}'),
+            "the control byte is dropped: {body}"
+        );
+        let TestCaseStatus::Skipped { message, .. } = &cases[2].status else {
+            panic!("a skip: {xml}");
+        };
+        assert!(message.as_ref().unwrap().as_str().contains("<URL>"));
+    }
 }

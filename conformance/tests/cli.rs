@@ -163,9 +163,28 @@ fn a_faulty_host_over_tcp_fails_with_its_rule_and_can_be_expected() {
         "skips collapse to one line: {out}"
     );
     let xml = std::fs::read_to_string(&junit).unwrap();
+    let report = quick_junit::Report::deserialize_from_str(&xml)
+        .unwrap_or_else(|e| panic!("a JUnit parser reads it back: {e}: {xml}"));
+    let suite = &report.test_suites[0];
+    let join = suite
+        .test_cases
+        .iter()
+        .find(|c| c.name.as_str() == "route.join")
+        .unwrap();
+    let quick_junit::TestCaseStatus::NonSuccess { description, .. } = &join.status else {
+        panic!("route.join failed: {xml}");
+    };
+    let body = description.as_ref().map(|d| d.as_str()).unwrap_or_default();
     assert!(
-        xml.contains("JOIN-01 ["),
+        body.contains("JOIN-01 ["),
         "the failure carries its violation: {xml}"
+    );
+    assert!(
+        suite
+            .test_cases
+            .iter()
+            .any(|c| matches!(c.status, quick_junit::TestCaseStatus::Skipped { .. })),
+        "a skipped case is skipped: {xml}"
     );
     let written = std::fs::read_to_string(&expect).unwrap();
     assert!(
