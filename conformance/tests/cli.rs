@@ -136,6 +136,7 @@ fn a_faulty_host_over_tcp_fails_with_its_rule_and_can_be_expected() {
     let addr = "127.0.0.1:30981";
     let spawn = format!("{VEX} host --listen {addr} --fault BurstOrder");
     let (junit, expect) = (dir.join("junit.xml"), dir.join("expect.txt"));
+    let log = dir.join("host.log");
     let common = ["check", "--target", addr, "--spawn", &spawn];
     let mut args = common.to_vec();
     args.extend([
@@ -147,6 +148,8 @@ fn a_faulty_host_over_tcp_fails_with_its_rule_and_can_be_expected() {
         junit.to_str().unwrap(),
         "--write-expect",
         expect.to_str().unwrap(),
+        "--spawn-log",
+        log.to_str().unwrap(),
     ]);
     let o = vex(&args);
     let out = stdout(&o);
@@ -185,6 +188,11 @@ fn a_faulty_host_over_tcp_fails_with_its_rule_and_can_be_expected() {
             .iter()
             .any(|c| matches!(c.status, quick_junit::TestCaseStatus::Skipped { .. })),
         "a skipped case is skipped: {xml}"
+    );
+    let logged = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        logged.contains("serving with a fault on purpose"),
+        "--spawn-log keeps the host's output: {logged}"
     );
     let written = std::fs::read_to_string(&expect).unwrap();
     assert!(

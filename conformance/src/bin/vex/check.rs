@@ -46,6 +46,9 @@ pub struct CheckArgs {
     /// `--target`, and stop it after the run.
     #[arg(long, value_name = "CMD", requires = "target")]
     spawn: Option<String>,
+    /// Keep everything the `--spawn` host writes (both streams) in this file.
+    #[arg(long, value_name = "FILE", requires = "spawn")]
+    spawn_log: Option<PathBuf>,
     /// Only cases whose id contains this (repeat it for several); a filter that matches
     /// no case is an error.
     #[arg(long)]
@@ -150,13 +153,15 @@ pub async fn run(args: CheckArgs) -> ExitCode {
         (None, None) => Transport::InProcess,
     };
     let mut spawned = match (&args.spawn, args.target) {
-        (Some(cmd), Some(target)) => match Spawned::start(cmd, target).await {
-            Ok(host) => Some(host),
-            Err(why) => {
-                eprintln!("vex check: --spawn {cmd:?}: {why}");
-                return error();
+        (Some(cmd), Some(target)) => {
+            match Spawned::start(cmd, target, args.spawn_log.as_deref()).await {
+                Ok(host) => Some(host),
+                Err(why) => {
+                    eprintln!("vex check: --spawn {cmd:?}: {why}");
+                    return error();
+                }
             }
-        },
+        }
         _ => None,
     };
     if let Some(target) = args.target

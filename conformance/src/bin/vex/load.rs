@@ -259,7 +259,7 @@ async fn start_hosts(
             "RUST_LOG=warn exec '{}' host --listen {target} {common}",
             exe.display()
         );
-        hosts.push((target, Spawned::start(&cmd, target).await?));
+        hosts.push((target, Spawned::start(&cmd, target, None).await?));
     }
     let targets = hosts.iter().map(|(a, _)| *a).collect();
     Ok((targets, hosts, database))

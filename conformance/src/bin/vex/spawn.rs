@@ -5,7 +5,9 @@
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use std::collections::VecDeque;
+use std::io::Write;
 use std::net::SocketAddrV4;
+use std::path::Path;
 use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -20,6 +22,9 @@ const TAIL_LINES: usize = 20;
 /// The last lines the host wrote, on either stream.
 type Tail = Arc<Mutex<VecDeque<String>>>;
 
+/// The file every line the host writes goes to, when one is kept (`--spawn-log`).
+type Log = Option<Arc<Mutex<std::fs::File>>>;
+
 /// A host started for the run; dropping it stops its whole process group.
 pub struct Spawned {
     child: Child,
@@ -28,9 +33,14 @@ pub struct Spawned {
 }
 
 impl Spawned {
-    /// Starts `cmd` with `sh -c` and waits until it listens at `target`. Something that
-    /// already listens there is refused: the run would check it instead of `cmd`.
-    pub async fn start(cmd: &str, target: SocketAddrV4) -> Result<Self, String> {
+    /// Starts `cmd` with `sh -c` and waits until it listens at `target`, every line it
+    /// writes (either stream) going to `log` too when given. Something that already
+    /// listens there is refused: the run would check it instead of `cmd`.
+    pub async fn start(
+        cmd: &str,
+        target: SocketAddrV4,
+        log: Option<&Path>,
+    ) -> Result<Self, String> {
         if vex_harness::tcp::reachable(target).await.is_ok() {
             return Err(format!(
                 "something already listens at {target}; stop it or pick another --target"
@@ -52,11 +62,17 @@ impl Spawned {
             .map(Pid::from_raw)
             .ok_or("it exited as it started")?;
         let tail = Tail::default();
+        let log: Log = match log {
+            Some(path) => Some(Arc::new(Mutex::new(std::fs::File::create(path).map_err(
+                |e| format!("cannot write its log to {}: {e}", path.display()),
+            )?))),
+            None => None,
+        };
         if let Some(out) = child.stdout.take() {
-            tokio::spawn(keep_tail(out, tail.clone()));
+            tokio::spawn(keep_tail(out, tail.clone(), log.clone()));
         }
         if let Some(err) = child.stderr.take() {
-            tokio::spawn(keep_tail(err, tail.clone()));
+            tokio::spawn(keep_tail(err, tail.clone(), log));
         }
         let mut spawned = Self { child, group, tail };
         spawned.wait_until_listening(target).await?;
@@ -117,10 +133,14 @@ impl Drop for Spawned {
     }
 }
 
-/// Reads `stream` to its end, keeping the last lines in `tail`.
-async fn keep_tail(stream: impl AsyncRead + Unpin, tail: Tail) {
+/// Reads `stream` to its end, keeping the last lines in `tail` and every line in `log`.
+async fn keep_tail(stream: impl AsyncRead + Unpin, tail: Tail, log: Log) {
     let mut lines = BufReader::new(stream).lines();
     while let Ok(Some(line)) = lines.next_line().await {
+        if let Some(Ok(mut file)) = log.as_ref().map(|l| l.lock()) {
+            // a log that cannot be written loses its lines, not the run
+            let _ = writeln!(file, "{line}");
+        }
         if let Ok(mut t) = tail.lock() {
             if t.len() == TAIL_LINES {
                 t.pop_front();
