@@ -480,3 +480,21 @@ fn every_any_host_case_fails_against_each_fault_it_shows() {
     }
     assert!(judged > 100, "{judged} case and fault pairs");
 }
+
+/// The README's count of the cases that run against any host, and of the rules they
+/// judge, is the catalog's.
+#[test]
+fn the_readme_counts_the_cases_that_run_against_any_host() {
+    let any: Vec<vex_conformance::Case> = vex_conformance::catalog()
+        .into_iter()
+        .filter(|c| c.host == vex_conformance::HostUnderTest::Any)
+        .collect();
+    let rules: std::collections::BTreeSet<_> = any.iter().flat_map(|c| c.rules.clone()).collect();
+    let readme = include_str!("../../README.md");
+    let said = format!(
+        "Against any host (`vex check --target`), {} cases run and judge {} rules",
+        any.len(),
+        rules.len()
+    );
+    assert!(readme.contains(&said), "the README should say: {said}");
+}
