@@ -142,16 +142,16 @@ impl HostCore {
                 self.config.advertised
             }
         };
-        let body = lookup_answer(host_id, address);
-        let Held {
-            link,
-            reply_type,
-            header,
-        } = held;
+        self.answer_held(held, ticket, lookup_answer(host_id, address));
+        self.activities
+            .inject(&mut self.links, held.link, Moment::LookupAnswered);
+    }
+
+    /// `body` answers `held`, whose answer waited on its link as `ticket`.
+    fn answer_held(&mut self, held: Held, ticket: u64, body: Vec<u8>) {
+        let (link, reply_type, header) = (held.link, held.reply_type, held.header);
         self.links
             .answer_call(link, ticket, reply_type, header, body);
-        self.activities
-            .inject(&mut self.links, link, Moment::LookupAnswered);
     }
 
     /// A session id of the account's shape: account half, class 0x0020, index (ENV-09).
@@ -264,15 +264,8 @@ impl HostCore {
             Some(session) => session,
             None => self.new_session_id(),
         };
-        let body = HostResponse::new(session.0).encode();
-        let Held {
-            link,
-            reply_type,
-            header,
-        } = held;
-        self.links
-            .answer_call(link, ticket, reply_type, header, body);
-        self.open_session(link, session, descriptor);
+        self.answer_held(held, ticket, HostResponse::new(session.0).encode());
+        self.open_session(held.link, session, descriptor);
     }
 
     /// `link` owns the new `session`, which names `descriptor`: bound to it, its activity
