@@ -30,7 +30,13 @@ impl HostCore {
     }
 
     /// Time passed: every timer due at `now` fires, earliest first, and at one instant
-    /// link by link in id order.
+    /// link by link in id order. The slice runs SR's four stages in their order ("Where
+    /// mission scripts plug in"): transport (the links' timers: keepalives, deferred
+    /// rosters, the hello and slow-frame bounds), host (the program's commits due), mission
+    /// (the script's timers and events), then gameplay, which SR names "the gameplay
+    /// services" and describes no further: in Vex, the peer transport's upkeep (its
+    /// reliable connections' resends). A slice for bytes or a closed link runs the first
+    /// three; the gameplay stage has only timed work.
     pub fn handle_timeout(&mut self, now: Instant) {
         self.activities.now = now;
         for (link, timer) in self.links.take_due(now) {
