@@ -142,16 +142,9 @@ impl HostCore {
                 self.config.advertised
             }
         };
-        self.answer_held(held, ticket, lookup_answer(host_id, address));
+        held.answer(&mut self.links, ticket, lookup_answer(host_id, address));
         self.activities
             .inject(&mut self.links, held.link, Moment::LookupAnswered);
-    }
-
-    /// `body` answers `held`, whose answer waited on its link as `ticket`.
-    fn answer_held(&mut self, held: Held, ticket: u64, body: Vec<u8>) {
-        let (link, reply_type, header) = (held.link, held.reply_type, held.header);
-        self.links
-            .answer_call(link, ticket, reply_type, header, body);
     }
 
     /// A session id of the account's shape: account half, class 0x0020, index (ENV-09).
@@ -229,14 +222,13 @@ impl HostCore {
     /// store's index of the new session (`session_index`).
     fn ask_session_index(&mut self, held: Held, descriptor: DescriptorBits) {
         let ticket = self.lobby.next_ticket();
-        if self.links.hold_answer(held.link, ticket) {
-            let account_half = SessionId(self.config.scenario.player.account_soid).account_half();
-            let ask = IndexAsk {
-                ticket,
-                account_half,
-            };
-            self.session_indexes.ask(ticket, held, descriptor, ask);
-        }
+        let account_half = SessionId(self.config.scenario.player.account_soid).account_half();
+        let ask = IndexAsk {
+            ticket,
+            account_half,
+        };
+        self.session_indexes
+            .ask(&mut self.links, ticket, held, descriptor, ask);
     }
 
     /// The store counted the index of the session the service-6 request `ticket` makes:
@@ -264,7 +256,11 @@ impl HostCore {
             Some(session) => session,
             None => self.new_session_id(),
         };
-        self.answer_held(held, ticket, HostResponse::new(session.0).encode());
+        held.answer(
+            &mut self.links,
+            ticket,
+            HostResponse::new(session.0).encode(),
+        );
         self.open_session(held.link, session, descriptor);
     }
 

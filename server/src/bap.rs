@@ -18,10 +18,8 @@ use tokio::net::{TcpListener, TcpStream, UdpSocket};
 use tokio::sync::{mpsc, oneshot};
 use vex_host::event::HostEvent;
 use vex_host::limits::Limit;
-use vex_host::lobby::{Listed, Placed, Written};
 use vex_host::mission::MissionReport;
 use vex_host::reason::Closed;
-use vex_host::session_index::Indexed;
 use vex_host::{HostCore, LinkId};
 use vex_store::{Answer, Asked, Keeper, Store};
 use vex_wire::activity::session::SessionId;
@@ -148,6 +146,26 @@ pub async fn serve(
     serve_with_control(listener, Some(peer), core, keeper, controls, shutdown).await
 }
 
+/// The core's next question for the store: a write, a lookup, a session index or a
+/// listing.
+fn next_ask(core: &mut HostCore) -> Option<Asked> {
+    core.poll_write()
+        .map(Asked::Write)
+        .or_else(|| core.poll_lookup().map(Asked::Lookup))
+        .or_else(|| core.poll_index().map(Asked::Index))
+        .or_else(|| core.poll_listing().map(Asked::Listing))
+}
+
+/// Hands the store's `answer` to the core.
+fn hand_answer(core: &mut HostCore, answer: Answer) {
+    match answer {
+        Answer::Written(ticket, written) => core.handle_written(ticket, written),
+        Answer::Placed(ticket, placed) => core.handle_placed(ticket, placed),
+        Answer::Listed(ticket, listed) => core.handle_listed(ticket, listed),
+        Answer::Indexed(ticket, indexed) => core.handle_indexed(ticket, indexed),
+    }
+}
+
 /// The next datagram on `socket`, or never when there is none.
 async fn next_datagram(
     socket: Option<&UdpSocket>,
@@ -160,9 +178,9 @@ async fn next_datagram(
 }
 
 /// [`serve`], with the UDP port `peer` (NS "The engine peer transport") when there is one,
-/// the lobby's writes kept and its lookups placed by `keeper` (`vex_host::lobby::write`,
-/// `vex_host::lobby::placement`), taking [`Control`]s of
-/// the mission from `controls`.
+/// what the core asks of the lobby's store answered by `keeper` (its writes, and in a
+/// shared fleet its lookups, listings and session indexes), taking [`Control`]s of the
+/// mission from `controls`.
 pub async fn serve_with_control(
     listener: TcpListener,
     peer: Option<UdpSocket>,
@@ -220,12 +238,7 @@ pub async fn serve_with_control(
                 Err(e) => tracing::warn!(%e, "the UDP port could not read"),
             },
             () = sleep => core.handle_timeout(now()),
-            Some(answer) = keeper.answer() => match answer {
-                Answer::Written(ticket, written) => core.handle_written(ticket, written),
-                Answer::Placed(ticket, placed) => core.handle_placed(ticket, placed),
-                Answer::Listed(ticket, listed) => core.handle_listed(ticket, listed),
-                Answer::Indexed(ticket, indexed) => core.handle_indexed(ticket, indexed),
-            },
+            Some(answer) = keeper.answer() => hand_answer(&mut core, answer),
             Some(control) = controls.recv() => match control {
                 Control::Reload { source, reply } => {
                     reload_reply = Some(reply);
@@ -239,28 +252,9 @@ pub async fn serve_with_control(
                 }
             },
         }
-        while let Some(w) = core.poll_write() {
-            if let Err(Asked::Write(w)) = keeper.ask(Asked::Write(w)) {
-                let why = "the store task ended".to_string();
-                core.handle_written(w.ticket, Written::Refused(why));
-            }
-        }
-        while let Some(l) = core.poll_lookup() {
-            if let Err(Asked::Lookup(l)) = keeper.ask(Asked::Lookup(l)) {
-                let why = "the store task ended".to_string();
-                core.handle_placed(l.ticket, Placed::Failed(why));
-            }
-        }
-        while let Some(i) = core.poll_index() {
-            if let Err(Asked::Index(i)) = keeper.ask(Asked::Index(i)) {
-                let why = "the store task ended".to_string();
-                core.handle_indexed(i.ticket, Indexed::Failed(why));
-            }
-        }
-        while let Some(l) = core.poll_listing() {
-            if let Err(Asked::Listing(l)) = keeper.ask(Asked::Listing(l)) {
-                let why = "the store task ended".to_string();
-                core.handle_listed(l.ticket, Listed::Failed(why));
+        while let Some(asked) = next_ask(&mut core) {
+            if let Err(asked) = keeper.ask(asked) {
+                hand_answer(&mut core, asked.unanswered("the store task ended"));
             }
         }
         let mut backlogged = Vec::new();

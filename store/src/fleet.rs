@@ -1,6 +1,7 @@
 //! Several host processes on one database (`vex_host::lobby::placement`): each keeps a
 //! lease, and each activity host id is placed on one live process and stays there while
-//! that process's lease runs. Times are milliseconds since the Unix epoch, read by the
+//! that process's lease runs; new sessions' indexes are counted here for all of them
+//! (`vex_host::session_index`). Times are milliseconds since the Unix epoch, read by the
 //! caller: the processes' clocks must agree to well within a lease.
 //!
 //! Placing takes no lock: each statement that moves a placement names what it moves from,
@@ -101,6 +102,29 @@ impl Store {
         self.holder(host_id, now_ms).await
     }
 
+    /// The next session index of the account whose ids carry `account_half`: 1 to 65,535
+    /// and round again, never 0, counted for every process on the database
+    /// (`vex_host::session_index`).
+    pub async fn next_session_index(&self, account_half: u32) -> Result<u16, StoreError> {
+        let name = format!("session:{account_half:08x}");
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(
+            "INSERT INTO counters (name, value) VALUES ($1, 0) ON CONFLICT (name) DO NOTHING",
+        )
+        .bind(&name)
+        .execute(&mut *tx)
+        .await?;
+        let index: i64 = sqlx::query(
+            "UPDATE counters SET value = value % 65535 + 1 WHERE name = $1 RETURNING value",
+        )
+        .bind(&name)
+        .fetch_one(&mut *tx)
+        .await?
+        .try_get(0)?;
+        tx.commit().await?;
+        u16::try_from(index).map_err(|_| StoreError::Row(format!("{name} holds {index}")))
+    }
+
     /// Where `host_id` is placed and until when that process's lease runs.
     async fn placement(&self, host_id: u64) -> Result<Option<(SocketAddrV4, u64)>, StoreError> {
         let row = sqlx::query(
@@ -140,29 +164,4 @@ pub fn renew_lease(
             }
         }
     })
-}
-
-impl Store {
-    /// The next session index of the account whose ids carry `account_half`: 1 to 65,535
-    /// and round again, never 0, counted for every process on the database
-    /// (`vex_host::session_index`).
-    pub async fn next_session_index(&self, account_half: u32) -> Result<u16, StoreError> {
-        let name = format!("session:{account_half:08x}");
-        let mut tx = self.pool.begin().await?;
-        sqlx::query(
-            "INSERT INTO counters (name, value) VALUES ($1, 0) ON CONFLICT (name) DO NOTHING",
-        )
-        .bind(&name)
-        .execute(&mut *tx)
-        .await?;
-        let index: i64 = sqlx::query(
-            "UPDATE counters SET value = value % 65535 + 1 WHERE name = $1 RETURNING value",
-        )
-        .bind(&name)
-        .fetch_one(&mut *tx)
-        .await?
-        .try_get(0)?;
-        tx.commit().await?;
-        u16::try_from(index).map_err(|_| StoreError::Row(format!("{name} holds {index}")))
-    }
 }

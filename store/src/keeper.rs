@@ -24,6 +24,20 @@ pub enum Asked {
     Index(IndexAsk),
 }
 
+impl Asked {
+    /// The answer when no store task takes `self`: nothing kept, placed, read or counted,
+    /// and `why`.
+    pub fn unanswered(self, why: &str) -> Answer {
+        let why = why.to_string();
+        match self {
+            Asked::Write(w) => Answer::Written(w.ticket, Written::Refused(why)),
+            Asked::Lookup(l) => Answer::Placed(l.ticket, Placed::Failed(why)),
+            Asked::Listing(l) => Answer::Listed(l.ticket, Listed::Failed(why)),
+            Asked::Index(i) => Answer::Indexed(i.ticket, Indexed::Failed(why)),
+        }
+    }
+}
+
 /// The store task's answer, under the ticket of what it answers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Answer {

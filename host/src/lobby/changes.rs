@@ -57,8 +57,8 @@ struct Queue {
 }
 
 impl Changes {
-    /// A fresh name for a call, or for a service-16 lookup: the names of a link's held
-    /// answers, which must not repeat.
+    /// A fresh name for a call, or for any answer held for the store
+    /// (`LobbyServices::next_ticket`): the names of a link's held answers never repeat.
     pub(crate) fn next_call(&mut self) -> u64 {
         self.next_id += 1;
         self.next_id

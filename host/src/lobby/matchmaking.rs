@@ -93,14 +93,12 @@ impl LobbyServices {
     /// Service 42 in a shared fleet: the answer waits for the store's [`Listed`].
     fn ask_listing(&mut self, links: &mut Links, held: Held, kind: Kind, ask: Ask) {
         let ticket = self.next_ticket();
-        if links.hold_answer(held.link, ticket) {
-            let listing = Listing {
-                ticket,
-                process: self.process,
-                ask,
-            };
-            self.listings.ask(ticket, held, kind, listing);
-        }
+        let listing = Listing {
+            ticket,
+            process: self.process,
+            ask,
+        };
+        self.listings.ask(links, ticket, held, kind, listing);
     }
 
     /// The next question about the advertisements for the store.
@@ -126,8 +124,7 @@ impl LobbyServices {
                 Reply::default()
             }
         };
-        let body = reply.encode_to_vec();
-        links.answer_call(held.link, ticket, held.reply_type, held.header, body);
+        held.answer(links, ticket, reply.encode_to_vec());
     }
 }
 

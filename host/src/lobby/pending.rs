@@ -1,7 +1,8 @@
-//! Requests whose answer waits on its link for the store (a shared fleet's lookups and
-//! listings): what goes to the store, in order, and what the answer needs, by ticket.
-//! Bounded by the links' held answers (`MAX_HELD_ANSWERS` a link).
+//! Requests whose answer waits on its link for the store (a shared fleet's lookups,
+//! listings and session indexes): what goes to the store, in order, and what the answer
+//! needs, by ticket. Bounded by the links' held answers (`MAX_HELD_ANSWERS` a link).
 
+use crate::link::Links;
 use crate::link_id::LinkId;
 use std::collections::{BTreeMap, VecDeque};
 use vex_wire::bap::header::{FrameType, InnerHeader};
@@ -15,6 +16,14 @@ pub(crate) struct Held {
     pub(crate) reply_type: FrameType,
     /// The request's header.
     pub(crate) header: InnerHeader,
+}
+
+impl Held {
+    /// `body` answers the request, whose answer waited on its link as `ticket`; it goes
+    /// out with the answers held behind it that are ready (BAP-16).
+    pub(crate) fn answer(self, links: &mut Links, ticket: u64, body: Vec<u8>) {
+        links.answer_call(self.link, ticket, self.reply_type, self.header, body);
+    }
 }
 
 /// The questions `Q` out to the store, each waiting with its request and `C`, what its
@@ -35,11 +44,21 @@ impl<Q, C> Default for Pending<Q, C> {
 }
 
 impl<Q, C> Pending<Q, C> {
-    /// `question` goes to the store; `held` waits for its answer under `ticket`, with
-    /// `context`.
-    pub(crate) fn ask(&mut self, ticket: u64, held: Held, context: C, question: Q) {
-        self.waiting.insert(ticket, (held, context));
-        self.outbox.push_back(question);
+    /// `held`'s answer waits on its link under `ticket`, with `context`, and `question`
+    /// goes to the store; nothing when the link is gone or is closed for holding too many
+    /// answers (`Links::hold_answer`).
+    pub(crate) fn ask(
+        &mut self,
+        links: &mut Links,
+        ticket: u64,
+        held: Held,
+        context: C,
+        question: Q,
+    ) {
+        if links.hold_answer(held.link, ticket) {
+            self.waiting.insert(ticket, (held, context));
+            self.outbox.push_back(question);
+        }
     }
 
     /// The next question for the store.

@@ -85,10 +85,8 @@ impl LobbyServices {
     /// (`super::placement`).
     pub(crate) fn ask_placement(&mut self, links: &mut Links, held: Held, host_id: u64) {
         let ticket = self.next_ticket();
-        if links.hold_answer(held.link, ticket) {
-            self.lookups
-                .ask(ticket, held, host_id, Lookup { ticket, host_id });
-        }
+        let lookup = Lookup { ticket, host_id };
+        self.lookups.ask(links, ticket, held, host_id, lookup);
     }
 
     /// The next lookup for the store.
