@@ -28,14 +28,25 @@ pub enum HostUnderTest {
     /// program: the emulated client plays it through and judges every message it causes,
     /// and each of the handlers named must run. Runs in-process only.
     Mission(&'static str, &'static [&'static str]),
-    /// Our host, member 1's link carrying a fault of the in-process transport. Runs
-    /// in-process only.
+    /// Member 1's link carrying a fault: of the in-process transport against our host,
+    /// and of a proxy in line on that link against any host over TCP.
     Link(LinkFault),
     /// Our host under an attack beside the case's member. Runs in-process only.
     Hostile(Hostile),
-    /// Our host, member 1's datagrams lost, overtaken and doubled on the in-process
-    /// transport. Runs in-process only.
+    /// Member 1's datagrams lost, overtaken and doubled: on the in-process transport
+    /// against our host, on their way to and from any host over UDP.
     Datagrams(DatagramFault),
+}
+
+impl HostUnderTest {
+    /// Whether the case runs against any host over TCP (`vex check --target`): the clean
+    /// cases, and those that fault the network between the host and member 1.
+    pub fn runs_against_any_host(&self) -> bool {
+        matches!(
+            self,
+            HostUnderTest::Any | HostUnderTest::Link(_) | HostUnderTest::Datagrams(_)
+        )
+    }
 }
 
 /// One conformance case.

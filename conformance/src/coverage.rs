@@ -93,7 +93,7 @@ pub fn of(cases: &[Case]) -> Coverage {
             RuleCoverage {
                 rule,
                 why_not: not_enforced::reason(rule),
-                any_host: ids(|c| c.host == HostUnderTest::Any),
+                any_host: ids(|c| c.host.runs_against_any_host()),
                 caught: ids(|c| matches!(c.host, HostUnderTest::Faulty(_))),
                 legal: ids(|c| matches!(c.host, HostUnderTest::Legal(_))),
                 edge: edge_of(rule),

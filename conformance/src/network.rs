@@ -1,13 +1,16 @@
 //! The cases of the network around the host (issue "Under load and faults"): `link.NAME`,
 //! member 1's link carrying one fault in-process, `udp.lossy`, member 1's datagrams lost,
 //! overtaken and doubled while it associates and joins the group session, and
-//! `hostile.NAME`, one attack on the host beside a member. Each is judged as its case says and then by the fault's own
-//! judge ([`vex_harness::link_judge`], [`Hostile::judge`]); both run in-process only.
+//! `hostile.NAME`, one attack on the host beside a member. Each is judged as its case says
+//! and then by the fault's own judge ([`vex_harness::link_judge`], [`Hostile::judge`]).
+//! Against a host over TCP the link faults and the lossy path stand in line on member 1's
+//! traffic (`runner::run_over_tcp`), and only the members are judged.
 
-use crate::case::{Case, ClientScript, Expectation, HostUnderTest, Verdict};
+use crate::case::{Case, ClientScript, Expectation, HostUnderTest};
 use crate::runner::{self, CaseResult, CheckOptions, IN_PROCESS_HOST};
 use std::time::Instant;
 use vex_fake_client::{ClientConfig, Rule};
+use vex_harness::RunReport;
 use vex_harness::datagram_fault::DatagramFault;
 use vex_harness::hostile::Hostile;
 use vex_harness::in_process::{HostRun, run_host, run_host_over};
@@ -16,8 +19,6 @@ use vex_harness::link_judge::{self, faulted_reports};
 use vex_harness::wire::Wire;
 use vex_host::HostCore;
 
-/// How long a link fault's case runs: past a stall's 21.5 s.
-const LINK_RUN_MS: u64 = 30_000;
 /// How long `udp.lossy` runs: the association at 3 s, then resends.
 const LOSSY_RUN_MS: u64 = 12_000;
 /// How long an attack's case runs: past the hello and slow-frame limits.
@@ -42,7 +43,7 @@ pub fn cases() -> Vec<Case> {
             title: link_title(fault, reports),
             rules,
             host: HostUnderTest::Link(fault),
-            run_for_ms: LINK_RUN_MS,
+            run_for_ms: fault.run_ms(),
             script: ClientScript::Refresh,
             members: 2,
             expect,
@@ -115,14 +116,19 @@ pub fn run_datagrams(case: &Case, fault: DatagramFault, options: CheckOptions) -
     let (host, clients) = host_and_clients(case, options);
     let wire = Wire::lossy_datagrams(fault);
     let run = run_host_over(host, clients, case.run_for_ms, Vec::new(), wire);
-    let held = run.reports.first().and_then(|r| r.group_membership);
-    let judged = match held {
+    let judged = judge_lossy(&run.reports);
+    verdict(case, run, judged, started, options)
+}
+
+/// Whether member 1 of `udp.lossy` ended holding the group session's membership: two
+/// updates, at revision 2.
+pub(crate) fn judge_lossy(reports: &[RunReport]) -> Result<(), String> {
+    match reports.first().and_then(|r| r.group_membership) {
         Some((2, 2)) => Ok(()),
         other => Err(format!(
             "member 1 held the group membership {other:?}, not 2 updates at revision 2"
         )),
-    };
-    verdict(case, run, judged, started, options)
+    }
 }
 
 /// Runs a `hostile.` case: the attack `h` beside the case's member.
@@ -149,11 +155,6 @@ fn verdict(
     options: CheckOptions,
 ) -> CaseResult {
     let mut result = runner::judged(case, run.reports, started, options.gate);
-    if let (Err(actual), Verdict::Pass) = (judged, &result.verdict) {
-        result.verdict = Verdict::Fail {
-            expected: case.title.clone(),
-            actual,
-        };
-    }
+    result.fail_unless(judged);
     result
 }

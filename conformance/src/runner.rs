@@ -8,8 +8,12 @@ use std::time::{Duration, Instant};
 use vex_fake_client::Violation;
 use vex_faults::HostPlan;
 use vex_faults::like::Like;
+use vex_harness::datagram_fault::DatagramPath;
+use vex_harness::link_judge;
+use vex_harness::link_proxy::SharedFault;
 use vex_harness::signon::SignOnTarget;
 use vex_harness::signon_record::SignedOn;
+use vex_harness::tcp::InLine;
 use vex_harness::{RunReport, in_process, tcp};
 use vex_host::mission::MissionReport;
 use vex_host::{Hooks, HostConfig, HostCore, HostEvent};
@@ -58,6 +62,17 @@ impl CaseResult {
         match self.standing(v).label() {
             Some(label) => format!("{v} [{label}]"),
             None => v.to_string(),
+        }
+    }
+
+    /// A pass becomes a failure when the case's own judge of the run, beside its
+    /// expectation, found `judged` wrong (a fault's or an attack's judge).
+    pub(crate) fn fail_unless(&mut self, judged: Result<(), String>) {
+        if let (Err(actual), Verdict::Pass) = (judged, &self.verdict) {
+            self.verdict = Verdict::Fail {
+                expected: self.case.title.clone(),
+                actual,
+            };
         }
     }
 
@@ -262,43 +277,66 @@ pub fn run_like(case: &Case, like: Like, options: CheckOptions) -> CaseResult {
 
 /// Runs one case on `transport`.
 pub async fn run_case(case: &Case, transport: Transport, options: CheckOptions) -> CaseResult {
+    match (transport, case.host) {
+        (Transport::InProcess, _) => run_in_process(case, options),
+        (Transport::Like(like), _) => run_like(case, like, options),
+        (
+            Transport::Tcp(target),
+            HostUnderTest::Any | HostUnderTest::Link(_) | HostUnderTest::Datagrams(_),
+        ) => run_over_tcp(case, target, options).await,
+        (
+            Transport::Tcp(_),
+            HostUnderTest::Faulty(_)
+            | HostUnderTest::Legal(_)
+            | HostUnderTest::Mission(..)
+            | HostUnderTest::Hostile(_),
+        ) => result(case, None, Instant::now(), options.gate),
+    }
+}
+
+/// Runs one case's members against the host at `target` over TCP, signed on first when
+/// `--signon` names where. A `link.*` case puts its fault in line on member 1's link (a
+/// proxy of its own, [`vex_harness::link_proxy`]) and `udp.lossy` its path on member 1's
+/// datagrams; each is then judged as its case says, after the fault fired.
+async fn run_over_tcp(case: &Case, target: SocketAddrV4, options: CheckOptions) -> CaseResult {
     let started = Instant::now();
-    let keys = options.keys;
-    let run = match (transport, case.host) {
-        (Transport::InProcess, _) => return run_in_process(case, options),
-        (Transport::Like(like), _) => return run_like(case, like, options),
-        (Transport::Tcp(target), HostUnderTest::Any) => {
-            let run_for = Duration::from_millis(case.run_for_ms);
-            let mut clients = case.clients_of(target, keys, &options.scenario());
-            let signon = match options.signon {
-                Some(at) => match signon_step::sign_on_over_https(at, &mut clients).await {
-                    Ok(Ok(signed_on)) => Some(signed_on),
-                    Ok(Err(stopped)) => {
-                        return result(case, Some(*stopped), started, options.gate);
-                    }
-                    Err(e) => return unreachable_signon(case, &e.to_string(), started),
-                },
-                None if case.signs_on() => {
-                    return skipped(
-                        case,
-                        "it judges SignOn: give the host's SignOn URL with --signon",
-                        started,
-                    );
-                }
-                None => None,
-            };
-            after(signon, tcp::run_members(clients, run_for).await)
+    let run_for = Duration::from_millis(case.run_for_ms);
+    let mut clients = case.clients_of(target, options.keys, &options.scenario());
+    let signon = match options.signon {
+        Some(at) => match signon_step::sign_on_over_https(at, &mut clients).await {
+            Ok(Ok(signed_on)) => Some(signed_on),
+            Ok(Err(stopped)) => return result(case, Some(*stopped), started, options.gate),
+            Err(e) => return unreachable_signon(case, &e.to_string(), started),
+        },
+        None if case.signs_on() => {
+            return skipped(
+                case,
+                "it judges SignOn: give the host's SignOn URL with --signon",
+                started,
+            );
         }
-        (
-            Transport::Tcp(_),
-            HostUnderTest::Faulty(_) | HostUnderTest::Legal(_) | HostUnderTest::Mission(..),
-        ) => None,
-        (
-            Transport::Tcp(_),
-            HostUnderTest::Link(_) | HostUnderTest::Hostile(_) | HostUnderTest::Datagrams(_),
-        ) => None,
+        None => None,
     };
-    result(case, run, started, options.gate)
+    let mut in_line = InLine::default();
+    if let HostUnderTest::Link(fault) = case.host {
+        in_line.link = Some(SharedFault::new(fault, 0));
+    }
+    if let HostUnderTest::Datagrams(fault) = case.host {
+        in_line.datagrams = DatagramPath::new(fault);
+    }
+    let link = in_line.link.clone();
+    let reports = tcp::run_members(clients, run_for, in_line).await;
+    let judged = match (case.host, link) {
+        (HostUnderTest::Link(fault), Some(link)) if !link.fired() => Err(format!(
+            "{fault} never fired: the run ended before its frame came"
+        )),
+        (HostUnderTest::Link(fault), _) => link_judge::judge_members(fault, &reports),
+        (HostUnderTest::Datagrams(_), _) => network::judge_lossy(&reports),
+        _ => Ok(()),
+    };
+    let mut result = result(case, after(signon, reports), started, options.gate);
+    result.fail_unless(judged);
+    result
 }
 
 /// A case that does not run on this transport, and why.
@@ -363,11 +401,7 @@ fn result(
                 HostUnderTest::Legal(_) => {
                     "they need our in-process host told to take a freedom of the pages"
                 }
-                HostUnderTest::Link(_)
-                | HostUnderTest::Hostile(_)
-                | HostUnderTest::Datagrams(_) => {
-                    "they fault the in-process transport (`vex proxy` faults a real link)"
-                }
+                HostUnderTest::Hostile(_) => "they attack the in-process host's links",
                 _ => "they need our in-process host told to break a rule",
             }
             .into(),

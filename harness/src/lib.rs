@@ -6,6 +6,7 @@ pub mod hostile;
 pub mod in_process;
 pub mod link_fault;
 pub mod link_judge;
+pub mod link_proxy;
 pub mod load;
 pub mod load_client;
 pub mod load_figures;

@@ -5,6 +5,7 @@
 
 use std::fmt;
 use std::str::FromStr;
+use vex_fake_client::LinkKind;
 use vex_wire::bap::deframer::Deframer;
 use vex_wire::bap::header::{FrameType, OUTER_HEADER_LEN};
 
@@ -46,18 +47,52 @@ pub enum LinkFault {
 }
 
 impl LinkFault {
-    /// Every fault with the arguments its case uses.
-    pub const CASES: [LinkFault; 9] = [
+    /// Every fault with the arguments its cases use. A fault on one frame or from one time
+    /// is put at several positions over the run: early (the join's answers, encrypted frame
+    /// 3, or 100 ms after the link opened), in the join's burst (frame 8), and after the
+    /// join (frame 20, or 5 s). A fault that makes the host close member 1's link (a cut, a
+    /// bit flipped on the way to the host) comes only after member 2 has joined (frames 8
+    /// and later): one before would end member 1's session before member 2's join names
+    /// it, and a join naming no session is dropped unanswered (AH "A destination load"), so
+    /// member 2 would wait out the link timeout through no fault of the host.
+    pub const CASES: [LinkFault; 18] = [
         LinkFault::Split,
         LinkFault::Delay(300),
+        LinkFault::Stall(100),
         LinkFault::Stall(5_000),
         LinkFault::Cut(12),
+        LinkFault::Cut(20),
+        LinkFault::Flip(Direction::ToClient, 3),
         LinkFault::Flip(Direction::ToClient, 8),
+        LinkFault::Flip(Direction::ToClient, 20),
         LinkFault::Flip(Direction::ToHost, 8),
+        LinkFault::Flip(Direction::ToHost, 20),
+        LinkFault::Replay(Direction::ToClient, 3),
         LinkFault::Replay(Direction::ToClient, 8),
+        LinkFault::Replay(Direction::ToClient, 20),
+        LinkFault::Replay(Direction::ToHost, 3),
         LinkFault::Replay(Direction::ToHost, 8),
+        LinkFault::Replay(Direction::ToHost, 20),
         LinkFault::Reorder(150),
     ];
+
+    /// How long a run under the fault lasts: a stall's past the link timeout after it
+    /// began, the others' past member 2's refresh and the frame the fault is on.
+    pub fn run_ms(self) -> u64 {
+        match self {
+            LinkFault::Stall(from) => from + STALL_MS + 3_500,
+            _ => 12_000,
+        }
+    }
+
+    /// The link of member 1 the fault is on: its activity link, or its lobby link for
+    /// [`LinkFault::Reorder`], so its two links' frames cross.
+    pub fn link(self) -> LinkKind {
+        match self {
+            LinkFault::Reorder(_) => LinkKind::Primary,
+            _ => LinkKind::Activity,
+        }
+    }
 
     /// The fault's name, as `vex proxy --fault` takes it and the case ids use it.
     pub fn name(self) -> String {
@@ -136,6 +171,8 @@ pub struct FaultyLink {
     to_host: Stream,
     to_client: Stream,
     cut: bool,
+    /// The fault has changed what passed: its frame came, or its time.
+    fired: bool,
 }
 
 #[derive(Debug)]
@@ -169,7 +206,19 @@ impl FaultyLink {
             to_host: Stream::default(),
             to_client: Stream::default(),
             cut: false,
+            fired: false,
         }
+    }
+
+    /// The fault.
+    pub fn fault(&self) -> LinkFault {
+        self.fault
+    }
+
+    /// Whether the fault has changed anything yet: a run whose fault never fired proves
+    /// nothing of the host.
+    pub fn fired(&self) -> bool {
+        self.fired
     }
 
     /// `bytes` came at `now_ms` going `dir`: what passes. Bytes that do not make a whole
@@ -219,6 +268,12 @@ impl FaultyLink {
             let mut whole = vex_wire::bap::header::outer_frame(frame.frame_type, &frame.payload);
             let nth_encrypted =
                 |d: Direction, n: u32| d == dir && encrypted && stream.encrypted == n;
+            self.fired |= match fault {
+                LinkFault::Split | LinkFault::Delay(_) | LinkFault::Reorder(_) => true,
+                LinkFault::Stall(_) => stalled_until.is_some(),
+                LinkFault::Cut(n) => dir == Direction::ToClient && stream.frames > n,
+                LinkFault::Flip(d, n) | LinkFault::Replay(d, n) => nth_encrypted(d, n),
+            };
             match fault {
                 LinkFault::Split => out.extend(whole.into_iter().map(|b| Passed::Bytes {
                     after_ms: 0,
@@ -332,7 +387,12 @@ mod tests {
             bytes_of(&flip.pass(0, Direction::ToHost, &f.concat())),
             f.concat()
         );
+        assert!(!flip.fired(), "not the way it goes");
+        assert!(flip.pass(0, Direction::ToClient, &f[..2].concat()).len() == 2);
+        assert!(!flip.fired(), "one encrypted frame of two");
+        let mut flip = FaultyLink::new(LinkFault::Flip(Direction::ToClient, 2), 0);
         let got = bytes_of(&flip.pass(0, Direction::ToClient, &f.concat()));
+        assert!(flip.fired());
         let mut want = f.clone();
         if let Some(b) = want[3].last_mut() {
             *b ^= 1;
@@ -356,7 +416,9 @@ mod tests {
             0,
             "before the stall"
         );
+        assert!(!link.fired());
         assert_eq!(at(link.pass(6_000, Direction::ToClient, &f)), STALL_MS);
+        assert!(link.fired());
         assert_eq!(
             at(link.pass(6_000, Direction::ToHost, &f)),
             0,

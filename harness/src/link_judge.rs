@@ -2,10 +2,12 @@
 //! case states what must happen): member 1's links carry the fault, member 2's do not.
 //! The host keeps member 2's session whole (it stays in, clean, and its refresh after the
 //! fault is answered in full), refuses a tampered or replayed frame, and member 1 reports
-//! what the real client would.
+//! what the real client would. Against a host over TCP only the members are seen
+//! ([`judge_members`]); in-process the host's own events are judged too ([`judge`]).
 
 use crate::in_process::HostRun;
 use crate::link_fault::{Direction, LinkFault};
+use crate::report::RunReport;
 use std::collections::BTreeSet;
 use vex_fake_client::{Outcome, Rule};
 use vex_host::reason::{Closed, Dropped};
@@ -41,10 +43,20 @@ fn host_signs(fault: LinkFault) -> (usize, bool) {
     }
 }
 
-/// Whether `run` (two members, member 1's links under `fault`) went as it must.
+/// Whether `run` (two members, member 1's links under `fault`) went as it must: the
+/// members as [`judge_members`] says, and the host's refusals and closes as it must have
+/// made them.
 pub fn judge(fault: LinkFault, run: &HostRun) -> Result<(), String> {
-    let [faulted, other] = run.reports.as_slice() else {
-        return Err(format!("{} members ran, not 2", run.reports.len()));
+    judge_members(fault, &run.reports)?;
+    judge_host(fault, run)
+}
+
+/// Whether the members' `reports` (member 1's links under `fault`) went as they must:
+/// member 2 in its activity with nothing to report, member 1 reporting exactly what the
+/// real client would, and in its activity when that is nothing.
+pub fn judge_members(fault: LinkFault, reports: &[RunReport]) -> Result<(), String> {
+    let [faulted, other] = reports else {
+        return Err(format!("{} members ran, not 2", reports.len()));
     };
     if !other.violations.is_empty() || !other.status.in_activity() {
         let v: Vec<String> = other.violations.iter().map(ToString::to_string).collect();
@@ -68,6 +80,11 @@ pub fn judge(fault: LinkFault, run: &HostRun) -> Result<(), String> {
             faulted.status
         ));
     }
+    Ok(())
+}
+
+/// Whether the host refused and closed what it must have under `fault`, by its events.
+fn judge_host(fault: LinkFault, run: &HostRun) -> Result<(), String> {
     let (drops, out_of_step) = host_signs(fault);
     let dropped = run
         .events

@@ -5,7 +5,7 @@
 //! faults": load).
 
 use crate::load_figures::Tally;
-use crate::tcp::{Observer, Run, drive_observed};
+use crate::tcp::{InLine, Observer, Run, drive_observed};
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
 use std::collections::BTreeMap;
@@ -237,6 +237,7 @@ impl Member {
                 start: self.start,
                 deadline: life_end,
                 joined: Some(tell),
+                in_line: InLine::default(),
             };
             let on_violation = |v: &Violation| {
                 let line = format!("client {}: {v}", self.index);

@@ -1,6 +1,9 @@
 //! The emulated client against any host over TCP, in real time (`vex check --target`,
 //! `vex client`).
 
+use crate::datagram_fault::DatagramPath;
+use crate::link_fault;
+use crate::link_proxy::{self, SharedFault};
 use crate::report::RunReport;
 use crate::transcript::{Direction, Line, Transcript};
 use std::collections::BTreeMap;
@@ -45,7 +48,13 @@ pub async fn run(
     on_violation: impl FnMut(&Violation),
 ) -> RunReport {
     let start = tokio::time::Instant::now();
-    let (report, _links) = drive(client, start, start + run_for, on_violation, None).await;
+    let run = Run {
+        start,
+        deadline: start + run_for,
+        joined: None,
+        in_line: InLine::default(),
+    };
+    let (report, _links) = drive(client, run, on_violation).await;
     report
 }
 
@@ -56,8 +65,13 @@ pub async fn run(
 /// Every member's links stay open until every member's run has ended, so no member sees
 /// another leave because its run ended a little earlier, and every member's times count
 /// from member 1's start, so the members' transcripts merge in time order. A member whose
-/// task failed gets a report that says so, so the others keep their numbers.
-pub async fn run_members(members: Vec<ClientConfig>, run_for: Duration) -> Vec<RunReport> {
+/// task failed gets a report that says so, so the others keep their numbers. Member 1's
+/// traffic goes through `in_line`.
+pub async fn run_members(
+    members: Vec<ClientConfig>,
+    run_for: Duration,
+    in_line: InLine,
+) -> Vec<RunReport> {
     let start = tokio::time::Instant::now();
     let deadline = start + run_for;
     let mut members = members.into_iter();
@@ -65,14 +79,26 @@ pub async fn run_members(members: Vec<ClientConfig>, run_for: Duration) -> Vec<R
         return Vec::new();
     };
     let (joined_tx, joined_rx) = oneshot::channel();
-    let first = tokio::spawn(drive(first, start, deadline, |_| {}, Some(joined_tx)));
+    let run = Run {
+        start,
+        deadline,
+        joined: Some(joined_tx),
+        in_line,
+    };
+    let first = tokio::spawn(drive(first, run, |_| {}));
     let mut others = Vec::new();
     if let Ok(session) = joined_rx.await {
         for mut config in members {
             if !config.script.locate {
                 config.join_session.get_or_insert(session);
             }
-            others.push(tokio::spawn(drive(config, start, deadline, |_| {}, None)));
+            let run = Run {
+                start,
+                deadline,
+                joined: None,
+                in_line: InLine::default(),
+            };
+            others.push(tokio::spawn(drive(config, run, |_| {})));
         }
     }
     let mut runs = Vec::with_capacity(others.len() + 1);
@@ -88,22 +114,14 @@ pub async fn run_members(members: Vec<ClientConfig>, run_for: Duration) -> Vec<R
         .collect()
 }
 
-/// Runs the client until `deadline`, its times counted from `start`, telling `joined` the
-/// session once the client is in its activity. Returns the report and the links' write
-/// halves: the links close when they are dropped.
+/// Runs the client for `run`. Returns the report and the links' write halves: the links
+/// close when they are dropped.
 async fn drive(
     client: ClientConfig,
-    start: tokio::time::Instant,
-    deadline: tokio::time::Instant,
+    run: Run,
     on_violation: impl FnMut(&Violation),
-    joined: Option<oneshot::Sender<u64>>,
 ) -> (RunReport, BTreeMap<LinkKind, OwnedWriteHalf>) {
     let mut transcript = Transcript::of(client.script);
-    let run = Run {
-        start,
-        deadline,
-        joined,
-    };
     let (client, writers, end) =
         drive_observed(ClientCore::new(client), &mut transcript, run, on_violation).await;
     (RunReport::of(&client, transcript, end), writers)
@@ -148,8 +166,20 @@ impl Observer for Transcript {
     }
 }
 
-/// The span of one driven run: times count from `start`, the run stops at `deadline`, and
-/// `joined` is told the session once the client is in its activity.
+/// What stands between a client and the host: a fault on one of its links, carried by a
+/// proxy of its own ([`link_proxy`]), and the path its datagrams take, each way (the
+/// machines `vex proxy` runs; the `link.*` and `udp.lossy` cases against any host).
+#[derive(Debug, Default)]
+pub struct InLine {
+    /// The fault on the link it names ([`link_fault::LinkFault::link`]), if any.
+    pub link: Option<SharedFault>,
+    /// The datagrams' path.
+    pub datagrams: DatagramPath,
+}
+
+/// The span of one driven run: times count from `start`, the run stops at `deadline`,
+/// `joined` is told the session once the client is in its activity, and the client's
+/// traffic goes through `in_line`.
 pub struct Run {
     /// The origin of the client's times.
     pub start: tokio::time::Instant,
@@ -157,6 +187,8 @@ pub struct Run {
     pub deadline: tokio::time::Instant,
     /// Told the session once the client is in its activity.
     pub joined: Option<oneshot::Sender<u64>>,
+    /// What stands between the client and the host.
+    pub in_line: InLine,
 }
 
 /// Drives `client` over TCP for `run`, showing its traffic to `observer` and each violation
@@ -173,6 +205,7 @@ pub async fn drive_observed(
         start,
         deadline,
         mut joined,
+        mut in_line,
     } = run;
     let now = move || Instant::from_millis(start.elapsed().as_millis() as u64);
     let mut writers: BTreeMap<LinkKind, OwnedWriteHalf> = BTreeMap::new();
@@ -187,12 +220,18 @@ pub async fn drive_observed(
             }
             observer.datagram(now(), Direction::ToHost, &bytes);
             // a datagram that cannot go is lost, as the network may lose it
+            let passed = in_line
+                .datagrams
+                .pass(link_fault::Direction::ToHost, &bytes);
             if let Some(socket) = &udp {
-                let _ = socket.send_to(&bytes, to).await;
+                for bytes in passed {
+                    let _ = socket.send_to(&bytes, to).await;
+                }
             }
         }
         while let Some((kind, addr)) = client.poll_connect() {
-            tokio::spawn(open(kind, addr, tx.clone()));
+            let fault = in_line.link.clone().filter(|f| f.link() == kind);
+            tokio::spawn(open(kind, addr, fault, tx.clone()));
         }
         while let Some(t) = client.poll_transmit() {
             observer.sent(now(), &t);
@@ -249,9 +288,12 @@ pub async fn drive_observed(
             },
             received = next_datagram(udp.as_ref(), &mut datagram) => {
                 if let Ok(len) = received {
-                    let (at, bytes) = (now(), datagram.get(..len).unwrap_or_default());
-                    observer.datagram(at, Direction::ToClient, bytes);
-                    client.handle_datagram(at, bytes);
+                    let bytes = datagram.get(..len).unwrap_or_default();
+                    for bytes in in_line.datagrams.pass(link_fault::Direction::ToClient, bytes) {
+                        let at = now();
+                        observer.datagram(at, Direction::ToClient, &bytes);
+                        client.handle_datagram(at, &bytes);
+                    }
                 }
             }
             () = tokio::time::sleep_until(timer) => {
@@ -280,10 +322,21 @@ async fn next_datagram(socket: Option<&UdpSocket>, buf: &mut [u8]) -> std::io::R
     }
 }
 
-/// Opens `kind`'s link to `addr` and reads it until it closes, telling the driver through
-/// `tx`.
-async fn open(kind: LinkKind, addr: SocketAddrV4, tx: mpsc::Sender<Input>) {
-    let stream = tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(addr)).await;
+/// Opens `kind`'s link to `addr`, through `fault` when it has one, and reads it until it
+/// closes, telling the driver through `tx`.
+async fn open(
+    kind: LinkKind,
+    addr: SocketAddrV4,
+    fault: Option<SharedFault>,
+    tx: mpsc::Sender<Input>,
+) {
+    let connect = async {
+        match fault {
+            Some(fault) => link_proxy::connect_through(addr, fault).await,
+            None => TcpStream::connect(addr).await,
+        }
+    };
+    let stream = tokio::time::timeout(CONNECT_TIMEOUT, connect).await;
     let Ok(Ok(stream)) = stream else {
         let _ = tx.send(Input::Connected(kind, None)).await;
         return;

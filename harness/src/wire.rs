@@ -74,12 +74,7 @@ impl Wire {
     }
 
     fn faulted(&self, client: usize, link: LinkKind) -> bool {
-        let on = match self.fault {
-            Some(LinkFault::Reorder(_)) => LinkKind::Primary,
-            Some(_) => LinkKind::Activity,
-            None => return false,
-        };
-        client == 0 && link == on
+        client == 0 && self.fault.is_some_and(|f| f.link() == link)
     }
 
     /// `hop`'s link opened at `now`.

@@ -223,9 +223,9 @@ fn list(cases: &[Case]) {
             HostUnderTest::Faulty(f) => format!("our host with --fault {f:?}"),
             HostUnderTest::Legal(v) => format!("our host taking the freedom {v:?}"),
             HostUnderTest::Mission(m, _) => format!("our host with --mission missions/{m}"),
-            HostUnderTest::Link(f) => format!("our host over a link with {f}"),
+            HostUnderTest::Link(f) => format!("any host, member 1's link with {f}"),
             HostUnderTest::Hostile(h) => format!("our host under {}", h.name()),
-            HostUnderTest::Datagrams(f) => format!("our host over datagrams with {f}"),
+            HostUnderTest::Datagrams(f) => format!("any host, member 1's datagrams with {f}"),
         };
         out!(
             "{:<width$}  {:<48}  {}",
