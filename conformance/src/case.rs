@@ -31,7 +31,8 @@ pub enum HostUnderTest {
     /// Member 1's link carrying a fault: of the in-process transport against our host,
     /// and of a proxy in line on that link against any host over TCP.
     Link(LinkFault),
-    /// Our host under an attack beside the case's member. Runs in-process only.
+    /// An attack beside the case's member: on our host's in-process links, or over real
+    /// sockets against any host.
     Hostile(Hostile),
     /// Member 1's datagrams lost, overtaken and doubled: on the in-process transport
     /// against our host, on their way to and from any host over UDP.
@@ -40,11 +41,15 @@ pub enum HostUnderTest {
 
 impl HostUnderTest {
     /// Whether the case runs against any host over TCP (`vex check --target`): the clean
-    /// cases, and those that fault the network between the host and member 1.
+    /// cases, those that fault the network between the host and member 1, and the
+    /// attacks.
     pub fn runs_against_any_host(&self) -> bool {
         matches!(
             self,
-            HostUnderTest::Any | HostUnderTest::Link(_) | HostUnderTest::Datagrams(_)
+            HostUnderTest::Any
+                | HostUnderTest::Link(_)
+                | HostUnderTest::Datagrams(_)
+                | HostUnderTest::Hostile(_)
         )
     }
 }

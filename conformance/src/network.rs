@@ -21,8 +21,6 @@ use vex_host::HostCore;
 
 /// How long `udp.lossy` runs: the association at 3 s, then resends.
 const LOSSY_RUN_MS: u64 = 12_000;
-/// How long an attack's case runs: past the hello and slow-frame limits.
-const HOSTILE_RUN_MS: u64 = 25_000;
 
 /// A `link.NAME` case per link fault, and a `hostile.NAME` case per attack.
 pub fn cases() -> Vec<Case> {
@@ -57,7 +55,7 @@ pub fn cases() -> Vec<Case> {
         ),
         rules: Vec::new(),
         host: HostUnderTest::Hostile(h),
-        run_for_ms: HOSTILE_RUN_MS,
+        run_for_ms: h.run_ms(),
         script: if h.on_udp() {
             ClientScript::Associate
         } else {

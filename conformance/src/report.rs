@@ -85,6 +85,9 @@ pub fn text(results: &[CaseResult]) -> String {
             r.case.id,
             r.case.title
         );
+        if let Some(measured) = &r.measured {
+            let _ = writeln!(out, "      measured: {measured}");
+        }
         match &r.verdict {
             Verdict::Fail { expected, actual } | Verdict::ExpectedFail { expected, actual } => {
                 let _ = writeln!(out, "      broken:   {}", r.violated().join(", "));
@@ -135,6 +138,7 @@ pub fn json(results: &[CaseResult]) -> String {
                 "verdict": verdict,
                 "detail": detail,
                 "duration_ms": r.duration.as_millis() as u64,
+                "measured": r.measured,
                 "violations": r.violations.iter().map(|v| serde_json::json!({
                     "rule": v.rule.id(),
                     "effect": v.effect,
@@ -189,7 +193,8 @@ fn failure_body(r: &CaseResult, expected: &str, actual: &str) -> String {
 
 /// JUnit XML (written by `quick-junit`), one testcase per case in one `vex-check` suite:
 /// a failure carries its violations; a skip, and a failure the expected results list,
-/// are skipped with the reason. Text the XML cannot hold (a control byte in a reason)
+/// are skipped with the reason; what a case measured is its standard output. Text the XML
+/// cannot hold (a control byte in a reason)
 /// is dropped by the writer, never a broken file.
 pub fn junit(results: &[CaseResult]) -> String {
     let mut suite = TestSuite::new("vex-check");
@@ -225,6 +230,9 @@ pub fn junit(results: &[CaseResult]) -> String {
         };
         let mut case = TestCase::new(r.case.id.as_str(), status);
         case.set_classname("vex").set_time(r.duration);
+        if let Some(measured) = &r.measured {
+            case.set_system_out(measured.as_str());
+        }
         suite.add_test_case(case);
     }
     let mut report = Report::new("vex-check");

@@ -9,6 +9,8 @@ use vex_fake_client::Violation;
 use vex_faults::HostPlan;
 use vex_faults::like::Like;
 use vex_harness::datagram_fault::DatagramPath;
+use vex_harness::hostile::Hostile;
+use vex_harness::hostile_tcp;
 use vex_harness::link_judge;
 use vex_harness::link_proxy::SharedFault;
 use vex_harness::signon::SignOnTarget;
@@ -46,6 +48,9 @@ pub struct CaseResult {
     pub duration: Duration,
     /// The run, when the case ran.
     pub run: Option<RunReport>,
+    /// What the case measured of the host beside its verdict (a hostile case over TCP:
+    /// the bound the host enforced and when, and its memory), when it measured anything.
+    pub measured: Option<String>,
     /// Which findings fail the case.
     pub gate: &'static Gate,
 }
@@ -97,6 +102,9 @@ pub(crate) const IN_PROCESS_HOST: SocketAddrV4 =
 pub struct CheckOptions {
     /// SignOn success fields 2 and 3, for the hello.
     pub keys: SignOnKeys,
+    /// The host under test's process, when the run started it (`vex check --spawn`): a
+    /// hostile case reports its memory before, during and after the attack.
+    pub host_pid: Option<u32>,
     /// Which findings fail a case (`vex check --strict`, the expected results' `waive`
     /// and `strict` lines).
     pub gate: &'static Gate,
@@ -127,6 +135,7 @@ impl CheckOptions {
     /// The development keys, strict: what the tests use against our own host.
     pub const STRICT_DEVELOPMENT: CheckOptions = CheckOptions {
         keys: SignOnKeys::DEVELOPMENT,
+        host_pid: None,
         gate: &gate::STRICT,
         scenario: None,
         signon: None,
@@ -135,6 +144,7 @@ impl CheckOptions {
     /// The development keys, not strict: what `vex check` does by default.
     pub const DEVELOPMENT: CheckOptions = CheckOptions {
         keys: SignOnKeys::DEVELOPMENT,
+        host_pid: None,
         gate: &gate::DEFAULT,
         scenario: None,
         signon: None,
@@ -232,6 +242,7 @@ fn broken_mission(case: &Case, why: &str, started: Instant) -> CaseResult {
         violations: Vec::new(),
         duration: started.elapsed(),
         run: None,
+        measured: None,
         gate: &gate::DEFAULT,
     }
 }
@@ -284,12 +295,12 @@ pub async fn run_case(case: &Case, transport: Transport, options: CheckOptions) 
             Transport::Tcp(target),
             HostUnderTest::Any | HostUnderTest::Link(_) | HostUnderTest::Datagrams(_),
         ) => run_over_tcp(case, target, options).await,
+        (Transport::Tcp(target), HostUnderTest::Hostile(h)) => {
+            run_hostile_over_tcp(case, h, target, options).await
+        }
         (
             Transport::Tcp(_),
-            HostUnderTest::Faulty(_)
-            | HostUnderTest::Legal(_)
-            | HostUnderTest::Mission(..)
-            | HostUnderTest::Hostile(_),
+            HostUnderTest::Faulty(_) | HostUnderTest::Legal(_) | HostUnderTest::Mission(..),
         ) => result(case, None, Instant::now(), options.gate),
     }
 }
@@ -339,6 +350,49 @@ async fn run_over_tcp(case: &Case, target: SocketAddrV4, options: CheckOptions) 
     result
 }
 
+/// Runs a `hostile.*` case against the host at `target`: the attack over real sockets
+/// ([`hostile_tcp::attack`]) beside the case's member, which must notice nothing (and, beside
+/// an attack on the UDP port, open its own association after it). The attack's finding is
+/// the case's measure; an unbounded attack fails it.
+async fn run_hostile_over_tcp(
+    case: &Case,
+    h: Hostile,
+    target: SocketAddrV4,
+    options: CheckOptions,
+) -> CaseResult {
+    // one attack at a time, so each one's figures, the host's memory among them, are its own
+    static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+    let _alone = ONE_AT_A_TIME.lock().await;
+    let started = Instant::now();
+    let run_for = Duration::from_millis(case.run_for_ms);
+    let clients = case.clients_of(target, options.keys, &options.scenario());
+    let attack = hostile_tcp::attack(
+        h,
+        target,
+        tokio::time::Instant::now(),
+        run_for,
+        options.host_pid,
+    );
+    let (reports, attacked) = tokio::join!(
+        tcp::run_members(clients, run_for, InLine::default()),
+        attack
+    );
+    let associated = reports
+        .first()
+        .is_some_and(|r| r.group_membership.is_some());
+    let judged = match &attacked {
+        Ok(_) if h.on_udp() && !associated => {
+            Err("the member opened no association of its own after the attack".to_string())
+        }
+        Ok(_) => Ok(()),
+        Err(figure) => Err(figure.clone()),
+    };
+    let mut result = result(case, after(None, reports), started, options.gate);
+    result.fail_unless(judged);
+    result.measured = attacked.ok();
+    result
+}
+
 /// A case that does not run on this transport, and why.
 fn skipped(case: &Case, why: &str, started: Instant) -> CaseResult {
     CaseResult {
@@ -347,6 +401,7 @@ fn skipped(case: &Case, why: &str, started: Instant) -> CaseResult {
         violations: Vec::new(),
         duration: started.elapsed(),
         run: None,
+        measured: None,
         gate: &gate::DEFAULT,
     }
 }
@@ -362,6 +417,7 @@ fn unreachable_signon(case: &Case, why: &str, started: Instant) -> CaseResult {
         violations: Vec::new(),
         duration: started.elapsed(),
         run: None,
+        measured: None,
         gate: &gate::DEFAULT,
     }
 }
@@ -401,7 +457,6 @@ fn result(
                 HostUnderTest::Legal(_) => {
                     "they need our in-process host told to take a freedom of the pages"
                 }
-                HostUnderTest::Hostile(_) => "they attack the in-process host's links",
                 _ => "they need our in-process host told to break a rule",
             }
             .into(),
@@ -416,6 +471,7 @@ fn result(
             .unwrap_or_default(),
         duration: started.elapsed(),
         run,
+        measured: None,
         gate,
     }
 }

@@ -21,7 +21,9 @@ use zerocopy::IntoBytes;
 /// The first link id an attack uses: far above any member's (`in_process`'s 2i + 1, 2i + 2).
 const FIRST_HOSTILE_LINK: u64 = 1_000_000;
 /// When the attack starts: the member is in its activity by then.
-const ATTACK_AT_MS: u64 = 2_000;
+pub(crate) const ATTACK_AT_MS: u64 = 2_000;
+/// The header of a frame announcing 4 GiB - 1 bytes (NS "The frame": `length` is a u32).
+pub(crate) const HUGE_FRAME_HEADER: [u8; 6] = [1, 0, 0xFF, 0xFF, 0xFF, 0xFF];
 
 /// One kind of hostile input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,6 +88,16 @@ impl Hostile {
         }
     }
 
+    /// How long the attack's case runs: past the hello and slow-frame bounds of 10 s with
+    /// room for a host whose bound is twice as long, for the attacks those bounds answer;
+    /// past the member's association at 3 s and the attack's answers for the others.
+    pub fn run_ms(self) -> u64 {
+        match self {
+            Hostile::SlowSender | Hostile::HalfOpen(_) => 25_000,
+            _ => 8_000,
+        }
+    }
+
     /// The attack's case name.
     pub fn name(self) -> &'static str {
         Self::ALL
@@ -100,7 +112,7 @@ impl Hostile {
         match self {
             Hostile::HugeFrame => vec![at(ATTACK_AT_MS, move |now, host| {
                 host.handle_connect(now, first);
-                host.handle_bytes(now, first, &[1, 0, 0xFF, 0xFF, 0xFF, 0xFF]);
+                host.handle_bytes(now, first, &HUGE_FRAME_HEADER);
             })],
             Hostile::SlowSender => {
                 let frame = hello_frame(1);
@@ -139,26 +151,35 @@ impl Hostile {
                 let flood: Vec<u8> = (0..5000).flat_map(hello_frame).collect();
                 host.handle_bytes(now, first, &flood);
             })],
-            Hostile::InitFlood(n) => udp(n, |i| {
-                AssocInit::new(i as u16 | 1, [i as u8; 8])
-                    .as_bytes()
-                    .to_vec()
-            }),
-            Hostile::ForgedEchoes(n) => udp(n, |i| {
+            Hostile::InitFlood(n) | Hostile::ForgedEchoes(n) | Hostile::RecordSpray(n) => {
+                udp(n, move |i| self.datagram(i))
+            }
+        }
+    }
+
+    /// The `i`th datagram of an attack on the UDP port: an init, a cookie echo with a
+    /// cookie the host never made, or a record to a guessed tag; empty for the others.
+    pub(crate) fn datagram(self, i: u32) -> Vec<u8> {
+        match self {
+            Hostile::InitFlood(_) => AssocInit::new(i as u16 | 1, [i as u8; 8])
+                .as_bytes()
+                .to_vec(),
+            Hostile::ForgedEchoes(_) => {
                 let init = AssocInit::new(i as u16 | 1, [i as u8; 8]);
                 let ack = AssocInitAck::answering(&init, i, [i as u8; 16], i as u16 | 1, [0; 6]);
                 AssocCookieEcho::answering(&ack, [0; 41], [0; 100])
                     .as_bytes()
                     .to_vec()
-            }),
-            Hostile::RecordSpray(n) => udp(n, |i| {
+            }
+            Hostile::RecordSpray(_) => {
                 let head = AssocDataHead {
                     header: AssocHeader::handshake(DATA, i as u16),
                     mac: [0; 8],
                     plain_len: 16.into(),
                 };
                 [head.as_bytes(), &[0; 16]].concat()
-            }),
+            }
+            _ => Vec::new(),
         }
     }
 
@@ -290,7 +311,7 @@ fn udp(n: u32, make: impl Fn(u32) -> Vec<u8> + 'static) -> Vec<HostAction> {
 }
 
 /// A plaintext hello (service 25) with task `task`, as a client's bootstrap frame.
-fn hello_frame(task: u32) -> Vec<u8> {
+pub(crate) fn hello_frame(task: u32) -> Vec<u8> {
     plain_frame(
         FrameType::Bootstrap,
         InnerHeader::request(HELLO, task),

@@ -2,7 +2,9 @@
 //! or over TCP, and records every frame as a transcript.
 
 pub mod datagram_fault;
+pub mod host_memory;
 pub mod hostile;
+pub mod hostile_tcp;
 pub mod in_process;
 pub mod link_fault;
 pub mod link_judge;

@@ -44,6 +44,24 @@ impl Default for Limits {
     }
 }
 
+impl Limits {
+    /// The bounds a hostile case judges turned off, as far as each one's type allows (the
+    /// waits a day long, so no deadline overflows): a host with none, for `vex host
+    /// --no-limits` to show what `vex check`'s `hostile.*` cases say of one. The output
+    /// queue and the associations keep their bounds.
+    pub fn unbounded() -> Self {
+        const DAY_MS: u64 = 24 * 60 * 60 * 1000;
+        Self {
+            max_frame_len: u32::MAX as usize,
+            max_links: usize::MAX,
+            hello_within_ms: DAY_MS,
+            frame_within_ms: DAY_MS,
+            frames_per_second: u32::MAX,
+            ..Self::default()
+        }
+    }
+}
+
 /// Which limit a link went over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Limit {

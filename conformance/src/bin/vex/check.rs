@@ -141,8 +141,9 @@ pub async fn run(args: CheckArgs) -> ExitCode {
         eprintln!("vex check: --signon needs --target: in-process, our host's own SignOn runs");
         return error();
     }
-    let options = CheckOptions {
+    let mut options = CheckOptions {
         keys: args.keys.keys(),
+        host_pid: None,
         gate: Box::leak(Box::new(expected.gate(args.strict))),
         scenario,
         signon,
@@ -164,6 +165,7 @@ pub async fn run(args: CheckArgs) -> ExitCode {
         }
         _ => None,
     };
+    options.host_pid = spawned.as_ref().and_then(Spawned::pid);
     if let Some(target) = args.target
         && let Err(e) = vex_harness::tcp::reachable(target).await
     {
@@ -224,7 +226,7 @@ fn list(cases: &[Case]) {
             HostUnderTest::Legal(v) => format!("our host taking the freedom {v:?}"),
             HostUnderTest::Mission(m, _) => format!("our host with --mission missions/{m}"),
             HostUnderTest::Link(f) => format!("any host, member 1's link with {f}"),
-            HostUnderTest::Hostile(h) => format!("our host under {}", h.name()),
+            HostUnderTest::Hostile(h) => format!("any host, under {}", h.name()),
             HostUnderTest::Datagrams(f) => format!("any host, member 1's datagrams with {f}"),
         };
         out!(
@@ -304,6 +306,7 @@ fn broken(case: &Case, why: &str) -> CaseResult {
         violations: Vec::new(),
         duration: Duration::ZERO,
         run: None,
+        measured: None,
         gate: &vex_conformance::gate::DEFAULT,
     }
 }

@@ -27,11 +27,23 @@ pub struct LimitsArgs {
     /// bdNet associations open at once on the UDP port.
     #[arg(long, default_value_t = Limits::default().max_associations)]
     max_associations: usize,
+    /// Turn off the bounds on a link's frames, hello, frame rate and count (the flags
+    /// above but the output queue's and the associations'): a host with none, to see what
+    /// `vex check --target`'s hostile.* cases say of one. Never on a host anyone relies on.
+    #[arg(long, conflicts_with_all = ["max_frame", "max_links", "hello_within", "frame_within", "frames_per_second"])]
+    no_limits: bool,
 }
 
 impl LimitsArgs {
     /// The limits the flags give.
     pub fn limits(&self) -> Limits {
+        if self.no_limits {
+            return Limits {
+                output_queue_bytes: self.output_queue,
+                max_associations: self.max_associations,
+                ..Limits::unbounded()
+            };
+        }
         Limits {
             max_frame_len: self.max_frame,
             max_links: self.max_links,
