@@ -4,7 +4,7 @@
 //! comes up: the exit codes and the artifacts are what the script's header promises. The
 //! workflow file names the script and keeps what the script writes.
 
-#![allow(clippy::unwrap_used)] // test code
+#![allow(clippy::unwrap_used, clippy::panic)] // test code
 mod common;
 use common::{VEX, free_port, scratch};
 use quick_junit::{Report, TestCaseStatus};
