@@ -3,15 +3,25 @@
 //! on the frame that caused it, and each frame's decode on click (design "The harness and
 //! the CLI": people would rather look at a session than read a log).
 //!
-//! Cases that did not pass open with their frames decoded field by field; the others keep
-//! their diagram folded, with each frame's `vex decode` command and hex.
+//! Every frame of every case decodes field by field, with its `vex decode` command; the
+//! decodes of a case travel gzip-compressed in the page and open on demand (the browser's
+//! `DecompressionStream`), so a page of many long runs stays a few megabytes. Cases that
+//! did not pass open unfolded. Every violation links its rule's line at the page's end:
+//! what it says, what the real client does, and the page and section it comes from. A
+//! frame's decode opens at load when the address names it (`index.html#d3-12`).
 
 use crate::case::Verdict;
 use crate::printers;
 use crate::report::{self, word};
 use crate::runner::CaseResult;
+use base64::Engine;
+use flate2::Compression;
+use flate2::write::GzEncoder;
 use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 use std::fmt::Write;
+use std::io::Write as _;
+use vex_fake_client::Rule;
 use vex_fake_client::Violation;
 use vex_harness::transcript::{Direction, Line};
 use vex_wire::activity::table;
@@ -34,24 +44,50 @@ summary { cursor: pointer; } .verdict { font-weight: bold; padding: 0 0.4em; }
 .violating > div { background: #fee; }
 .violation { grid-column: 1 / -1; color: #c00; font-weight: bold; padding: 2px 4px 2px 2em; }
 .decode { grid-column: 1 / -1; background: #f8f8f8; margin: 0 0 4px 2em; padding: 4px; white-space: pre; overflow-x: auto; }
+.violation a, .rules a { color: inherit; }
 "#;
 
-/// The page's script: a frame's decode opens on click; a script error is recorded on the
-/// body, and once loaded the body says so and how many violations are on screen, which the
-/// browser test reads.
+/// The page's script: a frame's decode opens on click, its case's decodes inflated the
+/// first time one of them is asked for; the frame the address names opens at load. A
+/// script error is recorded on the body, and once loaded (that frame's decode in place)
+/// the body says so and how many violations are on screen, which the browser test reads.
 const SCRIPT: &str = r#"
-window.addEventListener("error", function (e) { document.body.dataset.scriptError = String(e.message); });
+function failed(e) { document.body.dataset.scriptError = String(e && e.message || e); }
+window.addEventListener("error", failed);
+var inflated = {};
+function decodesOf(n) {
+  if (!inflated[n]) {
+    var packed = atob(document.getElementById("z" + n).textContent);
+    var bytes = Uint8Array.from(packed, function (c) { return c.charCodeAt(0); });
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    inflated[n] = new Response(stream).json();
+  }
+  return inflated[n];
+}
+function toggle(id) {
+  var decode = document.getElementById(id);
+  if (!decode) return Promise.resolve();
+  if (decode.dataset.filled) { decode.hidden = !decode.hidden; return Promise.resolve(); }
+  var at = id.slice(1).split("-");
+  return decodesOf(at[0]).then(function (texts) {
+    decode.textContent = texts[at[1]] || "";
+    decode.dataset.filled = "yes";
+    decode.hidden = false;
+  });
+}
 document.addEventListener("click", function (e) {
   var row = e.target.closest(".frame");
-  if (!row) return;
-  var decode = document.getElementById(row.dataset.decode);
-  if (decode) decode.hidden = !decode.hidden;
+  if (row) toggle(row.dataset.decode).catch(failed);
 });
 window.addEventListener("load", function () {
-  var shown = Array.prototype.filter.call(document.querySelectorAll(".violation"),
-    function (v) { return v.offsetParent !== null; });
-  document.body.dataset.visibleViolations = String(shown.length);
-  document.body.dataset.ready = "yes";
+  var named = location.hash.slice(1);
+  var first = /^d[0-9]+-[0-9]+$/.test(named) ? toggle(named) : Promise.resolve();
+  first.then(function () {
+    var shown = Array.prototype.filter.call(document.querySelectorAll(".violation"),
+      function (v) { return v.offsetParent !== null; });
+    document.body.dataset.visibleViolations = String(shown.length);
+    document.body.dataset.ready = "yes";
+  }).catch(failed);
 });
 "#;
 
@@ -66,8 +102,40 @@ pub fn page(results: &[CaseResult]) -> String {
     for (n, r) in results.iter().enumerate() {
         case(&mut out, n, r);
     }
+    rules(&mut out, results);
     let _ = writeln!(out, "<script>{SCRIPT}</script>\n</body></html>");
     out
+}
+
+/// The rules the page's violations name, each once, in catalog order: its id (the anchor
+/// a violation links), what the real client does, what it says and where it comes from.
+fn rules(out: &mut String, results: &[CaseResult]) {
+    let named: BTreeSet<Rule> = results
+        .iter()
+        .flat_map(|r| r.violations.iter().map(|v| v.rule))
+        .collect();
+    if named.is_empty() {
+        return;
+    }
+    out.push_str("<section class=\"rules\" id=\"rules\"><h2>The rules broken on this page</h2>\n");
+    for rule in named {
+        let _ = writeln!(
+            out,
+            "<p id=\"rule-{id}\"><b>{id}</b> ({effect}): {summary} <i>Source: {source}.</i></p>",
+            id = rule.id(),
+            effect = rule.effect().name(),
+            summary = escape(rule.summary()),
+            source = escape(rule.source()),
+        );
+    }
+    out.push_str("</section>\n");
+}
+
+/// A violation's report line with its rule id linking the rule's line at the page's end.
+fn violation_html(v: &Violation, line: &str) -> String {
+    let id = v.rule.id();
+    let rest = line.strip_prefix(id).unwrap_or(line);
+    format!("<a href=\"#rule-{id}\">{id}</a>{}", escape(rest))
 }
 
 /// The CSS class of a verdict.
@@ -112,17 +180,22 @@ fn case(out: &mut String, n: usize, r: &CaseResult) {
     }
     if let Some(run) = &r.run {
         let marks = marks(&run.transcript.lines, r);
-        sequence(out, n, &run.transcript.lines, &marks, open);
+        sequence(out, n, &run.transcript.lines, &marks);
         for v in marks.get(&None).into_iter().flatten() {
-            let _ = writeln!(out, "<p class=\"violation\">{}</p>", escape(v));
+            let _ = writeln!(out, "<p class=\"violation\">{v}</p>");
         }
+        let _ = writeln!(
+            out,
+            "<script type=\"application/gzip\" id=\"z{n}\">{}</script>",
+            packed_decodes(&run.transcript.lines)
+        );
     }
     out.push_str("</details></section>\n");
 }
 
-/// Each violation of `r`, as its report line, by the transcript line of the frame that
-/// caused it; `None` for one no frame caused (a request never answered, a run that ended
-/// short).
+/// Each violation of `r`, as its report line in HTML, by the transcript line of the frame
+/// that caused it; `None` for one no frame caused (a request never answered, a run that
+/// ended short).
 fn marks(lines: &[Line], r: &CaseResult) -> BTreeMap<Option<usize>, Vec<String>> {
     let mut by_line: BTreeMap<Option<usize>, Vec<String>> = BTreeMap::new();
     for v in &r.violations {
@@ -135,7 +208,8 @@ fn marks(lines: &[Line], r: &CaseResult) -> BTreeMap<Option<usize>, Vec<String>>
                 .nth(usize::try_from(frame).ok()?)
                 .map(|(i, _)| i)
         });
-        by_line.entry(line).or_default().push(r.describe(v));
+        let html = violation_html(v, &r.describe(v));
+        by_line.entry(line).or_default().push(html);
     }
     by_line
 }
@@ -155,7 +229,6 @@ fn sequence(
     n: usize,
     lines: &[Line],
     marks: &BTreeMap<Option<usize>, Vec<String>>,
-    decode: bool,
 ) {
     out.push_str(
         "<div class=\"seq\"><div class=\"head\">ms</div><div class=\"head\">link</div><div class=\"head\">client</div><div class=\"head\"></div><div class=\"head\">host</div>\n",
@@ -204,13 +277,9 @@ fn sequence(
             escape(host)
         );
         for v in violating.into_iter().flatten() {
-            let _ = writeln!(out, "<div class=\"violation\">{}</div>", escape(v));
+            let _ = writeln!(out, "<div class=\"violation\">{v}</div>");
         }
-        let _ = writeln!(
-            out,
-            "<div class=\"decode\" id=\"{id}\" hidden>{}</div>",
-            escape(&frame_decode(l, decode))
-        );
+        let _ = writeln!(out, "<div class=\"decode\" id=\"{id}\" hidden></div>");
     }
     out.push_str("</div>\n");
 }
@@ -223,18 +292,31 @@ fn label(l: &Line) -> String {
     }
 }
 
-/// What a click shows: an activity message decoded field by field (when `decode`) and the
-/// command that decodes it; any other frame's hex.
-fn frame_decode(l: &Line, decode: bool) -> String {
+/// What a click shows: an activity message decoded field by field and the command that
+/// decodes it; any other frame's hex.
+fn frame_decode(l: &Line) -> String {
     let (Some(m), Some(payload)) = (l.message, &l.payload) else {
         return format!("frame: {}\n", hex::encode_upper(&l.bytes));
     };
-    let mut text = String::new();
-    if decode {
-        text.push_str(&printers::describe(m, payload));
-    }
+    let mut text = printers::describe(m, payload);
     let _ = writeln!(text, "vex decode {m} {}", hex::encode_upper(payload));
     text
+}
+
+/// Every frame's decode of a case, by its transcript line, as JSON, gzip-compressed and
+/// in base64: what the page's script inflates when a frame is clicked.
+fn packed_decodes(lines: &[Line]) -> String {
+    let decodes: serde_json::Map<String, serde_json::Value> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| matches!(l.direction, Direction::ToHost | Direction::ToClient))
+        .map(|(i, l)| (i.to_string(), frame_decode(l).into()))
+        .collect();
+    let json = serde_json::Value::Object(decodes).to_string();
+    let mut gz = GzEncoder::new(Vec::new(), Compression::best());
+    // a Vec takes every write; the encoder cannot fail on one
+    let packed = gz.write_all(json.as_bytes()).and_then(|()| gz.finish());
+    base64::engine::general_purpose::STANDARD.encode(packed.unwrap_or_default())
 }
 
 /// Text made safe for HTML.
@@ -271,7 +353,7 @@ mod tests {
             .find("frame to-client violating")
             .expect("a violating frame");
         let violation = html[marked..]
-            .find("<div class=\"violation\">JOIN-01")
+            .find("<div class=\"violation\"><a href=\"#rule-JOIN-01\">JOIN-01</a>")
             .unwrap();
         let next_frame = html[marked + 1..].find("<div class=\"frame").unwrap();
         assert!(
@@ -295,8 +377,72 @@ mod tests {
         let html = page(&[failed]);
         assert!(html.contains("<details open><summary><span class=\"verdict\">FAIL</span>"));
         assert!(
-            html.contains("request.nonce"),
-            "a failed case's frames are decoded"
+            html.contains("<p id=\"rule-JOIN-01\"><b>JOIN-01</b> (drop): "),
+            "the rule a violation links is at the page's end, with its source"
+        );
+    }
+
+    /// The decodes the page's script inflates of case `n`: frame line to text.
+    fn inflated(html: &str, n: usize) -> serde_json::Map<String, serde_json::Value> {
+        use std::io::Read as _;
+        let open = format!("<script type=\"application/gzip\" id=\"z{n}\">");
+        let at = html.find(&open).unwrap() + open.len();
+        let b64 = &html[at..at + html[at..].find("</script>").unwrap()];
+        let packed = base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .unwrap();
+        let mut json = String::new();
+        flate2::read::GzDecoder::new(packed.as_slice())
+            .read_to_string(&mut json)
+            .unwrap();
+        serde_json::from_str(&json).unwrap()
+    }
+
+    /// Every frame of every case, passed or not, decodes field by field from the page's
+    /// packed decodes, one per frame row; and the page of every in-process case (roster
+    /// bodies of 296 KB among them) stays a few megabytes.
+    #[test]
+    fn every_frame_decodes_from_a_page_of_a_few_megabytes() {
+        let cases = catalog();
+        let results: Vec<CaseResult> = cases
+            .iter()
+            .filter(|c| c.host == crate::HostUnderTest::Any)
+            .map(|c| run_in_process(c, CheckOptions::STRICT_DEVELOPMENT))
+            .collect();
+        let html = page(&results);
+        for (n, r) in results.iter().enumerate() {
+            let decodes = inflated(&html, n);
+            let frames = r
+                .run
+                .as_ref()
+                .unwrap()
+                .transcript
+                .lines
+                .iter()
+                .filter(|l| matches!(l.direction, Direction::ToHost | Direction::ToClient))
+                .count();
+            assert_eq!(decodes.len(), frames, "{}", r.case.id);
+            for i in decodes.keys() {
+                assert!(html.contains(&format!("id=\"d{n}-{i}\" hidden></div>")));
+            }
+        }
+        let join = results
+            .iter()
+            .position(|r| r.case.id == "route.join")
+            .unwrap();
+        let texts: Vec<String> = inflated(&html, join)
+            .values()
+            .map(|v| v.as_str().unwrap().to_string())
+            .collect();
+        assert!(
+            texts.iter().any(|t| t.contains("request.nonce")),
+            "a passed case's frames are decoded field by field too"
+        );
+        let mib = html.len() as f64 / (1024.0 * 1024.0);
+        assert!(
+            mib < 3.0 * results.len().div_ceil(20) as f64,
+            "{mib:.1} MiB for {} cases",
+            results.len()
         );
     }
 
