@@ -313,20 +313,9 @@ async fn run_over_tcp(case: &Case, target: SocketAddrV4, options: CheckOptions) 
     let started = Instant::now();
     let run_for = Duration::from_millis(case.run_for_ms);
     let mut clients = case.clients_of(target, options.keys, &options.scenario());
-    let signon = match options.signon {
-        Some(at) => match signon_step::sign_on_over_https(at, &mut clients).await {
-            Ok(Ok(signed_on)) => Some(signed_on),
-            Ok(Err(stopped)) => return result(case, Some(*stopped), started, options.gate),
-            Err(e) => return unreachable_signon(case, &e.to_string(), started),
-        },
-        None if case.signs_on() => {
-            return skipped(
-                case,
-                "it judges SignOn: give the host's SignOn URL with --signon",
-                started,
-            );
-        }
-        None => None,
+    let signon = match sign_on_over_tcp(case, &mut clients, started, options).await {
+        Ok(signon) => signon,
+        Err(stopped) => return *stopped,
     };
     let mut in_line = InLine::default();
     if let HostUnderTest::Link(fault) = case.host {
@@ -365,7 +354,11 @@ async fn run_hostile_over_tcp(
     let _alone = ONE_AT_A_TIME.lock().await;
     let started = Instant::now();
     let run_for = Duration::from_millis(case.run_for_ms);
-    let clients = case.clients_of(target, options.keys, &options.scenario());
+    let mut clients = case.clients_of(target, options.keys, &options.scenario());
+    let signon = match sign_on_over_tcp(case, &mut clients, started, options).await {
+        Ok(signon) => signon,
+        Err(stopped) => return *stopped,
+    };
     let attack = hostile_tcp::attack(
         h,
         target,
@@ -387,10 +380,40 @@ async fn run_hostile_over_tcp(
         Ok(_) => Ok(()),
         Err(figure) => Err(figure.clone()),
     };
-    let mut result = result(case, after(None, reports), started, options.gate);
+    let mut result = result(case, after(signon, reports), started, options.gate);
     result.fail_unless(judged);
     result.measured = attacked.ok();
     result
+}
+
+/// Signs the case's `clients` on at the host's SignOn when `--signon` names it, their
+/// grants keying their hellos; without it, nothing, unless the case judges SignOn, which
+/// is then skipped. `Err` is the case's result when it ends here: SignOn stopped the
+/// client (a finding), or could not be reached.
+async fn sign_on_over_tcp(
+    case: &Case,
+    clients: &mut [vex_fake_client::ClientConfig],
+    started: Instant,
+    options: CheckOptions,
+) -> Result<Option<SignedOn>, Box<CaseResult>> {
+    match options.signon {
+        Some(at) => match signon_step::sign_on_over_https(at, clients).await {
+            Ok(Ok(signed_on)) => Ok(Some(signed_on)),
+            Ok(Err(stopped)) => Err(Box::new(result(
+                case,
+                Some(*stopped),
+                started,
+                options.gate,
+            ))),
+            Err(e) => Err(Box::new(unreachable_signon(case, &e.to_string(), started))),
+        },
+        None if case.signs_on() => Err(Box::new(skipped(
+            case,
+            "it judges SignOn: give the host's SignOn URL with --signon",
+            started,
+        ))),
+        None => Ok(None),
+    }
 }
 
 /// A case that does not run on this transport, and why.

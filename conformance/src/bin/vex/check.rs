@@ -172,11 +172,15 @@ pub async fn run(args: CheckArgs) -> ExitCode {
         eprintln!("vex check: cannot reach a host at {target}: {e}");
         return error();
     }
-    if let Some(at) = signon
-        && let Err(e) = vex_harness::signon::reachable(&at.url).await
-    {
-        eprintln!("vex check: cannot reach SignOn at {e}");
-        return error();
+    if let Some(at) = signon {
+        let reached = match spawned.as_mut() {
+            Some(host) => host.wait_until_signon(&at.url).await,
+            None => vex_harness::signon::reachable(&at.url).await,
+        };
+        if let Err(e) = reached {
+            eprintln!("vex check: cannot reach SignOn at {e}");
+            return error();
+        }
     }
     let jobs = args
         .jobs

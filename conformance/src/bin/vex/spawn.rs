@@ -104,6 +104,21 @@ impl Spawned {
         }
     }
 
+    /// Waits until the host's SignOn at `url` takes connections too: a host may open its
+    /// SignOn a little after its lobby port, within the time it has to come up.
+    pub async fn wait_until_signon(&mut self, url: &str) -> Result<(), String> {
+        let deadline = tokio::time::Instant::now() + READY_WITHIN;
+        loop {
+            match vex_harness::signon::reachable(url).await {
+                Ok(()) => return Ok(()),
+                Err(e) if tokio::time::Instant::now() >= deadline || self.exited().is_some() => {
+                    return Err(format!("{e}{}", self.tail()));
+                }
+                Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+            }
+        }
+    }
+
     /// The process id of the command (`exec` in `cmd` makes it the host's own).
     pub fn pid(&self) -> Option<u32> {
         self.child.id()
