@@ -31,6 +31,11 @@ pub fn faulted_reports(fault: LinkFault) -> &'static [Rule] {
     }
 }
 
+/// The findings of `r` that rest on the pages or the facts, its advisory ones aside.
+fn firm(r: &RunReport) -> Vec<&vex_fake_client::Violation> {
+    r.violations.iter().filter(|v| !v.advisory()).collect()
+}
+
 /// What the host must have said of member 1's activity link: the frames it refused, and
 /// whether it closed the link as out of step.
 fn host_signs(fault: LinkFault) -> (usize, bool) {
@@ -53,13 +58,16 @@ pub fn judge(fault: LinkFault, run: &HostRun) -> Result<(), String> {
 
 /// Whether the members' `reports` (member 1's links under `fault`) went as they must:
 /// member 2 in its activity with nothing to report, member 1 reporting exactly what the
-/// real client would, and in its activity when that is nothing.
+/// real client would, and in its activity when that is nothing. An advisory finding (on
+/// a number Vex chose, such as how soon the first roster comes, which a delayed link
+/// stretches) is left to the case's gate, as in every other case: it fails the run only
+/// with `--strict`.
 pub fn judge_members(fault: LinkFault, reports: &[RunReport]) -> Result<(), String> {
     let [faulted, other] = reports else {
         return Err(format!("{} members ran, not 2", reports.len()));
     };
-    if !other.violations.is_empty() || !other.status.in_activity() {
-        let v: Vec<String> = other.violations.iter().map(ToString::to_string).collect();
+    if !firm(other).is_empty() || !other.status.in_activity() {
+        let v: Vec<String> = firm(other).iter().map(ToString::to_string).collect();
         return Err(format!(
             "member 2 noticed the fault on member 1's link: {} {}",
             other.status,
@@ -67,7 +75,7 @@ pub fn judge_members(fault: LinkFault, reports: &[RunReport]) -> Result<(), Stri
         ));
     }
     let expected: BTreeSet<Rule> = faulted_reports(fault).iter().copied().collect();
-    let reported: BTreeSet<Rule> = faulted.violations.iter().map(|v| v.rule).collect();
+    let reported: BTreeSet<Rule> = firm(faulted).iter().map(|v| v.rule).collect();
     if reported != expected {
         return Err(format!(
             "member 1 reported {reported:?}, where the real client reports {expected:?}"

@@ -35,6 +35,23 @@ fn every_link_fault_goes_as_it_must() {
     }
 }
 
+/// A second's delay each way stretches the first roster past the 1 s Vex chose for it:
+/// member 1's AUTH-16 finding is advisory, the gate's to weigh (`--strict`), and the link
+/// judge, which rests on the pages, passes the run.
+#[test]
+fn an_advisory_finding_a_delay_causes_is_left_to_the_gate() {
+    let fault = LinkFault::Delay(1_000);
+    let r = run(HostPlan::default(), Wire::faulty(fault));
+    let advisory: Vec<_> = r.reports[0]
+        .violations
+        .iter()
+        .filter(|v| v.advisory())
+        .map(|v| v.rule.id())
+        .collect();
+    assert_eq!(advisory, ["AUTH-16"], "{:?}", r.reports[0].violations);
+    assert_eq!(judge(fault, &r), Ok(()));
+}
+
 #[test]
 fn a_fault_the_client_must_report_is_not_judged_done_without_it() {
     let clean = run(HostPlan::default(), Wire::clean());
