@@ -341,7 +341,9 @@ async fn run_over_tcp(case: &Case, target: SocketAddrV4, options: CheckOptions) 
 
 /// Runs a `hostile.*` case against the host at `target`: the attack over real sockets
 /// ([`hostile_tcp::attack`]) beside the case's member, which must notice nothing (and, beside
-/// an attack on the UDP port, open its own association after it). The attack's finding is
+/// an attack on the UDP port, open its own association after it). The datagrams aim at
+/// the Activity Host the member was sent to, so a host whose activities live elsewhere
+/// than its lobby is attacked where it listens, not passed for silence. The attack's finding is
 /// the case's measure; an unbounded attack fails it.
 async fn run_hostile_over_tcp(
     case: &Case,
@@ -359,17 +361,26 @@ async fn run_hostile_over_tcp(
         Ok(signon) => signon,
         Err(stopped) => return *stopped,
     };
+    let (reached, activity_host) = tokio::sync::oneshot::channel();
+    let aim = hostile_tcp::Aim {
+        target,
+        activity_host,
+    };
     let attack = hostile_tcp::attack(
         h,
-        target,
+        aim,
         tokio::time::Instant::now(),
         run_for,
         options.host_pid,
     );
-    let (reports, attacked) = tokio::join!(
-        tcp::run_members(clients, run_for, InLine::default()),
-        attack
-    );
+    // an attack's case has one member
+    let member = async {
+        match clients.into_iter().next() {
+            Some(client) => vec![tcp::run_reaching(client, run_for, reached).await],
+            None => Vec::new(),
+        }
+    };
+    let (reports, attacked) = tokio::join!(member, attack);
     let associated = reports
         .first()
         .is_some_and(|r| r.group_membership.is_some());

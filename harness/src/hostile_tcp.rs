@@ -1,7 +1,9 @@
 //! The attacks of [`Hostile`] over real sockets against any host (`vex check --target`;
 //! issue "Every case against any host": hostile input). Each starts 2 s into the run,
 //! beside the case's member, and stops itself: a bounded count of bytes, connections or
-//! datagrams, sent only to the target, and never past a second before the run's end.
+//! datagrams, sent only to the host under test (its lobby port, or the UDP port of the
+//! Activity Host service 17 named to the member), and never past a second before the
+//! run's end.
 //!
 //! The verdict says which bound the target enforced and when (closed after N ms, at N
 //! bytes, after N frames), or, when it enforced none, the figure the attack reached
@@ -34,17 +36,40 @@ const MAX_AMPLIFICATION: usize = 16;
 /// its last write.
 const SETTLE: Duration = Duration::from_secs(1);
 
+/// Where an attack aims: the links at the target (the lobby port the case was given), the
+/// datagrams at the Activity Host's UDP port, the address service 17 names, which the
+/// case's member is told and hands on.
+pub struct Aim {
+    /// The host under test's lobby port.
+    pub target: SocketAddrV4,
+    /// The Activity Host's address, once the member learns it.
+    pub activity_host: tokio::sync::oneshot::Receiver<SocketAddrV4>,
+}
+
 /// What an attack found: `Ok` the bound the target enforced, `Err` the figure it reached
 /// without one; each with the host's memory when `host_pid` names it.
 pub async fn attack(
     h: Hostile,
-    target: SocketAddrV4,
+    aim: Aim,
     started: Instant,
     run_for: Duration,
     host_pid: Option<u32>,
 ) -> Result<String, String> {
     let deadline = started + run_for.saturating_sub(SETTLE);
     sleep_until(started + Duration::from_millis(ATTACK_AT_MS)).await;
+    let target = if h.on_udp() {
+        match timeout_at(deadline, aim.activity_host).await {
+            Ok(Ok(activity_host)) => activity_host,
+            _ => {
+                return Err(
+                    "the member never learned its Activity Host (service 17): no UDP port to attack"
+                        .into(),
+                );
+            }
+        }
+    } else {
+        aim.target
+    };
     let mut memory = host_pid.map(HostMemory::new);
     if let Some(m) = &mut memory {
         m.before();
@@ -310,8 +335,8 @@ async fn count_answers(
     }
 }
 
-/// `n` datagrams of the attack to the target's UDP port (the port of its number), from
-/// one address of this machine, then the answers counted: an init is owed at most its
+/// `n` datagrams of the attack to the Activity Host's UDP port (`target`, the port of its
+/// listener's number, NS "The engine peer transport"), from one address of this machine, then the answers counted: an init is owed at most its
 /// init ack, a forged cookie echo no cookie ack, a record to a tag no association holds
 /// nothing more than one answer.
 async fn datagrams(

@@ -237,6 +237,7 @@ impl Member {
                 start: self.start,
                 deadline: life_end,
                 joined: Some(tell),
+                reached: None,
                 in_line: InLine::default(),
             };
             let on_violation = |v: &Violation| {

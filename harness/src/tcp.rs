@@ -52,9 +52,30 @@ pub async fn run(
         start,
         deadline: start + run_for,
         joined: None,
+        reached: None,
         in_line: InLine::default(),
     };
     let (report, _links) = drive(client, run, on_violation).await;
+    report
+}
+
+/// Runs one client against the host at its target until `run_for` from now, telling
+/// `reached` the Activity Host's address once service 17 names it: where an attack on the
+/// host's UDP port aims (`hostile_tcp`).
+pub async fn run_reaching(
+    client: ClientConfig,
+    run_for: Duration,
+    reached: oneshot::Sender<SocketAddrV4>,
+) -> RunReport {
+    let start = tokio::time::Instant::now();
+    let run = Run {
+        start,
+        deadline: start + run_for,
+        joined: None,
+        reached: Some(reached),
+        in_line: InLine::default(),
+    };
+    let (report, _links) = drive(client, run, |_| {}).await;
     report
 }
 
@@ -83,6 +104,7 @@ pub async fn run_members(
         start,
         deadline,
         joined: Some(joined_tx),
+        reached: None,
         in_line,
     };
     let first = tokio::spawn(drive(first, run, |_| {}));
@@ -96,6 +118,7 @@ pub async fn run_members(
                 start,
                 deadline,
                 joined: None,
+                reached: None,
                 in_line: InLine::default(),
             };
             others.push(tokio::spawn(drive(config, run, |_| {})));
@@ -187,6 +210,8 @@ pub struct Run {
     pub deadline: tokio::time::Instant,
     /// Told the session once the client is in its activity.
     pub joined: Option<oneshot::Sender<u64>>,
+    /// Told the Activity Host's address once service 17 names it.
+    pub reached: Option<oneshot::Sender<SocketAddrV4>>,
     /// What stands between the client and the host.
     pub in_line: InLine,
 }
@@ -205,6 +230,7 @@ pub async fn drive_observed(
         start,
         deadline,
         mut joined,
+        mut reached,
         mut in_line,
     } = run;
     let now = move || Instant::from_millis(start.elapsed().as_millis() as u64);
@@ -251,6 +277,11 @@ pub async fn drive_observed(
             && let Some(tell) = joined.take()
         {
             let _ = tell.send(session);
+        }
+        if let Some(address) = client.activity_address()
+            && let Some(tell) = reached.take()
+        {
+            let _ = tell.send(address);
         }
         let timer = client
             .poll_timeout()
