@@ -4,19 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code
 mod common;
-use common::{Host, VEX, free_port, stdout, vex, wait_listening};
-use std::process::{Command, Stdio};
-
-fn spawn(args: &[&str]) -> Host {
-    Host(
-        Command::new(VEX)
-            .args(args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    )
-}
+use common::{Host, free_port, stdout, vex, wait_listening};
 
 /// `vex client` for 5 s through a proxy with `fault`: its exit code and output.
 fn through_proxy(fault: &[&str]) -> (Option<i32>, String) {
@@ -27,11 +15,11 @@ fn through_proxy(fault: &[&str]) -> (Option<i32>, String) {
 fn through_proxy_doing(fault: &[&str], client: &[&str]) -> (Option<i32>, String) {
     let host = format!("127.0.0.1:{}", free_port());
     let proxy = format!("127.0.0.1:{}", free_port());
-    let _host = spawn(&["host", "--listen", &host, "--advertise", &proxy]);
+    let _host = Host::vex(&["host", "--listen", &host, "--advertise", &proxy]);
     wait_listening(&host);
     let mut args = vec!["proxy", "--listen", &proxy, "--target", &host];
     args.extend(fault);
-    let _proxy = spawn(&args);
+    let _proxy = Host::vex(&args);
     wait_listening(&proxy);
     let mut args = vec!["client", "--target", &proxy];
     args.extend(client);
@@ -96,7 +84,7 @@ fn a_lossy_datagram_path_still_carries_the_group_session() {
 #[test]
 fn the_group_session_over_loopback_udp() {
     let host = format!("127.0.0.1:{}", free_port());
-    let _host = spawn(&["host", "--listen", &host]);
+    let _host = Host::vex(&["host", "--listen", &host]);
     wait_listening(&host);
     let mut args = vec!["client", "--target", &host];
     args.extend(PROBE_AND_JOIN);

@@ -7,18 +7,6 @@
 #![allow(clippy::unwrap_used)] // test code
 mod common;
 use common::{Host, VEX, free_port, stdout, vex, wait_listening};
-use std::process::{Command, Stdio};
-
-fn spawn(args: &[&str]) -> Host {
-    Host(
-        Command::new(VEX)
-            .args(args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    )
-}
 
 #[test]
 fn every_link_and_datagram_case_passes_against_vex_host_over_tcp() {
@@ -46,11 +34,11 @@ fn every_link_and_datagram_case_passes_against_vex_host_over_tcp() {
 fn link_cases_over_a_path_a_proxy_breaks_fail_with_what_broke() {
     let host = format!("127.0.0.1:{}", free_port());
     let proxy = format!("127.0.0.1:{}", free_port());
-    let _host = spawn(&["host", "--listen", &host, "--advertise", &proxy]);
+    let _host = Host::vex(&["host", "--listen", &host, "--advertise", &proxy]);
     wait_listening(&host);
     // every link's eighth encrypted frame from the host flipped: member 2's too
     let fault = ["--fault", "flip-to-client=8"];
-    let _proxy = spawn(
+    let _proxy = Host::vex(
         &[
             &["proxy", "--listen", &proxy, "--target", &host][..],
             &fault,

@@ -55,6 +55,18 @@ pub fn free_port() -> u16 {
 }
 
 impl Host {
+    /// `vex ARGS` started in the background, its output dropped.
+    pub fn vex(args: &[&str]) -> Host {
+        Host(
+            Command::new(VEX)
+                .args(args)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .expect("the vex binary starts"),
+        )
+    }
+
     /// Waits until the process listens at `addr`; when it ends first, fails the test with
     /// `log`, the file its standard error went to.
     pub fn wait_listening(&mut self, addr: &str, log: &std::path::Path) {
