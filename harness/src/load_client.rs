@@ -5,7 +5,7 @@
 //! faults": load).
 
 use crate::load_figures::Tally;
-use crate::tcp::{InLine, Observer, Run, drive_observed};
+use crate::tcp::{Observer, Run, drive_observed};
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
 use std::collections::BTreeMap;
@@ -234,11 +234,8 @@ impl Member {
             let mut watch = LifeWatch::new(tally.clone());
             let (tell, told) = oneshot::channel();
             let run = Run {
-                start: self.start,
-                deadline: life_end,
                 joined: Some(tell),
-                reached: None,
-                in_line: InLine::default(),
+                ..Run::between(self.start, life_end)
             };
             let on_violation = |v: &Violation| {
                 let line = format!("client {}: {v}", self.index);

@@ -47,15 +47,7 @@ pub async fn run(
     run_for: Duration,
     on_violation: impl FnMut(&Violation),
 ) -> RunReport {
-    let start = tokio::time::Instant::now();
-    let run = Run {
-        start,
-        deadline: start + run_for,
-        joined: None,
-        reached: None,
-        in_line: InLine::default(),
-    };
-    let (report, _links) = drive(client, run, on_violation).await;
+    let (report, _links) = drive(client, Run::lasting(run_for), on_violation).await;
     report
 }
 
@@ -67,13 +59,9 @@ pub async fn run_reaching(
     run_for: Duration,
     reached: oneshot::Sender<SocketAddrV4>,
 ) -> RunReport {
-    let start = tokio::time::Instant::now();
     let run = Run {
-        start,
-        deadline: start + run_for,
-        joined: None,
         reached: Some(reached),
-        in_line: InLine::default(),
+        ..Run::lasting(run_for)
     };
     let (report, _links) = drive(client, run, |_| {}).await;
     report
@@ -101,11 +89,9 @@ pub async fn run_members(
     };
     let (joined_tx, joined_rx) = oneshot::channel();
     let run = Run {
-        start,
-        deadline,
         joined: Some(joined_tx),
-        reached: None,
         in_line,
+        ..Run::between(start, deadline)
     };
     let first = tokio::spawn(drive(first, run, |_| {}));
     let mut others = Vec::new();
@@ -114,13 +100,7 @@ pub async fn run_members(
             if !config.script.locate {
                 config.join_session.get_or_insert(session);
             }
-            let run = Run {
-                start,
-                deadline,
-                joined: None,
-                reached: None,
-                in_line: InLine::default(),
-            };
+            let run = Run::between(start, deadline);
             others.push(tokio::spawn(drive(config, run, |_| {})));
         }
     }
@@ -214,6 +194,25 @@ pub struct Run {
     pub reached: Option<oneshot::Sender<SocketAddrV4>>,
     /// What stands between the client and the host.
     pub in_line: InLine,
+}
+
+impl Run {
+    /// A run from `start` to `deadline` that tells nothing and has nothing in line.
+    pub fn between(start: tokio::time::Instant, deadline: tokio::time::Instant) -> Self {
+        Self {
+            start,
+            deadline,
+            joined: None,
+            reached: None,
+            in_line: InLine::default(),
+        }
+    }
+
+    /// A run from now for `run_for`, as [`Run::between`].
+    fn lasting(run_for: Duration) -> Self {
+        let start = tokio::time::Instant::now();
+        Self::between(start, start + run_for)
+    }
 }
 
 /// Drives `client` over TCP for `run`, showing its traffic to `observer` and each violation
