@@ -5,7 +5,7 @@ use crate::gate::{self, Gate, Standing};
 use crate::{network, signon_step};
 use std::net::SocketAddrV4;
 use std::time::{Duration, Instant};
-use vex_fake_client::Violation;
+use vex_fake_client::{ClientConfig, Violation};
 use vex_faults::HostPlan;
 use vex_faults::like::Like;
 use vex_harness::datagram_fault::DatagramPath;
@@ -312,9 +312,8 @@ pub async fn run_case(case: &Case, transport: Transport, options: CheckOptions) 
 async fn run_over_tcp(case: &Case, target: SocketAddrV4, options: CheckOptions) -> CaseResult {
     let started = Instant::now();
     let run_for = Duration::from_millis(case.run_for_ms);
-    let mut clients = case.clients_of(target, options.keys, &options.scenario());
-    let signon = match sign_on_over_tcp(case, &mut clients, started, options).await {
-        Ok(signon) => signon,
+    let (clients, signon) = match clients_over_tcp(case, target, started, options).await {
+        Ok(signed_on) => signed_on,
         Err(stopped) => return *stopped,
     };
     let mut in_line = InLine::default();
@@ -351,14 +350,14 @@ async fn run_hostile_over_tcp(
     target: SocketAddrV4,
     options: CheckOptions,
 ) -> CaseResult {
-    // one attack at a time, so each one's figures, the host's memory among them, are its own
+    // one attack at a time, so each one's figures, the host's memory among them, are its
+    // own; the lock is fair, so attacks run in the order they asked
     static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
     let _alone = ONE_AT_A_TIME.lock().await;
     let started = Instant::now();
     let run_for = Duration::from_millis(case.run_for_ms);
-    let mut clients = case.clients_of(target, options.keys, &options.scenario());
-    let signon = match sign_on_over_tcp(case, &mut clients, started, options).await {
-        Ok(signon) => signon,
+    let (clients, signon) = match clients_over_tcp(case, target, started, options).await {
+        Ok(signed_on) => signed_on,
         Err(stopped) => return *stopped,
     };
     let (reached, activity_host) = tokio::sync::oneshot::channel();
@@ -397,19 +396,20 @@ async fn run_hostile_over_tcp(
     result
 }
 
-/// Signs the case's `clients` on at the host's SignOn when `--signon` names it, their
-/// grants keying their hellos; without it, nothing, unless the case judges SignOn, which
-/// is then skipped. `Err` is the case's result when it ends here: SignOn stopped the
-/// client (a finding), or could not be reached.
-async fn sign_on_over_tcp(
+/// The case's clients of the host at `target`, signed on at the host's SignOn when
+/// `--signon` names it, their grants keying their hellos; without it, not signed on,
+/// unless the case judges SignOn, which is then skipped. `Err` is the case's result when
+/// it ends here: SignOn stopped the client (a finding), or could not be reached.
+async fn clients_over_tcp(
     case: &Case,
-    clients: &mut [vex_fake_client::ClientConfig],
+    target: SocketAddrV4,
     started: Instant,
     options: CheckOptions,
-) -> Result<Option<SignedOn>, Box<CaseResult>> {
+) -> Result<(Vec<ClientConfig>, Option<SignedOn>), Box<CaseResult>> {
+    let mut clients = case.clients_of(target, options.keys, &options.scenario());
     match options.signon {
-        Some(at) => match signon_step::sign_on_over_https(at, clients).await {
-            Ok(Ok(signed_on)) => Ok(Some(signed_on)),
+        Some(at) => match signon_step::sign_on_over_https(at, &mut clients).await {
+            Ok(Ok(signed_on)) => Ok((clients, Some(signed_on))),
             Ok(Err(stopped)) => Err(Box::new(result(
                 case,
                 Some(*stopped),
@@ -423,7 +423,7 @@ async fn sign_on_over_tcp(
             "it judges SignOn: give the host's SignOn URL with --signon",
             started,
         ))),
-        None => Ok(None),
+        None => Ok((clients, None)),
     }
 }
 
