@@ -178,7 +178,7 @@ pub async fn run(args: CheckArgs) -> ExitCode {
             None => vex_harness::signon::reachable(&at.url).await,
         };
         if let Err(e) = reached {
-            eprintln!("vex check: cannot reach SignOn at {e}");
+            eprintln!("vex check: cannot reach SignOn: {e}");
             return error();
         }
     }

@@ -80,42 +80,49 @@ impl Spawned {
     }
 
     async fn wait_until_listening(&mut self, target: SocketAddrV4) -> Result<(), String> {
-        let deadline = tokio::time::Instant::now() + READY_WITHIN;
-        loop {
-            if let Some(status) = self.exited() {
-                // let the readers take in its last words
-                tokio::time::sleep(Duration::from_millis(100)).await;
-                return Err(format!(
-                    "it exited ({status}) before listening at {target}{}",
-                    self.tail()
-                ));
-            }
-            if vex_harness::tcp::reachable(target).await.is_ok() {
-                return Ok(());
-            }
-            if tokio::time::Instant::now() >= deadline {
-                return Err(format!(
-                    "it did not listen at {target} within {} s{}",
-                    READY_WITHIN.as_secs(),
-                    self.tail()
-                ));
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        let listening = || async move {
+            vex_harness::tcp::reachable(target)
+                .await
+                .map_err(|e| e.to_string())
+        };
+        self.wait_until(&format!("listening at {target}"), listening)
+            .await
     }
 
     /// Waits until the host's SignOn at `url` takes connections too: a host may open its
     /// SignOn a little after its lobby port, within the time it has to come up.
     pub async fn wait_until_signon(&mut self, url: &str) -> Result<(), String> {
+        let answering = || vex_harness::signon::reachable(url);
+        self.wait_until(&format!("its SignOn answering at {url}"), answering)
+            .await
+    }
+
+    /// Asks `ready` every 100 ms until it holds, the host exits, or the time it has to
+    /// come up runs out; the last two say so, with the host's last output.
+    async fn wait_until<F: Future<Output = Result<(), String>>>(
+        &mut self,
+        what: &str,
+        ready: impl Fn() -> F,
+    ) -> Result<(), String> {
         let deadline = tokio::time::Instant::now() + READY_WITHIN;
         loop {
-            match vex_harness::signon::reachable(url).await {
-                Ok(()) => return Ok(()),
-                Err(e) if tokio::time::Instant::now() >= deadline || self.exited().is_some() => {
-                    return Err(format!("{e}{}", self.tail()));
-                }
-                Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+            if let Some(status) = self.exited() {
+                // let the readers take in its last words
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                return Err(format!("it exited ({status}) before {what}{}", self.tail()));
             }
+            let not_yet = match ready().await {
+                Ok(()) => return Ok(()),
+                Err(e) => e,
+            };
+            if tokio::time::Instant::now() >= deadline {
+                return Err(format!(
+                    "{what}: not within {} s ({not_yet}){}",
+                    READY_WITHIN.as_secs(),
+                    self.tail()
+                ));
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
 
