@@ -82,8 +82,9 @@ impl HostMemory {
 
     /// After it: the figures.
     pub fn after(mut self) -> MemoryFigures {
-        self.during();
-        self.figures.after_mib = self.read();
+        let now = self.read();
+        self.figures.peak_mib = self.figures.peak_mib.max(now);
+        self.figures.after_mib = now;
         self.figures
     }
 }
