@@ -205,8 +205,7 @@ async fn half_open(target: SocketAddrV4, n: u32, deadline: Instant) -> Result<St
             sleep(Duration::from_millis(100)).await;
         }
         links.spawn(async move {
-            let stream = timeout(CONNECT_WITHIN, TcpStream::connect(target)).await;
-            let Ok(Ok(stream)) = stream else {
+            let Ok(stream) = connect(target).await else {
                 return Silent::Refused;
             };
             let opened = Instant::now();
@@ -274,14 +273,21 @@ async fn hello_only(target: SocketAddrV4, deadline: Instant) -> Result<String, S
             () = sleep_until(next) => {}
         }
     }
+    let kept = closed_at.map_or("open to the end".to_string(), |at| {
+        format!("closed by the host {} ms in", (at - began).as_millis())
+    });
+    judge_hellos(hellos, sent, answered, &kept)
+}
+
+/// The verdict on a hello-only link: `hellos` of `sent` bytes answered with `answered`
+/// bytes, the link `kept` as it says. Kept or closed, either is the host's to choose; an
+/// answer of more than [`MAX_AMPLIFICATION`] times what was sent is not.
+fn judge_hellos(hellos: u32, sent: usize, answered: usize, kept: &str) -> Result<String, String> {
     if answered > sent * MAX_AMPLIFICATION {
         return Err(format!(
             "answered {answered} bytes to {hellos} hellos of {sent} bytes: more than {MAX_AMPLIFICATION} times what it was sent"
         ));
     }
-    let kept = closed_at.map_or("open to the end".to_string(), |at| {
-        format!("closed by the host {} ms in", (at - began).as_millis())
-    });
     Ok(format!(
         "{hellos} hellos, one a second, answered with {answered} bytes; the link {kept}"
     ))
@@ -367,6 +373,19 @@ async fn datagrams(
     sleep_until(deadline.min(Instant::now() + SETTLE)).await;
     let _ = stop_tx.send(());
     let (answers, cookie_acks) = answers.await.unwrap_or_default();
+    judge_datagrams(h, sent, answers, cookie_acks)
+}
+
+/// The verdict on an attack of `sent` datagrams that drew `answers`, `cookie_acks` of them
+/// cookie acks: any cookie ack opened an association on a cookie the host never made
+/// (PEER-09's cookie, NS "The association handshake"), and more than one answer a
+/// datagram amplifies the attack (Vex's line).
+fn judge_datagrams(
+    h: Hostile,
+    sent: u32,
+    answers: u32,
+    cookie_acks: u32,
+) -> Result<String, String> {
     let what = match h {
         Hostile::InitFlood(_) => "association inits",
         Hostile::ForgedEchoes(_) => "cookie echoes with forged cookies",
@@ -385,4 +404,41 @@ async fn datagrams(
     Ok(format!(
         "{sent} {what} from one address, {answers} answered, no association opened by them"
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A hello-only link passes kept or closed, up to 16 answer bytes a byte sent, and
+    /// fails one byte past it.
+    #[test]
+    fn hellos_fail_only_past_the_amplification_line() {
+        let sent = 70 * 4;
+        for kept in ["open to the end", "closed by the host 4006 ms in"] {
+            assert!(judge_hellos(4, sent, 392, kept).is_ok(), "{kept}");
+        }
+        let at_line = sent * MAX_AMPLIFICATION;
+        assert!(judge_hellos(4, sent, at_line, "open to the end").is_ok());
+        let past = judge_hellos(4, sent, at_line + 1, "open to the end").unwrap_err();
+        assert!(past.contains("more than 16 times"), "{past}");
+    }
+
+    /// Datagrams pass with none answered or one answer each; one answer more, or any
+    /// cookie ack, fails, whichever attack drew it.
+    #[test]
+    fn datagrams_fail_on_a_cookie_ack_or_a_second_answer() {
+        for h in [
+            Hostile::InitFlood(10),
+            Hostile::ForgedEchoes(10),
+            Hostile::RecordSpray(10),
+        ] {
+            assert!(judge_datagrams(h, 10, 0, 0).is_ok(), "{h:?}");
+            assert!(judge_datagrams(h, 10, 10, 0).is_ok(), "{h:?}");
+            let more = judge_datagrams(h, 10, 11, 0).unwrap_err();
+            assert!(more.contains("more than one answer each"), "{more}");
+            let ack = judge_datagrams(h, 10, 1, 1).unwrap_err();
+            assert!(ack.contains("cookie ack"), "{ack}");
+        }
+    }
 }
