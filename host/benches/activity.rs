@@ -9,7 +9,7 @@ use std::hint::black_box;
 use std::net::{Ipv4Addr, SocketAddrV4};
 use std::time::{Duration, Instant as Wall};
 use vex_host::activity::Activity;
-use vex_host::activity::advertised_host::AdvertisedHost;
+use vex_host::activity::advertised_host::{AdvertisedHost, AdvertisedHosts};
 use vex_host::{HostConfig, HostCore, LinkId};
 use vex_wire::activity::body::Body;
 use vex_wire::activity::envelope::ActivityNotification;
@@ -28,7 +28,8 @@ const FRAME_GAP_MS: u64 = 2;
 const BURST_FRAMES: usize = 6;
 
 fn activity(members: usize) -> Activity {
-    let advertised = AdvertisedHost::new(HostConfig::default_address(), SessionId(1));
+    let own = AdvertisedHost::new(HostConfig::default_address(), SessionId(1));
+    let advertised = AdvertisedHosts::alone(own);
     let mut a = Activity::new(SessionId(1), LinkId(0), advertised, 0);
     for m in 0..members as u64 {
         a.admit(LinkId(m), Member::seed(0x1000 + m, ACCOUNT, 0x2000 + m))

@@ -9,6 +9,7 @@
 
 use crate::activity::Activity;
 use crate::config::HostConfig;
+use crate::fleet_regions::RegionAsks;
 use crate::mission::MissionStage;
 use crate::outbound::Outbound;
 use crate::policy::Policy;
@@ -29,6 +30,10 @@ pub(crate) struct Activities {
     pub(crate) join_template: Option<JoinResultTemplate>,
     /// Every activity's next timeline commit, earliest first.
     pub(crate) commits: TimerQueue<SessionId>,
+    /// Every activity whose table is held back for a missing host record, at its retry.
+    pub(crate) membership_retries: TimerQueue<SessionId>,
+    /// In a shared fleet, the questions about regions for the store.
+    pub(crate) region_asks: RegionAsks,
     /// The mission stage, when a mission runs.
     pub(crate) mission: Option<MissionStage>,
     /// The time of the call in progress: every entry point of the core is given it.
@@ -43,6 +48,8 @@ impl Activities {
             map: BTreeMap::new(),
             join_template: None,
             commits: TimerQueue::default(),
+            membership_retries: TimerQueue::default(),
+            region_asks: RegionAsks::default(),
             mission: None,
             now: Instant::default(),
         }

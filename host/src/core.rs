@@ -80,6 +80,7 @@ impl HostCore {
                 config.advertised,
                 config.seed,
                 config.limits.max_associations,
+                config.shared,
             ),
             links,
             lobby,

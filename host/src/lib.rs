@@ -15,6 +15,7 @@ pub mod config;
 mod core;
 pub mod event;
 mod exchange;
+pub mod fleet_regions;
 pub mod hooks;
 mod host_timer;
 mod keepalive;

@@ -4,7 +4,7 @@
 //! SR "Loading into a destination"; NS "bdLobby BAP"; facts 1.2, 1.3, 1.5, 2.2, 5.
 
 use crate::activity::Activity;
-use crate::activity::advertised_host::AdvertisedHost;
+use crate::activity::advertised_host::{AdvertisedHost, AdvertisedHosts};
 use crate::core::HostCore;
 use crate::link::Binding;
 use crate::link_id::LinkId;
@@ -272,8 +272,13 @@ impl HostCore {
         };
         l.keepalive_at(None); // a new session has no accepted join yet
         let previous = l.bind(Binding::new(session, descriptor));
-        let advertised = AdvertisedHost::new(self.config.advertised, session);
+        let own = AdvertisedHost::new(self.config.advertised, session);
         let arrival = self.config.scenario.arrival_slice_set;
+        let advertised = if self.config.shared {
+            AdvertisedHosts::in_fleet(own, crate::roster::bubble_of(arrival))
+        } else {
+            AdvertisedHosts::alone(own)
+        };
         let activity = Activity::new(session, link, advertised, arrival);
         self.activities.map.insert(session, activity);
         if let Some(previous) = previous {
@@ -310,7 +315,8 @@ mod tests {
         let last = h.new_session_id();
         assert_eq!(last.index(), 0xFFFF);
         let taken = SessionId(last.0 & !0xFFFF | 1);
-        let advertised = AdvertisedHost::new(HostConfig::default_address(), taken);
+        let own = AdvertisedHost::new(HostConfig::default_address(), taken);
+        let advertised = AdvertisedHosts::alone(own);
         let activity = Activity::new(taken, LinkId(1), advertised, 0);
         h.activities.map.insert(taken, activity);
         let next = h.new_session_id();

@@ -20,6 +20,7 @@ impl HostCore {
         let first_resend = self.peer.poll_timeout();
         [
             first_link,
+            self.activities.next_membership_retry(),
             first_commit,
             self.activities.mission_timeout(),
             first_resend,
@@ -42,6 +43,7 @@ impl HostCore {
         for (link, timer) in self.links.take_due(now) {
             self.fire(now, link, timer);
         }
+        self.activities.retry_membership_due(&mut self.links, now);
         self.activities.commit_due(&mut self.links, now);
         self.activities.run_mission(&mut self.links, now);
         self.peer.handle_timeout(now, &self.config.hooks);

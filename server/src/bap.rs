@@ -146,23 +146,30 @@ pub async fn serve(
     serve_with_control(listener, Some(peer), core, keeper, controls, shutdown).await
 }
 
-/// The core's next question for the store: a write, a lookup, a session index or a
-/// listing.
+/// The core's next question for the store: a write, a lookup, a session index, a
+/// listing or a question about regions.
 fn next_ask(core: &mut HostCore) -> Option<Asked> {
     core.poll_write()
         .map(Asked::Write)
         .or_else(|| core.poll_lookup().map(Asked::Lookup))
         .or_else(|| core.poll_index().map(Asked::Index))
         .or_else(|| core.poll_listing().map(Asked::Listing))
+        .or_else(|| core.poll_region_ask().map(Asked::Region))
 }
 
 /// Hands the store's `answer` to the core.
-fn hand_answer(core: &mut HostCore, answer: Answer) {
+fn hand_answer(core: &mut HostCore, now: Instant, answer: Answer) {
     match answer {
         Answer::Written(ticket, written) => core.handle_written(ticket, written),
         Answer::Placed(ticket, placed) => core.handle_placed(ticket, placed),
         Answer::Listed(ticket, listed) => core.handle_listed(ticket, listed),
         Answer::Indexed(ticket, indexed) => core.handle_indexed(ticket, indexed),
+        Answer::RegionPlaced {
+            session,
+            bubble,
+            placed,
+        } => core.handle_region_placed(session, bubble, placed),
+        Answer::Hosted { session, hosted } => core.handle_hosted(now, session, hosted),
     }
 }
 
@@ -238,7 +245,7 @@ pub async fn serve_with_control(
                 Err(e) => tracing::warn!(%e, "the UDP port could not read"),
             },
             () = sleep => core.handle_timeout(now()),
-            Some(answer) = keeper.answer() => hand_answer(&mut core, answer),
+            Some(answer) = keeper.answer() => hand_answer(&mut core, now(), answer),
             Some(control) = controls.recv() => match control {
                 Control::Reload { source, reply } => {
                     reload_reply = Some(reply);
@@ -253,8 +260,10 @@ pub async fn serve_with_control(
             },
         }
         while let Some(asked) = next_ask(&mut core) {
-            if let Err(asked) = keeper.ask(asked) {
-                hand_answer(&mut core, asked.unanswered("the store task ended"));
+            if let Err(asked) = keeper.ask(asked)
+                && let Some(answer) = asked.unanswered("the store task ended")
+            {
+                hand_answer(&mut core, now(), answer);
             }
         }
         let mut backlogged = Vec::new();

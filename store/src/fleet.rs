@@ -50,8 +50,8 @@ impl Store {
     }
 
     /// Places the activity `host_id`: on the process that holds it while that one's lease
-    /// runs past `now_ms`; else on the live process holding the fewest activities, the
-    /// lowest address first.
+    /// runs past `now_ms`; else on the live process holding the fewest activities and
+    /// regions ([`Store::least_held`]).
     pub async fn place(&self, host_id: u64, now_ms: u64) -> Placed {
         match self.try_place(host_id, now_ms).await {
             Ok(Some(address)) => Placed::At(address),
@@ -71,17 +71,7 @@ impl Store {
         {
             return Ok(Some(address));
         }
-        let chosen: Option<String> = sqlx::query(
-            "SELECT p.address FROM processes p WHERE p.lease_until > $1 \
-             ORDER BY (SELECT COUNT(*) FROM placements pl WHERE pl.address = p.address), p.address \
-             LIMIT 1",
-        )
-        .bind(rows::wide(now_ms))
-        .fetch_optional(&self.pool)
-        .await?
-        .map(|row| row.try_get(0))
-        .transpose()?;
-        let Some(chosen) = chosen else {
+        let Some(chosen) = self.least_held(now_ms).await? else {
             return Ok(None);
         };
         let moved = match held {
@@ -100,6 +90,22 @@ impl Store {
         };
         moved.execute(&self.pool).await?;
         self.holder(host_id, now_ms).await
+    }
+
+    /// The process whose lease runs past `now_ms` holding the fewest activities and
+    /// regions of activities (`crate::regions`), the lowest address first.
+    pub(crate) async fn least_held(&self, now_ms: u64) -> Result<Option<String>, StoreError> {
+        Ok(sqlx::query(
+            "SELECT p.address FROM processes p WHERE p.lease_until > $1 \
+             ORDER BY (SELECT COUNT(*) FROM placements pl WHERE pl.address = p.address) \
+             + (SELECT COUNT(*) FROM region_placements r WHERE r.address = p.address), p.address \
+             LIMIT 1",
+        )
+        .bind(rows::wide(now_ms))
+        .fetch_optional(&self.pool)
+        .await?
+        .map(|row| row.try_get(0))
+        .transpose()?)
     }
 
     /// The next session index of the account whose ids carry `account_half`: 1 to 65,535
@@ -134,14 +140,7 @@ impl Store {
         .bind(rows::wide(host_id))
         .fetch_optional(&self.pool)
         .await?;
-        let Some(row) = row else {
-            return Ok(None);
-        };
-        let address: String = row.try_get(0)?;
-        let address = address
-            .parse()
-            .map_err(|_| StoreError::Row(format!("process address {address:?}")))?;
-        Ok(Some((address, rows::narrow(row.try_get(1)?))))
+        row.as_ref().map(rows::address_and_lease).transpose()
     }
 }
 

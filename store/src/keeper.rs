@@ -1,13 +1,15 @@
-//! The store as a task beside the host's loop: the core's writes, lookups, listings and
-//! session indexes in, in order, each answered once the database kept or refused the
-//! write, placed the activity, read the advertisements or counted the index (the sans-IO
-//! seams of `vex_host::lobby::write`, `placement` and `listing`, and
-//! `vex_host::session_index`).
+//! The store as a task beside the host's loop: the core's writes, lookups, listings,
+//! session indexes and questions about regions in, in order, each answered once the
+//! database kept or refused the write, placed the activity or region, read the
+//! advertisements, counted the index or said where a region is hosted (the sans-IO seams
+//! of `vex_host::lobby::write`, `placement` and `listing`, `vex_host::session_index` and
+//! `vex_host::fleet_regions`). The end of an activity's regions gets no answer.
 //! The loop never waits on the database.
 
 use crate::Store;
 use std::time::{SystemTime, UNIX_EPOCH};
 use tokio::sync::mpsc;
+use vex_host::fleet_regions::{Hosted, RegionAsk};
 use vex_host::lobby::{Listed, Listing, Lookup, Placed, Write, Written};
 use vex_host::session_index::{IndexAsk, Indexed};
 
@@ -22,19 +24,33 @@ pub enum Asked {
     Listing(Listing),
     /// Count the next index of a new session.
     Index(IndexAsk),
+    /// Place a region, end an activity's regions, or say whether a region is hosted.
+    Region(RegionAsk),
 }
 
 impl Asked {
     /// The answer when no store task takes `self`: nothing kept, placed, read or counted,
-    /// and `why`.
-    pub fn unanswered(self, why: &str) -> Answer {
+    /// and `why`; none for the end of an activity's regions.
+    pub fn unanswered(self, why: &str) -> Option<Answer> {
         let why = why.to_string();
-        match self {
+        Some(match self {
             Asked::Write(w) => Answer::Written(w.ticket, Written::Refused(why)),
             Asked::Lookup(l) => Answer::Placed(l.ticket, Placed::Failed(why)),
             Asked::Listing(l) => Answer::Listed(l.ticket, Listed::Failed(why)),
             Asked::Index(i) => Answer::Indexed(i.ticket, Indexed::Failed(why)),
-        }
+            Asked::Region(RegionAsk::Place {
+                session, bubble, ..
+            }) => Answer::RegionPlaced {
+                session,
+                bubble,
+                placed: Placed::Failed(why),
+            },
+            Asked::Region(RegionAsk::Hosted { session, .. }) => Answer::Hosted {
+                session,
+                hosted: Hosted::Failed(why),
+            },
+            Asked::Region(RegionAsk::End { .. }) => return None,
+        })
     }
 }
 
@@ -49,6 +65,22 @@ pub enum Answer {
     Listed(u64, Listed),
     /// The index counted.
     Indexed(u64, Indexed),
+    /// Where a region is placed.
+    RegionPlaced {
+        /// The activity's session id.
+        session: u64,
+        /// The region, by bubble.
+        bubble: u8,
+        /// The process it is placed on.
+        placed: Placed,
+    },
+    /// Whether a region of an activity is hosted by the process that asked.
+    Hosted {
+        /// The activity's session id.
+        session: u64,
+        /// The answer.
+        hosted: Hosted,
+    },
 }
 
 /// The host loop's end of the store task. The queues are unbounded here because the core
@@ -68,20 +100,27 @@ impl Keeper {
         tokio::spawn(async move {
             while let Some(asked) = to_answer.recv().await {
                 let answered = match asked {
-                    Asked::Write(w) => Answer::Written(w.ticket, store.keep(&w).await),
+                    Asked::Write(w) => Some(Answer::Written(w.ticket, store.keep(&w).await)),
                     Asked::Lookup(l) => {
-                        Answer::Placed(l.ticket, store.place(l.host_id, unix_ms()).await)
+                        let placed = store.place(l.host_id, unix_ms()).await;
+                        Some(Answer::Placed(l.ticket, placed))
                     }
-                    Asked::Listing(l) => Answer::Listed(l.ticket, store.list(&l, unix_ms()).await),
+                    Asked::Listing(l) => {
+                        let listed = store.list(&l, unix_ms()).await;
+                        Some(Answer::Listed(l.ticket, listed))
+                    }
                     Asked::Index(i) => {
                         let indexed = match store.next_session_index(i.account_half).await {
                             Ok(index) => Indexed::Next(index),
                             Err(e) => Indexed::Failed(e.to_string()),
                         };
-                        Answer::Indexed(i.ticket, indexed)
+                        Some(Answer::Indexed(i.ticket, indexed))
                     }
+                    Asked::Region(region) => store.answer_region(region).await,
                 };
-                if answer.send(answered).is_err() {
+                if let Some(answered) = answered
+                    && answer.send(answered).is_err()
+                {
                     return;
                 }
             }

@@ -10,12 +10,13 @@
 //! with the account as it is now.
 //!
 //! Several host processes sharing one database keep leases in it, each activity is
-//! placed on one live process (`fleet.rs`), and the matchmaking advertisements are kept
-//! there (`listing.rs`).
+//! placed on one live process (`fleet.rs`), as is each region a member moves into
+//! (`regions.rs`), and the matchmaking advertisements are kept there (`listing.rs`).
 
 mod fleet;
 mod keeper;
 mod listing;
+mod regions;
 mod rows;
 
 pub use fleet::renew_lease;

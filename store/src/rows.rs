@@ -6,6 +6,7 @@ use sqlx::AnyConnection;
 use sqlx::any::AnyRow;
 use sqlx::{Any, Row, Transaction};
 use std::collections::BTreeMap;
+use std::net::SocketAddrV4;
 use vex_host::lobby::{StoredAccount, StoredLobby, StoredObject};
 use vex_wire::bap::queuez::ACCOUNT_FAMILY;
 
@@ -17,6 +18,15 @@ pub(crate) fn wide(v: u64) -> i64 {
 /// A kept `v` back.
 pub(crate) fn narrow(v: i64) -> u64 {
     u64::from_ne_bytes(v.to_ne_bytes())
+}
+
+/// A row's first two columns as a process's address and the time its lease runs until.
+pub(crate) fn address_and_lease(row: &AnyRow) -> Result<(SocketAddrV4, u64), StoreError> {
+    let address: String = row.try_get(0)?;
+    let address = address
+        .parse()
+        .map_err(|_| StoreError::Row(format!("process address {address:?}")))?;
+    Ok((address, narrow(row.try_get(1)?)))
 }
 
 /// Stores `account` whole.

@@ -14,9 +14,10 @@ use crate::link_id::LinkId;
 use crate::roster::bubble_of;
 use crate::schedule::TimedCommit;
 use crate::world::World;
-use advertised_host::AdvertisedHost;
+use advertised_host::{AdvertisedHost, AdvertisedHosts};
 use member::Member;
 use member_state::MemberState;
+use std::net::SocketAddrV4;
 use std::ops::Range;
 use vex_wire::activity::client_state::{ClientState, TeleportState};
 use vex_wire::activity::membership::{MEMBER_LANES, Member as MemberRecord, ReplicateMembership};
@@ -64,7 +65,10 @@ pub struct Activity {
     started: Option<Instant>,
     timeline_done: usize,
     /// The citizen record of each region a member stands in.
-    advertised: AdvertisedHost,
+    advertised: AdvertisedHosts,
+    /// The table is held back for a missing host record, and is tried again at this time
+    /// (SR "Timed sends that remain").
+    membership_retry: Option<Instant>,
     /// Where a member stands before it reports a region: the arrival slice set.
     arrival: i16,
 }
@@ -76,13 +80,14 @@ impl Activity {
     pub fn new(
         session: SessionId,
         owner: LinkId,
-        advertised: AdvertisedHost,
+        advertised: AdvertisedHosts,
         arrival: i16,
     ) -> Self {
         Self {
             session,
             owner,
             advertised,
+            membership_retry: None,
             arrival,
             lanes: std::array::from_fn(|_| None),
             revision: 0,
@@ -196,9 +201,12 @@ impl Activity {
         for (lane, member) in self.lanes.iter().enumerate() {
             if let Some(m) = member {
                 m.state().write_token(&mut table.regions, lane);
-                let bubble = usize::from(bubble_of(m.state().region_or(self.arrival)));
-                if let Some(record) = table.regions.get_mut(bubble) {
-                    self.advertised.write(record);
+                let bubble = bubble_of(m.state().region_or(self.arrival));
+                let host = self.advertised.get(bubble);
+                if let (Some(record), Some(host)) =
+                    (table.regions.get_mut(usize::from(bubble)), host)
+                {
+                    host.write(record);
                 }
             }
         }
@@ -288,6 +296,35 @@ impl Activity {
         self.member(link).map(Member::state).unwrap_or_default()
     }
 
+    /// A bubble a member stands in whose host record is missing: in a shared fleet, one
+    /// the store has not placed yet.
+    pub fn missing_host_record(&self) -> Option<u8> {
+        self.members()
+            .map(|m| bubble_of(m.state().region_or(self.arrival)))
+            .find(|bubble| self.advertised.get(*bubble).is_none())
+    }
+
+    /// The store placed `bubble` on the process whose UDP port is at `address`.
+    pub fn place_bubble(&mut self, bubble: u8, address: SocketAddrV4) {
+        let host = AdvertisedHost::new(address, self.session);
+        self.advertised.place(bubble, host);
+    }
+
+    /// True when the store placed a bubble of the activity on a process.
+    pub fn any_bubble_placed(&self) -> bool {
+        self.advertised.any_placed()
+    }
+
+    /// When the table held back is tried again, if it is.
+    pub fn membership_retry(&self) -> Option<Instant> {
+        self.membership_retry
+    }
+
+    /// The table is held back until `at` (`None`: it is not held back).
+    pub fn retry_membership_at(&mut self, at: Option<Instant>) {
+        self.membership_retry = at;
+    }
+
     /// Message 22 from member `link`, committed as a delta over what it reported before
     /// (SR "What each client message gets"); `arrival` is where a member stands before
     /// any report. The revision rises when the table changed. `None` when `link` is not a
@@ -344,8 +381,11 @@ impl Activity {
 mod tests {
     use super::*;
 
-    fn advertised() -> AdvertisedHost {
-        AdvertisedHost::new(crate::HostConfig::default_address(), SessionId(7))
+    fn advertised() -> AdvertisedHosts {
+        AdvertisedHosts::alone(AdvertisedHost::new(
+            crate::HostConfig::default_address(),
+            SessionId(7),
+        ))
     }
 
     fn member(n: u64) -> MemberRecord {

@@ -39,6 +39,9 @@ impl Activities {
         else {
             return links.drop_input(link, Dropped::NotJoined(msg));
         };
+        if committed.region_moved && self.config.shared {
+            self.place_missing_region(session);
+        }
         if committed.table_changed {
             self.publish_membership(links, session, None);
         }

@@ -20,6 +20,21 @@ use vex_wire::activity::join::JoinRequest;
 use vex_wire::activity::membership::{Member, ReplicateMembership};
 use vex_wire::activity::session::SessionId;
 use vex_wire::activity::small::MembershipAcknowledgement;
+use vex_wire::time::Instant;
+
+/// SR "Timed sends that remain": a membership body held back for a missing host record is
+/// retried after 250 ms.
+pub const MEMBERSHIP_RETRY_MS: u64 = 250;
+
+/// True while the queue's entry is still its activity's retry.
+fn retry_holds(
+    activities: &std::collections::BTreeMap<SessionId, crate::activity::Activity>,
+    &(at, session): &(Instant, SessionId),
+) -> bool {
+    activities
+        .get(&session)
+        .is_some_and(|a| a.membership_retry() == Some(at))
+}
 
 impl Activities {
     /// The member message 3 seeds before any message 23 (facts 4.10 seed).
@@ -100,8 +115,11 @@ impl Activities {
     }
 
     /// Encodes `session`'s table once and sends it to each of `links`, recording the
-    /// revision each was sent.
+    /// revision each was sent; nothing while the table is held back.
     fn send_table(&mut self, links: &mut Links, session: SessionId, to: &[LinkId]) {
+        if self.held_back(session) {
+            return;
+        }
         let (Some(table), Some(&first)) = (self.membership_table(session), to.first()) else {
             return;
         };
@@ -118,6 +136,50 @@ impl Activities {
                 b.table_mut().sent(table.revision);
             }
         }
+    }
+
+    /// SR "Timed sends that remain": "a membership body held back for a missing host
+    /// record is retried after 250 ms". True when a member of `session` stands in a bubble
+    /// whose host record is missing (in a shared fleet, one the store has not placed yet):
+    /// the table waits, and every member gets it at the first retry that finds the record.
+    fn held_back(&mut self, session: SessionId) -> bool {
+        let now = self.now;
+        let live = self.map.len();
+        let Some(activity) = self.map.get_mut(&session) else {
+            return false;
+        };
+        let Some(bubble) = activity.missing_host_record() else {
+            return false;
+        };
+        if activity.membership_retry().is_none() {
+            let at = now + MEMBERSHIP_RETRY_MS;
+            activity.retry_membership_at(Some(at));
+            let activities = &self.map;
+            let holds = |d: &(Instant, SessionId)| retry_holds(activities, d);
+            self.membership_retries.arm(at, session, live, holds);
+            tracing::debug!(%session, bubble, "the member table waits for a host record");
+        }
+        true
+    }
+
+    /// Every table held back whose retry is due at `now` is tried again.
+    pub(crate) fn retry_membership_due(&mut self, links: &mut Links, now: Instant) {
+        let activities = &self.map;
+        let due = self
+            .membership_retries
+            .take_due(now, |d| retry_holds(activities, d));
+        for (_, session) in due {
+            if let Some(a) = self.map.get_mut(&session) {
+                a.retry_membership_at(None);
+            }
+            self.publish_membership(links, session, None);
+        }
+    }
+
+    /// When the next table held back is tried again.
+    pub(crate) fn next_membership_retry(&mut self) -> Option<Instant> {
+        let activities = &self.map;
+        self.membership_retries.next(|d| retry_holds(activities, d))
     }
 
     /// `link`'s member leaves `session`: its lane and lease are freed, the others get the
@@ -143,7 +205,8 @@ impl Activities {
             && a.is_empty()
             && !owner_bound(a)
         {
-            self.map.remove(&session);
+            let ended = self.map.remove(&session);
+            self.regions_ended(session, ended.is_some_and(|a| a.any_bubble_placed()));
             self.mission_ended(session);
         }
     }

@@ -13,7 +13,7 @@
 
 use crate::hooks::Hooks;
 use crate::policy::{JoinAnswer, Membership};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use vex_wire::peer::membership::{
     self, MembershipMember, MembershipRoot, MembershipUpdate, PeerDelta,
 };
@@ -55,6 +55,19 @@ struct GroupSession {
     members: Vec<Member>,
 }
 
+/// Whether the group session a join names runs here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Liveness {
+    /// It runs (state 6 to 9): an activity this process holds, or a region of one it hosts
+    /// for another process.
+    Runs,
+    /// It does not.
+    Ended,
+    /// In a shared fleet, not known yet: the store says whether this process hosts a
+    /// region of it (`crate::fleet_regions`), and the join waits for that.
+    Unknown,
+}
+
 /// Every peer link and group session of the port.
 #[derive(Debug)]
 pub struct GroupHost {
@@ -62,6 +75,11 @@ pub struct GroupHost {
     own: NetAddr,
     links: BTreeMap<u16, PeerLink>,
     sessions: BTreeMap<u64, GroupSession>,
+    /// The join of each association that waits to know whether its session runs here: one
+    /// per association, so as many as the associations at most.
+    held: BTreeMap<u16, JoinRequest>,
+    /// The sessions whose joins wait, to be asked about.
+    unknown: VecDeque<u64>,
     next_channel: u32,
 }
 
@@ -72,6 +90,8 @@ impl GroupHost {
             own,
             links: BTreeMap::new(),
             sessions: BTreeMap::new(),
+            held: BTreeMap::new(),
+            unknown: VecDeque::new(),
             next_channel: 0,
         }
     }
@@ -83,7 +103,7 @@ impl GroupHost {
         &mut self,
         tag: u16,
         message: &PeerMessage,
-        live: &dyn Fn(u64) -> bool,
+        live: &dyn Fn(u64) -> Liveness,
         announce: &mut dyn FnMut() -> u32,
         hooks: &Hooks,
     ) -> Vec<PeerMessage> {
@@ -146,19 +166,27 @@ impl GroupHost {
     /// below ours, 27; a low bound above it, 28; an executable type other than 5, 29; a
     /// peer with no connection to carry membership, 6 not-joinable; a full session, 7.
     /// An admitted peer joins its session and every member hears the new membership. The
-    /// group sessions of activities that ended go first.
+    /// group sessions of activities that ended go first. A join whose session is not known
+    /// to run here yet waits for [`GroupHost::release`].
     fn join(
         &mut self,
         tag: u16,
         request: &JoinRequest,
-        live: &dyn Fn(u64) -> bool,
+        live: &dyn Fn(u64) -> Liveness,
         hooks: &Hooks,
     ) -> Vec<PeerMessage> {
         // a group session lasts as long as its activity
-        self.sessions.retain(|session, _| live(*session));
+        self.sessions
+            .retain(|session, _| live(*session) == Liveness::Runs);
+        let liveness = live(request.session);
+        if request.protocol == message::PROTOCOL_VERSION && liveness == Liveness::Unknown {
+            self.held.insert(tag, *request);
+            self.unknown.push_back(request.session);
+            return Vec::new();
+        }
         let checked = if request.protocol != message::PROTOCOL_VERSION {
             JoinAnswer::Silence
-        } else if !live(request.session) {
+        } else if liveness == Liveness::Ended {
             JoinAnswer::Refuse(refuse::NOT_FOUND)
         } else if request.high_build < message::BUILD {
             JoinAnswer::Refuse(refuse::PEER_VERSION_TOO_LOW)
@@ -190,6 +218,34 @@ impl GroupHost {
                 reason,
             }],
         }
+    }
+
+    /// A session whose joins wait, to be asked about.
+    pub fn poll_unknown(&mut self) -> Option<u64> {
+        self.unknown.pop_front()
+    }
+
+    /// Whether `session` runs here is now known (`live` says it): each join that waited
+    /// for it is answered, with the association it came on.
+    pub fn release(
+        &mut self,
+        session: u64,
+        live: &dyn Fn(u64) -> Liveness,
+        hooks: &Hooks,
+    ) -> Vec<(u16, Vec<PeerMessage>)> {
+        let waiting: Vec<(u16, JoinRequest)> = self
+            .held
+            .iter()
+            .filter(|(_, r)| r.session == session)
+            .map(|(tag, r)| (*tag, *r))
+            .collect();
+        waiting
+            .into_iter()
+            .map(|(tag, request)| {
+                self.held.remove(&tag);
+                (tag, self.join(tag, &request, live, hooks))
+            })
+            .collect()
     }
 
     /// Whether the peer on `tag` is a member of `request`'s session by this join already.
@@ -390,7 +446,8 @@ mod tests {
             sequence: 0x400,
             addr: NetAddr::direct([10, 0, 0, 9], 3074, 1),
         };
-        let answers = g.out_of_band(TAG, &connect, &|_| true, &mut || 0x1234, &Hooks::default());
+        let runs = |_| Liveness::Runs;
+        let answers = g.out_of_band(TAG, &connect, &runs, &mut || 0x1234, &Hooks::default());
         assert!(matches!(
             answers[..],
             [PeerMessage::ConnectResponse {
@@ -403,7 +460,13 @@ mod tests {
     }
 
     fn answer(g: &mut GroupHost, r: JoinRequest) -> Vec<PeerMessage> {
-        let live = |s: u64| s == SESSION;
+        let live = |s: u64| {
+            if s == SESSION {
+                Liveness::Runs
+            } else {
+                Liveness::Ended
+            }
+        };
         let join = PeerMessage::JoinRequest(r);
         g.out_of_band(TAG, &join, &live, &mut || 0, &Hooks::default())
     }

@@ -4,9 +4,11 @@
 //! byte are dropped and reported. A record's plaintext goes by its first bit: an
 //! out-of-band container (1) or an established datagram of a reliable connection (0).
 
-use super::group::GroupHost;
+use super::foreign::ForeignSessions;
+use super::group::{GroupHost, Liveness};
 use super::responder::{PeerDrop, Responder};
 use crate::event::{Datagram, HostEvent};
+use crate::fleet_regions::Hosted;
 use crate::hooks::Hooks;
 use crate::outbound::Outbound;
 use rand_chacha::ChaCha20Rng;
@@ -36,15 +38,19 @@ const PORT_STREAM: u64 = 1;
 pub struct PeerPort {
     responder: Responder,
     group: GroupHost,
+    /// In a shared fleet, the group sessions hosted for other processes; `None` for a
+    /// host alone, where a session this process does not hold runs nowhere.
+    foreign: Option<ForeignSessions>,
     rng: ChaCha20Rng,
     out: VecDeque<Datagram>,
 }
 
 impl PeerPort {
     /// A port at `address` (the UDP port of the activity listener's number), drawing from
-    /// `seed` (its own stream), with at most `capacity` associations. The join key its
-    /// records' keys are derived with is zero, as Sunrise's (facts, not pages).
-    pub fn new(address: SocketAddrV4, seed: [u8; 32], capacity: usize) -> Self {
+    /// `seed` (its own stream), with at most `capacity` associations, in a shared fleet
+    /// when `fleet`. The join key its records' keys are derived with is zero, as
+    /// Sunrise's (facts, not pages).
+    pub fn new(address: SocketAddrV4, seed: [u8; 32], capacity: usize, fleet: bool) -> Self {
         let mut rng = ChaCha20Rng::from_seed(seed);
         rng.set_stream(PORT_STREAM);
         let mut cookie_key = [0u8; 64];
@@ -52,6 +58,7 @@ impl PeerPort {
         Self {
             responder: Responder::new(cookie_key, [0; 16], capacity),
             group: GroupHost::at(NetAddr::direct(address.ip().octets(), address.port(), 0)),
+            foreign: fleet.then(ForeignSessions::default),
             rng,
             out: VecDeque::new(),
         }
@@ -148,25 +155,69 @@ impl PeerPort {
 
     /// The messages of the out-of-band container `plaintext` on association `tag` that
     /// are owed an answer get it, each in a record of its own: a ping or time-synchronize
-    /// [`answer`]'s, a connect or join request the group host's.
+    /// [`answer`]'s, a connect or join request the group host's. `own` says whether a
+    /// session is an activity this process holds.
     fn answer(
         &mut self,
         now: Instant,
         tag: u16,
         plaintext: &[u8],
-        live: &dyn Fn(u64) -> bool,
+        own: &dyn Fn(u64) -> bool,
         hooks: &Hooks,
     ) {
+        let foreign = self.foreign.as_ref();
+        let live = |session: u64| liveness(own, foreign, session);
         let mut answers = Vec::new();
         for message in chain::read_container(plaintext).messages {
             let rng = &mut self.rng;
             let mut announce = || rng.next_u32();
             answers.extend(
                 self.group
-                    .out_of_band(tag, &message, live, &mut announce, hooks),
+                    .out_of_band(tag, &message, &live, &mut announce, hooks),
             );
             answers.extend(answer(now, message, hooks));
         }
+        while let Some(session) = self.group.poll_unknown() {
+            if let Some(foreign) = &mut self.foreign {
+                foreign.ask(session);
+            }
+        }
+        self.send_answers(tag, answers, hooks);
+    }
+
+    /// The store said at `now` whether this port hosts a region of `session` for another
+    /// process (`crate::fleet_regions`); `own` says whether a session is an activity this
+    /// process holds. The joins that waited for it are answered.
+    pub fn hosted(
+        &mut self,
+        now: Instant,
+        session: u64,
+        hosted: Hosted,
+        own: &dyn Fn(u64) -> bool,
+        hooks: &Hooks,
+    ) {
+        let Some(foreign) = &mut self.foreign else {
+            return;
+        };
+        let runs = foreign.answered(now, session, &hosted);
+        let foreign = self.foreign.as_ref();
+        let live = |s: u64| match liveness(own, foreign, s) {
+            Liveness::Unknown if s == session && !runs => Liveness::Ended,
+            known => known,
+        };
+        for (tag, answers) in self.group.release(session, &live, hooks) {
+            self.send_answers(tag, answers, hooks);
+        }
+        self.send_due(now, hooks);
+    }
+
+    /// The next question about a session for the store.
+    pub fn poll_hosted_ask(&mut self) -> Option<u64> {
+        self.foreign.as_mut()?.poll_ask()
+    }
+
+    /// Each of `answers` on association `tag`, each in a record of its own.
+    fn send_answers(&mut self, tag: u16, answers: Vec<PeerMessage>, hooks: &Hooks) {
         for answer in answers {
             let id = answer.id();
             let size = hooks.policy().peer_struct_size(id, answer.declared_size());
@@ -202,14 +253,19 @@ impl PeerPort {
         Ok(())
     }
 
-    /// Time passed: the reliable connections resend what is due.
+    /// Time passed: the reliable connections resend what is due, and the sessions hosted
+    /// for other processes that are due are asked about again.
     pub fn handle_timeout(&mut self, now: Instant, hooks: &Hooks) {
         self.send_due(now, hooks);
+        if let Some(foreign) = &mut self.foreign {
+            foreign.ask_due(now);
+        }
     }
 
     /// When [`PeerPort::handle_timeout`] next has work.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        self.group.next_due()
+        let ask = self.foreign.as_ref().and_then(ForeignSessions::next_ask);
+        self.group.next_due().into_iter().chain(ask).min()
     }
 
     /// Queues `bytes` to `to` as often as the outbound hook says (once), as it leaves it.
@@ -232,8 +288,24 @@ impl PeerPort {
 pub struct LiveSessions<'a> {
     /// The live session a QoS probe's security id names.
     pub by_security_id: &'a dyn Fn(u32) -> Option<u64>,
-    /// Whether a session runs (a group session in state 6 to 9).
+    /// Whether a session is an activity this process holds.
     pub live: &'a dyn Fn(u64) -> bool,
+}
+
+/// Whether `session`'s group session runs here: an activity this process holds (`own`),
+/// or one it hosts a region of for another; in a shared fleet (`foreign`), any other is
+/// not known until the store says.
+fn liveness(
+    own: &dyn Fn(u64) -> bool,
+    foreign: Option<&ForeignSessions>,
+    session: u64,
+) -> Liveness {
+    match foreign {
+        _ if own(session) => Liveness::Runs,
+        Some(f) if f.runs(session) => Liveness::Runs,
+        Some(_) => Liveness::Unknown,
+        None => Liveness::Ended,
+    }
 }
 
 /// The answer a ping or a time-synchronize is owed (NS "Peer message ids"): a ping its
