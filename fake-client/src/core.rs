@@ -145,11 +145,11 @@ impl ClientCore {
             let session = activity.join.session().unwrap_or_default();
             return activity.qos.on_reply(&mut self.verdict, bytes, session);
         }
-        for answer in activity
+        let answers = activity
             .association
-            .on_datagram(&mut self.verdict, now, bytes)
-        {
-            self.links.send_datagram(&answer);
+            .on_datagram(&mut self.verdict, now, bytes);
+        if let Some(to) = activity.association.peer() {
+            answers.iter().for_each(|a| self.links.send_datagram_to(to, a));
         }
     }
 
@@ -158,6 +158,12 @@ impl ClientCore {
     pub fn group_membership(&self) -> Option<(u32, u32)> {
         let group = self.activity.as_ref()?.association.group();
         Some((group.accepted(), group.revision()))
+    }
+
+    /// The group host the association went to last, once the client opened one: the one
+    /// the citizen record of its region names.
+    pub fn group_host(&self) -> Option<SocketAddrV4> {
+        self.activity.as_ref()?.association.peer()
     }
 
     /// The next received frame report.

@@ -90,8 +90,13 @@ impl Links {
     /// transport": the port of the activity port's number); none before service 17.
     pub(crate) fn send_datagram(&mut self, bytes: &[u8]) {
         if let Some(to) = self.activity_address {
-            self.datagrams.push_back((to, bytes.to_vec()));
+            self.send_datagram_to(to, bytes);
         }
+    }
+
+    /// Sends `bytes` to `to`.
+    pub(crate) fn send_datagram_to(&mut self, to: SocketAddrV4, bytes: &[u8]) {
+        self.datagrams.push_back((to, bytes.to_vec()));
     }
 
     /// A datagram the IO layer should send, and where.

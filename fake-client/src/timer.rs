@@ -193,13 +193,17 @@ impl ClientCore {
             }
             (ClientTimer::QosReply, Some(a)) => a.qos.report_unanswered(verdict),
             (ClientTimer::Associate, Some(a)) => {
-                let init = a.association.open(now, a.join.handle());
-                links.send_datagram(init.as_bytes());
+                let region_host = a.membership.group_host(a.region.bubble());
+                if let Some(to) = region_host.or(links.activity_address()) {
+                    let init = a.association.open(now, a.join.handle(), to);
+                    links.send_datagram_to(to, init.as_bytes());
+                }
             }
             (ClientTimer::AssociationAnswer, Some(a)) => a.association.report_unanswered(verdict),
             (ClientTimer::PeerResend, Some(a)) => {
-                for datagram in a.association.poll(now) {
-                    links.send_datagram(&datagram);
+                let datagrams = a.association.poll(now);
+                if let Some(to) = a.association.peer() {
+                    datagrams.iter().for_each(|d| links.send_datagram_to(to, d));
                 }
             }
             (ClientTimer::StartActivity, Some(a)) => {

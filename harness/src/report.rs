@@ -30,6 +30,8 @@ pub struct RunReport {
     pub group_membership: Option<(u32, u32)>,
     /// Where service 17 sent the Activity Host link, once it did.
     pub activity_host: Option<SocketAddrV4>,
+    /// The group host the client's association went to last, once it opened one.
+    pub group_host: Option<SocketAddrV4>,
 }
 
 impl RunReport {
@@ -47,6 +49,7 @@ impl RunReport {
             sessions: vec![client.session()],
             group_membership: client.group_membership(),
             activity_host: client.activity_address(),
+            group_host: client.group_host(),
         }
     }
 
@@ -69,6 +72,7 @@ impl RunReport {
             sessions: Vec::new(),
             group_membership: None,
             activity_host: None,
+            group_host: None,
         }
     }
 

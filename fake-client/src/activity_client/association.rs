@@ -4,11 +4,20 @@
 //! and the cookie ack judged and its key agreed; then a ping in the first record, and
 //! each record of the host's opened, held to the replay window, and its messages' sizes
 //! read.
+//!
+//! It goes to the group host the citizen record of the client's own region names (NS "The
+//! join descriptor", the bdNet path of "The engine peer transport"), else to the activity
+//! link's address. When a table names another group host for the region the client
+//! stands in (a move into a region another process hosts, SR "What the host pushes on its
+//! own": it "changes the advertised host"), the client leaves the association and opens
+//! one with the new host under its next tag: a packet addressed to a tag it left belongs
+//! to no association it has, and is dropped, as a demultiplexer by tag drops it.
 
 use super::group_session::GroupSession;
 use crate::rules::{Choice, Rule};
 use crate::verdict::Verdict;
 use std::collections::VecDeque;
+use std::net::SocketAddrV4;
 use vex_wire::peer::association::{
     ADDRESS_CLAIM_LEN, AssocCookieAck, AssocCookieEcho, AssocInit, AssocInitAck, AssocPacket,
     COOKIE_ACK, SecurityId,
@@ -72,10 +81,15 @@ struct Echoed {
     at: Instant,
 }
 
-/// The client's association: when it is due, and where its handshake is.
+/// The client's association: when it is due, where it goes, and where its handshake is.
 #[derive(Debug, Default)]
 pub(crate) struct Association {
     due: Option<Instant>,
+    /// How many associations the client left before this one: its tag is
+    /// [`REQUESTER_TAG`] plus this, and the tags below it are the ones it left.
+    generation: u16,
+    /// The group host it goes to, once it opened.
+    peer: Option<SocketAddrV4>,
     stage: Stage,
     /// The session the association is for, which its time-synchronize messages name.
     session: u64,
@@ -106,15 +120,48 @@ impl Association {
         }
     }
 
-    /// The init at `now` for the session `session`: the security id is the session's
-    /// bytes, low first (the requester chooses it).
-    pub(crate) fn open(&mut self, now: Instant, session: u64) -> AssocInit {
+    /// The init at `now` to `peer` for the session `session`: the security id is the
+    /// session's bytes, low first (the requester chooses it).
+    pub(crate) fn open(&mut self, now: Instant, session: u64, peer: SocketAddrV4) -> AssocInit {
         self.due = None;
-        let init = AssocInit::new(REQUESTER_TAG, session.to_le_bytes());
+        let init = AssocInit::new(self.tag(), session.to_le_bytes());
         self.session = session;
+        self.peer = Some(peer);
         self.stage = Stage::InitSent { init, at: now };
         self.outstanding = Some((init.as_bytes().to_vec(), now + HANDSHAKE_RESEND_MS));
         init
+    }
+
+    /// The group host it goes to, once it opened.
+    pub(crate) fn peer(&self) -> Option<SocketAddrV4> {
+        self.peer
+    }
+
+    /// The region the client stands in names another group host: it leaves this
+    /// association, and a new one under the next tag opens at `now`.
+    pub(crate) fn move_on(&mut self, now: Instant) {
+        *self = Self {
+            due: Some(now),
+            generation: self.generation.wrapping_add(1),
+            ..Self::default()
+        };
+    }
+
+    /// The client's tag in this association.
+    fn tag(&self) -> u16 {
+        REQUESTER_TAG.wrapping_add(self.generation)
+    }
+
+    /// True when `bytes` are addressed to an association the client left.
+    fn for_one_left(&self, bytes: &[u8]) -> bool {
+        let addressed = match AssocPacket::read(bytes) {
+            Ok(AssocPacket::Data { head, .. }) => head.header.addressed_tag.get(),
+            Ok(AssocPacket::InitAck(ack)) => ack.header.addressed_tag.get(),
+            Ok(AssocPacket::CookieAck(ack)) => ack.header.addressed_tag.get(),
+            _ => return false,
+        };
+        let age = self.tag().wrapping_sub(addressed);
+        (1..=self.generation).contains(&age)
     }
 
     /// No answer within [`ANSWER_WITHIN_MS`]: nothing above the association runs
@@ -158,13 +205,18 @@ impl Association {
         out
     }
 
-    /// A datagram of the association port at `now`: what the client answers.
+    /// A datagram of the association port at `now`: what the client answers. One
+    /// addressed to an association the client left is dropped.
     pub(crate) fn on_datagram(
         &mut self,
         verdict: &mut Verdict,
         now: Instant,
         bytes: &[u8],
     ) -> Vec<Vec<u8>> {
+        if self.for_one_left(bytes) {
+            tracing::debug!("a packet of an association the client left: dropped");
+            return Vec::new();
+        }
         let answer = self.answer(verdict, now, bytes);
         answer.into_iter().chain(self.poll(now)).collect()
     }
@@ -270,10 +322,11 @@ impl Association {
             );
             return verdict.violate(Rule::Peer07, None, None, reason);
         }
-        if header.addressed_tag.get() != REQUESTER_TAG {
+        if header.addressed_tag.get() != self.tag() {
             let reason = format!(
-                "the cookie ack is addressed to tag {:#06x}, not the requester's {REQUESTER_TAG:#06x}",
-                header.addressed_tag.get()
+                "the cookie ack is addressed to tag {:#06x}, not the requester's {:#06x}",
+                header.addressed_tag.get(),
+                self.tag()
             );
             return verdict.violate(Rule::Peer08, None, None, reason);
         }
@@ -447,6 +500,11 @@ mod tests {
 
     const SESSION: u64 = 0x9EAA_3001_0020_0001;
 
+    /// The group host the tests' associations go to.
+    fn peer() -> SocketAddrV4 {
+        SocketAddrV4::new([127, 0, 0, 1].into(), 30974)
+    }
+
     fn rules(v: &Verdict) -> Vec<Rule> {
         v.rules()
     }
@@ -462,7 +520,7 @@ mod tests {
     fn a_handshake_completes() {
         let mut v = Verdict::new();
         let mut a = Association::default();
-        let init = a.open(Instant::from_millis(0), SESSION);
+        let init = a.open(Instant::from_millis(0), SESSION, peer());
         assert_eq!(init.security_id, SESSION.to_le_bytes());
         let ack = ack_for(&init);
         let echo = a
@@ -500,7 +558,7 @@ mod tests {
         for (edit, rule) in edits {
             let mut v = Verdict::new();
             let mut a = Association::default();
-            let init = a.open(Instant::default(), SESSION);
+            let init = a.open(Instant::default(), SESSION, peer());
             let mut ack = ack_for(&init);
             edit(&mut ack);
             assert_eq!(
@@ -512,7 +570,7 @@ mod tests {
         }
         let mut v = Verdict::new();
         let mut a = Association::default();
-        let init = a.open(Instant::default(), SESSION);
+        let init = a.open(Instant::default(), SESSION, peer());
         let mut ack = ack_for(&init);
         (ack.header.constant_2, ack.free_running, ack.cookie) = (9, u32::MAX.into(), [0xFF; 16]);
         assert!(
@@ -550,7 +608,7 @@ mod tests {
     /// A client whose cookie echo is out, answering a right init ack, and the echo.
     fn echoed() -> (Association, AssocCookieEcho) {
         let mut a = Association::default();
-        let init = a.open(Instant::default(), SESSION);
+        let init = a.open(Instant::default(), SESSION, peer());
         let echo = a.on_datagram(
             &mut Verdict::new(),
             Instant::default(),
@@ -693,7 +751,7 @@ mod tests {
     fn an_unanswered_handshake() {
         let mut v = Verdict::new();
         let mut a = Association::default();
-        a.open(Instant::from_millis(10), SESSION);
+        a.open(Instant::from_millis(10), SESSION, peer());
         assert_eq!(a.answer_due(), Some(Instant::from_millis(3_010)));
         a.on_datagram(&mut v, Instant::from_millis(11), &[2, 2, 0]);
         assert_eq!(rules(&v), [Rule::Peer07]);

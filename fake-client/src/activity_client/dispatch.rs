@@ -13,6 +13,7 @@ use vex_wire::activity::envelope::ActivityPush;
 use vex_wire::activity::ids;
 use vex_wire::activity::sensor_auth::{BODY_BUDGET, SensorAuthUpdate};
 use vex_wire::activity::slot::{TYPE_GHOST_LINK, TYPE_PARTICIPATION};
+use vex_wire::time::Instant;
 
 impl ActivityClient {
     /// A push naming this activity client: the join's routing arms, then message 4 on the
@@ -149,6 +150,20 @@ impl ActivityClient {
         }
         if let Some((_, members)) = self.membership.tables().last() {
             self.identity.on_table(members, me);
+        }
+        self.follow_group_host(cx.now);
+    }
+
+    /// The table names another group host for the region the client stands in than the
+    /// one its association went to (the advertised host changed, SR "What the host pushes
+    /// on its own"): the association moves to it at `now`.
+    fn follow_group_host(&mut self, now: Instant) {
+        let named = self.membership.group_host(self.region.bubble());
+        if let (Some(peer), Some(named)) = (self.association.peer(), named)
+            && peer != named
+        {
+            tracing::info!(%peer, %named, "the region's group host changed: the association moves");
+            self.association.move_on(now);
         }
     }
 

@@ -12,6 +12,8 @@ use vex_wire::activity::membership::{Member, ReplicateMembership};
 use vex_wire::activity::small::MembershipAcknowledgement;
 use vex_wire::peer::join_descriptor::JoinDescriptor;
 use vex_wire::time::Instant;
+use std::collections::BTreeMap;
+use std::net::SocketAddrV4;
 
 /// How long a host push can still cross an acknowledgement the client sent: a round trip
 /// on any link Vex expects to test over.
@@ -31,6 +33,9 @@ pub(crate) struct Membership {
     acknowledged: Option<(u32, Instant)>,
     /// The membership epoch of the first table (MEMBER-05).
     epoch: Option<u32>,
+    /// The group host each bubble's citizen record in the last table applied names, as
+    /// the bdNet path dials it (NS "The join descriptor", "The engine peer transport").
+    group_hosts: BTreeMap<u8, SocketAddrV4>,
 }
 
 /// A message 12 that decoded: frame `idx`, the table `m`, its bytes `payload`.
@@ -150,6 +155,12 @@ impl Membership {
         }
     }
 
+    /// The group host the last table applied names for `bubble`, when its citizen record
+    /// names one the bdNet path dials.
+    pub(crate) fn group_host(&self, bubble: u8) -> Option<SocketAddrV4> {
+        self.group_hosts.get(&bubble).copied()
+    }
+
     /// The revision the client last acknowledged, 0 before any.
     pub(crate) fn acknowledged_revision(&self) -> u32 {
         self.acknowledged.map_or(0, |(r, _)| r)
@@ -242,6 +253,7 @@ impl Membership {
             .as_ref()
             .is_some_and(|(r, body)| *r == m.revision && body == payload);
         self.held = Some((m.revision, payload.to_vec()));
+        self.group_hosts = group_hosts(m);
         self.tables
             .push((m.revision, m.members.iter().flatten().copied().collect()));
         if settled && unchanged && !in_snapshot {
@@ -265,6 +277,19 @@ impl Membership {
             .unwrap_or_default(), // 32 bits: never fails
         })
     }
+}
+
+/// The group host each bubble's citizen record in `m` names, as the bdNet path dials it: a
+/// record of 128 bytes that reads as a join descriptor whose host address takes that path
+/// and names a public endpoint (the length is judged with the table; PEER-03, PEER-06).
+fn group_hosts(m: &ReplicateMembership) -> BTreeMap<u8, SocketAddrV4> {
+    (0u8..)
+        .zip(&m.regions)
+        .filter_map(|(bubble, record)| {
+            let descriptor = JoinDescriptor::read(record.citizen_descriptor.as_deref()?).ok()?;
+            Some((bubble, descriptor.host.dialed()?))
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! The peer address, a serialized bdCommonAddr of 86 bytes (NS "The peer address";
 //! PEER-03, PEER-05, PEER-06).
 
+use std::net::SocketAddrV4;
 use super::{PeerError, read_exact};
 use zerocopy::little_endian::{U16, U32};
 use zerocopy::{FromBytes, FromZeros, Immutable, IntoBytes, KnownLayout, Unaligned};
@@ -89,6 +90,13 @@ impl NetAddr {
         self.public_ipv4 != [0; 4]
     }
 
+    /// The endpoint the bdNet path dials: the public one, when the address takes that path
+    /// (PEER-03) and names one (PEER-06); `None` for Steam Datagram Relay or NAT traversal.
+    pub fn dialed(&self) -> Option<SocketAddrV4> {
+        (self.path() == TransportPath::BdNet && self.has_public_endpoint())
+            .then(|| SocketAddrV4::new(self.public_ipv4.into(), self.public_port.get()))
+    }
+
     /// True when the reserved bytes are zero, as the page has them (PEER-05).
     pub fn reserved_zero(&self) -> bool {
         self.reserved == [0; 44]
@@ -103,6 +111,19 @@ impl NetAddr {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_bdnet_path_dials_the_public_endpoint() {
+        let mut a = NetAddr::direct([10, 0, 0, 9], 3074, 1);
+        a.public_ipv4 = [203, 0, 113, 5];
+        a.public_port = 30000.into();
+        assert_eq!(a.dialed(), Some(SocketAddrV4::new([203, 0, 113, 5].into(), 30000)));
+        a.transport_method = 6;
+        assert_eq!(a.dialed(), None, "Steam Datagram Relay");
+        a.transport_method = 5;
+        a.public_ipv4 = [0; 4];
+        assert_eq!(a.dialed(), None, "NAT traversal");
+    }
 
     /// The page's offsets: the public endpoint at +0x1E, the address id at +0x24, the NAT
     /// type at +0x28 and the transport method last, at +0x55; ports low byte first.

@@ -268,9 +268,10 @@ fn verdict(run: &vex_harness::RunReport) -> ExitCode {
         ),
         ended => out!("outcome: {ended}"),
     }
-    if let Some((held, revision)) = run.group_membership.filter(|(held, _)| *held > 0) {
+    if let Some(host) = run.group_host {
+        let (held, revision) = run.group_membership.unwrap_or_default();
         out!(
-            "group session: membership revision {revision} held, {held} update(s) applied with matching hashes"
+            "group session: at {host}, membership revision {revision} held, {held} update(s) applied with matching hashes"
         );
     }
     if run.violations.is_empty() && run.status.in_activity() {
