@@ -857,6 +857,7 @@ mod tests {
             sessions: vec![Some(1)],
             group_membership: None,
             activity_host: None,
+            group_host: None,
         };
         assert_eq!(
             Expectation::CleanJoin.judge(&run, &DEFAULT, &[]),
@@ -898,6 +899,7 @@ mod tests {
             sessions: vec![None],
             group_membership: None,
             activity_host: None,
+            group_host: None,
         };
         let Verdict::Fail { actual, .. } = Expectation::StopsAtSignOn.judge(&run, &DEFAULT, &[])
         else {

@@ -4,7 +4,8 @@
 //! killed, its lease runs out and the next run is placed on a live one; a process stopped
 //! with SIGTERM gives its lease up at once. Every run joins with no violation, each in a
 //! session of its own id whichever process made it. The lobby's changes made on one
-//! process are the base of the next one's on another.
+//! process are the base of the next one's on another. A move into another region hands the
+//! member to the process the store placed that region on.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 mod common;
@@ -36,6 +37,66 @@ fn clients_move_and_locate_between_host_processes_on_postgres() {
     let url = std::env::var("VEX_TEST_POSTGRES").expect("VEX_TEST_POSTGRES names a database");
     moves_between_processes(&url, &scratch("fleet_postgres"));
     advertised_then_located(&url, &scratch("fleet_postgres_matchmaking"));
+    // the processes of the run before were killed: their leases run out first
+    std::thread::sleep(Duration::from_secs_f64(LEASE_S * 1.5));
+    region_move_hands_over(&url, &scratch("fleet_postgres_region"));
+}
+
+/// A move into another region hands the member to another process: the activity's
+/// process hosts its arrival region, the store places the next region on another live
+/// process, and the member table names that one in the region's citizen record (SR "What
+/// the host pushes on its own": the move "changes the advertised host"). The client's
+/// association follows it there and joins the group session on that process, with no
+/// violation.
+#[test]
+fn a_region_move_hands_the_member_to_another_process() {
+    let dir = scratch("fleet_region");
+    let url = format!("sqlite:{}", dir.join("lobby.sqlite").display());
+    region_move_hands_over(&url, &dir);
+}
+
+fn region_move_hands_over(url: &str, logs: &Path) {
+    let addrs: Vec<String> = (0..3)
+        .map(|_| format!("127.0.0.1:{}", free_port()))
+        .collect();
+    let _hosts: Vec<Host> = addrs.iter().map(|a| start(url, a, logs)).collect();
+    let out = vex(&[
+        "client",
+        "--target",
+        &addrs[0],
+        "--seconds",
+        "4",
+        "--associate-after",
+        "300",
+        "--move-region-after",
+        "1500",
+    ]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let after = |prefix: &str| -> String {
+        let line = text.lines().find_map(|l| l.strip_prefix(prefix));
+        let line = line.unwrap_or_else(|| panic!("no {prefix:?} line: {text}"));
+        line.split([' ', ','])
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let activity = after("Activity Host: ");
+    let group = after("group session: at ");
+    assert_ne!(group, activity, "the region is another process's: {text}");
+    assert!(addrs.contains(&group), "{group} is a process of the fleet");
+    assert!(
+        text.contains("update(s) applied with matching hashes") && !text.contains(" 0 update(s)"),
+        "the group session joined on {group}: {text}"
+    );
+    let log = |addr: &str| {
+        let name = format!("host-{}.log", addr.replace(':', "_"));
+        std::fs::read_to_string(logs.join(name)).unwrap()
+    };
+    assert!(
+        log(&activity).contains("Associated"),
+        "the association went to the activity's process first"
+    );
 }
 
 #[test]

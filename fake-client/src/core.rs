@@ -149,7 +149,9 @@ impl ClientCore {
             .association
             .on_datagram(&mut self.verdict, now, bytes);
         if let Some(to) = activity.association.peer() {
-            answers.iter().for_each(|a| self.links.send_datagram_to(to, a));
+            answers
+                .iter()
+                .for_each(|a| self.links.send_datagram_to(to, a));
         }
     }
 

@@ -25,7 +25,7 @@ const NO_REPLICATION: &str = "replication: the emulated client joins the group s
 pub const NOT_ENFORCED: &[(Rule, &str)] = &[
     (
         Rule::Peer03,
-        "the transport method names the path the client takes to a peer (6 and 7 Steam relay): the emulated client reaches the host's UDP port at the activity link's address and takes bdNet, and a join descriptor's address is the advertising peer's bytes, not the host's",
+        "the transport method names the path the client takes to a peer (6 and 7 Steam relay): the emulated client takes bdNet alone. It dials the public endpoint of the group host its region's citizen record names (NetAddr::dialed), and the activity link's address when the record names Steam relay or no public endpoint, so a host's Steam path is not judged",
     ),
     (
         Rule::Peer05,
@@ -217,7 +217,7 @@ pub const NOT_ENFORCED: &[(Rule, &str)] = &[
     (Rule::Host07, INSIDE),
     (
         Rule::Host09,
-        "a retry is inside the host: the client sees only the send that made it. Vex's host never needs one: its citizen record is made with the member table, and a push is sealed as it is built",
+        "a retry is inside the host: the client sees only the send that made it, and cannot tell a retry from a slow host. Vex's host holds a member table back for a missing host record (in a shared fleet, a region the store has not placed yet) and retries it after 250 ms (host/tests/core.rs); a push is sealed as it is built, so no send fails",
     ),
     (
         Rule::Host11,

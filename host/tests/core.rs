@@ -839,6 +839,85 @@ fn a_region_move_changes_the_advertised_host() {
     );
 }
 
+/// In a shared fleet, a move into a region no process hosts yet holds the member table
+/// back (SR "Timed sends that remain": "a membership body held back for a missing host
+/// record is retried after 250 ms") while the store is asked where the region goes; the
+/// first retry after its answer names that process in the region's citizen record, under
+/// the next revision. The arrival region is the process's own; a move back asks nothing.
+#[test]
+fn in_a_fleet_a_region_move_waits_for_the_store_and_names_the_process_it_placed() {
+    use vex_host::fleet_regions::RegionAsk;
+    use vex_host::lobby::Placed;
+    use vex_host::session_index::Indexed;
+    use vex_wire::activity::client_state::{ClientState, RegionLeg};
+    use vex_wire::activity::membership::ReplicateMembership;
+    use vex_wire::peer::join_descriptor::JoinDescriptor;
+    let own = SocketAddrV4::new(Ipv4Addr::LOCALHOST, 30974);
+    let other = SocketAddrV4::new(Ipv4Addr::new(127, 0, 0, 2), 30975);
+    let mut config = HostConfig::builtin(own);
+    config.shared = true;
+    let mut h = HostCore::new(config);
+    h.handle_connect(Instant::default(), L);
+    let mut c = hello(&mut h, L);
+    send_sealed(&mut h, L, &mut c, HOST_REQUEST, 1, &service6());
+    let asked = h.poll_index().unwrap();
+    h.handle_indexed(asked.ticket, Indexed::Next(1));
+    let t = transmits(&mut h);
+    let session = HostResponse::decode(&response_body(&t[0], Some(&mut c)))
+        .unwrap()
+        .session_id;
+    let join = JoinRequest::new(1, session, 5, 6);
+    let n = ActivityNotification::new(session, 3, 0, join.encode().unwrap());
+    send_sealed(&mut h, L, &mut c, 8, 2, &n.encode());
+    let burst = pushes(&transmits(&mut h), &mut c);
+    let host_of = |body: &[u8], bubble: usize| {
+        let t = ReplicateMembership::decode(body).unwrap();
+        let record = t.regions[bubble].citizen_descriptor.as_ref()?;
+        let d = JoinDescriptor::read(record).unwrap();
+        Some((t.revision, d.host.dialed().unwrap()))
+    };
+    let (_, first) = burst.iter().find(|(msg, _)| *msg == 12).unwrap();
+    let (revision, arrival) = host_of(first, 0).unwrap();
+    assert_eq!(arrival, own, "the arrival region is the process's own");
+
+    let to = |index| {
+        let leg = RegionLeg { index, hash: 0 };
+        let state = ClientState {
+            region: Some(leg),
+            ..ClientState::default()
+        };
+        state.encode().unwrap()
+    };
+    let answer = exchange(&mut h, &mut c, session, 3, 22, to(8));
+    assert!(tables(&answer).is_empty(), "held back: {:?}", ids(&answer));
+    let place = RegionAsk::Place {
+        session,
+        bubble: 1,
+        owner: own,
+    };
+    assert_eq!(h.poll_region_ask(), Some(place));
+    assert_eq!(h.poll_timeout(), Some(Instant::from_millis(250)));
+    h.handle_timeout(Instant::from_millis(250));
+    assert!(transmits(&mut h).is_empty(), "still no host record");
+    h.handle_region_placed(session, 1, Placed::At(other));
+    assert_eq!(h.poll_region_ask(), None);
+    h.handle_timeout(Instant::from_millis(500));
+    let retried = pushes(&transmits(&mut h), &mut c);
+    let [(12, body)] = retried.as_slice() else {
+        panic!("the table at the retry: {:?}", ids(&retried));
+    };
+    assert_eq!(host_of(body, 1), Some((revision + 1, other)));
+    assert_eq!(host_of(body, 0), None, "the member left the arrival region");
+
+    let back = exchange(&mut h, &mut c, session, 4, 22, to(0));
+    assert_eq!(
+        tables(&back).len(),
+        1,
+        "the arrival region's record is known"
+    );
+    assert_eq!(h.poll_region_ask(), None);
+}
+
 /// A retired group leaves the roster at once (SR "What the host pushes on its own": an
 /// entity retirement that is due): the next message 5 keeps its key and state byte with
 /// its presence bit clear and holds no block of it; every later one too. The group that

@@ -1,7 +1,8 @@
 //! Several host processes on one database (`vex_store::fleet`): an activity is placed on a
 //! live process and stays there while its lease runs, a new one goes to the live process
 //! holding the fewest, and one whose lease ran out or was given up is handed none; the
-//! matchmaking advertisements of every process are one list (`vex_store::listing`).
+//! matchmaking advertisements of every process are one list (`vex_store::listing`); a
+//! region is placed like an activity (`vex_store::regions`).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code
 
 use std::net::SocketAddrV4;
@@ -75,6 +76,67 @@ async fn a_process_whose_lease_ran_out_or_was_given_up_loses_its_activities_on_t
         store.place(1, 1_500).await,
         Placed::At(addr(A)),
         "B gave its lease up"
+    );
+}
+
+/// A region of an activity is placed like an activity, on the live process holding the
+/// fewest activities and regions, and stays there while that process's lease runs; the
+/// process it is placed on hosts it while the activity's owner keeps its lease and until
+/// the owner ends its regions, and no other process hosts it.
+#[tokio::test]
+async fn a_region_is_placed_like_an_activity_and_hosted_while_its_owner_lives() {
+    const C: &str = "127.0.0.1:4003";
+    let store = store().await;
+    store.lease(addr(A), 1_000).await.unwrap();
+    store.lease(addr(B), 2_000).await.unwrap();
+    store.lease(addr(C), 3_000).await.unwrap();
+    assert_eq!(store.place(1, 0).await, Placed::At(addr(A)));
+    let session = 0x9EAA_3001_0020_0001;
+    assert_eq!(
+        store.place_region(session, 1, addr(A), 0).await,
+        Placed::At(addr(B)),
+        "A holds an activity: B and C hold none, and B is the lower"
+    );
+    assert_eq!(
+        store.place_region(session, 2, addr(A), 0).await,
+        Placed::At(addr(C)),
+        "B holds a region now"
+    );
+    assert_eq!(
+        store.place_region(session, 1, addr(A), 500).await,
+        Placed::At(addr(B)),
+        "held while B's lease runs"
+    );
+    assert_eq!(
+        store.region_hosted(session, addr(B), 400).await.unwrap(),
+        Some(600),
+        "for as long as the owner's lease runs yet"
+    );
+    assert_eq!(
+        store.region_hosted(session, addr(A), 400).await.unwrap(),
+        None
+    );
+    assert_eq!(store.region_hosted(7, addr(B), 400).await.unwrap(), None);
+    assert_eq!(
+        store.region_hosted(session, addr(B), 1_000).await.unwrap(),
+        None,
+        "the owner's lease ran out"
+    );
+    assert_eq!(
+        store.place_region(session, 1, addr(A), 2_000).await,
+        Placed::At(addr(C)),
+        "B's lease ran out: the region moves"
+    );
+    store.lease(addr(A), 9_000).await.unwrap();
+    assert_eq!(
+        store.region_hosted(session, addr(C), 2_000).await.unwrap(),
+        Some(7_000)
+    );
+    store.end_regions(session).await.unwrap();
+    assert_eq!(
+        store.region_hosted(session, addr(C), 2_000).await.unwrap(),
+        None,
+        "the activity ended"
     );
 }
 

@@ -539,6 +539,41 @@ mod tests {
         assert_eq!(a.answer_due(), None);
     }
 
+    /// A move leaves the association: the next opens at once under the next tag, to the
+    /// new group host, and completes there; a packet addressed to the tag left is dropped
+    /// unjudged, and one addressed to a tag the client never had is still judged.
+    #[test]
+    fn a_move_opens_the_next_association_under_the_next_tag() {
+        let mut v = Verdict::new();
+        let mut a = Association::default();
+        let left = ack_for(&a.open(Instant::default(), SESSION, peer()));
+        a.move_on(Instant::from_millis(100));
+        assert_eq!((a.due(), a.peer()), (Some(Instant::from_millis(100)), None));
+        let other = SocketAddrV4::new([127, 0, 0, 2].into(), 30975);
+        let init = a.open(Instant::from_millis(100), SESSION, other);
+        assert_eq!(init.requester_tag.get(), REQUESTER_TAG + 1);
+        assert_eq!(a.peer(), Some(other));
+        let t = Instant::from_millis(101);
+        assert!(a.on_datagram(&mut v, t, left.as_bytes()).is_empty());
+        assert!(rules(&v).is_empty(), "the association left: dropped");
+        let echo = a.on_datagram(&mut v, t, ack_for(&init).as_bytes());
+        let Ok(AssocPacket::CookieEcho(echo)) = AssocPacket::read(&echo[0]) else {
+            panic!("a cookie echo");
+        };
+        let host = AssociationKey::from_scalar([9; 28]).unwrap();
+        let cookie_ack = AssocCookieAck::answering(&echo, host.public_key_field().unwrap());
+        a.on_datagram(&mut v, t, cookie_ack.as_bytes());
+        assert!(matches!(a.stage, Stage::Established { .. }) && rules(&v).is_empty());
+
+        let mut a = Association::default();
+        a.move_on(Instant::default());
+        let init = a.open(Instant::default(), SESSION, other);
+        let mut stranger = ack_for(&init);
+        stranger.header.addressed_tag = (REQUESTER_TAG + 2).into();
+        a.on_datagram(&mut v, t, stranger.as_bytes());
+        assert_eq!(rules(&v), [Rule::Peer08], "a tag never had is judged");
+    }
+
     /// Each init ack field the page fixes, broken alone, stops the handshake under its
     /// rule: the header's sequence under PEER-07, the rest under PEER-08. The header's
     /// constant is "never read back", the free-running value "never checked", the cookie

@@ -6,14 +6,14 @@
 use crate::links::Outgoing;
 use crate::rules::Rule;
 use crate::verdict::Verdict;
+use std::collections::BTreeMap;
+use std::net::SocketAddrV4;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::ids;
 use vex_wire::activity::membership::{Member, ReplicateMembership};
 use vex_wire::activity::small::MembershipAcknowledgement;
 use vex_wire::peer::join_descriptor::JoinDescriptor;
 use vex_wire::time::Instant;
-use std::collections::BTreeMap;
-use std::net::SocketAddrV4;
 
 /// How long a host push can still cross an acknowledgement the client sent: a round trip
 /// on any link Vex expects to test over.
@@ -308,6 +308,40 @@ mod tests {
     ) -> Option<Outgoing> {
         let table = Membership::decode(v, idx, body)?;
         m.apply(v, now, &table, me, (false, false))
+    }
+
+    /// The group host of a bubble is the public endpoint its citizen record names on the
+    /// bdNet path: a record naming Steam relay, no public endpoint, or no record at all
+    /// names none.
+    #[test]
+    fn each_bubbles_group_host_is_the_one_its_record_dials() {
+        use vex_wire::peer::net_addr::NetAddr;
+        use zerocopy::IntoBytes;
+        let p = Scenario::builtin().player;
+        let me = Member::seed(p.member_key, p.account_soid, p.character_id);
+        let mut table = ReplicateMembership::for_local_member(me, 1);
+        let descriptor = |host: NetAddr| {
+            let d = JoinDescriptor {
+                machine_id: [1; 8],
+                host,
+                join_key: [0; 16],
+                online_session_id: [0; 18],
+            };
+            Some(d.as_bytes().to_vec())
+        };
+        let host = NetAddr::direct([127, 0, 0, 2], 30975, 0);
+        let mut steam = host;
+        steam.transport_method = 6;
+        let mut unreachable = host;
+        unreachable.public_ipv4 = [0; 4];
+        table.regions[1].citizen_descriptor = descriptor(host);
+        table.regions[2].citizen_descriptor = descriptor(steam);
+        table.regions[3].citizen_descriptor = descriptor(unreachable);
+        let (mut m, mut v) = (Membership::default(), Verdict::new());
+        feed(&mut m, &mut v, Instant::default(), 1, &table.encode().unwrap(), p.member_key);
+        let named = "127.0.0.2:30975".parse().ok();
+        assert_eq!((m.group_host(0), m.group_host(1)), (None, named));
+        assert_eq!((m.group_host(2), m.group_host(3)), (None, None));
     }
 
     /// MEMBER-07 at each step from the revision held: +1 applies silently, and so does

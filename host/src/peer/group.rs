@@ -541,6 +541,38 @@ mod tests {
         );
     }
 
+    /// In a shared fleet, a join naming a session not known to run here waits, and its
+    /// session is asked about once; released, it is admitted when the store says the
+    /// session runs here and refused with 4 when not.
+    #[test]
+    fn a_join_whose_session_is_unknown_waits_for_the_answer() {
+        let mut g = connected();
+        let join = PeerMessage::JoinRequest(request());
+        let unknown = |_| Liveness::Unknown;
+        let hooks = Hooks::default();
+        assert!(
+            g.out_of_band(TAG, &join, &unknown, &mut || 0, &hooks)
+                .is_empty()
+        );
+        assert_eq!((g.poll_unknown(), g.poll_unknown()), (Some(SESSION), None));
+        assert!(g.sessions.is_empty(), "not admitted yet");
+        let runs = |_| Liveness::Runs;
+        assert_eq!(g.release(SESSION, &runs, &hooks), [(TAG, vec![])]);
+        assert_eq!(g.sessions[&SESSION].members.len(), 2, "admitted");
+        assert!(
+            g.release(SESSION, &runs, &hooks).is_empty(),
+            "released once"
+        );
+
+        let mut g = connected();
+        g.out_of_band(TAG, &join, &unknown, &mut || 0, &hooks);
+        let ended = |_| Liveness::Ended;
+        assert_eq!(
+            g.release(SESSION, &ended, &hooks),
+            [(TAG, refused(refuse::NOT_FOUND))]
+        );
+    }
+
     /// A peer with no connection is not joinable (6); a new member of a full session
     /// finds it full (7), a member of it joining again does not.
     #[test]

@@ -1,8 +1,8 @@
 //! The peer address, a serialized bdCommonAddr of 86 bytes (NS "The peer address";
 //! PEER-03, PEER-05, PEER-06).
 
-use std::net::SocketAddrV4;
 use super::{PeerError, read_exact};
+use std::net::SocketAddrV4;
 use zerocopy::little_endian::{U16, U32};
 use zerocopy::{FromBytes, FromZeros, Immutable, IntoBytes, KnownLayout, Unaligned};
 
@@ -117,7 +117,10 @@ mod tests {
         let mut a = NetAddr::direct([10, 0, 0, 9], 3074, 1);
         a.public_ipv4 = [203, 0, 113, 5];
         a.public_port = 30000.into();
-        assert_eq!(a.dialed(), Some(SocketAddrV4::new([203, 0, 113, 5].into(), 30000)));
+        assert_eq!(
+            a.dialed(),
+            Some(SocketAddrV4::new([203, 0, 113, 5].into(), 30000))
+        );
         a.transport_method = 6;
         assert_eq!(a.dialed(), None, "Steam Datagram Relay");
         a.transport_method = 5;
