@@ -12,8 +12,9 @@ use crate::reason::Closed;
 use vex_wire::time::Instant;
 
 impl HostCore {
-    /// When [`HostCore::handle_timeout`] next has work: the earliest timer of any link,
-    /// the next commit of an activity's timeline, or the mission stage's next work.
+    /// When [`HostCore::handle_timeout`] next has work: the earliest timer of any link, a
+    /// member table's retry, the next commit of an activity's timeline, the mission
+    /// stage's next work, or the UDP port's.
     pub fn poll_timeout(&mut self) -> Option<Instant> {
         let first_link = self.links.next_deadline();
         let first_commit = self.activities.next_commit();
@@ -33,7 +34,8 @@ impl HostCore {
     /// Time passed: every timer due at `now` fires, earliest first, and at one instant
     /// link by link in id order. The slice runs SR's four stages in their order ("Where
     /// mission scripts plug in"): transport (the links' timers: keepalives, deferred
-    /// rosters, the hello and slow-frame bounds), host (the program's commits due), mission
+    /// rosters, the hello and slow-frame bounds; then the member tables held back for a
+    /// host record, SR "Timed sends that remain"), host (the program's commits due), mission
     /// (the script's timers and events), then gameplay, which SR names "the gameplay
     /// services" and describes no further: in Vex, the peer transport's upkeep (its
     /// reliable connections' resends). A slice for bytes or a closed link runs the first

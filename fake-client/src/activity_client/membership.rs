@@ -338,7 +338,14 @@ mod tests {
         table.regions[2].citizen_descriptor = descriptor(steam);
         table.regions[3].citizen_descriptor = descriptor(unreachable);
         let (mut m, mut v) = (Membership::default(), Verdict::new());
-        feed(&mut m, &mut v, Instant::default(), 1, &table.encode().unwrap(), p.member_key);
+        feed(
+            &mut m,
+            &mut v,
+            Instant::default(),
+            1,
+            &table.encode().unwrap(),
+            p.member_key,
+        );
         let named = "127.0.0.2:30975".parse().ok();
         assert_eq!((m.group_host(0), m.group_host(1)), (None, named));
         assert_eq!((m.group_host(2), m.group_host(3)), (None, None));
