@@ -145,6 +145,10 @@ pub fn json(results: &[CaseResult]) -> String {
                     "frame": v.frame,
                     "bit": v.bit,
                     "reason": v.reason,
+                    "again": v.again.map(|a| serde_json::json!({
+                        "times": a.times,
+                        "last_frame": a.last_frame,
+                    })),
                     "provenance": provenance_json(v.provenance),
                     "standing": standing_json(r.standing(v)),
                 })).collect::<Vec<_>>(),

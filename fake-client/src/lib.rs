@@ -36,4 +36,4 @@ pub use rules::{Choice, ENFORCED, Effect, Provenance, Rule};
 pub use script::Script;
 pub use status::StatusLine;
 pub use verdict::Outcome;
-pub use violation::Violation;
+pub use violation::{Again, Violation};

@@ -4,6 +4,7 @@
 
 use crate::rules::{Choice, Effect, Rule};
 use crate::violation::Violation;
+use std::collections::BTreeMap;
 use vex_wire::bits::BitError;
 
 /// What a run came to.
@@ -58,6 +59,9 @@ impl std::fmt::Display for Outcome {
 #[derive(Debug)]
 pub(crate) struct Verdict {
     violations: Vec<Violation>,
+    /// Each violation reported through [`Verdict::violate_again`], by its rule and the key
+    /// of what it fired on.
+    reported: BTreeMap<(Rule, u64), usize>,
     /// How many of `violations` [`Verdict::poll_violations`] has handed out.
     polled: usize,
     outcome: Outcome,
@@ -71,6 +75,7 @@ impl Verdict {
     pub(crate) fn new() -> Self {
         Self {
             violations: Vec::new(),
+            reported: BTreeMap::new(),
             polled: 0,
             outcome: Outcome::Running,
             gave_up: None,
@@ -111,6 +116,27 @@ impl Verdict {
         }
         self.violations
             .push(Violation::new(rule, frame, bit, reason));
+    }
+
+    /// Records a breach of `rule` as [`Verdict::violate`] does, the first time the check
+    /// fires on what `key` names; each time after, the violation recorded then counts one
+    /// more ([`Violation::again`]) and `reason` is not built. A host that breaks a rule
+    /// the same way in every message is reported once, with a count, and judging the
+    /// message costs no text and no memory. The first report's effect was the effect:
+    /// the run ended, crashed or gave up then.
+    pub(crate) fn violate_again(
+        &mut self,
+        rule: Rule,
+        (frame, bit): (Option<u64>, Option<usize>),
+        key: u64,
+        reason: impl FnOnce() -> String,
+    ) {
+        let recorded = self.reported.get(&(rule, key)).copied();
+        if let Some(v) = recorded.and_then(|i| self.violations.get_mut(i)) {
+            return v.fired_again(frame);
+        }
+        self.violate(rule, frame, bit, reason());
+        self.reported.insert((rule, key), self.violations.len() - 1);
     }
 
     /// Records a breach of `rule` that rests on `choice`, a layout, number or deadline of
@@ -195,9 +221,54 @@ pub(crate) fn bit_of(e: &BitError) -> Option<usize> {
     }
 }
 
+/// The key of what a check fired on, for [`Verdict::violate_again`]: `parts` folded
+/// (FNV-1a over their bytes).
+pub(crate) fn key_of(parts: impl IntoIterator<Item = u64>) -> u64 {
+    parts.into_iter().fold(0xcbf2_9ce4_8422_2325, |h, part| {
+        part.to_le_bytes()
+            .iter()
+            .fold(h, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The same check on the same thing is one violation counting its repeats, its
+    /// reason built once; on another thing, or another rule, it is a violation of its own.
+    #[test]
+    fn a_check_firing_again_on_the_same_thing_counts() {
+        let mut v = Verdict::new();
+        let mut built = 0;
+        for frame in 0..3 {
+            v.violate_again(Rule::Auth12, (Some(frame), None), key_of([1]), || {
+                built += 1;
+                "bubbles [0]".into()
+            });
+        }
+        v.violate_again(Rule::Auth12, (Some(3), None), key_of([2]), || {
+            "bubbles [1]".into()
+        });
+        v.violate_again(Rule::Auth08, (Some(4), None), key_of([1]), || {
+            "slots".into()
+        });
+        assert_eq!(built, 1);
+        assert_eq!(v.rules(), [Rule::Auth12, Rule::Auth12, Rule::Auth08]);
+        let first = &v.violations()[0];
+        let again = crate::violation::Again {
+            times: 2,
+            last_frame: Some(2),
+        };
+        assert_eq!(first.again, Some(again));
+        assert!(
+            first
+                .to_string()
+                .ends_with("; again 2 times, last at frame 2")
+        );
+        assert_eq!(v.violations()[1].again, None);
+        assert_eq!(v.poll_violations().len(), 3, "a repeat is no new violation");
+    }
 
     /// An outcome reads as text, its rule by id: no Rust debug form in a report.
     #[test]

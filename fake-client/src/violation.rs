@@ -21,6 +21,18 @@ pub struct Violation {
     /// Where the condition that fired comes from: the rule's own source, or a choice of
     /// Vex's, which makes the finding advisory.
     pub provenance: Provenance,
+    /// How many times the same check fired again on the same thing after this report,
+    /// and the frame of the last (`Verdict::violate_again`).
+    pub again: Option<Again>,
+}
+
+/// A violation that fired again on later frames: how many times, and the last frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Again {
+    /// How many times after the first.
+    pub times: u64,
+    /// The frame of the last, if a frame broke it.
+    pub last_frame: Option<u64>,
 }
 
 impl Violation {
@@ -33,7 +45,17 @@ impl Violation {
             bit,
             reason,
             provenance: rule.provenance(),
+            again: None,
         }
+    }
+
+    /// The same check fired again on the same thing, at `frame`.
+    pub(crate) fn fired_again(&mut self, frame: Option<u64>) {
+        let times = self.again.map_or(0, |a| a.times) + 1;
+        self.again = Some(Again {
+            times,
+            last_frame: frame,
+        });
     }
 
     /// A breach of `rule` that rests on `choice`, a layout, number or deadline of Vex's
@@ -75,6 +97,13 @@ impl fmt::Display for Violation {
         if let Some(bit) = self.bit {
             write!(f, " bit {bit}")?;
         }
-        write!(f, ": {} ({})", self.reason, self.provenance)
+        write!(f, ": {} ({})", self.reason, self.provenance)?;
+        if let Some(Again { times, last_frame }) = self.again {
+            write!(f, "; again {times} times")?;
+            if let Some(last) = last_frame {
+                write!(f, ", last at frame {last}")?;
+            }
+        }
+        Ok(())
     }
 }

@@ -109,6 +109,13 @@ impl Samples {
         }
     }
 
+    /// Adds `times` more violations of `rule`, each the same as one added before.
+    pub fn violated_again(&mut self, rule: Rule, times: u64) {
+        if times > 0 {
+            *self.violations.entry(rule).or_default() += times;
+        }
+    }
+
     /// Every series summed up, by name: the latencies, then `keepalive_jitter`.
     pub fn series(&self) -> Vec<(String, Percentiles)> {
         self.latency
@@ -310,8 +317,14 @@ mod tests {
             tally.add(|s| s.violation(Rule::Link03, format!("b{i}")));
         }
         assert_eq!(tally.read(Samples::violation_count), 16);
+        tally.add(|s| s.violated_again(Rule::Link03, 5));
+        tally.add(|s| s.violated_again(Rule::Auth16, 0));
         let s = tally.take();
-        assert_eq!(s.violations[&Rule::Link03], 8);
+        assert_eq!(s.violations[&Rule::Link03], 13, "each repeat counts");
+        assert!(
+            !s.violations.contains_key(&Rule::Auth16),
+            "no repeat, no entry"
+        );
         assert_eq!(s.examples.len(), 10);
         assert_eq!(tally.read(Samples::violation_count), 0, "taken");
     }

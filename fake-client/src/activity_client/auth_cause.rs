@@ -65,16 +65,18 @@ impl AuthCause {
             .filter(|(slot, bits)| self.blocks.get(slot) != Some(bits));
         let changes = usize::from(new_roster) + new_blocks.count();
         if self.applied && !caused && changes == 0 {
-            let reason = format!(
-                "message 5 changes nothing the client holds (its roster {}, its {} blocks each the one its slot got last), asked by nothing: it follows no change the host owns",
-                if roster.is_some() {
-                    "the one applied last"
-                } else {
-                    "absent"
-                },
-                blocks.len()
-            );
-            verdict.violate(Rule::Auth16, Some(idx), None, reason);
+            let count = blocks.len();
+            let key = crate::verdict::key_of([u64::from(roster.is_some()), count as u64]);
+            verdict.violate_again(Rule::Auth16, (Some(idx), None), key, || {
+                format!(
+                    "message 5 changes nothing the client holds (its roster {}, its {count} blocks each the one its slot got last), asked by nothing: it follows no change the host owns",
+                    if roster.is_some() {
+                        "the one applied last"
+                    } else {
+                        "absent"
+                    },
+                )
+            });
         }
         self.applied = true;
         if roster.is_some() {

@@ -36,14 +36,19 @@ impl BubbleGrants {
         let before = (self.mirror, self.granted);
         // AUTH-12: the per-bubble arm for bubbles 0 to 63 is off in this build, so an
         // authority bit set there applies no more than a grant token does
-        let gated: Vec<usize> = (0..APPLIED)
-            .filter(|&b| block.authority[b] || block.elements[b].grant.is_some())
-            .collect();
-        if !gated.is_empty() {
-            let reason = format!(
-                "authority bits or grants for bubbles {gated:?}: the per-bubble arm for bubbles 0 to 63 is off in this build, so they do not apply"
-            );
-            verdict.violate(Rule::Auth12, Some(idx), Some(BLOCK_BIT), reason);
+        let gated = |b: &usize| block.authority[*b] || block.elements[*b].grant.is_some();
+        let mask = (0..APPLIED)
+            .filter(gated)
+            .fold(0u64, |mask, b| mask | 1 << b);
+        if mask != 0 {
+            let reason = || {
+                let bubbles: Vec<usize> = (0..APPLIED).filter(gated).collect();
+                format!(
+                    "authority bits or grants for bubbles {bubbles:?}: the per-bubble arm for bubbles 0 to 63 is off in this build, so they do not apply"
+                )
+            };
+            let at = (Some(idx), Some(BLOCK_BIT));
+            verdict.violate_again(Rule::Auth12, at, mask, reason);
         }
         if let Some(h) = block.header {
             let reason = format!(

@@ -8,7 +8,7 @@ use super::block_judge::{mismatch, misread_block, skipped_block, why_misread};
 use super::player_key::{Place, check_player_key};
 use super::slot_bodies::{self, At, Part, Standing};
 use crate::rules::Rule;
-use crate::verdict::Verdict;
+use crate::verdict::{Verdict, key_of};
 use std::collections::{BTreeMap, BTreeSet};
 use vex_wire::activity::ids;
 use vex_wire::activity::sensor_auth::{AuthPrefix, DecodedAuthUpdate, DecodedObject, RosterDelta};
@@ -173,7 +173,7 @@ impl Roster {
         if let Some(r) = &m.roster {
             let subs = r.sub_blocks.iter().flatten().flat_map(|b| &b.keys);
             self.sub_block_only = subs.filter(|k| !r.keys.contains(k)).copied().collect();
-            self.registered = registered_keys(r, bubble);
+            registered_keys_into(r, bubble, &mut self.registered);
         }
         // a message without the first registered type-17 slot's block is judged against
         // the body that slot holds (T17-05)
@@ -332,7 +332,7 @@ impl Roster {
             .any(|v| matches!(v.rule, Rule::Auth05 | Rule::Auth06 | Rule::T1702));
         self.misread = misread;
         if !misread {
-            check_apply(verdict, scenario, bubble, idx, &m);
+            check_apply(verdict, scenario, &self.registered, idx, &m);
         }
         if m.singleton_gate && !misread {
             let reason = "the singleton gate after the entity groups is 1: it leads into a section the pages do not describe, where 0 ends the message".to_string();
@@ -578,23 +578,32 @@ impl Roster {
 /// The keys `roster` registers while `bubble` is current: the top-level keys whose
 /// presence bit is set, and those of that bubble's sub-blocks.
 pub(super) fn registered_keys(roster: &RosterDelta, bubble: u8) -> Vec<u32> {
-    let present = |keys: &[u32], mask: &[u32]| -> Vec<u32> {
-        keys.iter()
-            .enumerate()
-            .filter(|(i, _)| mask.get(i / 32).is_some_and(|w| w >> (i % 32) & 1 == 1))
-            .map(|(_, k)| *k)
-            .collect()
+    let mut registered = Vec::new();
+    registered_keys_into(roster, bubble, &mut registered);
+    registered
+}
+
+/// [`registered_keys`] into `out`, which it clears first (its capacity kept).
+fn registered_keys_into(roster: &RosterDelta, bubble: u8, out: &mut Vec<u32>) {
+    out.clear();
+    let mut add = |keys: &[u32], mask: &[u32]| {
+        let set = |i: usize| mask.get(i / 32).is_some_and(|w| w >> (i % 32) & 1 == 1);
+        out.extend(
+            keys.iter()
+                .enumerate()
+                .filter(|(i, _)| set(*i))
+                .map(|(_, k)| *k),
+        );
     };
-    let mut registered = present(&roster.keys, &roster.mask);
+    add(&roster.keys, &roster.mask);
     for s in roster
         .sub_blocks
         .iter()
         .flatten()
         .filter(|s| s.bubble == i32::from(bubble))
     {
-        registered.extend(present(&s.keys, &s.mask));
+        add(&s.keys, &s.mask);
     }
-    registered
 }
 
 /// The keys `roster` names for `bubble`, registered or retired (a clear presence bit keeps
@@ -610,53 +619,58 @@ pub(super) fn named_keys(roster: &RosterDelta, bubble: u8) -> Vec<u32> {
     roster.keys.iter().chain(local).copied().collect()
 }
 
-/// The apply is all or nothing per bubble: every slot of every registered object needs
-/// a block (AUTH-08), and a group keyed 0x811C9DC5 is skipped whole (AUTH-07).
+/// The apply is all or nothing per bubble: every slot of every `registered` object needs
+/// a block (AUTH-08), and a group keyed 0x811C9DC5 is skipped whole (AUTH-07). Each is
+/// reported once for what it names, then counted.
 fn check_apply(
     verdict: &mut Verdict,
     scenario: &Scenario,
-    bubble: u8,
+    registered: &[u32],
     idx: u64,
     m: &DecodedAuthUpdate,
 ) {
     let f = Some(idx);
     for g in m.groups.iter().filter(|g| g.key == EMPTY_KEY) {
-        let reason = format!(
-            "a group keyed {EMPTY_KEY:#x}: the client skips its {} blocks",
-            g.objects.len()
-        );
-        verdict.violate(Rule::Auth07, f, None, reason);
+        let blocks = g.objects.len();
+        verdict.violate_again(Rule::Auth07, (f, None), blocks as u64, || {
+            format!("a group keyed {EMPTY_KEY:#x}: the client skips its {blocks} blocks")
+        });
     }
-    let Some(roster) = &m.roster else {
+    if m.roster.is_none() {
         return;
-    };
-    let registered = registered_keys(roster, bubble);
-    let sent: BTreeSet<ClientRef> = m
-        .groups
-        .iter()
-        .filter(|g| g.key != EMPTY_KEY)
-        .flat_map(|g| g.objects.iter().map(|o| o.slot))
-        .collect();
-    let missing: Vec<String> = scenario
-        .objects
-        .iter()
-        .filter(|o| registered.contains(&o.key))
-        .flat_map(|o| o.slots.iter().map(move |d| (o.key, d)))
-        .map(|(key, d)| ClientRef {
-            key,
-            slot_type: d.slot_type,
-            index: d.index,
-        })
-        .filter(|r| !sent.contains(r))
-        .map(|r| r.to_string())
-        .collect();
-    if !missing.is_empty() {
-        let reason = format!(
-            "registered slots with no block: {}; no Auth body in the bubble applies",
-            missing.join(", ")
-        );
-        verdict.violate(Rule::Auth08, f, None, reason);
     }
+    let sent = |r: &ClientRef| {
+        m.groups
+            .iter()
+            .filter(|g| g.key != EMPTY_KEY)
+            .any(|g| g.objects.iter().any(|o| o.slot == *r))
+    };
+    let missing = || {
+        scenario
+            .objects
+            .iter()
+            .filter(|o| registered.contains(&o.key))
+            .flat_map(|o| o.slots.iter().map(move |d| (o.key, d)))
+            .map(|(key, d)| ClientRef {
+                key,
+                slot_type: d.slot_type,
+                index: d.index,
+            })
+            .filter(|r| !sent(r))
+    };
+    if missing().next().is_none() {
+        return;
+    }
+    let key = key_of(missing().map(|r| {
+        u64::from(r.key) << 32 | u64::from(r.slot_type as u8) << 16 | u64::from(r.index as u16)
+    }));
+    verdict.violate_again(Rule::Auth08, (f, None), key, || {
+        let names: Vec<String> = missing().map(|r| r.to_string()).collect();
+        format!(
+            "registered slots with no block: {}; no Auth body in the bubble applies",
+            names.join(", ")
+        )
+    });
 }
 
 #[cfg(test)]

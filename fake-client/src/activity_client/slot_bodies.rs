@@ -4,7 +4,7 @@
 //! parts of a type-3 body a new one resets (T3-01, T3-02), which the roster judges.
 
 use crate::rules::Rule;
-use crate::verdict::Verdict;
+use crate::verdict::{Verdict, key_of};
 use vex_wire::activity::slot::{TYPE_GHOST_LINK, TYPE_LIFETIME, TYPE_TIMER};
 use vex_wire::schema::Value;
 use vex_wire::tag::FNV1_EMPTY;
@@ -66,6 +66,12 @@ fn report(verdict: &mut Verdict, at: At, rule: Rule, reason: String) {
     verdict.violate(rule, Some(at.idx), Some(at.bit), reason);
 }
 
+/// A breach a body of every message may repeat: reported once for what `key` names, then
+/// counted (`Verdict::violate_again`).
+fn again(verdict: &mut Verdict, at: At, rule: Rule, key: u64, reason: impl FnOnce() -> String) {
+    verdict.violate_again(rule, (Some(at.idx), Some(at.bit)), key, reason);
+}
+
 /// A body of `slot_type` the client applies over `held`, the body it had before.
 pub(super) fn check(
     verdict: &mut Verdict,
@@ -99,33 +105,35 @@ pub(super) fn check(
 /// (`Roster::check_spawned`): a loading state before the live one holds nothing for good.
 fn check_lifetime(verdict: &mut Verdict, at: At, fields: &[Value], standing: Standing) {
     if let Some(state) = int(fields, lifetime::STATE).filter(|s| !LIFETIME_STATES.contains(s)) {
-        let reason = format!(
-            "type-17 lifetime state {state}: states 11 to 14 jump through a 12-entry table"
-        );
-        report(verdict, at, Rule::T1701, reason);
+        again(verdict, at, Rule::T1701, key_of([state as u64]), || {
+            format!("type-17 lifetime state {state}: states 11 to 14 jump through a 12-entry table")
+        });
     }
     let bubbles = 0..i128::from(standing.bubble_count);
     if let Some(current) = int(fields, lifetime::CURRENT_BUBBLE).filter(|c| !bubbles.contains(c)) {
-        let what = if current > 0 && current % 8 == 0 {
-            format!("{current}, a slice set (bubble {})", current / 8)
-        } else {
-            current.to_string()
-        };
-        let reason = format!(
-            "type-17 current_bubble is {what}, not a bubble of the activity's {}: the client's current-bubble tests fail",
-            standing.bubble_count
-        );
-        report(verdict, at, Rule::T1706, reason);
+        again(verdict, at, Rule::T1706, key_of([current as u64]), || {
+            let what = if current > 0 && current % 8 == 0 {
+                format!("{current}, a slice set (bubble {})", current / 8)
+            } else {
+                current.to_string()
+            };
+            format!(
+                "type-17 current_bubble is {what}, not a bubble of the activity's {}: the client's current-bubble tests fail",
+                standing.bubble_count
+            )
+        });
     }
     if fields.get(lifetime::CYCLE_OVERRIDE_ON) == Some(&Value::Bool(true))
         && !standing.authored_phase
     {
-        let reason = "type-17 cycle_override_on is 1 in an activity that authors no cycle phase: the host owns no phase to pin, and the client's phase is pinned to cycle_phase".to_string();
-        report(verdict, at, Rule::T1708, reason);
+        again(verdict, at, Rule::T1708, 0, || {
+            "type-17 cycle_override_on is 1 in an activity that authors no cycle phase: the host owns no phase to pin, and the client's phase is pinned to cycle_phase".to_string()
+        });
     }
     if fields.get(lifetime::JOIN_FLAG_INVERTED) == Some(&Value::Bool(false)) {
-        let reason = "type-17 join_flag_inverted is 0: it raises bit 3 of the join-policy flags, which the character data carries back to the server".to_string();
-        report(verdict, at, Rule::T1707, reason);
+        again(verdict, at, Rule::T1707, 0, || {
+            "type-17 join_flag_inverted is 0: it raises bit 3 of the join-policy flags, which the character data carries back to the server".to_string()
+        });
     }
     if let Some(Value::Array(pairs)) = fields.get(lifetime::SPAWN_OVERRIDE) {
         for (i, pair) in pairs.iter().enumerate() {
@@ -135,19 +143,22 @@ fn check_lifetime(verdict: &mut Verdict, at: At, fields: &[Value], standing: Sta
             };
             let off_hash = hash == i128::from(FNV1_EMPTY);
             if off_hash != (index == PAIR_OFF_INDEX) {
-                let reason = format!(
-                    "type-17 spawn-point pair {i} is half off: index {index} (wire {}) with hash {hash:#x}; off is index 0 on the wire with hash {FNV1_EMPTY:#x}",
-                    index + 1
-                );
-                report(verdict, at, Rule::T1704, reason);
+                let key = key_of([i as u64, index as u64, hash as u64]);
+                again(verdict, at, Rule::T1704, key, || {
+                    format!(
+                        "type-17 spawn-point pair {i} is half off: index {index} (wire {}) with hash {hash:#x}; off is index 0 on the wire with hash {FNV1_EMPTY:#x}",
+                        index + 1
+                    )
+                });
             }
         }
     }
     if let Some(id) = int(fields, lifetime::SELECTION_ID).filter(|id| !SELECTION_IDS.contains(id)) {
-        let reason = format!(
-            "type-17 selection_id {id}: 0 to 63 installs a record and -1 clears it (zero bits decode to INT32_MIN)"
-        );
-        report(verdict, at, Rule::T1709, reason);
+        again(verdict, at, Rule::T1709, key_of([id as u64]), || {
+            format!(
+                "type-17 selection_id {id}: 0 to 63 installs a record and -1 clears it (zero bits decode to INT32_MIN)"
+            )
+        });
     }
 }
 
