@@ -46,8 +46,10 @@ fn clients_move_and_locate_between_host_processes_on_postgres() {
 /// process hosts its arrival region, the store places the next region on another live
 /// process, and the member table names that one in the region's citizen record (SR "What
 /// the host pushes on its own": the move "changes the advertised host"). The client's
-/// association follows it there and joins the group session on that process, with no
-/// violation.
+/// association follows it there and joins the group session on that process. It then
+/// leaves, joins again (associating anew with the activity's process, where a second
+/// member's group session still counts its first association) and moves again; neither
+/// member reports a violation.
 #[test]
 fn a_region_move_hands_the_member_to_another_process() {
     let dir = scratch("fleet_region");
@@ -60,17 +62,32 @@ fn region_move_hands_over(url: &str, logs: &Path) {
         .map(|_| format!("127.0.0.1:{}", free_port()))
         .collect();
     let _hosts: Vec<Host> = addrs.iter().map(|a| start(url, a, logs)).collect();
+    let first = Command::new(VEX)
+        .args(["client", "--target", &addrs[0], "--seconds", "12"])
+        .args(["--advertise", "--associate-after", "300"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(2));
     let out = vex(&[
         "client",
         "--target",
-        &addrs[0],
+        &addrs[1],
         "--seconds",
-        "4",
+        "8",
+        "--locate",
         "--associate-after",
         "300",
         "--move-region-after",
         "1500",
+        "--leave-after",
+        "3500",
+        "--rejoin-after",
+        "1000",
     ]);
+    let first = first.wait_with_output().unwrap();
+    assert_eq!(first.status.code(), Some(0), "{}", stdout(&first));
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
     let after = |prefix: &str| -> String {

@@ -104,10 +104,15 @@ fn a_host_that_cannot_be_reached_is_an_error() {
     assert!(stderr(&out).contains("cannot reach"), "{}", stderr(&out));
 }
 
+/// Three processes, each life associating with its group host (`--peer`): besides the
+/// figures per process, every life opens an association, a region move opens one more
+/// with the process the region is placed on, and the lives end in the group session, with
+/// no violation (a record of an association left behind is no finding).
 #[test]
 fn a_load_on_three_host_processes_gives_figures_per_process_and_in_total() {
     let out = vex(&[
         "load",
+        "--peer",
         "--processes",
         "3",
         "--clients",
@@ -138,6 +143,15 @@ fn a_load_on_three_host_processes_gives_figures_per_process_and_in_total() {
         assert!(p["cpu_s"].as_f64().unwrap() > 0.0, "each is measured: {f}");
         assert!(p["rss_end_mib"].as_f64().unwrap() > 1.0, "{f}");
     }
+    let lives = f["lives"].as_f64().unwrap();
+    let associated = f["peer_associated"].as_f64().unwrap();
+    assert!(associated > lives, "a move opens one more: {f}");
+    assert!(
+        f["association_count"].as_f64().unwrap() >= associated,
+        "{f}"
+    );
+    let in_group = f["peer_in_group_session"].as_f64().unwrap();
+    assert!(in_group > lives / 2.0, "{f}");
     let cpu = sum("cpu_s");
     let total = f["host_cpu_s"].as_f64().unwrap();
     assert!(

@@ -30,6 +30,10 @@ pub struct ClientCore {
     pub(crate) activity: Option<ActivityClient>,
     /// The session the last service 7 named the client's own (ENV-08).
     pub(crate) own_session: Option<u64>,
+    /// The first tag generation the next activity's association takes: the UDP socket
+    /// outlives each activity, and what the host of an association left still sends must
+    /// be told apart from the next one's.
+    pub(crate) next_association: u16,
     pub(crate) status: StatusLine,
     pub(crate) verdict: Verdict,
     /// Frames received so far, both links.
@@ -54,6 +58,7 @@ impl ClientCore {
             links,
             activity: None,
             own_session: None,
+            next_association: 0,
             status: StatusLine::default(),
             verdict: Verdict::new(),
             frames_in: 0,
@@ -62,6 +67,14 @@ impl ClientCore {
             barrier: crate::version_barrier::Barrier::default(),
             matchmaking: crate::lobby_calls::Asked::default(),
             web_service: crate::lobby_calls::Asked::default(),
+        }
+    }
+
+    /// The activity client ends (a rejoin, or a new service 7): the tags of its
+    /// association are left.
+    pub(crate) fn end_activity(&mut self) {
+        if let Some(a) = self.activity.take() {
+            self.next_association = a.association.next_generation();
         }
     }
 

@@ -233,12 +233,10 @@ impl ClientCore {
         let target = self.config.join_session.unwrap_or(r.session_id);
         let public = target != r.session_id;
         let arrival = self.config.scenario.arrival_slice_set;
-        self.activity = Some(ActivityClient::new(
-            target,
-            public,
-            !shaped(target),
-            arrival,
-        ));
+        self.end_activity();
+        let mut activity = ActivityClient::new(target, public, !shaped(target), arrival);
+        activity.association.start_at(self.next_association);
+        self.activity = Some(activity);
         let join = JoinRequest::new(
             self.config.join_nonce,
             target,

@@ -259,7 +259,7 @@ impl ClientCore {
             (ClientTimer::Rejoin, Some(a)) => a.finish(verdict, now),
         }
         if timer == ClientTimer::Rejoin {
-            self.activity = None;
+            self.end_activity();
             self.request_host(now);
         }
     }

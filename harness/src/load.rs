@@ -37,6 +37,8 @@ pub struct LoadPlan {
     pub scenario: Scenario,
     /// The keys of the host's hello.
     pub signon: SignOnKeys,
+    /// Each life also associates with its group host and joins the group session.
+    pub peer: bool,
 }
 
 /// Runs `plan`, every client adding what it records to `tally` as it goes.
@@ -73,6 +75,7 @@ pub async fn run(plan: LoadPlan, tally: Arc<Tally>) {
             config,
             session,
             first_at: start + offset,
+            peer: plan.peer,
             last_start,
             end,
             start,

@@ -6,6 +6,7 @@
 
 use crate::load_figures::Tally;
 use crate::tcp::{Observer, Run, drive_observed};
+use crate::transcript::Direction;
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
 use std::collections::BTreeMap;
@@ -20,6 +21,7 @@ use vex_wire::bap::services::{
     ACTIVITY_PUSH, ACTIVITY_TO_HOST, HELLO, HELLO_RESPONSE, HOST_LOOKUP, HOST_LOOKUP_RESPONSE,
     HOST_REQUEST, HOST_RESPONSE,
 };
+use vex_wire::peer::association::{COOKIE_ACK, INIT};
 use vex_wire::time::Instant;
 
 /// What a client's frame is, for the latency table: a BAP service, or an activity message
@@ -87,6 +89,8 @@ struct LifeWatch {
     last_keepalive: Option<Clock>,
     /// The host process service 17 sent the life to.
     process: Option<SocketAddrV4>,
+    /// When the association's init went out, until its cookie ack comes.
+    init_at: Option<Clock>,
 }
 
 type Clock = std::time::Instant;
@@ -101,6 +105,7 @@ impl LifeWatch {
             asked: BTreeMap::new(),
             last_keepalive: None,
             process: None,
+            init_at: None,
         }
     }
 }
@@ -178,6 +183,26 @@ impl Observer for LifeWatch {
     }
 
     fn tick(&mut self, _at: Instant) {}
+
+    /// The association's handshake: from its first init to the cookie ack that opens it.
+    fn datagram(&mut self, _at: Instant, direction: Direction, bytes: &[u8]) {
+        let at = Clock::now();
+        match (direction, bytes.first().copied()) {
+            (Direction::ToHost, Some(INIT)) => {
+                self.init_at.get_or_insert(at);
+            }
+            (Direction::ToClient, Some(COOKIE_ACK)) => {
+                if let Some(init) = self.init_at.take() {
+                    self.tally.add(|s| {
+                        s.peer_associated += 1;
+                        let handshake = s.latency.entry("association").or_default();
+                        handshake.record(micros(init, at));
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 /// A client's place in the run.
@@ -190,6 +215,8 @@ pub(crate) struct Member {
     pub(crate) session: Session,
     /// When its first life begins.
     pub(crate) first_at: tokio::time::Instant,
+    /// Each life also associates with its group host and joins the group session.
+    pub(crate) peer: bool,
     /// No life begins after this: the last ones have the time to join and be judged.
     pub(crate) last_start: tokio::time::Instant,
     /// When the run ends.
@@ -230,7 +257,8 @@ impl Member {
                     (tokio::time::Instant::now() + Duration::from_millis(ms)).min(self.end)
                 }
             };
-            config.script = script(&mut rng, matches!(self.session, Session::Joins(_)));
+            let joins = matches!(self.session, Session::Joins(_));
+            config.script = script(&mut rng, joins, self.peer);
             let mut watch = LifeWatch::new(tally.clone());
             let (tell, told) = oneshot::channel();
             let run = Run {
@@ -252,6 +280,12 @@ impl Member {
                 tell_session
             );
             drop(links);
+            if client
+                .group_membership()
+                .is_some_and(|(applied, _)| applied > 0)
+            {
+                tally.add(|s| s.peer_in_group_session += 1);
+            }
             // a check that fired again on the same thing was reported once: count the rest
             for v in client.violations() {
                 let times = v.again.map_or(0, |a| a.times);
@@ -262,10 +296,11 @@ impl Member {
 }
 
 /// A life's actions, each at a time of its own after the join; one that joins another's
-/// activity also leaves and joins again.
-fn script(rng: &mut ChaCha8Rng, joins: bool) -> Script {
+/// activity also leaves and joins again; with `peer`, it associates with its group host.
+fn script(rng: &mut ChaCha8Rng, joins: bool, peer: bool) -> Script {
     let mut at = |from: u64, to: u64| Some(from + rng.next_u64() % (to - from));
     Script {
+        associate_after_ms: if peer { at(500, 3_000) } else { None },
         slot_request_after_ms: at(2_000, 10_000),
         move_region_after_ms: at(5_000, 20_000),
         identity_after_ms: at(1_000, 5_000),

@@ -77,7 +77,8 @@ pub struct ProcessSamples {
 pub struct Samples {
     /// Latency series by name: `join` (the route, from the first connect to join_result),
     /// then one per request the host answers (`hello`, `host_lookup`, `session`,
-    /// `join_result`, `entity_slots`, `roster_request`).
+    /// `join_result`, `entity_slots`, `roster_request`), and with `--peer` `association`
+    /// (from the association's init to its cookie ack).
     pub latency: BTreeMap<&'static str, Series>,
     /// How far each host keepalive (message 1) came from its 2-second interval.
     pub keepalive_jitter: Series,
@@ -92,6 +93,11 @@ pub struct Samples {
     pub lives: u64,
     /// Join results received.
     pub joins: u64,
+    /// Associations opened with a group host (a cookie ack came), with `vex load --peer`;
+    /// a move to another region's group host is one more.
+    pub peer_associated: u64,
+    /// Lives that ended in a group session: a membership-update applied with its hash.
+    pub peer_in_group_session: u64,
     /// Frames sent by the clients.
     pub frames_sent: u64,
     /// Frames the clients received.
@@ -251,6 +257,11 @@ impl LoadFigures {
             ("frames_sent".to_string(), s.frames_sent as f64),
             ("frames_received".to_string(), s.frames_received as f64),
             ("violations".to_string(), s.violation_count() as f64),
+            ("peer_associated".to_string(), s.peer_associated as f64),
+            (
+                "peer_in_group_session".to_string(),
+                s.peer_in_group_session as f64,
+            ),
         ];
         for (name, p) in s.series() {
             out.push((format!("{name}_count"), p.count as f64));

@@ -147,6 +147,17 @@ impl Association {
         };
     }
 
+    /// A new activity's association, on a UDP socket whose tags below `generation` an
+    /// association before it used: those are left.
+    pub(crate) fn start_at(&mut self, generation: u16) {
+        self.generation = generation;
+    }
+
+    /// The generation an association after this one starts at.
+    pub(crate) fn next_generation(&self) -> u16 {
+        self.generation.wrapping_add(1)
+    }
+
     /// The client's tag in this association.
     fn tag(&self) -> u16 {
         REQUESTER_TAG.wrapping_add(self.generation)
@@ -572,6 +583,28 @@ mod tests {
         stranger.header.addressed_tag = (REQUESTER_TAG + 2).into();
         a.on_datagram(&mut v, t, stranger.as_bytes());
         assert_eq!(rules(&v), [Rule::Peer08], "a tag never had is judged");
+    }
+
+    /// A new activity's association follows the old one's tags: the old one's are left,
+    /// and a packet addressed to them is dropped unjudged.
+    #[test]
+    fn a_new_activitys_association_leaves_the_old_ones_tags() {
+        let mut v = Verdict::new();
+        let mut old = Association::default();
+        let left = ack_for(&old.open(Instant::default(), SESSION, peer()));
+        old.move_on(Instant::default());
+        let moved = ack_for(&old.open(Instant::default(), SESSION, peer()));
+        let mut a = Association::default();
+        a.start_at(old.next_generation());
+        let init = a.open(Instant::default(), SESSION, peer());
+        assert_eq!(init.requester_tag.get(), REQUESTER_TAG + 2);
+        for packet in [left, moved] {
+            assert!(
+                a.on_datagram(&mut v, Instant::default(), packet.as_bytes())
+                    .is_empty()
+            );
+        }
+        assert!(rules(&v).is_empty());
     }
 
     /// Each init ack field the page fixes, broken alone, stops the handshake under its

@@ -23,8 +23,8 @@ use vex_wire::scenario::Scenario;
 
 /// How long after the ramp the memory settles before it is the warm figure.
 const SETTLE: Duration = Duration::from_secs(30);
-/// File descriptors each client holds (its lobby and activity links), and the process's
-/// own besides.
+/// File descriptors each client holds (its lobby and activity links; with `--peer` its
+/// UDP socket too), and the process's own besides.
 const FDS_PER_CLIENT: u64 = 2;
 const FDS_SPARE: u64 = 64;
 /// How often a run that is not on a terminal prints its progress line, in seconds.
@@ -58,6 +58,12 @@ pub struct LoadArgs {
     /// The scenario the clients' packages hold (and the built-in host serves).
     #[arg(long)]
     scenario: Option<PathBuf>,
+    /// Each life also associates with its group host's UDP port and joins the group
+    /// session (NS "The engine peer transport"); the figures count the lives that did
+    /// (`peer_associated`, `peer_in_group_session`) and time the handshake (`association`).
+    /// A client then holds a UDP socket too.
+    #[arg(long)]
+    peer: bool,
     /// Print the figures as one JSON object, each named with its unit.
     #[arg(long)]
     json: bool,
@@ -75,7 +81,7 @@ pub async fn load(args: LoadArgs) -> ExitCode {
         Ok(s) => s,
         Err(code) => return code,
     };
-    if let Err(why) = enough_descriptors(args.clients) {
+    if let Err(why) = enough_descriptors(args.clients, args.peer) {
         eprintln!("vex load: {why}");
         return error();
     }
@@ -104,6 +110,7 @@ pub async fn load(args: LoadArgs) -> ExitCode {
         group: usize::from(args.group),
         scenario: scenario.unwrap_or_else(Scenario::builtin),
         signon: args.keys.keys(),
+        peer: args.peer,
     };
     let mut host_meters: Vec<(SocketAddrV4, ProcessMeter)> = hosts
         .iter()
@@ -202,12 +209,12 @@ pub async fn load(args: LoadArgs) -> ExitCode {
 
 /// Raises this process's file-descriptor limit to its hard limit (a host started here
 /// inherits it), and says so when that is still too few for `clients`.
-fn enough_descriptors(clients: usize) -> Result<(), String> {
+fn enough_descriptors(clients: usize, peer: bool) -> Result<(), String> {
     let (soft, hard) = getrlimit(Resource::RLIMIT_NOFILE).map_err(|e| e.to_string())?;
     if soft < hard {
         setrlimit(Resource::RLIMIT_NOFILE, hard, hard).map_err(|e| e.to_string())?;
     }
-    let needed = clients as u64 * FDS_PER_CLIENT + FDS_SPARE;
+    let needed = clients as u64 * (FDS_PER_CLIENT + u64::from(peer)) + FDS_SPARE;
     if hard < needed {
         return Err(format!(
             "{clients} clients need {needed} open files, and this process may have {hard} \
@@ -345,6 +352,13 @@ fn print_text(figures: &LoadFigures, targets: &[SocketAddrV4], local: bool) {
         s.frames_sent,
         s.frames_received
     );
+    if s.peer_associated > 0 || s.latency.contains_key("association") {
+        out!(
+            "peer transport: {} associations opened, {} lives ended in the group session",
+            s.peer_associated,
+            s.peer_in_group_session
+        );
+    }
     out!(
         "{:<18} {:>8} {:>9} {:>9} {:>9} {:>9}",
         "latency (ms)",
