@@ -10,6 +10,7 @@ use vex_wire::scenario::{Scenario, SlotDecl};
 use vex_wire::schema::{SchemaError, Value, catalog, decode};
 
 /// One block as the client reads it by the slot's schemas.
+#[derive(Debug)]
 pub(super) enum Block {
     /// Reset and root when the slot has an Auth schema (AUTH-06), the body, and the Sense
     /// bit when it has a Sense schema: the bits they take, the body's value, and the Sense
@@ -145,13 +146,18 @@ pub(super) fn describe(schemas: SlotSchemas) -> &'static str {
 /// The blocks of one message 5 as the client read them while it measured each (AH "How
 /// the client applies an Auth body"): each is read once, when its length is measured, and
 /// taken again for its checks.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub(super) struct ReadBlocks {
     /// Each measured block's first content bit in the body, and the block as read there.
     read: std::collections::VecDeque<(usize, Block)>,
 }
 
 impl ReadBlocks {
+    /// Nothing measured; the capacity kept.
+    pub(super) fn clear(&mut self) {
+        self.read.clear();
+    }
+
     /// The length the client reads for `slot`'s block at `r`, when the slot resolves and
     /// its object applies in `bubble` (else `None`: skipped by its remainder); the block is
     /// kept for [`ReadBlocks::take`]. A block whose read runs past the message's end gets

@@ -12,7 +12,7 @@ use vex_wire::bits::Bits;
 use vex_wire::time::Instant;
 
 /// What a message 5 says, its prefix aside: the roster, and each block's slot and content.
-pub(super) type Said = (Option<RosterDelta>, Vec<(ClientRef, Bits)>);
+pub(super) type Said<'a> = (Option<&'a RosterDelta>, &'a [(ClientRef, Bits)]);
 
 /// The first message 52, and the message 5s since.
 #[derive(Debug, Default)]
@@ -57,9 +57,15 @@ impl AuthCause {
     /// first (which answers the first message 52) with no such cause that changes nothing the client holds (its roster absent or the one applied
     /// last, every block the one its slot got last) follows no change the host owns
     /// (AUTH-16).
-    pub(super) fn on_applied(&mut self, verdict: &mut Verdict, idx: u64, said: Said, caused: bool) {
+    pub(super) fn on_applied(
+        &mut self,
+        verdict: &mut Verdict,
+        idx: u64,
+        said: Said<'_>,
+        caused: bool,
+    ) {
         let (roster, blocks) = said;
-        let new_roster = roster.is_some() && roster != self.roster;
+        let new_roster = roster.is_some() && roster != self.roster.as_ref();
         let new_blocks = blocks
             .iter()
             .filter(|(slot, bits)| self.blocks.get(slot) != Some(bits));
@@ -79,10 +85,15 @@ impl AuthCause {
             });
         }
         self.applied = true;
-        if roster.is_some() {
-            self.roster = roster;
+        // what it holds already is kept as it is: a repeat copies nothing
+        if new_roster {
+            self.roster = roster.cloned();
         }
-        self.blocks.extend(blocks);
+        for (slot, bits) in blocks {
+            if self.blocks.get(slot) != Some(bits) {
+                self.blocks.insert(*slot, bits.clone());
+            }
+        }
     }
 
     /// The client swept its roster (a region report): it holds nothing the next message 5
@@ -109,6 +120,14 @@ impl AuthCause {
 mod tests {
     use super::*;
 
+    /// What a message 5 says, owned.
+    type Owned = (Option<RosterDelta>, Vec<(ClientRef, Bits)>);
+
+    /// `said` applied as message `idx`.
+    fn applied(a: &mut AuthCause, v: &mut Verdict, idx: u64, said: Owned, caused: bool) {
+        a.on_applied(v, idx, (said.0.as_ref(), &said.1), caused);
+    }
+
     /// The first roster owed after the grace, not before; a repeat asked for is no breach,
     /// one unasked is, and so is one after the client swept its roster.
     #[test]
@@ -119,7 +138,7 @@ mod tests {
         assert!(v.rules().is_empty());
         a.check_answered(&mut v, Instant::from_millis(ANSWER_GRACE_MS));
         assert_eq!(v.rules(), [Rule::Auth16]);
-        let said = |keys: Vec<u32>| -> Said {
+        let said = |keys: Vec<u32>| -> Owned {
             let n = keys.len();
             let roster = RosterDelta {
                 keys,
@@ -133,14 +152,14 @@ mod tests {
         let (mut a, mut v) = (AuthCause::default(), Verdict::new());
         a.on_epoch_sent(t);
         a.on_read(&mut v, t, 1);
-        a.on_applied(&mut v, 1, said(vec![1]), false);
-        a.on_applied(&mut v, 2, said(vec![1]), true);
-        a.on_applied(&mut v, 3, said(vec![1, 2]), false);
+        applied(&mut a, &mut v, 1, said(vec![1]), false);
+        applied(&mut a, &mut v, 2, said(vec![1]), true);
+        applied(&mut a, &mut v, 3, said(vec![1, 2]), false);
         assert!(v.rules().is_empty());
-        a.on_applied(&mut v, 4, said(vec![1, 2]), false);
+        applied(&mut a, &mut v, 4, said(vec![1, 2]), false);
         assert_eq!(v.rules(), [Rule::Auth16], "nothing changed");
         a.forget();
-        a.on_applied(&mut v, 5, said(vec![1, 2]), false);
+        applied(&mut a, &mut v, 5, said(vec![1, 2]), false);
         assert_eq!(v.rules(), [Rule::Auth16], "the client held nothing");
         a.check_answered(&mut v, Instant::from_millis(ANSWER_GRACE_MS));
         assert_eq!(v.rules(), [Rule::Auth16], "the first roster came");
@@ -171,16 +190,18 @@ mod tests {
             sub_blocks: None,
         };
         let (mut a, mut v) = (AuthCause::default(), Verdict::new());
-        a.on_applied(
+        applied(
+            &mut a,
             &mut v,
             1,
             (Some(roster.clone()), vec![(slot(1), bits(1))]),
             false,
         );
-        a.on_applied(&mut v, 2, (None, vec![(slot(2), bits(2))]), false);
+        applied(&mut a, &mut v, 2, (None, vec![(slot(2), bits(2))]), false);
         assert!(v.rules().is_empty(), "each carries something new");
-        a.on_applied(&mut v, 3, (None, vec![(slot(1), bits(3))]), false);
-        a.on_applied(
+        applied(&mut a, &mut v, 3, (None, vec![(slot(1), bits(3))]), false);
+        applied(
+            &mut a,
             &mut v,
             4,
             (None, vec![(slot(1), bits(3)), (slot(2), bits(3))]),
@@ -189,22 +210,29 @@ mod tests {
         assert!(v.rules().is_empty(), "one new block is a change");
         let mut other = roster.clone();
         other.states[0] = 2;
-        a.on_applied(&mut v, 5, (Some(other), vec![(slot(1), bits(3))]), false);
+        applied(
+            &mut a,
+            &mut v,
+            5,
+            (Some(other), vec![(slot(1), bits(3))]),
+            false,
+        );
         assert!(v.rules().is_empty(), "a new state byte is a change");
-        a.on_applied(
+        applied(
+            &mut a,
             &mut v,
             6,
             (None, vec![(slot(1), bits(3)), (slot(2), bits(3))]),
             false,
         );
         assert_eq!(v.rules(), [Rule::Auth16], "every block held already");
-        a.on_applied(&mut v, 7, (None, Vec::new()), false);
+        applied(&mut a, &mut v, 7, (None, Vec::new()), false);
         assert_eq!(
             v.rules(),
             [Rule::Auth16, Rule::Auth16],
             "an empty message 5"
         );
-        a.on_applied(&mut v, 8, (None, Vec::new()), true);
+        applied(&mut a, &mut v, 8, (None, Vec::new()), true);
         assert_eq!(v.rules().len(), 2, "asked for");
     }
 }

@@ -46,6 +46,9 @@ pub(crate) struct Roster {
     auth_bodies: BTreeSet<ClientRef>,
     /// The last body applied to each slot, which a later body is judged against.
     held: BTreeMap<ClientRef, Value>,
+    /// The blocks of the message being read as they were measured: kept between messages
+    /// for its capacity.
+    measured: ReadBlocks,
     /// The Sense overrides of the last message 5 read.
     overrides: Vec<(ClientRef, Value)>,
     /// The blocks of the last message 5 read, slot and content.
@@ -151,8 +154,9 @@ impl Roster {
         message: &[u8],
         (prefix, prefix_bits): (AuthPrefix, usize),
     ) -> bool {
-        let mut read = ReadBlocks::default();
-        let m =
+        let mut read = std::mem::take(&mut self.measured);
+        read.clear();
+        let mut m =
             match DecodedAuthUpdate::decode_after_prefix(message, prefix, prefix_bits, |slot, r| {
                 read.measure(scenario, bubble, slot, r)
             }) {
@@ -169,7 +173,8 @@ impl Roster {
         self.overrides.clear();
         let forgotten = std::mem::take(&mut self.forgotten);
         let found_before = verdict.violations().len();
-        let mut first_lifetime: Option<Value> = None;
+        // the slot whose held body is the first type-17 body of the message (T17-05)
+        let mut first_lifetime: Option<ClientRef> = None;
         if let Some(r) = &m.roster {
             let subs = r.sub_blocks.iter().flatten().flat_map(|b| &b.keys);
             self.sub_block_only = subs.filter(|k| !r.keys.contains(k)).copied().collect();
@@ -184,7 +189,7 @@ impl Roster {
             .flat_map(|g| &g.objects)
             .any(|o| Some(o.slot) == first_slot)
         {
-            first_lifetime = first_slot.and_then(|f| self.held.get(&f)).cloned();
+            first_lifetime = first_slot.filter(|f| self.held.contains_key(f));
         }
         for (group, object) in m
             .groups
@@ -273,9 +278,10 @@ impl Roster {
                     bit: object.at,
                 };
                 if s.slot_type == TYPE_LIFETIME {
-                    match &first_lifetime {
-                        None => first_lifetime = Some(body.clone()),
-                        Some(first) if *first != body => {
+                    // the body goes into `held` below, so the first is held from here on
+                    match first_lifetime.map(|first| self.held.get(&first)) {
+                        None => first_lifetime = Some(s),
+                        Some(first) if first != Some(&body) => {
                             let reason = format!(
                                 "slot {s}: another type-17 body than the first type-17 slot's; only the first is read"
                             );
@@ -324,6 +330,7 @@ impl Roster {
                 self.overrides.push((s, sense));
             }
         }
+        self.measured = read;
         self.check_remembered(verdict, idx, forgotten);
         // a block misread leaves the reader elsewhere than the host wrote: the blocks and
         // the gate it reads after are no bits the host set
@@ -338,11 +345,11 @@ impl Roster {
             let reason = "the singleton gate after the entity groups is 1: it leads into a section the pages do not describe, where 0 ends the message".to_string();
             verdict.violate(Rule::Auth17, f, Some(m.gate_at), reason);
         }
-        self.blocks = m
-            .groups
-            .iter()
-            .flat_map(|g| g.objects.iter().map(|o| (o.slot, o.content.clone())))
-            .collect();
+        // the blocks' contents move out of the message read: it is not read again
+        self.blocks.clear();
+        let contents = m.groups.iter_mut().flat_map(|g| &mut g.objects);
+        let blocks = contents.map(|o| (o.slot, std::mem::take(&mut o.content)));
+        self.blocks.extend(blocks);
         if self.applied == 0
             && let Some(roster) = &m.roster
         {
@@ -367,8 +374,8 @@ impl Roster {
 
     /// What the last message 5 read said, its roster and blocks (AUTH-16), when the
     /// client read its blocks where the host wrote them.
-    pub(super) fn said(&self) -> Option<Said> {
-        (!self.misread).then(|| (self.last.clone(), self.blocks.clone()))
+    pub(super) fn said(&self) -> Option<Said<'_>> {
+        (!self.misread).then_some((self.last.as_ref(), self.blocks.as_slice()))
     }
 
     /// The Sense overrides the last message 5 carried.
