@@ -3,6 +3,7 @@
 //! that loops forever or builds without bound is stopped with an error at its line.
 
 use crate::api::{self, Shared};
+use crate::callbacks;
 use rhai::{Dynamic, Engine};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -97,6 +98,7 @@ pub fn new(file: &str, call: &Shared, printed: &Printed) -> Engine {
     });
     let check = printed.clone();
     engine.on_progress(move |_| check.spent().then(|| Dynamic::from(OUTPUT_SPENT)));
+    callbacks::register(&mut engine);
     api::register(&mut engine, call);
     engine
 }

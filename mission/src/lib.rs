@@ -9,6 +9,7 @@
 //! and every call is bounded in operations, call depth and the size of what it builds.
 
 mod api;
+mod callbacks;
 mod convert;
 mod engine;
 mod errors;

@@ -813,13 +813,12 @@ fn map_keys_do_not_smuggle_data_past_the_string_limit() {
     );
 }
 
+/// Rhai's own `sort` and `dedup` with a callback turn a callback's error into "not less"
+/// (`.ok()`, `.unwrap_or`), limits included, so a handler whose comparator loops forever or
+/// recurses past the call depth returned Ok and its requests committed. The mission's own
+/// (`callbacks.rs`) make the first error the call's.
 #[test]
-#[ignore = "FINDING: sort/dedup callbacks swallow limit errors; the handler returns Ok, requests commit"]
-fn finding_limits_inside_sort_and_dedup_callbacks_are_not_swallowed() {
-    // FINDING: Rhai's `sort` and `dedup` with a callback turn a callback's
-    // error into "not less" (`.ok()`, `.unwrap_or`), limits included: a handler whose
-    // comparator loops forever or recurses past the call depth returns Ok, and its
-    // requests commit.
+fn limits_inside_sort_and_dedup_callbacks_are_not_swallowed() {
     let cases = table(
         r#"
     sort_loop      | fn on_started(e) {\n  reset_authority();\n  let a = [3, 1, 2]; a.sort(|x, y| { loop { } });\n}
@@ -839,7 +838,7 @@ fn finding_limits_inside_sort_and_dedup_callbacks_are_not_swallowed() {
         })
         .collect();
     attacks(
-        "finding_limits_inside_sort_and_dedup_callbacks_are_not_swallowed",
+        "limits_inside_sort_and_dedup_callbacks_are_not_swallowed",
         HANG,
         list,
     );
