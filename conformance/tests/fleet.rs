@@ -24,7 +24,7 @@ const LEASE_S: f64 = 1.0;
 #[test]
 fn a_client_moves_between_three_host_processes_on_one_sqlite_file() {
     let dir = scratch("fleet_sqlite");
-    let url = format!("sqlite:{}", dir.join("lobby.sqlite").display());
+    let url = sqlite_in(&dir);
     moves_between_processes(&url, &dir);
 }
 
@@ -53,23 +53,21 @@ fn clients_move_and_locate_between_host_processes_on_postgres() {
 #[test]
 fn a_region_move_hands_the_member_to_another_process() {
     let dir = scratch("fleet_region");
-    let url = format!("sqlite:{}", dir.join("lobby.sqlite").display());
+    let url = sqlite_in(&dir);
     region_move_hands_over(&url, &dir);
 }
 
 fn region_move_hands_over(url: &str, logs: &Path) {
-    let addrs: Vec<String> = (0..3)
-        .map(|_| format!("127.0.0.1:{}", free_port()))
-        .collect();
-    let _hosts: Vec<Host> = addrs.iter().map(|a| start(url, a, logs)).collect();
-    let first = Command::new(VEX)
-        .args(["client", "--target", &addrs[0], "--seconds", "12"])
-        .args(["--advertise", "--associate-after", "300"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_secs(2));
+    let (addrs, _hosts) = fleet(3, url, logs);
+    let first = in_background(&[
+        "--target",
+        &addrs[0],
+        "--seconds",
+        "12",
+        "--advertise",
+        "--associate-after",
+        "300",
+    ]);
     let out = vex(&[
         "client",
         "--target",
@@ -91,8 +89,7 @@ fn region_move_hands_over(url: &str, logs: &Path) {
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
     let after = |prefix: &str| -> String {
-        let line = text.lines().find_map(|l| l.strip_prefix(prefix));
-        let line = line.unwrap_or_else(|| panic!("no {prefix:?} line: {text}"));
+        let line = line_after(&text, prefix);
         line.split([' ', ','])
             .next()
             .unwrap_or_default()
@@ -119,11 +116,8 @@ fn region_move_hands_over(url: &str, logs: &Path) {
 #[test]
 fn lobby_calls_on_two_processes_build_on_each_others_changes() {
     let dir = scratch("fleet_lobby_calls");
-    let url = format!("sqlite:{}", dir.join("lobby.sqlite").display());
-    let addrs: Vec<String> = (0..2)
-        .map(|_| format!("127.0.0.1:{}", free_port()))
-        .collect();
-    let _hosts: Vec<Host> = addrs.iter().map(|a| start(&url, a, &dir)).collect();
+    let url = sqlite_in(&dir);
+    let (addrs, _hosts) = fleet(2, &url, &dir);
     // each process started from revision 1; each run's equip and sign-in are made on what
     // the other process stored last (superseded, then made again on it)
     for (run, lobby) in [&addrs[0], &addrs[1], &addrs[0]].into_iter().enumerate() {
@@ -152,29 +146,13 @@ fn lobby_calls_on_two_processes_build_on_each_others_changes() {
 #[test]
 fn an_activity_advertised_on_one_process_is_located_on_another() {
     let dir = scratch("fleet_matchmaking");
-    let url = format!("sqlite:{}", dir.join("lobby.sqlite").display());
+    let url = sqlite_in(&dir);
     advertised_then_located(&url, &dir);
 }
 
 fn advertised_then_located(url: &str, logs: &Path) {
-    let addrs: Vec<String> = (0..2)
-        .map(|_| format!("127.0.0.1:{}", free_port()))
-        .collect();
-    let _hosts: Vec<Host> = addrs.iter().map(|a| start(url, a, logs)).collect();
-    let first = Command::new(VEX)
-        .args([
-            "client",
-            "--target",
-            &addrs[0],
-            "--seconds",
-            "6",
-            "--advertise",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_secs(2));
+    let (addrs, _hosts) = fleet(2, url, logs);
+    let first = in_background(&["--target", &addrs[0], "--seconds", "6", "--advertise"]);
     let second = vex(&[
         "client",
         "--target",
@@ -188,10 +166,7 @@ fn advertised_then_located(url: &str, logs: &Path) {
         assert_eq!(out.status.code(), Some(0), "{}", stdout(out));
     }
     let joined = |out: &std::process::Output| -> String {
-        let text = stdout(out);
-        let line = text.lines().find(|l| l.starts_with("Activity Host: "));
-        line.unwrap_or_else(|| panic!("no Activity Host line: {text}"))
-            .to_string()
+        line_after(&stdout(out), "Activity Host: ").to_string()
     };
     assert_eq!(
         joined(&first),
@@ -209,7 +184,7 @@ fn sharing_needs_a_database_of_its_own_and_a_lease() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("in memory"), "{}", stderr(&out));
     let dir = scratch("fleet_lease");
-    let url = format!("sqlite:{}", dir.join("lobby.sqlite").display());
+    let url = sqlite_in(&dir);
     let out = vex(&[
         "host",
         "--listen",
@@ -222,6 +197,40 @@ fn sharing_needs_a_database_of_its_own_and_a_lease() {
     ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("--lease 0"), "{}", stderr(&out));
+}
+
+/// The URL of an SQLite file in `dir`.
+fn sqlite_in(dir: &Path) -> String {
+    format!("sqlite:{}", dir.join("lobby.sqlite").display())
+}
+
+/// `n` free loopback addresses, and a `vex host --shared` on `url` at each.
+fn fleet(n: usize, url: &str, logs: &Path) -> (Vec<String>, Vec<Host>) {
+    let addrs: Vec<String> = (0..n)
+        .map(|_| format!("127.0.0.1:{}", free_port()))
+        .collect();
+    let hosts = addrs.iter().map(|a| start(url, a, logs)).collect();
+    (addrs, hosts)
+}
+
+/// A `vex client` with `args` running in the background, its output kept, given two
+/// seconds to get into its activity before the caller goes on.
+fn in_background(args: &[&str]) -> std::process::Child {
+    let child = Command::new(VEX)
+        .arg("client")
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(2));
+    child
+}
+
+/// The rest of the line of `text` that starts with `prefix`.
+fn line_after<'a>(text: &'a str, prefix: &str) -> &'a str {
+    let line = text.lines().find_map(|l| l.strip_prefix(prefix));
+    line.unwrap_or_else(|| panic!("no {prefix:?} line: {text}"))
 }
 
 /// The scenario's account as the database at `url` holds it.
@@ -255,10 +264,7 @@ fn client(lobby: &str, sessions: &mut Vec<String>) -> String {
     let out = vex(&["client", "--target", lobby, "--seconds", "2"]);
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
-    let line = text
-        .lines()
-        .find_map(|l| l.strip_prefix("Activity Host: "))
-        .unwrap_or_else(|| panic!("no Activity Host line: {text}"));
+    let line = line_after(&text, "Activity Host: ");
     let session = line.split("session ").nth(1).unwrap_or_default();
     sessions.push(session.to_string());
     line.split(' ').next().unwrap_or_default().to_string()
@@ -276,10 +282,8 @@ fn holder(url: &str) -> Option<String> {
 }
 
 fn moves_between_processes(url: &str, logs: &Path) {
-    let addrs: Vec<String> = (0..3)
-        .map(|_| format!("127.0.0.1:{}", free_port()))
-        .collect();
-    let mut hosts: Vec<Option<Host>> = addrs.iter().map(|a| Some(start(url, a, logs))).collect();
+    let (addrs, hosts) = fleet(3, url, logs);
+    let mut hosts: Vec<Option<Host>> = hosts.into_iter().map(Some).collect();
     let index = |addr: &str| addrs.iter().position(|a| a == addr).unwrap();
 
     // wherever the lobby link goes, the activity goes to the one process holding it

@@ -161,11 +161,8 @@ impl ClientCore {
         let answers = activity
             .association
             .on_datagram(&mut self.verdict, now, bytes);
-        if let Some(to) = activity.association.peer() {
-            answers
-                .iter()
-                .for_each(|a| self.links.send_datagram_to(to, a));
-        }
+        let to = activity.association.peer();
+        self.links.send_datagrams_to(to, &answers);
     }
 
     /// The group session's membership as the client holds it: how many updates it

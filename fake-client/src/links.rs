@@ -99,6 +99,13 @@ impl Links {
         self.datagrams.push_back((to, bytes.to_vec()));
     }
 
+    /// Sends each of `datagrams` to `to`, an association's peer once it has one.
+    pub(crate) fn send_datagrams_to(&mut self, to: Option<SocketAddrV4>, datagrams: &[Vec<u8>]) {
+        if let Some(to) = to {
+            datagrams.iter().for_each(|d| self.send_datagram_to(to, d));
+        }
+    }
+
     /// A datagram the IO layer should send, and where.
     pub(crate) fn poll_datagram(&mut self) -> Option<(SocketAddrV4, Vec<u8>)> {
         self.datagrams.pop_front()

@@ -202,9 +202,7 @@ impl ClientCore {
             (ClientTimer::AssociationAnswer, Some(a)) => a.association.report_unanswered(verdict),
             (ClientTimer::PeerResend, Some(a)) => {
                 let datagrams = a.association.poll(now);
-                if let Some(to) = a.association.peer() {
-                    datagrams.iter().for_each(|d| links.send_datagram_to(to, d));
-                }
+                links.send_datagrams_to(a.association.peer(), &datagrams);
             }
             (ClientTimer::StartActivity, Some(a)) => {
                 let descriptor = config.scenario.destination.to_bits();

@@ -67,8 +67,8 @@ pub(crate) struct RegionAsks {
 }
 
 impl Activities {
-    /// In a shared fleet, a bubble a member of `session` stands in with no host record
-    /// yet is asked of the store, once.
+    /// A bubble a member of `session` stands in with no host record yet (only in a shared
+    /// fleet: a host alone hosts every bubble) is asked of the store, once.
     pub(crate) fn place_missing_region(&mut self, session: SessionId) {
         let Some(bubble) = self.map.get(&session).and_then(|a| a.missing_host_record()) else {
             return;

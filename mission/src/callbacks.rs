@@ -17,6 +17,23 @@ pub fn register(engine: &mut Engine) {
         .register_fn("dedup", dedup);
 }
 
+/// The first error of a run of callback calls: once a call failed, the rest are not made.
+#[derive(Default)]
+struct FirstError(Option<Box<EvalAltResult>>);
+
+impl FirstError {
+    /// `call`'s answer, or `instead` when it fails or one before it failed.
+    fn answer<T>(&mut self, instead: T, call: impl FnOnce() -> Result<T, Box<EvalAltResult>>) -> T {
+        if self.0.is_some() {
+            return instead;
+        }
+        call().unwrap_or_else(|e| {
+            self.0 = Some(e);
+            instead
+        })
+    }
+}
+
 /// Sorts `array` by `comparer`, which answers a number (its sign orders) or a bool (`true`:
 /// the first goes first), as Rhai's does.
 fn sort(
@@ -24,25 +41,18 @@ fn sort(
     array: &mut Array,
     comparer: FnPtr,
 ) -> Result<(), Box<EvalAltResult>> {
-    let mut failed: Option<Box<EvalAltResult>> = None;
+    let mut failed = FirstError::default();
+    // the sort ends as it may after an error; the error is the answer
     let mut order = |x: &Dynamic, y: &Dynamic| {
-        if failed.is_some() {
-            return Ordering::Equal; // the sort ends as it may; the error is the answer
-        }
-        match comparer
-            .call_within_context::<Dynamic>(&ctx, (x.clone(), y.clone()))
-            .and_then(ordering)
-        {
-            Ok(o) => o,
-            Err(e) => {
-                failed = Some(e);
-                Ordering::Equal
-            }
-        }
+        failed.answer(Ordering::Equal, || {
+            comparer
+                .call_within_context::<Dynamic>(&ctx, (x.clone(), y.clone()))
+                .and_then(ordering)
+        })
     };
     // `sort_by` may panic on an order that is not total, which a script can write
     let sorted = catch_unwind(AssertUnwindSafe(|| array.sort_by(&mut order)));
-    match (failed, sorted) {
+    match (failed.0, sorted) {
         (Some(e), _) => Err(e),
         (None, Ok(())) => Ok(()),
         (None, Err(_)) => Err("the comparator of sort is not a total order".into()),
@@ -69,20 +79,15 @@ fn dedup(
     array: &mut Array,
     comparer: FnPtr,
 ) -> Result<(), Box<EvalAltResult>> {
-    let mut failed: Option<Box<EvalAltResult>> = None;
+    let mut failed = FirstError::default();
     array.dedup_by(|x, y| {
-        if failed.is_some() {
-            return false;
-        }
-        let same = comparer
-            .call_within_context::<Dynamic>(&ctx, (y.clone(), x.clone()))
-            .map(|v| v.as_bool().unwrap_or(false));
-        same.unwrap_or_else(|e| {
-            failed = Some(e);
-            false
+        failed.answer(false, || {
+            comparer
+                .call_within_context::<Dynamic>(&ctx, (y.clone(), x.clone()))
+                .map(|v| v.as_bool().unwrap_or(false))
         })
     });
-    failed.map_or(Ok(()), Err)
+    failed.0.map_or(Ok(()), Err)
 }
 
 #[cfg(test)]

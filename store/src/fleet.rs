@@ -53,11 +53,7 @@ impl Store {
     /// runs past `now_ms`; else on the live process holding the fewest activities and
     /// regions ([`Store::least_held`]).
     pub async fn place(&self, host_id: u64, now_ms: u64) -> Placed {
-        match self.try_place(host_id, now_ms).await {
-            Ok(Some(address)) => Placed::At(address),
-            Ok(None) => Placed::Failed("no host process holds a lease".to_string()),
-            Err(e) => Placed::Failed(e.to_string()),
-        }
+        placed(self.try_place(host_id, now_ms).await)
     }
 
     async fn try_place(
@@ -141,6 +137,15 @@ impl Store {
         .fetch_optional(&self.pool)
         .await?;
         row.as_ref().map(rows::address_and_lease).transpose()
+    }
+}
+
+/// A placement's answer: the process chosen, or why none was.
+pub(crate) fn placed(chosen: Result<Option<SocketAddrV4>, StoreError>) -> Placed {
+    match chosen {
+        Ok(Some(address)) => Placed::At(address),
+        Ok(None) => Placed::Failed("no host process holds a lease".to_string()),
+        Err(e) => Placed::Failed(e.to_string()),
     }
 }
 

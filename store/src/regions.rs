@@ -5,6 +5,7 @@
 //! (its owner) keeps its lease and the activity runs. Times are milliseconds since the
 //! Unix epoch, as in `fleet.rs`, and placing takes no lock, as there.
 
+use crate::fleet::placed;
 use crate::{Answer, Store, StoreError, rows, unix_ms};
 use sqlx::Row;
 use std::net::SocketAddrV4;
@@ -22,11 +23,7 @@ impl Store {
         owner: SocketAddrV4,
         now_ms: u64,
     ) -> Placed {
-        match self.try_place_region(session, bubble, owner, now_ms).await {
-            Ok(Some(address)) => Placed::At(address),
-            Ok(None) => Placed::Failed("no host process holds a lease".to_string()),
-            Err(e) => Placed::Failed(e.to_string()),
-        }
+        placed(self.try_place_region(session, bubble, owner, now_ms).await)
     }
 
     async fn try_place_region(

@@ -39,7 +39,7 @@ impl Activities {
         else {
             return links.drop_input(link, Dropped::NotJoined(msg));
         };
-        if committed.region_moved && self.config.shared {
+        if committed.region_moved {
             self.place_missing_region(session);
         }
         if committed.table_changed {
