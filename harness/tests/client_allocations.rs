@@ -15,7 +15,7 @@ use vex_wire::activity::ids::SENSOR_AUTH_UPDATE;
 use vex_wire::vectors::sensor_auth_full_example;
 
 /// Allocations per frame in the steady state, at most.
-const BOUND: u64 = 37;
+const BOUND: u64 = 13;
 
 /// Every frame of the steady state allocates the same, within [`BOUND`]: nothing grows
 /// with the frames read (a violation the message breaks again is counted, not kept anew).

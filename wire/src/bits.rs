@@ -91,6 +91,16 @@ impl Bits {
     pub fn reader(&self) -> BitReader<'_> {
         BitReader::with_bit_len(&self.bytes, self.bit_len)
     }
+
+    /// These bits become the next `n` bits of `r`, in the buffer they had (its capacity
+    /// reused). On an error they are empty.
+    pub fn read_from(&mut self, r: &mut BitReader<'_>, n: usize) -> Result<(), BitError> {
+        self.bytes.clear();
+        self.bit_len = 0;
+        r.read_stream_into(n, &mut self.bytes)?;
+        self.bit_len = n;
+        Ok(())
+    }
 }
 
 /// An MSB-first bit writer with sticky errors and a measuring mode (facts section 3).
@@ -493,14 +503,28 @@ impl<'a> BitReader<'a> {
         if self.failed || self.remaining_bits() < n {
             return Err(self.past_end(n.min(u32::MAX as usize) as u32));
         }
-        let mut w = BitWriter::with_capacity(n);
-        let mut left = n;
-        while left > 0 {
-            let take = left.min(64) as u32;
-            w.write(self.read(take)?, take);
-            left -= take as usize;
+        let mut out = Vec::with_capacity(n.div_ceil(8));
+        self.read_stream_into(n, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`BitReader::read_stream`] appended to `out`, whose capacity is reused.
+    pub fn read_stream_into(&mut self, n: usize, out: &mut Vec<u8>) -> Result<(), BitError> {
+        if self.failed || self.remaining_bits() < n {
+            return Err(self.past_end(n.min(u32::MAX as usize) as u32));
         }
-        w.finish()
+        let mut left = n;
+        while left >= 8 {
+            let take = left.min(56) / 8 * 8;
+            let word = self.read_window(take as u32);
+            out.extend(word.to_be_bytes().iter().skip(8 - take / 8));
+            left -= take;
+        }
+        if left > 0 {
+            let tail = self.read_window(left as u32) << (8 - left);
+            out.push(tail as u8);
+        }
+        Ok(())
     }
 }
 
@@ -620,6 +644,27 @@ mod tests {
             while r.remaining_bits() > 0 {
                 prop_assert_eq!(r.read(1).unwrap(), 0, "padding is zero");
             }
+        }
+
+        /// A stream copied out is the bits read one at a time, zero-padded, from any
+        /// offset and of any length; a stream past the end is refused.
+        #[test]
+        fn a_stream_is_its_bits(bytes in proptest::collection::vec(any::<u8>(), 0..40), skip in 0usize..64, n in 0usize..320) {
+            let mut r = BitReader::new(&bytes);
+            let fits = skip + n <= bytes.len() * 8;
+            prop_assume!(r.skip(skip.min(bytes.len() * 8)).is_ok());
+            let mut one_by_one = r.clone();
+            let got = r.read_stream(n);
+            if !fits || skip > bytes.len() * 8 {
+                prop_assert!(got.is_err());
+                return Ok(());
+            }
+            let mut want = BitWriter::new();
+            for _ in 0..n {
+                want.write_bool(one_by_one.read_bool().unwrap());
+            }
+            prop_assert_eq!(got.unwrap(), want.finish().unwrap());
+            prop_assert_eq!(r.position(), skip + n);
         }
 
         #[test]

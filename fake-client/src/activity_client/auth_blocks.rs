@@ -7,7 +7,7 @@ use vex_wire::activity::sensor_auth::{DecodedObject, OBJECT_HEAD_BITS};
 use vex_wire::activity::slot::{ClientRef, SlotSchemas};
 use vex_wire::bits::BitReader;
 use vex_wire::scenario::{Scenario, SlotDecl};
-use vex_wire::schema::{SchemaError, Value, catalog, decode};
+use vex_wire::schema::{SchemaError, Value, catalog, decode_into};
 
 /// One block as the client reads it by the slot's schemas.
 #[derive(Debug)]
@@ -36,7 +36,12 @@ pub(super) enum Block {
 }
 
 /// Reads the block at `r` by `decl`'s schemas.
-pub(super) fn read_block(decl: &SlotDecl, mut r: BitReader<'_>) -> Block {
+pub(super) fn read_block(decl: &SlotDecl, r: BitReader<'_>) -> Block {
+    read_block_reusing(decl, r, &mut Spares::default())
+}
+
+/// [`read_block`], its values read into `spares` of their slot type when there are some.
+fn read_block_reusing(decl: &SlotDecl, mut r: BitReader<'_>, spares: &mut Spares) -> Block {
     let start = r.position();
     let mut body = None;
     if decl.schemas.auth {
@@ -47,8 +52,9 @@ pub(super) fn read_block(decl: &SlotDecl, mut r: BitReader<'_>) -> Block {
             let Some(schema) = catalog::auth(decl.slot_type) else {
                 return Block::Unknown;
             };
-            match decode(schema, &mut r) {
-                Ok(v) => body = Some(v),
+            let mut v = spares.take((decl.slot_type, Side::Auth));
+            match decode_into(schema, &mut r, &mut v) {
+                Ok(()) => body = Some(v),
                 Err(SchemaError::OverCapacity {
                     path,
                     count,
@@ -74,8 +80,9 @@ pub(super) fn read_block(decl: &SlotDecl, mut r: BitReader<'_>) -> Block {
         let Some(schema) = catalog::sense(decl.slot_type) else {
             return Block::Unknown; // a Sense override with no schema Vex knows
         };
-        match decode(schema, &mut r) {
-            Ok(v) => sense = Some(v),
+        let mut v = spares.take((decl.slot_type, Side::Sense));
+        match decode_into(schema, &mut r, &mut v) {
+            Ok(()) => sense = Some(v),
             Err(e @ SchemaError::Bits { .. }) => return Block::Short(e),
             Err(_) => return Block::Unknown,
         }
@@ -143,19 +150,64 @@ pub(super) fn describe(schemas: SlotSchemas) -> &'static str {
     }
 }
 
+/// Which of a slot's schemas a value was read by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Side {
+    /// The Auth body's.
+    Auth,
+    /// The Sense override's.
+    Sense,
+}
+
+/// Values read before that the client is done with, kept for their buffers: a value of
+/// the same slot type and side read into one allocates nothing.
+#[derive(Debug, Default)]
+pub(super) struct Spares(Vec<((i8, Side), Value)>);
+
+/// The spare values kept at most: a message's worth of bodies in a large activity.
+const SPARES: usize = 256;
+
+impl Spares {
+    /// A spare of `kind`, or else any (its outer buffer still serves).
+    fn take(&mut self, kind: (i8, Side)) -> Value {
+        let at = self.0.iter().rposition(|(k, _)| *k == kind);
+        match at.or(self.0.len().checked_sub(1)) {
+            Some(i) => self.0.swap_remove(i).1,
+            None => Value::Absent,
+        }
+    }
+
+    /// Keeps `value`, which the client is done with, while there is room.
+    pub(super) fn keep(&mut self, kind: (i8, Side), value: Value) {
+        if self.0.len() < SPARES {
+            self.0.push((kind, value));
+        }
+    }
+}
+
 /// The blocks of one message 5 as the client read them while it measured each (AH "How
 /// the client applies an Auth body"): each is read once, when its length is measured, and
 /// taken again for its checks.
 #[derive(Debug, Default)]
 pub(super) struct ReadBlocks {
     /// Each measured block's first content bit in the body, and the block as read there.
-    read: std::collections::VecDeque<(usize, Block)>,
+    read: std::collections::VecDeque<(usize, i8, Block)>,
+    /// The values the client is done with, read into again.
+    pub(super) spares: Spares,
 }
 
 impl ReadBlocks {
-    /// Nothing measured; the capacity kept.
+    /// Nothing measured; the capacity kept, and the values of blocks never taken kept as
+    /// spares.
     pub(super) fn clear(&mut self) {
-        self.read.clear();
+        for (_, slot_type, block) in self.read.drain(..) {
+            if let Block::Read { body, sense, .. } = block {
+                let sides = [(Side::Auth, body), (Side::Sense, sense)];
+                for (side, value) in sides.into_iter().filter_map(|(s, v)| Some((s, v?))) {
+                    self.spares.keep((slot_type, side), value);
+                }
+            }
+        }
     }
 
     /// The length the client reads for `slot`'s block at `r`, when the slot resolves and
@@ -174,13 +226,13 @@ impl ReadBlocks {
             return None; // skipped by its remainder
         }
         let start = r.position();
-        let block = read_block(&decl, r);
+        let block = read_block_reusing(&decl, r, &mut self.spares);
         let bits = match block {
             Block::Read { bits, .. } => Some(bits),
             Block::Short(_) | Block::EndsBefore(_) => Some(PAST_THE_END),
             Block::Unknown | Block::OverCapacity { .. } => None,
         };
-        self.read.push_back((start, block));
+        self.read.push_back((start, slot.slot_type, block));
         bits
     }
 
@@ -190,12 +242,12 @@ impl ReadBlocks {
     pub(super) fn take(&mut self, decl: &SlotDecl, object: &DecodedObject) -> Block {
         let start = object.at + OBJECT_HEAD_BITS;
         match self.read.pop_front() {
-            Some((at, block @ Block::Read { bits, .. }))
+            Some((at, _, block @ Block::Read { bits, .. }))
                 if at == start && bits == object.content.bit_len =>
             {
                 block
             }
-            _ => read_block(decl, object.content.reader()),
+            _ => read_block_reusing(decl, object.content.reader(), &mut self.spares),
         }
     }
 }

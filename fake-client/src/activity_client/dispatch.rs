@@ -196,9 +196,10 @@ impl ActivityClient {
             return cx.verdict.violate(Rule::Auth10, f, None, reason);
         }
         let grants = &mut self.grants;
-        let Some((prefix, prefix_bits)) =
+        let message = self.roster.incoming();
+        let Some(prefix_bits) =
             self.epochs
-                .check_auth_prefix(cx.verdict, (idx, asked_at), payload, grants)
+                .check_auth_prefix(cx.verdict, (idx, asked_at), payload, grants, message)
         else {
             return;
         };
@@ -217,7 +218,7 @@ impl ActivityClient {
             let reason = "message 5 between the region report (message 22) and the roster request, built for the region reported: applied while no slice set is current, it registers nothing and its rows outlive their objects".to_string();
             return cx.verdict.violate(Rule::Auth13, f, None, reason);
         }
-        if !prefix.roster_enable {
+        if !self.roster.incoming().prefix.roster_enable {
             let reason = "roster_enable is 0".to_string();
             return cx.verdict.violate(Rule::Auth04, f, None, reason);
         }
@@ -228,7 +229,7 @@ impl ActivityClient {
             (bubble, asked),
             idx,
             payload,
-            (prefix, prefix_bits),
+            prefix_bits,
         );
         if read && !cx.verdict.crashed() {
             self.roster.count_applied();

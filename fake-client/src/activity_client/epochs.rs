@@ -10,9 +10,8 @@ use crate::rules::Rule;
 use crate::verdict::Verdict;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::ids;
-use vex_wire::activity::sensor_auth::AuthPrefix;
+use vex_wire::activity::sensor_auth::DecodedAuthUpdate;
 use vex_wire::activity::small::{AdvanceEpoch, PatchEpoch};
-use vex_wire::bits::BitReader;
 use vex_wire::time::Instant;
 
 /// Bit offset of message 44's abort bit, after the 8-bit epoch.
@@ -97,16 +96,16 @@ impl Epochs {
         (idx, asked_at): (u64, Option<Instant>),
         payload: &[u8],
         grants: &mut BubbleGrants,
-    ) -> Option<(AuthPrefix, usize)> {
+        message: &mut DecodedAuthUpdate,
+    ) -> Option<usize> {
         let f = Some(idx);
         let Some(sent) = self.patch_sent else {
             let reason = "message 5 before the client's first message 52".to_string();
             verdict.violate(Rule::Auth02, f, None, reason);
             return None;
         };
-        let mut r = BitReader::new(payload);
-        let prefix = match AuthPrefix::read(&mut r) {
-            Ok(p) => p,
+        let prefix_bits = match message.read_prefix(payload) {
+            Ok(bits) => bits,
             Err(e) => {
                 verdict.undecodable(
                     Rule::Body04,
@@ -118,6 +117,7 @@ impl Epochs {
                 return None;
             }
         };
+        let prefix = &message.prefix;
         // the client reads the bubble block with the prefix, before it looks at the epoch,
         // and its mirror takes every token sent (AH "How the client applies an Auth body")
         if let Some(block) = &prefix.bubble_block {
@@ -142,7 +142,7 @@ impl Epochs {
             }
             return None;
         }
-        Some((prefix, r.position()))
+        Some(prefix_bits)
     }
 
     /// Message 44: the abort bit sets the permanent give-up flag (EPOCH-02); the epoch
@@ -180,6 +180,7 @@ impl Epochs {
 mod tests {
     use super::*;
     use crate::verdict::Outcome;
+    use vex_wire::activity::sensor_auth::AuthPrefix;
 
     fn at(replication: u8) -> Epochs {
         Epochs {
@@ -237,6 +238,7 @@ mod tests {
                 (1, None),
                 &prefix(epoch),
                 &mut BubbleGrants::default(),
+                &mut DecodedAuthUpdate::default(),
             );
             (read.is_some(), v.rules())
         };
@@ -279,7 +281,13 @@ mod tests {
             let mut v = Verdict::new();
             let at = asked_at.map(Instant::from_millis);
             let grants = &mut BubbleGrants::default();
-            let read = e.check_auth_prefix(&mut v, (1, at), &prefix(epoch), grants);
+            let read = e.check_auth_prefix(
+                &mut v,
+                (1, at),
+                &prefix(epoch),
+                grants,
+                &mut Default::default(),
+            );
             (read.is_some(), v.rules())
         };
         assert_eq!(judged(new, None), (true, vec![]));
@@ -311,7 +319,8 @@ mod tests {
         let judged = |e: &Epochs, payload: &[u8]| {
             let mut v = Verdict::new();
             let grants = &mut BubbleGrants::default();
-            let read = e.check_auth_prefix(&mut v, (1, None), payload, grants);
+            let read =
+                e.check_auth_prefix(&mut v, (1, None), payload, grants, &mut Default::default());
             let got: Vec<_> = v.violations().iter().map(|x| (x.rule, x.frame)).collect();
             (read.is_some(), got)
         };

@@ -2,7 +2,7 @@
 //! client applies them (AH "Message 5", "How the client applies an Auth body"; AUTH-05 to
 //! AUTH-09, AUTH-12, BODY-05, SLOT-01, SLOT-02, T17-01, T17-03).
 
-use super::auth_blocks::{Block, ReadBlocks, applies_in, by_remainder, read_block};
+use super::auth_blocks::{Block, ReadBlocks, Side, applies_in, by_remainder, read_block};
 use super::auth_cause::Said;
 use super::block_judge::{mismatch, misread_block, skipped_block, why_misread};
 use super::player_key::{Place, check_player_key};
@@ -11,7 +11,7 @@ use crate::rules::Rule;
 use crate::verdict::{Verdict, key_of};
 use std::collections::{BTreeMap, BTreeSet};
 use vex_wire::activity::ids;
-use vex_wire::activity::sensor_auth::{AuthPrefix, DecodedAuthUpdate, DecodedObject, RosterDelta};
+use vex_wire::activity::sensor_auth::{DecodedAuthUpdate, DecodedObject, RosterDelta};
 use vex_wire::activity::slot::{
     ClientRef, EMPTY_KEY, NEVER_DESCRIBED, TYPE_CHANNEL, TYPE_LIFETIME, TYPE_OBJECTIVE,
     TYPE_PARTICIPATION,
@@ -49,6 +49,9 @@ pub(crate) struct Roster {
     /// The blocks of the message being read as they were measured: kept between messages
     /// for its capacity.
     measured: ReadBlocks,
+    /// The message 5 being read: its prefix, read first (`Epochs::check_auth_prefix`),
+    /// then the rest; kept between messages for its vectors.
+    incoming: DecodedAuthUpdate,
     /// The Sense overrides of the last message 5 read.
     overrides: Vec<(ClientRef, Value)>,
     /// The blocks of the last message 5 read, slot and content.
@@ -152,25 +155,26 @@ impl Roster {
         (bubble, snapshot): (u8, bool),
         idx: u64,
         message: &[u8],
-        (prefix, prefix_bits): (AuthPrefix, usize),
+        prefix_bits: usize,
     ) -> bool {
         let mut read = std::mem::take(&mut self.measured);
         read.clear();
-        let mut m =
-            match DecodedAuthUpdate::decode_after_prefix(message, prefix, prefix_bits, |slot, r| {
-                read.measure(scenario, bubble, slot, r)
-            }) {
-                Ok(m) => m,
-                Err(e) => {
-                    if !misread_block(verdict, scenario, (bubble, idx), message) {
-                        let (msg, len) = (ids::SENSOR_AUTH_UPDATE, message.len());
-                        verdict.undecodable(Rule::Body04, idx, msg, len, &e);
-                    }
-                    return false;
-                }
-            };
+        let mut m = std::mem::take(&mut self.incoming);
+        let decoded = m.read_rest(message, prefix_bits, |slot, r| {
+            read.measure(scenario, bubble, slot, r)
+        });
+        if let Err(e) = decoded {
+            (self.measured, self.incoming) = (read, m);
+            if !misread_block(verdict, scenario, (bubble, idx), message) {
+                let (msg, len) = (ids::SENSOR_AUTH_UPDATE, message.len());
+                verdict.undecodable(Rule::Body04, idx, msg, len, &e);
+            }
+            return false;
+        }
         let f = Some(idx);
-        self.overrides.clear();
+        for (slot, sense) in self.overrides.drain(..) {
+            read.spares.keep((slot.slot_type, Side::Sense), sense);
+        }
         let forgotten = std::mem::take(&mut self.forgotten);
         let found_before = verdict.violations().len();
         // the slot whose held body is the first type-17 body of the message (T17-05)
@@ -319,7 +323,9 @@ impl Roster {
                         .map(|part| Forgotten { slot: s, at, part });
                     self.forgotten.extend(parts);
                 }
-                self.held.insert(s, body);
+                if let Some(before) = self.held.insert(s, body) {
+                    read.spares.keep((s.slot_type, Side::Auth), before);
+                }
             }
             if let Some(sense) = sense {
                 let at = At {
@@ -330,7 +336,6 @@ impl Roster {
                 self.overrides.push((s, sense));
             }
         }
-        self.measured = read;
         self.check_remembered(verdict, idx, forgotten);
         // a block misread leaves the reader elsewhere than the host wrote: the blocks and
         // the gate it reads after are no bits the host set
@@ -345,11 +350,19 @@ impl Roster {
             let reason = "the singleton gate after the entity groups is 1: it leads into a section the pages do not describe, where 0 ends the message".to_string();
             verdict.violate(Rule::Auth17, f, Some(m.gate_at), reason);
         }
-        // the blocks' contents move out of the message read: it is not read again
-        self.blocks.clear();
+        // the blocks' contents trade places with the last message's: each buffer is read
+        // into again
         let contents = m.groups.iter_mut().flat_map(|g| &mut g.objects);
-        let blocks = contents.map(|o| (o.slot, std::mem::take(&mut o.content)));
-        self.blocks.extend(blocks);
+        let mut blocks = 0;
+        for (i, o) in contents.enumerate() {
+            if self.blocks.len() == i {
+                self.blocks.push((o.slot, Bits::default()));
+            }
+            self.blocks[i].0 = o.slot;
+            std::mem::swap(&mut self.blocks[i].1, &mut o.content);
+            blocks += 1;
+        }
+        self.blocks.truncate(blocks);
         if self.applied == 0
             && let Some(roster) = &m.roster
         {
@@ -361,8 +374,14 @@ impl Roster {
                 past_warm_up && self.check_state_bytes(verdict, idx, (before, now), bubble);
             self.rebuilt_last = rebuilt;
         }
-        self.last = m.roster;
+        std::mem::swap(&mut self.last, &mut m.roster);
+        (self.measured, self.incoming) = (read, m);
         true
+    }
+
+    /// The message 5 the client reads next, its prefix first.
+    pub(super) fn incoming(&mut self) -> &mut DecodedAuthUpdate {
+        &mut self.incoming
     }
 
     /// The slots whose last body is of `slot_type`, with that body.
@@ -686,7 +705,9 @@ mod tests {
     use vex_wire::activity::auth::AuthBody;
     use vex_wire::activity::auth::lifetime::LifetimeAuth;
     use vex_wire::activity::body::Body;
-    use vex_wire::activity::sensor_auth::{AuthPart, EntityGroup, ObjectBlock, SensorAuthUpdate};
+    use vex_wire::activity::sensor_auth::{
+        AuthPart, AuthPrefix, EntityGroup, ObjectBlock, SensorAuthUpdate,
+    };
     use vex_wire::activity::slot::SlotSchemas;
     use vex_wire::bits::Bits;
 
@@ -724,9 +745,7 @@ mod tests {
         let scenario = vex_wire::scenario_file::parse(SCHEMA_PAIRS).unwrap();
         let (mut roster, mut v) = (Roster::default(), Verdict::new());
         for (i, (message, snapshot)) in messages.iter().enumerate() {
-            let mut r = vex_wire::bits::BitReader::new(message);
-            let prefix = AuthPrefix::read(&mut r).unwrap();
-            let at = (prefix, r.position());
+            let at = roster.incoming().read_prefix(message).unwrap();
             assert!(roster.read(&mut v, &scenario, (0, *snapshot), i as u64, message, at));
         }
         v.rules()
@@ -878,10 +897,8 @@ slots = [
     /// Whether a fresh roster in `bubble` applied message 5 `message`, and the rules it
     /// reported.
     fn read_message(scenario: &Scenario, bubble: u8, message: &[u8]) -> (bool, Vec<Rule>) {
-        let mut r = vex_wire::bits::BitReader::new(message);
-        let prefix = AuthPrefix::read(&mut r).unwrap();
         let (mut roster, mut v) = (Roster::default(), Verdict::new());
-        let at = (prefix, r.position());
+        let at = roster.incoming().read_prefix(message).unwrap();
         let applied = roster.read(&mut v, scenario, (bubble, false), 1, message, at);
         (applied, v.rules())
     }
@@ -1135,9 +1152,7 @@ slots = [
         for step in steps {
             match step {
                 Step::Read(message, snapshot) => {
-                    let mut r = vex_wire::bits::BitReader::new(message);
-                    let prefix = AuthPrefix::read(&mut r).unwrap();
-                    let at = (prefix, r.position());
+                    let at = roster.incoming().read_prefix(message).unwrap();
                     assert!(roster.read(&mut v, scenario, (0, *snapshot), idx, message, at));
                     idx += 1;
                 }

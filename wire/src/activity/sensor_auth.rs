@@ -86,7 +86,7 @@ impl BubbleAuthority {
 }
 
 /// A per-bubble roster sub-block (facts 4.7, field 1 of the delta).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SubBlock {
     /// The bubble index (i32, bias 2^31); only the current bubble's applies.
     pub bubble: i32,
@@ -99,7 +99,7 @@ pub struct SubBlock {
 }
 
 /// The roster delta of facts 4.7.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct RosterDelta {
     /// Top-level group registry keys (9-bit count).
     pub keys: Vec<u32>,
@@ -313,7 +313,7 @@ impl Body for SensorAuthUpdate {
 }
 
 /// One object block as read: delimited by its remainder, content kept raw.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct DecodedObject {
     /// Bit offset of the block's presence bit in the body.
     pub at: usize,
@@ -355,7 +355,7 @@ impl DecodedObject {
 }
 
 /// An entity group as read.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct DecodedGroup {
     /// The registry key.
     pub key: u32,
@@ -367,7 +367,7 @@ pub struct DecodedGroup {
 
 /// The fixed prefix of message 5: everything before the roster delta (AH "Message 5").
 /// The client reads it whole before it judges the epoch (AUTH-01) and the enable bit.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct AuthPrefix {
     /// Checked only when SignOn named use_hardwipe_tokens (AUTH-03).
     pub hardwipe_token: u8,
@@ -395,8 +395,10 @@ impl AuthPrefix {
     }
 }
 
-/// Message 5 as read, without slot knowledge.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Message 5 as read, without slot knowledge. A reader that keeps one and reads each
+/// message into it ([`DecodedAuthUpdate::read_prefix`], [`DecodedAuthUpdate::read_rest`])
+/// reuses its vectors: a message of the last one's shape allocates nothing.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct DecodedAuthUpdate {
     /// The prefix.
     pub prefix: AuthPrefix,
@@ -411,14 +413,29 @@ pub struct DecodedAuthUpdate {
     pub gate_at: usize,
 }
 
-fn read_keys(r: &mut BitReader<'_>, n: u64) -> Result<Vec<u32>, BitError> {
-    (0..n).map(|_| r.read(32).map(|k| k as u32)).collect()
+fn read_keys(r: &mut BitReader<'_>, n: u64, keys: &mut Vec<u32>) -> Result<(), BitError> {
+    keys.clear();
+    for _ in 0..n {
+        keys.push(r.read(32)? as u32);
+    }
+    Ok(())
 }
 
-fn read_states(r: &mut BitReader<'_>, n: u64) -> Result<Vec<i8>, BitError> {
-    (0..n)
-        .map(|_| r.read_biased(STATE_BYTE_BIAS, 8).map(|s| s as i8))
-        .collect()
+fn read_states(r: &mut BitReader<'_>, n: u64, states: &mut Vec<i8>) -> Result<(), BitError> {
+    states.clear();
+    for _ in 0..n {
+        states.push(r.read_biased(STATE_BYTE_BIAS, 8)? as i8);
+    }
+    Ok(())
+}
+
+/// The element of `items` at `i`, made when the vector is shorter: where a reader that
+/// reuses its vectors reads the `i`th item, its buffers kept from the last read.
+fn reused<T: Default>(items: &mut Vec<T>, i: usize) -> &mut T {
+    if items.len() <= i {
+        items.resize_with(i + 1, T::default);
+    }
+    items.get_mut(i).unwrap_or_else(|| unreachable!("resized above"))
 }
 
 fn read_mask<const W: usize>(r: &mut BitReader<'_>) -> Result<[u32; W], BitError> {
@@ -481,47 +498,63 @@ impl Body for AuthPrefix {
 
     /// Reads the prefix at the start of a message-5 body.
     fn read(r: &mut BitReader<'_>) -> Result<Self, BitError> {
-        let hardwipe_token = r.read(8)? as u8;
-        let patch_epoch = [r.read(64)?, r.read(64)?];
-        let bubble_block = if r.read_bool()? {
-            // bubbles 0 to 63 in one read, MSB first, then bubble 64
-            let first = r.read(64)?;
-            let mut authority: [bool; AUTHORITY_BUBBLES] =
-                std::array::from_fn(|b| first.checked_shl(b as u32).unwrap_or(0) >> 63 == 1);
-            authority[AUTHORITY_BUBBLES - 1] = r.read_bool()?;
-            expect_one(r, "an absent bubble-block root")?;
-            let header = if r.read_bool()? {
-                Some(r.read(32)? as u32) // no reader known
-            } else {
-                None
-            };
-            let mut elements = Box::new([BubbleElement::default(); AUTHORITY_BUBBLES]);
-            for e in elements.iter_mut() {
-                if r.read_bool()? {
-                    e.host_token = Some(r.read(64)?); // compared with a simulation record
-                }
-                e.grant = if r.read_bool()? {
-                    Some(r.read(16)? as u16)
-                } else {
-                    None
-                };
-                e.revoke = r.read_bool()?;
-            }
-            Some(BubbleAuthority {
-                authority,
-                header,
-                elements,
-            })
+        let mut prefix = Self::default();
+        prefix.read_into(r)?;
+        Ok(prefix)
+    }
+}
+
+impl AuthPrefix {
+    /// Reads the prefix at the reader's cursor into this one, its bubble block's buffer
+    /// reused. On an error it holds part of the prefix.
+    pub fn read_into(&mut self, r: &mut BitReader<'_>) -> Result<(), BitError> {
+        self.hardwipe_token = r.read(8)? as u8;
+        self.patch_epoch = [r.read(64)?, r.read(64)?];
+        if r.read_bool()? {
+            let block = self.bubble_block.get_or_insert_with(|| BubbleAuthority {
+                authority: [false; AUTHORITY_BUBBLES],
+                header: None,
+                elements: Box::new([BubbleElement::default(); AUTHORITY_BUBBLES]),
+            });
+            block.read_into(r)?;
+        } else {
+            self.bubble_block = None;
+        }
+        self.token = r.read(64)?;
+        self.roster_enable = r.read_bool()?;
+        Ok(())
+    }
+}
+
+impl BubbleAuthority {
+    /// Reads the block after its presence bit into this one.
+    fn read_into(&mut self, r: &mut BitReader<'_>) -> Result<(), BitError> {
+        // bubbles 0 to 63 in one read, MSB first, then bubble 64
+        let first = r.read(64)?;
+        for (b, bit) in self.authority.iter_mut().take(64).enumerate() {
+            *bit = (first << b) >> 63 == 1;
+        }
+        self.authority[AUTHORITY_BUBBLES - 1] = r.read_bool()?;
+        expect_one(r, "an absent bubble-block root")?;
+        self.header = if r.read_bool()? {
+            Some(r.read(32)? as u32) // no reader known
         } else {
             None
         };
-        Ok(Self {
-            hardwipe_token,
-            patch_epoch,
-            bubble_block,
-            token: r.read(64)?,
-            roster_enable: r.read_bool()?,
-        })
+        for e in self.elements.iter_mut() {
+            e.host_token = if r.read_bool()? {
+                Some(r.read(64)?) // compared with a simulation record
+            } else {
+                None
+            };
+            e.grant = if r.read_bool()? {
+                Some(r.read(16)? as u16)
+            } else {
+                None
+            };
+            e.revoke = r.read_bool()?;
+        }
+        Ok(())
     }
 }
 
@@ -548,117 +581,122 @@ impl DecodedAuthUpdate {
         r: &mut BitReader<'_>,
         block_bits: impl FnMut(&ClientRef, BitReader<'_>) -> Option<usize>,
     ) -> Result<Self, BitError> {
-        let prefix = AuthPrefix::read(r)?;
-        Self::read_rest(prefix, r, block_bits)
+        let mut m = Self::default();
+        m.prefix.read_into(r)?;
+        m.read_rest_at(r, block_bits)?;
+        Ok(m)
     }
 
-    /// [`DecodedAuthUpdate::decode_with`] for a body whose prefix the caller has read
-    /// already: `prefix` took the body's first `prefix_bits` bits, and the rest is read
-    /// after them (the client reads the prefix first, to judge the epoch).
-    pub fn decode_after_prefix(
+    /// Reads the prefix of message-5 `body` into this message, and gives the bits it took:
+    /// the client reads it first, to judge the epoch, then the rest
+    /// ([`DecodedAuthUpdate::read_rest`]). On an error the prefix holds part of the body's.
+    pub fn read_prefix(&mut self, body: &[u8]) -> Result<usize, BitError> {
+        let mut r = BitReader::new(body);
+        self.prefix.read_into(&mut r)?;
+        Ok(r.position())
+    }
+
+    /// Reads what follows the prefix of `body`, which took its first `prefix_bits` bits,
+    /// into this message, as [`DecodedAuthUpdate::decode_with`] reads it, reusing the
+    /// vectors of the message read before. On an error the message holds part of the body.
+    pub fn read_rest(
+        &mut self,
         body: &[u8],
-        prefix: AuthPrefix,
         prefix_bits: usize,
         block_bits: impl FnMut(&ClientRef, BitReader<'_>) -> Option<usize>,
-    ) -> Result<Self, BitError> {
+    ) -> Result<(), BitError> {
         let mut r = BitReader::new(body);
         r.skip(prefix_bits)?;
-        Self::read_rest(prefix, &mut r, block_bits)
+        self.read_rest_at(&mut r, block_bits)
     }
 
     /// Everything after the prefix: the roster delta, the object groups, the gate bit.
-    fn read_rest(
-        prefix: AuthPrefix,
+    fn read_rest_at(
+        &mut self,
         r: &mut BitReader<'_>,
         mut block_bits: impl FnMut(&ClientRef, BitReader<'_>) -> Option<usize>,
-    ) -> Result<Self, BitError> {
-        let roster = if r.read_bool()? {
-            expect_one(r, "an absent roster field 0")?;
-            expect_one(r, "an absent roster key array")?;
-            let k = r.read(TOP_COUNT_BITS)?;
-            let keys = read_keys(r, k)?;
-            expect_one(r, "an absent roster presence mask")?;
-            let mask = read_mask::<TOP_MASK_WORDS>(r)?;
-            expect_one(r, "an absent roster state array")?;
-            let n = r.read(TOP_COUNT_BITS)?;
-            let states = read_states(r, n)?;
-            let sub_blocks = if r.read_bool()? {
-                let s = r.read(SUB_BLOCK_COUNT_BITS)?;
-                let mut subs = Vec::new();
-                for _ in 0..s {
-                    expect_one(r, "an absent sub-block")?;
-                    let bubble = r.read_i32()?;
-                    expect_one(r, "an absent sub-block field")?;
-                    expect_one(r, "an absent sub-block key array")?;
-                    let n = r.read(SUB_KEY_COUNT_BITS)?;
-                    let keys = read_keys(r, n)?;
-                    expect_one(r, "an absent sub-block mask")?;
-                    let mask = read_mask::<SUB_MASK_WORDS>(r)?;
-                    expect_one(r, "an absent sub-block state array")?;
-                    let n = r.read(SUB_KEY_COUNT_BITS)?;
-                    let states = read_states(r, n)?;
-                    subs.push(SubBlock {
-                        bubble,
-                        keys,
-                        mask,
-                        states,
-                    });
-                }
-                Some(subs)
-            } else {
-                None
-            };
-            Some(RosterDelta {
-                keys,
-                mask,
-                states,
-                sub_blocks,
-            })
+    ) -> Result<(), BitError> {
+        if r.read_bool()? {
+            let roster = self.roster.get_or_insert_with(RosterDelta::default);
+            roster.read_into(r)?;
         } else {
-            None
-        };
-        let mut groups = Vec::new();
+            self.roster = None;
+        }
+        let mut groups = 0;
         while r.read_bool()? {
-            let key = r.read(32)? as u32;
-            let filler = r.read(32)? as u32;
-            let mut objects = Vec::new();
+            let group = reused(&mut self.groups, groups);
+            groups += 1;
+            group.key = r.read(32)? as u32;
+            group.filler = r.read(32)? as u32;
+            let mut objects = 0;
             loop {
                 let at = r.position();
                 if !r.read_bool()? {
                     break;
                 }
-                let slot = ClientRef::read(r)?;
-                let remainder = r.read(32)? as u32;
+                let object = reused(&mut group.objects, objects);
+                objects += 1;
+                object.at = at;
+                object.slot = ClientRef::read(r)?;
+                object.remainder = r.read(32)? as u32;
                 // a group keyed 0x811C9DC5 is skipped whole, each block by its remainder
                 // (AUTH-07)
-                let len = match key {
+                let len = match group.key {
                     EMPTY_KEY => None,
-                    _ => block_bits(&slot, r.clone()),
+                    _ => block_bits(&object.slot, r.clone()),
                 };
-                let len = len.unwrap_or(remainder as usize);
-                let content = r.read_bits(len)?;
-                objects.push(DecodedObject {
-                    at,
-                    slot,
-                    remainder,
-                    content,
-                });
+                let len = len.unwrap_or(object.remainder as usize);
+                object.content.read_from(r, len)?;
             }
-            groups.push(DecodedGroup {
-                key,
-                filler,
-                objects,
-            });
+            group.objects.truncate(objects);
         }
-        let gate_at = r.position();
-        let singleton_gate = r.read_bool()?;
-        Ok(Self {
-            prefix,
-            roster,
-            groups,
-            singleton_gate,
-            gate_at,
-        })
+        self.groups.truncate(groups);
+        self.gate_at = r.position();
+        self.singleton_gate = r.read_bool()?;
+        Ok(())
+    }
+}
+
+impl RosterDelta {
+    /// Reads the roster delta after its presence bit into this one, its vectors reused.
+    fn read_into(&mut self, r: &mut BitReader<'_>) -> Result<(), BitError> {
+        expect_one(r, "an absent roster field 0")?;
+        expect_one(r, "an absent roster key array")?;
+        let k = r.read(TOP_COUNT_BITS)?;
+        read_keys(r, k, &mut self.keys)?;
+        expect_one(r, "an absent roster presence mask")?;
+        self.mask = read_mask::<TOP_MASK_WORDS>(r)?;
+        expect_one(r, "an absent roster state array")?;
+        let n = r.read(TOP_COUNT_BITS)?;
+        read_states(r, n, &mut self.states)?;
+        if !r.read_bool()? {
+            self.sub_blocks = None;
+            return Ok(());
+        }
+        let subs = self.sub_blocks.get_or_insert_with(Vec::new);
+        let s = r.read(SUB_BLOCK_COUNT_BITS)? as usize;
+        subs.truncate(s);
+        for i in 0..s {
+            reused(subs, i).read_into(r)?;
+        }
+        Ok(())
+    }
+}
+
+impl SubBlock {
+    /// Reads one sub-block into this one, its vectors reused.
+    fn read_into(&mut self, r: &mut BitReader<'_>) -> Result<(), BitError> {
+        expect_one(r, "an absent sub-block")?;
+        self.bubble = r.read_i32()?;
+        expect_one(r, "an absent sub-block field")?;
+        expect_one(r, "an absent sub-block key array")?;
+        let n = r.read(SUB_KEY_COUNT_BITS)?;
+        read_keys(r, n, &mut self.keys)?;
+        expect_one(r, "an absent sub-block mask")?;
+        self.mask = read_mask::<SUB_MASK_WORDS>(r)?;
+        expect_one(r, "an absent sub-block state array")?;
+        let n = r.read(SUB_KEY_COUNT_BITS)?;
+        read_states(r, n, &mut self.states)
     }
 }
 
@@ -727,5 +765,47 @@ mod tests {
         let mut longer = bytes.clone();
         longer.extend([0xFF; 3]);
         assert!(SensorAuthUpdate::decode(&longer).is_ok());
+    }
+
+    /// Messages of every shape the reused reader meets: more and fewer groups, objects,
+    /// keys and sub-blocks than the one before, no roster, no sub-blocks, no bubble block.
+    fn shapes() -> Vec<Vec<u8>> {
+        let full = sensor_auth_full_example();
+        let mut fewer = full.clone();
+        fewer.groups.pop();
+        fewer.groups[0].objects.pop();
+        let mut more = full.clone();
+        more.groups.push(full.groups[0].clone());
+        more.groups[1]
+            .objects
+            .push(full.groups[0].objects[0].clone());
+        let mut keys = full.clone();
+        if let Some(r) = &mut keys.roster {
+            r.keys.extend([7, 8, 9]);
+            r.states.extend([1, 2, 3]);
+            r.sub_blocks = None;
+        }
+        let mut bare = full.clone();
+        bare.roster = None;
+        bare.prefix.bubble_block = None;
+        bare.groups.clear();
+        [full, fewer, more, keys, bare]
+            .iter()
+            .map(|m| m.encode().unwrap())
+            .collect()
+    }
+
+    /// One message read into after another, whatever the shapes of the two, is what a
+    /// fresh decode of the second reads.
+    #[test]
+    fn a_reused_message_reads_what_a_fresh_one_does() {
+        for before in shapes() {
+            for body in shapes() {
+                let mut m = SensorAuthUpdate::decode(&before).unwrap();
+                let prefix_bits = m.read_prefix(&body).unwrap();
+                m.read_rest(&body, prefix_bits, |_, _| None).unwrap();
+                assert_eq!(m, SensorAuthUpdate::decode(&body).unwrap());
+            }
+        }
     }
 }

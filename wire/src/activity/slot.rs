@@ -40,7 +40,7 @@ pub const TYPE_TEAM_SIDE: i8 = 67;
 pub const NEVER_DESCRIBED: [i8; 12] = [12, 44, 45, 46, 47, 48, 54, 60, 61, 64, 69, 72];
 
 /// A slot reference: registry key, slot type, slot index (AH "Slots", 55 bits).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct ClientRef {
     /// The object's registry key, 32 bits, bias 0.
     pub key: u32,

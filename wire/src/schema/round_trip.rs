@@ -9,7 +9,7 @@ use crate::bits::{BitReader, BitWriter, Bits};
 use crate::schema::kind::{KEYED_LANE_FIRST, KEYED_LANE_SECOND, RUNTIME_I32};
 use crate::schema::measure::{max_bits, min_bits};
 use crate::schema::walk::int_from_stored;
-use crate::schema::{SchemaError, TagMode, Value, decode, decode_traced, encode};
+use crate::schema::{SchemaError, TagMode, Value, decode, decode_into, decode_traced, encode};
 use proptest::prelude::*;
 use vex_rules::Rule;
 
@@ -241,7 +241,14 @@ fn has_dynamic_value(schema: &Schema) -> bool {
 /// with the real one, the size lies within the schema's bounds, the decode gives the value
 /// back, the traced decode lists contiguous fields that end where the body ends, and one
 /// bit less does not decode.
-fn check_round_trip(schema: &Schema, value: &Value) -> Result<(), TestCaseError> {
+/// `value` written and read back by `schema`, within the schema's bounds; read into
+/// `reused` too, which holds whatever was read before (a value of another shape, or of
+/// another schema).
+fn check_round_trip(
+    schema: &Schema,
+    value: &Value,
+    reused: &mut Value,
+) -> Result<(), TestCaseError> {
     let mut w = BitWriter::new();
     encode(schema, value, &mut w).map_err(|e| TestCaseError::fail(format!("{e:?}")))?;
     let bits = w.bit_len();
@@ -263,6 +270,13 @@ fn check_round_trip(schema: &Schema, value: &Value) -> Result<(), TestCaseError>
         .map_err(|e| TestCaseError::fail(format!("{e:?}")))?;
     let back = decode(schema, &mut BitReader::new(&bytes));
     prop_assert_eq!(back.as_ref().ok(), Some(value), "{}", schema.name);
+    let into = decode_into(schema, &mut BitReader::new(&bytes), reused);
+    prop_assert_eq!(
+        into.ok().map(|_| &*reused),
+        Some(value),
+        "{} reused",
+        schema.name
+    );
     let mut lines = Vec::new();
     let traced = decode_traced(schema, &mut BitReader::new(&bytes), &mut lines);
     prop_assert_eq!(traced.as_ref().ok(), Some(value), "{} traced", schema.name);
@@ -302,9 +316,12 @@ proptest! {
             .iter()
             .filter_map(|n| n.split_whitespace().last().and_then(crate::schema::catalog::lookup))
             .collect::<Vec<_>>();
+        let mut reused = Value::Absent;
         for schema in ALL.iter().copied().chain([&TAG_FIELDS]).chain(catalogued) {
-            let v = g.record(schema);
-            check_round_trip(schema, &v)?;
+            for _ in 0..2 {
+                let v = g.record(schema);
+                check_round_trip(schema, &v, &mut reused)?;
+            }
         }
     }
 
@@ -313,8 +330,11 @@ proptest! {
     fn generated_schemas_round_trip_within_their_bounds(seed in 1u64..) {
         let mut g = Gen(seed);
         let schema = g.schema(3);
-        let v = g.record(schema);
-        check_round_trip(schema, &v)?;
+        let mut reused = Value::Absent;
+        for _ in 0..3 {
+            let v = g.record(schema);
+            check_round_trip(schema, &v, &mut reused)?;
+        }
     }
 }
 

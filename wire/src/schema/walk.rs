@@ -318,14 +318,15 @@ fn type_bits(width: u32) -> u32 {
 }
 
 /// Wraps `v` into the range of the field's in-memory type, as the client narrows it.
+/// Two's complement keeps the low bits of a wrap, so this masks and sign-extends where a
+/// Euclidean remainder by the type's modulus would divide 128-bit integers.
 fn narrow(v: i128, width: u32, signed: bool) -> i128 {
-    let bits = type_bits(width);
-    let modulus = 1i128 << bits;
-    let v = v.rem_euclid(modulus);
-    if signed && v >= modulus / 2 {
-        v - modulus
-    } else {
-        v
+    let low = v as u64; // the low 64 bits: every in-memory type fits in them
+    match (type_bits(width), signed) {
+        (64, true) => i128::from(low as i64),
+        (64, false) => i128::from(low),
+        (bits, true) => i128::from(((low << (64 - bits)) as i64) >> (64 - bits)),
+        (bits, false) => i128::from(low & ((1 << bits) - 1)),
     }
 }
 
@@ -386,7 +387,20 @@ pub struct TraceLine {
 
 /// Reads a record of `schema` at the reader's cursor.
 pub fn decode(schema: &Schema, r: &mut BitReader<'_>) -> Result<Value, SchemaError> {
-    decode_record(schema, r, &Place::Root, 0, None)
+    let mut v = Value::Absent;
+    decode_into(schema, r, &mut v)?;
+    Ok(v)
+}
+
+/// [`decode`] into `out`, whose vectors are reused where the value read has their shape:
+/// a reader that keeps the values it is done with reads the next of the same shape
+/// without allocating. On an error `out` holds part of the value.
+pub fn decode_into(
+    schema: &Schema,
+    r: &mut BitReader<'_>,
+    out: &mut Value,
+) -> Result<(), SchemaError> {
+    decode_record(schema, r, &Place::Root, 0, None, out)
 }
 
 /// Reads a record of `schema` and lists every field with its bit offset (TD: a pretty
@@ -396,9 +410,22 @@ pub fn decode_traced(
     r: &mut BitReader<'_>,
     lines: &mut Vec<TraceLine>,
 ) -> Result<Value, SchemaError> {
-    decode_record(schema, r, &Place::Root, 0, Some(lines))
+    let mut v = Value::Absent;
+    decode_record(schema, r, &Place::Root, 0, Some(lines), &mut v)?;
+    Ok(v)
 }
 
+/// The vector `out` holds as a record or an array, taken out with its buffer and made `n`
+/// values long: a value read into `out` reuses it when it had that shape.
+fn taken_values(out: &mut Value, n: usize) -> Vec<Value> {
+    let mut values = match std::mem::replace(out, Value::Absent) {
+        Value::Record(values) | Value::Array(values) => values,
+        _ => Vec::with_capacity(n),
+    };
+    values.truncate(n);
+    values.resize_with(n, || Value::Absent);
+    values
+}
 /// A trace line for the bits read since `before`, when tracing: `value` is only called
 /// then.
 fn trace(
@@ -459,14 +486,15 @@ fn decode_record(
     path: &Place<'_>,
     depth: usize,
     mut lines: Option<&mut Vec<TraceLine>>,
-) -> Result<Value, SchemaError> {
+    out: &mut Value,
+) -> Result<(), SchemaError> {
     if depth >= MAX_DEPTH {
         return Err(SchemaError::TooDeep {
             path: path.to_string(),
         });
     }
-    let mut values = Vec::with_capacity(schema.fields.len());
-    for field in schema.fields {
+    let mut values = taken_values(out, schema.fields.len());
+    for (field, v) in schema.fields.iter().zip(values.iter_mut()) {
         let p = path.field(field.name);
         if field.presence {
             let before = r.clone();
@@ -476,19 +504,14 @@ fn decode_record(
                 word.into()
             });
             if !present {
-                values.push(Value::Absent);
+                *v = Value::Absent;
                 continue;
             }
         }
-        values.push(decode_kind(
-            &field.kind,
-            r,
-            &p,
-            depth,
-            lines.as_deref_mut(),
-        )?);
+        decode_kind(&field.kind, r, &p, depth, lines.as_deref_mut(), v)?;
     }
-    Ok(Value::Record(values))
+    *out = Value::Record(values);
+    Ok(())
 }
 
 fn decode_kind(
@@ -497,27 +520,27 @@ fn decode_kind(
     path: &Place<'_>,
     depth: usize,
     mut lines: Option<&mut Vec<TraceLine>>,
-) -> Result<Value, SchemaError> {
+    out: &mut Value,
+) -> Result<(), SchemaError> {
     let e = |err| bits(path, err);
     let before = r.clone();
     let leaf = match kind {
-        Kind::Record(s) => return decode_record(s, r, path, depth + 1, lines),
-        Kind::FixedArray { element, len } if text::is_char(element) => {
-            let items = (0..*len)
-                .map(|i| decode_kind(element, r, &path.index(u64::from(i)), depth, None))
-                .collect::<Result<Vec<_>, _>>()?;
-            trace(lines, &before, r, path, || {
-                format!("{:?}", text::to_text(&items))
-            });
-            return Ok(Value::Array(items));
-        }
+        Kind::Record(s) => return decode_record(s, r, path, depth + 1, lines, out),
         Kind::FixedArray { element, len } => {
-            let mut items = Vec::with_capacity(usize::from(*len));
-            for i in 0..*len {
-                let p = path.index(u64::from(i));
-                items.push(decode_kind(element, r, &p, depth, lines.as_deref_mut())?);
+            let chars = text::is_char(element);
+            let mut items = taken_values(out, usize::from(*len));
+            for (i, item) in items.iter_mut().enumerate() {
+                let p = path.index(i as u64);
+                let lines = lines.as_deref_mut().filter(|_| !chars);
+                decode_kind(element, r, &p, depth, lines, item)?;
             }
-            return Ok(Value::Array(items));
+            if chars {
+                trace(lines, &before, r, path, || {
+                    format!("{:?}", text::to_text(&items))
+                });
+            }
+            *out = Value::Array(items);
+            return Ok(());
         }
         Kind::Array {
             element,
@@ -539,14 +562,23 @@ fn decode_kind(
                     capacity: *capacity,
                 });
             }
-            let mut items = Vec::new();
-            for i in 0..n {
-                let p = path.index(i);
-                items.push(decode_kind(element, r, &p, depth, lines.as_deref_mut())?);
+            let mut items = taken_values(out, n as usize);
+            for (i, item) in items.iter_mut().enumerate() {
+                let p = path.index(i as u64);
+                decode_kind(element, r, &p, depth, lines.as_deref_mut(), item)?;
             }
-            return Ok(Value::Array(items));
+            *out = Value::Array(items);
+            return Ok(());
         }
-        Kind::Bits { width } => Value::Bits(r.read_stream(*width as usize).map_err(e)?),
+        Kind::Bits { width } => {
+            let mut bytes = match std::mem::replace(out, Value::Absent) {
+                Value::Bits(bytes) => bytes,
+                _ => Vec::new(),
+            };
+            bytes.clear();
+            r.read_stream_into(*width as usize, &mut bytes).map_err(e)?;
+            Value::Bits(bytes)
+        }
         Kind::Bool => Value::Bool(r.read_bool().map_err(e)?),
         Kind::Int {
             width,
@@ -605,7 +637,8 @@ fn decode_kind(
         Kind::DynamicValue => {
             if !r.read_bool().map_err(e)? {
                 trace(lines, &before, r, path, || "absent".into());
-                return Ok(Value::Absent);
+                *out = Value::Absent;
+                return Ok(());
             }
             let at = r.position();
             let handle = r.read(32).map_err(e)? as u32;
@@ -638,5 +671,24 @@ fn decode_kind(
         }
     };
     trace(lines, &before, r, path, || describe(&leaf));
-    Ok(leaf)
+    *out = leaf;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The narrowing is the Euclidean remainder by the in-memory type's modulus, read
+        /// back signed when the field is: at every width, for any value an i128 holds.
+        #[test]
+        fn narrowing_wraps_into_the_in_memory_type(v in any::<i128>(), width in 1u32..=64, signed in any::<bool>()) {
+            let modulus = 1i128 << type_bits(width);
+            let wrapped = v.rem_euclid(modulus);
+            let want = if signed && wrapped >= modulus / 2 { wrapped - modulus } else { wrapped };
+            prop_assert_eq!(narrow(v, width, signed), want);
+        }
+    }
 }
