@@ -6,7 +6,7 @@ use crate::activity_client::Context;
 use crate::core::ClientCore;
 use crate::rules::Rule;
 use vex_wire::activity::envelope::{
-    ActivityPush, CRASHING_PAYLOAD_LEN, MAX_PAYLOAD_LEN, PUSH_DISCRIMINATOR, PUSH_HEADER_LEN,
+    CRASHING_PAYLOAD_LEN, MAX_PAYLOAD_LEN, PUSH_DISCRIMINATOR, PUSH_HEADER_LEN, PushHeader,
 };
 use vex_wire::activity::table::{self, Direction, Message};
 use vex_wire::time::Instant;
@@ -37,7 +37,7 @@ impl ClientCore {
     /// A service-9 body.
     pub(crate) fn handle_push(&mut self, now: Instant, idx: u64, body: &[u8]) {
         let f = Some(idx);
-        let Ok(mut push) = ActivityPush::decode(body) else {
+        let Ok((push, mut payload)) = PushHeader::read(body) else {
             let reason = format!(
                 "service-9 body of {} bytes is shorter than its {PUSH_HEADER_LEN}-byte envelope: dropped",
                 body.len()
@@ -53,13 +53,15 @@ impl ClientCore {
             return self.verdict.violate(Rule::Env01, f, None, reason);
         }
         let declared = push.payload_len as usize;
-        if declared != push.payload.len() {
+        let copied;
+        if declared != payload.len() {
             let reason = format!(
                 "payload_len {declared} but {} bytes follow; the client copies {declared}",
-                push.payload.len()
+                payload.len()
             );
             self.verdict.violate(Rule::Env02, f, None, reason);
-            push.payload = copied_payload(std::mem::take(&mut push.payload), declared);
+            copied = copied_payload(payload.to_vec(), declared);
+            payload = &copied;
         }
         let id = push.msg_type;
         let message = table::message(id);
@@ -87,13 +89,14 @@ impl ClientCore {
             verdict: &mut self.verdict,
             links: &mut self.links,
         };
-        activity.on_push(&mut cx, idx, &push);
+        activity.on_push(&mut cx, idx, push, payload);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use vex_wire::activity::envelope::ActivityPush;
 
     /// Found by the client_core fuzz target: a payload_len of 0xFFFF0000 (below the
     /// crashing range) made the emulated client allocate 4 GiB of stale bytes.

@@ -6,9 +6,9 @@
 use crate::core::ClientCore;
 use crate::link::LinkKind;
 use crate::rules::{Choice, Rule};
-use vex_wire::activity::envelope::ActivityPush;
+use vex_wire::activity::envelope::PushHeader;
 use vex_wire::activity::selection::SERVICE6_LEN;
-use vex_wire::bap::deframer::{DeframeError, Frame};
+use vex_wire::bap::deframer::DeframeError;
 use vex_wire::bap::header::{FrameType, InnerHeader, SERVICE_ID_LIMIT, outer_frame};
 use vex_wire::bap::queuez;
 use vex_wire::bap::services::{
@@ -28,10 +28,20 @@ pub struct Received {
     pub service: Option<u16>,
     /// The activity message id, for service 9.
     pub message: Option<u32>,
-    /// The activity message body, for service 9.
+    /// The activity message body, for service 9, when the client records frames
+    /// ([`crate::ClientConfig::record_frames`]).
     pub payload: Option<Vec<u8>>,
-    /// The whole frame as it arrived, outer header included.
+    /// The whole frame as it arrived, outer header included, when the client records
+    /// frames; else empty.
     pub bytes: Vec<u8>,
+}
+
+/// The buffers a frame is read into, kept between frames: its payload as it came, and
+/// the inner message once opened.
+#[derive(Debug, Default)]
+pub(crate) struct FrameBuffers {
+    frame: Vec<u8>,
+    plain: Vec<u8>,
 }
 
 /// How many nonces either side of the one due a frame that does not open is tried with,
@@ -53,14 +63,21 @@ impl ClientCore {
             return;
         }
         l.deframer.push(bytes);
+        let mut buffers = std::mem::take(&mut self.frame_buffers);
+        self.read_frames(now, link, &mut buffers);
+        self.frame_buffers = buffers;
+    }
+
+    /// Reads and handles the whole frames `link`'s deframer holds, each into `buffers`.
+    fn read_frames(&mut self, now: Instant, link: LinkKind, buffers: &mut FrameBuffers) {
         while self.verdict.running() {
             let Some(l) = self.links.get_mut(link) else {
                 return;
             };
-            match l.deframer.next_frame() {
-                Ok(Some(frame)) => {
+            match l.deframer.next_frame_into(&mut buffers.frame) {
+                Ok(Some(frame_type)) => {
                     l.last_rx = now; // any well-formed frame resets the clock (LINK-01)
-                    self.handle_frame(now, link, frame);
+                    self.handle_frame(now, link, frame_type, buffers);
                 }
                 Ok(None) => return,
                 Err(e @ DeframeError::TooLong { .. }) => {
@@ -102,25 +119,37 @@ impl ClientCore {
         i
     }
 
-    fn handle_frame(&mut self, now: Instant, link: LinkKind, frame: Frame) {
+    /// A frame of `frame_type` whose payload `buffers` holds.
+    fn handle_frame(
+        &mut self,
+        now: Instant,
+        link: LinkKind,
+        frame_type: FrameType,
+        buffers: &mut FrameBuffers,
+    ) {
         let idx = self.next_frame_index();
+        let record = self.config.record_frames;
         self.received.push_back(Received {
             frame: idx,
             link,
             service: None,
             message: None,
             payload: None,
-            bytes: outer_frame(frame.frame_type, &frame.payload),
+            bytes: match record {
+                true => outer_frame(frame_type, &buffers.frame),
+                false => Vec::new(),
+            },
         });
         let Some(l) = self.links.get_mut(link) else {
             return;
         };
         let f = Some(idx);
-        let inner = match (frame.frame_type, &mut l.secure) {
-            (FrameType::Encrypted, Some(channel)) => match channel.open(&frame.payload) {
-                Ok(inner) => inner,
+        let FrameBuffers { frame, plain } = buffers;
+        let inner: &[u8] = match (frame_type, &mut l.secure) {
+            (FrameType::Encrypted, Some(channel)) => match channel.open_into(frame, plain) {
+                Ok(()) => plain,
                 Err(e) => {
-                    if let Some(k) = channel.out_of_step(&frame.payload, OUT_OF_STEP_WINDOW) {
+                    if let Some(k) = channel.out_of_step(frame, OUT_OF_STEP_WINDOW) {
                         let reason = format!(
                             "{link} link: the frame is sealed with the nonce {} {} the one due: every frame, each push included, takes the next nonce",
                             k.unsigned_abs(),
@@ -136,9 +165,9 @@ impl ClientCore {
                 let reason = format!("{link} link: encrypted frame before the hello");
                 return self.verdict.violate(Rule::Bap02, f, None, reason);
             }
-            _ => frame.payload,
+            _ => frame,
         };
-        let Some(service) = InnerHeader::peek_service(&inner) else {
+        let Some(service) = InnerHeader::peek_service(inner) else {
             let reason = format!("{}-byte inner message has no service id", inner.len());
             return self.verdict.violate(Rule::Bap03, f, None, reason);
         };
@@ -156,7 +185,7 @@ impl ClientCore {
             );
             return self.verdict.violate(Rule::Bap09, f, None, reason);
         };
-        let (header, body) = match InnerHeader::read(&inner, shape == HeaderShape::Response) {
+        let (header, body) = match InnerHeader::read(inner, shape == HeaderShape::Response) {
             Ok(h) => h,
             Err(e) => {
                 let reason = format!("service {service}: {e}");
@@ -164,12 +193,12 @@ impl ClientCore {
             }
         };
         let push = (service == ACTIVITY_PUSH)
-            .then(|| ActivityPush::decode(body).ok())
+            .then(|| PushHeader::read(body).ok())
             .flatten();
         if let Some(r) = self.received.back_mut() {
             r.service = Some(service);
-            r.message = push.as_ref().map(|p| p.msg_type);
-            r.payload = push.map(|p| p.payload);
+            r.message = push.map(|(h, _)| h.msg_type);
+            r.payload = push.filter(|_| record).map(|(_, p)| p.to_vec());
         }
         if shape == HeaderShape::Request
             && let Some(status) = self.answers_one_way(link, (service, header.task), body)
@@ -220,7 +249,7 @@ impl ClientCore {
             .links
             .live(link)
             .is_some_and(|l| task != 0 && l.one_way.contains(&task));
-        let push = service == ACTIVITY_PUSH && ActivityPush::decode(body).is_ok();
+        let push = service == ACTIVITY_PUSH && PushHeader::read(body).is_ok();
         let status = body.first_chunk().map(|b| u16::from_be_bytes(*b))?;
         (one_way && !push && RESPONSE_STATUSES.contains(&status)).then_some(status)
     }

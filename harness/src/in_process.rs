@@ -305,13 +305,14 @@ pub fn run_host_over(
 
 /// The built-in host with `n` clients joined, each in its own activity (private joins)
 /// with its first roster applied, and the virtual time they are at: where the benches of
-/// the steady state start.
+/// the steady state start. The clients record no frames, as the load generator's do.
 pub fn joined(n: usize) -> (HostCore, Vec<(ClientCore, Transcript)>, Instant) {
     let address = HostConfig::default_address();
     let mut host = HostCore::new(HostConfig::builtin(address));
     let mut parts: Vec<(ClientCore, Transcript)> = (0..n)
         .map(|i| {
-            let c = ClientConfig::member(address, i as u64 + 1);
+            let mut c = ClientConfig::member(address, i as u64 + 1);
+            c.record_frames = false;
             (ClientCore::new(c.clone()), Transcript::of(c.script))
         })
         .collect();

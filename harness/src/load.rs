@@ -69,6 +69,7 @@ pub async fn run(plan: LoadPlan, tally: Arc<Tally>) {
             .wrapping_add((index / group) as u64);
         let mut config = ClientConfig::member_of(target, scenario, index as u64 + 1);
         config.signon = plan.signon;
+        config.record_frames = false; // a load run keeps no transcript
         let offset = plan.ramp.mul_f64(index as f64 / plan.clients.max(1) as f64);
         let member = Member {
             index,

@@ -9,7 +9,7 @@ use super::{ActivityClient, Context, incident, world};
 use crate::probe::Probe;
 use crate::rules::Rule;
 use vex_wire::activity::body::Body;
-use vex_wire::activity::envelope::ActivityPush;
+use vex_wire::activity::envelope::PushHeader;
 use vex_wire::activity::ids;
 use vex_wire::activity::sensor_auth::{BODY_BUDGET, SensorAuthUpdate};
 use vex_wire::activity::slot::{TYPE_GHOST_LINK, TYPE_PARTICIPATION};
@@ -18,10 +18,16 @@ use vex_wire::time::Instant;
 impl ActivityClient {
     /// A push naming this activity client: the join's routing arms, then message 4 on the
     /// pre-join arm or the push's handler on the established one.
-    pub(crate) fn on_push(&mut self, cx: &mut Context<'_>, idx: u64, push: &ActivityPush) {
-        match self.join.arm(cx.verdict, idx, push) {
-            Some(Arm::JoinResult) => self.on_join_result(cx, idx, &push.payload),
-            Some(Arm::Established) => self.dispatch(cx, idx, push),
+    pub(crate) fn on_push(
+        &mut self,
+        cx: &mut Context<'_>,
+        idx: u64,
+        push: PushHeader,
+        payload: &[u8],
+    ) {
+        match self.join.arm(cx.verdict, idx, &push) {
+            Some(Arm::JoinResult) => self.on_join_result(cx, idx, payload),
+            Some(Arm::Established) => self.dispatch(cx, idx, push.msg_type, payload),
             None => {}
         }
     }
@@ -69,8 +75,7 @@ impl ActivityClient {
     }
 
     /// A push on the established arm.
-    fn dispatch(&mut self, cx: &mut Context<'_>, idx: u64, push: &ActivityPush) {
-        let (msg, payload) = (push.msg_type, push.payload.as_slice());
+    fn dispatch(&mut self, cx: &mut Context<'_>, idx: u64, msg: u32, payload: &[u8]) {
         let in_burst = self.join.observe(cx.verdict, idx, msg);
         self.keepalive.observe(cx.now, msg);
         let scenario = &cx.config.scenario;

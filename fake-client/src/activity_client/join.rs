@@ -7,7 +7,7 @@ use crate::rules::Rule;
 use crate::verdict::{Verdict, bit_of};
 use std::collections::VecDeque;
 use vex_wire::activity::body::Body;
-use vex_wire::activity::envelope::ActivityPush;
+use vex_wire::activity::envelope::PushHeader;
 use vex_wire::activity::ids;
 use vex_wire::activity::join::{JOIN_REQUEST_BITS, JoinResult};
 
@@ -97,7 +97,7 @@ impl Join {
         &mut self,
         verdict: &mut Verdict,
         idx: u64,
-        push: &ActivityPush,
+        push: &PushHeader,
     ) -> Option<Arm> {
         let f = Some(idx);
         if self.established {
@@ -263,8 +263,8 @@ mod tests {
     }
 
     /// A push of `msg` carrying `session`.
-    fn push(session: u64, msg: u32) -> ActivityPush {
-        ActivityPush::new(session, msg, vec![0; 4])
+    fn push(session: u64, msg: u32) -> PushHeader {
+        PushHeader::new(session, msg, 4)
     }
 
     /// A join of [`SESSION`] whose join_result was routed and accepted.

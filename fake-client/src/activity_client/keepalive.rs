@@ -91,7 +91,7 @@ mod tests {
     use crate::status::StatusLine;
     use std::net::{Ipv4Addr, SocketAddrV4};
     use vex_wire::activity::body::Body;
-    use vex_wire::activity::envelope::ActivityPush;
+    use vex_wire::activity::envelope::PushHeader;
     use vex_wire::activity::join::{JoinRequest, JoinResult};
     use vex_wire::bits::BitReader;
 
@@ -119,8 +119,8 @@ mod tests {
             verdict: &mut verdict,
             links: &mut links,
         };
-        let push = ActivityPush::new(SESSION, ids::JOIN_RESULT, body);
-        client.on_push(&mut cx, 1, &push);
+        let push = PushHeader::new(SESSION, ids::JOIN_RESULT, body.len());
+        client.on_push(&mut cx, 1, push, &body);
         let got = verdict
             .violations()
             .iter()

@@ -31,6 +31,7 @@ mod region;
 mod reports;
 mod roster;
 mod slot_bodies;
+mod state_bytes;
 mod tick_budget;
 mod unasked;
 mod world;

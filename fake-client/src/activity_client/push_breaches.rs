@@ -12,7 +12,7 @@ use crate::verdict::Verdict;
 use std::net::{Ipv4Addr, SocketAddrV4};
 use vex_wire::activity::auth::participation::ParticipationAuth;
 use vex_wire::activity::body::Body;
-use vex_wire::activity::envelope::ActivityPush;
+use vex_wire::activity::envelope::PushHeader;
 use vex_wire::activity::ids;
 use vex_wire::activity::join::{JoinRequest, JoinResult};
 use vex_wire::activity::membership::{MEMBER_LANES, Member, ReplicateMembership};
@@ -80,8 +80,8 @@ impl Joined {
             verdict: &mut self.verdict,
             links: &mut self.links,
         };
-        self.client
-            .on_push(&mut cx, 1, &ActivityPush::new(SESSION, msg, payload));
+        let push = PushHeader::new(SESSION, msg, payload.len());
+        self.client.on_push(&mut cx, 1, push, &payload);
     }
 }
 

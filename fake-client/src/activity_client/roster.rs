@@ -7,6 +7,7 @@ use super::auth_cause::Said;
 use super::block_judge::{mismatch, misread_block, skipped_block, why_misread};
 use super::player_key::{Place, check_player_key};
 use super::slot_bodies::{self, At, Part, Standing};
+use super::state_bytes::StateBytes;
 use crate::rules::Rule;
 use crate::verdict::{Verdict, key_of};
 use std::collections::{BTreeMap, BTreeSet};
@@ -38,7 +39,7 @@ pub(crate) struct Roster {
     last: Option<RosterDelta>,
     /// The keys the last roster sent registers in a bubble's sub-block and not at the top
     /// level: they stay so through message 5s that carry none (SEED-03).
-    sub_block_only: BTreeSet<u32>,
+    sub_block_only: Vec<u32>,
     /// The keys the last roster sent registers where the client stands, in order: they stay
     /// registered through message 5s that carry none (T17-05).
     registered: Vec<u32>,
@@ -66,9 +67,9 @@ pub(crate) struct Roster {
     /// The parts of held bodies the last message 5 reset while it answered a snapshot
     /// request, judged against the next (AUTH-09, T3-01, T3-02).
     forgotten: Vec<Forgotten>,
-    /// The last message 5 changed a state byte past the warm-up, its keys the same
+    /// The state bytes of the rosters read, judged from one message to the next
     /// (SEED-06).
-    rebuilt_last: bool,
+    state_bytes: StateBytes,
     /// The type-3 slots whose last bodies moved the generation alone, and how many in a
     /// row (T3-02).
     lone_generation_moves: BTreeMap<ClientRef, u32>,
@@ -181,7 +182,11 @@ impl Roster {
         let mut first_lifetime: Option<ClientRef> = None;
         if let Some(r) = &m.roster {
             let subs = r.sub_blocks.iter().flatten().flat_map(|b| &b.keys);
-            self.sub_block_only = subs.filter(|k| !r.keys.contains(k)).copied().collect();
+            self.sub_block_only.clear();
+            self.sub_block_only
+                .extend(subs.filter(|k| !r.keys.contains(k)));
+            self.sub_block_only.sort_unstable();
+            self.sub_block_only.dedup();
             registered_keys_into(r, bubble, &mut self.registered);
         }
         // a message without the first registered type-17 slot's block is judged against
@@ -308,7 +313,7 @@ impl Roster {
                         .iter()
                         .find(|o| o.slot.slot_type == s.slot_type);
                     let place = Place {
-                        top_level: !self.sub_block_only.contains(&group.key),
+                        top_level: self.sub_block_only.binary_search(&group.key).is_err(),
                         first_in_group: first.map(|o| o.at) == Some(object.at),
                     };
                     check_player_key(verdict, at, s, place, &body);
@@ -370,9 +375,9 @@ impl Roster {
         }
         if let (Some(before), Some(now)) = (&self.last, &m.roster) {
             let past_warm_up = self.applied >= STATE_BYTE_WARM_UP;
-            let rebuilt =
-                past_warm_up && self.check_state_bytes(verdict, idx, (before, now), bubble);
-            self.rebuilt_last = rebuilt;
+            let rosters = (before, now);
+            self.state_bytes
+                .judge(verdict, idx, rosters, (bubble, past_warm_up));
         }
         std::mem::swap(&mut self.last, &mut m.roster);
         (self.measured, self.incoming) = (read, m);
@@ -419,13 +424,8 @@ impl Roster {
     fn first_registered(&self, scenario: &Scenario, slot_type: i8) -> Option<ClientRef> {
         self.registered.iter().find_map(|key| {
             let object = scenario.objects.iter().find(|o| o.key == *key)?;
-            let mut slots: Vec<_> = object
-                .slots
-                .iter()
-                .filter(|d| d.slot_type == slot_type)
-                .collect();
-            slots.sort_by_key(|d| d.index);
-            slots.first().map(|d| ClientRef {
+            let slots = object.slots.iter().filter(|d| d.slot_type == slot_type);
+            slots.min_by_key(|d| d.index).map(|d| ClientRef {
                 key: *key,
                 slot_type,
                 index: d.index,
@@ -548,56 +548,6 @@ fn check_spawn_gate_slots(
             missing.join(" or ")
         );
         verdict.violate(Rule::Seed02, Some(idx), None, reason);
-    }
-}
-
-/// The state byte of each key that applies while `bubble` is current: top-level and of
-/// that bubble's sub-block (facts 4.7: only the current bubble's sub-block applies).
-fn state_bytes(r: &RosterDelta, bubble: u8) -> BTreeMap<(Option<i32>, u32), i8> {
-    let top = r.keys.iter().zip(&r.states).map(|(k, s)| ((None, *k), *s));
-    let current = r.sub_blocks.iter().flatten();
-    let subs = current
-        .filter(move |b| b.bubble == i32::from(bubble))
-        .flat_map(|b| {
-            b.keys
-                .iter()
-                .zip(&b.states)
-                .map(move |(k, s)| ((Some(b.bubble), *k), *s))
-        });
-    top.chain(subs).collect()
-}
-
-impl Roster {
-    /// Past the warm-up, a key whose state byte changed from the roster before, the keys
-    /// the same, makes the client destroy and rebuild every roster-owned object (SEED-06:
-    /// "change it only to rebuild them"). One rebuild is the host's to ask for; a byte that
-    /// moves on two message 5s in a row is a per-send counter, rebuilding on every send.
-    /// True when this message 5 changed one.
-    fn check_state_bytes(
-        &self,
-        verdict: &mut Verdict,
-        idx: u64,
-        (before, now): (&RosterDelta, &RosterDelta),
-        bubble: u8,
-    ) -> bool {
-        let held = state_bytes(before, bubble);
-        let bytes = state_bytes(now, bubble);
-        if held.keys().ne(bytes.keys()) {
-            return false; // the key set changed: a rebuild the roster itself asks for
-        }
-        let changed: Vec<String> = bytes
-            .iter()
-            .filter(|(key, s)| held.get(key).is_some_and(|h| h != *s))
-            .map(|((_, k), s)| format!("{k:#x} to {s}"))
-            .collect();
-        if !changed.is_empty() && self.rebuilt_last {
-            let reason = format!(
-                "roster state bytes changed again ({}), the keys the same: the client destroys and rebuilds every roster-owned object on every message 5",
-                changed.join(", ")
-            );
-            verdict.violate(Rule::Seed06, Some(idx), None, reason);
-        }
-        !changed.is_empty()
     }
 }
 

@@ -56,6 +56,24 @@ impl PushHeader {
         }
     }
 
+    /// Reads the header of service-9 `body`, every field as sent so a checker can judge
+    /// it, and gives the bytes that follow it, in place.
+    pub fn read(body: &[u8]) -> Result<(Self, &[u8]), EnvelopeError> {
+        let short = EnvelopeError::Short {
+            need: PUSH_HEADER_LEN,
+            got: body.len(),
+        };
+        let (head, payload) = body.split_first_chunk::<PUSH_HEADER_LEN>().ok_or(short)?;
+        let [discriminator, session @ .., m0, m1, m2, m3, l0, l1, l2, l3] = *head;
+        let header = Self {
+            discriminator,
+            session_id: u64::from_be_bytes(session),
+            msg_type: u32::from_be_bytes([m0, m1, m2, m3]),
+            payload_len: u32::from_be_bytes([l0, l1, l2, l3]),
+        };
+        Ok((header, payload))
+    }
+
     /// The header's bytes.
     pub fn to_bytes(&self) -> [u8; PUSH_HEADER_LEN] {
         let mut out = [0u8; PUSH_HEADER_LEN];
@@ -114,17 +132,12 @@ impl ActivityPush {
 
     /// Reads the header; every field is returned as sent so a checker can judge it.
     pub fn decode(body: &[u8]) -> Result<Self, EnvelopeError> {
-        let short = EnvelopeError::Short {
-            need: PUSH_HEADER_LEN,
-            got: body.len(),
-        };
-        let (head, payload) = body.split_first_chunk::<PUSH_HEADER_LEN>().ok_or(short)?;
-        let [discriminator, session @ .., m0, m1, m2, m3, l0, l1, l2, l3] = *head;
+        let (h, payload) = PushHeader::read(body)?;
         Ok(Self {
-            discriminator,
-            session_id: u64::from_be_bytes(session),
-            msg_type: u32::from_be_bytes([m0, m1, m2, m3]),
-            payload_len: u32::from_be_bytes([l0, l1, l2, l3]),
+            discriminator: h.discriminator,
+            session_id: h.session_id,
+            msg_type: h.msg_type,
+            payload_len: h.payload_len,
             payload: payload.to_vec(),
         })
     }

@@ -435,7 +435,9 @@ fn reused<T: Default>(items: &mut Vec<T>, i: usize) -> &mut T {
     if items.len() <= i {
         items.resize_with(i + 1, T::default);
     }
-    items.get_mut(i).unwrap_or_else(|| unreachable!("resized above"))
+    items
+        .get_mut(i)
+        .unwrap_or_else(|| unreachable!("resized above"))
 }
 
 fn read_mask<const W: usize>(r: &mut BitReader<'_>) -> Result<[u32; W], BitError> {

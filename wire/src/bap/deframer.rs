@@ -90,6 +90,21 @@ impl Deframer {
 
     /// The next whole frame, `Ok(None)` when more bytes are needed, or the sticky error.
     pub fn next_frame(&mut self) -> Result<Option<Frame>, DeframeError> {
+        let mut payload = Vec::new();
+        let frame_type = self.next_frame_into(&mut payload)?;
+        Ok(frame_type.map(|frame_type| Frame {
+            frame_type,
+            payload,
+        }))
+    }
+
+    /// [`Deframer::next_frame`] with the payload copied into `payload` (its capacity
+    /// reused): the frame's type, `Ok(None)` when more bytes are needed, or the sticky
+    /// error.
+    pub fn next_frame_into(
+        &mut self,
+        payload: &mut Vec<u8>,
+    ) -> Result<Option<FrameType>, DeframeError> {
         if let Some(e) = self.error {
             return Err(e);
         }
@@ -119,15 +134,13 @@ impl Deframer {
                 return Err(e);
             }
         };
-        let Some(payload) = after.get(..len) else {
+        let Some(bytes) = after.get(..len) else {
             return Ok(None);
         };
-        let payload = payload.to_vec();
+        payload.clear();
+        payload.extend_from_slice(bytes);
         self.start += OUTER_HEADER_LEN + len;
-        Ok(Some(Frame {
-            frame_type,
-            payload,
-        }))
+        Ok(Some(frame_type))
     }
 }
 

@@ -289,16 +289,25 @@ impl SecureChannel {
     /// frame that does not open can still be placed ([`SecureChannel::out_of_step`]). The
     /// receive nonce advances only after the tag verifies.
     pub fn open(&mut self, payload: &[u8]) -> Result<Vec<u8>, OpenError> {
+        let mut plain = Vec::new();
+        self.open_into(payload, &mut plain)?;
+        Ok(plain)
+    }
+
+    /// [`SecureChannel::open`] into `plain`, whose capacity is reused; on an error what
+    /// `plain` holds is no plaintext.
+    pub fn open_into(&mut self, payload: &[u8], plain: &mut Vec<u8>) -> Result<(), OpenError> {
         let (tag, ct) = payload
             .split_at_checked(TAG_LEN)
             .ok_or(OpenError::Short(payload.len()))?;
         let tag = Tag::try_from(tag).map_err(|_| OpenError::Short(payload.len()))?;
-        let mut plain = ct.to_vec();
-        if !self.open_with(self.recv_nonce, tag, &mut plain) {
+        plain.clear();
+        plain.extend_from_slice(ct);
+        if !self.open_with(self.recv_nonce, tag, plain) {
             return Err(OpenError::BadTag);
         }
         increment_nonce(&mut self.recv_nonce);
-        Ok(plain)
+        Ok(())
     }
 }
 
