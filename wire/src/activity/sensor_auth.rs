@@ -544,18 +544,39 @@ impl BubbleAuthority {
             None
         };
         for e in self.elements.iter_mut() {
-            e.host_token = if r.read_bool()? {
-                Some(r.read(64)?) // compared with a simulation record
-            } else {
-                None
-            };
-            e.grant = if r.read_bool()? {
-                Some(r.read(16)? as u16)
-            } else {
-                None
-            };
-            e.revoke = r.read_bool()?;
+            // most elements carry no host token and no grant: three bits in one read
+            let mut ahead = r.clone();
+            if let Ok(bits) = ahead.read(3)
+                && bits >> 1 == 0
+            {
+                *r = ahead;
+                *e = BubbleElement {
+                    host_token: None,
+                    grant: None,
+                    revoke: bits == 1,
+                };
+                continue;
+            }
+            e.read_into(r)?;
         }
+        Ok(())
+    }
+}
+
+impl BubbleElement {
+    /// Reads one element into this one.
+    fn read_into(&mut self, r: &mut BitReader<'_>) -> Result<(), BitError> {
+        self.host_token = if r.read_bool()? {
+            Some(r.read(64)?) // compared with a simulation record
+        } else {
+            None
+        };
+        self.grant = if r.read_bool()? {
+            Some(r.read(16)? as u16)
+        } else {
+            None
+        };
+        self.revoke = r.read_bool()?;
         Ok(())
     }
 }
@@ -770,7 +791,9 @@ mod tests {
     }
 
     /// Messages of every shape the reused reader meets: more and fewer groups, objects,
-    /// keys and sub-blocks than the one before, no roster, no sub-blocks, no bubble block.
+    /// keys and sub-blocks than the one before, no roster, no sub-blocks, no bubble block,
+    /// and bubble elements with host tokens, grants and revokes at the first, middle and
+    /// last bubbles.
     fn shapes() -> Vec<Vec<u8>> {
         let full = sensor_auth_full_example();
         let mut fewer = full.clone();
@@ -787,14 +810,25 @@ mod tests {
             r.states.extend([1, 2, 3]);
             r.sub_blocks = None;
         }
+        let mut tokens = full.clone();
+        if let Some(block) = &mut tokens.prefix.bubble_block {
+            let e = &mut block.elements;
+            (e[0].host_token, e[0].revoke) = (Some(u64::MAX), true);
+            (e[31].grant, e[31].revoke) = (Some(0xFFFF), true);
+            e[63].revoke = true;
+            (e[64].host_token, e[64].grant) = (Some(1), Some(2));
+            block.authority[64] = true;
+        }
         let mut bare = full.clone();
         bare.roster = None;
         bare.prefix.bubble_block = None;
         bare.groups.clear();
-        [full, fewer, more, keys, bare]
-            .iter()
-            .map(|m| m.encode().unwrap())
-            .collect()
+        let shapes = [full, fewer, more, keys, tokens, bare];
+        for m in &shapes {
+            let back = SensorAuthUpdate::decode(&m.encode().unwrap()).unwrap();
+            assert_eq!((&back.prefix, &back.roster), (&m.prefix, &m.roster));
+        }
+        shapes.iter().map(|m| m.encode().unwrap()).collect()
     }
 
     /// One message read into after another, whatever the shapes of the two, is what a
