@@ -92,6 +92,13 @@ impl Bits {
         BitReader::with_bit_len(&self.bytes, self.bit_len)
     }
 
+    /// These bits become a copy of `other`, in the buffer they had (its capacity reused).
+    pub fn copy_from(&mut self, other: &Bits) {
+        self.bytes.clear();
+        self.bytes.extend_from_slice(&other.bytes);
+        self.bit_len = other.bit_len;
+    }
+
     /// These bits become the next `n` bits of `r`, in the buffer they had (its capacity
     /// reused). On an error they are empty.
     pub fn read_from(&mut self, r: &mut BitReader<'_>, n: usize) -> Result<(), BitError> {
@@ -454,6 +461,23 @@ impl<'a> BitReader<'a> {
         w
     }
 
+    /// True when the bits at the cursor are `bits`, every one of them; the cursor stays.
+    pub fn starts_with(&self, bits: &Bits) -> bool {
+        if self.failed || self.remaining_bits() < bits.bit_len {
+            return false;
+        }
+        let (mut here, mut there) = (self.clone(), bits.reader());
+        let mut left = bits.bit_len;
+        while left > 0 {
+            let take = left.min(56) as u32;
+            if here.read_window(take) != there.read_window(take) {
+                return false;
+            }
+            left -= take as usize;
+        }
+        true
+    }
+
     /// Reads one bit.
     #[inline]
     pub fn read_bool(&mut self) -> Result<bool, BitError> {
@@ -665,6 +689,27 @@ mod tests {
             }
             prop_assert_eq!(got.unwrap(), want.finish().unwrap());
             prop_assert_eq!(r.position(), skip + n);
+        }
+
+        /// The bits at the cursor start with a run exactly when reading that many bits
+        /// there gives the run: at any offset, for runs of any length, one bit off or one
+        /// bit too long.
+        #[test]
+        fn starts_with_is_reading_the_same_bits(bytes in proptest::collection::vec(any::<u8>(), 1..40), skip in 0usize..64, n in 0usize..320, flip in any::<usize>()) {
+            let mut r = BitReader::new(&bytes);
+            prop_assume!(r.skip(skip).is_ok());
+            let Ok(run) = r.clone().read_bits(n) else {
+                let past = Bits { bytes: vec![0; n.div_ceil(8)], bit_len: n };
+                prop_assert!(!r.starts_with(&past), "a run past the end");
+                return Ok(());
+            };
+            prop_assert!(r.starts_with(&run));
+            if n > 0 {
+                let mut other = run.clone();
+                let bit = flip % n;
+                other.bytes[bit / 8] ^= 0x80 >> (bit % 8);
+                prop_assert!(!r.starts_with(&other), "bit {} flipped", bit);
+            }
         }
 
         #[test]

@@ -5,7 +5,7 @@
 
 use vex_wire::activity::sensor_auth::{DecodedObject, OBJECT_HEAD_BITS};
 use vex_wire::activity::slot::{ClientRef, SlotSchemas};
-use vex_wire::bits::BitReader;
+use vex_wire::bits::{BitReader, Bits};
 use vex_wire::scenario::{Scenario, SlotDecl};
 use vex_wire::schema::{SchemaError, Value, catalog, decode_into};
 
@@ -20,6 +20,9 @@ pub(super) enum Block {
         body: Option<Value>,
         sense: Option<Value>,
     },
+    /// The bits the body its slot holds was read from, with no Sense override: read by the
+    /// same schemas, they give that body again, so it is not read twice.
+    Same { bits: usize },
     /// A body or a Sense override with no schema Vex knows: only the remainder delimits it.
     Unknown,
     /// The block ends inside the body its slot's schema reads.
@@ -216,19 +219,24 @@ impl ReadBlocks {
     /// a length no message holds, so the message does not decode, as the client drops it.
     pub(super) fn measure(
         &mut self,
-        scenario: &Scenario,
-        bubble: u8,
+        (scenario, bubble): (&Scenario, u8),
         slot: &ClientRef,
         r: BitReader<'_>,
+        kept: Option<&Bits>,
     ) -> Option<usize> {
         let (object_bubble, decl) = scenario.schemas_of(slot)?;
         if !applies_in(object_bubble, bubble) {
             return None; // skipped by its remainder
         }
         let start = r.position();
-        let block = read_block_reusing(&decl, r, &mut self.spares);
+        // reading is a pure function of the bits read so far: the bits the held body came
+        // from, again, read again to that body and end where they end
+        let block = match kept.filter(|k| r.starts_with(k)) {
+            Some(k) => Block::Same { bits: k.bit_len },
+            None => read_block_reusing(&decl, r, &mut self.spares),
+        };
         let bits = match block {
-            Block::Read { bits, .. } => Some(bits),
+            Block::Read { bits, .. } | Block::Same { bits } => Some(bits),
             Block::Short(_) | Block::EndsBefore(_) => Some(PAST_THE_END),
             Block::Unknown | Block::OverCapacity { .. } => None,
         };
@@ -239,11 +247,24 @@ impl ReadBlocks {
     /// `object`'s block read by `decl`'s schemas, for the measured objects in body order:
     /// the one measured, when it was read whole from exactly the object's content; else
     /// read again from the content alone (a block whose measure left it to its remainder).
-    pub(super) fn take(&mut self, decl: &SlotDecl, object: &DecodedObject) -> Block {
+    /// A block measured the [`Block::Same`] as the body its slot holds is that still when
+    /// `kept`, the bits the slot's body comes from now, are its content (a block before it
+    /// in the message may have given the slot another).
+    pub(super) fn take(
+        &mut self,
+        decl: &SlotDecl,
+        object: &DecodedObject,
+        kept: Option<&Bits>,
+    ) -> Block {
         let start = object.at + OBJECT_HEAD_BITS;
         match self.read.pop_front() {
             Some((at, _, block @ Block::Read { bits, .. }))
                 if at == start && bits == object.content.bit_len =>
+            {
+                block
+            }
+            Some((at, _, block @ Block::Same { .. }))
+                if at == start && kept == Some(&object.content) =>
             {
                 block
             }

@@ -22,8 +22,10 @@ pub(super) fn why_misread(
     remainder: u32,
 ) -> Option<(Rule, String)> {
     Some(match block {
-        Block::Read { bits, .. } if *bits == remainder as usize => return None,
-        Block::Read { bits, .. } => (
+        Block::Read { bits, .. } | Block::Same { bits } if *bits == remainder as usize => {
+            return None;
+        }
+        Block::Read { bits, .. } | Block::Same { bits } => (
             Rule::Auth05,
             format!("remainder {remainder} but the slot's schemas read {bits} bits"),
         ),

@@ -2,7 +2,7 @@
 //! client applies them (AH "Message 5", "How the client applies an Auth body"; AUTH-05 to
 //! AUTH-09, AUTH-12, BODY-05, SLOT-01, SLOT-02, T17-01, T17-03).
 
-use super::auth_blocks::{Block, ReadBlocks, Side, applies_in, by_remainder, read_block};
+use super::auth_blocks::{Block, ReadBlocks, Side, Spares, applies_in, by_remainder, read_block};
 use super::auth_cause::Said;
 use super::block_judge::{mismatch, misread_block, skipped_block, why_misread};
 use super::player_key::{Place, check_player_key};
@@ -46,7 +46,7 @@ pub(crate) struct Roster {
     /// The slots whose last Auth state came with a body (AUTH-09).
     auth_bodies: BTreeSet<ClientRef>,
     /// The last body applied to each slot, which a later body is judged against.
-    held: BTreeMap<ClientRef, Value>,
+    held: BTreeMap<ClientRef, Held>,
     /// The blocks of the message being read as they were measured: kept between messages
     /// for its capacity.
     measured: ReadBlocks,
@@ -75,6 +75,22 @@ pub(crate) struct Roster {
     lone_generation_moves: BTreeMap<ClientRef, u32>,
 }
 
+/// The body a slot holds, and the block content it was read from when that block carried
+/// no Sense override: a block with the same content carries the same body
+/// (`Block::Same`).
+#[derive(Debug)]
+struct Held {
+    body: Value,
+    from: Option<Bits>,
+}
+
+/// The body a block carries: read from it, or the one its slot holds already, when the
+/// block's content is the one that body was read from.
+enum Carried {
+    Read(Value),
+    Held,
+}
+
 /// A part of a held body that a snapshot's message 5 reset. A reset is the host's to make
 /// (AH: reset-only installs the defaults; an absent objective is a zero): a breach only
 /// when the host shows it still held the part, by sending it again in its next message 5,
@@ -99,22 +115,24 @@ enum SpawnGate {
     Open,
 }
 
-impl Roster {
+impl SpawnGate {
     /// A type-17 `body` in frame `idx` reached the player spawn gate: one of the states
     /// it accepts opens it for good (SEED-05).
-    fn pass_spawn_gate(&mut self, idx: u64, body: &Value) {
-        if self.spawn_gate == SpawnGate::Open {
+    fn pass(&mut self, idx: u64, body: &Value) {
+        if *self == SpawnGate::Open {
             return;
         }
         if let Some(state) = slot_bodies::lifetime_state(body) {
-            self.spawn_gate = if slot_bodies::opens_spawn_gate(state) {
+            *self = if slot_bodies::opens_spawn_gate(state) {
                 SpawnGate::Open
             } else {
                 SpawnGate::Held { idx, state }
             };
         }
     }
+}
 
+impl Roster {
     /// At the run's end: a spawn gate type-17 bodies reached and none opened holds the
     /// player out of the world for good (SEED-05, effect hang). A loading state sent before
     /// the live one is no breach.
@@ -161,8 +179,10 @@ impl Roster {
         let mut read = std::mem::take(&mut self.measured);
         read.clear();
         let mut m = std::mem::take(&mut self.incoming);
+        let held = &self.held;
         let decoded = m.read_rest(message, prefix_bits, |slot, r| {
-            read.measure(scenario, bubble, slot, r)
+            let kept = held.get(slot).and_then(|h| h.from.as_ref());
+            read.measure((scenario, bubble), slot, r, kept)
         });
         if let Err(e) = decoded {
             (self.measured, self.incoming) = (read, m);
@@ -229,8 +249,10 @@ impl Roster {
                 skipped_block(verdict, f, &decl, message, object); // AUTH-07, AUTH-05
                 continue;
             }
-            let (bits, body, sense) = match read.take(&decl, object) {
-                Block::Read { bits, body, sense } => (bits, body, sense),
+            let kept = self.held.get(&s).and_then(|h| h.from.as_ref());
+            let (bits, body, sense) = match read.take(&decl, object, kept) {
+                Block::Read { bits, body, sense } => (bits, body.map(Carried::Read), sense),
+                Block::Same { bits } => (bits, Some(Carried::Held), None),
                 Block::Unknown => {
                     self.check_body_kept(verdict, (idx, snapshot), object, &decl);
                     continue;
@@ -281,16 +303,22 @@ impl Roster {
                 }
             }
             self.check_body_kept(verdict, (idx, snapshot), object, &decl);
-            if let Some(body) = body {
+            if let Some(carried) = body {
                 let at = At {
                     idx,
                     bit: object.at,
                 };
+                let before = self.held.get(&s).map(|h| &h.body);
+                let body = match (&carried, before) {
+                    (Carried::Held, Some(held)) => held,
+                    (Carried::Read(body), _) => body,
+                    (Carried::Held, None) => continue, // `take` gives Same only for a held body
+                };
                 if s.slot_type == TYPE_LIFETIME {
                     // the body goes into `held` below, so the first is held from here on
-                    match first_lifetime.map(|first| self.held.get(&first)) {
+                    match first_lifetime.map(|first| self.held.get(&first).map(|h| &h.body)) {
                         None => first_lifetime = Some(s),
-                        Some(first) if first != Some(&body) => {
+                        Some(first) if first != Some(body) => {
                             let reason = format!(
                                 "slot {s}: another type-17 body than the first type-17 slot's; only the first is read"
                             );
@@ -303,9 +331,9 @@ impl Roster {
                     bubble_count: scenario.bubble_count,
                     authored_phase: scenario.authored_phase,
                 };
-                slot_bodies::check(verdict, at, s.slot_type, &body, self.held.get(&s), standing);
+                slot_bodies::check(verdict, at, s.slot_type, body, before, standing);
                 if s.slot_type == TYPE_LIFETIME {
-                    self.pass_spawn_gate(idx, &body);
+                    self.spawn_gate.pass(idx, body);
                 }
                 if s.slot_type == TYPE_PARTICIPATION {
                     let first = group
@@ -316,20 +344,22 @@ impl Roster {
                         top_level: self.sub_block_only.binary_search(&group.key).is_err(),
                         first_in_group: first.map(|o| o.at) == Some(object.at),
                     };
-                    check_player_key(verdict, at, s, place, &body);
+                    check_player_key(verdict, at, s, place, body);
                 }
                 if s.slot_type == TYPE_OBJECTIVE {
-                    self.check_generation_moves(verdict, at, s, &body);
+                    let moves = &mut self.lone_generation_moves;
+                    check_generation_moves(moves, verdict, (at, s), body, before);
                 }
                 if snapshot {
-                    let resets = slot_bodies::objective_resets(&body, self.held.get(&s));
+                    let resets = slot_bodies::objective_resets(body, before);
                     let parts = resets
                         .into_iter()
                         .map(|part| Forgotten { slot: s, at, part });
                     self.forgotten.extend(parts);
                 }
-                if let Some(before) = self.held.insert(s, body) {
-                    read.spares.keep((s.slot_type, Side::Auth), before);
+                if let Carried::Read(body) = carried {
+                    let from = sense.is_none().then_some(&object.content);
+                    self.hold(s, body, from, &mut read.spares);
                 }
             }
             if let Some(sense) = sense {
@@ -337,7 +367,8 @@ impl Roster {
                     idx,
                     bit: object.at,
                 };
-                slot_bodies::check_sense(verdict, at, s.slot_type, &sense, self.held.get(&s));
+                let held = self.held.get(&s).map(|h| &h.body);
+                slot_bodies::check_sense(verdict, at, s.slot_type, &sense, held);
                 self.overrides.push((s, sense));
             }
         }
@@ -394,6 +425,23 @@ impl Roster {
         self.held
             .iter()
             .filter(move |(s, _)| s.slot_type == slot_type)
+            .map(|(s, h)| (s, &h.body))
+    }
+
+    /// `body`, read from a block of `slot` whose content was `from` (none when it carried
+    /// a Sense override), becomes the body the slot holds; the one it held, a spare.
+    fn hold(&mut self, slot: ClientRef, body: Value, from: Option<&Bits>, spares: &mut Spares) {
+        let Some(held) = self.held.get_mut(&slot) else {
+            let from = from.cloned();
+            self.held.insert(slot, Held { body, from });
+            return;
+        };
+        let before = std::mem::replace(&mut held.body, body);
+        spares.keep((slot.slot_type, Side::Auth), before);
+        match (from, &mut held.from) {
+            (Some(from), Some(kept)) => kept.copy_from(from),
+            (from, kept) => *kept = from.cloned(),
+        }
     }
 
     /// What the last message 5 read said, its roster and blocks (AUTH-16), when the
@@ -433,37 +481,12 @@ impl Roster {
         })
     }
 
-    /// T3-02: a type-3 body at `at` for `slot` that moves the generation with every
-    /// objective byte kept, as the two bodies before it did: the host clears the latch bits
-    /// on every send, not re-sending the generation it holds. A move, or two, is a reset
-    /// the host may mean (AH "Type 3").
-    fn check_generation_moves(
-        &mut self,
-        verdict: &mut Verdict,
-        at: At,
-        slot: ClientRef,
-        body: &Value,
-    ) {
-        let Some(generation) = slot_bodies::lone_generation_move(body, self.held.get(&slot)) else {
-            self.lone_generation_moves.remove(&slot);
-            return;
-        };
-        let moves = self.lone_generation_moves.entry(slot).or_default();
-        *moves += 1;
-        if *moves == LONE_GENERATION_MOVES {
-            let reason = format!(
-                "slot {slot}: the generation moves on {LONE_GENERATION_MOVES} sends in a row, now to {generation}, with every objective byte kept: each send clears the latch bits; re-send the generation held to keep them"
-            );
-            verdict.violate(Rule::T302, Some(at.idx), Some(at.bit), reason);
-        }
-    }
-
     /// Message 5 in frame `idx` applied: a part the snapshot before it reset, which this
     /// one sends again, was a part the host still held and left out of its whole state
     /// (AUTH-09, T3-01, T3-02).
     fn check_remembered(&self, verdict: &mut Verdict, idx: u64, forgotten: Vec<Forgotten>) {
         for Forgotten { slot, at, part } in forgotten {
-            if part.back_in(self.held.get(&slot)) {
+            if part.back_in(self.held.get(&slot).map(|h| &h.body)) {
                 let reason = format!(
                     "slot {slot}: the message 5 answering a snapshot request reset {}, and the next one (frame {idx}) sends it again: the host still held it, and a request is never answered in part",
                     part.what()
@@ -505,7 +528,7 @@ impl Roster {
                 let held = self.held.remove(&s); // the schema's defaults
                 if self.auth_bodies.remove(&s)
                     && snapshot
-                    && let Some(body) = held
+                    && let Some(Held { body, .. }) = held
                 {
                     let at = At {
                         idx,
@@ -517,6 +540,31 @@ impl Roster {
             }
             _ => {}
         }
+    }
+}
+
+/// T3-02: a type-3 body at `at` for `slot` that moves the generation from `held`'s with
+/// every objective byte kept, as the two bodies before it did: the host clears the latch
+/// bits on every send, not re-sending the generation it holds. A move, or two, is a reset
+/// the host may mean (AH "Type 3"). `moves` counts the lone moves in a row by slot.
+fn check_generation_moves(
+    moves: &mut BTreeMap<ClientRef, u32>,
+    verdict: &mut Verdict,
+    (at, slot): (At, ClientRef),
+    body: &Value,
+    held: Option<&Value>,
+) {
+    let Some(generation) = slot_bodies::lone_generation_move(body, held) else {
+        moves.remove(&slot);
+        return;
+    };
+    let moves = moves.entry(slot).or_default();
+    *moves += 1;
+    if *moves == LONE_GENERATION_MOVES {
+        let reason = format!(
+            "slot {slot}: the generation moves on {LONE_GENERATION_MOVES} sends in a row, now to {generation}, with every objective byte kept: each send clears the latch bits; re-send the generation held to keep them"
+        );
+        verdict.violate(Rule::T302, Some(at.idx), Some(at.bit), reason);
     }
 }
 
@@ -1095,21 +1143,116 @@ slots = [
     }
 
     /// A roster of `scenario` in bubble 0 after `steps`, and what it reported; frame `i`
-    /// is the `i`-th message read.
+    /// is the `i`-th message read. Every run is also made by a roster that forgets, before
+    /// each message, the bits its bodies were read from, so it reads every block anew: the
+    /// two report the same, word for word (a block with the held body's bits carries that
+    /// body, `Block::Same`).
     fn run(scenario: &Scenario, steps: &[Step<'_>]) -> (Roster, Verdict) {
-        let (mut roster, mut v) = (Roster::default(), Verdict::new());
-        let mut idx = 0u64;
-        for step in steps {
-            match step {
-                Step::Read(message, snapshot) => {
-                    let at = roster.incoming().read_prefix(message).unwrap();
-                    assert!(roster.read(&mut v, scenario, (0, *snapshot), idx, message, at));
-                    idx += 1;
+        let run_with = |forget: bool| {
+            let (mut roster, mut v) = (Roster::default(), Verdict::new());
+            let mut idx = 0u64;
+            for step in steps {
+                match step {
+                    Step::Read(message, snapshot) => {
+                        if forget {
+                            roster.held.values_mut().for_each(|h| h.from = None);
+                        }
+                        let at = roster.incoming().read_prefix(message).unwrap();
+                        assert!(roster.read(&mut v, scenario, (0, *snapshot), idx, message, at));
+                        idx += 1;
+                    }
+                    Step::Sweep => roster.sweep(),
                 }
-                Step::Sweep => roster.sweep(),
             }
-        }
+            (roster, v)
+        };
+        let (roster, v) = run_with(false);
+        let (anew, read_anew) = run_with(true);
+        assert_eq!(
+            v.violations(),
+            read_anew.violations(),
+            "each block read anew"
+        );
+        let bodies = |r: &Roster| {
+            r.held
+                .iter()
+                .map(|(s, h)| (*s, h.body.clone()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(bodies(&roster), bodies(&anew), "the bodies held");
         (roster, v)
+    }
+
+    /// A block with the bits the slot's body was read from carries that body, judged as
+    /// reading it would be; a block of the same slot before it in the message that gives
+    /// the slot another body makes the repeat a block read anew (`run` holds the two ways
+    /// equal). The slot holds the body of its last block in the message.
+    #[test]
+    fn a_block_repeating_the_held_bits_carries_the_held_body() {
+        let scenario = Scenario::builtin();
+        let held = objective_body(Some(held_objectives()), Some(1));
+        let mut other_bytes = held_objectives();
+        other_bytes[0] = Some(9);
+        let other = objective_body(Some(other_bytes), Some(2));
+        let part = |b: &Bits| AuthPart {
+            reset: true,
+            body: Some(b.clone()),
+        };
+        let first = builtin_with((1, 1), part(&held));
+        let mut groups: Vec<EntityGroup> = [0xAAAA_0001, 0xBBBB_0001]
+            .map(|key| seed_group_of(&scenario, key))
+            .to_vec();
+        let mut repeat = groups[1].objects[1].clone();
+        repeat.auth = Some(part(&held));
+        groups[1].objects[1].auth = Some(part(&other));
+        groups[1].objects.insert(2, repeat);
+        let twice = message_of(groups);
+        let steps = [
+            Step::Read(&first, false),
+            Step::Read(&first, false),
+            Step::Read(&twice, false),
+        ];
+        let (roster, _) = run(&scenario, &steps);
+        let slot = ClientRef {
+            key: 0xBBBB_0001,
+            slot_type: 3,
+            index: 1,
+        };
+        let schema = vex_wire::schema::catalog::auth(3).unwrap();
+        let want = vex_wire::schema::decode(schema, &mut held.reader()).unwrap();
+        assert_eq!(roster.held.get(&slot).map(|h| &h.body), Some(&want));
+        assert!(roster.held.get(&slot).is_some_and(|h| h.from.is_some()));
+    }
+
+    /// A body sent again with the bits it was read from is judged again: a type-17 body
+    /// with join_flag_inverted 0 in three message 5s in a row is T17-07 once, fired again
+    /// twice, the last at frame 2.
+    #[test]
+    fn a_repeated_body_is_judged_again() {
+        let scenario = Scenario::builtin();
+        let body = AuthBody::Lifetime(LifetimeAuth::sunrise_default(3))
+            .to_bits()
+            .unwrap();
+        let message = builtin_with(
+            (0, 1),
+            AuthPart {
+                reset: true,
+                body: Some(body),
+            },
+        );
+        let steps = [false; 3].map(|snapshot| Step::Read(&message, snapshot));
+        let (_, v) = run(&scenario, &steps);
+        let again = v
+            .violations()
+            .iter()
+            .filter(|x| x.rule == Rule::T1707)
+            .map(|x| x.again)
+            .collect::<Vec<_>>();
+        let twice = Some(crate::violation::Again {
+            times: 2,
+            last_frame: Some(2),
+        });
+        assert_eq!(again, [twice]);
     }
 
     /// Each violation `v` holds: its rule, frame and bit.
