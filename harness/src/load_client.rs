@@ -12,7 +12,7 @@ use rand_core::{RngCore, SeedableRng};
 use std::collections::BTreeMap;
 use std::net::SocketAddrV4;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 use tokio::sync::{oneshot, watch};
 use vex_fake_client::config::HOST_KEEPALIVE_MS;
 use vex_fake_client::{ClientConfig, ClientCore, ClientTransmit, LinkKind, Script, Violation};
@@ -91,7 +91,14 @@ struct LifeWatch {
     process: Option<SocketAddrV4>,
     /// When the association's init went out, until its cookie ack comes.
     init_at: Option<Clock>,
+    /// What the client sent last, and when: the context of a late keepalive.
+    last_sent: Option<(Option<Kind>, Clock)>,
+    /// What the client read last before the frame being read, and when.
+    last_read: Option<(Option<Kind>, Clock)>,
 }
+
+/// A keepalive this late is logged with what the client sent and read before it.
+const LATE_KEEPALIVE_LOGGED_US: u64 = 250_000;
 
 type Clock = std::time::Instant;
 
@@ -106,6 +113,8 @@ impl LifeWatch {
             last_keepalive: None,
             process: None,
             init_at: None,
+            last_sent: None,
+            last_read: None,
         }
     }
 }
@@ -123,11 +132,17 @@ impl Observer for LifeWatch {
         let at = Clock::now();
         self.tally.add(|s| s.frames_sent += 1);
         let kind = Kind::of(Some(t.service), t.message);
-        // a rejoin's route starts at its service 6; the keepalive stops at a leave
+        self.last_sent = Some((kind, at));
+        // a rejoin's route starts at its service 6
         if kind == Some(Kind::Service(HOST_REQUEST)) && self.joins > 0 {
             self.began = at;
         }
-        if kind == Some(Kind::Message(ids::PEER_LEAVE_REQUEST)) {
+        // the keepalive's clock stops at a leave and starts again with the burst of the next
+        // join: a message 1 the host sent before it read the leave, read after it, is no
+        // keepalive of the session joined next (issue 26: the one late keepalive of every
+        // 10-minute run was a rejoin's burst measured from it)
+        let ends_cadence = [ids::PEER_LEAVE_REQUEST, ids::JOIN_REQUEST].map(Kind::Message);
+        if kind.is_some_and(|k| ends_cadence.contains(&k)) {
             self.last_keepalive = None;
         }
         if let Some((_, _, name)) = ANSWERS.iter().find(|(ask, _, _)| Some(*ask) == kind) {
@@ -136,7 +151,7 @@ impl Observer for LifeWatch {
     }
 
     fn received(&mut self, _at: Instant, client: &mut ClientCore) {
-        let at = Clock::now();
+        let (at, wall) = (Clock::now(), SystemTime::now());
         while let Some(r) = client.poll_received() {
             let kind = Kind::of(r.service, r.message);
             let answered = ANSWERS
@@ -155,6 +170,20 @@ impl Observer for LifeWatch {
                 .then(|| self.last_keepalive.replace(at))
                 .flatten()
                 .map(|last| micros(last, at).saturating_sub(HOST_KEEPALIVE_MS * 1000));
+            if let Some(late) = late.filter(|l| *l >= LATE_KEEPALIVE_LOGGED_US) {
+                let before = |last: Option<(Option<Kind>, Clock)>| match last {
+                    Some((kind, then)) => format!("{kind:?} {} ms before", micros(then, at) / 1000),
+                    None => "nothing".to_string(),
+                };
+                tracing::warn!(
+                    late_ms = late / 1000,
+                    process = ?process,
+                    "a keepalive (message 1) came late: the client last sent {}, and last read {}",
+                    before(self.last_sent),
+                    before(self.last_read),
+                );
+            }
+            self.last_read = Some((kind, at));
             let began = self.began;
             self.joins += u32::from(joined);
             self.tally.add(|s| {
@@ -176,13 +205,16 @@ impl Observer for LifeWatch {
                     }
                 }
                 if let Some(late) = late {
-                    s.keepalive_jitter.record(late);
+                    s.keepalive(late, wall);
                 }
             });
         }
     }
 
-    fn tick(&mut self, _at: Instant) {}
+    fn tick(&mut self, _at: Instant, late: Duration) {
+        let late = late.as_micros() as u64;
+        self.tally.add(|s| s.client_timer_late.record(late));
+    }
 
     /// The association's handshake: from its first init to the cookie ack that opens it.
     fn datagram(&mut self, _at: Instant, direction: Direction, bytes: &[u8]) {
@@ -308,5 +340,38 @@ fn script(rng: &mut ChaCha8Rng, joins: bool, peer: bool) -> Script {
         leave_after_ms: if joins { at(20_000, 25_000) } else { None },
         rejoin_after_ms: if joins { at(1_000, 3_000) } else { None },
         ..Script::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sent(watch: &mut LifeWatch, message: u32) {
+        let t = ClientTransmit {
+            link: LinkKind::Activity,
+            bytes: Vec::new(),
+            service: ACTIVITY_TO_HOST,
+            message: Some(message),
+            payload: None,
+        };
+        watch.sent(Instant::default(), &t);
+    }
+
+    /// A join request and a leave stop the keepalive's clock, so a message 1 read after
+    /// either (one in flight at the leave, or the next join's burst) starts it again;
+    /// the client's own keepalive does not.
+    #[test]
+    fn a_leave_or_a_join_starts_the_keepalive_clock_again() {
+        let mut watch = LifeWatch::new(Arc::new(Tally::default()));
+        for (message, stops) in [
+            (ids::JOIN_REQUEST, true),
+            (ids::PEER_LEAVE_REQUEST, true),
+            (ids::KEEPALIVE_REQUEST, false),
+        ] {
+            watch.last_keepalive = Some(Clock::now());
+            sent(&mut watch, message);
+            assert_eq!(watch.last_keepalive.is_none(), stops, "message {message}");
+        }
     }
 }

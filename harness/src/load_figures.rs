@@ -6,6 +6,7 @@ use hdrhistogram::Histogram;
 use std::collections::BTreeMap;
 use std::net::SocketAddrV4;
 use std::sync::{Mutex, PoisonError};
+use std::time::SystemTime;
 use vex_fake_client::Rule;
 
 /// How many violations a run keeps word for word, as examples.
@@ -82,6 +83,12 @@ pub struct Samples {
     pub latency: BTreeMap<&'static str, Series>,
     /// How far each host keepalive (message 1) came from its 2-second interval.
     pub keepalive_jitter: Series,
+    /// The latest keepalive: how late (microseconds past its 2-second interval), and when
+    /// it was read (the wall clock, to find in the host's log).
+    pub keepalive_worst: Option<(u64, SystemTime)>,
+    /// How late each client's timer fired: its task woke after the time the client asked
+    /// for, as a task does when its process is busy or not scheduled.
+    pub client_timer_late: Series,
     /// Violations by rule.
     pub violations: BTreeMap<Rule, u64>,
     /// The first violations, word for word.
@@ -122,15 +129,30 @@ impl Samples {
         }
     }
 
-    /// Every series summed up, by name: the latencies, then `keepalive_jitter`.
+    /// A keepalive `late` microseconds past its interval, read `at`.
+    pub fn keepalive(&mut self, late: u64, at: SystemTime) {
+        self.keepalive_jitter.record(late);
+        if self.keepalive_worst.is_none_or(|(worst, _)| late > worst) {
+            self.keepalive_worst = Some((late, at));
+        }
+    }
+
+    /// Every series summed up, by name: the latencies, then `keepalive_jitter` and
+    /// `client_timer_late`.
     pub fn series(&self) -> Vec<(String, Percentiles)> {
         self.latency
             .iter()
             .map(|(name, series)| (name.to_string(), series.percentiles()))
-            .chain([(
-                "keepalive_jitter".to_string(),
-                self.keepalive_jitter.percentiles(),
-            )])
+            .chain([
+                (
+                    "keepalive_jitter".to_string(),
+                    self.keepalive_jitter.percentiles(),
+                ),
+                (
+                    "client_timer_late".to_string(),
+                    self.client_timer_late.percentiles(),
+                ),
+            ])
             .collect()
     }
 
@@ -286,6 +308,12 @@ impl LoadFigures {
             "generator_clients_per_core".to_string(),
             self.generator_clients_per_core(),
         ));
+        if let Some((_, at)) = s.keepalive_worst {
+            let unix = at
+                .duration_since(SystemTime::UNIX_EPOCH)
+                .unwrap_or_default();
+            out.push(("keepalive_worst_at_unix_s".to_string(), unix.as_secs_f64()));
+        }
         out
     }
 }

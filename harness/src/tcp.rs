@@ -18,6 +18,9 @@ use vex_wire::time::Instant;
 
 /// Reads waiting for the client core: the host waits when the client is behind.
 const INPUT_QUEUE: usize = 256;
+/// A client's write that waits this long for the host to take its bytes is logged: the
+/// client task reads nothing meanwhile.
+const SLOW_WRITE: Duration = Duration::from_millis(100);
 /// How long a connect may take before the link counts as closed.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -142,8 +145,9 @@ pub trait Observer {
     /// The client read frames at `at`: the observer takes them with
     /// [`ClientCore::poll_received`], so none is held past this call.
     fn received(&mut self, at: Instant, client: &mut ClientCore);
-    /// The client's timers ran at `at`.
-    fn tick(&mut self, at: Instant);
+    /// The client's timers ran at `at`, `late` after the time the client asked for (its
+    /// task woke late).
+    fn tick(&mut self, at: Instant, late: Duration);
     /// A datagram went between the client's UDP socket and the host's port at `at`.
     fn datagram(&mut self, _at: Instant, _direction: Direction, _bytes: &[u8]) {}
 }
@@ -161,7 +165,7 @@ impl Observer for Transcript {
     fn received(&mut self, at: Instant, client: &mut ClientCore) {
         Transcript::received(self, at, client);
     }
-    fn tick(&mut self, at: Instant) {
+    fn tick(&mut self, at: Instant, _late: Duration) {
         Transcript::tick(self, at);
     }
     fn datagram(&mut self, at: Instant, direction: Direction, bytes: &[u8]) {
@@ -260,9 +264,17 @@ pub async fn drive_observed(
         }
         while let Some(t) = client.poll_transmit() {
             observer.sent(now(), &t);
-            if let Some(w) = writers.get_mut(&t.link)
-                && w.write_all(&t.bytes).await.is_err()
-            {
+            let began = tokio::time::Instant::now();
+            let written = match writers.get_mut(&t.link) {
+                Some(w) => Some(w.write_all(&t.bytes).await),
+                None => None,
+            };
+            let waited = began.elapsed();
+            if waited >= SLOW_WRITE {
+                let waited_ms = waited.as_millis() as u64;
+                tracing::warn!(waited_ms, link = %t.link, "the client's write waited for the host to take its bytes");
+            }
+            if let Some(Err(_)) = written {
                 writers.remove(&t.link);
                 let at = now();
                 client.handle_closed(at, t.link);
@@ -327,11 +339,12 @@ pub async fn drive_observed(
                 }
             }
             () = tokio::time::sleep_until(timer) => {
-                if tokio::time::Instant::now() >= deadline {
+                let woke = tokio::time::Instant::now();
+                if woke >= deadline {
                     break;
                 }
                 let at = now();
-                observer.tick(at);
+                observer.tick(at, woke.saturating_duration_since(timer));
                 client.handle_timeout(at);
             }
         }

@@ -31,6 +31,9 @@ const READ_CHUNK: usize = 16 * 1024;
 const INPUT_QUEUE: usize = 256;
 /// Pause after a failed accept (for example when out of file descriptors).
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
+/// Timers run this late or later are logged: a keepalive due every 2 s that goes out this
+/// late is one a load run sees as late.
+const LATE_TIMER: Duration = Duration::from_millis(100);
 
 enum Input {
     Bytes(LinkId, Vec<u8>),
@@ -244,7 +247,14 @@ pub async fn serve_with_control(
                 Ok((_, from)) => tracing::warn!(%from, "a datagram from an IPv6 peer: dropped"),
                 Err(e) => tracing::warn!(%e, "the UDP port could not read"),
             },
-            () = sleep => core.handle_timeout(now()),
+            () = sleep => {
+                let late = deadline.map(|d| d.elapsed()).unwrap_or_default();
+                if late >= LATE_TIMER {
+                    let late_ms = late.as_millis() as u64;
+                    tracing::warn!(late_ms, "the host's timers ran late: its loop was busy, or the process was not scheduled");
+                }
+                core.handle_timeout(now());
+            }
             Some(answer) = keeper.answer() => hand_answer(&mut core, now(), answer),
             Some(control) = controls.recv() => match control {
                 Control::Reload { source, reply } => {

@@ -77,6 +77,9 @@ pub struct LoadArgs {
 /// Runs the load; exit 1 when a client reported a violation, 2 when the run could not be
 /// made.
 pub async fn load(args: LoadArgs) -> ExitCode {
+    // RUST_LOG=warn shows the tool's own warnings: late keepalives with what the client did
+    // before them, writes the host took late
+    crate::init_logs("error");
     let scenario = match load_scenario(args.scenario.as_deref()) {
         Ok(s) => s,
         Err(code) => return code,
