@@ -87,6 +87,8 @@ struct LifeWatch {
     asked: BTreeMap<(LinkKind, &'static str), Clock>,
     /// The last message 1, while the client is in an activity.
     last_keepalive: Option<Clock>,
+    /// The client sent its leave and no join request since.
+    left: bool,
     /// The host process service 17 sent the life to.
     process: Option<SocketAddrV4>,
     /// When the association's init went out, until its cookie ack comes.
@@ -111,6 +113,7 @@ impl LifeWatch {
             joins: 0,
             asked: BTreeMap::new(),
             last_keepalive: None,
+            left: false,
             process: None,
             init_at: None,
             last_sent: None,
@@ -144,6 +147,7 @@ impl Observer for LifeWatch {
         let ends_cadence = [ids::PEER_LEAVE_REQUEST, ids::JOIN_REQUEST].map(Kind::Message);
         if kind.is_some_and(|k| ends_cadence.contains(&k)) {
             self.last_keepalive = None;
+            self.left = kind == Some(Kind::Message(ids::PEER_LEAVE_REQUEST));
         }
         if let Some((_, _, name)) = ANSWERS.iter().find(|(ask, _, _)| Some(*ask) == kind) {
             self.asked.entry((t.link, name)).or_insert(at);
@@ -166,7 +170,9 @@ impl Observer for LifeWatch {
             let process = self.process;
             // a message 1 that comes later than 2 s after the one before: how much later
             // (other pushes carry message 1 too, so an early one is no jitter)
-            let late = (kind == Some(Kind::Message(ids::GLOBAL_ACTIVITY_STATE)))
+            let keepalive = kind == Some(Kind::Message(ids::GLOBAL_ACTIVITY_STATE));
+            let after_leave = keepalive && self.left;
+            let late = keepalive
                 .then(|| self.last_keepalive.replace(at))
                 .flatten()
                 .map(|last| micros(last, at).saturating_sub(HOST_KEEPALIVE_MS * 1000));
@@ -207,6 +213,7 @@ impl Observer for LifeWatch {
                 if let Some(late) = late {
                     s.keepalive(late, wall);
                 }
+                s.message_1_after_leave += u64::from(after_leave);
             });
         }
     }
@@ -360,7 +367,8 @@ mod tests {
 
     /// A join request and a leave stop the keepalive's clock, so a message 1 read after
     /// either (one in flight at the leave, or the next join's burst) starts it again;
-    /// the client's own keepalive does not.
+    /// the client's own keepalive does not. A message 1 counts as after the leave from the
+    /// leave to the next join request.
     #[test]
     fn a_leave_or_a_join_starts_the_keepalive_clock_again() {
         let mut watch = LifeWatch::new(Arc::new(Tally::default()));
@@ -373,5 +381,11 @@ mod tests {
             sent(&mut watch, message);
             assert_eq!(watch.last_keepalive.is_none(), stops, "message {message}");
         }
+        sent(&mut watch, ids::PEER_LEAVE_REQUEST);
+        assert!(watch.left, "a leave");
+        sent(&mut watch, ids::KEEPALIVE_REQUEST);
+        assert!(watch.left, "still left");
+        sent(&mut watch, ids::JOIN_REQUEST);
+        assert!(!watch.left, "joined again");
     }
 }

@@ -86,6 +86,10 @@ pub struct Samples {
     /// The latest keepalive: how late (microseconds past its 2-second interval), and when
     /// it was read (the wall clock, to find in the host's log).
     pub keepalive_worst: Option<(u64, SystemTime)>,
+    /// Messages 1 read after the client sent its leave, before its next join request: sent
+    /// by the host before it read the leave (it owes none after), and no keepalive of the
+    /// next session.
+    pub message_1_after_leave: u64,
     /// How late each client's timer fired: its task woke after the time the client asked
     /// for, as a task does when its process is busy or not scheduled.
     pub client_timer_late: Series,
@@ -280,6 +284,10 @@ impl LoadFigures {
             ("frames_received".to_string(), s.frames_received as f64),
             ("violations".to_string(), s.violation_count() as f64),
             ("peer_associated".to_string(), s.peer_associated as f64),
+            (
+                "message_1_after_leave".to_string(),
+                s.message_1_after_leave as f64,
+            ),
             (
                 "peer_in_group_session".to_string(),
                 s.peer_in_group_session as f64,
