@@ -538,10 +538,17 @@ impl<'a> BitReader<'a> {
             return Err(self.past_end(n.min(u32::MAX as usize) as u32));
         }
         let mut left = n;
+        if self.pos % 8 == 0 {
+            // whole bytes where they lie
+            let whole = self.bytes.get(self.pos / 8..).unwrap_or_default();
+            out.extend_from_slice(whole.get(..left / 8).unwrap_or_default());
+            self.pos += left / 8 * 8;
+            left %= 8;
+        }
         while left >= 8 {
             let take = left.min(56) / 8 * 8;
-            let word = self.read_window(take as u32);
-            out.extend(word.to_be_bytes().iter().skip(8 - take / 8));
+            let word = self.read_window(take as u32).to_be_bytes();
+            out.extend_from_slice(word.get(8 - take / 8..).unwrap_or_default());
             left -= take;
         }
         if left > 0 {

@@ -543,24 +543,57 @@ impl BubbleAuthority {
         } else {
             None
         };
-        for e in self.elements.iter_mut() {
-            // most elements carry no host token and no grant: three bits in one read
-            let mut ahead = r.clone();
-            if let Ok(bits) = ahead.read(3)
-                && bits >> 1 == 0
-            {
-                *r = ahead;
-                *e = BubbleElement {
-                    host_token: None,
-                    grant: None,
-                    revoke: bits == 1,
-                };
-                continue;
+        let mut next = 0;
+        while next < AUTHORITY_BUBBLES {
+            // most elements carry no host token and no grant, three bits each: as many as
+            // one read holds are taken from it while they do
+            let rest = self.elements.get_mut(next..).unwrap_or_default();
+            let plain = plain_elements(r, rest)?;
+            next += plain;
+            if plain == 0 {
+                if let Some(e) = self.elements.get_mut(next) {
+                    e.read_into(r)?;
+                }
+                next += 1;
             }
-            e.read_into(r)?;
         }
         Ok(())
     }
+}
+
+/// Elements one read holds, three bits each.
+const PLAIN_ELEMENTS_A_READ: usize = 18;
+
+/// Reads into `elements`, from the first, the elements at `r` that carry no host token and
+/// no grant (bits `0 0 revoke`), up to the first that does and at most
+/// [`PLAIN_ELEMENTS_A_READ`]: how many it read.
+fn plain_elements(
+    r: &mut BitReader<'_>,
+    elements: &mut [BubbleElement],
+) -> Result<usize, BitError> {
+    let n = elements
+        .len()
+        .min(PLAIN_ELEMENTS_A_READ)
+        .min(r.remaining_bits() / 3);
+    if n == 0 {
+        return Ok(0);
+    }
+    let window = r.clone().read(3 * n as u32)?;
+    let mut read = 0;
+    for (i, e) in elements.iter_mut().take(n).enumerate() {
+        let bits = window >> (3 * (n - 1 - i)) & 0b111;
+        if bits >> 1 != 0 {
+            break;
+        }
+        *e = BubbleElement {
+            host_token: None,
+            grant: None,
+            revoke: bits == 1,
+        };
+        read += 1;
+    }
+    r.skip(3 * read)?;
+    Ok(read)
 }
 
 impl BubbleElement {
@@ -829,6 +862,22 @@ mod tests {
             assert_eq!((&back.prefix, &back.roster), (&m.prefix, &m.roster));
         }
         shapes.iter().map(|m| m.encode().unwrap()).collect()
+    }
+
+    /// A prefix cut anywhere, in its bubble block's elements too, is an error, read by a
+    /// fresh prefix or into one held.
+    #[test]
+    fn a_prefix_cut_short_is_an_error() {
+        for body in shapes() {
+            let mut whole = BitReader::new(&body);
+            let prefix = AuthPrefix::read(&mut whole).unwrap();
+            let mut held = prefix.clone();
+            for bits in 0..whole.position() {
+                let cut = || BitReader::with_bit_len(&body, bits);
+                assert!(AuthPrefix::read(&mut cut()).is_err(), "{bits} bits");
+                assert!(held.read_into(&mut cut()).is_err(), "{bits} bits, held");
+            }
+        }
     }
 
     /// One message read into after another, whatever the shapes of the two, is what a
