@@ -538,7 +538,7 @@ impl<'a> BitReader<'a> {
             return Err(self.past_end(n.min(u32::MAX as usize) as u32));
         }
         let mut left = n;
-        if self.pos % 8 == 0 {
+        if self.pos.is_multiple_of(8) {
             // whole bytes where they lie
             let whole = self.bytes.get(self.pos / 8..).unwrap_or_default();
             out.extend_from_slice(whole.get(..left / 8).unwrap_or_default());
