@@ -44,6 +44,19 @@ pub(crate) struct FrameBuffers {
     plain: Vec<u8>,
 }
 
+/// The capacity each frame buffer keeps between reads: the steady state's frames (message
+/// 5 of a small activity, keepalives) fit, and a rare large one (a join burst, a large
+/// table) does not hold its size for the client's life; a load run keeps one set a client.
+const KEPT_FRAME_CAPACITY: usize = 2048;
+
+impl FrameBuffers {
+    /// Gives back what a large frame made the buffers hold past [`KEPT_FRAME_CAPACITY`].
+    fn trim(&mut self) {
+        self.frame.shrink_to(KEPT_FRAME_CAPACITY);
+        self.plain.shrink_to(KEPT_FRAME_CAPACITY);
+    }
+}
+
 /// How many nonces either side of the one due a frame that does not open is tried with,
 /// to tell a frame sealed out of step (BAP-18) from a bad tag (BAP-02).
 const OUT_OF_STEP_WINDOW: u8 = 4;
@@ -65,6 +78,7 @@ impl ClientCore {
         l.deframer.push(bytes);
         let mut buffers = std::mem::take(&mut self.frame_buffers);
         self.read_frames(now, link, &mut buffers);
+        buffers.trim();
         self.frame_buffers = buffers;
     }
 

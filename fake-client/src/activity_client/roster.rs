@@ -160,8 +160,9 @@ impl Roster {
         self.applied += 1;
     }
 
-    /// Reads message 5's blocks after its `prefix` (read and judged first, see
-    /// `Epochs::check_auth_prefix`) as the client does and checks each the client resolves:
+    /// Reads message 5's blocks after its prefix, which took its first `prefix_bits` bits
+    /// (read into [`Roster::incoming`] and judged first, see `Epochs::check_auth_prefix`),
+    /// as the client does and checks each the client resolves:
     /// the remainder is the exact length of the block (AUTH-05), every array count fits
     /// its array (BODY-05, T17-03, T24-01), and each body keeps its slot type's rules
     /// against the one held before (`slot_bodies`). A message the client cannot read is
