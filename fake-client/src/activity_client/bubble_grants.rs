@@ -104,14 +104,9 @@ impl BubbleGrants {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vex_wire::activity::sensor_auth::BubbleElement;
 
     fn block(bit: bool, token: Option<u16>) -> BubbleAuthority {
-        let mut b = BubbleAuthority {
-            authority: [false; AUTHORITY_BUBBLES],
-            header: None,
-            elements: Box::new([BubbleElement::default(); AUTHORITY_BUBBLES]),
-        };
+        let mut b = BubbleAuthority::default();
         b.authority[APPLIED] = bit;
         b.elements[APPLIED].grant = token;
         b

@@ -389,17 +389,13 @@ impl Roster {
         }
         // the blocks' contents trade places with the last message's: each buffer is read
         // into again
+        let count = m.groups.iter().map(|g| g.objects.len()).sum();
+        self.blocks.resize_with(count, Default::default);
         let contents = m.groups.iter_mut().flat_map(|g| &mut g.objects);
-        let mut blocks = 0;
-        for (i, o) in contents.enumerate() {
-            if self.blocks.len() == i {
-                self.blocks.push((o.slot, Bits::default()));
-            }
-            self.blocks[i].0 = o.slot;
-            std::mem::swap(&mut self.blocks[i].1, &mut o.content);
-            blocks += 1;
+        for ((slot, content), o) in self.blocks.iter_mut().zip(contents) {
+            *slot = o.slot;
+            std::mem::swap(content, &mut o.content);
         }
-        self.blocks.truncate(blocks);
         if self.applied == 0
             && let Some(roster) = &m.roster
         {

@@ -10,8 +10,8 @@ use vex_wire::activity::auth::lifetime::{CURRENT_BUBBLE_BIT, MAX_SWITCHES, SWITC
 use vex_wire::activity::auth::participation::ParticipationAuth;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::sensor_auth::{
-    AUTHORITY_BUBBLES, AuthPart, BubbleAuthority, BubbleElement, DecodedObject, OBJECT_HEAD_BITS,
-    ObjectBlock, SensorAuthUpdate,
+    AUTHORITY_BUBBLES, AuthPart, BubbleAuthority, DecodedObject, OBJECT_HEAD_BITS, ObjectBlock,
+    SensorAuthUpdate,
 };
 use vex_wire::activity::slot::{
     CLIENT_REF_BITS, ClientRef, NEVER_DESCRIBED, TYPE_CHANNEL, TYPE_CONFIGURATION, TYPE_GHOST_LINK,
@@ -174,14 +174,7 @@ pub fn roster_faults(plan: &HostPlan, m: &mut SensorAuthUpdate) {
     bubble_grant_faults(plan, m);
     if plan.has(Fault::GrantBubbleZero) {
         // AUTH-12: a grant the per-bubble arm of this build never applies
-        let mut block = BubbleAuthority {
-            authority: [false; AUTHORITY_BUBBLES],
-            header: None,
-            elements: Box::new([BubbleElement::default(); AUTHORITY_BUBBLES]),
-        };
-        block.authority[0] = true;
-        block.elements[0].grant = Some(1);
-        m.prefix.bubble_block = Some(block);
+        m.prefix.bubble_block = Some(BubbleAuthority::granting(0, 1));
     }
 }
 

@@ -60,15 +60,22 @@ pub struct BubbleAuthority {
     pub elements: Box<[BubbleElement; AUTHORITY_BUBBLES]>,
 }
 
+impl Default for BubbleAuthority {
+    /// A block that touches no bubble: no authority bit, no header, every element empty.
+    fn default() -> Self {
+        Self {
+            authority: [false; AUTHORITY_BUBBLES],
+            header: None,
+            elements: Box::new([BubbleElement::default(); AUTHORITY_BUBBLES]),
+        }
+    }
+}
+
 impl BubbleAuthority {
     /// The block that grants `bubble` with `token`: its authority bit set and its token
     /// in the same message, every other bubble untouched (AUTH-11).
     pub fn granting(bubble: usize, token: u16) -> Self {
-        let mut block = Self {
-            authority: [false; AUTHORITY_BUBBLES],
-            header: None,
-            elements: Box::new([BubbleElement::default(); AUTHORITY_BUBBLES]),
-        };
+        let mut block = Self::default();
         if let (Some(bit), Some(element)) = (
             block.authority.get_mut(bubble),
             block.elements.get_mut(bubble),
@@ -513,11 +520,9 @@ impl AuthPrefix {
         self.hardwipe_token = r.read(8)? as u8;
         self.patch_epoch = [r.read(64)?, r.read(64)?];
         if r.read_bool()? {
-            let block = self.bubble_block.get_or_insert_with(|| BubbleAuthority {
-                authority: [false; AUTHORITY_BUBBLES],
-                header: None,
-                elements: Box::new([BubbleElement::default(); AUTHORITY_BUBBLES]),
-            });
+            let block = self
+                .bubble_block
+                .get_or_insert_with(BubbleAuthority::default);
             block.read_into(r)?;
         } else {
             self.bubble_block = None;

@@ -394,7 +394,7 @@ pub fn decode(schema: &Schema, r: &mut BitReader<'_>) -> Result<Value, SchemaErr
 
 /// [`decode`] into `out`, whose vectors are reused where the value read has their shape:
 /// a reader that keeps the values it is done with reads the next of the same shape
-/// without allocating. On an error `out` holds part of the value.
+/// without allocating. On an error what `out` holds is no value the schema read.
 pub fn decode_into(
     schema: &Schema,
     r: &mut BitReader<'_>,
@@ -426,6 +426,7 @@ fn taken_values(out: &mut Value, n: usize) -> Vec<Value> {
     values.resize_with(n, || Value::Absent);
     values
 }
+
 /// A trace line for the bits read since `before`, when tracing: `value` is only called
 /// then.
 fn trace(
