@@ -227,7 +227,7 @@ impl ClientCore {
             return;
         }
         let malformed = self.config.script.probe.map(|(p, _)| p) == Some(Probe::MalformedSelection);
-        for (link, task, service) in self.links.unanswered() {
+        for (link, task, service) in self.links.unanswered(now) {
             let (rule, what) = if malformed && service == HOST_REQUEST {
                 (
                     Rule::Bap14,
@@ -298,7 +298,7 @@ mod tests {
     /// `link`'s pending requests, task and service.
     fn pending(c: &mut ClientCore, link: LinkKind) -> Vec<(u32, u16)> {
         let l = c.links.get_mut(link).unwrap();
-        l.pending.iter().map(|(t, s)| (*t, *s)).collect()
+        l.pending.iter().map(|(t, p)| (*t, p.service)).collect()
     }
 
     /// The rules the run's end adds, JOIN-09 aside.
@@ -345,6 +345,34 @@ mod tests {
         answer(&mut c, primary, 4, ECHO + 1, &[]);
         assert_eq!(c.verdict.rules(), []);
         assert_eq!(at_the_end(&mut c), [], "all answered");
+    }
+
+    /// BAP-06 at a run's end: a request sent less than [`crate::ANSWER_GRACE_MS`] before
+    /// the deadline may have its answer on the wire and is not judged; one sent that long
+    /// before is. The run's end often cuts a life short (`vex load` ends every member's
+    /// life at its deadline, rejoins included), so the boundary is where a run stops.
+    #[test]
+    fn a_request_sent_just_before_the_end_is_not_judged() {
+        let end = Instant::from_millis(60_000);
+        let unanswered_at_end = |sent: u64| {
+            let mut c = client(None);
+            c.handle_connected(Instant::from_millis(sent), LinkKind::Primary);
+            c.finish(end);
+            let rules = c.verdict.rules().into_iter();
+            rules.filter(|r| *r != Rule::Join09).collect::<Vec<_>>()
+        };
+        let grace = crate::ANSWER_GRACE_MS;
+        assert_eq!(
+            unanswered_at_end(60_000 - grace + 1),
+            [],
+            "within the grace"
+        );
+        assert_eq!(unanswered_at_end(60_000), [], "sent at the deadline");
+        assert_eq!(
+            unanswered_at_end(60_000 - grace),
+            [Rule::Bap06; 2],
+            "sent the grace before the deadline: 30 and 25"
+        );
     }
 
     /// BAP-14: under the malformed-selection probe the client's service 6 is 3 bytes no

@@ -26,6 +26,11 @@ mod verdict;
 mod version_barrier;
 pub mod violation;
 
+/// A request the client made in a run's last second is not judged unanswered at its end:
+/// its answer may still be on the wire. The verdict is on what the host did, not on when
+/// the run happened to stop.
+const ANSWER_GRACE_MS: u64 = 1000;
+
 pub use crate::core::ClientCore;
 pub use config::ClientConfig;
 pub use link::LinkKind;

@@ -26,6 +26,16 @@ impl std::fmt::Display for LinkKind {
     }
 }
 
+/// A request waiting for its response (BAP-05, BAP-06).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pending {
+    /// The service the request went out on.
+    pub service: u16,
+    /// When it went out: one made within [`crate::ANSWER_GRACE_MS`] of the run's end is
+    /// not judged unanswered.
+    pub sent: Instant,
+}
+
 /// The one-way messages a link remembers, to tell a response to one of them (HOST-12).
 pub const ONE_WAY_KEPT: usize = 64;
 
@@ -36,8 +46,8 @@ pub struct ClientLink {
     pub deframer: Deframer,
     /// Armed by service 26.
     pub secure: Option<SecureChannel>,
-    /// Requests not yet answered: task id to service id (BAP-05, BAP-06).
-    pub pending: BTreeMap<u32, u16>,
+    /// Requests not yet answered, by task id (BAP-05, BAP-06).
+    pub pending: BTreeMap<u32, Pending>,
     /// Requests answered once: task id to service id (BAP-06: exactly one response).
     pub answered: BTreeMap<u32, u16>,
     /// The last one-way messages sent, service 8's reports, by task id: none gets a
@@ -80,7 +90,7 @@ impl ClientLink {
         let task = self.next_task;
         self.next_task = self.next_task.wrapping_add(1);
         if expects_response {
-            self.pending.insert(task, service);
+            self.pending.insert(task, Pending { service, sent: now });
         } else {
             if self.one_way.len() == ONE_WAY_KEPT {
                 self.one_way.pop_front();

@@ -1,8 +1,9 @@
 //! The client's links as one set: the links the IO layer should open, the open ones, and
 //! the frames queued on them (NS "bdLobby BAP"; facts 1.5).
 
+use crate::ANSWER_GRACE_MS;
 use crate::config::CHANNEL_START_LEN;
-use crate::link::{ClientLink, LinkKind};
+use crate::link::{ClientLink, LinkKind, Pending};
 use prost::Message;
 use std::collections::{BTreeMap, VecDeque};
 use std::net::SocketAddrV4;
@@ -152,12 +153,17 @@ impl Links {
         self.open.get(&link).filter(|l| !l.dead)
     }
 
-    /// Every request still unanswered on a live link: link, task and service.
-    pub(crate) fn unanswered(&self) -> Vec<(LinkKind, u32, u16)> {
+    /// Every request on a live link still unanswered at `now` though sent at least
+    /// [`ANSWER_GRACE_MS`] before: link, task and service.
+    pub(crate) fn unanswered(&self, now: Instant) -> Vec<(LinkKind, u32, u16)> {
+        let owed = move |p: &Pending| now.since(p.sent) >= ANSWER_GRACE_MS;
         self.open
             .iter()
             .filter(|(_, l)| !l.dead)
-            .flat_map(|(k, l)| l.pending.iter().map(move |(t, s)| (*k, *t, *s)))
+            .flat_map(|(k, l)| {
+                let owed_here = l.pending.iter().filter(move |(_, p)| owed(p));
+                owed_here.map(move |(t, p)| (*k, *t, p.service))
+            })
             .collect()
     }
 

@@ -532,8 +532,8 @@ mod tests {
             .get_mut(LinkKind::Primary)
             .unwrap()
             .pending
-            .clone()
-            .into_iter()
+            .iter()
+            .map(|(t, p)| (*t, p.service))
             .collect();
         assert_eq!(pending, [(3, 16), (4, 250)]);
         (c, SecureChannel::new(&secrets, Role::Host), secrets)

@@ -49,7 +49,7 @@ impl ClientCore {
             );
             return self.verdict.violate(Rule::Bap06, Some(idx), None, reason);
         }
-        let asked = l.pending.get(&header.task).copied();
+        let asked = l.pending.get(&header.task).map(|p| p.service);
         let head = l.pending.keys().next().copied();
         if asked.is_none() && l.one_way.contains(&header.task) {
             let reason = format!(
@@ -382,7 +382,7 @@ mod tests {
     /// `c`'s primary link's pending requests, task and service.
     fn pending(c: &mut ClientCore) -> Vec<(u32, u16)> {
         let l = c.links.get_mut(LinkKind::Primary).unwrap();
-        l.pending.iter().map(|(t, s)| (*t, *s)).collect()
+        l.pending.iter().map(|(t, p)| (*t, p.service)).collect()
     }
 
     /// The response on `service` to `task` with `body`, on `c`'s primary link.

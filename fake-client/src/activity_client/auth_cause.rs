@@ -2,7 +2,7 @@
 //! later one follows a change the host owns or a request of the client's (SR "The steps",
 //! "Answer what was asked"; AUTH-16).
 
-use super::ANSWER_GRACE_MS;
+use crate::ANSWER_GRACE_MS;
 use crate::rules::{Choice, Rule};
 use crate::verdict::Verdict;
 use std::collections::BTreeMap;

@@ -7,7 +7,7 @@
 //! The client's authority mask is the lease it was granted: the slots whose entities it
 //! creates and runs.
 
-use super::ANSWER_GRACE_MS;
+use crate::ANSWER_GRACE_MS;
 use crate::links::Outgoing;
 use crate::rules::Choice::PurgeNoticeLayout;
 use crate::rules::Rule;

@@ -3,7 +3,7 @@
 //! 20, which the host answers with a message 0 grant (AH "The main messages"; SR "hand out
 //! entity indices"; facts 4.3, 4.4; SLOTS-01, SLOTS-02, HOST-04).
 
-use super::ANSWER_GRACE_MS;
+use crate::ANSWER_GRACE_MS;
 use crate::links::Outgoing;
 use crate::rules::Rule;
 use crate::verdict::Verdict;

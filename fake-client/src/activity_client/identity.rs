@@ -4,7 +4,7 @@
 //! 4.12; HOST-15). What the client changes is field 6, whose meaning the pages do not give;
 //! fields 1 and 2 stay -1 (MEMBER-04).
 
-use super::ANSWER_GRACE_MS;
+use crate::ANSWER_GRACE_MS;
 use crate::links::Outgoing;
 use crate::rules::Rule;
 use crate::verdict::Verdict;

@@ -6,8 +6,8 @@
 //! state byte kept, the presence bit of every key the client registered cleared, roster
 //! enable set, no Auth body and no grant. No roster follows it on that link.
 
-use super::ANSWER_GRACE_MS;
 use super::roster::registered_keys;
+use crate::ANSWER_GRACE_MS;
 use crate::links::Outgoing;
 use crate::rules::Rule;
 use crate::verdict::Verdict;

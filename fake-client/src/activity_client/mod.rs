@@ -63,10 +63,6 @@ use tick_budget::TickBudget;
 use unasked::Unasked;
 use vex_wire::time::Instant;
 
-/// A request the client made in a run's last second is not judged at its end: its
-/// answer may still be on the wire.
-const ANSWER_GRACE_MS: u64 = 1000;
-
 /// One activity client and what the host has told it (AH "Host to client, service 9").
 #[derive(Debug)]
 pub(crate) struct ActivityClient {

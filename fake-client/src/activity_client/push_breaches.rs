@@ -1052,7 +1052,7 @@ fn no_message_5_between_the_region_report_and_the_roster_request() {
     ask_snapshot(&mut j, true);
     j.push(ids::SENSOR_AUTH_UPDATE, owed());
     j.client
-        .finish(&mut j.verdict, Instant::from_millis(super::ANSWER_GRACE_MS));
+        .finish(&mut j.verdict, Instant::from_millis(crate::ANSWER_GRACE_MS));
     assert_eq!(j.verdict.rules(), [Rule::Host03], "answered in part");
 }
 

@@ -2,7 +2,7 @@
 //! 11 (start_new_activity) asks for the whole snapshot, and the host owes messages 1, 2 and
 //! 12, then 5, in that order (SR "What each client message gets"; facts 4.14; HOST-03).
 
-use super::ANSWER_GRACE_MS;
+use crate::ANSWER_GRACE_MS;
 use crate::links::Outgoing;
 use crate::rules::{Choice, Rule};
 use crate::verdict::Verdict;

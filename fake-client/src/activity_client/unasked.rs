@@ -9,7 +9,7 @@
 //! that remain"), on a beat the pages give no tolerance for, and lands beside a
 //! snapshot's own message 1, so a repeat of it cannot be told from a keepalive's.
 
-use super::ANSWER_GRACE_MS;
+use crate::ANSWER_GRACE_MS;
 use crate::links::Sent;
 use crate::rules::Rule;
 use crate::verdict::Verdict;
