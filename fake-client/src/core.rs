@@ -241,7 +241,7 @@ impl ClientCore {
             );
             self.verdict.violate(rule, None, None, reason);
         }
-        self.judge_barrier();
+        self.judge_barrier(now);
         if let Some(activity) = &self.activity {
             activity.finish(&mut self.verdict, now);
         }

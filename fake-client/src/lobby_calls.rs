@@ -184,8 +184,9 @@ impl ClientCore {
     /// Service 11: the reply echoes the opcode and the transaction and reads as its
     /// opcode's definition (WS-02); a reply that does not complete names no revision
     /// (WS-01); one that completes naming a revision parks its operation until the
-    /// family-4 copy reaches it (`version_barrier.rs`).
-    fn on_web_service(&mut self, idx: u64, body: &[u8]) {
+    /// family-4 copy reaches it (`version_barrier.rs`). The reply is frame `idx`, read at
+    /// `now`.
+    fn on_web_service(&mut self, (idx, now): (u64, Instant), body: &[u8]) {
         let Some((opcode, transaction)) = self.web_service.0.pop_front() else {
             return;
         };
@@ -199,6 +200,7 @@ impl ClientCore {
                 transaction,
                 revision: s.value,
                 frame: idx,
+                at: now,
             };
             let held = self.store.version(queuez::ACCOUNT_FAMILY);
             self.barrier.park(parked, held);
@@ -272,12 +274,17 @@ impl ClientCore {
     }
 
     /// The answer to lobby call `request`, read as its codec reads it.
-    pub(crate) fn on_lobby_answer(&mut self, idx: u64, request: u16, body: &[u8]) {
+    pub(crate) fn on_lobby_answer(
+        &mut self,
+        (idx, now): (u64, Instant),
+        request: u16,
+        body: &[u8],
+    ) {
         if request == matchmaking::REQUEST {
             return self.on_matchmaking(idx, body);
         }
         if request == web_service::REQUEST {
-            return self.on_web_service(idx, body);
+            return self.on_web_service((idx, now), body);
         }
         let asked = self.translation_request().identity;
         let found = match lobby_reply(request) {

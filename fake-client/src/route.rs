@@ -105,7 +105,7 @@ impl ClientCore {
                     || lobby == web_service::REQUEST
                     || lobby_reply(lobby).is_some() =>
             {
-                self.on_lobby_answer(idx, lobby, body)
+                self.on_lobby_answer((idx, now), lobby, body)
             }
             _ => {} // a 128-byte 31: the client reads nothing more
         }

@@ -37,7 +37,7 @@ impl ActivityClient {
     fn on_join_result(&mut self, cx: &mut Context<'_>, idx: u64, payload: &[u8]) {
         let Some(r) = self
             .join
-            .accept(cx.verdict, idx, payload, cx.config.join_nonce)
+            .accept(cx.verdict, (idx, cx.now), payload, cx.config.join_nonce)
         else {
             return;
         };
@@ -232,7 +232,7 @@ impl ActivityClient {
             cx.verdict,
             scenario,
             (bubble, asked),
-            idx,
+            (idx, cx.now),
             payload,
             prefix_bits,
         );

@@ -3,6 +3,7 @@
 //! join_request named and be message 4; after it, every push must carry the id message 4
 //! stored, and the burst owed after message 4 must arrive whole and in order.
 
+use crate::ANSWER_GRACE_MS;
 use crate::rules::Rule;
 use crate::verdict::{Verdict, bit_of};
 use std::collections::VecDeque;
@@ -10,6 +11,7 @@ use vex_wire::activity::body::Body;
 use vex_wire::activity::envelope::PushHeader;
 use vex_wire::activity::ids;
 use vex_wire::activity::join::{JOIN_REQUEST_BITS, JoinResult};
+use vex_wire::time::Instant;
 
 /// The burst after message 4 (JOIN-02); message 12 follows "when ready".
 const BURST_AFTER_JOIN: [u32; 4] = [
@@ -51,6 +53,8 @@ pub(crate) struct Join {
     stored_id: u64,
     /// The burst messages still owed after message 4, in order (JOIN-02).
     burst_owed: VecDeque<u32>,
+    /// When message 4 started the burst.
+    burst_since: Instant,
 }
 
 impl Join {
@@ -65,6 +69,7 @@ impl Join {
             established: false,
             stored_id: 0,
             burst_owed: VecDeque::new(),
+            burst_since: Instant::default(),
         }
     }
 
@@ -141,11 +146,11 @@ impl Join {
     }
 
     /// Message 4 on the pre-join arm (JOIN-03 to JOIN-06): the result the join was
-    /// accepted with, which stores its host id and starts the burst.
+    /// accepted with, which stores its host id and starts the burst at `now`.
     pub(super) fn accept(
         &mut self,
         verdict: &mut Verdict,
-        idx: u64,
+        (idx, now): (u64, Instant),
         payload: &[u8],
         nonce: u32,
     ) -> Option<JoinResult> {
@@ -180,6 +185,7 @@ impl Join {
         self.established = true;
         self.stored_id = host_id;
         self.burst_owed = BURST_AFTER_JOIN.into_iter().collect();
+        self.burst_since = now;
         if host_id == 0 {
             let reason = "join_result stores host id 0: every later push is dropped".to_string();
             verdict.violate(Rule::Join06, f, Some(HOST_ID_BIT), reason);
@@ -202,9 +208,10 @@ impl Join {
         in_burst
     }
 
-    /// At the deadline: a burst still owed was never sent whole (JOIN-02).
-    pub(super) fn check_burst_owed(&self, verdict: &mut Verdict) {
-        if !self.burst_owed.is_empty() {
+    /// At the deadline `now`: a burst still owed was never sent whole (JOIN-02), unless
+    /// message 4 came less than [`ANSWER_GRACE_MS`] before and the rest may be on the wire.
+    pub(super) fn check_burst_owed(&self, verdict: &mut Verdict, now: Instant) {
+        if !self.burst_owed.is_empty() && now.since(self.burst_since) >= ANSWER_GRACE_MS {
             let owed: Vec<u32> = self.burst_owed.iter().copied().collect();
             let reason = format!("the join burst never sent messages {owed:?}");
             verdict.violate(Rule::Join02, None, None, reason);
@@ -219,6 +226,10 @@ mod tests {
 
     const SESSION: u64 = 0x9EAA_3001_0020_0001;
     const NONCE: u32 = 0x1122_3344;
+    /// When the tests' join_result comes.
+    const T0: Instant = Instant::from_millis(0);
+    /// The tests' run's end: the grace after [`T0`], when a burst still owed is judged.
+    const END: Instant = Instant::from_millis(ANSWER_GRACE_MS);
 
     /// A join_result accepting a join of [`SESSION`] with `result`.
     fn join_result(result: i8) -> Vec<u8> {
@@ -230,7 +241,7 @@ mod tests {
 
     fn rules_for(payload: &[u8]) -> Vec<Rule> {
         let (mut join, mut v) = (Join::new(SESSION, false, false), Verdict::new());
-        join.accept(&mut v, 1, payload, NONCE);
+        join.accept(&mut v, (1, T0), payload, NONCE);
         v.rules()
     }
 
@@ -272,7 +283,7 @@ mod tests {
         let (mut j, mut v) = fresh();
         let arm = j.arm(&mut v, 0, &push(SESSION, ids::JOIN_RESULT));
         assert_eq!(arm, Some(Arm::JoinResult));
-        assert!(j.accept(&mut v, 0, &join_result(0), NONCE).is_some());
+        assert!(j.accept(&mut v, (0, T0), &join_result(0), NONCE).is_some());
         assert!(v.rules().is_empty());
         (j, v)
     }
@@ -322,7 +333,7 @@ mod tests {
         }
         let (mut j, mut v) = fresh();
         j.arm(&mut v, 1, &push(SESSION, ids::JOIN_RESULT));
-        assert!(j.accept(&mut v, 1, &join_result(1), NONCE).is_none());
+        assert!(j.accept(&mut v, (1, T0), &join_result(1), NONCE).is_none());
         assert!(!j.established());
         assert_eq!(j.arm(&mut v, 2, &push(SESSION, 0)), None);
         assert_eq!(v.rules(), [Rule::Join04, Rule::Env06]);
@@ -347,7 +358,7 @@ mod tests {
             let first: Vec<Rule> = v.rules();
             assert_eq!(first, [Rule::Join01, Rule::Env06], "message {msg} first");
             j.arm(&mut v, 2, &push(SESSION, ids::JOIN_RESULT));
-            j.accept(&mut v, 2, &join_result(0), NONCE);
+            j.accept(&mut v, (2, T0), &join_result(0), NONCE);
             assert!(j.established());
             assert_eq!(v.rules(), first, "message {msg} first, then 4");
         }
@@ -392,7 +403,7 @@ mod tests {
         let body = join_result(0);
         let judged = |payload: &[u8]| {
             let (mut j, mut v) = fresh();
-            j.accept(&mut v, 1, payload, NONCE);
+            j.accept(&mut v, (1, T0), payload, NONCE);
             let got: Vec<_> = v.violations().iter().map(|x| (x.rule, x.bit)).collect();
             (got, j.established())
         };
@@ -432,7 +443,7 @@ mod tests {
         let request = JoinRequest::new(NONCE, 0, 7, 9);
         let zero = JoinResult::accept(&request, SESSION).encode().unwrap();
         j.arm(&mut v, 1, &push(SESSION, ids::JOIN_RESULT));
-        assert!(j.accept(&mut v, 1, &zero, NONCE).is_some());
+        assert!(j.accept(&mut v, (1, T0), &zero, NONCE).is_some());
         let got: Vec<_> = v.violations().iter().map(|x| (x.rule, x.bit)).collect();
         assert_eq!(got, [(Rule::Join06, Some(HOST_ID_BIT))]);
         for session in [SESSION, 0] {
@@ -455,7 +466,7 @@ mod tests {
         for (i, msg) in after.iter().enumerate() {
             j.observe(&mut v, i as u64, *msg);
         }
-        j.check_burst_owed(&mut v);
+        j.check_burst_owed(&mut v, END);
         v.rules()
     }
 
@@ -485,5 +496,18 @@ mod tests {
         ] {
             assert_eq!(burst_rules(&after), [Rule::Join02], "{after:?}");
         }
+    }
+
+    /// JOIN-02 at a run's end: a burst message 4 started less than [`ANSWER_GRACE_MS`]
+    /// before may still be on the wire and is not judged; one started that long before is.
+    #[test]
+    fn a_burst_started_just_before_the_end_is_not_judged() {
+        let owed_at = |end: u64| {
+            let (j, mut v) = joined();
+            j.check_burst_owed(&mut v, Instant::from_millis(end));
+            v.rules()
+        };
+        assert_eq!(owed_at(ANSWER_GRACE_MS - 1), [], "within the grace");
+        assert_eq!(owed_at(ANSWER_GRACE_MS), [Rule::Join02]);
     }
 }

@@ -161,8 +161,8 @@ impl ActivityClient {
     /// The run's deadline `now` passed: what the host still owes it (JOIN-02, LEAVE-01,
     /// HOST-04, HOST-03, HOST-15, HOST-08, AUTH-16, SEED-05).
     pub(crate) fn finish(&self, verdict: &mut Verdict, now: Instant) {
-        self.join.check_burst_owed(verdict);
-        self.roster.check_spawned(verdict);
+        self.join.check_burst_owed(verdict, now);
+        self.roster.check_spawned(verdict, now);
         self.leave.check_answered(verdict, now);
         self.slots.check_answered(verdict, now);
         self.refresh.check_answered(verdict, now);

@@ -8,6 +8,7 @@ use super::block_judge::{mismatch, misread_block, skipped_block, why_misread};
 use super::player_key::{Place, check_player_key};
 use super::slot_bodies::{self, At, Part, Standing};
 use super::state_bytes::StateBytes;
+use crate::ANSWER_GRACE_MS;
 use crate::rules::Rule;
 use crate::verdict::{Verdict, key_of};
 use std::collections::{BTreeMap, BTreeSet};
@@ -20,6 +21,7 @@ use vex_wire::activity::slot::{
 use vex_wire::bits::Bits;
 use vex_wire::scenario::{Scenario, SlotDecl};
 use vex_wire::schema::Value;
+use vex_wire::time::Instant;
 
 /// Sends in a row that move a type-3 generation alone before the host is taken not to
 /// re-send the one it holds (T3-02).
@@ -109,35 +111,45 @@ enum SpawnGate {
     /// No type-17 body yet.
     #[default]
     Unseen,
-    /// The last type-17 body, in frame `idx`, holds the spawn with `state`.
-    Held { idx: u64, state: i128 },
+    /// The last type-17 body, in frame `idx`, holds the spawn with `state`; the gate has
+    /// been held since `since`.
+    Held {
+        idx: u64,
+        state: i128,
+        since: Instant,
+    },
     /// A body opened it: the player spawned.
     Open,
 }
 
 impl SpawnGate {
-    /// A type-17 `body` in frame `idx` reached the player spawn gate: one of the states
-    /// it accepts opens it for good (SEED-05).
-    fn pass(&mut self, idx: u64, body: &Value) {
-        if *self == SpawnGate::Open {
-            return;
-        }
+    /// A type-17 `body` in frame `idx`, read at `now`, reached the player spawn gate: one
+    /// of the states it accepts opens it for good (SEED-05).
+    fn pass(&mut self, (idx, now): (u64, Instant), body: &Value) {
+        let since = match *self {
+            SpawnGate::Open => return,
+            SpawnGate::Held { since, .. } => since,
+            SpawnGate::Unseen => now,
+        };
         if let Some(state) = slot_bodies::lifetime_state(body) {
             *self = if slot_bodies::opens_spawn_gate(state) {
                 SpawnGate::Open
             } else {
-                SpawnGate::Held { idx, state }
+                SpawnGate::Held { idx, state, since }
             };
         }
     }
 }
 
 impl Roster {
-    /// At the run's end: a spawn gate type-17 bodies reached and none opened holds the
-    /// player out of the world for good (SEED-05, effect hang). A loading state sent before
-    /// the live one is no breach.
-    pub(super) fn check_spawned(&self, verdict: &mut Verdict) {
-        if let SpawnGate::Held { idx, state } = self.spawn_gate {
+    /// At the run's end `now`: a spawn gate type-17 bodies reached and none opened holds
+    /// the player out of the world for good (SEED-05, effect hang). A loading state sent
+    /// before the live one is no breach, nor one the host had less than
+    /// [`ANSWER_GRACE_MS`] to follow.
+    pub(super) fn check_spawned(&self, verdict: &mut Verdict, now: Instant) {
+        if let SpawnGate::Held { idx, state, since } = self.spawn_gate
+            && now.since(since) >= ANSWER_GRACE_MS
+        {
             let reason = format!(
                 "the player never spawned: the last type-17 lifetime state, {state}, is not one the spawn gate accepts (3, 6 or 10)"
             );
@@ -173,7 +185,7 @@ impl Roster {
         verdict: &mut Verdict,
         scenario: &Scenario,
         (bubble, snapshot): (u8, bool),
-        idx: u64,
+        (idx, now): (u64, Instant),
         message: &[u8],
         prefix_bits: usize,
     ) -> bool {
@@ -334,7 +346,7 @@ impl Roster {
                 };
                 slot_bodies::check(verdict, at, s.slot_type, body, before, standing);
                 if s.slot_type == TYPE_LIFETIME {
-                    self.spawn_gate.pass(idx, body);
+                    self.spawn_gate.pass((idx, now), body);
                 }
                 if s.slot_type == TYPE_PARTICIPATION {
                     let first = group
@@ -706,6 +718,11 @@ mod tests {
     use vex_wire::activity::slot::SlotSchemas;
     use vex_wire::bits::Bits;
 
+    /// When the tests' messages are read.
+    const T0: Instant = Instant::from_millis(0);
+    /// The tests' run's end: the grace after [`T0`], when whatever is owed is judged.
+    const END: Instant = Instant::from_millis(ANSWER_GRACE_MS);
+
     /// The spawn gate's group of the schema-pairs scenario, its type-17 slot carrying
     /// `lifetime` (a body, or reset-only for none).
     fn lifetime_message(lifetime: Option<Bits>) -> Vec<u8> {
@@ -741,7 +758,14 @@ mod tests {
         let (mut roster, mut v) = (Roster::default(), Verdict::new());
         for (i, (message, snapshot)) in messages.iter().enumerate() {
             let at = roster.incoming().read_prefix(message).unwrap();
-            assert!(roster.read(&mut v, &scenario, (0, *snapshot), i as u64, message, at));
+            assert!(roster.read(
+                &mut v,
+                &scenario,
+                (0, *snapshot),
+                (i as u64, T0),
+                message,
+                at
+            ));
         }
         v.rules()
     }
@@ -894,7 +918,7 @@ slots = [
     fn read_message(scenario: &Scenario, bubble: u8, message: &[u8]) -> (bool, Vec<Rule>) {
         let (mut roster, mut v) = (Roster::default(), Verdict::new());
         let at = roster.incoming().read_prefix(message).unwrap();
-        let applied = roster.read(&mut v, scenario, (bubble, false), 1, message, at);
+        let applied = roster.read(&mut v, scenario, (bubble, false), (1, T0), message, at);
         (applied, v.rules())
     }
 
@@ -1155,7 +1179,14 @@ slots = [
                             roster.held.values_mut().for_each(|h| h.from = None);
                         }
                         let at = roster.incoming().read_prefix(message).unwrap();
-                        assert!(roster.read(&mut v, scenario, (0, *snapshot), idx, message, at));
+                        assert!(roster.read(
+                            &mut v,
+                            scenario,
+                            (0, *snapshot),
+                            (idx, T0),
+                            message,
+                            at
+                        ));
                         idx += 1;
                     }
                     Step::Sweep => roster.sweep(),
@@ -1400,8 +1431,40 @@ slots = [
         let steps: Vec<Step<'_>> = messages.iter().map(|m| Step::Read(m, false)).collect();
         let (roster, mut v) = run(&scenario, &steps);
         assert_eq!(found(&v), [], "{states:?}: nothing before the end");
-        roster.check_spawned(&mut v);
+        roster.check_spawned(&mut v, END);
         found(&v)
+    }
+
+    /// SEED-05 at a run's end: a gate held since less than [`ANSWER_GRACE_MS`] before the
+    /// end may have its live state on the wire and is not judged; one held that long is.
+    /// The gate is held since its first holding state, not its last.
+    #[test]
+    fn a_spawn_gate_held_just_before_the_end_is_not_judged() {
+        let scenario = vex_wire::scenario_file::parse(SCHEMA_PAIRS).unwrap();
+        let judged_at = |reads: &[u64], end: u64| {
+            let (mut roster, mut v) = (Roster::default(), Verdict::new());
+            for (idx, at) in reads.iter().enumerate() {
+                let message = lifetime_message(Some(lifetime_in(2)));
+                let bits = roster.incoming().read_prefix(&message).unwrap();
+                let now = Instant::from_millis(*at);
+                let read = (idx as u64, now);
+                assert!(roster.read(&mut v, &scenario, (0, false), read, &message, bits));
+            }
+            roster.check_spawned(&mut v, Instant::from_millis(end));
+            v.rules()
+        };
+        let grace = ANSWER_GRACE_MS;
+        assert_eq!(
+            judged_at(&[5_000], 5_000 + grace - 1),
+            [],
+            "within the grace"
+        );
+        assert_eq!(judged_at(&[5_000], 5_000 + grace), [Rule::Seed05]);
+        assert_eq!(
+            judged_at(&[5_000, 5_500], 5_000 + grace),
+            [Rule::Seed05],
+            "held since the first loading state"
+        );
     }
 
     /// SEED-05: each lifetime state from -1 to 10 as the only type-17 body: 3, 6 and 10
@@ -1441,7 +1504,7 @@ slots = [
             &scenario,
             &[Step::Read(&loading, false), Step::Read(&skipped, false)],
         );
-        roster.check_spawned(&mut v);
+        roster.check_spawned(&mut v, END);
         assert_eq!(
             found(&v),
             [(Rule::Auth07, Some(1), None), (Rule::Seed05, Some(0), None)],
