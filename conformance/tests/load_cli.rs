@@ -96,6 +96,61 @@ fn a_host_that_breaks_a_rule_under_load_fails_the_run_with_that_rule() {
     );
 }
 
+/// `--shards 2`: two processes drive a group each and the figures merge: both shards'
+/// clients are in the violations and their examples, and every client's keepalives in the
+/// series.
+#[test]
+fn a_sharded_load_merges_what_each_shard_found() {
+    let port = free_port();
+    let target = format!("127.0.0.1:{port}");
+    let _host = Host(
+        Command::new(VEX)
+            .args(["host", "--listen", &target, "--fault", "SlowKeepalive"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    wait_listening(&target);
+    let out = vex(&[
+        "load",
+        "--target",
+        &target,
+        "--shards",
+        "2",
+        "--clients",
+        "8",
+        "--group",
+        "4",
+        "--duration",
+        "15s",
+        "--ramp",
+        "1s",
+        "--json",
+    ]);
+    let f = figures(&out);
+    assert_eq!(out.status.code(), Some(1), "{f}");
+    assert_eq!(
+        f["generator_processes"], 3.0,
+        "this one and two shards: {f}"
+    );
+    assert_eq!(f["clients"], 8.0, "{f}");
+    assert!(f["lives"].as_f64().unwrap() >= 8.0, "{f}");
+    assert!(
+        f["violations_by_rule"]["LINK-03"].as_f64().unwrap() >= 8.0,
+        "every client's: {f}"
+    );
+    let examples = f["violation_examples"].to_string();
+    for client in [0, 4] {
+        assert!(
+            examples.contains(&format!("client {client}:")),
+            "shard {}'s first client: {f}",
+            client / 4
+        );
+    }
+    assert!(f["generator_cpu_s"].as_f64().unwrap() > 0.0, "{f}");
+}
+
 #[test]
 fn a_host_that_cannot_be_reached_is_an_error() {
     let target = format!("127.0.0.1:{}", free_port());

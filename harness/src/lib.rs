@@ -13,6 +13,7 @@ pub mod load;
 pub mod load_client;
 pub mod load_figures;
 pub mod load_process;
+pub mod load_shard;
 pub mod pair;
 pub mod replay;
 pub mod report;

@@ -9,6 +9,7 @@ use crate::tcp::{Observer, Run, drive_observed};
 use crate::transcript::Direction;
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::net::SocketAddrV4;
 use std::sync::Arc;
@@ -195,12 +196,18 @@ impl Observer for LifeWatch {
             self.tally.add(|s| {
                 s.frames_received += 1;
                 if let Some((name, asked)) = answered {
-                    s.latency.entry(name).or_default().record(micros(asked, at));
+                    s.latency
+                        .entry(Cow::Borrowed(name))
+                        .or_default()
+                        .record(micros(asked, at));
                 }
                 let route = micros(began, at);
                 if joined {
                     s.joins += 1;
-                    s.latency.entry("join").or_default().record(route);
+                    s.latency
+                        .entry(Cow::Borrowed("join"))
+                        .or_default()
+                        .record(route);
                 }
                 if let Some(p) = process.filter(|_| placed || joined) {
                     let p = s.per_process.entry(p).or_default();
@@ -234,7 +241,7 @@ impl Observer for LifeWatch {
                 if let Some(init) = self.init_at.take() {
                     self.tally.add(|s| {
                         s.peer_associated += 1;
-                        let handshake = s.latency.entry("association").or_default();
+                        let handshake = s.latency.entry(Cow::Borrowed("association")).or_default();
                         handshake.record(micros(init, at));
                     });
                 }

@@ -3,6 +3,7 @@
 //! figure named with its unit for `vex load --json`.
 
 use hdrhistogram::Histogram;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::net::SocketAddrV4;
 use std::sync::{Mutex, PoisonError};
@@ -32,6 +33,19 @@ impl Series {
     /// Adds one sample of `micros`.
     pub fn record(&mut self, micros: u64) {
         self.0.saturating_record(micros);
+    }
+
+    /// Adds every sample of `other`, one past this series' range counting as an hour.
+    pub fn merge(&mut self, other: &Histogram<u64>) {
+        for v in other.iter_recorded() {
+            self.0
+                .saturating_record_n(v.value_iterated_to(), v.count_at_value());
+        }
+    }
+
+    /// The samples themselves.
+    pub fn histogram(&self) -> &Histogram<u64> {
+        &self.0
     }
 
     /// The samples' count and percentiles.
@@ -73,6 +87,15 @@ pub struct ProcessSamples {
     pub join: Series,
 }
 
+impl ProcessSamples {
+    /// Adds `other`'s lives, joins and route latencies to these.
+    pub fn merge(&mut self, other: &ProcessSamples) {
+        self.lives += other.lives;
+        self.joins += other.joins;
+        self.join.merge(other.join.histogram());
+    }
+}
+
 /// Everything the clients of a run recorded, merged.
 #[derive(Debug, Clone, Default)]
 pub struct Samples {
@@ -80,7 +103,7 @@ pub struct Samples {
     /// then one per request the host answers (`hello`, `host_lookup`, `session`,
     /// `join_result`, `entity_slots`, `roster_request`), and with `--peer` `association`
     /// (from the association's init to its cookie ack).
-    pub latency: BTreeMap<&'static str, Series>,
+    pub latency: BTreeMap<Cow<'static, str>, Series>,
     /// How far each host keepalive (message 1) came from its 2-second interval.
     pub keepalive_jitter: Series,
     /// The latest keepalive: how late (microseconds past its 2-second interval), and when
@@ -118,6 +141,40 @@ pub struct Samples {
 }
 
 impl Samples {
+    /// Adds what another part of the run recorded (a shard of `vex load --shards`, or a
+    /// run's share on another machine): series merge sample by sample, counts add up, the
+    /// latest keepalive is the later of the two, and examples are kept to [`EXAMPLES`].
+    pub fn merge(&mut self, other: &Samples) {
+        for (name, series) in &other.latency {
+            let mine = self.latency.entry(name.clone()).or_default();
+            mine.merge(series.histogram());
+        }
+        self.keepalive_jitter
+            .merge(other.keepalive_jitter.histogram());
+        if let Some((late, at)) = other.keepalive_worst {
+            self.keepalive(late, at);
+        }
+        self.message_1_after_leave += other.message_1_after_leave;
+        self.client_timer_late
+            .merge(other.client_timer_late.histogram());
+        for (rule, n) in &other.violations {
+            *self.violations.entry(*rule).or_default() += n;
+        }
+        let room = EXAMPLES.saturating_sub(self.examples.len());
+        self.examples
+            .extend(other.examples.iter().take(room).cloned());
+        self.failures.extend(other.failures.iter().cloned());
+        self.lives += other.lives;
+        self.joins += other.joins;
+        self.peer_associated += other.peer_associated;
+        self.peer_in_group_session += other.peer_in_group_session;
+        self.frames_sent += other.frames_sent;
+        self.frames_received += other.frames_received;
+        for (address, process) in &other.per_process {
+            self.per_process.entry(*address).or_default().merge(process);
+        }
+    }
+
     /// Adds a violation of `rule` described by `line`.
     pub fn violation(&mut self, rule: Rule, line: String) {
         *self.violations.entry(rule).or_default() += 1;
@@ -188,7 +245,7 @@ impl Tally {
 }
 
 /// What one process used.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ProcessUse {
     /// CPU time, user and system, in seconds.
     pub cpu_s: f64,
@@ -226,8 +283,10 @@ pub struct LoadFigures {
     pub host: Option<ProcessUse>,
     /// Each host process's own use, when it ran on this machine, by its address.
     pub host_processes: BTreeMap<SocketAddrV4, ProcessUse>,
-    /// The load generator's own use.
+    /// The load generator's own use: every process of it summed.
     pub generator: ProcessUse,
+    /// The load generator's processes: this one, and its `--shards`.
+    pub generator_processes: usize,
 }
 
 impl LoadFigures {
@@ -276,6 +335,10 @@ impl LoadFigures {
         let s = &self.samples;
         let mut out = vec![
             ("clients".to_string(), self.clients as f64),
+            (
+                "generator_processes".to_string(),
+                self.generator_processes as f64,
+            ),
             ("duration_s".to_string(), self.duration_s),
             ("lives".to_string(), s.lives as f64),
             ("joins".to_string(), s.joins as f64),

@@ -1,8 +1,10 @@
 //! `vex load`: many emulated clients against one host, with a progress bar, and at the end
 //! joins per second, latency percentiles per message, keepalive jitter, violations by rule,
 //! and what the host (when local) and the load generator used (issue "Under load and
-//! faults": load).
+//! faults": load). With `--shards N` the clients are driven by N processes of this program
+//! whose samples merge into the run's (`load_shards.rs`).
 
+use crate::load_shards::{Shards, end_line, start_at, start_instant, write_line};
 use crate::spawn::Spawned;
 use crate::{Keys, error, load_scenario};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -15,9 +17,11 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 use tempfile::TempDir;
-use vex_harness::load::{LoadPlan, run};
+use tokio::task::JoinHandle;
+use vex_harness::load::{LoadPlan, Shard, run};
 use vex_harness::load_figures::{LoadFigures, ProcessUse, Samples, Tally};
 use vex_harness::load_process::ProcessMeter;
+use vex_harness::load_shard::ShardLine;
 use vex_host::Limits;
 use vex_wire::scenario::Scenario;
 
@@ -64,6 +68,18 @@ pub struct LoadArgs {
     /// A client then holds a UDP socket too.
     #[arg(long)]
     peer: bool,
+    /// Drive the clients from this many processes of this program, each a share of whole
+    /// activities, their figures merged (one a core at most helps). A process holds two
+    /// descriptors a client, so past about 9,900 clients a run needs two.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=64))]
+    shards: u8,
+    /// Drive only shard K of `--shards` (from 0) and write its progress and samples as
+    /// JSON lines: how `--shards` runs its processes.
+    #[arg(long, hide = true, requires = "target")]
+    shard: Option<u8>,
+    /// When the shard's schedule starts, in Unix milliseconds (with `--shard`).
+    #[arg(long, hide = true, requires = "shard")]
+    start_at: Option<u64>,
     /// Print the figures as one JSON object, each named with its unit.
     #[arg(long)]
     json: bool,
@@ -81,10 +97,13 @@ pub async fn load(args: LoadArgs) -> ExitCode {
     // before them, writes the host took late
     crate::init_logs("error");
     let scenario = match load_scenario(args.scenario.as_deref()) {
-        Ok(s) => s,
+        Ok(s) => s.unwrap_or_else(Scenario::builtin),
         Err(code) => return code,
     };
-    if let Err(why) = enough_descriptors(args.clients, args.peer) {
+    if let Some(index) = args.shard {
+        return drive_shard(&args, usize::from(index), scenario).await;
+    }
+    if let Err(why) = enough_descriptors(descriptors_needed(&args)) {
         eprintln!("vex load: {why}");
         return error();
     }
@@ -105,32 +124,26 @@ pub async fn load(args: LoadArgs) -> ExitCode {
         }
         (args.target.clone(), Vec::new(), None)
     };
-    let plan = LoadPlan {
-        targets: targets.clone(),
-        clients: args.clients,
-        duration: args.duration,
-        ramp: args.ramp,
-        group: usize::from(args.group),
-        scenario: scenario.unwrap_or_else(Scenario::builtin),
-        signon: args.keys.keys(),
-        peer: args.peer,
-    };
     let mut host_meters: Vec<(SocketAddrV4, ProcessMeter)> = hosts
         .iter()
         .filter_map(|(a, h)| Some((*a, ProcessMeter::new(h.pid()?))))
         .collect();
+    let (driver, started) = match Driver::start(&args, &targets, scenario) {
+        Ok(started) => started,
+        Err(why) => {
+            eprintln!("vex load: {why}");
+            return error();
+        }
+    };
     let mut own_meter = ProcessMeter::this_process();
-    let tally = Arc::new(Tally::default());
     let bar = progress(&args);
     // elsewhere than a terminal, as in a CI log: a line now and then
     let lines = bar.is_hidden() && !args.quiet;
     let mut next_line = LINE_EVERY_S;
     let warm_at = (args.ramp + SETTLE).min(args.duration / 3);
-    let started = tokio::time::Instant::now();
-    let running = tokio::spawn(run(plan, tally.clone()));
     let mut ticks = tokio::time::interval(Duration::from_secs(1));
     let mut warmed = false;
-    while !running.is_finished() {
+    while !driver.is_finished() {
         ticks.tick().await;
         own_meter.sample();
         let host_alive = host_meters.iter_mut().all(|(_, m)| m.sample());
@@ -146,7 +159,7 @@ pub async fn load(args: LoadArgs) -> ExitCode {
                 .sum::<f64>()
         });
         let seconds = started.elapsed().as_secs();
-        let (joins, violations) = tally.read(|s| (s.joins, s.violation_count()));
+        let (joins, violations) = driver.progress();
         let status = format!(
             "joins {joins}  violations {violations}{}{}",
             host_mib.map_or(String::new(), |m| format!("  host {m:.1} MiB")),
@@ -167,21 +180,26 @@ pub async fn load(args: LoadArgs) -> ExitCode {
         bar.set_message(status);
     }
     bar.finish_and_clear();
-    if let Err(e) = running.await {
-        eprintln!("vex load: the run failed: {e}");
-        return error();
-    }
-    let samples: Samples = tally.take();
+    let duration_s = started.elapsed().as_secs_f64();
+    let generator_processes = 1 + driver.shards();
+    let (samples, shards_used) = match driver.finish().await {
+        Ok(finished) => finished,
+        Err(why) => {
+            eprintln!("vex load: the run failed: {why}");
+            return error();
+        }
+    };
     own_meter.sample();
     let host_processes: BTreeMap<SocketAddrV4, ProcessUse> =
         host_meters.iter().map(|(a, m)| (*a, m.usage())).collect();
     let figures = LoadFigures {
         clients: args.clients,
-        duration_s: started.elapsed().as_secs_f64(),
+        duration_s,
         samples,
         host: host_processes.values().copied().reduce(ProcessUse::plus),
         host_processes,
-        generator: own_meter.usage(),
+        generator: own_meter.usage().plus(shards_used),
+        generator_processes,
     };
     if args.json {
         print_json(&figures);
@@ -210,18 +228,197 @@ pub async fn load(args: LoadArgs) -> ExitCode {
     }
 }
 
-/// Raises this process's file-descriptor limit to its hard limit (a host started here
-/// inherits it), and says so when that is still too few for `clients`.
-fn enough_descriptors(clients: usize, peer: bool) -> Result<(), String> {
+/// What drives the clients: this process, or shards of it.
+enum Driver {
+    /// The run in this process.
+    InProcess(JoinHandle<()>, Arc<Tally>),
+    /// The run in `--shards` processes.
+    Shards(Shards),
+}
+
+impl Driver {
+    /// Starts the run of `args` against `targets`, and when its schedule starts.
+    fn start(
+        args: &LoadArgs,
+        targets: &[SocketAddrV4],
+        scenario: Scenario,
+    ) -> Result<(Self, tokio::time::Instant), String> {
+        if args.shards == 1 {
+            let plan = plan(args, targets.to_vec(), scenario, Shard::WHOLE);
+            let tally = Arc::new(Tally::default());
+            let start = tokio::time::Instant::now();
+            let running = tokio::spawn(run(plan, start, tally.clone()));
+            return Ok((Driver::InProcess(running, tally), start));
+        }
+        let at = start_at();
+        let shards = Shards::start(usize::from(args.shards), |k| {
+            shard_args(args, targets, k, at)
+        })?;
+        Ok((Driver::Shards(shards), start_instant(at)))
+    }
+
+    /// The processes besides this one that drive clients.
+    fn shards(&self) -> usize {
+        match self {
+            Driver::InProcess(..) => 0,
+            Driver::Shards(shards) => shards.len(),
+        }
+    }
+
+    fn is_finished(&self) -> bool {
+        match self {
+            Driver::InProcess(running, _) => running.is_finished(),
+            Driver::Shards(shards) => shards.is_finished(),
+        }
+    }
+
+    /// Join results and violations so far.
+    fn progress(&self) -> (u64, u64) {
+        match self {
+            Driver::InProcess(_, tally) => tally.read(|s| (s.joins, s.violation_count())),
+            Driver::Shards(shards) => shards.progress(),
+        }
+    }
+
+    /// Everything the clients recorded, and what the processes besides this one used.
+    async fn finish(self) -> Result<(Samples, ProcessUse), String> {
+        match self {
+            Driver::InProcess(running, tally) => {
+                running.await.map_err(|e| e.to_string())?;
+                Ok((tally.take(), ProcessUse::default()))
+            }
+            Driver::Shards(shards) => shards.finish().await,
+        }
+    }
+}
+
+/// The plan of `args`'s run, against `targets`, for `shard`.
+fn plan(args: &LoadArgs, targets: Vec<SocketAddrV4>, scenario: Scenario, shard: Shard) -> LoadPlan {
+    LoadPlan {
+        targets,
+        clients: args.clients,
+        duration: args.duration,
+        ramp: args.ramp,
+        group: usize::from(args.group),
+        scenario,
+        signon: args.keys.keys(),
+        peer: args.peer,
+        shard,
+    }
+}
+
+/// Shard `k`'s command line: the run of `args` against `targets`, from `start_at`.
+fn shard_args(args: &LoadArgs, targets: &[SocketAddrV4], k: usize, start_at: u64) -> Vec<String> {
+    let duration = |d: Duration| humantime::format_duration(d).to_string();
+    let mut line: Vec<String> = [
+        "load",
+        "--quiet",
+        "--clients",
+        &args.clients.to_string(),
+        "--duration",
+        &duration(args.duration),
+        "--ramp",
+        &duration(args.ramp),
+        "--group",
+        &args.group.to_string(),
+        "--shards",
+        &args.shards.to_string(),
+        "--shard",
+        &k.to_string(),
+        "--start-at",
+        &start_at.to_string(),
+    ]
+    .map(String::from)
+    .into();
+    for t in targets {
+        line.extend(["--target".to_string(), t.to_string()]);
+    }
+    if let Some(file) = &args.scenario {
+        line.extend(["--scenario".to_string(), file.display().to_string()]);
+    }
+    if args.peer {
+        line.push("--peer".to_string());
+    }
+    line.extend(args.keys.args());
+    line
+}
+
+/// One shard's side of `--shards`: drives its share of the clients from `--start-at`,
+/// writing its progress each second and its samples at the end as JSON lines.
+async fn drive_shard(args: &LoadArgs, index: usize, scenario: Scenario) -> ExitCode {
+    let shard = Shard {
+        index,
+        count: usize::from(args.shards),
+    };
+    if index >= shard.count {
+        eprintln!("vex load: shard {index} of {} does not exist", shard.count);
+        return error();
+    }
+    let clients = shard.clients(args.clients, usize::from(args.group)).len();
+    let per_client = FDS_PER_CLIENT + u64::from(args.peer);
+    if let Err(why) = enough_descriptors(clients as u64 * per_client + FDS_SPARE) {
+        eprintln!("vex load: shard {index}: {why}");
+        return error();
+    }
+    let plan = plan(args, args.target.clone(), scenario, shard);
+    let start = args
+        .start_at
+        .map_or_else(tokio::time::Instant::now, start_instant);
+    let tally = Arc::new(Tally::default());
+    let running = tokio::spawn(run(plan, start, tally.clone()));
+    let mut meter = ProcessMeter::this_process();
+    let warm_at = start + (args.ramp + SETTLE).min(args.duration / 3);
+    let mut warmed = false;
+    let mut ticks = tokio::time::interval(Duration::from_secs(1));
+    while !running.is_finished() {
+        ticks.tick().await;
+        meter.sample();
+        if !warmed && tokio::time::Instant::now() >= warm_at {
+            warmed = true;
+            meter.warmed_up();
+        }
+        let (joins, violations) = tally.read(|s| (s.joins, s.violation_count()));
+        write_line(&ShardLine::Progress { joins, violations });
+    }
+    if let Err(e) = running.await {
+        let line = format!("shard {index}: the run failed: {e}");
+        tally.add(|s| s.failures.push(line));
+    }
+    meter.sample();
+    write_line(&end_line(&tally.take(), meter.usage()));
+    ExitCode::SUCCESS
+}
+
+/// The descriptors a process of `args`'s run needs at most: a shard's two a client (three
+/// with `--peer`), or a host process's share of every client's two links.
+fn descriptors_needed(args: &LoadArgs) -> u64 {
+    let count = usize::from(args.shards);
+    let group = usize::from(args.group);
+    let largest_shard = (0..count)
+        .map(|index| Shard { index, count }.clients(args.clients, group).len())
+        .max()
+        .unwrap_or(0);
+    let generator = largest_shard as u64 * (FDS_PER_CLIENT + u64::from(args.peer));
+    let host = if args.target.is_empty() {
+        args.clients as u64 * FDS_PER_CLIENT / u64::from(args.processes)
+    } else {
+        0
+    };
+    generator.max(host) + FDS_SPARE
+}
+
+/// Raises this process's file-descriptor limit to its hard limit (a host or shard started
+/// here inherits it), and says so when that is still fewer than `needed`.
+fn enough_descriptors(needed: u64) -> Result<(), String> {
     let (soft, hard) = getrlimit(Resource::RLIMIT_NOFILE).map_err(|e| e.to_string())?;
     if soft < hard {
         setrlimit(Resource::RLIMIT_NOFILE, hard, hard).map_err(|e| e.to_string())?;
     }
-    let needed = clients as u64 * (FDS_PER_CLIENT + u64::from(peer)) + FDS_SPARE;
     if hard < needed {
         return Err(format!(
-            "{clients} clients need {needed} open files, and this process may have {hard} \
-             (raise it with `ulimit -n {needed}`)"
+            "a process of this run needs {needed} open files, and may have {hard} (raise it \
+             with `ulimit -n {needed}`, or share the clients out with --shards and the host \
+             with --processes)"
         ));
     }
     Ok(())
@@ -395,11 +592,15 @@ fn print_text(figures: &LoadFigures, targets: &[SocketAddrV4], local: bool) {
         }
     }
     print_processes(figures);
+    let generator = match figures.generator_processes {
+        1 => "load generator".to_string(),
+        n => format!("load generator ({n} processes)"),
+    };
     let uses = figures
         .host
-        .map(|h| ("host (every process)", h))
+        .map(|h| ("host (every process)".to_string(), h))
         .into_iter()
-        .chain([("load generator", figures.generator)]);
+        .chain([(generator, figures.generator)]);
     for (who, u) in uses {
         out!(
             "{who}: cpu {:.1} s ({:.0}% of one core), memory {:.1} MiB after warm-up, {:.1} at the end, {:.1} at most",

@@ -26,6 +26,7 @@ mod client;
 mod decode;
 mod limits_args;
 mod load;
+mod load_shards;
 mod lobby;
 mod mission;
 mod mission_link;
@@ -83,6 +84,18 @@ impl Keys {
             aes: self.signon_aes_key.unwrap_or(SignOnKeys::DEVELOPMENT.aes),
             hmac: self.signon_hmac_key.unwrap_or(SignOnKeys::DEVELOPMENT.hmac),
         }
+    }
+
+    /// The options that give these keys to another process of this program.
+    fn args(&self) -> Vec<String> {
+        let keys = [
+            ("--signon-aes-key", self.signon_aes_key),
+            ("--signon-hmac-key", self.signon_hmac_key),
+        ];
+        keys.into_iter()
+            .filter_map(|(option, key)| Some([option.to_string(), hex::encode(key?)]))
+            .flatten()
+            .collect()
     }
 }
 
