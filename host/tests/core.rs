@@ -843,13 +843,17 @@ fn a_region_move_changes_the_advertised_host() {
 /// back (SR "Timed sends that remain": "a membership body held back for a missing host
 /// record is retried after 250 ms") while the store is asked where the region goes; the
 /// first retry after its answer names that process in the region's citizen record, under
-/// the next revision. The arrival region is the process's own; a move back asks nothing.
+/// the next revision. A change while the table waits (the member's identity, message 23)
+/// joins that revision: the retry's table carries it, one step on (MEMBER-07). The
+/// arrival region is the process's own; a move back asks nothing.
 #[test]
 fn in_a_fleet_a_region_move_waits_for_the_store_and_names_the_process_it_placed() {
     use vex_host::fleet_regions::RegionAsk;
     use vex_host::lobby::Placed;
     use vex_host::session_index::Indexed;
     use vex_wire::activity::client_state::{ClientState, RegionLeg};
+    use vex_wire::activity::identity::ClientIdentity;
+    use vex_wire::activity::membership::Member;
     use vex_wire::activity::membership::ReplicateMembership;
     use vex_wire::peer::join_descriptor::JoinDescriptor;
     let own = SocketAddrV4::new(Ipv4Addr::LOCALHOST, 30974);
@@ -890,6 +894,11 @@ fn in_a_fleet_a_region_move_waits_for_the_store_and_names_the_process_it_placed(
     };
     let answer = exchange(&mut h, &mut c, session, 3, 22, to(8));
     assert!(tables(&answer).is_empty(), "held back: {:?}", ids(&answer));
+    let mut identity = Member::seed(5, 0, 6);
+    identity.field6 = 77;
+    let body = ClientIdentity(identity).encode().unwrap();
+    let answer = exchange(&mut h, &mut c, session, 4, 23, body);
+    assert!(tables(&answer).is_empty(), "still held: {:?}", ids(&answer));
     let place = RegionAsk::Place {
         session,
         bubble: 1,
@@ -906,16 +915,104 @@ fn in_a_fleet_a_region_move_waits_for_the_store_and_names_the_process_it_placed(
     let [(12, body)] = retried.as_slice() else {
         panic!("the table at the retry: {:?}", ids(&retried));
     };
-    assert_eq!(host_of(body, 1), Some((revision + 1, other)));
+    assert_eq!(
+        host_of(body, 1),
+        Some((revision + 1, other)),
+        "the move and the identity under one revision"
+    );
     assert_eq!(host_of(body, 0), None, "the member left the arrival region");
+    let table = ReplicateMembership::decode(body).unwrap();
+    assert_eq!(table.members[0].as_ref().map(|m| m.field6), Some(77));
 
-    let back = exchange(&mut h, &mut c, session, 4, 22, to(0));
+    let back = exchange(&mut h, &mut c, session, 5, 22, to(0));
     assert_eq!(
         tables(&back).len(),
         1,
         "the arrival region's record is known"
     );
     assert_eq!(h.poll_region_ask(), None);
+}
+
+/// In a shared fleet, while the table waits for a host record, the owner leaves and joins
+/// its own session again: its burst goes without the table (a table under the revision
+/// that waits would be followed by another under the same revision, MEMBER-07), and at
+/// the retry every member gets the one table, one revision on from the last they had:
+/// the leave and the join joined the move's revision.
+#[test]
+fn in_a_fleet_changes_while_the_table_waits_go_out_as_one_revision() {
+    use vex_host::lobby::Placed;
+    use vex_host::session_index::Indexed;
+    use vex_wire::activity::client_state::{ClientState, RegionLeg};
+    use vex_wire::activity::small::{LEAVE_REASON_NONE, PeerLeave};
+    let own = SocketAddrV4::new(Ipv4Addr::LOCALHOST, 30974);
+    let other = SocketAddrV4::new(Ipv4Addr::new(127, 0, 0, 2), 30975);
+    let mut config = HostConfig::builtin(own);
+    config.shared = true;
+    let mut h = HostCore::new(config);
+    let joiner = LinkId(2);
+    let mut channels = Vec::new();
+    for (n, link) in [L, joiner].into_iter().enumerate() {
+        h.handle_connect(Instant::default(), link);
+        let mut c = hello(&mut h, link);
+        send_sealed(&mut h, link, &mut c, HOST_REQUEST, 1, &service6());
+        let asked = h.poll_index().unwrap();
+        h.handle_indexed(asked.ticket, Indexed::Next(n as u16 + 1));
+        let answer = response_body(&transmits(&mut h)[0], Some(&mut c));
+        channels.push((c, HostResponse::decode(&answer).unwrap().session_id));
+    }
+    let [(mut c, session), (mut c2, _)] = <[_; 2]>::try_from(channels).ok().unwrap();
+    // each message `msg` sent from `link` on `task`: the tables each link got after it
+    let mut send = |link: LinkId, task, msg, body: Vec<u8>| {
+        let channel = if link == L { &mut c } else { &mut c2 };
+        let n = ActivityNotification::new(session, msg, 0, body);
+        send_sealed(&mut h, link, channel, 8, task, &n.encode());
+        let (to_l, to_joiner): (Vec<Transmit>, Vec<Transmit>) =
+            transmits(&mut h).into_iter().partition(|t| t.link == L);
+        let (to_l, to_joiner) = (pushes(&to_l, &mut c), pushes(&to_joiner, &mut c2));
+        (
+            ids(&to_l),
+            tables(&to_l),
+            tables(&to_joiner),
+            h.poll_region_ask(),
+        )
+    };
+    let join = |key| JoinRequest::new(1, session, key, 6).encode().unwrap();
+    send(L, 2, 3, join(5));
+    let (_, to_l, _, _) = send(joiner, 2, 3, join(0x50));
+    let [(last, _)] = to_l[..] else {
+        panic!("the owner is told of the joiner: {to_l:?}");
+    };
+    let state = ClientState {
+        region: Some(RegionLeg { index: 8, hash: 0 }),
+        ..ClientState::default()
+    };
+    let (_, to_l, to_joiner, ask) = send(joiner, 3, 22, state.encode().unwrap());
+    assert_eq!((to_l, to_joiner), (vec![], vec![]), "held back");
+    assert!(ask.is_some(), "the store is asked where bubble 1 goes");
+    let leave = PeerLeave {
+        word_0: 0,
+        word_4: 0,
+        peer_key: 5,
+        reason_hash: LEAVE_REASON_NONE,
+    };
+    let (_, to_l, to_joiner, _) = send(L, 3, 15, leave.encode().unwrap());
+    assert_eq!((to_l, to_joiner), (vec![], vec![]), "still held");
+    let (burst, to_l, to_joiner, _) = send(L, 4, 3, join(5));
+    assert!(burst.contains(&4), "joined again: {burst:?}");
+    assert_eq!((to_l, to_joiner), (vec![], vec![]), "the burst waits too");
+    h.handle_region_placed(session, 1, Placed::At(other));
+    let retry_at = h.poll_timeout().unwrap();
+    h.handle_timeout(retry_at);
+    let (to_l, to_joiner) = by_link(transmits(&mut h), L);
+    let members = vec![5, 0x50];
+    let next = vec![(last + 1, members)];
+    assert_eq!(tables(&pushes(&to_l, &mut c)), next, "the owner");
+    assert_eq!(tables(&pushes(&to_joiner, &mut c2)), next, "the joiner");
+}
+
+/// `transmits` split into those to `link` and the rest.
+fn by_link(transmits: Vec<Transmit>, link: LinkId) -> (Vec<Transmit>, Vec<Transmit>) {
+    transmits.into_iter().partition(|t| t.link == link)
 }
 
 /// A retired group leaves the roster at once (SR "What the host pushes on its own": an

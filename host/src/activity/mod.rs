@@ -144,6 +144,16 @@ impl Activity {
         self.revision
     }
 
+    /// The table changed: it goes out under the next revision (MEMBER-07: +1 per
+    /// change). While the table is held back for a missing host record, a change joins
+    /// the revision that waits: every member gets that one table at the retry, and a
+    /// revision no table carried would be a step the clients never saw.
+    fn next_revision(&mut self) {
+        if self.membership_retry.is_none() {
+            self.revision = self.revision.wrapping_add(1);
+        }
+    }
+
     /// The lane of `link`'s member.
     pub fn lane(&self, link: LinkId) -> Option<usize> {
         self.lanes
@@ -160,7 +170,7 @@ impl Activity {
         }
         let free = self.lanes.iter_mut().find(|lane| lane.is_none());
         *free.ok_or(AdmitError::Full)? = Some(Member::new(link, record));
-        self.revision = self.revision.wrapping_add(1);
+        self.next_revision();
         Ok(())
     }
 
@@ -170,7 +180,7 @@ impl Activity {
             return false;
         };
         if member.set_record(record) {
-            self.revision = self.revision.wrapping_add(1);
+            self.next_revision();
         }
         true
     }
@@ -182,7 +192,7 @@ impl Activity {
         if lane.and_then(Option::take).is_none() {
             return false;
         }
-        self.revision = self.revision.wrapping_add(1);
+        self.next_revision();
         true
     }
 
@@ -232,7 +242,7 @@ impl Activity {
             slice_set,
             slice_hash,
         });
-        self.revision = self.revision.wrapping_add(1);
+        self.next_revision();
     }
 
     /// Its first member joined at `now`: the host program's timeline starts. True on the
@@ -339,7 +349,7 @@ impl Activity {
         let region_moved = self.member_mut(link)?.commit(report, arrival);
         let table_changed = self.table() != before;
         if table_changed {
-            self.revision = self.revision.wrapping_add(1);
+            self.next_revision();
         }
         Some(Committed {
             region_moved,

@@ -46,6 +46,15 @@ impl Activities {
         )
     }
 
+    /// True while `session`'s table must wait for a host record ([`Self::held_back`]):
+    /// a join burst then goes without it, and the joiner gets it with the others at the
+    /// retry, under the one revision every member sees next (MEMBER-07).
+    pub(crate) fn table_waits(&self, session: SessionId) -> bool {
+        self.map
+            .get(&session)
+            .is_some_and(|a| a.missing_host_record().is_some())
+    }
+
     /// The table of `session` as this host sends it (MEMBER-01).
     pub(crate) fn membership_table(&self, session: SessionId) -> Option<ReplicateMembership> {
         let activity = self.map.get(&session)?;

@@ -287,6 +287,8 @@ impl Activities {
         let msg1 = self.policy().global_state(msg1, true)?.encode()?;
         let membership = if public && self.policy().public_burst_private_table() {
             Some(self.private_table(links, link, join))
+        } else if self.table_waits(session) {
+            None
         } else {
             self.membership_table(session)
         };
