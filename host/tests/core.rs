@@ -933,6 +933,98 @@ fn in_a_fleet_a_region_move_waits_for_the_store_and_names_the_process_it_placed(
     assert_eq!(h.poll_region_ask(), None);
 }
 
+/// The second link of the fleet tests: a member that joined the owner's activity.
+const JOINER: LinkId = LinkId(2);
+
+/// A shared fleet's process at 127.0.0.1:30974 whose activity has its owner on `L` and a
+/// joiner on [`JOINER`]: the host, the two links' channels, the session, and the revision
+/// of the last table both were sent.
+fn fleet_pair() -> (HostCore, [SecureChannel; 2], u64, u32) {
+    use vex_host::session_index::Indexed;
+    let mut config = HostConfig::builtin(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 30974));
+    config.shared = true;
+    let mut h = HostCore::new(config);
+    let mut channels = Vec::new();
+    let mut sessions = Vec::new();
+    for (n, link) in [L, JOINER].into_iter().enumerate() {
+        h.handle_connect(Instant::default(), link);
+        let mut c = hello(&mut h, link);
+        send_sealed(&mut h, link, &mut c, HOST_REQUEST, 1, &service6());
+        let asked = h.poll_index().unwrap();
+        h.handle_indexed(asked.ticket, Indexed::Next(n as u16 + 1));
+        let answer = response_body(&transmits(&mut h)[0], Some(&mut c));
+        sessions.push(HostResponse::decode(&answer).unwrap().session_id);
+        channels.push(c);
+    }
+    let mut channels: [SecureChannel; 2] = channels.try_into().ok().unwrap();
+    let session = sessions[0];
+    fleet_send(
+        &mut h,
+        &mut channels,
+        (L, 2),
+        session,
+        3,
+        join_body(session, 5),
+    );
+    let (_, to_l, _) = fleet_send(
+        &mut h,
+        &mut channels,
+        (JOINER, 2),
+        session,
+        3,
+        join_body(session, 0x50),
+    );
+    let [(last, _)] = to_l[..] else {
+        panic!("the owner is told of the joiner: {to_l:?}");
+    };
+    (h, channels, session, last)
+}
+
+/// What the two links of [`fleet_pair`] got: the ids of the owner's pushes, and each
+/// link's tables (revision, member keys).
+type FleetReceived = (Vec<u32>, Vec<(u32, Vec<u64>)>, Vec<(u32, Vec<u64>)>);
+
+/// A join of `session` by member `key`.
+fn join_body(session: u64, key: u64) -> Vec<u8> {
+    JoinRequest::new(1, session, key, 6).encode().unwrap()
+}
+
+/// Message `msg` sent from `link` on `task`: the ids the owner got, and the tables each
+/// link got.
+fn fleet_send(
+    h: &mut HostCore,
+    channels: &mut [SecureChannel; 2],
+    (link, task): (LinkId, u32),
+    session: u64,
+    msg: u32,
+    body: Vec<u8>,
+) -> FleetReceived {
+    let n = ActivityNotification::new(session, msg, 0, body);
+    let channel = if link == L { 0 } else { 1 };
+    send_sealed(h, link, &mut channels[channel], 8, task, &n.encode());
+    fleet_received(h, channels)
+}
+
+/// What the owner got (ids) and the tables each link got.
+fn fleet_received(
+    h: &mut HostCore,
+    [c, c2]: &mut [SecureChannel; 2],
+) -> FleetReceived {
+    let (to_l, to_joiner) = by_link(transmits(h), L);
+    let (to_l, to_joiner) = (pushes(&to_l, c), pushes(&to_joiner, c2));
+    (ids(&to_l), tables(&to_l), tables(&to_joiner))
+}
+
+/// Message 22 moving to region `index`.
+fn region_body(index: i16) -> Vec<u8> {
+    use vex_wire::activity::client_state::{ClientState, RegionLeg};
+    let state = ClientState {
+        region: Some(RegionLeg { index, hash: 0 }),
+        ..ClientState::default()
+    };
+    state.encode().unwrap()
+}
+
 /// In a shared fleet, while the table waits for a host record, the owner leaves and joins
 /// its own session again: its burst goes without the table (a table under the revision
 /// that waits would be followed by another under the same revision, MEMBER-07), and at
@@ -941,73 +1033,100 @@ fn in_a_fleet_a_region_move_waits_for_the_store_and_names_the_process_it_placed(
 #[test]
 fn in_a_fleet_changes_while_the_table_waits_go_out_as_one_revision() {
     use vex_host::lobby::Placed;
-    use vex_host::session_index::Indexed;
-    use vex_wire::activity::client_state::{ClientState, RegionLeg};
     use vex_wire::activity::small::{LEAVE_REASON_NONE, PeerLeave};
-    let own = SocketAddrV4::new(Ipv4Addr::LOCALHOST, 30974);
-    let other = SocketAddrV4::new(Ipv4Addr::new(127, 0, 0, 2), 30975);
-    let mut config = HostConfig::builtin(own);
-    config.shared = true;
-    let mut h = HostCore::new(config);
-    let joiner = LinkId(2);
-    let mut channels = Vec::new();
-    for (n, link) in [L, joiner].into_iter().enumerate() {
-        h.handle_connect(Instant::default(), link);
-        let mut c = hello(&mut h, link);
-        send_sealed(&mut h, link, &mut c, HOST_REQUEST, 1, &service6());
-        let asked = h.poll_index().unwrap();
-        h.handle_indexed(asked.ticket, Indexed::Next(n as u16 + 1));
-        let answer = response_body(&transmits(&mut h)[0], Some(&mut c));
-        channels.push((c, HostResponse::decode(&answer).unwrap().session_id));
-    }
-    let [(mut c, session), (mut c2, _)] = <[_; 2]>::try_from(channels).ok().unwrap();
-    // each message `msg` sent from `link` on `task`: the tables each link got after it
-    let mut send = |link: LinkId, task, msg, body: Vec<u8>| {
-        let channel = if link == L { &mut c } else { &mut c2 };
-        let n = ActivityNotification::new(session, msg, 0, body);
-        send_sealed(&mut h, link, channel, 8, task, &n.encode());
-        let (to_l, to_joiner): (Vec<Transmit>, Vec<Transmit>) =
-            transmits(&mut h).into_iter().partition(|t| t.link == L);
-        let (to_l, to_joiner) = (pushes(&to_l, &mut c), pushes(&to_joiner, &mut c2));
-        (
-            ids(&to_l),
-            tables(&to_l),
-            tables(&to_joiner),
-            h.poll_region_ask(),
-        )
-    };
-    let join = |key| JoinRequest::new(1, session, key, 6).encode().unwrap();
-    send(L, 2, 3, join(5));
-    let (_, to_l, _, _) = send(joiner, 2, 3, join(0x50));
-    let [(last, _)] = to_l[..] else {
-        panic!("the owner is told of the joiner: {to_l:?}");
-    };
-    let state = ClientState {
-        region: Some(RegionLeg { index: 8, hash: 0 }),
-        ..ClientState::default()
-    };
-    let (_, to_l, to_joiner, ask) = send(joiner, 3, 22, state.encode().unwrap());
-    assert_eq!((to_l, to_joiner), (vec![], vec![]), "held back");
-    assert!(ask.is_some(), "the store is asked where bubble 1 goes");
+    let (mut h, mut cs, session, last) = fleet_pair();
+    let none = (vec![], vec![]);
+    let (_, to_l, to_joiner) =
+        fleet_send(&mut h, &mut cs, (JOINER, 3), session, 22, region_body(8));
+    assert_eq!((to_l, to_joiner), none, "held back");
+    assert!(
+        h.poll_region_ask().is_some(),
+        "the store is asked where bubble 1 goes"
+    );
     let leave = PeerLeave {
         word_0: 0,
         word_4: 0,
         peer_key: 5,
         reason_hash: LEAVE_REASON_NONE,
     };
-    let (_, to_l, to_joiner, _) = send(L, 3, 15, leave.encode().unwrap());
-    assert_eq!((to_l, to_joiner), (vec![], vec![]), "still held");
-    let (burst, to_l, to_joiner, _) = send(L, 4, 3, join(5));
+    let (_, to_l, to_joiner) = fleet_send(
+        &mut h,
+        &mut cs,
+        (L, 3),
+        session,
+        15,
+        leave.encode().unwrap(),
+    );
+    assert_eq!((to_l, to_joiner), none, "still held");
+    let (burst, to_l, to_joiner) =
+        fleet_send(&mut h, &mut cs, (L, 4), session, 3, join_body(session, 5));
     assert!(burst.contains(&4), "joined again: {burst:?}");
-    assert_eq!((to_l, to_joiner), (vec![], vec![]), "the burst waits too");
+    assert_eq!((to_l, to_joiner), none, "the burst waits too");
+    let other = SocketAddrV4::new(Ipv4Addr::new(127, 0, 0, 2), 30975);
     h.handle_region_placed(session, 1, Placed::At(other));
     let retry_at = h.poll_timeout().unwrap();
     h.handle_timeout(retry_at);
-    let (to_l, to_joiner) = by_link(transmits(&mut h), L);
+    let (_, to_l, to_joiner) = fleet_received(&mut h, &mut cs);
+    let next = vec![(last + 1, vec![5, 0x50])];
+    assert_eq!(
+        (to_l, to_joiner),
+        (next.clone(), next),
+        "one revision on, to each"
+    );
+}
+
+/// In a shared fleet, a host record that comes before the retry: the first send after it
+/// (here the snapshot message 18 asks for) releases the table that waited to every member,
+/// and nothing waits any more: the change after it goes under the next revision
+/// (MEMBER-07), and the retry's time sends nothing. The owner's move into bubble 1 leaves
+/// the table as it was (the joiner keeps bubble 0's record); its identity is the change
+/// that waits.
+#[test]
+fn in_a_fleet_a_record_that_comes_before_the_retry_releases_the_table() {
+    use vex_host::lobby::Placed;
+    use vex_wire::activity::identity::ClientIdentity;
+    use vex_wire::activity::membership::Member;
+    use vex_wire::activity::small::StateRefresh;
+    let (mut h, mut cs, session, last) = fleet_pair();
+    let identity = |field6| {
+        let mut member = Member::seed(5, 0, 6);
+        member.field6 = field6;
+        ClientIdentity(member).encode().unwrap()
+    };
+    let none = (vec![], vec![]);
+    let (_, to_l, to_joiner) = fleet_send(&mut h, &mut cs, (L, 3), session, 22, region_body(8));
+    assert_eq!((to_l, to_joiner), none, "no change");
+    let (_, to_l, to_joiner) = fleet_send(&mut h, &mut cs, (L, 4), session, 23, identity(77));
+    assert_eq!((to_l, to_joiner), none, "held back");
+    let retry_at = h.poll_timeout().unwrap();
+    assert_eq!(retry_at, Instant::from_millis(250), "the retry");
+    let other = SocketAddrV4::new(Ipv4Addr::new(127, 0, 0, 2), 30975);
+    h.handle_region_placed(session, 1, Placed::At(other));
     let members = vec![5, 0x50];
-    let next = vec![(last + 1, members)];
-    assert_eq!(tables(&pushes(&to_l, &mut c)), next, "the owner");
-    assert_eq!(tables(&pushes(&to_joiner, &mut c2)), next, "the joiner");
+    let refresh = StateRefresh {
+        membership_revision: last,
+        bubble: 1,
+    };
+    let (_, to_l, to_joiner) = fleet_send(
+        &mut h,
+        &mut cs,
+        (L, 5),
+        session,
+        18,
+        refresh.encode().unwrap(),
+    );
+    let released = vec![(last + 1, members.clone())];
+    assert_eq!(
+        (to_l, to_joiner),
+        (released.clone(), released),
+        "released to each"
+    );
+    let (_, to_l, to_joiner) = fleet_send(&mut h, &mut cs, (L, 6), session, 23, identity(78));
+    let next = vec![(last + 2, members)];
+    assert_eq!((to_l, to_joiner), (next.clone(), next), "the next revision");
+    h.handle_timeout(retry_at);
+    let (_, to_l, to_joiner) = fleet_received(&mut h, &mut cs);
+    assert_eq!((to_l, to_joiner), none, "nothing waits");
 }
 
 /// `transmits` split into those to `link` and the rest.

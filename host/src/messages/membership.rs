@@ -36,6 +36,17 @@ fn retry_holds(
         .is_some_and(|a| a.membership_retry() == Some(at))
 }
 
+/// What a send of an activity's table may do now (SR "Timed sends that remain").
+enum TableGate {
+    /// It goes to the members it is for.
+    Open,
+    /// It waits for a host record; the retry is armed.
+    Held,
+    /// It waited, and the record has come: it goes to every member now, and nothing waits.
+    /// The changes made while it waited share its one revision (MEMBER-07).
+    Released,
+}
+
 impl Activities {
     /// The member message 3 seeds before any message 23 (facts 4.10 seed).
     pub(crate) fn seed_member(&self, join: &JoinRequest) -> Member {
@@ -46,7 +57,7 @@ impl Activities {
         )
     }
 
-    /// True while `session`'s table must wait for a host record ([`Self::held_back`]):
+    /// True while `session`'s table must wait for a host record ([`Self::table_gate`]):
     /// a join burst then goes without it, and the joiner gets it with the others at the
     /// retry, under the one revision every member sees next (MEMBER-07).
     pub(crate) fn table_waits(&self, session: SessionId) -> bool {
@@ -123,12 +134,15 @@ impl Activities {
             .collect()
     }
 
-    /// Encodes `session`'s table once and sends it to each of `links`, recording the
-    /// revision each was sent; nothing while the table is held back.
+    /// Encodes `session`'s table once and sends it to each of `to`, recording the
+    /// revision each was sent; nothing while the table is held back, and every member
+    /// when it was held back and its record has come ([`TableGate`]).
     fn send_table(&mut self, links: &mut Links, session: SessionId, to: &[LinkId]) {
-        if self.held_back(session) {
-            return;
-        }
+        let to = match self.table_gate(session) {
+            TableGate::Held => return,
+            TableGate::Open => to.to_vec(),
+            TableGate::Released => self.joined_members(links, session, None),
+        };
         let (Some(table), Some(&first)) = (self.membership_table(session), to.first()) else {
             return;
         };
@@ -139,7 +153,7 @@ impl Activities {
                 return links.not_built(first, msg, error);
             }
         };
-        for &link in to {
+        for link in to {
             links.push_message(link, REPLICATE_MEMBERSHIP, &body);
             if let Some(b) = links.binding_mut(link) {
                 b.table_mut().sent(table.revision);
@@ -148,17 +162,24 @@ impl Activities {
     }
 
     /// SR "Timed sends that remain": "a membership body held back for a missing host
-    /// record is retried after 250 ms". True when a member of `session` stands in a bubble
-    /// whose host record is missing (in a shared fleet, one the store has not placed yet):
-    /// the table waits, and every member gets it at the first retry that finds the record.
-    fn held_back(&mut self, session: SessionId) -> bool {
+    /// record is retried after 250 ms". Held while a member of `session` stands in a
+    /// bubble whose host record is missing (in a shared fleet, one the store has not
+    /// placed yet): the table waits, its retry armed, and every member gets it at the
+    /// first retry that finds the record, or at the first send after the record came.
+    fn table_gate(&mut self, session: SessionId) -> TableGate {
         let now = self.now;
         let live = self.map.len();
         let Some(activity) = self.map.get_mut(&session) else {
-            return false;
+            return TableGate::Open;
         };
         let Some(bubble) = activity.missing_host_record() else {
-            return false;
+            return match activity.membership_retry() {
+                Some(_) => {
+                    activity.retry_membership_at(None);
+                    TableGate::Released
+                }
+                None => TableGate::Open,
+            };
         };
         if activity.membership_retry().is_none() {
             let at = now + MEMBERSHIP_RETRY_MS;
@@ -168,7 +189,7 @@ impl Activities {
             self.membership_retries.arm(at, session, live, holds);
             tracing::debug!(%session, bubble, "the member table waits for a host record");
         }
-        true
+        TableGate::Held
     }
 
     /// Every table held back whose retry is due at `now` is tried again.
