@@ -1006,10 +1006,7 @@ fn fleet_send(
 }
 
 /// What the owner got (ids) and the tables each link got.
-fn fleet_received(
-    h: &mut HostCore,
-    [c, c2]: &mut [SecureChannel; 2],
-) -> FleetReceived {
+fn fleet_received(h: &mut HostCore, [c, c2]: &mut [SecureChannel; 2]) -> FleetReceived {
     let (to_l, to_joiner) = by_link(transmits(h), L);
     let (to_l, to_joiner) = (pushes(&to_l, c), pushes(&to_joiner, c2));
     (ids(&to_l), tables(&to_l), tables(&to_joiner))
