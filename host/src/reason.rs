@@ -134,6 +134,10 @@ pub enum Dropped {
     /// A message that needs a joined client, on a link with none.
     #[error("message {0} with no joined client")]
     NotJoined(u32),
+    /// A snapshot request while the activity's table is held back and already owes
+    /// [`crate::activity::SNAPSHOTS_OWED_MAX`] snapshots.
+    #[error("message {0}: the activity owes too many snapshots already")]
+    SnapshotsOwed(u32),
     /// Message 22 reports a slice set whose bubble the activity does not have.
     #[error("client_authoritative_data_update: slice set {0} is outside the activity's bubbles")]
     RegionOutside(i16),

@@ -1126,6 +1126,51 @@ fn in_a_fleet_a_record_that_comes_before_the_retry_releases_the_table() {
     assert_eq!((to_l, to_joiner), none, "nothing waits");
 }
 
+/// In a shared fleet, the snapshot message 18 asks for while the table waits for a host
+/// record waits whole (SR "Answer what was asked": never in part; HOST-03): nothing of it
+/// goes out, and at the retry that finds the record the owner gets the table with the
+/// others, then messages 1, 2 and 12 together (5 waits for the client's epoch, as ever).
+#[test]
+fn in_a_fleet_a_snapshot_asked_while_the_table_waits_comes_whole_after_it() {
+    use vex_host::lobby::Placed;
+    use vex_wire::activity::identity::ClientIdentity;
+    use vex_wire::activity::membership::Member;
+    use vex_wire::activity::small::StateRefresh;
+    let (mut h, mut cs, session, last) = fleet_pair();
+    let mut member = Member::seed(5, 0, 6);
+    member.field6 = 77;
+    let identity = ClientIdentity(member).encode().unwrap();
+    fleet_send(&mut h, &mut cs, (L, 3), session, 22, region_body(8));
+    let (_, to_l, _) = fleet_send(&mut h, &mut cs, (L, 4), session, 23, identity);
+    assert_eq!(to_l, vec![], "held back");
+    let refresh = StateRefresh {
+        membership_revision: last,
+        bubble: 1,
+    };
+    let (asked, _, _) = fleet_send(
+        &mut h,
+        &mut cs,
+        (L, 5),
+        session,
+        18,
+        refresh.encode().unwrap(),
+    );
+    assert_eq!(asked, Vec::<u32>::new(), "the snapshot waits whole");
+    let other = SocketAddrV4::new(Ipv4Addr::new(127, 0, 0, 2), 30975);
+    h.handle_region_placed(session, 1, Placed::At(other));
+    let retry_at = h.poll_timeout().unwrap();
+    h.handle_timeout(retry_at);
+    let (to_l, tables_l, to_joiner) = fleet_received(&mut h, &mut cs);
+    assert_eq!(to_l, [12, 1, 2, 12], "the table, then the snapshot");
+    let members = vec![5, 0x50];
+    assert_eq!(tables_l, vec![(last + 1, members.clone()); 2]);
+    assert_eq!(
+        to_joiner,
+        [(last + 1, members)],
+        "the others get the table alone"
+    );
+}
+
 /// `transmits` split into those to `link` and the rest.
 fn by_link(transmits: Vec<Transmit>, link: LinkId) -> (Vec<Transmit>, Vec<Transmit>) {
     transmits.into_iter().partition(|t| t.link == link)

@@ -52,6 +52,10 @@ pub enum AdmitError {
     Full,
 }
 
+/// The most snapshots an activity owes while its table is held back: two requests from
+/// each of its 32 members.
+pub const SNAPSHOTS_OWED_MAX: usize = 64;
+
 /// What the members of one activity session share: the member table with its revision,
 /// and the entity slot allocator with each member link's lease.
 #[derive(Debug)]
@@ -69,6 +73,10 @@ pub struct Activity {
     /// The table is held back for a missing host record, and is tried again at this time
     /// (SR "Timed sends that remain").
     membership_retry: Option<Instant>,
+    /// The snapshots asked for while the table was held back, by link and request, oldest
+    /// first: each is answered whole once the table goes out (HOST-03). At most
+    /// [`SNAPSHOTS_OWED_MAX`].
+    snapshots_owed: Vec<(LinkId, u32)>,
     /// Where a member stands before it reports a region: the arrival slice set.
     arrival: i16,
 }
@@ -88,6 +96,7 @@ impl Activity {
             owner,
             advertised,
             membership_retry: None,
+            snapshots_owed: Vec::new(),
             arrival,
             lanes: std::array::from_fn(|_| None),
             revision: 0,
@@ -335,6 +344,21 @@ impl Activity {
         self.membership_retry = at;
     }
 
+    /// `link` asked for the snapshot with message `msg` while the table was held back: it
+    /// is owed once the table goes out. False when [`SNAPSHOTS_OWED_MAX`] are owed already.
+    pub fn owe_snapshot(&mut self, link: LinkId, msg: u32) -> bool {
+        let room = self.snapshots_owed.len() < SNAPSHOTS_OWED_MAX;
+        if room {
+            self.snapshots_owed.push((link, msg));
+        }
+        room
+    }
+
+    /// The snapshots owed, oldest first, leaving none.
+    pub fn take_owed_snapshots(&mut self) -> Vec<(LinkId, u32)> {
+        std::mem::take(&mut self.snapshots_owed)
+    }
+
     /// Message 22 from member `link`, committed as a delta over what it reported before
     /// (SR "What each client message gets"); `arrival` is where a member stands before
     /// any report. The revision rises when the table changed. `None` when `link` is not a
@@ -452,5 +476,21 @@ mod tests {
         assert!(a.free_slots(1, None).get(0), "slot 0 is free again");
         let everything = a.free_slots(ENTITY_SLOTS, None);
         assert_eq!(everything.count(), GRANTABLE.len() - JOIN_GRANT_COUNT);
+    }
+
+    /// The snapshots an activity owes while its table waits are bounded: the one past
+    /// [`SNAPSHOTS_OWED_MAX`] is refused, and taking them leaves none, oldest first.
+    #[test]
+    fn owed_snapshots_are_bounded_and_taken_in_order() {
+        let mut a = Activity::new(SessionId(7), LinkId(1), advertised(), 0);
+        for n in 0..SNAPSHOTS_OWED_MAX {
+            assert!(a.owe_snapshot(LinkId(n as u64), 18));
+        }
+        assert!(!a.owe_snapshot(LinkId(99), 18), "full");
+        let owed = a.take_owed_snapshots();
+        assert_eq!(owed.len(), SNAPSHOTS_OWED_MAX);
+        assert_eq!(owed[0], (LinkId(0), 18));
+        assert!(a.take_owed_snapshots().is_empty());
+        assert!(a.owe_snapshot(LinkId(99), 11), "room again");
     }
 }

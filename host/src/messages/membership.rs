@@ -159,6 +159,7 @@ impl Activities {
                 b.table_mut().sent(table.revision);
             }
         }
+        self.answer_owed_snapshots(links, session);
     }
 
     /// SR "Timed sends that remain": "a membership body held back for a missing host
@@ -167,19 +168,31 @@ impl Activities {
     /// placed yet): the table waits, its retry armed, and every member gets it at the
     /// first retry that finds the record, or at the first send after the record came.
     fn table_gate(&mut self, session: SessionId) -> TableGate {
-        let now = self.now;
-        let live = self.map.len();
+        if self.hold_table(session) {
+            return TableGate::Held;
+        }
         let Some(activity) = self.map.get_mut(&session) else {
             return TableGate::Open;
         };
+        match activity.membership_retry() {
+            Some(_) => {
+                activity.retry_membership_at(None);
+                TableGate::Released
+            }
+            None => TableGate::Open,
+        }
+    }
+
+    /// True while `session`'s table is held back for a missing host record, its retry
+    /// armed ([`Self::table_gate`]).
+    pub(crate) fn hold_table(&mut self, session: SessionId) -> bool {
+        let now = self.now;
+        let live = self.map.len();
+        let Some(activity) = self.map.get_mut(&session) else {
+            return false;
+        };
         let Some(bubble) = activity.missing_host_record() else {
-            return match activity.membership_retry() {
-                Some(_) => {
-                    activity.retry_membership_at(None);
-                    TableGate::Released
-                }
-                None => TableGate::Open,
-            };
+            return false;
         };
         if activity.membership_retry().is_none() {
             let at = now + MEMBERSHIP_RETRY_MS;
@@ -189,7 +202,7 @@ impl Activities {
             self.membership_retries.arm(at, session, live, holds);
             tracing::debug!(%session, bubble, "the member table waits for a host record");
         }
-        TableGate::Held
+        true
     }
 
     /// Every table held back whose retry is due at `now` is tried again.

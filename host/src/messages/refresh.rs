@@ -1,7 +1,8 @@
 //! Messages 18 (state refresh) and 11 (start_new_activity): requests for the whole
 //! snapshot, messages 1, 2 and 12 (on a private link), then 5 (SR "What each client message
 //! gets"; HOST-03). An earlier send is not an answer: the client may have dropped what it
-//! held.
+//! held. A request is never answered in part (SR "Answer what was asked"): while the
+//! activity's table is held back for a host record, the whole snapshot waits for it.
 
 use crate::activities::Activities;
 use crate::link::Links;
@@ -9,6 +10,7 @@ use crate::link_id::LinkId;
 use crate::reason::Dropped;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::ids::{START_NEW_ACTIVITY, STATE_REFRESH, WORLD_GLOBALS_STATE};
+use vex_wire::activity::session::SessionId;
 
 impl Activities {
     /// Message 18. The request's membership revision and bubble are read and not used:
@@ -45,6 +47,9 @@ impl Activities {
             return links.drop_input(link, Dropped::NotJoined(msg));
         };
         let (session, public) = (binding.session(), binding.is_public());
+        if !public && self.hold_table(session) {
+            return self.owe_snapshot(links, link, session, msg);
+        }
         self.push_global_state(links, link);
         match self.world_globals().encode() {
             Ok(body) => links.push_message(link, WORLD_GLOBALS_STATE, &body),
@@ -65,6 +70,30 @@ impl Activities {
         }
         if let Some(epoch) = epoch {
             self.push_roster(links, link, &join, epoch, true);
+        }
+    }
+
+    /// `link`'s snapshot asked with `msg` waits for `session`'s table.
+    fn owe_snapshot(&mut self, links: &mut Links, link: LinkId, session: SessionId, msg: u32) {
+        let owed = self
+            .map
+            .get_mut(&session)
+            .map(|a| a.owe_snapshot(link, msg));
+        if owed == Some(false) {
+            links.drop_input(link, Dropped::SnapshotsOwed(msg));
+        }
+    }
+
+    /// `session`'s table went out: each snapshot that waited for it is answered whole, in
+    /// the order asked, to the links still in the session.
+    pub(crate) fn answer_owed_snapshots(&mut self, links: &mut Links, session: SessionId) {
+        let Some(activity) = self.map.get_mut(&session) else {
+            return;
+        };
+        for (link, msg) in activity.take_owed_snapshots() {
+            if links.binding(link).is_some_and(|b| b.session() == session) {
+                self.snapshot(links, link, msg);
+            }
         }
     }
 }
