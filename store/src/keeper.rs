@@ -1,5 +1,5 @@
 //! The store as a task beside the host's loop: the core's writes, lookups, listings,
-//! session indexes and questions about regions in, in order, each answered once the
+//! session indexes and questions about regions in, each answered once the
 //! database kept or refused the write, placed the activity or region, read the
 //! advertisements, counted the index or said where a region is hosted (the sans-IO seams
 //! of `vex_host::lobby::write`, `placement` and `listing`, `vex_host::session_index` and
@@ -9,9 +9,13 @@
 use crate::Store;
 use std::time::{SystemTime, UNIX_EPOCH};
 use tokio::sync::mpsc;
+use tokio::task::JoinSet;
 use vex_host::fleet_regions::{Hosted, RegionAsk};
 use vex_host::lobby::{Listed, Listing, Lookup, Placed, Write, Written};
 use vex_host::session_index::{IndexAsk, Indexed};
+
+/// The most route asks (lookups and session indexes) the store task answers at once.
+const ROUTE_ASKS_AT_ONCE: usize = 16;
 
 /// What the host loop asks of the store task.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -93,36 +97,46 @@ pub struct Keeper {
 }
 
 impl Keeper {
-    /// Starts the task answering from `store`; lookups are placed at the wall clock.
+    /// Starts the task answering from `store`; lookups are placed at the wall clock. The
+    /// route's asks (lookups and session indexes) are answered side by side, at most
+    /// [`ROUTE_ASKS_AT_ONCE`]: they touch only the placements and the counters, and are
+    /// safe side by side as they are between processes (`crate::fleet`); a link sends its
+    /// answers in the order asked however they come back (BAP-16). Writes, listings and
+    /// regions go one at a time, in the order asked, so a listing reads the writes asked
+    /// before it.
     pub fn spawn(store: Store) -> Self {
         let (asks, mut to_answer) = mpsc::unbounded_channel::<Asked>();
         let (answer, answers) = mpsc::unbounded_channel();
+        let (in_order, mut ordered) = mpsc::unbounded_channel::<Asked>();
+        let (lane_store, lane_answer) = (store.clone(), answer.clone());
         tokio::spawn(async move {
-            while let Some(asked) = to_answer.recv().await {
-                let answered = match asked {
-                    Asked::Write(w) => Some(Answer::Written(w.ticket, store.keep(&w).await)),
-                    Asked::Lookup(l) => {
-                        let placed = store.place(l.host_id, unix_ms()).await;
-                        Some(Answer::Placed(l.ticket, placed))
-                    }
-                    Asked::Listing(l) => {
-                        let listed = store.list(&l, unix_ms()).await;
-                        Some(Answer::Listed(l.ticket, listed))
-                    }
-                    Asked::Index(i) => {
-                        let indexed = match store.next_session_index(i.account_half).await {
-                            Ok(index) => Indexed::Next(index),
-                            Err(e) => Indexed::Failed(e.to_string()),
-                        };
-                        Some(Answer::Indexed(i.ticket, indexed))
-                    }
-                    Asked::Region(region) => store.answer_region(region).await,
-                };
-                if let Some(answered) = answered
-                    && answer.send(answered).is_err()
+            while let Some(asked) = ordered.recv().await {
+                if let Some(answered) = answer_one(&lane_store, asked).await
+                    && lane_answer.send(answered).is_err()
                 {
                     return;
                 }
+            }
+        });
+        tokio::spawn(async move {
+            let mut route = JoinSet::new();
+            while let Some(asked) = to_answer.recv().await {
+                while route.try_join_next().is_some() {}
+                if !matches!(asked, Asked::Lookup(_) | Asked::Index(_)) {
+                    if in_order.send(asked).is_err() {
+                        return;
+                    }
+                    continue;
+                }
+                while route.len() >= ROUTE_ASKS_AT_ONCE {
+                    route.join_next().await;
+                }
+                let (store, answer) = (store.clone(), answer.clone());
+                route.spawn(async move {
+                    if let Some(answered) = answer_one(&store, asked).await {
+                        let _ = answer.send(answered);
+                    }
+                });
             }
         });
         Self::new(asks, answers)
@@ -145,6 +159,29 @@ impl Keeper {
     /// The next answer.
     pub async fn answer(&mut self) -> Option<Answer> {
         self.answers.recv().await
+    }
+}
+
+/// What `store` answers to `asked`: none for the end of an activity's regions.
+async fn answer_one(store: &Store, asked: Asked) -> Option<Answer> {
+    match asked {
+        Asked::Write(w) => Some(Answer::Written(w.ticket, store.keep(&w).await)),
+        Asked::Lookup(l) => {
+            let placed = store.place(l.host_id, unix_ms()).await;
+            Some(Answer::Placed(l.ticket, placed))
+        }
+        Asked::Listing(l) => {
+            let listed = store.list(&l, unix_ms()).await;
+            Some(Answer::Listed(l.ticket, listed))
+        }
+        Asked::Index(i) => {
+            let indexed = match store.next_session_index(i.account_half).await {
+                Ok(index) => Indexed::Next(index),
+                Err(e) => Indexed::Failed(e.to_string()),
+            };
+            Some(Answer::Indexed(i.ticket, indexed))
+        }
+        Asked::Region(region) => store.answer_region(region).await,
     }
 }
 

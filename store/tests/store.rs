@@ -3,6 +3,8 @@
 //! PostgreSQL when `VEX_TEST_POSTGRES` names one (`ci/test` starts one and runs them).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 
+mod common;
+use common::fresh_database;
 use vex_host::lobby::{Change, StoredLobby, Write, Written};
 use vex_store::Store;
 use vex_wire::scenario::Scenario;
@@ -106,24 +108,4 @@ async fn postgres_keeps_whole_writes() {
     let url = std::env::var("VEX_TEST_POSTGRES").expect("VEX_TEST_POSTGRES names a database");
     let store = Store::open(&fresh_database(&url).await).await.unwrap();
     keeps_whole_writes(&store).await;
-}
-
-/// A new, empty database on the server of `url`; its URL.
-async fn fresh_database(url: &str) -> String {
-    use sqlx::Connection;
-    let name = format!("vex_test_{}", std::process::id());
-    let mut admin = sqlx::PgConnection::connect(url).await.unwrap();
-    // the name is made here of digits: nothing in it comes from outside
-    sqlx::query(sqlx::AssertSqlSafe(format!(
-        "DROP DATABASE IF EXISTS {name}"
-    )))
-    .execute(&mut admin)
-    .await
-    .unwrap();
-    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
-        .execute(&mut admin)
-        .await
-        .unwrap();
-    let (server, _) = url.rsplit_once('/').unwrap();
-    format!("{server}/{name}")
 }

@@ -59,6 +59,10 @@ pub struct LoadArgs {
     #[arg(long, default_value_t = 1, conflicts_with = "target",
           value_parser = clap::value_parser!(u8).range(1..=16))]
     processes: u8,
+    /// The database the built-in host's processes share, with `--processes` above 1
+    /// (`postgres://...` or `sqlite:FILE`); by default an SQLite file in a temporary folder.
+    #[arg(long, conflicts_with = "target")]
+    database: Option<String>,
     /// The scenario the clients' packages hold (and the built-in host serves).
     #[arg(long)]
     scenario: Option<PathBuf>,
@@ -108,7 +112,7 @@ pub async fn load(args: LoadArgs) -> ExitCode {
         return error();
     }
     let (targets, mut hosts, _database) = if args.target.is_empty() {
-        match start_hosts(args.scenario.as_ref(), args.clients, args.processes).await {
+        match start_hosts(&args).await {
             Ok(started) => started,
             Err(why) => {
                 eprintln!("vex load: the built-in host did not start: {why}");
@@ -424,13 +428,12 @@ fn enough_descriptors(needed: u64) -> Result<(), String> {
     Ok(())
 }
 
-/// The built-in host for the run, as `processes` processes on free loopback ports, each
-/// with room for the links of `clients`: their addresses, the processes, and the folder of
-/// the database they share when there are several (removed when dropped).
+/// The built-in host for `args`'s run, as `--processes` processes on free loopback ports,
+/// each with room for the links of every client: their addresses, the processes, and the
+/// folder of the database they share when there are several and no `--database` is given
+/// (removed when dropped).
 async fn start_hosts(
-    scenario: Option<&PathBuf>,
-    clients: usize,
-    processes: u8,
+    args: &LoadArgs,
 ) -> Result<
     (
         Vec<SocketAddrV4>,
@@ -441,22 +444,26 @@ async fn start_hosts(
 > {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let links =
-        (clients as u64 * FDS_PER_CLIENT + FDS_SPARE).max(Limits::default().max_links as u64);
+        (args.clients as u64 * FDS_PER_CLIENT + FDS_SPARE).max(Limits::default().max_links as u64);
     let mut common = format!("--max-links {links}");
-    if let Some(file) = scenario {
+    if let Some(file) = &args.scenario {
         common.push_str(&format!(" --scenario '{}'", file.display()));
     }
-    let database = if processes > 1 {
-        let dir = TempDir::new().map_err(|e| format!("no folder for the database: {e}"))?;
-        let file = dir.path().join("lobby.sqlite");
-        common.push_str(&format!(" --shared --database 'sqlite:{}'", file.display()));
-        Some(dir)
-    } else {
-        None
+    let (database, folder) = match (&args.database, args.processes) {
+        (_, 1) => (None, None),
+        (Some(url), _) => (Some(url.clone()), None),
+        (None, _) => {
+            let dir = TempDir::new().map_err(|e| format!("no folder for the database: {e}"))?;
+            let file = dir.path().join("lobby.sqlite");
+            (Some(format!("sqlite:{}", file.display())), Some(dir))
+        }
     };
+    if let Some(url) = database {
+        common.push_str(&format!(" --shared --database '{url}'"));
+    }
     let mut hosts = Vec::new();
     // one at a time: the first brings the shared database's schema up
-    for _ in 0..processes {
+    for _ in 0..args.processes {
         let port = std::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
             .and_then(|l| l.local_addr())
             .map_err(|e| format!("no free port: {e}"))?
@@ -469,7 +476,7 @@ async fn start_hosts(
         hosts.push((target, Spawned::start(&cmd, target, None).await?));
     }
     let targets = hosts.iter().map(|(a, _)| *a).collect();
-    Ok((targets, hosts, database))
+    Ok((targets, hosts, folder))
 }
 
 /// The progress bar on a terminal: seconds of the run, joins and violations so far, the
