@@ -5,6 +5,10 @@
 //! The host answers with one message 5 that removes the client's roster: every key and
 //! state byte kept, the presence bit of every key the client registered cleared, roster
 //! enable set, no Auth body and no grant. No roster follows it on that link.
+//!
+//! A message 5 the host sent before it read the leave may still come after it: the client
+//! cannot tell it from a wrong answer. So a message 5 that is not the leave delta is a
+//! finding only when no leave delta follows it by the run's end.
 
 use super::roster::registered_keys;
 use crate::ANSWER_GRACE_MS;
@@ -31,6 +35,9 @@ struct Departure {
     bubble: u8,
     /// The host's answer has arrived.
     answered: bool,
+    /// The first message 5 after the leave that is not the leave delta: its frame and how
+    /// it falls short. It may have left the host before the leave arrived.
+    not_delta: Option<(u64, String)>,
 }
 
 /// Message 15 and what the client held when it sent it (AH "peer_leave_request, message
@@ -90,6 +97,7 @@ impl Leave {
             registered,
             bubble,
             answered: false,
+            not_delta: None,
         });
         let body = PeerLeave {
             word_0: 0,
@@ -105,8 +113,9 @@ impl Leave {
         }
     }
 
-    /// A message 5 after the leave: the first is the leave delta (LEAVE-01), which is owed
-    /// only when the client had registered keys; none may follow it (LEAVE-02).
+    /// A message 5 after the leave: the leave delta answers it (LEAVE-01), which is owed
+    /// only when the client had registered keys; none may follow it (LEAVE-02). One before
+    /// the delta that is not it is kept, to judge at the run's end if no delta follows.
     pub(super) fn on_auth(
         &mut self,
         verdict: &mut Verdict,
@@ -114,39 +123,46 @@ impl Leave {
         idx: u64,
         payload: &[u8],
     ) {
-        let f = Some(idx);
         let Some(departure) = self.departure.as_mut() else {
             return;
         };
         if departure.answered {
             let reason = "a message 5 after the leave delta: the client has retired its keys, and no roster may follow on this link".to_string();
-            return verdict.violate(Rule::Leave02, f, None, reason);
+            return verdict.violate(Rule::Leave02, Some(idx), None, reason);
         }
-        departure.answered = true;
         let problems = match SensorAuthUpdate::decode(payload) {
             Ok(m) => leave_delta_problems(departure, &m, scenario),
             Err(e) => vec![format!("it does not parse: {e}")],
         };
-        if !problems.is_empty() {
-            let reason = format!(
-                "the message 5 answering the leave is not the leave delta: {}",
-                problems.join("; ")
-            );
-            verdict.violate(Rule::Leave01, f, None, reason);
+        if problems.is_empty() {
+            departure.answered = true;
+        } else if departure.not_delta.is_none() {
+            departure.not_delta = Some((idx, problems.join("; ")));
         }
     }
 
     /// At the deadline `now`: a client that left with keys registered got no leave delta
-    /// in the time the host had (LEAVE-01).
+    /// in the time the host had (LEAVE-01): the first message 5 after the leave was not it
+    /// and none followed, or none came.
     pub(super) fn check_answered(&self, verdict: &mut Verdict, now: Instant) {
-        let owed = self.departure.as_ref().is_some_and(|d| {
+        let Some(d) = self.departure.as_ref().filter(|d| {
             !d.answered && !d.registered.is_empty() && now.since(d.at) >= ANSWER_GRACE_MS
-        });
-        if owed {
-            let reason =
-                "no message 5 answered the leave: the client's keys were never retired".to_string();
-            verdict.violate(Rule::Leave01, None, None, reason);
-        }
+        }) else {
+            return;
+        };
+        let (frame, reason) = match &d.not_delta {
+            Some((idx, problems)) => (
+                Some(*idx),
+                format!(
+                    "the message 5 answering the leave is not the leave delta, and none followed: {problems}"
+                ),
+            ),
+            None => (
+                None,
+                "no message 5 answered the leave: the client's keys were never retired".to_string(),
+            ),
+        };
+        verdict.violate(Rule::Leave01, frame, None, reason);
     }
 }
 
@@ -238,9 +254,13 @@ mod tests {
                 registered,
                 bubble: 0,
                 answered: false,
+                not_delta: None,
             }),
         }
     }
+
+    /// The run's end, the grace after the leave.
+    const END: Instant = Instant::from_millis(ANSWER_GRACE_MS);
 
     fn delta(keys: Vec<u32>, present: usize) -> SensorAuthUpdate {
         SensorAuthUpdate {
@@ -271,13 +291,33 @@ mod tests {
         assert_eq!(v.rules(), [Rule::Leave02]);
     }
 
-    /// A delta that keeps the key present does not retire it (LEAVE-01).
+    /// A delta that keeps the key present does not retire it (LEAVE-01): judged at the
+    /// run's end, for its frame, when no leave delta followed it.
     #[test]
     fn a_key_left_present_is_caught() {
         let held = delta(vec![0xA], 1).roster;
         let (mut l, mut v) = (left(vec![0xA], held), Verdict::new());
         answer(&mut l, &mut v, 1, &delta(vec![0xA], 1));
+        assert!(v.rules().is_empty(), "a delta may still follow");
+        l.check_answered(&mut v, END);
         assert_eq!(v.rules(), [Rule::Leave01]);
+        assert_eq!(v.violations()[0].frame, Some(1));
+    }
+
+    /// Rosters the host sent before it read the leave may come after it: the leave delta
+    /// following them answers the leave, and nothing is found; a roster after the delta is
+    /// LEAVE-02 as ever.
+    #[test]
+    fn rosters_in_flight_before_the_leave_delta_are_no_breach() {
+        let held = delta(vec![0xA], 1).roster;
+        let (mut l, mut v) = (left(vec![0xA], held), Verdict::new());
+        answer(&mut l, &mut v, 1, &delta(vec![0xA], 1));
+        answer(&mut l, &mut v, 2, &delta(vec![0xA], 1));
+        answer(&mut l, &mut v, 3, &delta(vec![0xA], 0));
+        l.check_answered(&mut v, END);
+        assert!(v.rules().is_empty(), "{:?}", v.rules());
+        answer(&mut l, &mut v, 4, &delta(vec![0xA], 1));
+        assert_eq!(v.rules(), [Rule::Leave02]);
     }
 
     /// A leave the host had less than the grace period to answer is not judged.
@@ -436,6 +476,7 @@ mod tests {
             let mut m = leave_delta();
             change(&mut m);
             answer(&mut l, &mut v, 1, &m);
+            l.check_answered(&mut v, END);
             v.rules()
         };
         for (what, change) in passes {
