@@ -301,31 +301,7 @@ pub async fn drive_observed(
             .min(deadline);
         tokio::select! {
             input = rx.recv() => match input {
-                Some(Input::Connected(kind, Some(w))) => {
-                    writers.insert(kind, w);
-                    let at = now();
-                    client.handle_connected(at, kind);
-                    observer.opened(at, kind);
-                }
-                Some(Input::Connected(kind, None)) => {
-                    let at = now();
-                    client.handle_closed(at, kind);
-                    observer.closed(at, kind);
-                }
-                // a link a failed write closed already is closed once
-                Some(Input::Closed(kind)) if writers.remove(&kind).is_some() => {
-                    let at = now();
-                    client.handle_closed(at, kind);
-                    observer.closed(at, kind);
-                }
-                Some(Input::Closed(_)) => {}
-                Some(Input::Bytes(kind, bytes)) => {
-                    // the frames are logged at the time the client read them, before
-                    // anything it sends in answer
-                    let at = now();
-                    client.handle_bytes(at, kind, &bytes);
-                    observer.received(at, &mut client);
-                }
+                Some(input) => take_input(&mut client, &mut writers, observer, now(), input),
                 None => break,
             },
             received = next_datagram(udp.as_ref(), &mut datagram) => {
@@ -343,6 +319,11 @@ pub async fn drive_observed(
                 if woke >= deadline {
                     break;
                 }
+                // what the links read while the task waited to run is the client's before
+                // its timer: a starved process must not judge a message it holds as late
+                while let Ok(input) = rx.try_recv() {
+                    take_input(&mut client, &mut writers, observer, now(), input);
+                }
                 let at = now();
                 observer.tick(at, woke.saturating_duration_since(timer));
                 client.handle_timeout(at);
@@ -355,6 +336,40 @@ pub async fn drive_observed(
         on_violation(&v);
     }
     (client, writers, end)
+}
+
+/// Hands `input`, read from a link at `at`, to `client`: a link opened or closed, or its
+/// bytes.
+fn take_input(
+    client: &mut ClientCore,
+    writers: &mut BTreeMap<LinkKind, OwnedWriteHalf>,
+    observer: &mut impl Observer,
+    at: Instant,
+    input: Input,
+) {
+    match input {
+        Input::Connected(kind, Some(w)) => {
+            writers.insert(kind, w);
+            client.handle_connected(at, kind);
+            observer.opened(at, kind);
+        }
+        Input::Connected(kind, None) => {
+            client.handle_closed(at, kind);
+            observer.closed(at, kind);
+        }
+        // a link a failed write closed already is closed once
+        Input::Closed(kind) if writers.remove(&kind).is_some() => {
+            client.handle_closed(at, kind);
+            observer.closed(at, kind);
+        }
+        Input::Closed(_) => {}
+        Input::Bytes(kind, bytes) => {
+            // the frames are logged at the time the client read them, before anything it
+            // sends in answer
+            client.handle_bytes(at, kind, &bytes);
+            observer.received(at, client);
+        }
+    }
 }
 
 /// The next datagram on `socket`, or never when the client has none.
