@@ -289,7 +289,19 @@ pub struct LoadFigures {
     pub generator_processes: usize,
 }
 
+/// How late, at the 99th percentile, the load generator's own timers may fire before its
+/// timing findings are in doubt: past it, a client may read a punctual message late, and
+/// a finding on a deadline (LINK-03, AUTH-16, MEMBER-03, a snapshot's gap) may be the
+/// generator's own (design "Fair verdicts").
+pub const GENERATOR_LATE_MS: f64 = 100.0;
+
 impl LoadFigures {
+    /// True when the generator could not keep up: its timers fired more than
+    /// [`GENERATOR_LATE_MS`] late at the 99th percentile.
+    pub fn generator_late(&self) -> bool {
+        self.samples.client_timer_late.percentiles().p99_ms > GENERATOR_LATE_MS
+    }
+
     /// Join results a second of the run.
     pub fn joins_per_s(&self) -> f64 {
         self.samples.joins as f64 / self.duration_s.max(f64::EPSILON)
@@ -379,6 +391,10 @@ impl LoadFigures {
             "generator_clients_per_core".to_string(),
             self.generator_clients_per_core(),
         ));
+        out.push((
+            "generator_late".to_string(),
+            f64::from(u8::from(self.generator_late())),
+        ));
         if let Some((_, at)) = s.keepalive_worst {
             let unix = at
                 .duration_since(SystemTime::UNIX_EPOCH)
@@ -437,5 +453,35 @@ mod tests {
         );
         assert_eq!(s.examples.len(), 10);
         assert_eq!(tally.read(Samples::violation_count), 0, "taken");
+    }
+
+    /// The generator is late when its timers fire more than 100 ms late at p99, and the
+    /// figure says so; at 99 ms it is not (100 ms itself reads as 100.03, the histogram's
+    /// precision).
+    #[test]
+    fn a_generator_late_past_100_ms_at_p99_is_named() {
+        let late_by = |ms: u64| {
+            let mut samples = Samples::default();
+            for _ in 0..100 {
+                samples.client_timer_late.record(ms * 1000);
+            }
+            let figures = LoadFigures {
+                clients: 1,
+                duration_s: 1.0,
+                samples,
+                host: None,
+                host_processes: BTreeMap::new(),
+                generator: ProcessUse::default(),
+                generator_processes: 1,
+            };
+            let named = figures.named();
+            let flag = named
+                .iter()
+                .find(|(n, _)| n == "generator_late")
+                .map(|(_, v)| *v);
+            (figures.generator_late(), flag)
+        };
+        assert_eq!(late_by(99), (false, Some(0.0)));
+        assert_eq!(late_by(102), (true, Some(1.0)));
     }
 }

@@ -19,7 +19,7 @@ use std::time::Duration;
 use tempfile::TempDir;
 use tokio::task::JoinHandle;
 use vex_harness::load::{LoadPlan, Shard, run};
-use vex_harness::load_figures::{LoadFigures, ProcessUse, Samples, Tally};
+use vex_harness::load_figures::{GENERATOR_LATE_MS, LoadFigures, ProcessUse, Samples, Tally};
 use vex_harness::load_process::ProcessMeter;
 use vex_harness::load_shard::ShardLine;
 use vex_host::Limits;
@@ -583,6 +583,14 @@ fn print_text(figures: &LoadFigures, targets: &[SocketAddrV4], local: bool) {
             p.p99_ms,
             p.p999_ms,
             p.max_ms
+        );
+    }
+    if figures.generator_late() {
+        let late = s.client_timer_late.percentiles().p99_ms;
+        out!(
+            "the load generator could not keep up: its timers fired {late:.0} ms late at p99 \
+             (over {GENERATOR_LATE_MS:.0}), so a finding on a deadline may be its own; run \
+             fewer clients, a longer --ramp, or the clients on more cores (--shards)"
         );
     }
     if s.violations.is_empty() {
