@@ -10,7 +10,8 @@ use std::sync::{Mutex, PoisonError};
 use std::time::SystemTime;
 use vex_fake_client::Rule;
 
-/// How many violations a run keeps word for word, as examples.
+/// How many violations a run keeps word for word, as examples, besides the first of each
+/// rule.
 const EXAMPLES: usize = 10;
 
 /// One latency series, in microseconds.
@@ -118,8 +119,9 @@ pub struct Samples {
     pub client_timer_late: Series,
     /// Violations by rule.
     pub violations: BTreeMap<Rule, u64>,
-    /// The first violations, word for word.
-    pub examples: Vec<String>,
+    /// Violations word for word, by rule: the first of each rule, and the first
+    /// [`EXAMPLES`] of any.
+    pub examples: Vec<(Rule, String)>,
     /// What went wrong in the load generator itself (a client's task that failed): an
     /// error of the tool, not a finding on the host.
     pub failures: Vec<String>,
@@ -143,7 +145,8 @@ pub struct Samples {
 impl Samples {
     /// Adds what another part of the run recorded (a shard of `vex load --shards`, or a
     /// run's share on another machine): series merge sample by sample, counts add up, the
-    /// latest keepalive is the later of the two, and examples are kept to [`EXAMPLES`].
+    /// latest keepalive is the later of the two, and examples are kept as [`Self::example`]
+    /// keeps them.
     pub fn merge(&mut self, other: &Samples) {
         for (name, series) in &other.latency {
             let mine = self.latency.entry(name.clone()).or_default();
@@ -160,9 +163,9 @@ impl Samples {
         for (rule, n) in &other.violations {
             *self.violations.entry(*rule).or_default() += n;
         }
-        let room = EXAMPLES.saturating_sub(self.examples.len());
-        self.examples
-            .extend(other.examples.iter().take(room).cloned());
+        for (rule, line) in &other.examples {
+            self.example(*rule, line);
+        }
         self.failures.extend(other.failures.iter().cloned());
         self.lives += other.lives;
         self.joins += other.joins;
@@ -178,8 +181,15 @@ impl Samples {
     /// Adds a violation of `rule` described by `line`.
     pub fn violation(&mut self, rule: Rule, line: String) {
         *self.violations.entry(rule).or_default() += 1;
-        if self.examples.len() < EXAMPLES {
-            self.examples.push(line);
+        self.example(rule, &line);
+    }
+
+    /// Keeps `line`, a violation of `rule`, when it is the first of its rule or one of the
+    /// first [`EXAMPLES`].
+    fn example(&mut self, rule: Rule, line: &str) {
+        let first_of_rule = self.examples.iter().all(|(r, _)| *r != rule);
+        if first_of_rule || self.examples.len() < EXAMPLES {
+            self.examples.push((rule, line.to_string()));
         }
     }
 
@@ -436,7 +446,7 @@ mod tests {
     }
 
     #[test]
-    fn a_tally_counts_violations_and_keeps_ten_examples() {
+    fn a_tally_counts_violations_and_keeps_ten_examples_and_one_of_each_rule() {
         let tally = Tally::default();
         for i in 0..8 {
             tally.add(|s| s.violation(Rule::Link01, format!("a{i}")));
@@ -452,6 +462,11 @@ mod tests {
             "no repeat, no entry"
         );
         assert_eq!(s.examples.len(), 10);
+        let mut s = s;
+        s.violation(Rule::Auth16, "c".into());
+        s.violation(Rule::Auth16, "d".into());
+        assert_eq!(s.examples.len(), 11, "the first of a rule is kept past ten");
+        assert_eq!(s.examples[10], (Rule::Auth16, "c".into()));
         assert_eq!(tally.read(Samples::violation_count), 0, "taken");
     }
 

@@ -45,7 +45,7 @@ pub struct SamplesLine {
     message_1_after_leave: u64,
     client_timer_late: String,
     violations: BTreeMap<String, u64>,
-    examples: Vec<String>,
+    examples: Vec<(String, String)>,
     failures: Vec<String>,
     lives: u64,
     joins: u64,
@@ -113,7 +113,11 @@ impl SamplesLine {
                 .iter()
                 .map(|(rule, n)| (rule.id().to_string(), *n))
                 .collect(),
-            examples: samples.examples.clone(),
+            examples: samples
+                .examples
+                .iter()
+                .map(|(rule, line)| (rule.id().to_string(), line.clone()))
+                .collect(),
             failures: samples.failures.clone(),
             lives: samples.lives,
             joins: samples.joins,
@@ -142,8 +146,11 @@ impl SamplesLine {
         }
         let mut violations = BTreeMap::new();
         for (id, n) in &self.violations {
-            let rule = Rule::from_id(id).ok_or_else(|| ShardLineError::UnknownRule(id.clone()))?;
-            violations.insert(rule, *n);
+            violations.insert(rule_of(id)?, *n);
+        }
+        let mut examples = Vec::new();
+        for (id, line) in &self.examples {
+            examples.push((rule_of(id)?, line.clone()));
         }
         let mut per_process = BTreeMap::new();
         for p in &self.per_process {
@@ -161,7 +168,7 @@ impl SamplesLine {
             message_1_after_leave: self.message_1_after_leave,
             client_timer_late: decode(&self.client_timer_late)?,
             violations,
-            examples: self.examples.clone(),
+            examples,
             failures: self.failures.clone(),
             lives: self.lives,
             joins: self.joins,
@@ -172,6 +179,11 @@ impl SamplesLine {
             per_process,
         })
     }
+}
+
+/// The rule `id` names.
+fn rule_of(id: &str) -> Result<Rule, ShardLineError> {
+    Rule::from_id(id).ok_or_else(|| ShardLineError::UnknownRule(id.to_string()))
 }
 
 /// `series` in the V2 encoding, as base64.

@@ -532,7 +532,14 @@ fn print_json(figures: &LoadFigures) {
     object.insert("violations_by_rule".into(), by_rule.into());
     object.insert(
         "violation_examples".into(),
-        serde_json::json!(figures.samples.examples),
+        serde_json::json!(
+            figures
+                .samples
+                .examples
+                .iter()
+                .map(|(_, line)| line)
+                .collect::<Vec<_>>()
+        ),
     );
     object.insert(
         "failures".into(),
@@ -602,7 +609,7 @@ fn print_text(figures: &LoadFigures, targets: &[SocketAddrV4], local: bool) {
             .map(|(r, n)| format!("{} {n}", r.id()))
             .collect();
         out!("violations: {}", by_rule.join(", "));
-        for line in &s.examples {
+        for (_, line) in &s.examples {
             out!("  {line}");
         }
     }
