@@ -190,6 +190,7 @@ pub const JUDGED_ON_CHOICES: &[(Rule, Choice)] = &[
     (Rule::Bap10, Choice::Service161Codec),
     (Rule::Bap21, Choice::MatchmakingFields),
     (Rule::Auth16, Choice::FirstRosterLatency),
+    (Rule::Member03, Choice::AckCrossing),
     (Rule::Host03, Choice::SnapshotGap),
     (Rule::Host08, Choice::PurgeNoticeLayout),
     (Rule::Signon02, Choice::SignOnHttpStatus),

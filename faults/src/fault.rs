@@ -352,7 +352,7 @@ faults! {
     /// HOST-04 (duty): message 20 gets a message 0 of slots the client holds.
     SlotGrantHeld => Host04, script RequestSlots;
     /// MEMBER-03: every keepalive carries message 12 again, acknowledged or not.
-    MembershipOnTimer => Member03;
+    MembershipOnTimer => Member03, on AckCrossing;
     /// MEMBER-07: a changed member table goes out under the revision before the change.
     MembershipRevisionKept => Member07, also [Member01], members 2;
     /// MEMBER-07: member tables go out under twice their revision, so each change skips

@@ -107,6 +107,10 @@ choices! {
     /// AH gives the first message 5 as the answer to the first message 52, with no time.
     FirstRosterLatency => "first-roster-latency",
         "the first message 5 comes within 1,000 ms of the client's first message 52, or it answers something else: SR gives the answer, not how soon";
+    /// SR has a table go out while the client has not acknowledged it, and gives no time
+    /// for the acknowledgement to reach the host.
+    AckCrossing => "ack-crossing",
+        "an acknowledgement (message 38) reaches the host within 1,000 ms of the client sending it, so a table repeated later unchanged was sent once the host had it: SR says a table goes out while unacknowledged, not how long an acknowledgement takes to arrive";
     /// NS says an unanswered probe marks the session unsuitable, with no time.
     QosReplyWait => "qos-reply-wait",
         "a QoS reply comes within 3,000 ms of its probe, or the session is unanswered: NS says an unanswered session is marked unsuitable, not how long the client waits";

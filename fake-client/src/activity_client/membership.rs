@@ -4,7 +4,7 @@
 //! MEMBER-02, MEMBER-03, MEMBER-07).
 
 use crate::links::Outgoing;
-use crate::rules::Rule;
+use crate::rules::{Choice, Rule};
 use crate::verdict::Verdict;
 use std::collections::BTreeMap;
 use std::net::SocketAddrV4;
@@ -16,7 +16,8 @@ use vex_wire::peer::join_descriptor::JoinDescriptor;
 use vex_wire::time::Instant;
 
 /// How long a host push can still cross an acknowledgement the client sent: a round trip
-/// on any link Vex expects to test over.
+/// on any link Vex expects to test over. How long the pages do not say: a finding on it
+/// is advisory (`Choice::AckCrossing`).
 const ACK_CROSSING_MS: u64 = 1000;
 /// A revision step this large or larger, on 32 bits, goes back.
 const REVISION_HALF: u32 = 1 << 31;
@@ -261,7 +262,7 @@ impl Membership {
                 "message 12 repeats revision {}, which the client acknowledged, with nothing changed",
                 m.revision
             );
-            verdict.violate(Rule::Member03, Some(idx), None, reason);
+            verdict.advise(Rule::Member03, Choice::AckCrossing, Some(idx), None, reason);
             return None;
         }
         if acknowledged.is_some() {
