@@ -59,11 +59,10 @@ fn a_short_soak_of_the_built_in_host_is_clean() {
     assert!(f["generator_cpu_s"].as_f64().unwrap() > 0.0, "{f}");
 }
 
-#[test]
-fn a_host_that_breaks_a_rule_under_load_fails_the_run_with_that_rule() {
-    let port = free_port();
-    let target = format!("127.0.0.1:{port}");
-    let _host = Host(
+/// `vex host --fault SlowKeepalive` on a free port, listening, and its address.
+fn slow_keepalive_host() -> (Host, String) {
+    let target = format!("127.0.0.1:{}", free_port());
+    let host = Host(
         Command::new(VEX)
             .args(["host", "--listen", &target, "--fault", "SlowKeepalive"])
             .stdout(Stdio::null())
@@ -72,6 +71,12 @@ fn a_host_that_breaks_a_rule_under_load_fails_the_run_with_that_rule() {
             .unwrap(),
     );
     wait_listening(&target);
+    (host, target)
+}
+
+#[test]
+fn a_host_that_breaks_a_rule_under_load_fails_the_run_with_that_rule() {
+    let (_host, target) = slow_keepalive_host();
     let out = vex(&[
         "load",
         "--target",
@@ -101,17 +106,7 @@ fn a_host_that_breaks_a_rule_under_load_fails_the_run_with_that_rule() {
 /// series.
 #[test]
 fn a_sharded_load_merges_what_each_shard_found() {
-    let port = free_port();
-    let target = format!("127.0.0.1:{port}");
-    let _host = Host(
-        Command::new(VEX)
-            .args(["host", "--listen", &target, "--fault", "SlowKeepalive"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    wait_listening(&target);
+    let (_host, target) = slow_keepalive_host();
     let out = vex(&[
         "load",
         "--target",

@@ -1012,6 +1012,28 @@ fn fleet_received(h: &mut HostCore, [c, c2]: &mut [SecureChannel; 2]) -> FleetRe
     (ids(&to_l), tables(&to_l), tables(&to_joiner))
 }
 
+/// The process the store places bubble 1 on in the fleet tests.
+const OTHER_PROCESS: SocketAddrV4 = SocketAddrV4::new(Ipv4Addr::new(127, 0, 0, 2), 30975);
+
+/// Message 23 from the owner of [`fleet_pair`] (member key 5), its field 6 `field6`.
+fn owner_identity(field6: u64) -> Vec<u8> {
+    use vex_wire::activity::identity::ClientIdentity;
+    use vex_wire::activity::membership::Member;
+    let mut member = Member::seed(5, 0, 6);
+    member.field6 = field6;
+    ClientIdentity(member).encode().unwrap()
+}
+
+/// Message 18 from a client holding revision `revision`, in bubble 1.
+fn refresh_body(revision: u32) -> Vec<u8> {
+    use vex_wire::activity::small::StateRefresh;
+    let refresh = StateRefresh {
+        membership_revision: revision,
+        bubble: 1,
+    };
+    refresh.encode().unwrap()
+}
+
 /// Message 22 moving to region `index`.
 fn region_body(index: i16) -> Vec<u8> {
     use vex_wire::activity::client_state::{ClientState, RegionLeg};
@@ -1059,8 +1081,7 @@ fn in_a_fleet_changes_while_the_table_waits_go_out_as_one_revision() {
         fleet_send(&mut h, &mut cs, (L, 4), session, 3, join_body(session, 5));
     assert!(burst.contains(&4), "joined again: {burst:?}");
     assert_eq!((to_l, to_joiner), none, "the burst waits too");
-    let other = SocketAddrV4::new(Ipv4Addr::new(127, 0, 0, 2), 30975);
-    h.handle_region_placed(session, 1, Placed::At(other));
+    h.handle_region_placed(session, 1, Placed::At(OTHER_PROCESS));
     let retry_at = h.poll_timeout().unwrap();
     h.handle_timeout(retry_at);
     let (_, to_l, to_joiner) = fleet_received(&mut h, &mut cs);
@@ -1081,44 +1102,24 @@ fn in_a_fleet_changes_while_the_table_waits_go_out_as_one_revision() {
 #[test]
 fn in_a_fleet_a_record_that_comes_before_the_retry_releases_the_table() {
     use vex_host::lobby::Placed;
-    use vex_wire::activity::identity::ClientIdentity;
-    use vex_wire::activity::membership::Member;
-    use vex_wire::activity::small::StateRefresh;
     let (mut h, mut cs, session, last) = fleet_pair();
-    let identity = |field6| {
-        let mut member = Member::seed(5, 0, 6);
-        member.field6 = field6;
-        ClientIdentity(member).encode().unwrap()
-    };
     let none = (vec![], vec![]);
     let (_, to_l, to_joiner) = fleet_send(&mut h, &mut cs, (L, 3), session, 22, region_body(8));
     assert_eq!((to_l, to_joiner), none, "no change");
-    let (_, to_l, to_joiner) = fleet_send(&mut h, &mut cs, (L, 4), session, 23, identity(77));
+    let (_, to_l, to_joiner) = fleet_send(&mut h, &mut cs, (L, 4), session, 23, owner_identity(77));
     assert_eq!((to_l, to_joiner), none, "held back");
     let retry_at = h.poll_timeout().unwrap();
     assert_eq!(retry_at, Instant::from_millis(250), "the retry");
-    let other = SocketAddrV4::new(Ipv4Addr::new(127, 0, 0, 2), 30975);
-    h.handle_region_placed(session, 1, Placed::At(other));
+    h.handle_region_placed(session, 1, Placed::At(OTHER_PROCESS));
     let members = vec![5, 0x50];
-    let refresh = StateRefresh {
-        membership_revision: last,
-        bubble: 1,
-    };
-    let (_, to_l, to_joiner) = fleet_send(
-        &mut h,
-        &mut cs,
-        (L, 5),
-        session,
-        18,
-        refresh.encode().unwrap(),
-    );
+    let (_, to_l, to_joiner) = fleet_send(&mut h, &mut cs, (L, 5), session, 18, refresh_body(last));
     let released = vec![(last + 1, members.clone())];
     assert_eq!(
         (to_l, to_joiner),
         (released.clone(), released),
         "released to each"
     );
-    let (_, to_l, to_joiner) = fleet_send(&mut h, &mut cs, (L, 6), session, 23, identity(78));
+    let (_, to_l, to_joiner) = fleet_send(&mut h, &mut cs, (L, 6), session, 23, owner_identity(78));
     let next = vec![(last + 2, members)];
     assert_eq!((to_l, to_joiner), (next.clone(), next), "the next revision");
     h.handle_timeout(retry_at);
@@ -1133,31 +1134,13 @@ fn in_a_fleet_a_record_that_comes_before_the_retry_releases_the_table() {
 #[test]
 fn in_a_fleet_a_snapshot_asked_while_the_table_waits_comes_whole_after_it() {
     use vex_host::lobby::Placed;
-    use vex_wire::activity::identity::ClientIdentity;
-    use vex_wire::activity::membership::Member;
-    use vex_wire::activity::small::StateRefresh;
     let (mut h, mut cs, session, last) = fleet_pair();
-    let mut member = Member::seed(5, 0, 6);
-    member.field6 = 77;
-    let identity = ClientIdentity(member).encode().unwrap();
     fleet_send(&mut h, &mut cs, (L, 3), session, 22, region_body(8));
-    let (_, to_l, _) = fleet_send(&mut h, &mut cs, (L, 4), session, 23, identity);
+    let (_, to_l, _) = fleet_send(&mut h, &mut cs, (L, 4), session, 23, owner_identity(77));
     assert_eq!(to_l, vec![], "held back");
-    let refresh = StateRefresh {
-        membership_revision: last,
-        bubble: 1,
-    };
-    let (asked, _, _) = fleet_send(
-        &mut h,
-        &mut cs,
-        (L, 5),
-        session,
-        18,
-        refresh.encode().unwrap(),
-    );
+    let (asked, _, _) = fleet_send(&mut h, &mut cs, (L, 5), session, 18, refresh_body(last));
     assert_eq!(asked, Vec::<u32>::new(), "the snapshot waits whole");
-    let other = SocketAddrV4::new(Ipv4Addr::new(127, 0, 0, 2), 30975);
-    h.handle_region_placed(session, 1, Placed::At(other));
+    h.handle_region_placed(session, 1, Placed::At(OTHER_PROCESS));
     let retry_at = h.poll_timeout().unwrap();
     h.handle_timeout(retry_at);
     let (to_l, tables_l, to_joiner) = fleet_received(&mut h, &mut cs);
