@@ -31,6 +31,12 @@ pub mod violation;
 /// the run happened to stop.
 const ANSWER_GRACE_MS: u64 = 1000;
 
+/// True when the host had [`ANSWER_GRACE_MS`] from `asked` to the run's end `now`: only
+/// then is an answer still missing judged at the end.
+fn had_time_to_answer(asked: vex_wire::time::Instant, now: vex_wire::time::Instant) -> bool {
+    now.since(asked) >= ANSWER_GRACE_MS
+}
+
 pub use crate::core::ClientCore;
 pub use config::ClientConfig;
 pub use link::LinkKind;

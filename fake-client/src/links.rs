@@ -1,8 +1,8 @@
 //! The client's links as one set: the links the IO layer should open, the open ones, and
 //! the frames queued on them (NS "bdLobby BAP"; facts 1.5).
 
-use crate::ANSWER_GRACE_MS;
 use crate::config::CHANNEL_START_LEN;
+use crate::had_time_to_answer;
 use crate::link::{ClientLink, LinkKind, Pending};
 use prost::Message;
 use std::collections::{BTreeMap, VecDeque};
@@ -154,9 +154,9 @@ impl Links {
     }
 
     /// Every request on a live link still unanswered at `now` though sent at least
-    /// [`ANSWER_GRACE_MS`] before: link, task and service.
+    /// [`crate::ANSWER_GRACE_MS`] before: link, task and service.
     pub(crate) fn unanswered(&self, now: Instant) -> Vec<(LinkKind, u32, u16)> {
-        let owed = move |p: &Pending| now.since(p.sent) >= ANSWER_GRACE_MS;
+        let owed = move |p: &Pending| had_time_to_answer(p.sent, now);
         self.open
             .iter()
             .filter(|(_, l)| !l.dead)

@@ -7,8 +7,8 @@
 //! The copy is the family-4 version of the client's store (`queuez.rs`); a reply naming a
 //! revision the copy holds already parks nothing.
 
-use crate::ANSWER_GRACE_MS;
 use crate::core::ClientCore;
+use crate::had_time_to_answer;
 use crate::rules::{Choice, Rule};
 use vex_wire::bap::queuez::ACCOUNT_FAMILY;
 use vex_wire::time::Instant;
@@ -46,9 +46,9 @@ impl Barrier {
     }
 
     /// The operations still parked at the run's end `now` that were parked at least
-    /// [`ANSWER_GRACE_MS`] before it: a later one's update may still be on the wire.
+    /// [`crate::ANSWER_GRACE_MS`] before it: a later one's update may still be on the wire.
     pub(crate) fn hung(&self, now: Instant) -> impl Iterator<Item = Parked> + '_ {
-        let hung = move |p: &&Parked| now.since(p.at) >= ANSWER_GRACE_MS;
+        let hung = move |p: &&Parked| had_time_to_answer(p.at, now);
         self.0.iter().filter(hung).copied()
     }
 }
@@ -84,6 +84,7 @@ impl ClientCore {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ANSWER_GRACE_MS;
 
     fn op(revision: i32) -> Parked {
         Parked {

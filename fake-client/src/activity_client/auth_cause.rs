@@ -3,6 +3,7 @@
 //! "Answer what was asked"; AUTH-16).
 
 use crate::ANSWER_GRACE_MS;
+use crate::had_time_to_answer;
 use crate::rules::{Choice, Rule};
 use crate::verdict::Verdict;
 use std::collections::BTreeMap;
@@ -108,7 +109,7 @@ impl AuthCause {
     pub(super) fn check_answered(&self, verdict: &mut Verdict, now: Instant) {
         if let Some(at) = self.first_epoch_at
             && !self.seen
-            && now.since(at) >= ANSWER_GRACE_MS
+            && had_time_to_answer(at, now)
         {
             let reason = "no message 5 answered the client's first message 52: the roster it is owed never came".to_string();
             verdict.violate(Rule::Auth16, None, None, reason);

@@ -7,7 +7,7 @@
 //! The client's authority mask is the lease it was granted: the slots whose entities it
 //! creates and runs.
 
-use crate::ANSWER_GRACE_MS;
+use crate::had_time_to_answer;
 use crate::links::Outgoing;
 use crate::rules::Choice::PurgeNoticeLayout;
 use crate::rules::Rule;
@@ -184,7 +184,7 @@ impl Authority {
     /// and did not (HOST-08: SR names the notice, not its id, so the finding is advisory).
     pub(super) fn check_answered(&self, verdict: &mut Verdict, now: Instant) {
         if let Some((_, at)) = self.owed
-            && now.since(at) >= ANSWER_GRACE_MS
+            && had_time_to_answer(at, now)
         {
             let reason = "message 27 got no purge notice (message 25)".to_string();
             verdict.advise(Rule::Host08, PurgeNoticeLayout, None, None, reason);
@@ -206,6 +206,7 @@ fn token(verdict: &mut Verdict, idx: u64, msg: u32, payload: &[u8]) -> Option<u3
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ANSWER_GRACE_MS;
 
     /// AH's bare 1,024-byte mask that keeps the request passes, one slot off is HOST-08 on
     /// the pages; a notice in message 27's layout that keeps mask and reason passes, and

@@ -3,7 +3,7 @@
 //! 20, which the host answers with a message 0 grant (AH "The main messages"; SR "hand out
 //! entity indices"; facts 4.3, 4.4; SLOTS-01, SLOTS-02, HOST-04).
 
-use crate::ANSWER_GRACE_MS;
+use crate::had_time_to_answer;
 use crate::links::Outgoing;
 use crate::rules::Rule;
 use crate::verdict::Verdict;
@@ -147,7 +147,7 @@ impl EntitySlots {
     /// At the deadline `now`: a message 20 the host had time to answer and did not
     /// (HOST-04).
     pub(super) fn check_answered(&self, verdict: &mut Verdict, now: Instant) {
-        if self.ask.is_some_and(|a| now.since(a.at) >= ANSWER_GRACE_MS) {
+        if self.ask.is_some_and(|a| had_time_to_answer(a.at, now)) {
             let reason = "message 20 got no message 0 grant".to_string();
             verdict.violate(Rule::Host04, None, None, reason);
         }
@@ -157,6 +157,7 @@ impl EntitySlots {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ANSWER_GRACE_MS;
 
     fn asked(returned: usize) -> EntitySlots {
         EntitySlots {

@@ -4,7 +4,7 @@
 //! 4.12; HOST-15). What the client changes is field 6, whose meaning the pages do not give;
 //! fields 1 and 2 stay -1 (MEMBER-04).
 
-use crate::ANSWER_GRACE_MS;
+use crate::had_time_to_answer;
 use crate::links::Outgoing;
 use crate::rules::Rule;
 use crate::verdict::Verdict;
@@ -77,10 +77,7 @@ impl IdentityReport {
     /// At the run's end `now`: a message 23 on a private link that had time for its
     /// message 12 and got none carrying the identity (HOST-15).
     pub(super) fn check_answered(&self, verdict: &mut Verdict, now: Instant) {
-        if self
-            .owed_since
-            .is_some_and(|t| now.since(t) >= ANSWER_GRACE_MS)
-        {
+        if self.owed_since.is_some_and(|t| had_time_to_answer(t, now)) {
             let reason =
                 "message 23 on a private link got no message 12 carrying the identity".into();
             verdict.violate(Rule::Host15, None, None, reason);
@@ -91,6 +88,7 @@ impl IdentityReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ANSWER_GRACE_MS;
     use vex_wire::scenario::Scenario;
 
     fn reported(public: bool) -> (IdentityReport, Player) {

@@ -3,7 +3,7 @@
 //! join_request named and be message 4; after it, every push must carry the id message 4
 //! stored, and the burst owed after message 4 must arrive whole and in order.
 
-use crate::ANSWER_GRACE_MS;
+use crate::had_time_to_answer;
 use crate::rules::Rule;
 use crate::verdict::{Verdict, bit_of};
 use std::collections::VecDeque;
@@ -209,9 +209,9 @@ impl Join {
     }
 
     /// At the deadline `now`: a burst still owed was never sent whole (JOIN-02), unless
-    /// message 4 came less than [`ANSWER_GRACE_MS`] before and the rest may be on the wire.
+    /// message 4 came less than [`crate::ANSWER_GRACE_MS`] before and the rest may be on the wire.
     pub(super) fn check_burst_owed(&self, verdict: &mut Verdict, now: Instant) {
-        if !self.burst_owed.is_empty() && now.since(self.burst_since) >= ANSWER_GRACE_MS {
+        if !self.burst_owed.is_empty() && had_time_to_answer(self.burst_since, now) {
             let owed: Vec<u32> = self.burst_owed.iter().copied().collect();
             let reason = format!("the join burst never sent messages {owed:?}");
             verdict.violate(Rule::Join02, None, None, reason);
@@ -222,6 +222,7 @@ impl Join {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ANSWER_GRACE_MS;
     use vex_wire::activity::join::{JOIN_RESULT_LEN, JoinRequest};
 
     const SESSION: u64 = 0x9EAA_3001_0020_0001;

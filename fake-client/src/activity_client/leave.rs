@@ -11,7 +11,7 @@
 //! finding only when no leave delta follows it by the run's end.
 
 use super::roster::registered_keys;
-use crate::ANSWER_GRACE_MS;
+use crate::had_time_to_answer;
 use crate::links::Outgoing;
 use crate::rules::Rule;
 use crate::verdict::Verdict;
@@ -145,9 +145,11 @@ impl Leave {
     /// in the time the host had (LEAVE-01): the first message 5 after the leave was not it
     /// and none followed, or none came.
     pub(super) fn check_answered(&self, verdict: &mut Verdict, now: Instant) {
-        let Some(d) = self.departure.as_ref().filter(|d| {
-            !d.answered && !d.registered.is_empty() && now.since(d.at) >= ANSWER_GRACE_MS
-        }) else {
+        let Some(d) = self
+            .departure
+            .as_ref()
+            .filter(|d| !d.answered && !d.registered.is_empty() && had_time_to_answer(d.at, now))
+        else {
             return;
         };
         let (frame, reason) = match &d.not_delta {
@@ -237,6 +239,7 @@ fn leave_delta_problems(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ANSWER_GRACE_MS;
     use vex_wire::activity::sensor_auth::{
         AuthPart, AuthPrefix, BubbleAuthority, EntityGroup, ObjectBlock, SensorAuthUpdate, SubBlock,
     };

@@ -2,7 +2,7 @@
 //! 11 (start_new_activity) asks for the whole snapshot, and the host owes messages 1, 2 and
 //! 12, then 5, in that order (SR "What each client message gets"; facts 4.14; HOST-03).
 
-use crate::ANSWER_GRACE_MS;
+use crate::had_time_to_answer;
 use crate::links::Outgoing;
 use crate::rules::{Choice, Rule};
 use crate::verdict::Verdict;
@@ -232,11 +232,7 @@ impl Refresh {
     /// At the run's deadline `now`: each snapshot the host had time to send and did not
     /// finish (HOST-03, HOST-10).
     pub(super) fn check_answered(&self, verdict: &mut Verdict, now: Instant) {
-        for o in self
-            .owed
-            .iter()
-            .filter(|o| now.since(o.at) >= ANSWER_GRACE_MS)
-        {
+        for o in self.owed.iter().filter(|o| had_time_to_answer(o.at, now)) {
             let (rule, how) = o.rule();
             let reason = format!(
                 "message {}'s snapshot{how} never sent messages {:?}, in order",
@@ -250,6 +246,7 @@ impl Refresh {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ANSWER_GRACE_MS;
 
     fn at(ms: u64) -> Instant {
         Instant::from_millis(ms)

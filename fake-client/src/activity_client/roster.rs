@@ -8,7 +8,7 @@ use super::block_judge::{mismatch, misread_block, skipped_block, why_misread};
 use super::player_key::{Place, check_player_key};
 use super::slot_bodies::{self, At, Part, Standing};
 use super::state_bytes::StateBytes;
-use crate::ANSWER_GRACE_MS;
+use crate::had_time_to_answer;
 use crate::rules::Rule;
 use crate::verdict::{Verdict, key_of};
 use std::collections::{BTreeMap, BTreeSet};
@@ -145,10 +145,10 @@ impl Roster {
     /// At the run's end `now`: a spawn gate type-17 bodies reached and none opened holds
     /// the player out of the world for good (SEED-05, effect hang). A loading state sent
     /// before the live one is no breach, nor one the host had less than
-    /// [`ANSWER_GRACE_MS`] to follow.
+    /// [`crate::ANSWER_GRACE_MS`] to follow.
     pub(super) fn check_spawned(&self, verdict: &mut Verdict, now: Instant) {
         if let SpawnGate::Held { idx, state, since } = self.spawn_gate
-            && now.since(since) >= ANSWER_GRACE_MS
+            && had_time_to_answer(since, now)
         {
             let reason = format!(
                 "the player never spawned: the last type-17 lifetime state, {state}, is not one the spawn gate accepts (3, 6 or 10)"
@@ -709,6 +709,7 @@ fn check_apply(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ANSWER_GRACE_MS;
     use vex_wire::activity::auth::AuthBody;
     use vex_wire::activity::auth::lifetime::LifetimeAuth;
     use vex_wire::activity::body::Body;
