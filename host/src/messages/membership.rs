@@ -57,15 +57,6 @@ impl Activities {
         )
     }
 
-    /// True while `session`'s table must wait for a host record ([`Self::table_gate`]):
-    /// a join burst then goes without it, and the joiner gets it with the others at the
-    /// retry, under the one revision every member sees next (MEMBER-07).
-    pub(crate) fn table_waits(&self, session: SessionId) -> bool {
-        self.map
-            .get(&session)
-            .is_some_and(|a| a.missing_host_record().is_some())
-    }
-
     /// The table of `session` as this host sends it (MEMBER-01).
     pub(crate) fn membership_table(&self, session: SessionId) -> Option<ReplicateMembership> {
         let activity = self.map.get(&session)?;
@@ -184,7 +175,9 @@ impl Activities {
     }
 
     /// True while `session`'s table is held back for a missing host record, its retry
-    /// armed ([`Self::table_gate`]).
+    /// armed ([`Self::table_gate`]). A join burst then goes without the table, and the
+    /// joiner gets it with the others at the retry, under the one revision every member
+    /// sees next (MEMBER-07).
     pub(crate) fn hold_table(&mut self, session: SessionId) -> bool {
         let now = self.now;
         let live = self.map.len();

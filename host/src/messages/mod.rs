@@ -282,16 +282,16 @@ impl Activities {
             .binding(link)
             .map(|b| b.descriptor().clone())
             .unwrap_or_default();
-        let scenario = &self.config.scenario;
-        let msg1 = roster::global_state(scenario, &descriptor);
+        let msg1 = roster::global_state(&self.config.scenario, &descriptor);
         let msg1 = self.policy().global_state(msg1, true)?.encode()?;
         let membership = if public && self.policy().public_burst_private_table() {
             Some(self.private_table(links, link, join))
-        } else if self.table_waits(session) {
+        } else if self.hold_table(session) {
             None
         } else {
             self.membership_table(session)
         };
+        let scenario = &self.config.scenario;
         let mut burst = vec![
             (JOIN_RESULT, msg4),
             (ENTITY_SLOTS_ALLOCATED, grant.0),
