@@ -144,7 +144,7 @@ pub async fn load(args: LoadArgs) -> ExitCode {
     // elsewhere than a terminal, as in a CI log: a line now and then
     let lines = bar.is_hidden() && !args.quiet;
     let mut next_line = LINE_EVERY_S;
-    let warm_at = (args.ramp + SETTLE).min(args.duration / 3);
+    let warm_at = warm_after(&args);
     let mut ticks = tokio::time::interval(Duration::from_secs(1));
     let mut warmed = false;
     while !driver.is_finished() {
@@ -359,8 +359,7 @@ async fn drive_shard(args: &LoadArgs, index: usize, scenario: Scenario) -> ExitC
         return error();
     }
     let clients = shard.clients(args.clients, usize::from(args.group)).len();
-    let per_client = FDS_PER_CLIENT + u64::from(args.peer);
-    if let Err(why) = enough_descriptors(clients as u64 * per_client + FDS_SPARE) {
+    if let Err(why) = enough_descriptors(driver_descriptors(clients, args.peer) + FDS_SPARE) {
         eprintln!("vex load: shard {index}: {why}");
         return error();
     }
@@ -371,7 +370,7 @@ async fn drive_shard(args: &LoadArgs, index: usize, scenario: Scenario) -> ExitC
     let tally = Arc::new(Tally::default());
     let running = tokio::spawn(run(plan, start, tally.clone()));
     let mut meter = ProcessMeter::this_process();
-    let warm_at = start + (args.ramp + SETTLE).min(args.duration / 3);
+    let warm_at = start + warm_after(args);
     let mut warmed = false;
     let mut ticks = tokio::time::interval(Duration::from_secs(1));
     while !running.is_finished() {
@@ -393,6 +392,18 @@ async fn drive_shard(args: &LoadArgs, index: usize, scenario: Scenario) -> ExitC
     ExitCode::SUCCESS
 }
 
+/// The descriptors a process driving `clients` holds for them: two links each, and with
+/// `peer` a UDP socket too.
+fn driver_descriptors(clients: usize, peer: bool) -> u64 {
+    clients as u64 * (FDS_PER_CLIENT + u64::from(peer))
+}
+
+/// When the warm-up of `args`'s run ends, after its start: the memory read then is the one
+/// the end is compared with.
+fn warm_after(args: &LoadArgs) -> Duration {
+    (args.ramp + SETTLE).min(args.duration / 3)
+}
+
 /// The descriptors a process of `args`'s run needs at most: a shard's two a client (three
 /// with `--peer`), or a host process's share of every client's two links.
 fn descriptors_needed(args: &LoadArgs) -> u64 {
@@ -402,7 +413,7 @@ fn descriptors_needed(args: &LoadArgs) -> u64 {
         .map(|index| Shard { index, count }.clients(args.clients, group).len())
         .max()
         .unwrap_or(0);
-    let generator = largest_shard as u64 * (FDS_PER_CLIENT + u64::from(args.peer));
+    let generator = driver_descriptors(largest_shard, args.peer);
     let host = if args.target.is_empty() {
         args.clients as u64 * FDS_PER_CLIENT / u64::from(args.processes)
     } else {
