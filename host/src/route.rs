@@ -166,11 +166,7 @@ impl HostCore {
 
     /// True when `session` is a live activity's or a link is bound to it.
     fn session_in_use(&self, session: SessionId) -> bool {
-        self.activities.get(session).is_some()
-            || self
-                .links
-                .bindings()
-                .any(|b| b.session() == session || b.private_session() == session)
+        self.activities.get(session).is_some() || self.links.names_session(session)
     }
 
     /// Service 6: always answered with service 7 (BAP-14); a malformed request falls back
@@ -271,7 +267,7 @@ impl HostCore {
             return;
         };
         l.keepalive_at(None); // a new session has no accepted join yet
-        let previous = l.bind(Binding::new(session, descriptor));
+        let previous = self.links.bind(link, Binding::new(session, descriptor));
         let own = AdvertisedHost::new(self.config.advertised, session);
         let arrival = self.config.scenario.arrival_slice_set;
         let advertised = if self.config.shared {
@@ -307,6 +303,7 @@ fn lookup_answer(host_id: u64, address: SocketAddrV4) -> Vec<u8> {
 mod tests {
     use super::*;
     use crate::HostConfig;
+    use crate::link::Link;
 
     #[test]
     fn session_index_wraps_past_zero_and_skips_live_ids() {
@@ -324,6 +321,31 @@ mod tests {
             next.index(),
             2,
             "index 0 is skipped, and 1 is a live activity's"
+        );
+    }
+
+    #[test]
+    fn a_session_a_link_still_names_is_not_given_again() {
+        let mut h = HostCore::new(HostConfig::builtin(HostConfig::default_address()));
+        h.next_session_index = 7;
+        let named = h.new_session_id();
+        h.next_session_index = 7;
+        let link = LinkId(1);
+        let limits = h.config.limits;
+        h.links
+            .insert(link, Link::new(link, Instant::from_millis(0), &limits));
+        // bound, with no activity: as after a leave whose activity then ended
+        h.links
+            .bind(link, Binding::new(named, DescriptorBits::default()));
+        assert!(h.activities.get(named).is_none());
+        assert_eq!(h.new_session_id().index(), 8, "index 7 is still named");
+
+        h.links.remove(link);
+        h.next_session_index = 7;
+        assert_eq!(
+            h.new_session_id(),
+            named,
+            "once the link is gone it is free"
         );
     }
 }

@@ -132,8 +132,9 @@ impl Binding {
         self.epoch = Some(epoch);
     }
 
-    /// A join names `session`: the link is bound to it from now on.
-    pub fn enter(&mut self, session: SessionId) {
+    /// A join names `session`: the link is bound to it from now on. Through
+    /// [`super::Links::enter`], which counts the sessions bindings name.
+    pub(super) fn enter(&mut self, session: SessionId) {
         self.session = session;
     }
 
@@ -147,7 +148,8 @@ impl Binding {
     }
 
     /// The join did not go through: the link is back on its own session, not joined.
-    pub fn unjoin(&mut self) {
+    /// Through [`super::Links::unjoin`].
+    pub(super) fn unjoin(&mut self) {
         self.session = self.private_session;
         self.join = None;
     }

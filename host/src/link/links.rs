@@ -2,6 +2,7 @@
 //! leave by: what a handler reaches a link through (NS "bdLobby BAP"; SR "Timed sends that
 //! remain").
 
+use super::bound_sessions::BoundSessions;
 use super::{Binding, Link, MAX_HELD_ANSWERS, Response};
 use crate::event::{HostEvent, Transmit};
 use crate::hooks::Hooks;
@@ -14,16 +15,19 @@ use crate::reason::{Closed, Dropped};
 use crate::timer_queue::TimerQueue;
 use std::collections::BTreeMap;
 use vex_wire::activity::envelope::PushHeader;
+use vex_wire::activity::session::SessionId;
 use vex_wire::bap::header::{FrameType, InnerHeader};
 use vex_wire::bap::services::response_for;
 use vex_wire::bits::BitError;
 use vex_wire::time::Instant;
 
-/// The link table: each link by id, each armed timer's deadline, and the outbox every
-/// frame and event leaves by.
+/// The link table: each link by id, the sessions their bindings name, each armed timer's
+/// deadline, and the outbox every frame and event leaves by.
 #[derive(Debug)]
 pub(crate) struct Links {
     map: BTreeMap<LinkId, Link>,
+    /// The sessions the links' bindings name.
+    bound: BoundSessions,
     /// Every link timer's deadline, earliest first.
     timers: TimerQueue<(LinkId, HostTimer)>,
     /// The frames and events the host has queued.
@@ -35,6 +39,7 @@ impl Links {
     pub(crate) fn new(hooks: Hooks) -> Self {
         Self {
             map: BTreeMap::new(),
+            bound: BoundSessions::default(),
             timers: TimerQueue::default(),
             out: Outbox::new(hooks),
         }
@@ -100,24 +105,59 @@ impl Links {
         self.map.get_mut(&link)
     }
 
-    /// Holds `link` under its id.
+    /// Holds `link`, a new link (no service 7 has bound it yet), under its id.
     pub(crate) fn insert(&mut self, id: LinkId, link: Link) {
         self.map.insert(id, link);
     }
 
     /// `link` is gone: what it held.
     pub(crate) fn remove(&mut self, link: LinkId) -> Option<Link> {
-        self.map.remove(&link)
+        let removed = self.map.remove(&link)?;
+        if let Some(b) = removed.binding() {
+            self.bound.remove(b);
+        }
+        Some(removed)
+    }
+
+    /// Service 7 bound `link` to `binding`: the one it had before, or none (none either
+    /// when the link is not held, and then nothing is bound).
+    pub(crate) fn bind(&mut self, link: LinkId, binding: Binding) -> Option<Binding> {
+        let l = self.map.get_mut(&link)?;
+        self.bound.add(&binding);
+        let previous = l.bind(binding)?;
+        self.bound.remove(&previous);
+        Some(previous)
+    }
+
+    /// A join names `session`: `link`'s binding is bound to it from now on.
+    pub(crate) fn enter(&mut self, link: LinkId, session: SessionId) {
+        self.rebind(link, |b| b.enter(session));
+    }
+
+    /// `link`'s join did not go through: its binding is back on its own session.
+    pub(crate) fn unjoin(&mut self, link: LinkId) {
+        self.rebind(link, Binding::unjoin);
+    }
+
+    /// Changes the session `link`'s binding names by `change`, counted again.
+    fn rebind(&mut self, link: LinkId, change: impl FnOnce(&mut Binding)) {
+        let Some(b) = self.map.get_mut(&link).and_then(Link::binding_mut) else {
+            return;
+        };
+        self.bound.remove(b);
+        change(b);
+        self.bound.add(b);
+    }
+
+    /// True when a link's binding names `session`, as the session it is bound to or as
+    /// its own private one.
+    pub(crate) fn names_session(&self, session: SessionId) -> bool {
+        self.bound.contains(session)
     }
 
     /// What `link` owns of the activity it is bound to, once service 7 bound it.
     pub(crate) fn binding(&self, link: LinkId) -> Option<&Binding> {
         self.get(link)?.binding()
-    }
-
-    /// Every link's binding, in link order.
-    pub(crate) fn bindings(&self) -> impl Iterator<Item = &Binding> {
-        self.map.values().filter_map(Link::binding)
     }
 
     /// [`Links::binding`], to change.
@@ -338,5 +378,73 @@ impl Links {
             let t = build(l);
             self.out.send(t);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::limits::Limits;
+    use vex_wire::bits::Bits;
+
+    fn session(index: u16) -> SessionId {
+        SessionId::shaped(0x1234, index)
+    }
+
+    /// A host's links with `count` new links, 1 to `count`.
+    fn links(count: u64) -> Links {
+        let mut links = Links::new(Hooks::default());
+        for id in 1..=count {
+            let link = LinkId(id);
+            links.insert(
+                link,
+                Link::new(link, Instant::from_millis(0), &Limits::default()),
+            );
+        }
+        links
+    }
+
+    #[test]
+    fn a_session_is_named_while_a_binding_names_it() {
+        let mut l = links(2);
+        let (own, other, public) = (session(1), session(2), session(3));
+        assert!(!l.names_session(own), "nothing is bound yet");
+        l.bind(LinkId(1), Binding::new(own, Bits::default()));
+        l.bind(LinkId(2), Binding::new(other, Bits::default()));
+        assert!(l.names_session(own) && l.names_session(other));
+
+        l.enter(LinkId(1), public);
+        l.enter(LinkId(2), public);
+        assert!(
+            l.names_session(own),
+            "the private session is still link 1's"
+        );
+        assert!(l.names_session(public));
+        l.unjoin(LinkId(1));
+        assert!(l.names_session(public), "link 2 still names it");
+        l.unjoin(LinkId(2));
+        assert!(!l.names_session(public), "no binding names it any more");
+
+        let previous = l.bind(LinkId(1), Binding::new(session(4), Bits::default()));
+        assert_eq!(previous.map(|b| b.session()), Some(own));
+        assert!(!l.names_session(own), "a new service 7 replaced it");
+        assert!(l.names_session(session(4)));
+
+        l.remove(LinkId(1));
+        assert!(
+            !l.names_session(session(4)),
+            "a link that is gone names nothing"
+        );
+        assert!(l.names_session(other));
+    }
+
+    #[test]
+    fn binding_a_link_not_held_names_nothing() {
+        let mut l = links(0);
+        assert!(
+            l.bind(LinkId(9), Binding::new(session(1), Bits::default()))
+                .is_none()
+        );
+        assert!(!l.names_session(session(1)));
     }
 }

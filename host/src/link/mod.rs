@@ -4,6 +4,7 @@
 mod answers;
 mod authority;
 mod binding;
+mod bound_sessions;
 mod epoch;
 mod links;
 mod roster;
@@ -168,8 +169,9 @@ impl Link {
         self.binding.as_mut()
     }
 
-    /// Service 7 bound the link to `binding`: the one it had before.
-    pub fn bind(&mut self, binding: Binding) -> Option<Binding> {
+    /// Service 7 bound the link to `binding`: the one it had before. Through
+    /// [`Links::bind`], which counts the sessions bindings name.
+    fn bind(&mut self, binding: Binding) -> Option<Binding> {
         self.binding.replace(binding)
     }
 

@@ -194,9 +194,7 @@ impl Activities {
         if previous != handle && previous != private {
             self.depart(links, link, previous);
         }
-        if let Some(b) = links.binding_mut(link) {
-            b.enter(handle);
-        }
+        links.enter(link, handle);
         let burst = match self.join_burst(links, link, &join, handle, public) {
             Ok(b) => b,
             Err(error) => return self.unjoin(links, link, handle, error),
@@ -249,10 +247,8 @@ impl Activities {
         self.depart(links, link, session);
         if let Some(l) = links.get_mut(link) {
             l.keepalive_at(None);
-            if let Some(b) = l.binding_mut() {
-                b.unjoin();
-            }
         }
+        links.unjoin(link);
         let msg = JOIN_RESULT;
         links.not_built(link, msg, error);
     }
