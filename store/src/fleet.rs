@@ -72,20 +72,25 @@ impl Store {
         };
         let moved = match held {
             Some((stale, _)) => sqlx::query(
-                "UPDATE placements SET address = $1 WHERE host_id = $2 AND address = $3",
+                "UPDATE placements SET address = $1 WHERE host_id = $2 AND address = $3 \
+                 RETURNING address",
             )
             .bind(chosen)
             .bind(rows::wide(host_id))
             .bind(stale.to_string()),
             None => sqlx::query(
                 "INSERT INTO placements (host_id, address) VALUES ($1, $2) \
-                 ON CONFLICT (host_id) DO NOTHING",
+                 ON CONFLICT (host_id) DO NOTHING RETURNING address",
             )
             .bind(rows::wide(host_id))
             .bind(chosen),
         };
-        moved.execute(&self.pool).await?;
-        self.holder(host_id, now_ms).await
+        // the statement that moved it names where it went; one that moved nothing lost to
+        // another process's placing, and where that one put it is read back
+        match moved.fetch_optional(&self.pool).await? {
+            Some(row) => Ok(Some(rows::address(&row)?)),
+            None => self.holder(host_id, now_ms).await,
+        }
     }
 
     /// The process whose lease runs past `now_ms` holding the fewest activities and
@@ -109,21 +114,16 @@ impl Store {
     /// (`vex_host::session_index`).
     pub async fn next_session_index(&self, account_half: u32) -> Result<u16, StoreError> {
         let name = format!("session:{account_half:08x}");
-        let mut tx = self.pool.begin().await?;
-        sqlx::query(
-            "INSERT INTO counters (name, value) VALUES ($1, 0) ON CONFLICT (name) DO NOTHING",
-        )
-        .bind(&name)
-        .execute(&mut *tx)
-        .await?;
+        // one statement, so one round trip: the first index is 1
         let index: i64 = sqlx::query(
-            "UPDATE counters SET value = value % 65535 + 1 WHERE name = $1 RETURNING value",
+            "INSERT INTO counters (name, value) VALUES ($1, 1) \
+             ON CONFLICT (name) DO UPDATE SET value = counters.value % 65535 + 1 \
+             RETURNING value",
         )
         .bind(&name)
-        .fetch_one(&mut *tx)
+        .fetch_one(&self.pool)
         .await?
         .try_get(0)?;
-        tx.commit().await?;
         u16::try_from(index).map_err(|_| StoreError::Row(format!("{name} holds {index}")))
     }
 

@@ -22,11 +22,15 @@ pub(crate) fn narrow(v: i64) -> u64 {
 
 /// A row's first two columns as a process's address and the time its lease runs until.
 pub(crate) fn address_and_lease(row: &AnyRow) -> Result<(SocketAddrV4, u64), StoreError> {
+    Ok((address(row)?, narrow(row.try_get(1)?)))
+}
+
+/// A row's first column as a process's address.
+pub(crate) fn address(row: &AnyRow) -> Result<SocketAddrV4, StoreError> {
     let address: String = row.try_get(0)?;
-    let address = address
+    address
         .parse()
-        .map_err(|_| StoreError::Row(format!("process address {address:?}")))?;
-    Ok((address, narrow(row.try_get(1)?)))
+        .map_err(|_| StoreError::Row(format!("process address {address:?}")))
 }
 
 /// Stores `account` whole.
