@@ -9,8 +9,8 @@ use crate::transcript::{Direction, Line, Transcript};
 use std::collections::BTreeMap;
 use std::net::{Ipv4Addr, SocketAddrV4};
 use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::tcp::OwnedWriteHalf;
+use tokio::io::AsyncWriteExt;
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{TcpStream, UdpSocket};
 use tokio::sync::{mpsc, oneshot};
 use vex_fake_client::{ClientConfig, ClientCore, ClientTransmit, LinkKind, Violation};
@@ -241,11 +241,13 @@ pub async fn drive_observed(
     let (tx, mut rx) = mpsc::channel::<Input>(INPUT_QUEUE);
     // the client's UDP socket, opened with its first datagram (the QoS probe)
     let mut udp: Option<UdpSocket> = None;
-    let mut datagram = vec![0u8; vex_wire::peer::MAX_DATAGRAM];
+    // its buffer too: a client that sends no datagram holds none (64 KiB a client)
+    let mut datagram = Vec::new();
     loop {
         while let Some((to, bytes)) = client.poll_datagram() {
             if udp.is_none() {
                 udp = UdpSocket::bind((Ipv4Addr::UNSPECIFIED, 0)).await.ok();
+                datagram.resize(vex_wire::peer::MAX_DATAGRAM, 0);
             }
             observer.datagram(now(), Direction::ToHost, &bytes);
             // a datagram that cannot go is lost, as the network may lose it
@@ -400,19 +402,28 @@ async fn open(
         return;
     };
     let _ = stream.set_nodelay(true);
-    let (mut r, w) = stream.into_split();
+    let (r, w) = stream.into_split();
     let _ = tx.send(Input::Connected(kind, Some(w))).await;
-    let mut buf = vec![0u8; 16 * 1024];
-    loop {
-        match r.read(&mut buf).await {
-            Ok(0) | Err(_) => break,
-            Ok(n) => {
-                let chunk = buf.get(..n).unwrap_or_default().to_vec();
-                if tx.send(Input::Bytes(kind, chunk)).await.is_err() {
-                    return;
-                }
-            }
+    while let Some(chunk) = read_chunk(&r).await {
+        if tx.send(Input::Bytes(kind, chunk)).await.is_err() {
+            return;
         }
     }
     let _ = tx.send(Input::Closed(kind)).await;
+}
+
+/// The next bytes `r` reads, up to 16 KiB; none once the link closes or fails. The read
+/// buffer lives on the stack for the read alone, so a link that waits holds none (a load
+/// run has two links a client).
+async fn read_chunk(r: &OwnedReadHalf) -> Option<Vec<u8>> {
+    loop {
+        r.readable().await.ok()?;
+        let mut buf = [0u8; 16 * 1024];
+        match r.try_read(&mut buf) {
+            Ok(0) => return None,
+            Ok(n) => return buf.get(..n).map(<[u8]>::to_vec),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            Err(_) => return None,
+        }
+    }
 }

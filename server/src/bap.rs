@@ -12,7 +12,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{TcpListener, TcpStream, UdpSocket};
 use tokio::sync::{mpsc, oneshot};
@@ -101,24 +101,33 @@ fn spawn_writer(mut w: OwnedWriteHalf, queued: Arc<AtomicUsize>) -> mpsc::Unboun
 
 fn spawn_reader(
     link: LinkId,
-    mut r: OwnedReadHalf,
+    r: OwnedReadHalf,
     tx: mpsc::Sender<Input>,
 ) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
-        let mut buf = vec![0u8; READ_CHUNK];
-        loop {
-            match r.read(&mut buf).await {
-                Ok(0) | Err(_) => break,
-                Ok(n) => {
-                    let chunk = buf.get(..n).unwrap_or_default().to_vec();
-                    if tx.send(Input::Bytes(link, chunk)).await.is_err() {
-                        return;
-                    }
-                }
+        while let Some(chunk) = read_chunk(&r).await {
+            if tx.send(Input::Bytes(link, chunk)).await.is_err() {
+                return;
             }
         }
         let _ = tx.send(Input::Closed(link)).await;
     })
+}
+
+/// The next bytes `r` reads, up to [`READ_CHUNK`]; none once the link closes or fails.
+/// The read buffer lives on the stack for the read alone, so a link that waits holds none
+/// (issue 26: a buffer kept by each link's reader was most of the host's memory).
+async fn read_chunk(r: &OwnedReadHalf) -> Option<Vec<u8>> {
+    loop {
+        r.readable().await.ok()?;
+        let mut buf = [0u8; READ_CHUNK];
+        match r.try_read(&mut buf) {
+            Ok(0) => return None,
+            Ok(n) => return buf.get(..n).map(<[u8]>::to_vec),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            Err(_) => return None,
+        }
+    }
 }
 
 fn connect(stream: TcpStream, link: LinkId, tx: mpsc::Sender<Input>) -> Conn {

@@ -77,8 +77,9 @@ pub(crate) struct GroupSession {
     stage: Stage,
     session: u64,
     join_id: u64,
-    /// The session state the client holds, as membership-update left it.
-    state: SessionState,
+    /// The session state the client holds, as membership-update left it: none before the
+    /// first (28 KiB a client that never joins a group session does not hold).
+    state: Option<SessionState>,
     /// The updates applied and validated, hash included.
     accepted: u32,
     /// Whether any answer to the join came: a membership-update, good or bad.
@@ -137,7 +138,7 @@ impl GroupSession {
 
     /// The membership revision the client holds.
     pub(crate) fn revision(&self) -> u32 {
-        self.state.revision()
+        self.state.as_ref().map_or(0, SessionState::revision)
     }
 
     /// An out-of-band message of the host's: a connect-response opens the connection and
@@ -260,9 +261,10 @@ impl GroupSession {
             }
             if let PeerMessage::MembershipUpdate(update) = message {
                 self.answered = true;
-                if Self::apply(&mut self.state, self.join_id, verdict, &update) {
+                let state = self.state.get_or_insert_with(SessionState::default);
+                if Self::apply(state, self.join_id, verdict, &update) {
                     self.accepted += 1;
-                    complete = Some(self.state.revision());
+                    complete = Some(state.revision());
                 }
             }
         }
