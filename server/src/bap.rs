@@ -27,6 +27,8 @@ use vex_wire::time::Instant;
 
 /// Bytes read per socket read.
 const READ_CHUNK: usize = 16 * 1024;
+/// Bytes of queued frames a link's writer joins into one write.
+const WRITE_BATCH: usize = 64 * 1024;
 /// Reads waiting for the core, across all links.
 const INPUT_QUEUE: usize = 256;
 /// Pause after a failed accept (for example when out of file descriptors).
@@ -88,15 +90,40 @@ impl Conn {
 fn spawn_writer(mut w: OwnedWriteHalf, queued: Arc<AtomicUsize>) -> mpsc::UnboundedSender<Vec<u8>> {
     let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
     tokio::spawn(async move {
-        while let Some(frame) = rx.recv().await {
-            if w.write_all(&frame).await.is_err() {
+        let mut next = rx.recv().await;
+        while let Some(first) = next.take() {
+            let (bytes, after) = batch(first, &mut rx);
+            if w.write_all(&bytes).await.is_err() {
                 break;
             }
-            queued.fetch_sub(frame.len(), Ordering::Relaxed);
+            queued.fetch_sub(bytes.len(), Ordering::Relaxed);
+            next = match after {
+                Some(frame) => Some(frame),
+                None => rx.recv().await,
+            };
         }
         let _ = w.shutdown().await;
     });
     tx
+}
+
+/// `first` and the frames queued behind it, up to [`WRITE_BATCH`] bytes, as one write: a
+/// join burst or a table to every member goes out in one system call and as few segments
+/// as it fills, not one of each a frame. The frame that did not fit is returned.
+fn batch(
+    mut first: Vec<u8>,
+    rx: &mut mpsc::UnboundedReceiver<Vec<u8>>,
+) -> (Vec<u8>, Option<Vec<u8>>) {
+    while first.len() < WRITE_BATCH {
+        match rx.try_recv() {
+            Ok(frame) if first.len() + frame.len() <= WRITE_BATCH => {
+                first.extend_from_slice(&frame);
+            }
+            Ok(frame) => return (first, Some(frame)),
+            Err(_) => break,
+        }
+    }
+    (first, None)
 }
 
 fn spawn_reader(
@@ -340,4 +367,38 @@ pub async fn serve_with_control(
         c.reader.abort();
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queued_frames_go_out_as_one_write_in_order_up_to_the_batch() {
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        for frame in [vec![2u8; 3], vec![3u8; 4]] {
+            tx.send(frame).unwrap();
+        }
+        let (bytes, after) = batch(vec![1u8; 2], &mut rx);
+        assert_eq!(bytes, [1, 1, 2, 2, 2, 3, 3, 3, 3]);
+        assert!(after.is_none(), "nothing was left behind");
+
+        let big = vec![5u8; WRITE_BATCH - 2];
+        tx.send(big).unwrap();
+        tx.send(vec![6u8; 3]).unwrap();
+        let (bytes, after) = batch(vec![4u8; 2], &mut rx);
+        assert_eq!(bytes.len(), WRITE_BATCH, "filled to the byte");
+        assert!(after.is_none(), "a full batch takes no more");
+        assert_eq!(rx.try_recv().unwrap(), [6, 6, 6], "still queued, whole");
+
+        tx.send(vec![8u8; WRITE_BATCH - 1]).unwrap();
+        let (bytes, after) = batch(vec![7u8; 2], &mut rx);
+        assert_eq!(bytes, [7, 7], "the next frame would pass the batch");
+        assert_eq!(
+            after.map(|f| f.len()),
+            Some(WRITE_BATCH - 1),
+            "and comes back whole"
+        );
+        assert!(rx.try_recv().is_err());
+    }
 }
