@@ -94,6 +94,13 @@ pub struct LoadArgs {
     keys: Keys,
 }
 
+impl LoadArgs {
+    /// True for a shard of `vex load --shards`, a process its parent started.
+    pub fn is_shard(&self) -> bool {
+        self.shard.is_some()
+    }
+}
+
 /// Runs the load; exit 1 when a client reported a violation, 2 when the run could not be
 /// made.
 pub async fn load(args: LoadArgs) -> ExitCode {

@@ -154,9 +154,26 @@ fn init_logs(default: &str) {
         .init();
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
-    match Cli::parse().command {
+fn main() -> ExitCode {
+    let command = Cli::parse().command;
+    let mut runtime = if matches!(&command, Command::Load(args) if args.is_shard()) {
+        // a shard is one of several processes, one a core at most: one thread, so its
+        // clients' tasks wake each other without crossing threads
+        tokio::runtime::Builder::new_current_thread()
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+    };
+    match runtime.enable_all().build() {
+        Ok(runtime) => runtime.block_on(run(command)),
+        Err(e) => {
+            eprintln!("vex: the async runtime could not start: {e}");
+            error()
+        }
+    }
+}
+
+async fn run(command: Command) -> ExitCode {
+    match command {
         Command::Host(args) => serve::run(args).await,
         Command::Scenario { file } => print_scenario(&file),
         Command::Check(args) => check::run(args).await,
