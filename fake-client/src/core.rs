@@ -226,6 +226,32 @@ impl ClientCore {
         if !self.verdict.running() {
             return;
         }
+        self.judge_unanswered(now);
+        if !self.status.in_activity() {
+            let reason = format!("the run ended at {} without E, G and M", self.status);
+            self.verdict.violate(Rule::Join09, None, None, reason);
+        }
+    }
+
+    /// True while the host owes the client an answer that [`ClientCore::finish`] would
+    /// judge once the grace for it passed (`ANSWER_GRACE_MS`): a link request, the join's
+    /// burst, a leave's delta, a grant, a snapshot, a parked operation's update. A driver
+    /// ending a run over a real network takes input until nothing is owed, up to a limit
+    /// of its own, before it judges: an answer still on its way is not one never sent.
+    /// The checks are `finish`'s own, run on a verdict thrown away.
+    pub fn owes_answers(&mut self, now: Instant) -> bool {
+        if !self.verdict.running() {
+            return false;
+        }
+        let kept = std::mem::replace(&mut self.verdict, Verdict::new());
+        self.judge_unanswered(now + crate::ANSWER_GRACE_MS);
+        let owed = !self.verdict.violations().is_empty();
+        self.verdict = kept;
+        owed
+    }
+
+    /// At the run's end `now`: every answer the host owes and had time to send.
+    fn judge_unanswered(&mut self, now: Instant) {
         let malformed = self.config.script.probe.map(|(p, _)| p) == Some(Probe::MalformedSelection);
         for (link, task, service) in self.links.unanswered(now) {
             let (rule, what) = if malformed && service == HOST_REQUEST {
@@ -244,10 +270,6 @@ impl ClientCore {
         self.judge_barrier(now);
         if let Some(activity) = &self.activity {
             activity.finish(&mut self.verdict, now);
-        }
-        if !self.status.in_activity() {
-            let reason = format!("the run ended at {} without E, G and M", self.status);
-            self.verdict.violate(Rule::Join09, None, None, reason);
         }
     }
 }
@@ -373,6 +395,40 @@ mod tests {
             [Rule::Bap06; 2],
             "sent the grace before the deadline: 30 and 25"
         );
+    }
+
+    /// A run's driver asks whether the host still owes an answer before it judges: a
+    /// request just sent is owed (its grace has not passed, and `finish` would not judge
+    /// it yet), an answered one is not, and asking records nothing.
+    #[test]
+    fn the_answers_owed_are_what_the_end_would_judge_and_asking_records_nothing() {
+        let primary = LinkKind::Primary;
+        let mut c = client(None);
+        c.handle_connected(Instant::from_millis(60_000), primary);
+        assert!(
+            c.owes_answers(Instant::from_millis(60_000)),
+            "30 and 25, just sent"
+        );
+        assert_eq!(c.verdict.rules(), [], "asking records nothing");
+        let mut c = client(None);
+        hello(&mut c, primary);
+        assert!(
+            c.owes_answers(Instant::default()),
+            "the lookup and the echo"
+        );
+        let lookup = HostLookupResponse {
+            host_id: c.config.scenario.activity_host_id,
+            address: Ipv4Addr::LOCALHOST,
+            reserved: 0,
+            port: 30974,
+        };
+        answer(&mut c, primary, 3, HOST_LOOKUP + 1, &lookup.encode());
+        assert!(c.owes_answers(Instant::default()), "the echo");
+        answer(&mut c, primary, 4, ECHO + 1, &[]);
+        assert!(!c.owes_answers(Instant::default()), "all answered");
+        c.finish(Instant::from_millis(60_000));
+        let rules = c.verdict.rules().into_iter();
+        assert_eq!(rules.filter(|r| *r != Rule::Join09).count(), 0);
     }
 
     /// BAP-14: under the malformed-selection probe the client's service 6 is 3 bytes no
