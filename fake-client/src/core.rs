@@ -353,20 +353,26 @@ mod tests {
         let mut c = client(None);
         hello(&mut c, primary);
         assert_eq!(pending(&mut c, primary), [(3, HOST_LOOKUP), (4, ECHO)]);
-        let lookup = HostLookupResponse {
+        let lookup = lookup_answer(&c);
+        answer(&mut c, primary, 3, HOST_LOOKUP + 1, &lookup);
+        assert_eq!(at_the_end(&mut c), [Rule::Bap06], "250");
+        let mut c = client(None);
+        hello(&mut c, primary);
+        answer(&mut c, primary, 3, HOST_LOOKUP + 1, &lookup);
+        answer(&mut c, primary, 4, ECHO + 1, &[]);
+        assert_eq!(c.verdict.rules(), []);
+        assert_eq!(at_the_end(&mut c), [], "all answered");
+    }
+
+    /// Service 17's body answering `c`'s host lookup: its own activity host id, here.
+    fn lookup_answer(c: &ClientCore) -> Vec<u8> {
+        HostLookupResponse {
             host_id: c.config.scenario.activity_host_id,
             address: Ipv4Addr::LOCALHOST,
             reserved: 0,
             port: 30974,
-        };
-        answer(&mut c, primary, 3, HOST_LOOKUP + 1, &lookup.encode());
-        assert_eq!(at_the_end(&mut c), [Rule::Bap06], "250");
-        let mut c = client(None);
-        hello(&mut c, primary);
-        answer(&mut c, primary, 3, HOST_LOOKUP + 1, &lookup.encode());
-        answer(&mut c, primary, 4, ECHO + 1, &[]);
-        assert_eq!(c.verdict.rules(), []);
-        assert_eq!(at_the_end(&mut c), [], "all answered");
+        }
+        .encode()
     }
 
     /// BAP-06 at a run's end: a request sent less than [`crate::ANSWER_GRACE_MS`] before
@@ -416,13 +422,8 @@ mod tests {
             c.owes_answers(Instant::default()),
             "the lookup and the echo"
         );
-        let lookup = HostLookupResponse {
-            host_id: c.config.scenario.activity_host_id,
-            address: Ipv4Addr::LOCALHOST,
-            reserved: 0,
-            port: 30974,
-        };
-        answer(&mut c, primary, 3, HOST_LOOKUP + 1, &lookup.encode());
+        let lookup = lookup_answer(&c);
+        answer(&mut c, primary, 3, HOST_LOOKUP + 1, &lookup);
         assert!(c.owes_answers(Instant::default()), "the echo");
         answer(&mut c, primary, 4, ECHO + 1, &[]);
         assert!(!c.owes_answers(Instant::default()), "all answered");

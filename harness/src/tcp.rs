@@ -226,8 +226,8 @@ impl Run {
 /// Drives `client` over TCP for `run`, showing its traffic to `observer` and each violation
 /// to `on_violation` as it happens. At the deadline the client's timers stop (it sends
 /// nothing new), it reads on while the host owes it an answer, for [`DRAIN`] at most, and
-/// then its hangs are judged ([`ClientCore::finish`]). Returns the client, the links' write halves (the links close
-/// when they are dropped) and the end time.
+/// then its hangs are judged ([`ClientCore::finish`]). Returns the client, the links'
+/// write halves (the links close when they are dropped) and the end time.
 pub async fn drive_observed(
     mut client: ClientCore,
     observer: &mut impl Observer,
