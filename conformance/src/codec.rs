@@ -7,7 +7,7 @@ use vex_wire::bits::{BitReader, BitWriter};
 use vex_wire::schema::kind::{KEYED_LANE_FIRST, KEYED_LANE_SECOND};
 use vex_wire::schema::text;
 use vex_wire::schema::{
-    Kind, Schema, SchemaError, TagMode, TraceLine, Value, decode_traced, encode,
+    KeyedLane, Kind, Schema, SchemaError, TagMode, TraceLine, Value, decode_traced, encode,
 };
 
 /// Why a body could not be turned into the other form.
@@ -146,17 +146,9 @@ fn kind_json(kind: &Kind, v: &Value) -> Json {
             json!(p.iter().map(|c| format!("{c:#010x}")).collect::<Vec<_>>())
         }
         (_, Value::Tag(t)) => json!(t),
-        (
-            _,
-            Value::Lane {
-                first,
-                second,
-                first_body,
-                second_body,
-            },
-        ) => json!({
-            "first": first, "second": second,
-            "first_body": hex::encode(first_body), "second_body": hex::encode(second_body),
+        (_, Value::Lane(lane)) => json!({
+            "first": lane.first, "second": lane.second,
+            "first_body": hex::encode(&lane.first_body), "second_body": hex::encode(&lane.second_body),
         }),
         (_, Value::Dynamic { handle, value }) => json!({ "handle": handle, "value": value }),
         (_, Value::Record(_) | Value::Array(_)) => Json::Null,
@@ -290,12 +282,12 @@ fn kind_value(kind: &Kind, j: &Json, path: &str) -> Result<Value, CodecError> {
             {
                 return Err(shape(path, "selectors below 10 and 3"));
             }
-            Value::Lane {
+            Value::Lane(Box::new(KeyedLane {
                 first,
                 second,
                 first_body: hex_bytes(path, &j["first_body"])?,
                 second_body: hex_bytes(path, &j["second_body"])?,
-            }
+            }))
         }
         Kind::DynamicValue => Value::Dynamic {
             handle: u32::try_from(int_of(path, &j["handle"])?)

@@ -221,13 +221,14 @@ pub(crate) fn bit_of(e: &BitError) -> Option<usize> {
     }
 }
 
-/// The key of what a check fired on, for [`Verdict::violate_again`]: `parts` folded
-/// (FNV-1a over their bytes).
+/// The key of what a check fired on, for [`Verdict::violate_again`]: `parts` folded a
+/// word at a time, each step mixed by SplitMix64's finalizer (a bijection of 64 bits).
 pub(crate) fn key_of(parts: impl IntoIterator<Item = u64>) -> u64 {
     parts.into_iter().fold(0xcbf2_9ce4_8422_2325, |h, part| {
-        part.to_le_bytes()
-            .iter()
-            .fold(h, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
+        let mut z = h ^ part;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
     })
 }
 

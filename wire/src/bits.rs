@@ -461,21 +461,47 @@ impl<'a> BitReader<'a> {
         w
     }
 
+    /// The 64 bits from bit `bit` of the buffer on, MSB first, zero past its last byte:
+    /// one big-endian load and the top bits of the byte after it.
+    #[inline]
+    fn word_at(&self, bit: usize) -> u64 {
+        let (at, shift) = (bit / 8, (bit % 8) as u32);
+        let (word, next) = match self.bytes.get(at..) {
+            Some(&[a, b, c, d, e, f, g, h, next, ..]) => {
+                (u64::from_be_bytes([a, b, c, d, e, f, g, h]), next)
+            }
+            _ => self.last_word(at),
+        };
+        (word << shift) | (u64::from(next) << shift >> 8)
+    }
+
+    /// [`BitReader::word_at`]'s nine bytes from `at` near the end, zero-padded.
+    #[cold]
+    fn last_word(&self, at: usize) -> (u64, u8) {
+        let mut w = [0u8; 9];
+        for (d, s) in w.iter_mut().zip(self.bytes.get(at..).unwrap_or_default()) {
+            *d = *s;
+        }
+        let [a, b, c, d, e, f, g, h, next] = w;
+        (u64::from_be_bytes([a, b, c, d, e, f, g, h]), next)
+    }
+
     /// True when the bits at the cursor are `bits`, every one of them; the cursor stays.
+    /// Compared 64 bits at a time.
     pub fn starts_with(&self, bits: &Bits) -> bool {
         if self.failed || self.remaining_bits() < bits.bit_len {
             return false;
         }
-        let (mut here, mut there) = (self.clone(), bits.reader());
-        let mut left = bits.bit_len;
-        while left > 0 {
-            let take = left.min(56) as u32;
-            if here.read_window(take) != there.read_window(take) {
+        let there = bits.reader();
+        let mut at = 0;
+        while at + 64 <= bits.bit_len {
+            if self.word_at(self.pos + at) != there.word_at(at) {
                 return false;
             }
-            left -= take as usize;
+            at += 64;
         }
-        true
+        let left = bits.bit_len - at;
+        left == 0 || (self.word_at(self.pos + at) ^ there.word_at(at)) >> (64 - left) == 0
     }
 
     /// Reads one bit.
@@ -532,29 +558,37 @@ impl<'a> BitReader<'a> {
         Ok(out)
     }
 
-    /// [`BitReader::read_stream`] appended to `out`, whose capacity is reused.
+    /// [`BitReader::read_stream`] appended to `out`, whose capacity is reused: whole bytes
+    /// where they lie when the cursor is on a byte, else 64 bits at a time.
     pub fn read_stream_into(&mut self, n: usize, out: &mut Vec<u8>) -> Result<(), BitError> {
         if self.failed || self.remaining_bits() < n {
             return Err(self.past_end(n.min(u32::MAX as usize) as u32));
         }
-        let mut left = n;
+        let start = out.len();
+        out.resize(start + n.div_ceil(8), 0);
+        let dst = out.get_mut(start..).unwrap_or_default();
         if self.pos.is_multiple_of(8) {
-            // whole bytes where they lie
-            let whole = self.bytes.get(self.pos / 8..).unwrap_or_default();
-            out.extend_from_slice(whole.get(..left / 8).unwrap_or_default());
-            self.pos += left / 8 * 8;
-            left %= 8;
+            let at = self.pos / 8;
+            if let Some(src) = self.bytes.get(at..at + dst.len()) {
+                dst.copy_from_slice(src);
+            }
+        } else {
+            let mut words = dst.chunks_exact_mut(8);
+            let mut at = self.pos;
+            for chunk in &mut words {
+                chunk.copy_from_slice(&self.word_at(at).to_be_bytes());
+                at += 64;
+            }
+            let tail = words.into_remainder();
+            for (d, s) in tail.iter_mut().zip(self.word_at(at).to_be_bytes()) {
+                *d = s;
+            }
         }
-        while left >= 8 {
-            let take = left.min(56) / 8 * 8;
-            let word = self.read_window(take as u32).to_be_bytes();
-            out.extend_from_slice(word.get(8 - take / 8..).unwrap_or_default());
-            left -= take;
+        // the bits past the stream's end in its last byte are zero
+        if let Some(last) = dst.last_mut() {
+            *last &= 0xFF << ((8 - n % 8) % 8);
         }
-        if left > 0 {
-            let tail = self.read_window(left as u32) << (8 - left);
-            out.push(tail as u8);
-        }
+        self.pos += n;
         Ok(())
     }
 }

@@ -67,11 +67,22 @@ impl AuthCause {
     ) {
         let (roster, blocks) = said;
         let new_roster = roster.is_some() && roster != self.roster.as_ref();
-        let new_blocks = blocks
-            .iter()
-            .filter(|(slot, bits)| self.blocks.get(slot) != Some(bits));
-        let changes = usize::from(new_roster) + new_blocks.count();
-        if self.applied && !caused && changes == 0 {
+        // what it holds already is kept as it is: a repeat copies nothing
+        let mut new_blocks = 0;
+        for (slot, bits) in blocks {
+            match self.blocks.get_mut(slot) {
+                Some(held) if held == bits => {}
+                Some(held) => {
+                    held.copy_from(bits);
+                    new_blocks += 1;
+                }
+                None => {
+                    self.blocks.insert(*slot, bits.clone());
+                    new_blocks += 1;
+                }
+            }
+        }
+        if self.applied && !caused && !new_roster && new_blocks == 0 {
             let count = blocks.len();
             let key = crate::verdict::key_of([u64::from(roster.is_some()), count as u64]);
             verdict.violate_again(Rule::Auth16, (Some(idx), None), key, || {
@@ -86,14 +97,8 @@ impl AuthCause {
             });
         }
         self.applied = true;
-        // what it holds already is kept as it is: a repeat copies nothing
         if new_roster {
             self.roster = roster.cloned();
-        }
-        for (slot, bits) in blocks {
-            if self.blocks.get(slot) != Some(bits) {
-                self.blocks.insert(*slot, bits.clone());
-            }
         }
     }
 

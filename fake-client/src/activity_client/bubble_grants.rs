@@ -36,13 +36,21 @@ impl BubbleGrants {
         let before = (self.mirror, self.granted);
         // AUTH-12: the per-bubble arm for bubbles 0 to 63 is off in this build, so an
         // authority bit set there applies no more than a grant token does
-        let gated = |b: &usize| block.authority[*b] || block.elements[*b].grant.is_some();
-        let mask = (0..APPLIED)
-            .filter(gated)
-            .fold(0u64, |mask, b| mask | 1 << b);
+        let (mut mask, mut host_tokens) = (0u64, false);
+        for (b, (bit, e)) in block
+            .authority
+            .iter()
+            .zip(block.elements.iter())
+            .enumerate()
+        {
+            if b < APPLIED && (*bit || e.grant.is_some()) {
+                mask |= 1 << b;
+            }
+            host_tokens |= e.host_token.is_some();
+        }
         if mask != 0 {
             let reason = || {
-                let bubbles: Vec<usize> = (0..APPLIED).filter(gated).collect();
+                let bubbles: Vec<usize> = (0..APPLIED).filter(|b| mask >> b & 1 == 1).collect();
                 format!(
                     "authority bits or grants for bubbles {bubbles:?}: the per-bubble arm for bubbles 0 to 63 is off in this build, so they do not apply"
                 )
@@ -56,10 +64,10 @@ impl BubbleGrants {
             );
             verdict.violate(Rule::Auth18, Some(idx), Some(BLOCK_BIT), reason);
         }
-        let tokens: Vec<usize> = (0..AUTHORITY_BUBBLES)
-            .filter(|&b| block.elements[b].host_token.is_some())
-            .collect();
-        if !tokens.is_empty() {
+        if host_tokens {
+            let tokens: Vec<usize> = (0..AUTHORITY_BUBBLES)
+                .filter(|&b| block.elements[b].host_token.is_some())
+                .collect();
             let reason = format!(
                 "bubbles {tokens:?} carry a host token: the u8[8] is compared with a simulation record the pages do not describe"
             );

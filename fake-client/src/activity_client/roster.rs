@@ -53,8 +53,9 @@ pub(crate) struct Roster {
     /// for its capacity.
     measured: ReadBlocks,
     /// The message 5 being read: its prefix, read first (`Epochs::check_auth_prefix`),
-    /// then the rest; kept between messages for its vectors.
-    incoming: DecodedAuthUpdate,
+    /// then the rest; kept between messages for its vectors, boxed so that taking it out
+    /// to read into moves a pointer.
+    incoming: Option<Box<DecodedAuthUpdate>>,
     /// The Sense overrides of the last message 5 read.
     overrides: Vec<(ClientRef, Value)>,
     /// The blocks of the last message 5 read, slot and content.
@@ -191,14 +192,14 @@ impl Roster {
     ) -> bool {
         let mut read = std::mem::take(&mut self.measured);
         read.clear();
-        let mut m = std::mem::take(&mut self.incoming);
+        let mut m = self.incoming.take().unwrap_or_default();
         let held = &self.held;
         let decoded = m.read_rest(message, prefix_bits, |slot, r| {
             let kept = held.get(slot).and_then(|h| h.from.as_ref());
             read.measure((scenario, bubble), slot, r, kept)
         });
         if let Err(e) = decoded {
-            (self.measured, self.incoming) = (read, m);
+            (self.measured, self.incoming) = (read, Some(m));
             if !misread_block(verdict, scenario, (bubble, idx), message) {
                 let (msg, len) = (ids::SENSOR_AUTH_UPDATE, message.len());
                 verdict.undecodable(Rule::Body04, idx, msg, len, &e);
@@ -420,13 +421,13 @@ impl Roster {
                 .judge(verdict, idx, rosters, (bubble, past_warm_up));
         }
         std::mem::swap(&mut self.last, &mut m.roster);
-        (self.measured, self.incoming) = (read, m);
+        (self.measured, self.incoming) = (read, Some(m));
         true
     }
 
     /// The message 5 the client reads next, its prefix first.
     pub(super) fn incoming(&mut self) -> &mut DecodedAuthUpdate {
-        &mut self.incoming
+        self.incoming.get_or_insert_default()
     }
 
     /// The slots whose last body is of `slot_type`, with that body.

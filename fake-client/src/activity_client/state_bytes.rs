@@ -30,8 +30,8 @@ impl StateBytes {
         (before, now): (&RosterDelta, &RosterDelta),
         (bubble, past_warm_up): (u8, bool),
     ) {
-        if !past_warm_up {
-            self.rebuilt_last = false;
+        if !past_warm_up || before == now {
+            self.rebuilt_last = false; // an equal roster changes no byte
             return;
         }
         applying(before, bubble, &mut self.held);

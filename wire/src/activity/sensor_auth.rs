@@ -457,6 +457,7 @@ fn read_mask<const W: usize>(r: &mut BitReader<'_>) -> Result<[u32; W], BitError
 
 /// A structural bit that must be 1 in the layout Vex reads (facts 4.7); the client's own
 /// reader treats a 0 as an absent field, which Vex does not model.
+#[inline]
 fn expect_one(r: &mut BitReader<'_>, what: &'static str) -> Result<(), BitError> {
     let at = r.position();
     if r.read_bool()? {
@@ -583,23 +584,25 @@ fn plain_elements(
     if n == 0 {
         return Ok(0);
     }
-    let window = r.clone().read(3 * n as u32)?;
-    let mut read = 0;
-    for (i, e) in elements.iter_mut().take(n).enumerate() {
-        let bits = window >> (3 * (n - 1 - i)) & 0b111;
-        if bits >> 1 != 0 {
-            break;
-        }
+    let width = 3 * n as u32;
+    let window = r.clone().read(width)?;
+    // the token and grant presence bits of each element, the first element highest
+    let flags = window & FLAG_BITS;
+    let read = (flags.leading_zeros() - (64 - width)) as usize / 3;
+    for (i, e) in elements.iter_mut().take(read).enumerate() {
         *e = BubbleElement {
             host_token: None,
             grant: None,
-            revoke: bits == 1,
+            revoke: window >> (3 * (n - 1 - i)) & 1 == 1,
         };
-        read += 1;
     }
     r.skip(3 * read)?;
     Ok(read)
 }
+
+/// The two presence bits (host token, grant) of each 3-bit element, in every triple from
+/// the lowest bit up (the window holds whole elements from its lowest bit up).
+const FLAG_BITS: u64 = 0x6DB6_DB6D_B6DB_6DB6;
 
 impl BubbleElement {
     /// Reads one element into this one.
@@ -867,6 +870,36 @@ mod tests {
             assert_eq!((&back.prefix, &back.roster), (&m.prefix, &m.roster));
         }
         shapes.iter().map(|m| m.encode().unwrap()).collect()
+    }
+
+    proptest::proptest! {
+        /// A bubble block of any elements reads back as written, into a fresh prefix and
+        /// into one that held another block: runs of plain elements of every length
+        /// between elements with a host token or a grant.
+        #[test]
+        fn any_bubble_block_reads_back(
+            kinds in proptest::collection::vec(0u8..8, AUTHORITY_BUBBLES),
+            bits in proptest::prelude::any::<u128>(),
+        ) {
+            let mut block = BubbleAuthority::default();
+            for (b, (e, kind)) in block.elements.iter_mut().zip(&kinds).enumerate() {
+                e.host_token = (kind & 4 != 0).then_some(b as u64 * 0x0101);
+                e.grant = (kind & 2 != 0).then_some(b as u16 + 1);
+                e.revoke = kind & 1 != 0;
+                block.authority[b] = bits >> b & 1 == 1;
+            }
+            let prefix = AuthPrefix {
+                bubble_block: Some(block),
+                ..AuthPrefix::echoing([1, 2])
+            };
+            let mut w = BitWriter::new();
+            prefix.write(&mut w);
+            let body = w.finish().unwrap();
+            let mut held = AuthPrefix::read(&mut BitReader::new(&shapes()[4])).unwrap();
+            held.read_into(&mut BitReader::new(&body)).unwrap();
+            proptest::prop_assert_eq!(&held, &prefix);
+            proptest::prop_assert_eq!(AuthPrefix::read(&mut BitReader::new(&body)).unwrap(), prefix);
+        }
     }
 
     /// A prefix cut anywhere, in its bubble block's elements too, is an error, read by a

@@ -17,5 +17,5 @@ pub mod value;
 pub mod walk;
 
 pub use kind::{Field, Kind, Schema, TagMode};
-pub use value::Value;
+pub use value::{KeyedLane, Value};
 pub use walk::{SchemaError, TraceLine, decode, decode_into, decode_traced, encode};

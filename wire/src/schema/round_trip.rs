@@ -9,7 +9,9 @@ use crate::bits::{BitReader, BitWriter, Bits};
 use crate::schema::kind::{KEYED_LANE_FIRST, KEYED_LANE_SECOND, RUNTIME_I32};
 use crate::schema::measure::{max_bits, min_bits};
 use crate::schema::walk::int_from_stored;
-use crate::schema::{SchemaError, TagMode, Value, decode, decode_into, decode_traced, encode};
+use crate::schema::{
+    KeyedLane, SchemaError, TagMode, Value, decode, decode_into, decode_traced, encode,
+};
 use proptest::prelude::*;
 use vex_rules::Rule;
 
@@ -122,12 +124,12 @@ impl Gen {
             Kind::KeyedLane => {
                 let first = self.below(10) as u8;
                 let second = self.below(3) as u8;
-                Value::Lane {
+                Value::Lane(Box::new(KeyedLane {
                     first,
                     second,
                     first_body: self.bytes(KEYED_LANE_FIRST[usize::from(first)]),
                     second_body: self.bytes(KEYED_LANE_SECOND[usize::from(second)]),
-                }
+                }))
             }
             Kind::DynamicValue => match self.below(2) {
                 0 => Value::Absent,

@@ -22,17 +22,8 @@ pub enum Value {
     Position([u32; 3]),
     /// A tag reference: the tag, or -1 / -2 for the two empties.
     Tag(i64),
-    /// A keyed lane: the two selectors and the raw body bits of each.
-    Lane {
-        /// Index into the 10-entry table.
-        first: u8,
-        /// Index into the 3-entry table.
-        second: u8,
-        /// The first body's bits.
-        first_body: Vec<u8>,
-        /// The second body's bits.
-        second_body: Vec<u8>,
-    },
+    /// A keyed lane, boxed: it is rare, and inline it would double every value's size.
+    Lane(Box<KeyedLane>),
     /// A dynamic value: its schema handle and, for a runtime i32, the value.
     Dynamic {
         /// The schema handle.
@@ -44,6 +35,19 @@ pub enum Value {
     Record(Vec<Value>),
     /// An array's elements.
     Array(Vec<Value>),
+}
+
+/// A keyed lane's value: the two selectors and the raw body bits of each.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyedLane {
+    /// Index into the 10-entry table.
+    pub first: u8,
+    /// Index into the 3-entry table.
+    pub second: u8,
+    /// The first body's bits.
+    pub first_body: Vec<u8>,
+    /// The second body's bits.
+    pub second_body: Vec<u8>,
 }
 
 impl Value {

@@ -9,7 +9,7 @@ use super::kind::{
 };
 use super::place::Place;
 use super::text;
-use super::value::Value;
+use super::value::{KeyedLane, Value};
 use crate::bits::{BitError, BitReader, BitWriter, I32_BIAS};
 use thiserror::Error;
 
@@ -255,15 +255,13 @@ fn encode_kind(
                 encode_kind(element, item, w, &path.index(i as u64), depth)?;
             }
         }
-        (
-            Kind::KeyedLane,
-            Value::Lane {
+        (Kind::KeyedLane, Value::Lane(lane)) => {
+            let KeyedLane {
                 first,
                 second,
                 first_body,
                 second_body,
-            },
-        ) => {
+            } = lane.as_ref();
             let (Some(&a), Some(&b)) = (
                 KEYED_LANE_FIRST.get(usize::from(*first)),
                 KEYED_LANE_SECOND.get(usize::from(*second)),
@@ -475,7 +473,7 @@ pub fn describe(v: &Value) -> String {
         Value::Tag(-1) => "none (-1)".into(),
         Value::Tag(-2) => "none (-2)".into(),
         Value::Tag(t) => format!("{t:#x}"),
-        Value::Lane { first, second, .. } => format!("lane {first}/{second}"),
+        Value::Lane(lane) => format!("lane {}/{}", lane.first, lane.second),
         Value::Dynamic { handle, value } => format!("{value} (schema {handle:#x})"),
         Value::Record(_) | Value::Array(_) => String::new(),
     }
@@ -628,12 +626,12 @@ fn decode_kind(
                     what: "a keyed-lane selector past its table",
                 }));
             };
-            Value::Lane {
+            Value::Lane(Box::new(KeyedLane {
                 first: first as u8,
                 second: second as u8,
                 first_body: r.read_stream(a as usize).map_err(e)?,
                 second_body: r.read_stream(b as usize).map_err(e)?,
-            }
+            }))
         }
         Kind::DynamicValue => {
             if !r.read_bool().map_err(e)? {
