@@ -418,8 +418,9 @@ impl<'a> BitReader<'a> {
         Ok(self.read_window(width))
     }
 
-    /// A read of 57 to 64 bits in two windows, or a width error.
-    #[inline]
+    /// A read of 57 to 64 bits in two windows, or a width error: out of line, so that
+    /// [`BitReader::read`] stays small enough to inline everywhere.
+    #[inline(never)]
     fn read_wide(&mut self, width: u32) -> Result<u64, BitError> {
         if let Err(e) = check_width(width) {
             self.failed = true;
@@ -466,10 +467,9 @@ impl<'a> BitReader<'a> {
     #[inline]
     fn word_at(&self, bit: usize) -> u64 {
         let (at, shift) = (bit / 8, (bit % 8) as u32);
-        let (word, next) = match self.bytes.get(at..) {
-            Some(&[a, b, c, d, e, f, g, h, next, ..]) => {
-                (u64::from_be_bytes([a, b, c, d, e, f, g, h]), next)
-            }
+        let eight = self.bytes.get(at..at + 8).map(<[u8; 8]>::try_from);
+        let (word, next) = match (eight, self.bytes.get(at + 8)) {
+            (Some(Ok(w)), Some(&next)) => (u64::from_be_bytes(w), next),
             _ => self.last_word(at),
         };
         (word << shift) | (u64::from(next) << shift >> 8)
@@ -513,8 +513,14 @@ impl<'a> BitReader<'a> {
                 self.pos += 1;
                 Ok(bit == 1)
             }
-            _ => Ok(self.read(1)? == 1),
+            _ => self.read_bool_at_end(),
         }
+    }
+
+    /// [`BitReader::read_bool`] past the end or after a failed read: the error.
+    #[cold]
+    fn read_bool_at_end(&mut self) -> Result<bool, BitError> {
+        Ok(self.read(1)? == 1)
     }
 
     /// Reads an i32 as every i32 comes on the wire: 32 bits with [`I32_BIAS`].

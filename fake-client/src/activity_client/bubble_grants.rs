@@ -36,18 +36,13 @@ impl BubbleGrants {
         let before = (self.mirror, self.granted);
         // AUTH-12: the per-bubble arm for bubbles 0 to 63 is off in this build, so an
         // authority bit set there applies no more than a grant token does
-        let (mut mask, mut host_tokens) = (0u64, false);
-        for (b, (bit, e)) in block
-            .authority
-            .iter()
-            .zip(block.elements.iter())
+        let pairs = block.authority.iter().zip(block.elements.iter());
+        let mask = pairs
+            .take(APPLIED)
             .enumerate()
-        {
-            if b < APPLIED && (*bit || e.grant.is_some()) {
-                mask |= 1 << b;
-            }
-            host_tokens |= e.host_token.is_some();
-        }
+            .fold(0u64, |m, (b, (bit, e))| {
+                m | u64::from(*bit || e.grant.is_some()) << b
+            });
         if mask != 0 {
             let reason = || {
                 let bubbles: Vec<usize> = (0..APPLIED).filter(|b| mask >> b & 1 == 1).collect();
@@ -64,7 +59,7 @@ impl BubbleGrants {
             );
             verdict.violate(Rule::Auth18, Some(idx), Some(BLOCK_BIT), reason);
         }
-        if host_tokens {
+        if block.elements.iter().any(|e| e.host_token.is_some()) {
             let tokens: Vec<usize> = (0..AUTHORITY_BUBBLES)
                 .filter(|&b| block.elements[b].host_token.is_some())
                 .collect();
