@@ -173,3 +173,46 @@ async fn each_probe_fails_against_a_host_that_breaks_its_duty() {
         );
     }
 }
+
+/// Over TCP a run's end drains the answers the host still owes (`vex_harness::tcp::DRAIN`)
+/// before it judges: against a host that never answers service 16 the route's case still
+/// fails with BAP-06, once the drain has waited for the answer; against our host, which
+/// owes nothing at the end, the case passes without waiting it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_never_sent_is_judged_after_the_drain() {
+    let case = catalog()
+        .into_iter()
+        .find(|c| c.id == "route.join")
+        .unwrap();
+    let run_for = std::time::Duration::from_millis(case.run_for_ms);
+    let drained = run_for + vex_harness::tcp::DRAIN;
+    for (faults, fails) in [
+        (
+            vex_faults::HostPlan::single(vex_faults::Fault::UnansweredLookup),
+            true,
+        ),
+        (vex_faults::HostPlan::default(), false),
+    ] {
+        let (addr, stop, server) = serve(faults).await;
+        let started = std::time::Instant::now();
+        let result = run_case(
+            &case,
+            Transport::Tcp(addr),
+            CheckOptions::STRICT_DEVELOPMENT,
+        )
+        .await;
+        let took = started.elapsed();
+        let _ = stop.send(());
+        server.await.unwrap().unwrap();
+        let bap06 = result
+            .violations
+            .iter()
+            .any(|v| v.rule == vex_fake_client::Rule::Bap06);
+        assert_eq!(bap06, fails, "{took:?}: {:#?}", result.violations);
+        assert_eq!(
+            took >= drained,
+            fails,
+            "{took:?} against a drain to {drained:?}"
+        );
+    }
+}

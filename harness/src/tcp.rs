@@ -26,7 +26,7 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long past its deadline a run waits for answers the host still owes
 /// ([`ClientCore::owes_answers`]) before the client is judged: the client sends nothing
 /// new meanwhile. Vex's choice: under load the route's answers took up to 1.5 s at p99.
-const DRAIN: Duration = Duration::from_secs(3);
+pub const DRAIN: Duration = Duration::from_secs(3);
 
 enum Input {
     Connected(LinkKind, Option<OwnedWriteHalf>),
