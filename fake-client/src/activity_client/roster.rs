@@ -522,7 +522,9 @@ impl Roster {
             return;
         };
         let s = object.slot;
-        if self.seeded.insert(s) && parts.reset == Some(false) {
+        // looked up before they are inserted: a slot is in both sets from its first block
+        let first = !self.seeded.contains(&s) && self.seeded.insert(s);
+        if first && parts.reset == Some(false) {
             let reason = format!(
                 "slot {s}: its first block has reset 0, so its body is a delta on whatever the client holds"
             );
@@ -532,7 +534,9 @@ impl Roster {
         // reset 0 with root 0 leaves the last body in place
         match (parts.reset, parts.root) {
             (_, Some(true)) => {
-                self.auth_bodies.insert(s);
+                if !self.auth_bodies.contains(&s) {
+                    self.auth_bodies.insert(s);
+                }
             }
             (Some(true), Some(false)) => {
                 let held = self.held.remove(&s); // the schema's defaults

@@ -539,8 +539,10 @@ impl BubbleAuthority {
     fn read_into(&mut self, r: &mut BitReader<'_>) -> Result<(), BitError> {
         // bubbles 0 to 63 in one read, MSB first, then bubble 64
         let first = r.read(64)?;
-        for (b, bit) in self.authority.iter_mut().take(64).enumerate() {
-            *bit = (first << b) >> 63 == 1;
+        if let Some((bits, _)) = self.authority.split_first_chunk_mut::<64>() {
+            for (b, bit) in bits.iter_mut().enumerate() {
+                *bit = (first << b) >> 63 == 1;
+            }
         }
         self.authority[AUTHORITY_BUBBLES - 1] = r.read_bool()?;
         expect_one(r, "an absent bubble-block root")?;
@@ -589,7 +591,12 @@ fn plain_elements(
     // the token and grant presence bits of each element, the first element highest
     let flags = window & FLAG_BITS;
     let read = (flags.leading_zeros() - (64 - width)) as usize / 3;
-    for (i, e) in elements.iter_mut().take(read).enumerate() {
+    for (i, e) in elements
+        .get_mut(..read)
+        .unwrap_or_default()
+        .iter_mut()
+        .enumerate()
+    {
         *e = BubbleElement {
             host_token: None,
             grant: None,

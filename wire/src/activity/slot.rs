@@ -75,12 +75,15 @@ impl Body for ClientRef {
         w.write_biased(i64::from(self.index), SLOT_INDEX_BIAS, 16);
     }
 
-    /// Reads the 55 bits.
+    /// Reads the 55 bits, in one read: key (32), type (7, bias 1), index (16, bias
+    /// 32768).
     fn read(r: &mut BitReader<'_>) -> Result<Self, BitError> {
+        let bits = r.read(CLIENT_REF_BITS as u32)?;
+        let biased = |stored: u64, bias: i64| stored as i64 - bias;
         Ok(Self {
-            key: r.read(32)? as u32,
-            slot_type: r.read_biased(SLOT_TYPE_BIAS, 7)? as i8,
-            index: r.read_biased(SLOT_INDEX_BIAS, 16)? as i16,
+            key: (bits >> 23) as u32,
+            slot_type: biased(bits >> 16 & 0x7F, SLOT_TYPE_BIAS) as i8,
+            index: biased(bits & 0xFFFF, SLOT_INDEX_BIAS) as i16,
         })
     }
 }
@@ -117,5 +120,23 @@ mod tests {
         assert_eq!(ClientRef::read(&mut BitReader::new(&bytes)).unwrap(), r);
         let zero = ClientRef::read(&mut BitReader::new(&[0; 7])).unwrap();
         assert!(!zero.is_resolvable(), "all-zero bits decode to type -1");
+    }
+
+    proptest::proptest! {
+        /// Every reference the 55 bits hold reads back as written, at any bit offset.
+        #[test]
+        fn any_client_ref_reads_back(key: u32, slot_type in -1i8..=126, index: i16, skip in 0u32..8) {
+            let r = ClientRef { key, slot_type, index };
+            let mut w = BitWriter::new();
+            if skip > 0 {
+                w.write(0, skip);
+            }
+            r.write(&mut w);
+            let bytes = w.finish().unwrap();
+            let mut rd = BitReader::new(&bytes);
+            rd.skip(skip as usize).unwrap();
+            proptest::prop_assert_eq!(ClientRef::read(&mut rd).unwrap(), r);
+            proptest::prop_assert_eq!(rd.position(), skip as usize + CLIENT_REF_BITS);
+        }
     }
 }
