@@ -6,7 +6,7 @@
 use serde_json::{Value as Json, json};
 use std::fmt::Write;
 use vex_wire::activity::body::Body;
-use vex_wire::activity::sensor_auth::{OBJECT_HEAD_BITS, SensorAuthUpdate};
+use vex_wire::activity::sensor_auth::{AUTHORITY_BUBBLES, OBJECT_HEAD_BITS, SensorAuthUpdate};
 use vex_wire::activity::slot::SlotSchemas;
 use vex_wire::activity::slot_types;
 use vex_wire::bits::BitError;
@@ -32,7 +32,9 @@ pub fn text(body: &[u8]) -> Result<String, BitError> {
     match &p.bubble_block {
         None => out.push_str("bubble_block   absent\n"),
         Some(b) => {
-            let held: Vec<usize> = (0..b.authority.len()).filter(|&i| b.authority[i]).collect();
+            let held: Vec<usize> = (0..AUTHORITY_BUBBLES)
+                .filter(|&i| b.has_authority(i))
+                .collect();
             let grants: Vec<String> = b
                 .elements
                 .iter()
@@ -137,7 +139,7 @@ pub fn json(body: &[u8]) -> Result<Json, BitError> {
             .filter_map(|(i, e)| e.grant.map(|t| json!({ "bubble": i, "token": t })))
             .collect();
         json!({
-            "authority": (0..b.authority.len()).filter(|&i| b.authority[i]).collect::<Vec<_>>(),
+            "authority": (0..AUTHORITY_BUBBLES).filter(|&i| b.has_authority(i)).collect::<Vec<_>>(),
             "grants": grants,
         })
     });

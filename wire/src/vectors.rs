@@ -6,8 +6,8 @@ use crate::activity::auth::participation::ParticipationAuth;
 use crate::activity::global_state::{BUBBLE_SKIPPED, GlobalActivityState, MAX_BUBBLES};
 use crate::activity::selection::SelectionDescriptor;
 use crate::activity::sensor_auth::{
-    AUTHORITY_BUBBLES, AuthPart, AuthPrefix, BubbleAuthority, BubbleElement, EntityGroup,
-    ObjectBlock, RosterDelta, SensorAuthUpdate, SubBlock,
+    AuthPart, AuthPrefix, BubbleAuthority, EntityGroup, ObjectBlock, RosterDelta, SensorAuthUpdate,
+    SubBlock,
 };
 use crate::activity::slot::ClientRef;
 use crate::bits::Bits;
@@ -48,10 +48,6 @@ fn slot(key: u32, slot_type: i8, index: i16) -> ClientRef {
 /// player key 0x0123456789ABCDEF, stateSequence 1, region 0, spawn override
 /// (0, 0xCAFEF00D), lifetime 3.
 pub fn sensor_auth_full_example() -> SensorAuthUpdate {
-    let mut authority = [false; AUTHORITY_BUBBLES];
-    authority[0] = true;
-    let mut elements = [BubbleElement::default(); AUTHORITY_BUBBLES];
-    elements[0].grant = Some(1);
     let mut lifetime = LifetimeAuth::sunrise_default(3);
     lifetime.spawn_pairs = [SpawnPair {
         index: 0,
@@ -72,11 +68,7 @@ pub fn sensor_auth_full_example() -> SensorAuthUpdate {
         prefix: AuthPrefix {
             hardwipe_token: 0,
             patch_epoch: [0x0102_0304_0506_0708, 0x1112_1314_1516_1718],
-            bubble_block: Some(BubbleAuthority {
-                authority,
-                header: None,
-                elements: Box::new(elements),
-            }),
+            bubble_block: Some(BubbleAuthority::granting(0, 1)),
             token: 0,
             roster_enable: true,
         },

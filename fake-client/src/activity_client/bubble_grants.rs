@@ -36,13 +36,9 @@ impl BubbleGrants {
         let before = (self.mirror, self.granted);
         // AUTH-12: the per-bubble arm for bubbles 0 to 63 is off in this build, so an
         // authority bit set there applies no more than a grant token does
-        let pairs = block.authority.iter().zip(block.elements.iter());
-        let mask = pairs
-            .take(APPLIED)
-            .enumerate()
-            .fold(0u64, |m, (b, (bit, e))| {
-                m | u64::from(*bit || e.grant.is_some()) << b
-            });
+        let grants = block.elements.iter().take(APPLIED).enumerate();
+        let granted = grants.fold(0u64, |m, (b, e)| m | u64::from(e.grant.is_some()) << b);
+        let mask = block.authority as u64 | granted;
         if mask != 0 {
             let reason = || {
                 let bubbles: Vec<usize> = (0..APPLIED).filter(|b| mask >> b & 1 == 1).collect();
@@ -71,7 +67,7 @@ impl BubbleGrants {
         let mut report = |reason: String| {
             verdict.violate(Rule::Auth11, Some(idx), Some(BUBBLE_64_BIT), reason);
         };
-        let bit = block.authority[APPLIED];
+        let bit = block.has_authority(APPLIED);
         let token = block.elements[APPLIED].grant;
         let changed = token.is_some_and(|t| t != self.mirror);
         match (bit, token, changed) {
@@ -110,7 +106,7 @@ mod tests {
 
     fn block(bit: bool, token: Option<u16>) -> BubbleAuthority {
         let mut b = BubbleAuthority::default();
-        b.authority[APPLIED] = bit;
+        b.set_authority(APPLIED, bit);
         b.elements[APPLIED].grant = token;
         b
     }
@@ -169,7 +165,7 @@ mod tests {
         for bubble in [0, 31, 32, 63] {
             for (bit, token) in [(true, Some(1)), (false, Some(1)), (true, None)] {
                 let mut b = block(true, Some(1));
-                b.authority[bubble] = bit;
+                b.set_authority(bubble, bit);
                 b.elements[bubble].grant = token;
                 assert_eq!(
                     rules(&[b]),

@@ -533,10 +533,8 @@ impl Roster {
         // as the client applies it: a body is kept, reset-only installs the defaults, and
         // reset 0 with root 0 leaves the last body in place
         match (parts.reset, parts.root) {
-            (_, Some(true)) => {
-                if !self.auth_bodies.contains(&s) {
-                    self.auth_bodies.insert(s);
-                }
+            (_, Some(true)) if !self.auth_bodies.contains(&s) => {
+                self.auth_bodies.insert(s);
             }
             (Some(true), Some(false)) => {
                 let held = self.held.remove(&s); // the schema's defaults

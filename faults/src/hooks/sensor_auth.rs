@@ -208,7 +208,7 @@ fn bubble_grant_faults(plan: &HostPlan, m: &mut SensorAuthUpdate) {
         block.elements[GRANTED].grant = None;
     }
     if plan.has(Fault::BubbleTokenSpent) {
-        block.authority[GRANTED] = false;
+        block.set_authority(GRANTED, false);
     }
     if plan.has(Fault::BubbleTokenZero) {
         block.elements[GRANTED].grant = Some(0);

@@ -50,8 +50,9 @@ pub struct BubbleElement {
 /// The bubble-authority block: 65 authority bits, then 65 elements (AH).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BubbleAuthority {
-    /// Authority bit per bubble 0 to 64.
-    pub authority: [bool; AUTHORITY_BUBBLES],
+    /// Authority bit per bubble 0 to 64: bubble `b` is bit `b` (see
+    /// [`BubbleAuthority::has_authority`]).
+    pub authority: u128,
     /// The i32 header (bias -2^31), when its presence bit is set; a host sends none
     /// (AUTH-18).
     pub header: Option<u32>,
@@ -64,7 +65,7 @@ impl Default for BubbleAuthority {
     /// A block that touches no bubble: no authority bit, no header, every element empty.
     fn default() -> Self {
         Self {
-            authority: [false; AUTHORITY_BUBBLES],
+            authority: 0,
             header: None,
             elements: Box::new([BubbleElement::default(); AUTHORITY_BUBBLES]),
         }
@@ -76,14 +77,23 @@ impl BubbleAuthority {
     /// in the same message, every other bubble untouched (AUTH-11).
     pub fn granting(bubble: usize, token: u16) -> Self {
         let mut block = Self::default();
-        if let (Some(bit), Some(element)) = (
-            block.authority.get_mut(bubble),
-            block.elements.get_mut(bubble),
-        ) {
-            *bit = true;
+        if let Some(element) = block.elements.get_mut(bubble) {
             element.grant = Some(token);
+            block.set_authority(bubble, true);
         }
         block
+    }
+
+    /// Whether `bubble`'s authority bit is set; none past bubble 64.
+    pub fn has_authority(&self, bubble: usize) -> bool {
+        bubble < AUTHORITY_BUBBLES && self.authority >> bubble & 1 == 1
+    }
+
+    /// Sets or clears `bubble`'s authority bit; a bubble past 64 is left alone.
+    pub fn set_authority(&mut self, bubble: usize, on: bool) {
+        if bubble < AUTHORITY_BUBBLES {
+            self.authority = self.authority & !(1 << bubble) | u128::from(on) << bubble;
+        }
     }
 
     /// The grant token after `mirror`: the next one, 1 after 0xFFFF (AUTH-11).
@@ -477,11 +487,9 @@ impl Body for AuthPrefix {
         w.write(self.patch_epoch[1], 64);
         w.write_bool(self.bubble_block.is_some());
         if let Some(b) = &self.bubble_block {
-            let (low, high) = b.authority.split_at(32);
-            for chunk in [low, high] {
-                let word = chunk.iter().fold(0u64, |acc, &a| (acc << 1) | u64::from(a));
-                w.write(word, chunk.len() as u32);
-            }
+            // bubbles 0 to 63 in one write, bubble 0 first, then bubble 64
+            w.write((b.authority as u64).reverse_bits(), 64);
+            w.write_bool(b.has_authority(AUTHORITY_BUBBLES - 1));
             w.write_bool(true); // root present
             w.write_bool(b.header.is_some());
             if let Some(h) = b.header {
@@ -537,14 +545,10 @@ impl AuthPrefix {
 impl BubbleAuthority {
     /// Reads the block after its presence bit into this one.
     fn read_into(&mut self, r: &mut BitReader<'_>) -> Result<(), BitError> {
-        // bubbles 0 to 63 in one read, MSB first, then bubble 64
-        let first = r.read(64)?;
-        if let Some((bits, _)) = self.authority.split_first_chunk_mut::<64>() {
-            for (b, bit) in bits.iter_mut().enumerate() {
-                *bit = (first << b) >> 63 == 1;
-            }
-        }
-        self.authority[AUTHORITY_BUBBLES - 1] = r.read_bool()?;
+        // bubbles 0 to 63 in one read, bubble 0 first, then bubble 64
+        let first = r.read(64)?.reverse_bits();
+        let last = r.read_bool()?;
+        self.authority = u128::from(first) | u128::from(last) << 64;
         expect_one(r, "an absent bubble-block root")?;
         self.header = if r.read_bool()? {
             Some(r.read(32)? as u32) // no reader known
@@ -865,7 +869,7 @@ mod tests {
             (e[31].grant, e[31].revoke) = (Some(0xFFFF), true);
             e[63].revoke = true;
             (e[64].host_token, e[64].grant) = (Some(1), Some(2));
-            block.authority[64] = true;
+            block.set_authority(64, true);
         }
         let mut bare = full.clone();
         bare.roster = None;
@@ -893,8 +897,8 @@ mod tests {
                 e.host_token = (kind & 4 != 0).then_some(b as u64 * 0x0101);
                 e.grant = (kind & 2 != 0).then_some(b as u16 + 1);
                 e.revoke = kind & 1 != 0;
-                block.authority[b] = bits >> b & 1 == 1;
             }
+            block.authority = bits & ((1 << AUTHORITY_BUBBLES) - 1);
             let prefix = AuthPrefix {
                 bubble_block: Some(block),
                 ..AuthPrefix::echoing([1, 2])
