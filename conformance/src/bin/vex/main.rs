@@ -39,6 +39,12 @@ mod serve;
 mod signon_args;
 mod spawn;
 
+/// Every `vex` process allocates with jemalloc: under `vex load` at 10,000 clients glibc's
+/// malloc kept growing the load generator (824 to 857 MiB in 150 s) where jemalloc
+/// returned what was freed (770 to 749 MiB); docs/performance.md, 2026-12-04.
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
