@@ -478,12 +478,8 @@ impl<'a> BitReader<'a> {
     /// [`BitReader::word_at`]'s nine bytes from `at` near the end, zero-padded.
     #[cold]
     fn last_word(&self, at: usize) -> (u64, u8) {
-        let mut w = [0u8; 9];
-        for (d, s) in w.iter_mut().zip(self.bytes.get(at..).unwrap_or_default()) {
-            *d = *s;
-        }
-        let [a, b, c, d, e, f, g, h, next] = w;
-        (u64::from_be_bytes([a, b, c, d, e, f, g, h]), next)
+        let next = self.bytes.get(at + 8).copied().unwrap_or(0);
+        (u64::from_be_bytes(self.last_bytes(at)), next)
     }
 
     /// True when the bits at the cursor are `bits`, every one of them; the cursor stays.

@@ -522,9 +522,7 @@ impl Roster {
             return;
         };
         let s = object.slot;
-        // looked up before they are inserted: a slot is in both sets from its first block
-        let first = !self.seeded.contains(&s) && self.seeded.insert(s);
-        if first && parts.reset == Some(false) {
+        if self.seeded.insert(s) && parts.reset == Some(false) {
             let reason = format!(
                 "slot {s}: its first block has reset 0, so its body is a delta on whatever the client holds"
             );
@@ -533,7 +531,7 @@ impl Roster {
         // as the client applies it: a body is kept, reset-only installs the defaults, and
         // reset 0 with root 0 leaves the last body in place
         match (parts.reset, parts.root) {
-            (_, Some(true)) if !self.auth_bodies.contains(&s) => {
+            (_, Some(true)) => {
                 self.auth_bodies.insert(s);
             }
             (Some(true), Some(false)) => {
