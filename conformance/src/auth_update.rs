@@ -35,12 +35,7 @@ pub fn text(body: &[u8]) -> Result<String, BitError> {
             let held: Vec<usize> = (0..AUTHORITY_BUBBLES)
                 .filter(|&i| b.has_authority(i))
                 .collect();
-            let grants: Vec<String> = b
-                .elements
-                .iter()
-                .enumerate()
-                .filter_map(|(i, e)| e.grant.map(|t| format!("{i}:{t}")))
-                .collect();
+            let grants: Vec<String> = b.grants().iter().map(|(i, t)| format!("{i}:{t}")).collect();
             let _ = writeln!(
                 out,
                 "bubble_block   authority {held:?}, grants (bubble:token) {grants:?}"
@@ -133,10 +128,9 @@ pub fn json(body: &[u8]) -> Result<Json, BitError> {
     let p = &m.prefix;
     let bubble_block = p.bubble_block.as_ref().map(|b| {
         let grants: Vec<Json> = b
-            .elements
+            .grants()
             .iter()
-            .enumerate()
-            .filter_map(|(i, e)| e.grant.map(|t| json!({ "bubble": i, "token": t })))
+            .map(|(i, t)| json!({ "bubble": i, "token": t }))
             .collect();
         json!({
             "authority": (0..AUTHORITY_BUBBLES).filter(|&i| b.has_authority(i)).collect::<Vec<_>>(),

@@ -96,10 +96,8 @@ pub fn roster(r: Roster, mut m: SensorAuthUpdate, send: RosterSend) -> SensorAut
             }
         }
         Roster::HostToken => {
-            if let Some(b) = m.prefix.bubble_block.as_mut()
-                && let Some(e) = b.elements.get_mut(64)
-            {
-                e.host_token = Some(0);
+            if let Some(b) = m.prefix.bubble_block.as_mut() {
+                b.set_host_token(64, Some(0));
             }
         }
         Roster::StateBump { send: n, sub } if send.sent >= n => bump(&mut m, sub, 1),

@@ -36,8 +36,8 @@ impl BubbleGrants {
         let before = (self.mirror, self.granted);
         // AUTH-12: the per-bubble arm for bubbles 0 to 63 is off in this build, so an
         // authority bit set there applies no more than a grant token does
-        let grants = block.elements.iter().take(APPLIED).enumerate();
-        let granted = grants.fold(0u64, |m, (b, e)| m | u64::from(e.grant.is_some()) << b);
+        let below = block.grants().iter().filter(|(b, _)| *b < APPLIED);
+        let granted = below.fold(0u64, |m, (b, _)| m | 1 << b);
         let mask = block.authority as u64 | granted;
         if mask != 0 {
             let reason = || {
@@ -55,10 +55,8 @@ impl BubbleGrants {
             );
             verdict.violate(Rule::Auth18, Some(idx), Some(BLOCK_BIT), reason);
         }
-        if block.elements.iter().any(|e| e.host_token.is_some()) {
-            let tokens: Vec<usize> = (0..AUTHORITY_BUBBLES)
-                .filter(|&b| block.elements[b].host_token.is_some())
-                .collect();
+        if !block.host_tokens().is_empty() {
+            let tokens: Vec<usize> = block.host_tokens().iter().map(|(b, _)| *b).collect();
             let reason = format!(
                 "bubbles {tokens:?} carry a host token: the u8[8] is compared with a simulation record the pages do not describe"
             );
@@ -68,7 +66,7 @@ impl BubbleGrants {
             verdict.violate(Rule::Auth11, Some(idx), Some(BUBBLE_64_BIT), reason);
         };
         let bit = block.has_authority(APPLIED);
-        let token = block.elements[APPLIED].grant;
+        let token = block.grant(APPLIED);
         let changed = token.is_some_and(|t| t != self.mirror);
         match (bit, token, changed) {
             (true, Some(0), _) => {
@@ -93,7 +91,7 @@ impl BubbleGrants {
         if let Some(t) = token {
             self.mirror = t;
         }
-        if block.elements[APPLIED].revoke {
+        if block.revokes(APPLIED) {
             self.granted = false;
         }
         self.moved = (self.mirror, self.granted) != before;
@@ -107,7 +105,7 @@ mod tests {
     fn block(bit: bool, token: Option<u16>) -> BubbleAuthority {
         let mut b = BubbleAuthority::default();
         b.set_authority(APPLIED, bit);
-        b.elements[APPLIED].grant = token;
+        b.set_grant(APPLIED, token);
         b
     }
 
@@ -166,7 +164,7 @@ mod tests {
             for (bit, token) in [(true, Some(1)), (false, Some(1)), (true, None)] {
                 let mut b = block(true, Some(1));
                 b.set_authority(bubble, bit);
-                b.elements[bubble].grant = token;
+                b.set_grant(bubble, token);
                 assert_eq!(
                     rules(&[b]),
                     [Rule::Auth12],
@@ -181,7 +179,7 @@ mod tests {
     #[test]
     fn revoke_and_token_zero_keep_the_mirror_right() {
         let mut revoked = block(false, None);
-        revoked.elements[APPLIED].revoke = true;
+        revoked.set_revoke(APPLIED, true);
         assert!(rules(&[block(true, Some(1)), revoked, block(true, Some(2))]).is_empty());
         let zero_after = [
             block(false, Some(5)),
@@ -203,7 +201,7 @@ mod tests {
         assert_eq!(rules(&[header]), [Rule::Auth18]);
         for bubble in [0, APPLIED] {
             let mut token = block(true, Some(1));
-            token.elements[bubble].host_token = Some(7);
+            token.set_host_token(bubble, Some(7));
             assert_eq!(rules(&[token]), [Rule::Auth19], "bubble {bubble}");
         }
     }

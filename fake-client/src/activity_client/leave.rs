@@ -215,7 +215,7 @@ fn leave_delta_problems(
         .prefix
         .bubble_block
         .as_ref()
-        .is_some_and(|b| b.elements.iter().any(|e| e.grant.is_some()));
+        .is_some_and(|b| !b.grants().is_empty());
     if grants {
         problems.push("it carries a grant".to_string());
     }

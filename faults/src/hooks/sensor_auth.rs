@@ -202,19 +202,19 @@ fn bubble_grant_faults(plan: &HostPlan, m: &mut SensorAuthUpdate) {
         block.header = Some(0);
     }
     if plan.has(Fault::BubbleHostTokenSet) {
-        block.elements[GRANTED].host_token = Some(0);
+        block.set_host_token(GRANTED, Some(0));
     }
     if plan.has(Fault::BubbleBitWithoutToken) {
-        block.elements[GRANTED].grant = None;
+        block.set_grant(GRANTED, None);
     }
     if plan.has(Fault::BubbleTokenSpent) {
         block.set_authority(GRANTED, false);
     }
     if plan.has(Fault::BubbleTokenZero) {
-        block.elements[GRANTED].grant = Some(0);
+        block.set_grant(GRANTED, Some(0));
     }
     if plan.varies(Variation::BubbleTokenTop) {
-        block.elements[GRANTED].grant = Some(u16::MAX);
+        block.set_grant(GRANTED, Some(u16::MAX));
     }
 }
 

@@ -36,40 +36,27 @@ pub const SUB_MASK_WORDS: usize = 3;
 /// Bias of a roster state byte: 0x80 + stateSequence.
 pub const STATE_BYTE_BIAS: i64 = 128;
 
-/// One element of the bubble-authority block (AH: 3 bits, 19 with a grant).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct BubbleElement {
-    /// The u8[8] host token, when its presence bit is set; a host sends none (AUTH-19).
-    pub host_token: Option<u64>,
-    /// The 16-bit grant token, when this element grants (AUTH-11).
-    pub grant: Option<u16>,
-    /// The revoke bit, always on the wire.
-    pub revoke: bool,
-}
-
-/// The bubble-authority block: 65 authority bits, then 65 elements (AH).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The bubble-authority block (AH "The bubble-authority block"): 65 authority bits, then
+/// an element per bubble 0 to 64, three bits (host-token presence, grant presence,
+/// revoke) with a u8[8] host token and a 16-bit grant token behind their presence bits.
+/// Held by field rather than by element: the bits as masks, bubble `b` at bit `b`, and
+/// the tokens an element carries in bubble order, so the client's questions (which
+/// bubbles grant, does any carry a host token) ask a word or a short list, not 65
+/// elements.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct BubbleAuthority {
-    /// Authority bit per bubble 0 to 64: bubble `b` is bit `b` (see
-    /// [`BubbleAuthority::has_authority`]).
+    /// Authority bit per bubble 0 to 64 (see [`BubbleAuthority::has_authority`]).
     pub authority: u128,
     /// The i32 header (bias -2^31), when its presence bit is set; a host sends none
     /// (AUTH-18).
     pub header: Option<u32>,
-    /// Element per bubble 0 to 64, boxed: the block moves with its message, and 65
-    /// elements are 2 KiB.
-    pub elements: Box<[BubbleElement; AUTHORITY_BUBBLES]>,
-}
-
-impl Default for BubbleAuthority {
-    /// A block that touches no bubble: no authority bit, no header, every element empty.
-    fn default() -> Self {
-        Self {
-            authority: 0,
-            header: None,
-            elements: Box::new([BubbleElement::default(); AUTHORITY_BUBBLES]),
-        }
-    }
+    /// The grant tokens the elements carry, `(bubble, token)` in bubble order (AUTH-11).
+    grants: Vec<(usize, u16)>,
+    /// The host tokens the elements carry, `(bubble, token)` in bubble order; a host
+    /// sends none (AUTH-19).
+    host_tokens: Vec<(usize, u64)>,
+    /// Revoke bit per bubble 0 to 64, bubble `b` at bit `b`.
+    revokes: u128,
 }
 
 impl BubbleAuthority {
@@ -77,10 +64,8 @@ impl BubbleAuthority {
     /// in the same message, every other bubble untouched (AUTH-11).
     pub fn granting(bubble: usize, token: u16) -> Self {
         let mut block = Self::default();
-        if let Some(element) = block.elements.get_mut(bubble) {
-            element.grant = Some(token);
-            block.set_authority(bubble, true);
-        }
+        block.set_grant(bubble, Some(token));
+        block.set_authority(bubble, true);
         block
     }
 
@@ -91,14 +76,85 @@ impl BubbleAuthority {
 
     /// Sets or clears `bubble`'s authority bit; a bubble past 64 is left alone.
     pub fn set_authority(&mut self, bubble: usize, on: bool) {
-        if bubble < AUTHORITY_BUBBLES {
-            self.authority = self.authority & !(1 << bubble) | u128::from(on) << bubble;
-        }
+        self.authority = with_bit(self.authority, bubble, on);
+    }
+
+    /// The grant tokens the elements carry, `(bubble, token)` in bubble order.
+    pub fn grants(&self) -> &[(usize, u16)] {
+        &self.grants
+    }
+
+    /// `bubble`'s grant token, when its element carries one.
+    pub fn grant(&self, bubble: usize) -> Option<u16> {
+        token_of(&self.grants, bubble)
+    }
+
+    /// Gives `bubble`'s element the grant `token`, or none; a bubble past 64 is left
+    /// alone.
+    pub fn set_grant(&mut self, bubble: usize, token: Option<u16>) {
+        set_token(&mut self.grants, bubble, token);
+    }
+
+    /// The host tokens the elements carry, `(bubble, token)` in bubble order.
+    pub fn host_tokens(&self) -> &[(usize, u64)] {
+        &self.host_tokens
+    }
+
+    /// `bubble`'s host token, when its element carries one.
+    pub fn host_token(&self, bubble: usize) -> Option<u64> {
+        token_of(&self.host_tokens, bubble)
+    }
+
+    /// Gives `bubble`'s element the host `token`, or none; a bubble past 64 is left
+    /// alone.
+    pub fn set_host_token(&mut self, bubble: usize, token: Option<u64>) {
+        set_token(&mut self.host_tokens, bubble, token);
+    }
+
+    /// Whether `bubble`'s element has its revoke bit set; none past bubble 64.
+    pub fn revokes(&self, bubble: usize) -> bool {
+        bubble < AUTHORITY_BUBBLES && self.revokes >> bubble & 1 == 1
+    }
+
+    /// Sets or clears `bubble`'s revoke bit; a bubble past 64 is left alone.
+    pub fn set_revoke(&mut self, bubble: usize, on: bool) {
+        self.revokes = with_bit(self.revokes, bubble, on);
     }
 
     /// The grant token after `mirror`: the next one, 1 after 0xFFFF (AUTH-11).
     pub fn next_token(mirror: u16) -> u16 {
         mirror.checked_add(1).unwrap_or(1)
+    }
+}
+
+/// `mask` with `bubble`'s bit set to `on`; unchanged past bubble 64.
+fn with_bit(mask: u128, bubble: usize, on: bool) -> u128 {
+    if bubble < AUTHORITY_BUBBLES {
+        mask & !(1 << bubble) | u128::from(on) << bubble
+    } else {
+        mask
+    }
+}
+
+/// The token `tokens` holds for `bubble`.
+fn token_of<T: Copy>(tokens: &[(usize, T)], bubble: usize) -> Option<T> {
+    tokens.iter().find(|(b, _)| *b == bubble).map(|(_, t)| *t)
+}
+
+/// `tokens`, kept in bubble order, with `bubble`'s token set to `token` or removed.
+fn set_token<T>(tokens: &mut Vec<(usize, T)>, bubble: usize, token: Option<T>) {
+    if bubble >= AUTHORITY_BUBBLES {
+        return;
+    }
+    match (tokens.binary_search_by_key(&bubble, |(b, _)| *b), token) {
+        (Ok(i), Some(t)) => {
+            if let Some(held) = tokens.get_mut(i) {
+                held.1 = t;
+            }
+        }
+        (Ok(i), None) => drop(tokens.remove(i)),
+        (Err(i), Some(t)) => tokens.insert(i, (bubble, t)),
+        (Err(_), None) => {}
     }
 }
 
@@ -495,17 +551,20 @@ impl Body for AuthPrefix {
             if let Some(h) = b.header {
                 w.write(u64::from(h), 32);
             }
-            for e in b.elements.iter() {
-                if let Some(t) = e.host_token {
-                    w.write_bool(true);
-                    w.write(t, 64);
-                } else {
-                    w.write_bool(false);
+            let mut grants = b.grants.iter().peekable();
+            let mut host_tokens = b.host_tokens.iter().peekable();
+            for bubble in 0..AUTHORITY_BUBBLES {
+                match host_tokens.next_if(|(at, _)| *at == bubble) {
+                    Some((_, t)) => {
+                        w.write_bool(true);
+                        w.write(*t, 64);
+                    }
+                    None => w.write_bool(false),
                 }
                 // grant-present, [16-bit token], revoke: one write
-                let revoke = u64::from(e.revoke);
-                match e.grant {
-                    Some(t) => w.write((1 << 17) | (u64::from(t) << 1) | revoke, 18),
+                let revoke = u64::from(b.revokes(bubble));
+                match grants.next_if(|(at, _)| *at == bubble) {
+                    Some((_, t)) => w.write((1 << 17) | (u64::from(*t) << 1) | revoke, 18),
                     None => w.write(revoke, 2),
                 }
             }
@@ -555,20 +614,61 @@ impl BubbleAuthority {
         } else {
             None
         };
+        self.grants.clear();
+        self.host_tokens.clear();
+        self.revokes = 0;
         let mut next = 0;
         while next < AUTHORITY_BUBBLES {
             // most elements carry no host token and no grant, three bits each: as many as
             // one read holds are taken from it while they do
-            let rest = self.elements.get_mut(next..).unwrap_or_default();
-            let plain = plain_elements(r, rest)?;
+            let plain = self.plain_elements(r, next)?;
             next += plain;
             if plain == 0 {
-                if let Some(e) = self.elements.get_mut(next) {
-                    e.read_into(r)?;
-                }
+                self.read_element(r, next)?;
                 next += 1;
             }
         }
+        Ok(())
+    }
+
+    /// Reads, as bubbles `first` on, the elements at `r` that carry no host token and no
+    /// grant (bits `0 0 revoke`), up to the first that does and at most
+    /// [`PLAIN_ELEMENTS_A_READ`]: how many it read.
+    fn plain_elements(&mut self, r: &mut BitReader<'_>, first: usize) -> Result<usize, BitError> {
+        let n = (AUTHORITY_BUBBLES - first)
+            .min(PLAIN_ELEMENTS_A_READ)
+            .min(r.remaining_bits() / 3);
+        if n == 0 {
+            return Ok(0);
+        }
+        let width = 3 * n as u32;
+        let window = r.clone().read(width)?;
+        // the token and grant presence bits of each element, the first element highest
+        let flags = window & FLAG_BITS;
+        let read = (flags.leading_zeros() - (64 - width)) as usize / 3;
+        // the revoke bits of the elements read, the first element's highest
+        let mut revokes = (window >> (3 * (n - read))) & REVOKE_BITS;
+        while revokes != 0 {
+            let from_last = revokes.trailing_zeros() as usize / 3;
+            self.revokes |= 1 << (first + read - 1 - from_last);
+            revokes &= revokes - 1;
+        }
+        r.skip(3 * read)?;
+        Ok(read)
+    }
+
+    /// Reads one element at `r` as bubble `bubble`'s.
+    fn read_element(&mut self, r: &mut BitReader<'_>, bubble: usize) -> Result<(), BitError> {
+        if r.read_bool()? {
+            let token = r.read(64)?; // compared with a simulation record
+            self.host_tokens.push((bubble, token));
+        }
+        if r.read_bool()? {
+            let token = r.read(16)? as u16;
+            self.grants.push((bubble, token));
+        }
+        let revoke = r.read_bool()?;
+        self.revokes |= u128::from(revoke) << bubble;
         Ok(())
     }
 }
@@ -576,62 +676,12 @@ impl BubbleAuthority {
 /// Elements one read holds, three bits each.
 const PLAIN_ELEMENTS_A_READ: usize = 18;
 
-/// Reads into `elements`, from the first, the elements at `r` that carry no host token and
-/// no grant (bits `0 0 revoke`), up to the first that does and at most
-/// [`PLAIN_ELEMENTS_A_READ`]: how many it read.
-fn plain_elements(
-    r: &mut BitReader<'_>,
-    elements: &mut [BubbleElement],
-) -> Result<usize, BitError> {
-    let n = elements
-        .len()
-        .min(PLAIN_ELEMENTS_A_READ)
-        .min(r.remaining_bits() / 3);
-    if n == 0 {
-        return Ok(0);
-    }
-    let width = 3 * n as u32;
-    let window = r.clone().read(width)?;
-    // the token and grant presence bits of each element, the first element highest
-    let flags = window & FLAG_BITS;
-    let read = (flags.leading_zeros() - (64 - width)) as usize / 3;
-    for (i, e) in elements
-        .get_mut(..read)
-        .unwrap_or_default()
-        .iter_mut()
-        .enumerate()
-    {
-        *e = BubbleElement {
-            host_token: None,
-            grant: None,
-            revoke: window >> (3 * (n - 1 - i)) & 1 == 1,
-        };
-    }
-    r.skip(3 * read)?;
-    Ok(read)
-}
-
 /// The two presence bits (host token, grant) of each 3-bit element, in every triple from
 /// the lowest bit up (the window holds whole elements from its lowest bit up).
 const FLAG_BITS: u64 = 0x6DB6_DB6D_B6DB_6DB6;
 
-impl BubbleElement {
-    /// Reads one element into this one.
-    fn read_into(&mut self, r: &mut BitReader<'_>) -> Result<(), BitError> {
-        self.host_token = if r.read_bool()? {
-            Some(r.read(64)?) // compared with a simulation record
-        } else {
-            None
-        };
-        self.grant = if r.read_bool()? {
-            Some(r.read(16)? as u16)
-        } else {
-            None
-        };
-        self.revoke = r.read_bool()?;
-        Ok(())
-    }
-}
+/// The revoke bit of each 3-bit element: the lowest of every triple.
+const REVOKE_BITS: u64 = 0x9249_2492_4924_9249;
 
 impl DecodedAuthUpdate {
     /// Reads a message-5 body the way the client does: `block_bits` gets each block's
@@ -864,11 +914,13 @@ mod tests {
         }
         let mut tokens = full.clone();
         if let Some(block) = &mut tokens.prefix.bubble_block {
-            let e = &mut block.elements;
-            (e[0].host_token, e[0].revoke) = (Some(u64::MAX), true);
-            (e[31].grant, e[31].revoke) = (Some(0xFFFF), true);
-            e[63].revoke = true;
-            (e[64].host_token, e[64].grant) = (Some(1), Some(2));
+            block.set_host_token(0, Some(u64::MAX));
+            block.set_revoke(0, true);
+            block.set_grant(31, Some(0xFFFF));
+            block.set_revoke(31, true);
+            block.set_revoke(63, true);
+            block.set_host_token(64, Some(1));
+            block.set_grant(64, Some(2));
             block.set_authority(64, true);
         }
         let mut bare = full.clone();
@@ -893,10 +945,10 @@ mod tests {
             bits in proptest::prelude::any::<u128>(),
         ) {
             let mut block = BubbleAuthority::default();
-            for (b, (e, kind)) in block.elements.iter_mut().zip(&kinds).enumerate() {
-                e.host_token = (kind & 4 != 0).then_some(b as u64 * 0x0101);
-                e.grant = (kind & 2 != 0).then_some(b as u16 + 1);
-                e.revoke = kind & 1 != 0;
+            for (b, kind) in kinds.iter().enumerate() {
+                block.set_host_token(b, (kind & 4 != 0).then_some(b as u64 * 0x0101));
+                block.set_grant(b, (kind & 2 != 0).then_some(b as u16 + 1));
+                block.set_revoke(b, kind & 1 != 0);
             }
             block.authority = bits & ((1 << AUTHORITY_BUBBLES) - 1);
             let prefix = AuthPrefix {
