@@ -11,7 +11,8 @@ use super::state_bytes::StateBytes;
 use crate::had_time_to_answer;
 use crate::rules::Rule;
 use crate::verdict::{Verdict, key_of};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
+use std::collections::btree_map::Entry;
 use vex_wire::activity::ids;
 use vex_wire::activity::sensor_auth::{DecodedAuthUpdate, DecodedObject, RosterDelta};
 use vex_wire::activity::slot::{
@@ -45,8 +46,6 @@ pub(crate) struct Roster {
     /// The keys the last roster sent registers where the client stands, in order: they stay
     /// registered through message 5s that carry none (T17-05).
     registered: Vec<u32>,
-    /// The slots whose last Auth state came with a body (AUTH-09).
-    auth_bodies: BTreeSet<ClientRef>,
     /// The last body applied to each slot, which a later body is judged against.
     held: BTreeMap<ClientRef, Held>,
     /// The blocks of the message being read as they were measured: kept between messages
@@ -63,8 +62,9 @@ pub(crate) struct Roster {
     /// A block of the last message 5 was misread: the reader left where the host wrote
     /// (AUTH-05, AUTH-06, T17-02), so what the client read is not what the host said.
     misread: bool,
-    /// The slots that had their first block (SEED-01).
-    seeded: BTreeSet<ClientRef>,
+    /// The slots that had their first block (SEED-01), each with whether its last Auth
+    /// state came with a body (AUTH-09): one lookup a block for both.
+    seeded: BTreeMap<ClientRef, bool>,
     /// Where the player spawn gate stands (SEED-05).
     spawn_gate: SpawnGate,
     /// The parts of held bodies the last message 5 reset while it answered a snapshot
@@ -472,7 +472,6 @@ impl Roster {
         self.sub_block_only.clear();
         self.registered.clear();
         self.lone_generation_moves.clear();
-        self.auth_bodies.clear();
         self.held.clear();
         self.seeded.clear();
     }
@@ -522,7 +521,10 @@ impl Roster {
             return;
         };
         let s = object.slot;
-        if self.seeded.insert(s) && parts.reset == Some(false) {
+        let entry = self.seeded.entry(s);
+        let first = matches!(entry, Entry::Vacant(_));
+        let auth_body = entry.or_insert(false);
+        if first && parts.reset == Some(false) {
             let reason = format!(
                 "slot {s}: its first block has reset 0, so its body is a delta on whatever the client holds"
             );
@@ -531,12 +533,11 @@ impl Roster {
         // as the client applies it: a body is kept, reset-only installs the defaults, and
         // reset 0 with root 0 leaves the last body in place
         match (parts.reset, parts.root) {
-            (_, Some(true)) => {
-                self.auth_bodies.insert(s);
-            }
+            (_, Some(true)) => *auth_body = true,
             (Some(true), Some(false)) => {
+                let had_body = std::mem::take(auth_body);
                 let held = self.held.remove(&s); // the schema's defaults
-                if self.auth_bodies.remove(&s)
+                if had_body
                     && snapshot
                     && let Some(Held { body, .. }) = held
                 {
