@@ -39,8 +39,6 @@ pub struct ClientCore {
     /// Frames received so far, both links.
     pub(crate) frames_in: u64,
     pub(crate) received: VecDeque<Received>,
-    /// What each frame is read into.
-    pub(crate) frame_buffers: crate::receive::FrameBuffers,
     /// The replicated object store service 123 fills.
     pub(crate) store: crate::queuez::Store,
     /// Web-service operations parked on a family-4 revision.
@@ -65,7 +63,6 @@ impl ClientCore {
             verdict: Verdict::new(),
             frames_in: 0,
             received: VecDeque::new(),
-            frame_buffers: Default::default(),
             store: crate::queuez::Store::default(),
             barrier: crate::version_barrier::Barrier::default(),
             matchmaking: crate::lobby_calls::Asked::default(),

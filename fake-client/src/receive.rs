@@ -6,6 +6,7 @@
 use crate::core::ClientCore;
 use crate::link::LinkKind;
 use crate::rules::{Choice, Rule};
+use std::cell::Cell;
 use vex_wire::activity::envelope::PushHeader;
 use vex_wire::activity::selection::SERVICE6_LEN;
 use vex_wire::bap::deframer::DeframeError;
@@ -36,25 +37,22 @@ pub struct Received {
     pub bytes: Vec<u8>,
 }
 
-/// The buffers a frame is read into, kept between frames: its payload as it came, and
-/// the inner message once opened.
+/// The buffers a frame is read into: its payload as it came, and the inner message once
+/// opened.
 #[derive(Debug, Default)]
 pub(crate) struct FrameBuffers {
     frame: Vec<u8>,
     plain: Vec<u8>,
 }
 
-/// The capacity each frame buffer keeps between reads: the steady state's frames (message
-/// 5 of a small activity, keepalives) fit, and a rare large one (a join burst, a large
-/// table) does not hold its size for the client's life; a load run keeps one set a client.
-const KEPT_FRAME_CAPACITY: usize = 2048;
-
-impl FrameBuffers {
-    /// Gives back what a large frame made the buffers hold past [`KEPT_FRAME_CAPACITY`].
-    fn trim(&mut self) {
-        self.frame.shrink_to(KEPT_FRAME_CAPACITY);
-        self.plain.shrink_to(KEPT_FRAME_CAPACITY);
-    }
+thread_local! {
+    /// The frame buffers of every client this thread drives. A frame is read and handled
+    /// within one [`ClientCore::handle_bytes`], so one set serves them all: a load shard
+    /// drives thousands of clients on one thread, and buffers of their own cost each
+    /// client memory and, kept small, an allocation and a copy on every large frame (a
+    /// member table). The set grows to the largest frame the thread read, which the
+    /// deframer bounds.
+    static FRAME_BUFFERS: Cell<FrameBuffers> = Cell::default();
 }
 
 /// How many nonces either side of the one due a frame that does not open is tried with,
@@ -76,10 +74,9 @@ impl ClientCore {
             return;
         }
         l.deframer.push(bytes);
-        let mut buffers = std::mem::take(&mut self.frame_buffers);
+        let mut buffers = FRAME_BUFFERS.take();
         self.read_frames(now, link, &mut buffers);
-        buffers.trim();
-        self.frame_buffers = buffers;
+        FRAME_BUFFERS.set(buffers);
     }
 
     /// Reads and handles the whole frames `link`'s deframer holds, each into `buffers`.
