@@ -1,12 +1,12 @@
 //! The emulated client's clock: every timer is one [`ClientTimer`], its deadline comes
-//! from the one table in [`ClientCore::deadline`], and [`ClientCore::handle_timeout`]
+//! from the one table in [`Clocks::deadline`], and [`ClientCore::handle_timeout`]
 //! fires each due timer through the one match in [`ClientCore::fire`] (design "Sans-IO
 //! cores").
 
-use crate::activity_client::REQUESTED_SLOTS;
+use crate::activity_client::{ActivityClient, REQUESTED_SLOTS};
 use crate::config::LINK_SILENCE_MS;
 use crate::core::ClientCore;
-use crate::link::LinkKind;
+use crate::link::{ClientLink, LinkKind};
 use crate::rules::Rule;
 use vex_wire::time::Instant;
 use zerocopy::IntoBytes;
@@ -84,8 +84,9 @@ impl ClientCore {
         if !self.verdict.running() {
             return None;
         }
+        let clocks = self.clocks();
         (ClientTimer::ALL.iter())
-            .filter_map(|&timer| self.deadline(timer))
+            .filter_map(|&timer| clocks.deadline(timer))
             .min()
     }
 
@@ -95,50 +96,25 @@ impl ClientCore {
             if !self.verdict.running() {
                 return;
             }
-            if self.deadline(timer).is_some_and(|at| at <= now) {
+            if self.clocks().deadline(timer).is_some_and(|at| at <= now) {
                 self.fire(now, timer);
             }
         }
     }
 
-    /// The timer table: when `timer` is due, if it is set. The client's own timers run
-    /// once the join was accepted; the link's while the link is alive.
-    fn deadline(&self, timer: ClientTimer) -> Option<Instant> {
+    /// What the timer table reads, looked up once for every timer.
+    fn clocks(&self) -> Clocks<'_> {
         let link = self.links.live(LinkKind::Activity);
         let activity = self.activity.as_ref();
         let joined = activity.filter(|a| a.join.established());
         // a client that left asks the activity for nothing more until it joins again (AH
         // "peer_leave_request"): a request its leave overtook is not sent
         let present = joined.filter(|a| !a.leave.left());
-        match timer {
-            ClientTimer::LinkSilence => link.map(|l| l.last_rx + LINK_SILENCE_MS),
-            // a client that left expects nothing more of the host (AH "peer_leave_request")
-            ClientTimer::HostKeepalive => activity
-                .filter(|a| !a.leave.left())?
-                .keepalive
-                .host_overdue_at(),
-            ClientTimer::EpochChange => present?.epochs.change_due(),
-            ClientTimer::PatchEpoch => joined?.epochs.patch_due(),
-            ClientTimer::Keepalive => Some(joined?.keepalive.send_due(link?.last_tx)),
-            ClientTimer::SlotRequest => present?.slots.request_due(),
-            ClientTimer::Refresh => present?.refresh.due(),
-            ClientTimer::StartActivity => present?.refresh.start_due(),
-            ClientTimer::Identity => present?.identity.due(),
-            ClientTimer::Leave => present?.leave.due(),
-            ClientTimer::Rejoin => joined?.leave.rejoin_due(),
-            ClientTimer::RegionMove => present?.region.move_due(),
-            ClientTimer::RosterRequest => present?.region.request_due(),
-            ClientTimer::Purge => present?.authority.purge_due(),
-            ClientTimer::Abdicate => present?.authority.abdicate_due(),
-            ClientTimer::Incident => present?.reports.incident_due(),
-            // a client that left reports nothing more (AH "peer_leave_request")
-            ClientTimer::Sense => present?.ghost.due(),
-            ClientTimer::Probe => present?.probe.due(),
-            ClientTimer::QosProbe => present?.qos.due(),
-            ClientTimer::QosReply => activity?.qos.reply_due(),
-            ClientTimer::Associate => present?.association.due(),
-            ClientTimer::AssociationAnswer => activity?.association.answer_due(),
-            ClientTimer::PeerResend => activity?.association.resend_due(),
+        Clocks {
+            link,
+            activity,
+            joined,
+            present,
         }
     }
 
@@ -259,6 +235,60 @@ impl ClientCore {
         if timer == ClientTimer::Rejoin {
             self.end_activity();
             self.request_host(now);
+        }
+    }
+}
+
+/// The client's state as the timer table reads it: the Activity Host link while it lives,
+/// and the activity client once it exists, once its join was accepted, and while the
+/// client has not left.
+#[derive(Clone, Copy)]
+struct Clocks<'a> {
+    link: Option<&'a ClientLink>,
+    activity: Option<&'a ActivityClient>,
+    joined: Option<&'a ActivityClient>,
+    present: Option<&'a ActivityClient>,
+}
+
+impl Clocks<'_> {
+    /// The timer table: when `timer` is due, if it is set. The client's own timers run
+    /// once the join was accepted; the link's while the link is alive.
+    fn deadline(self, timer: ClientTimer) -> Option<Instant> {
+        let Self {
+            link,
+            activity,
+            joined,
+            present,
+        } = self;
+        match timer {
+            ClientTimer::LinkSilence => link.map(|l| l.last_rx + LINK_SILENCE_MS),
+            // a client that left expects nothing more of the host (AH "peer_leave_request")
+            ClientTimer::HostKeepalive => activity
+                .filter(|a| !a.leave.left())?
+                .keepalive
+                .host_overdue_at(),
+            ClientTimer::EpochChange => present?.epochs.change_due(),
+            ClientTimer::PatchEpoch => joined?.epochs.patch_due(),
+            ClientTimer::Keepalive => Some(joined?.keepalive.send_due(link?.last_tx)),
+            ClientTimer::SlotRequest => present?.slots.request_due(),
+            ClientTimer::Refresh => present?.refresh.due(),
+            ClientTimer::StartActivity => present?.refresh.start_due(),
+            ClientTimer::Identity => present?.identity.due(),
+            ClientTimer::Leave => present?.leave.due(),
+            ClientTimer::Rejoin => joined?.leave.rejoin_due(),
+            ClientTimer::RegionMove => present?.region.move_due(),
+            ClientTimer::RosterRequest => present?.region.request_due(),
+            ClientTimer::Purge => present?.authority.purge_due(),
+            ClientTimer::Abdicate => present?.authority.abdicate_due(),
+            ClientTimer::Incident => present?.reports.incident_due(),
+            // a client that left reports nothing more (AH "peer_leave_request")
+            ClientTimer::Sense => present?.ghost.due(),
+            ClientTimer::Probe => present?.probe.due(),
+            ClientTimer::QosProbe => present?.qos.due(),
+            ClientTimer::QosReply => activity?.qos.reply_due(),
+            ClientTimer::Associate => present?.association.due(),
+            ClientTimer::AssociationAnswer => activity?.association.answer_due(),
+            ClientTimer::PeerResend => activity?.association.resend_due(),
         }
     }
 }
