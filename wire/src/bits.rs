@@ -407,7 +407,7 @@ impl<'a> BitReader<'a> {
     }
 
     /// Reads `width` bits (1 to 64) as a zero-extended unsigned value.
-    #[inline]
+    #[inline(always)]
     pub fn read(&mut self, width: u32) -> Result<u64, BitError> {
         if !(1..=56).contains(&width) {
             return self.read_wide(width);
@@ -436,7 +436,7 @@ impl<'a> BitReader<'a> {
 
     /// Reads `width` (1 to 56) bits known to be there: one big-endian load of the 8 bytes
     /// at the cursor (zero past the end) and two shifts.
-    #[inline]
+    #[inline(always)]
     fn read_window(&mut self, width: u32) -> u64 {
         let at = self.pos / 8;
         let word = match self
@@ -501,7 +501,7 @@ impl<'a> BitReader<'a> {
     }
 
     /// Reads one bit.
-    #[inline]
+    #[inline(always)]
     pub fn read_bool(&mut self) -> Result<bool, BitError> {
         match self.bytes.get(self.pos / 8) {
             Some(byte) if !self.failed && self.pos < self.len => {
