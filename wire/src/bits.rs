@@ -567,27 +567,23 @@ impl<'a> BitReader<'a> {
             return Err(self.past_end(n.min(u32::MAX as usize) as u32));
         }
         let start = out.len();
-        out.resize(start + n.div_ceil(8), 0);
-        let dst = out.get_mut(start..).unwrap_or_default();
+        let len = n.div_ceil(8);
         if self.pos.is_multiple_of(8) {
             let at = self.pos / 8;
-            if let Some(src) = self.bytes.get(at..at + dst.len()) {
-                dst.copy_from_slice(src);
+            match self.bytes.get(at..at + len) {
+                Some(bytes) => out.extend_from_slice(bytes),
+                None => out.resize(start + len, 0),
             }
         } else {
-            let mut words = dst.chunks_exact_mut(8);
-            let mut at = self.pos;
-            for chunk in &mut words {
-                chunk.copy_from_slice(&self.word_at(at).to_be_bytes());
-                at += 64;
+            // whole words, the last running past the stream into bytes cut off after
+            out.reserve(len.next_multiple_of(8));
+            for at in (self.pos..self.pos + n).step_by(64) {
+                out.extend_from_slice(&self.word_at(at).to_be_bytes());
             }
-            let tail = words.into_remainder();
-            for (d, s) in tail.iter_mut().zip(self.word_at(at).to_be_bytes()) {
-                *d = s;
-            }
+            out.truncate(start + len);
         }
         // the bits past the stream's end in its last byte are zero
-        if let Some(last) = dst.last_mut() {
+        if let Some(last) = out.get_mut(start..).and_then(<[u8]>::last_mut) {
             *last &= 0xFF << ((8 - n % 8) % 8);
         }
         self.pos += n;
