@@ -98,10 +98,15 @@ struct LifeWatch {
     last_sent: Option<(Option<Kind>, Clock)>,
     /// What the client read last before the frame being read, and when.
     last_read: Option<(Option<Kind>, Clock)>,
+    /// The requests of the route under way that got their answer: name, link, and how
+    /// long the answer took in microseconds (the context of a slow join).
+    steps: Vec<(&'static str, LinkKind, u64)>,
 }
 
 /// A keepalive this late is logged with what the client sent and read before it.
 const LATE_KEEPALIVE_LOGGED_US: u64 = 250_000;
+/// A join whose route took this long is logged with the time of each of its steps.
+const SLOW_JOIN_LOGGED_US: u64 = 250_000;
 
 type Clock = std::time::Instant;
 
@@ -119,12 +124,41 @@ impl LifeWatch {
             init_at: None,
             last_sent: None,
             last_read: None,
+            steps: Vec::new(),
         }
     }
 }
 
 fn micros(from: Clock, to: Clock) -> u64 {
     to.duration_since(from).as_micros() as u64
+}
+
+impl LifeWatch {
+    /// A join whose route took `route_us` is logged when slow ([`slow_join`]); the
+    /// route's steps start again.
+    fn log_if_slow(&mut self, route_us: u64) {
+        let steps = std::mem::take(&mut self.steps);
+        if let Some((unanswered_ms, steps)) = slow_join(route_us, &steps) {
+            let join_ms = route_us / 1000;
+            let process = self.process;
+            tracing::warn!(join_ms, unanswered_ms, ?process, "a slow join: {steps}");
+        }
+    }
+}
+
+/// For a route of `route_us` at least [`SLOW_JOIN_LOGGED_US`] long, the milliseconds no
+/// answer accounts for (connecting, and the client's own turns between steps) and each
+/// answered step with its time, in the order they came.
+fn slow_join(route_us: u64, steps: &[(&str, LinkKind, u64)]) -> Option<(u64, String)> {
+    if route_us < SLOW_JOIN_LOGGED_US {
+        return None;
+    }
+    let answered: u64 = steps.iter().map(|(_, _, us)| us).sum();
+    let listed: Vec<String> = steps
+        .iter()
+        .map(|(name, link, us)| format!("{name} on {link} {} ms", us / 1000))
+        .collect();
+    Some((route_us.saturating_sub(answered) / 1000, listed.join(", ")))
 }
 
 impl Observer for LifeWatch {
@@ -140,6 +174,7 @@ impl Observer for LifeWatch {
         // a rejoin's route starts at its service 6
         if kind == Some(Kind::Service(HOST_REQUEST)) && self.joins > 0 {
             self.began = at;
+            self.steps.clear();
         }
         // the keepalive's clock stops at a leave and starts again with the burst of the next
         // join: a message 1 the host sent before it read the leave, read after it, is no
@@ -191,6 +226,12 @@ impl Observer for LifeWatch {
                 );
             }
             self.last_read = Some((kind, at));
+            if let Some((name, asked)) = answered {
+                self.steps.push((name, r.link, micros(asked, at)));
+            }
+            if joined {
+                self.log_if_slow(micros(self.began, at));
+            }
             let began = self.began;
             self.joins += u32::from(joined);
             self.tally.add(|s| {
@@ -394,5 +435,26 @@ mod tests {
         assert!(watch.left, "still left");
         sent(&mut watch, ids::JOIN_REQUEST);
         assert!(!watch.left, "joined again");
+    }
+
+    /// A join is logged from 250 ms of route, not below, with each answered step in turn
+    /// and the time no answer accounts for.
+    #[test]
+    fn a_slow_join_names_its_steps() {
+        let steps = [
+            ("hello", LinkKind::Primary, 40_000),
+            ("host_lookup", LinkKind::Primary, 150_000),
+            ("join_result", LinkKind::Activity, 9_999),
+        ];
+        assert_eq!(slow_join(249_999, &steps), None);
+        assert_eq!(
+            slow_join(250_000, &steps),
+            Some((
+                50,
+                "hello on primary 40 ms, host_lookup on primary 150 ms, join_result on activity 9 ms"
+                    .to_string()
+            ))
+        );
+        assert_eq!(slow_join(300_000, &[]), Some((300, String::new())));
     }
 }

@@ -152,7 +152,9 @@ fn set_token<T>(tokens: &mut Vec<(usize, T)>, bubble: usize, token: Option<T>) {
                 held.1 = t;
             }
         }
-        (Ok(i), None) => drop(tokens.remove(i)),
+        (Ok(i), None) => {
+            tokens.remove(i);
+        }
         (Err(i), Some(t)) => tokens.insert(i, (bubble, t)),
         (Err(_), None) => {}
     }
