@@ -235,12 +235,12 @@ impl ClientCore {
     /// burst, a leave's delta, a grant, a snapshot, a parked operation's update. A driver
     /// ending a run over a real network takes input until nothing is owed, up to a limit
     /// of its own, before it judges: an answer still on its way is not one never sent.
-    /// The checks are `finish`'s own, run on a verdict thrown away.
+    /// The checks are `finish`'s own, run on a verdict thrown away that logs nothing.
     pub fn owes_answers(&mut self, now: Instant) -> bool {
         if !self.verdict.running() {
             return false;
         }
-        let kept = std::mem::replace(&mut self.verdict, Verdict::new());
+        let kept = std::mem::replace(&mut self.verdict, Verdict::unlogged());
         self.judge_unanswered(now + crate::ANSWER_GRACE_MS);
         let owed = !self.verdict.violations().is_empty();
         self.verdict = kept;

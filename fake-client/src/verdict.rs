@@ -68,6 +68,9 @@ pub(crate) struct Verdict {
     /// The give-up flag and the rule that set it: message 5 is ignored from then on
     /// (STICKY-02).
     gave_up: Option<Rule>,
+    /// What it records is logged as it happens: false for a verdict that only asks what
+    /// checks would find and is thrown away.
+    logged: bool,
 }
 
 impl Verdict {
@@ -79,6 +82,16 @@ impl Verdict {
             polled: 0,
             outcome: Outcome::Running,
             gave_up: None,
+            logged: true,
+        }
+    }
+
+    /// A verdict that logs nothing: for asking what checks would find, with findings no
+    /// run reports (a log line saying a check failed would be a finding no report has).
+    pub(crate) fn unlogged() -> Self {
+        Self {
+            logged: false,
+            ..Self::new()
         }
     }
 
@@ -95,7 +108,9 @@ impl Verdict {
             crate::rules::is_enforced(rule),
             "{rule} is not in rules::ENFORCED"
         );
-        tracing::warn!(rule = rule.id(), frame, bit, %reason, "client check failed");
+        if self.logged {
+            tracing::warn!(rule = rule.id(), frame, bit, %reason, "client check failed");
+        }
         let effect = rule.effect();
         let running = self.running();
         match effect {
@@ -154,7 +169,9 @@ impl Verdict {
             crate::rules::is_enforced(rule),
             "{rule} is not in rules::ENFORCED"
         );
-        tracing::warn!(rule = rule.id(), frame, bit, %reason, choice = choice.id(), "client check failed on a choice of Vex's");
+        if self.logged {
+            tracing::warn!(rule = rule.id(), frame, bit, %reason, choice = choice.id(), "client check failed on a choice of Vex's");
+        }
         self.violations
             .push(Violation::on_choice(rule, choice, frame, bit, reason));
     }
@@ -235,6 +252,23 @@ pub(crate) fn key_of(parts: impl IntoIterator<Item = u64>) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A verdict that only asks what the checks would find records them and logs none
+    /// (`ClientCore::owes_answers`); a run's logs each finding, advisory ones too.
+    #[test]
+    #[tracing_test::traced_test]
+    fn only_a_run_logs_its_findings() {
+        let mut asked = Verdict::unlogged();
+        asked.violate(Rule::Auth16, None, None, "only asked".to_string());
+        let choice = Choice::FirstRosterLatency;
+        asked.advise(Rule::Auth16, choice, None, None, "only asked".to_string());
+        assert_eq!(asked.violations().len(), 2);
+        assert!(!logs_contain("only asked"));
+        let mut run = Verdict::new();
+        run.violate(Rule::Auth16, None, None, "found".to_string());
+        run.advise(Rule::Auth16, choice, None, None, "advised".to_string());
+        assert!(logs_contain("found") && logs_contain("advised"));
+    }
 
     /// The same check on the same thing is one violation counting its repeats, its
     /// reason built once; on another thing, or another rule, it is a violation of its own.
