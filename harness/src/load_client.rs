@@ -127,13 +127,7 @@ impl LifeWatch {
             steps: Vec::new(),
         }
     }
-}
 
-fn micros(from: Clock, to: Clock) -> u64 {
-    to.duration_since(from).as_micros() as u64
-}
-
-impl LifeWatch {
     /// A join whose route took `route_us` is logged when slow ([`slow_join`]); the
     /// route's steps start again.
     fn log_if_slow(&mut self, route_us: u64) {
@@ -144,6 +138,10 @@ impl LifeWatch {
             tracing::warn!(join_ms, unanswered_ms, ?process, "a slow join: {steps}");
         }
     }
+}
+
+fn micros(from: Clock, to: Clock) -> u64 {
+    to.duration_since(from).as_micros() as u64
 }
 
 /// For a route of `route_us` at least [`SLOW_JOIN_LOGGED_US`] long, the milliseconds no
@@ -229,10 +227,10 @@ impl Observer for LifeWatch {
             if let Some((name, asked)) = answered {
                 self.steps.push((name, r.link, micros(asked, at)));
             }
+            let route = micros(self.began, at);
             if joined {
-                self.log_if_slow(micros(self.began, at));
+                self.log_if_slow(route);
             }
-            let began = self.began;
             self.joins += u32::from(joined);
             self.tally.add(|s| {
                 s.frames_received += 1;
@@ -242,7 +240,6 @@ impl Observer for LifeWatch {
                         .or_default()
                         .record(micros(asked, at));
                 }
-                let route = micros(began, at);
                 if joined {
                     s.joins += 1;
                     s.latency

@@ -71,7 +71,7 @@ impl BubbleAuthority {
 
     /// Whether `bubble`'s authority bit is set; none past bubble 64.
     pub fn has_authority(&self, bubble: usize) -> bool {
-        bubble < AUTHORITY_BUBBLES && self.authority >> bubble & 1 == 1
+        has_bit(self.authority, bubble)
     }
 
     /// Sets or clears `bubble`'s authority bit; a bubble past 64 is left alone.
@@ -113,7 +113,7 @@ impl BubbleAuthority {
 
     /// Whether `bubble`'s element has its revoke bit set; none past bubble 64.
     pub fn revokes(&self, bubble: usize) -> bool {
-        bubble < AUTHORITY_BUBBLES && self.revokes >> bubble & 1 == 1
+        has_bit(self.revokes, bubble)
     }
 
     /// Sets or clears `bubble`'s revoke bit; a bubble past 64 is left alone.
@@ -125,6 +125,11 @@ impl BubbleAuthority {
     pub fn next_token(mirror: u16) -> u16 {
         mirror.checked_add(1).unwrap_or(1)
     }
+}
+
+/// Whether `mask` has `bubble`'s bit set; none past bubble 64.
+fn has_bit(mask: u128, bubble: usize) -> bool {
+    bubble < AUTHORITY_BUBBLES && mask >> bubble & 1 == 1
 }
 
 /// `mask` with `bubble`'s bit set to `on`; unchanged past bubble 64.
