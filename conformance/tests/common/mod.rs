@@ -43,12 +43,26 @@ impl Drop for Host {
     }
 }
 
-/// A loopback port nothing listens on now, over TCP or UDP (a host serves both on it).
+/// A loopback port nothing listens on now, over TCP or UDP (a host serves both on it),
+/// and never one this process picked before. Tests run at once, so a port a test frees
+/// and then hands to a process is open to others until that process binds it: the
+/// kernel's own choice (`bind` to port 0) could hand the same port to another test, or to
+/// any connection's local end (a client reached another test's host this way, and took
+/// that host's faulty proxy for its own). So ports come from below Linux's ephemeral range
+/// (32768 up, used for port 0 and outgoing connections) and below the fixed ports some
+/// tests name (30974 up), walked from an offset this process's id picks, each once.
 pub fn free_port() -> u16 {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    const FIRST: u32 = 16_384;
+    const COUNT: u32 = 14_336; // to 30720
+    static PICKED: AtomicU32 = AtomicU32::new(0);
+    let offset = std::process::id().wrapping_mul(2_654_435_761) % COUNT;
     loop {
-        let tcp = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
-        let port = tcp.local_addr().expect("its address").port();
-        if std::net::UdpSocket::bind(("127.0.0.1", port)).is_ok() {
+        let n = PICKED.fetch_add(1, Ordering::Relaxed);
+        assert!(n < COUNT, "every test port in this process was picked");
+        let port = u16::try_from(FIRST + (offset + n) % COUNT).expect("below 30720");
+        let tcp = std::net::TcpListener::bind(("127.0.0.1", port));
+        if tcp.is_ok() && std::net::UdpSocket::bind(("127.0.0.1", port)).is_ok() {
             return port;
         }
     }
