@@ -7,6 +7,7 @@
 //! Facts section 3: errors are sticky, and a read past the end fails without moving the
 //! cursor (BODY-04).
 
+use std::ops::Range;
 use thiserror::Error;
 
 /// The bias of every i32 field on the wire, 0x80000000: all-zero bits read as i32::MIN,
@@ -97,6 +98,24 @@ impl Bits {
         self.bytes.clear();
         self.bytes.extend_from_slice(&other.bytes);
         self.bit_len = other.bit_len;
+    }
+
+    /// No bits, the buffer kept.
+    pub fn clear(&mut self) {
+        self.bytes.clear();
+        self.bit_len = 0;
+    }
+
+    /// These bits become bits `range` of `bytes`, in the buffer they had (its capacity
+    /// reused); none when `bytes` holds fewer.
+    pub fn copy_range(&mut self, bytes: &[u8], range: Range<usize>) {
+        let mut r = BitReader::new(bytes);
+        let copied = r
+            .skip(range.start)
+            .and_then(|()| self.read_from(&mut r, range.len()));
+        if copied.is_err() {
+            self.clear();
+        }
     }
 
     /// These bits become the next `n` bits of `r`, in the buffer they had (its capacity
@@ -483,10 +502,13 @@ impl<'a> BitReader<'a> {
     }
 
     /// True when the bits at the cursor are `bits`, every one of them; the cursor stays.
-    /// Compared 64 bits at a time.
+    /// Compared 64 bits at a time, or as bytes at a byte boundary.
     pub fn starts_with(&self, bits: &Bits) -> bool {
         if self.failed || self.remaining_bits() < bits.bit_len {
             return false;
+        }
+        if self.pos.is_multiple_of(8) {
+            return self.bytes_start_with(bits);
         }
         let there = bits.reader();
         let mut at = 0;
@@ -498,6 +520,19 @@ impl<'a> BitReader<'a> {
         }
         let left = bits.bit_len - at;
         left == 0 || (self.word_at(self.pos + at) ^ there.word_at(at)) >> (64 - left) == 0
+    }
+
+    /// [`BitReader::starts_with`] at a byte boundary, with the bits there: the whole bytes
+    /// compared as bytes, then the bits of the last.
+    fn bytes_start_with(&self, bits: &Bits) -> bool {
+        let (at, whole, left) = (self.pos / 8, bits.bit_len / 8, bits.bit_len % 8);
+        let mine = self.bytes.get(at..at + whole);
+        let same_bytes = mine.is_some_and(|mine| bits.bytes.get(..whole) == Some(mine));
+        let same_last = match (self.bytes.get(at + whole), bits.bytes.get(whole)) {
+            (Some(a), Some(b)) => (a ^ b) >> (8 - left) == 0,
+            _ => false,
+        };
+        same_bytes && (left == 0 || same_last)
     }
 
     /// Reads one bit.
@@ -730,6 +765,19 @@ mod tests {
             }
             prop_assert_eq!(got.unwrap(), want.finish().unwrap());
             prop_assert_eq!(r.position(), skip + n);
+        }
+
+        /// A range copied out, into bits that held others, is the bits read there; one
+        /// past the end leaves none.
+        #[test]
+        fn a_range_copied_is_its_bits(bytes in proptest::collection::vec(any::<u8>(), 0..40), start in 0usize..320, n in 0usize..320) {
+            let mut bits = Bits { bytes: vec![0xA5; 9], bit_len: 70 };
+            bits.copy_range(&bytes, start..start + n);
+            let mut r = BitReader::new(&bytes);
+            match r.skip(start).and_then(|()| r.read_bits(n)) {
+                Ok(want) => prop_assert_eq!(bits, want),
+                Err(_) => prop_assert_eq!(bits, Bits::default()),
+            }
         }
 
         /// The bits at the cursor start with a run exactly when reading that many bits

@@ -201,10 +201,10 @@ impl ActivityClient {
             return cx.verdict.violate(Rule::Auth10, f, None, reason);
         }
         let grants = &mut self.grants;
-        let message = self.roster.incoming();
+        let roster = &mut self.roster;
         let Some(prefix_bits) =
             self.epochs
-                .check_auth_prefix(cx.verdict, (idx, asked_at), payload, grants, message)
+                .check_auth_prefix(cx.verdict, (idx, asked_at), payload, grants, roster)
         else {
             return;
         };
@@ -223,7 +223,7 @@ impl ActivityClient {
             let reason = "message 5 between the region report (message 22) and the roster request, built for the region reported: applied while no slice set is current, it registers nothing and its rows outlive their objects".to_string();
             return cx.verdict.violate(Rule::Auth13, f, None, reason);
         }
-        if !self.roster.incoming().prefix.roster_enable {
+        if !self.roster.prefix().is_some_and(|p| p.roster_enable) {
             let reason = "roster_enable is 0".to_string();
             return cx.verdict.violate(Rule::Auth04, f, None, reason);
         }

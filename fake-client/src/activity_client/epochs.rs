@@ -4,13 +4,13 @@
 //! "join_result", "Message 5"; LINK-02, AUTH-01, AUTH-02).
 
 use super::bubble_grants::BubbleGrants;
+use super::roster::Roster;
 use crate::config::PATCH_EPOCH_INTERVAL_MS;
 use crate::links::Outgoing;
 use crate::rules::Rule;
 use crate::verdict::Verdict;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::ids;
-use vex_wire::activity::sensor_auth::DecodedAuthUpdate;
 use vex_wire::activity::small::{AdvanceEpoch, PatchEpoch};
 use vex_wire::time::Instant;
 
@@ -89,7 +89,7 @@ impl Epochs {
     /// message 52 reached it, and is dropped without a word, unless it answers a request
     /// the client sent after the change (`asked_at`): reports reach the host in order (SR
     /// "Client reports come in"), so the host had the new epoch (AUTH-01). Any other epoch
-    /// is AUTH-01. The prefix is read into `message`; for a message 5 that passes, the
+    /// is AUTH-01. The prefix is read into `roster`'s next message; for a message 5 that passes, the
     /// bits it took.
     pub(super) fn check_auth_prefix(
         &self,
@@ -97,7 +97,7 @@ impl Epochs {
         (idx, asked_at): (u64, Option<Instant>),
         payload: &[u8],
         grants: &mut BubbleGrants,
-        message: &mut DecodedAuthUpdate,
+        roster: &mut Roster,
     ) -> Option<usize> {
         let f = Some(idx);
         let Some(sent) = self.patch_sent else {
@@ -105,8 +105,8 @@ impl Epochs {
             verdict.violate(Rule::Auth02, f, None, reason);
             return None;
         };
-        let prefix_bits = match message.read_prefix(payload) {
-            Ok(bits) => bits,
+        let (prefix_bits, prefix) = match roster.read_prefix(payload) {
+            Ok(read) => read,
             Err(e) => {
                 verdict.undecodable(
                     Rule::Body04,
@@ -118,7 +118,6 @@ impl Epochs {
                 return None;
             }
         };
-        let prefix = &message.prefix;
         // the client reads the bubble block with the prefix, before it looks at the epoch,
         // and its mirror takes every token sent (AH "How the client applies an Auth body")
         if let Some(block) = &prefix.bubble_block {
@@ -239,7 +238,7 @@ mod tests {
                 (1, None),
                 &prefix(epoch),
                 &mut BubbleGrants::default(),
-                &mut DecodedAuthUpdate::default(),
+                &mut Roster::default(),
             );
             (read.is_some(), v.rules())
         };

@@ -14,12 +14,14 @@ use crate::verdict::{Verdict, key_of};
 use std::collections::BTreeMap;
 use std::collections::btree_map::Entry;
 use vex_wire::activity::ids;
-use vex_wire::activity::sensor_auth::{DecodedAuthUpdate, DecodedObject, RosterDelta};
+use vex_wire::activity::sensor_auth::{
+    AuthPrefix, DecodedAuthUpdate, DecodedObject, KnownRoster, RosterDelta,
+};
 use vex_wire::activity::slot::{
     ClientRef, EMPTY_KEY, NEVER_DESCRIBED, TYPE_CHANNEL, TYPE_LIFETIME, TYPE_OBJECTIVE,
     TYPE_PARTICIPATION,
 };
-use vex_wire::bits::Bits;
+use vex_wire::bits::{BitError, BitReader, Bits};
 use vex_wire::scenario::{Scenario, SlotDecl};
 use vex_wire::schema::Value;
 use vex_wire::time::Instant;
@@ -40,6 +42,10 @@ pub(crate) struct Roster {
     applied: u32,
     /// The roster of the last message 5 applied.
     last: Option<RosterDelta>,
+    /// The message `last` was read from, from its first bit through the delta: a message
+    /// that starts with the same bits has the same delta, copied (a read depends on its
+    /// bits alone).
+    last_head: Bits,
     /// The keys the last roster sent registers in a bubble's sub-block and not at the top
     /// level: they stay so through message 5s that carry none (SEED-03).
     sub_block_only: Vec<u32>,
@@ -55,6 +61,9 @@ pub(crate) struct Roster {
     /// then the rest; kept between messages for its vectors, boxed so that taking it out
     /// to read into moves a pointer.
     incoming: Option<Box<DecodedAuthUpdate>>,
+    /// The bits the prefix `incoming` holds was read from; empty when it holds none. A
+    /// prefix of the same bits is the one held.
+    prefix_bits: Bits,
     /// The Sense overrides of the last message 5 read.
     overrides: Vec<(ClientRef, Value)>,
     /// The blocks of the last message 5 read, slot and content.
@@ -174,7 +183,7 @@ impl Roster {
     }
 
     /// Reads message 5's blocks after its prefix, which took its first `prefix_bits` bits
-    /// (read into [`Roster::incoming`] and judged first, see `Epochs::check_auth_prefix`),
+    /// (read by [`Roster::read_prefix`] and judged first, see `Epochs::check_auth_prefix`),
     /// as the client does and checks each the client resolves:
     /// the remainder is the exact length of the block (AUTH-05), every array count fits
     /// its array (BODY-05, T17-03, T24-01), and each body keeps its slot type's rules
@@ -194,7 +203,11 @@ impl Roster {
         read.clear();
         let mut m = self.incoming.take().unwrap_or_default();
         let held = &self.held;
-        let decoded = m.read_rest(message, prefix_bits, |slot, r| {
+        let known = (self.last.as_ref()).map(|delta| KnownRoster {
+            delta,
+            head: &self.last_head,
+        });
+        let decoded = m.read_rest(message, prefix_bits, known, |slot, r| {
             let kept = held.get(slot).and_then(|h| h.from.as_ref());
             read.measure((scenario, bubble), slot, r, kept)
         });
@@ -421,13 +434,29 @@ impl Roster {
                 .judge(verdict, idx, rosters, (bubble, past_warm_up));
         }
         std::mem::swap(&mut self.last, &mut m.roster);
+        (self.last_head).copy_range(message, 0..m.roster_at.end);
         (self.measured, self.incoming) = (read, Some(m));
         true
     }
 
-    /// The message 5 the client reads next, its prefix first.
-    pub(super) fn incoming(&mut self) -> &mut DecodedAuthUpdate {
-        self.incoming.get_or_insert_default()
+    /// Reads the prefix of message 5 `message` into the message the client reads next and
+    /// gives the bits it took, with the prefix; a prefix of the same bits as the one held
+    /// is that one.
+    pub(super) fn read_prefix(&mut self, message: &[u8]) -> Result<(usize, &AuthPrefix), BitError> {
+        let m = self.incoming.get_or_insert_default();
+        let held = self.prefix_bits.bit_len;
+        if held > 0 && BitReader::new(message).starts_with(&self.prefix_bits) {
+            return Ok((held, &m.prefix));
+        }
+        self.prefix_bits.clear();
+        let bits = m.read_prefix(message)?;
+        self.prefix_bits.copy_range(message, 0..bits);
+        Ok((bits, &m.prefix))
+    }
+
+    /// The prefix of the message 5 read last.
+    pub(super) fn prefix(&self) -> Option<&AuthPrefix> {
+        self.incoming.as_ref().map(|m| &m.prefix)
     }
 
     /// The slots whose last body is of `slot_type`, with that body.
@@ -720,6 +749,7 @@ mod tests {
     };
     use vex_wire::activity::slot::SlotSchemas;
     use vex_wire::bits::Bits;
+    use vex_wire::vectors::sensor_auth_full_example;
 
     /// When the tests' messages are read.
     const T0: Instant = Instant::from_millis(0);
@@ -760,7 +790,7 @@ mod tests {
         let scenario = vex_wire::scenario_file::parse(SCHEMA_PAIRS).unwrap();
         let (mut roster, mut v) = (Roster::default(), Verdict::new());
         for (i, (message, snapshot)) in messages.iter().enumerate() {
-            let at = roster.incoming().read_prefix(message).unwrap();
+            let at = roster.read_prefix(message).unwrap().0;
             assert!(roster.read(
                 &mut v,
                 &scenario,
@@ -920,7 +950,7 @@ slots = [
     /// reported.
     fn read_message(scenario: &Scenario, bubble: u8, message: &[u8]) -> (bool, Vec<Rule>) {
         let (mut roster, mut v) = (Roster::default(), Verdict::new());
-        let at = roster.incoming().read_prefix(message).unwrap();
+        let at = roster.read_prefix(message).unwrap().0;
         let applied = roster.read(&mut v, scenario, (bubble, false), (1, T0), message, at);
         (applied, v.rules())
     }
@@ -1181,7 +1211,7 @@ slots = [
                         if forget {
                             roster.held.values_mut().for_each(|h| h.from = None);
                         }
-                        let at = roster.incoming().read_prefix(message).unwrap();
+                        let at = roster.read_prefix(message).unwrap().0;
                         assert!(roster.read(
                             &mut v,
                             scenario,
@@ -1448,7 +1478,7 @@ slots = [
             let (mut roster, mut v) = (Roster::default(), Verdict::new());
             for (idx, at) in reads.iter().enumerate() {
                 let message = lifetime_message(Some(lifetime_in(2)));
-                let bits = roster.incoming().read_prefix(&message).unwrap();
+                let bits = roster.read_prefix(&message).unwrap().0;
                 let now = Instant::from_millis(*at);
                 let read = (idx as u64, now);
                 assert!(roster.read(&mut v, &scenario, (0, false), read, &message, bits));
@@ -2056,5 +2086,68 @@ slots = [
             [],
             "generation 0"
         );
+    }
+
+    /// A prefix of the bits read last is the one held; one a bit apart (its last bit,
+    /// `roster_enable`), and one after a prefix cut short, are read again.
+    #[test]
+    fn a_prefix_is_read_again_unless_its_bits_are_the_ones_read_last() {
+        let mut roster = Roster::default();
+        let m = sensor_auth_full_example();
+        let body = m.encode().unwrap();
+        let (bits, prefix) = roster.read_prefix(&body).unwrap();
+        assert_eq!(prefix, &m.prefix);
+        assert_eq!(roster.read_prefix(&body).unwrap(), (bits, &m.prefix));
+        let mut other = m.clone();
+        other.prefix.roster_enable = false;
+        let other_body = other.encode().unwrap();
+        assert_eq!(roster.read_prefix(&other_body).unwrap().1, &other.prefix);
+        // cut in the patch epoch, once the hardwipe token before it is read
+        let mut cut = m.clone();
+        cut.prefix.hardwipe_token ^= 1;
+        assert!(roster.read_prefix(&cut.encode().unwrap()[..10]).is_err());
+        assert_eq!(roster.read_prefix(&other_body).unwrap().1, &other.prefix);
+    }
+
+    /// The roster the client holds is the last message's, read or known, through rosters
+    /// that repeat, change, move (a longer prefix before them) and go absent.
+    #[test]
+    fn the_roster_held_is_the_last_messages_through_repeats_and_changes() {
+        let scenario = vex_wire::scenario_file::parse(SCHEMA_PAIRS).unwrap();
+        let full = sensor_auth_full_example();
+        let a = full.roster.clone();
+        let mut b = a.clone();
+        if let Some(r) = &mut b {
+            r.keys.push(7);
+            r.states.push(1);
+        }
+        let with = |roster: &Option<RosterDelta>, tokens: bool| {
+            let mut m = SensorAuthUpdate {
+                roster: roster.clone(),
+                groups: vec![],
+                ..full.clone()
+            };
+            if let Some(block) = m.prefix.bubble_block.as_mut().filter(|_| tokens) {
+                block.set_host_token(5, Some(9));
+            }
+            m.encode().unwrap()
+        };
+        let (mut roster, mut v) = (Roster::default(), Verdict::new());
+        let turns = [
+            (&a, false),
+            (&a, false),
+            (&b, false),
+            (&b, true),
+            (&a, true),
+            (&None, false),
+            (&a, false),
+            (&a, false),
+        ];
+        for (i, (held, tokens)) in turns.into_iter().enumerate() {
+            let message = with(held, tokens);
+            let at = roster.read_prefix(&message).unwrap().0;
+            assert!(roster.read(&mut v, &scenario, (0, false), (i as u64, T0), &message, at));
+            assert_eq!(roster.last(), held.as_ref(), "turn {i}");
+        }
     }
 }

@@ -10,6 +10,7 @@
 use super::body::Body;
 use super::slot::{CLIENT_REF_BITS, ClientRef, EMPTY_KEY, SlotSchemas};
 use crate::bits::{BitError, BitReader, BitWriter, Bits};
+use std::ops::Range;
 
 /// Bubbles in the authority block: 0 to 64.
 pub const AUTHORITY_BUBBLES: usize = 65;
@@ -491,6 +492,20 @@ pub struct DecodedAuthUpdate {
     pub singleton_gate: bool,
     /// Where the singleton gate bit sits.
     pub gate_at: usize,
+    /// Where the roster delta sits, its presence bit first.
+    pub roster_at: Range<usize>,
+}
+
+/// A roster delta a reader holds, with the message it was read from, from its first bit
+/// through the delta's last: a message that starts with those same bits has the same
+/// prefix and the same delta, and is given a copy, not read again (a read depends on its
+/// bits alone). Compared from the first bit, the bits are compared as bytes.
+#[derive(Debug, Clone, Copy)]
+pub struct KnownRoster<'a> {
+    /// The delta.
+    pub delta: &'a RosterDelta,
+    /// The message it was read from, through the delta.
+    pub head: &'a Bits,
 }
 
 fn read_keys(r: &mut BitReader<'_>, n: u64, keys: &mut Vec<u32>) -> Result<(), BitError> {
@@ -715,7 +730,8 @@ impl DecodedAuthUpdate {
     ) -> Result<Self, BitError> {
         let mut m = Self::default();
         m.prefix.read_into(r)?;
-        m.read_rest_at(r, block_bits)?;
+        m.read_roster(r)?;
+        m.read_groups(r, block_bits)?;
         Ok(m)
     }
 
@@ -730,30 +746,49 @@ impl DecodedAuthUpdate {
 
     /// Reads what follows the prefix of `body`, which took its first `prefix_bits` bits,
     /// into this message, as [`DecodedAuthUpdate::decode_with`] reads it, reusing the
-    /// vectors of the message read before. On an error the message holds part of the body.
+    /// vectors of the message read before; a roster delta that is the `known` one's bits
+    /// is that one, copied. On an error the message holds part of the body.
     pub fn read_rest(
         &mut self,
         body: &[u8],
         prefix_bits: usize,
+        known: Option<KnownRoster<'_>>,
         block_bits: impl FnMut(&ClientRef, BitReader<'_>) -> Option<usize>,
     ) -> Result<(), BitError> {
         let mut r = BitReader::new(body);
         r.skip(prefix_bits)?;
-        self.read_rest_at(&mut r, block_bits)
+        match known {
+            Some(k) if k.head.bit_len > prefix_bits && BitReader::new(body).starts_with(k.head) => {
+                r.skip(k.head.bit_len - prefix_bits)?;
+                let roster = self.roster.get_or_insert_with(RosterDelta::default);
+                roster.copy_from(k.delta);
+                self.roster_at = prefix_bits..r.position();
+            }
+            _ => self.read_roster(&mut r)?,
+        }
+        self.read_groups(&mut r, block_bits)
     }
 
-    /// Everything after the prefix: the roster delta, the object groups, the gate bit.
-    fn read_rest_at(
+    /// The roster delta, with its presence bit.
+    fn read_roster(&mut self, r: &mut BitReader<'_>) -> Result<(), BitError> {
+        let start = r.position();
+        match r.read_bool()? {
+            true => {
+                let roster = self.roster.get_or_insert_with(RosterDelta::default);
+                roster.read_into(r)?;
+            }
+            false => self.roster = None,
+        }
+        self.roster_at = start..r.position();
+        Ok(())
+    }
+
+    /// Everything after the roster delta: the object groups, the gate bit.
+    fn read_groups(
         &mut self,
         r: &mut BitReader<'_>,
         mut block_bits: impl FnMut(&ClientRef, BitReader<'_>) -> Option<usize>,
     ) -> Result<(), BitError> {
-        if r.read_bool()? {
-            let roster = self.roster.get_or_insert_with(RosterDelta::default);
-            roster.read_into(r)?;
-        } else {
-            self.roster = None;
-        }
         let mut groups = 0;
         while r.read_bool()? {
             let group = reused(&mut self.groups, groups);
@@ -812,6 +847,28 @@ impl RosterDelta {
             reused(subs, i).read_into(r)?;
         }
         Ok(())
+    }
+}
+
+impl RosterDelta {
+    /// This delta becomes a copy of `other`, its vectors reused.
+    pub fn copy_from(&mut self, other: &RosterDelta) {
+        self.keys.clone_from(&other.keys);
+        self.mask = other.mask;
+        self.states.clone_from(&other.states);
+        let Some(theirs) = &other.sub_blocks else {
+            self.sub_blocks = None;
+            return;
+        };
+        let subs = self.sub_blocks.get_or_insert_with(Vec::new);
+        subs.truncate(theirs.len());
+        for (i, sub) in theirs.iter().enumerate() {
+            let mine = reused(subs, i);
+            mine.bubble = sub.bubble;
+            mine.keys.clone_from(&sub.keys);
+            mine.mask = sub.mask;
+            mine.states.clone_from(&sub.states);
+        }
     }
 }
 
@@ -996,9 +1053,61 @@ mod tests {
             for body in shapes() {
                 let mut m = SensorAuthUpdate::decode(&before).unwrap();
                 let prefix_bits = m.read_prefix(&body).unwrap();
-                m.read_rest(&body, prefix_bits, |_, _| None).unwrap();
+                m.read_rest(&body, prefix_bits, None, |_, _| None).unwrap();
                 assert_eq!(m, SensorAuthUpdate::decode(&body).unwrap());
             }
         }
+    }
+
+    /// The roster delta of `body`, and `body` through it.
+    fn roster_and_head(body: &[u8]) -> Option<(RosterDelta, Bits)> {
+        let m = SensorAuthUpdate::decode(body).unwrap();
+        let head = BitReader::new(body).read_bits(m.roster_at.end).unwrap();
+        Some((m.roster?, head))
+    }
+
+    /// A message read with a roster delta known (another message's, with that message
+    /// through it) is what a fresh decode reads, whatever the shapes of the message read
+    /// into before, of the known one and of the body: copied when the body starts with the
+    /// known head, read when it does not (a delta the same after another prefix too).
+    #[test]
+    fn a_known_roster_reads_what_a_fresh_decode_does() {
+        let mut copied = 0;
+        for reused in shapes() {
+            for known in shapes().iter().filter_map(|b| roster_and_head(b)) {
+                for body in shapes() {
+                    let mut m = SensorAuthUpdate::decode(&reused).unwrap();
+                    let prefix_bits = m.read_prefix(&body).unwrap();
+                    let (delta, head) = (&known.0, &known.1);
+                    m.read_rest(
+                        &body,
+                        prefix_bits,
+                        Some(KnownRoster { delta, head }),
+                        |_, _| None,
+                    )
+                    .unwrap();
+                    copied += usize::from(BitReader::new(&body).starts_with(head));
+                    assert_eq!(m, SensorAuthUpdate::decode(&body).unwrap());
+                }
+            }
+        }
+        assert!(copied > 0);
+    }
+
+    /// The known delta is copied, not read again, when the body starts with its head:
+    /// given one its head does not read to, the message holds it.
+    #[test]
+    fn a_known_roster_is_copied_not_read() {
+        let body = shapes().swap_remove(0);
+        let (mut delta, head) = roster_and_head(&body).unwrap();
+        delta.keys.push(0xDEAD);
+        let mut m = DecodedAuthUpdate::default();
+        let prefix_bits = m.read_prefix(&body).unwrap();
+        let known = Some(KnownRoster {
+            delta: &delta,
+            head: &head,
+        });
+        m.read_rest(&body, prefix_bits, known, |_, _| None).unwrap();
+        assert_eq!(m.roster, Some(delta));
     }
 }
