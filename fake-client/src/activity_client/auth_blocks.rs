@@ -3,7 +3,7 @@
 //! bubble, is read by the slot's own schemas; the others are skipped by their remainder
 //! (AH "How the client applies an Auth body"; AUTH-05, AUTH-06, AUTH-07, BODY-05).
 
-use vex_wire::activity::sensor_auth::{DecodedObject, OBJECT_HEAD_BITS};
+use vex_wire::activity::sensor_auth::{DecodedObject, MeasuredBlock, OBJECT_HEAD_BITS};
 use vex_wire::activity::slot::{ClientRef, SlotSchemas};
 use vex_wire::bits::{BitReader, Bits};
 use vex_wire::scenario::{Scenario, SlotDecl};
@@ -214,16 +214,16 @@ impl ReadBlocks {
     }
 
     /// The length the client reads for `slot`'s block at `r`, when the slot resolves and
-    /// its object applies in `bubble` (else `None`: skipped by its remainder); the block is
-    /// kept for [`ReadBlocks::take`]. A block whose read runs past the message's end gets
+    /// its object applies in `bubble` (else `None`: skipped by its remainder), or `kept`
+    /// itself when the block is those bits; the block is kept for [`ReadBlocks::take`]. A block whose read runs past the message's end gets
     /// a length no message holds, so the message does not decode, as the client drops it.
-    pub(super) fn measure(
+    pub(super) fn measure<'k>(
         &mut self,
         (scenario, bubble): (&Scenario, u8),
         slot: &ClientRef,
         r: BitReader<'_>,
-        kept: Option<&Bits>,
-    ) -> Option<usize> {
+        kept: Option<&'k Bits>,
+    ) -> Option<MeasuredBlock<'k>> {
         let (object_bubble, decl) = scenario.schemas_of(slot)?;
         if !applies_in(object_bubble, bubble) {
             return None; // skipped by its remainder
@@ -231,17 +231,19 @@ impl ReadBlocks {
         let start = r.position();
         // reading is a pure function of the bits read so far: the bits the held body came
         // from, again, read again to that body and end where they end
-        let block = match kept.filter(|k| r.starts_with(k)) {
-            Some(k) => Block::Same { bits: k.bit_len },
-            None => read_block_reusing(&decl, r, &mut self.spares),
-        };
-        let bits = match block {
-            Block::Read { bits, .. } | Block::Same { bits } => Some(bits),
-            Block::Short(_) | Block::EndsBefore(_) => Some(PAST_THE_END),
+        if let Some(k) = kept.filter(|k| r.starts_with(k)) {
+            let block = Block::Same { bits: k.bit_len };
+            self.read.push_back((start, slot.slot_type, block));
+            return Some(MeasuredBlock::Known(k));
+        }
+        let block = read_block_reusing(&decl, r, &mut self.spares);
+        let measured = match block {
+            Block::Read { bits, .. } | Block::Same { bits } => Some(MeasuredBlock::Bits(bits)),
+            Block::Short(_) | Block::EndsBefore(_) => Some(MeasuredBlock::Bits(PAST_THE_END)),
             Block::Unknown | Block::OverCapacity { .. } => None,
         };
         self.read.push_back((start, slot.slot_type, block));
-        bits
+        measured
     }
 
     /// `object`'s block read by `decl`'s schemas, for the measured objects in body order:

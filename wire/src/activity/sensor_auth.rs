@@ -496,6 +496,17 @@ pub struct DecodedAuthUpdate {
     pub roster_at: Range<usize>,
 }
 
+/// A block's length as the reader of message 5 measured it
+/// ([`DecodedAuthUpdate::decode_with`]).
+#[derive(Debug, Clone, Copy)]
+pub enum MeasuredBlock<'k> {
+    /// This many bits.
+    Bits(usize),
+    /// Exactly these bits, which the reader holds and found at the block: copied, not
+    /// read again.
+    Known(&'k Bits),
+}
+
 /// A roster delta a reader holds, with the message it was read from, from its first bit
 /// through the delta's last: a message that starts with those same bits has the same
 /// prefix and the same delta, and is given a copy, not read again (a read depends on its
@@ -708,14 +719,14 @@ const REVOKE_BITS: u64 = 0x9249_2492_4924_9249;
 impl DecodedAuthUpdate {
     /// Reads a message-5 body the way the client does: `block_bits` gets each block's
     /// slot and a reader at its content, and returns how many bits the client reads there
-    /// by the slot's own schemas, or `None` when the client skips the block by its
-    /// remainder (AH "How the client applies an Auth body"); the blocks of a group keyed
+    /// by the slot's own schemas (or the bits there, when it holds them), or `None` when
+    /// the client skips the block by its remainder (AH "How the client applies an Auth body"); the blocks of a group keyed
     /// 0x811C9DC5 are skipped by their remainders without asking (AUTH-07). A block whose
     /// measured length differs from its remainder is kept at the measured length
     /// (AUTH-05).
-    pub fn decode_with(
+    pub fn decode_with<'k>(
         body: &[u8],
-        block_bits: impl FnMut(&ClientRef, BitReader<'_>) -> Option<usize>,
+        block_bits: impl FnMut(&ClientRef, BitReader<'_>) -> Option<MeasuredBlock<'k>>,
     ) -> Result<Self, BitError> {
         Self::read_with(&mut BitReader::new(body), block_bits)
     }
@@ -724,9 +735,9 @@ impl DecodedAuthUpdate {
     /// ([`SensorAuthUpdate`]'s [`Body::read`]) every block is delimited by its remainder;
     /// it fails only at a read past the end or at an absent delta field whose shape is not
     /// documented.
-    fn read_with(
+    fn read_with<'k>(
         r: &mut BitReader<'_>,
-        block_bits: impl FnMut(&ClientRef, BitReader<'_>) -> Option<usize>,
+        block_bits: impl FnMut(&ClientRef, BitReader<'_>) -> Option<MeasuredBlock<'k>>,
     ) -> Result<Self, BitError> {
         let mut m = Self::default();
         m.prefix.read_into(r)?;
@@ -748,12 +759,12 @@ impl DecodedAuthUpdate {
     /// into this message, as [`DecodedAuthUpdate::decode_with`] reads it, reusing the
     /// vectors of the message read before; a roster delta that is the `known` one's bits
     /// is that one, copied. On an error the message holds part of the body.
-    pub fn read_rest(
+    pub fn read_rest<'k>(
         &mut self,
         body: &[u8],
         prefix_bits: usize,
         known: Option<KnownRoster<'_>>,
-        block_bits: impl FnMut(&ClientRef, BitReader<'_>) -> Option<usize>,
+        block_bits: impl FnMut(&ClientRef, BitReader<'_>) -> Option<MeasuredBlock<'k>>,
     ) -> Result<(), BitError> {
         let mut r = BitReader::new(body);
         r.skip(prefix_bits)?;
@@ -784,10 +795,10 @@ impl DecodedAuthUpdate {
     }
 
     /// Everything after the roster delta: the object groups, the gate bit.
-    fn read_groups(
+    fn read_groups<'k>(
         &mut self,
         r: &mut BitReader<'_>,
-        mut block_bits: impl FnMut(&ClientRef, BitReader<'_>) -> Option<usize>,
+        mut block_bits: impl FnMut(&ClientRef, BitReader<'_>) -> Option<MeasuredBlock<'k>>,
     ) -> Result<(), BitError> {
         let mut groups = 0;
         while r.read_bool()? {
@@ -808,12 +819,18 @@ impl DecodedAuthUpdate {
                 object.remainder = r.read(32)? as u32;
                 // a group keyed 0x811C9DC5 is skipped whole, each block by its remainder
                 // (AUTH-07)
-                let len = match group.key {
+                let measured = match group.key {
                     EMPTY_KEY => None,
                     _ => block_bits(&object.slot, r.clone()),
                 };
-                let len = len.unwrap_or(object.remainder as usize);
-                object.content.read_from(r, len)?;
+                match measured {
+                    Some(MeasuredBlock::Known(bits)) => {
+                        r.skip(bits.bit_len)?;
+                        object.content.copy_from(bits);
+                    }
+                    Some(MeasuredBlock::Bits(len)) => object.content.read_from(r, len)?,
+                    None => object.content.read_from(r, object.remainder as usize)?,
+                }
             }
             group.objects.truncate(objects);
         }
@@ -1109,5 +1126,22 @@ mod tests {
         });
         m.read_rest(&body, prefix_bits, known, |_, _| None).unwrap();
         assert_eq!(m.roster, Some(delta));
+    }
+
+    /// A block measured as bits the reader holds is those bits, and the reader goes on
+    /// after them: read so, every shape is what a read by remainders gives.
+    #[test]
+    fn a_block_measured_as_known_bits_is_those_bits() {
+        for body in shapes() {
+            let fresh = SensorAuthUpdate::decode(&body).unwrap();
+            let contents: Vec<&Bits> = (fresh.groups.iter())
+                .flat_map(|g| g.objects.iter().map(|o| &o.content))
+                .collect();
+            let mut next = contents.iter();
+            let known = DecodedAuthUpdate::decode_with(&body, |_, _| {
+                next.next().map(|bits| MeasuredBlock::Known(bits))
+            });
+            assert_eq!(known.unwrap(), fresh);
+        }
     }
 }
