@@ -720,10 +720,10 @@ impl DecodedAuthUpdate {
     /// Reads a message-5 body the way the client does: `block_bits` gets each block's
     /// slot and a reader at its content, and returns how many bits the client reads there
     /// by the slot's own schemas (or the bits there, when it holds them), or `None` when
-    /// the client skips the block by its remainder (AH "How the client applies an Auth body"); the blocks of a group keyed
-    /// 0x811C9DC5 are skipped by their remainders without asking (AUTH-07). A block whose
-    /// measured length differs from its remainder is kept at the measured length
-    /// (AUTH-05).
+    /// the client skips the block by its remainder (AH "How the client applies an Auth
+    /// body"); the blocks of a group keyed 0x811C9DC5 are skipped by their remainders
+    /// without asking (AUTH-07). A block whose measured length differs from its remainder
+    /// is kept at the measured length (AUTH-05).
     pub fn decode_with<'k>(
         body: &[u8],
         block_bits: impl FnMut(&ClientRef, BitReader<'_>) -> Option<MeasuredBlock<'k>>,
@@ -757,8 +757,8 @@ impl DecodedAuthUpdate {
 
     /// Reads what follows the prefix of `body`, which took its first `prefix_bits` bits,
     /// into this message, as [`DecodedAuthUpdate::decode_with`] reads it, reusing the
-    /// vectors of the message read before; a roster delta that is the `known` one's bits
-    /// is that one, copied. On an error the message holds part of the body.
+    /// vectors of the message read before; a body that starts with the `known` delta's
+    /// head has that delta, copied. On an error the message holds part of the body.
     pub fn read_rest<'k>(
         &mut self,
         body: &[u8],
