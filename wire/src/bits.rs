@@ -528,11 +528,11 @@ impl<'a> BitReader<'a> {
         let (at, whole, left) = (self.pos / 8, bits.bit_len / 8, bits.bit_len % 8);
         let mine = self.bytes.get(at..at + whole);
         let same_bytes = mine.is_some_and(|mine| bits.bytes.get(..whole) == Some(mine));
-        let same_last = match (self.bytes.get(at + whole), bits.bytes.get(whole)) {
+        let same_last = || match (self.bytes.get(at + whole), bits.bytes.get(whole)) {
             (Some(a), Some(b)) => (a ^ b) >> (8 - left) == 0,
             _ => false,
         };
-        same_bytes && (left == 0 || same_last)
+        same_bytes && (left == 0 || same_last())
     }
 
     /// Reads one bit.
@@ -719,6 +719,31 @@ mod tests {
         w.write(0b101, 3);
         assert_eq!(w.bit_len(), 3);
         assert_eq!(w.into_parts(), (vec![0xAA, 0xA0], None));
+    }
+
+    /// A run whose buffer holds more than its bits is compared by its bits alone, at a
+    /// byte boundary and off one: a whole-byte run with a stray byte after it, a run whose
+    /// last byte has stray bits past its end.
+    #[test]
+    fn a_run_is_compared_by_its_bits_alone() {
+        let bytes = [0xAB, 0xCD, 0xEF, 0x12];
+        let whole = Bits {
+            bytes: vec![0xAB, 0xCD, 0x00],
+            bit_len: 16,
+        };
+        assert!(BitReader::new(&bytes).starts_with(&whole));
+        let stray_bits = Bits {
+            bytes: vec![0xAB, 0xCF],
+            bit_len: 14,
+        };
+        assert!(BitReader::new(&bytes).starts_with(&stray_bits));
+        let mut off = BitReader::new(&bytes);
+        off.skip(4).unwrap();
+        let stray_byte = Bits {
+            bytes: vec![0xBC, 0xDE, 0xFF],
+            bit_len: 16,
+        };
+        assert!(off.starts_with(&stray_byte));
     }
 
     proptest! {

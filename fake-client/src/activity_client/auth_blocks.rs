@@ -215,8 +215,9 @@ impl ReadBlocks {
 
     /// The length the client reads for `slot`'s block at `r`, when the slot resolves and
     /// its object applies in `bubble` (else `None`: skipped by its remainder), or `kept`
-    /// itself when the block is those bits; the block is kept for [`ReadBlocks::take`]. A block whose read runs past the message's end gets
-    /// a length no message holds, so the message does not decode, as the client drops it.
+    /// itself when the block is those bits; the block is kept for [`ReadBlocks::take`]. A
+    /// block whose read runs past the message's end gets a length no message holds, so the
+    /// message does not decode, as the client drops it.
     pub(super) fn measure<'k>(
         &mut self,
         (scenario, bubble): (&Scenario, u8),

@@ -89,8 +89,8 @@ impl Epochs {
     /// message 52 reached it, and is dropped without a word, unless it answers a request
     /// the client sent after the change (`asked_at`): reports reach the host in order (SR
     /// "Client reports come in"), so the host had the new epoch (AUTH-01). Any other epoch
-    /// is AUTH-01. The prefix is read into `roster`'s next message; for a message 5 that passes, the
-    /// bits it took.
+    /// is AUTH-01. The prefix is read into `roster`'s next message; for a message 5 that
+    /// passes, the bits it took.
     pub(super) fn check_auth_prefix(
         &self,
         verdict: &mut Verdict,
