@@ -224,8 +224,9 @@ impl Observer for LifeWatch {
                 );
             }
             self.last_read = Some((kind, at));
-            if let Some((name, asked)) = answered {
-                self.steps.push((name, r.link, micros(asked, at)));
+            let answered = answered.map(|(name, asked)| (name, micros(asked, at)));
+            if let Some((name, us)) = answered {
+                self.steps.push((name, r.link, us));
             }
             let route = micros(self.began, at);
             if joined {
@@ -234,11 +235,8 @@ impl Observer for LifeWatch {
             self.joins += u32::from(joined);
             self.tally.add(|s| {
                 s.frames_received += 1;
-                if let Some((name, asked)) = answered {
-                    s.latency
-                        .entry(Cow::Borrowed(name))
-                        .or_default()
-                        .record(micros(asked, at));
+                if let Some((name, us)) = answered {
+                    s.latency.entry(Cow::Borrowed(name)).or_default().record(us);
                 }
                 if joined {
                     s.joins += 1;

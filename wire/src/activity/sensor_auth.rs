@@ -783,12 +783,11 @@ impl DecodedAuthUpdate {
     /// The roster delta, with its presence bit.
     fn read_roster(&mut self, r: &mut BitReader<'_>) -> Result<(), BitError> {
         let start = r.position();
-        match r.read_bool()? {
-            true => {
-                let roster = self.roster.get_or_insert_with(RosterDelta::default);
-                roster.read_into(r)?;
-            }
-            false => self.roster = None,
+        if r.read_bool()? {
+            let roster = self.roster.get_or_insert_with(RosterDelta::default);
+            roster.read_into(r)?;
+        } else {
+            self.roster = None;
         }
         self.roster_at = start..r.position();
         Ok(())
