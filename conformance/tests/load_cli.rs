@@ -59,6 +59,42 @@ fn a_short_soak_of_the_built_in_host_is_clean() {
     assert!(f["generator_cpu_s"].as_f64().unwrap() > 0.0, "{f}");
 }
 
+/// A program busy beside a run (this test, spinning a core) is the rest of the machine's
+/// CPU time in the run's figures, as a run's latencies would suffer it: the figure a slow
+/// run is read against (`load_machine`).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_program_busy_beside_a_run_is_the_rest_of_the_machine() {
+    let spinning = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let spinner = {
+        let spinning = spinning.clone();
+        std::thread::spawn(move || {
+            let mut spins = 0u64;
+            while spinning.load(std::sync::atomic::Ordering::Relaxed) {
+                spins = std::hint::black_box(spins.wrapping_add(1));
+            }
+        })
+    };
+    let out = vex(&[
+        "load",
+        "--clients",
+        "4",
+        "--duration",
+        "12s",
+        "--ramp",
+        "1s",
+        "--json",
+    ]);
+    spinning.store(false, std::sync::atomic::Ordering::Relaxed);
+    spinner.join().unwrap();
+    let f = figures(&out);
+    assert_eq!(out.status.code(), Some(0), "{f}");
+    assert!(f["machine_cores"].as_f64().unwrap() >= 1.0, "{f}");
+    // a core spun for the whole run, shared at worst with the other tests of this file
+    assert!(f["machine_rest_cpu_s"].as_f64().unwrap() >= 4.0, "{f}");
+    assert!(f["machine_steal_cpu_s"].as_f64().unwrap() >= 0.0, "{f}");
+}
+
 /// `vex host --fault SlowKeepalive` on a free port, listening, and its address.
 fn slow_keepalive_host() -> (Host, String) {
     let target = format!("127.0.0.1:{}", free_port());

@@ -12,6 +12,7 @@ pub mod link_proxy;
 pub mod load;
 pub mod load_client;
 pub mod load_figures;
+pub mod load_machine;
 pub mod load_process;
 pub mod load_shard;
 pub mod pair;

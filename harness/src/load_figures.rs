@@ -2,6 +2,7 @@
 //! percentiles per message, keepalive jitter, violations by rule, memory and CPU), each
 //! figure named with its unit for `vex load --json`.
 
+use crate::load_machine::MachineUse;
 use hdrhistogram::Histogram;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -297,6 +298,8 @@ pub struct LoadFigures {
     pub generator: ProcessUse,
     /// The load generator's processes: this one, and its `--shards`.
     pub generator_processes: usize,
+    /// What the whole machine's CPUs did, where the kernel says.
+    pub machine: Option<MachineUse>,
 }
 
 /// How late, at the 99th percentile, the load generator's own timers may fire before its
@@ -319,7 +322,21 @@ impl LoadFigures {
 
     /// `u`'s CPU time as a share of one core over the run, in percent.
     pub fn cpu_percent(&self, u: ProcessUse) -> f64 {
-        100.0 * u.cpu_s / self.duration_s.max(f64::EPSILON)
+        self.share_of_core(u.cpu_s)
+    }
+
+    /// `cpu_s` seconds of CPU time as a share of one core over the run, in percent.
+    pub fn share_of_core(&self, cpu_s: f64) -> f64 {
+        100.0 * cpu_s / self.duration_s.max(f64::EPSILON)
+    }
+
+    /// The CPU time the machine spent on anything but the processes this run measured (the
+    /// host's, when it ran here, and the generator's): other programs, a database server
+    /// the host uses. Counted by different clocks (the kernel's ticks, each process's
+    /// time), so a quiet machine's is near zero, not exactly.
+    pub fn machine_rest_cpu_s(&self) -> Option<f64> {
+        let measured = self.host.map_or(0.0, |h| h.cpu_s) + self.generator.cpu_s;
+        self.machine.map(|m| (m.busy_cpu_s - measured).max(0.0))
     }
 
     /// The clients one core of the load generator would drive at this load, if its cost
@@ -397,6 +414,22 @@ impl LoadFigures {
             out.push((format!("{who}_rss_end_mib"), u.rss_end_mib));
             out.push((format!("{who}_rss_max_mib"), u.rss_max_mib));
         }
+        if let (Some(m), Some(rest)) = (self.machine, self.machine_rest_cpu_s()) {
+            out.push(("machine_cores".to_string(), m.cores as f64));
+            out.push(("machine_busy_cpu_s".to_string(), m.busy_cpu_s));
+            out.push(("machine_rest_cpu_s".to_string(), rest));
+            out.push((
+                "machine_rest_cpu_percent".to_string(),
+                self.share_of_core(rest),
+            ));
+            out.push(("machine_steal_cpu_s".to_string(), m.steal_cpu_s));
+            let steal = self.share_of_core(m.steal_cpu_s);
+            out.push(("machine_steal_cpu_percent".to_string(), steal));
+            out.push((
+                "machine_steal_peak_percent".to_string(),
+                m.steal_peak_percent,
+            ));
+        }
         out.push((
             "generator_clients_per_core".to_string(),
             self.generator_clients_per_core(),
@@ -470,6 +503,48 @@ mod tests {
         assert_eq!(tally.read(Samples::violation_count), 0, "taken");
     }
 
+    /// The rest of the machine is its busy time less the host's and the generator's, none
+    /// below zero (the clocks differ), and with no host measured (`--target`) all of it but
+    /// the generator's; its figures are named only where the kernel's counters were read.
+    #[test]
+    fn the_rest_of_the_machine_is_what_the_run_did_not_measure() {
+        let used = |cpu_s| ProcessUse {
+            cpu_s,
+            ..ProcessUse::default()
+        };
+        let machine = MachineUse {
+            cores: 2,
+            busy_cpu_s: 10.0,
+            steal_cpu_s: 1.0,
+            steal_peak_percent: 40.0,
+        };
+        let mut figures = LoadFigures {
+            clients: 1,
+            duration_s: 10.0,
+            samples: Samples::default(),
+            host: Some(used(6.0)),
+            host_processes: BTreeMap::new(),
+            generator: used(3.0),
+            generator_processes: 1,
+            machine: Some(machine),
+        };
+        let named = |f: &LoadFigures, name: &str| {
+            let found = f.named().into_iter().find(|(n, _)| n == name);
+            found.map(|(_, v)| v)
+        };
+        assert_eq!(figures.machine_rest_cpu_s(), Some(1.0));
+        assert_eq!(named(&figures, "machine_rest_cpu_percent"), Some(10.0));
+        assert_eq!(named(&figures, "machine_steal_cpu_percent"), Some(10.0));
+        assert_eq!(named(&figures, "machine_steal_peak_percent"), Some(40.0));
+        figures.host = None;
+        assert_eq!(figures.machine_rest_cpu_s(), Some(7.0));
+        figures.host = Some(used(7.5));
+        assert_eq!(figures.machine_rest_cpu_s(), Some(0.0), "never below zero");
+        figures.machine = None;
+        assert_eq!(figures.machine_rest_cpu_s(), None);
+        assert_eq!(named(&figures, "machine_cores"), None);
+    }
+
     /// The generator is late when its timers fire more than 100 ms late at p99, and the
     /// figure says so; at 99 ms it is not (100 ms itself reads as 100.03, the histogram's
     /// precision).
@@ -488,6 +563,7 @@ mod tests {
                 host_processes: BTreeMap::new(),
                 generator: ProcessUse::default(),
                 generator_processes: 1,
+                machine: None,
             };
             let named = figures.named();
             let flag = named

@@ -20,6 +20,7 @@ use tempfile::TempDir;
 use tokio::task::JoinHandle;
 use vex_harness::load::{LoadPlan, Shard, run};
 use vex_harness::load_figures::{GENERATOR_LATE_MS, LoadFigures, ProcessUse, Samples, Tally};
+use vex_harness::load_machine::MachineMeter;
 use vex_harness::load_process::ProcessMeter;
 use vex_harness::load_shard::ShardLine;
 use vex_host::Limits;
@@ -118,6 +119,8 @@ pub async fn load(args: LoadArgs) -> ExitCode {
         eprintln!("vex load: {why}");
         return error();
     }
+    // from before any process of the run starts, as their CPU times count from theirs
+    let mut machine = MachineMeter::start();
     let (targets, mut hosts, _database) = if args.target.is_empty() {
         match start_hosts(&args).await {
             Ok(started) => started,
@@ -157,6 +160,7 @@ pub async fn load(args: LoadArgs) -> ExitCode {
     while !driver.is_finished() {
         ticks.tick().await;
         own_meter.sample();
+        machine.iter_mut().for_each(MachineMeter::sample);
         let host_alive = host_meters.iter_mut().all(|(_, m)| m.sample());
         if !warmed && started.elapsed() >= warm_at {
             warmed = true;
@@ -201,6 +205,10 @@ pub async fn load(args: LoadArgs) -> ExitCode {
         }
     };
     own_meter.sample();
+    host_meters.iter_mut().for_each(|(_, m)| {
+        m.sample();
+    });
+    machine.iter_mut().for_each(MachineMeter::sample);
     let host_processes: BTreeMap<SocketAddrV4, ProcessUse> =
         host_meters.iter().map(|(a, m)| (*a, m.usage())).collect();
     let figures = LoadFigures {
@@ -211,6 +219,7 @@ pub async fn load(args: LoadArgs) -> ExitCode {
         host_processes,
         generator: own_meter.usage().plus(shards_used),
         generator_processes,
+        machine: machine.as_ref().map(MachineMeter::usage),
     };
     if args.json {
         print_json(&figures);
@@ -654,6 +663,28 @@ fn print_text(figures: &LoadFigures, targets: &[SocketAddrV4], local: bool) {
     out!(
         "the load generator drives {:.0} clients per core at this load",
         figures.generator_clients_per_core()
+    );
+    print_machine(figures);
+}
+
+/// The rest of the machine: the CPU time of everything the run did not measure, and the
+/// hypervisor's, which a run's latencies include (`load_machine`).
+fn print_machine(figures: &LoadFigures) {
+    let (Some(m), Some(rest)) = (figures.machine, figures.machine_rest_cpu_s()) else {
+        return;
+    };
+    let not_measured = if figures.host.is_some() {
+        "other programs, and a database server if the host uses one"
+    } else {
+        "other programs, a host on this machine among them"
+    };
+    out!(
+        "the rest of the machine ({} cores): cpu {rest:.1} s ({:.0}% of one core; {not_measured}); taken by the hypervisor {:.1} s ({:.1}%, {:.0}% in the worst second)",
+        m.cores,
+        figures.share_of_core(rest),
+        m.steal_cpu_s,
+        figures.share_of_core(m.steal_cpu_s),
+        m.steal_peak_percent
     );
 }
 
