@@ -17,7 +17,8 @@ pub struct MemberView {
     pub member_key: u64,
     /// The entity slots it held at the end, once it had joined.
     pub lease: Option<EntitySlotMask>,
-    /// The revision and the present members of every message 12 it applied, in order.
+    /// The revision and the present members of every message 12 it applied, in order (a
+    /// client that keeps them: `ClientConfig::keep_for_report`).
     pub tables: Vec<(u32, Vec<Member>)>,
     /// It left the activity with message 15.
     pub left: bool,

@@ -40,9 +40,12 @@ pub struct ClientConfig {
     /// The session message 3 names: none for the client's own (a private join), or a
     /// session another member hosts (a public join; SR "The join burst").
     pub join_session: Option<u64>,
-    /// Whether each received frame's bytes, and its activity message's, are copied into
-    /// its [`crate::Received`]: a transcript needs them, the load generator does not.
-    pub record_frames: bool,
+    /// Whether the client keeps what a report of its run is made of: each received frame's
+    /// bytes and its activity message's, copied into its [`crate::Received`] (a transcript
+    /// records them), and every member table it applied (the checks between members,
+    /// [`crate::activity::MemberView`]). The load generator judges each client alone and
+    /// keeps neither, so a client's memory does not grow with the length of its life.
+    pub keep_for_report: bool,
 }
 
 impl ClientConfig {
@@ -76,7 +79,7 @@ impl ClientConfig {
             patch_epoch: [0x0102_0304_0506_0708, 0x1112_1314_1516_1718],
             script: Script::default(),
             join_session: None,
-            record_frames: true,
+            keep_for_report: true,
         }
     }
 }

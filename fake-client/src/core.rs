@@ -106,7 +106,7 @@ impl ClientCore {
             member_key: self.config.scenario.player.member_key,
             lease: activity.map(|a| a.slots.lease().clone()),
             tables: activity
-                .map(|a| a.membership.tables().to_vec())
+                .map(|a| a.membership.history().to_vec())
                 .unwrap_or_default(),
             left: activity.is_some_and(|a| a.leave.left()),
             present: activity.is_some_and(|a| !a.leave.left()) && self.verdict.running(),

@@ -30,7 +30,7 @@ pub struct Received {
     /// The activity message id, for service 9.
     pub message: Option<u32>,
     /// The activity message body, for service 9, when the client records frames
-    /// ([`crate::ClientConfig::record_frames`]).
+    /// ([`crate::ClientConfig::keep_for_report`]).
     pub payload: Option<Vec<u8>>,
     /// The whole frame as it arrived, outer header included, when the client records
     /// frames; else empty.
@@ -139,7 +139,7 @@ impl ClientCore {
         buffers: &mut FrameBuffers,
     ) {
         let idx = self.next_frame_index();
-        let record = self.config.record_frames;
+        let record = self.config.keep_for_report;
         self.received.push_back(Received {
             frame: idx,
             link,

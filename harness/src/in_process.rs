@@ -312,7 +312,7 @@ pub fn joined(n: usize) -> (HostCore, Vec<(ClientCore, Transcript)>, Instant) {
     let mut parts: Vec<(ClientCore, Transcript)> = (0..n)
         .map(|i| {
             let mut c = ClientConfig::member(address, i as u64 + 1);
-            c.record_frames = false;
+            c.keep_for_report = false;
             (ClientCore::new(c.clone()), Transcript::of(c.script))
         })
         .collect();

@@ -102,7 +102,7 @@ pub async fn run(plan: LoadPlan, start: tokio::time::Instant, tally: Arc<Tally>)
             .wrapping_add((index / group) as u64);
         let mut config = ClientConfig::member_of(target, scenario, index as u64 + 1);
         config.signon = plan.signon;
-        config.record_frames = false; // a load run keeps no transcript
+        config.keep_for_report = false; // a load run keeps no transcript, judges each alone
         let offset = plan.ramp.mul_f64(index as f64 / plan.clients.max(1) as f64);
         let member = Member {
             index,

@@ -142,18 +142,22 @@ impl ActivityClient {
         cx.status.m = true;
         let me = cx.config.scenario.player.member_key;
         let in_snapshot = self.refresh.answers(ids::REPLICATE_MEMBERSHIP);
-        let first = self.membership.tables().is_empty();
-        let from_private = self.join.public() && self.membership.tables().len() == 1;
+        let first = self.membership.applied() == 0;
+        let from_private = self.join.public() && self.membership.applied() == 1;
+        let applied_before = self.membership.applied();
         let ack =
             self.membership
                 .apply(cx.verdict, cx.now, &table, me, (in_snapshot, from_private));
+        if self.membership.applied() > applied_before && cx.config.keep_for_report {
+            self.membership.keep_last();
+        }
         if first && self.join.public() {
             self.membership.check_private_table(cx.verdict, idx, me);
         }
         if let Some(ack) = ack {
             cx.send(self.join.handle(), ack);
         }
-        if let Some((_, members)) = self.membership.tables().last() {
+        if let Some((_, members)) = self.membership.last_table() {
             self.identity.on_table(members, me);
         }
         self.follow_group_host(cx.now);

@@ -3,6 +3,7 @@
 //! "replicate_membership", "Hazards for a host"; SR "Timed sends that remain"; facts 4.10;
 //! MEMBER-02, MEMBER-03, MEMBER-07).
 
+use super::revisions::Revisions;
 use crate::links::Outgoing;
 use crate::rules::{Choice, Rule};
 use crate::verdict::Verdict;
@@ -28,8 +29,15 @@ const REVISION_HALF: u32 = 1 << 31;
 pub(crate) struct Membership {
     /// The last message 12 applied, whole, with its revision.
     held: Option<(u32, Vec<u8>)>,
-    /// The revision and member keys of every message 12 applied, in order.
-    tables: Vec<(u32, Vec<Member>)>,
+    /// The revision and present members of the last message 12 applied.
+    last: Option<(u32, Vec<Member>)>,
+    /// Message 12s applied.
+    applied: usize,
+    /// The revisions of every message 12 applied (MEMBER-07).
+    revisions: Revisions,
+    /// The revision and present members of every message 12 applied, in order, when the
+    /// client keeps them for the checks between members ([`Membership::keep_last`]).
+    history: Vec<(u32, Vec<Member>)>,
     /// The revision the client acknowledged with message 38, and when.
     acknowledged: Option<(u32, Instant)>,
     /// The membership epoch of the first table (MEMBER-05).
@@ -131,15 +139,34 @@ impl Membership {
         }
     }
 
-    /// The revision and member keys of every message 12 applied, in order.
-    pub(crate) fn tables(&self) -> &[(u32, Vec<Member>)] {
-        &self.tables
+    /// Message 12s applied.
+    pub(crate) fn applied(&self) -> usize {
+        self.applied
     }
 
-    /// After a public join, the first table applied is the player's own private session's,
-    /// which the client never joined: the player alone (HOST-14; SR "The join burst").
+    /// The revision and present members of the last message 12 applied.
+    pub(crate) fn last_table(&self) -> Option<&(u32, Vec<Member>)> {
+        self.last.as_ref()
+    }
+
+    /// The revision and present members of every message 12 applied, in order, that
+    /// [`Membership::keep_last`] kept.
+    pub(crate) fn history(&self) -> &[(u32, Vec<Member>)] {
+        &self.history
+    }
+
+    /// Keeps the last table applied in the history: a client whose run is reported keeps
+    /// each (`ClientConfig::keep_for_report`), a load generator's keeps none, so its memory
+    /// does not grow with each change of a long life's activity.
+    pub(crate) fn keep_last(&mut self) {
+        self.history.extend(self.last.clone());
+    }
+
+    /// After a public join, the first table applied, `self`'s last, is the player's own
+    /// private session's, which the client never joined: the player alone (HOST-14; SR
+    /// "The join burst").
     pub(super) fn check_private_table(&self, verdict: &mut Verdict, idx: u64, me: u64) {
-        let Some((_, members)) = self.tables.first() else {
+        let Some((_, members)) = &self.last else {
             return;
         };
         let others: Vec<String> = members
@@ -221,7 +248,7 @@ impl Membership {
         {
             let step = m.revision.wrapping_sub(*held);
             let back = step >= REVISION_HALF;
-            if back && self.tables.iter().any(|(r, _)| *r == m.revision) {
+            if back && self.revisions.contains(m.revision) {
                 let reason = format!(
                     "message 12 goes back to revision {} after {held}, a revision the client applied: not applied again",
                     m.revision
@@ -255,8 +282,12 @@ impl Membership {
             .is_some_and(|(r, body)| *r == m.revision && body == payload);
         self.held = Some((m.revision, payload.to_vec()));
         self.group_hosts = group_hosts(m);
-        self.tables
-            .push((m.revision, m.members.iter().flatten().copied().collect()));
+        let (revision, members) = self.last.get_or_insert_default();
+        *revision = m.revision;
+        members.clear();
+        members.extend(m.members.iter().flatten().copied());
+        self.applied += 1;
+        self.revisions.insert(m.revision);
         if settled && unchanged && !in_snapshot {
             let reason = format!(
                 "message 12 repeats revision {}, which the client acknowledged, with nothing changed",
@@ -381,7 +412,7 @@ mod tests {
                     (false, private_first),
                 );
             }
-            (v.rules(), m.tables.len())
+            (v.rules(), m.applied)
         };
         assert_eq!(judged(&[4, 5, 6], false), (vec![], 3));
         assert_eq!(judged(&[u32::MAX, 0], false), (vec![], 2), "wraps");
@@ -458,7 +489,7 @@ mod tests {
             let other = changed.encode().unwrap();
             feed(&mut m, &mut v, Instant::default(), 3, &other, p.member_key);
             assert_eq!(v.rules(), [Rule::Member07]);
-            assert_eq!(m.tables.len(), 2, "not applied");
+            assert_eq!(m.applied, 2, "not applied");
             let mut next = changed.clone();
             next.revision = 5;
             let ack = feed(

@@ -29,6 +29,7 @@ mod qos;
 mod refresh;
 mod region;
 mod reports;
+mod revisions;
 mod roster;
 mod slot_bodies;
 mod state_bytes;
