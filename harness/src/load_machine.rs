@@ -13,11 +13,11 @@ fn seconds(ticks: u64, ticks_per_s: u64) -> f64 {
 
 /// The kernel's counters at one moment, summed over every CPU, in ticks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Counters {
+struct Counters {
     /// Time the CPUs ran anything: user, nice, system, interrupts (guests are in user).
-    pub busy: u64,
+    busy: u64,
     /// Time the hypervisor ran something else while a CPU of this machine had work.
-    pub steal: u64,
+    steal: u64,
 }
 
 /// What the machine's CPUs did over a run.

@@ -142,9 +142,9 @@ impl ActivityClient {
         cx.status.m = true;
         let me = cx.config.scenario.player.member_key;
         let in_snapshot = self.refresh.answers(ids::REPLICATE_MEMBERSHIP);
-        let first = self.membership.applied() == 0;
-        let from_private = self.join.public() && self.membership.applied() == 1;
         let applied_before = self.membership.applied();
+        let first = applied_before == 0;
+        let from_private = self.join.public() && applied_before == 1;
         let ack =
             self.membership
                 .apply(cx.verdict, cx.now, &table, me, (in_snapshot, from_private));

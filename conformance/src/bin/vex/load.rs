@@ -205,9 +205,9 @@ pub async fn load(args: LoadArgs) -> ExitCode {
         }
     };
     own_meter.sample();
-    host_meters.iter_mut().for_each(|(_, m)| {
-        m.sample();
-    });
+    for (_, meter) in &mut host_meters {
+        meter.sample();
+    }
     machine.iter_mut().for_each(MachineMeter::sample);
     let host_processes: BTreeMap<SocketAddrV4, ProcessUse> =
         host_meters.iter().map(|(a, m)| (*a, m.usage())).collect();
