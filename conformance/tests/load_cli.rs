@@ -61,7 +61,7 @@ fn a_short_soak_of_the_built_in_host_is_clean() {
 
 /// A program busy beside a run (this test, spinning a core) is the rest of the machine's
 /// CPU time in the run's figures, as a run's latencies would suffer it: the figure a slow
-/// run is read against (`load_machine`).
+/// run is read against (`load_machine`), named busy past half a core.
 #[cfg(target_os = "linux")]
 #[test]
 fn a_program_busy_beside_a_run_is_the_rest_of_the_machine() {
@@ -92,6 +92,7 @@ fn a_program_busy_beside_a_run_is_the_rest_of_the_machine() {
     assert!(f["machine_cores"].as_f64().unwrap() >= 1.0, "{f}");
     // a core spun for the whole run, shared at worst with the other tests of this file
     assert!(f["machine_rest_cpu_s"].as_f64().unwrap() >= 4.0, "{f}");
+    assert_eq!(f["machine_busy"], 1.0, "past half a core: {f}");
     assert!(f["machine_steal_cpu_s"].as_f64().unwrap() >= 0.0, "{f}");
 }
 

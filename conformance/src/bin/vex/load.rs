@@ -19,7 +19,9 @@ use std::time::Duration;
 use tempfile::TempDir;
 use tokio::task::JoinHandle;
 use vex_harness::load::{LoadPlan, Shard, run};
-use vex_harness::load_figures::{GENERATOR_LATE_MS, LoadFigures, ProcessUse, Samples, Tally};
+use vex_harness::load_figures::{
+    GENERATOR_LATE_MS, LoadFigures, MACHINE_BUSY_PERCENT, ProcessUse, Samples, Tally,
+};
 use vex_harness::load_machine::MachineMeter;
 use vex_harness::load_process::ProcessMeter;
 use vex_harness::load_shard::ShardLine;
@@ -686,6 +688,13 @@ fn print_machine(figures: &LoadFigures) {
         figures.share_of_core(m.steal_cpu_s),
         m.steal_peak_percent
     );
+    if figures.machine_busy() {
+        out!(
+            "the machine was busy beside the run (over {MACHINE_BUSY_PERCENT:.0}% of one core \
+             went to the rest of it or to the hypervisor), so a slow step may be the \
+             machine's as much as the host's: run it again on a quieter machine"
+        );
+    }
 }
 
 /// The per-process table, when the lives went to more than one process or several were
