@@ -121,8 +121,7 @@ impl Bits {
     /// These bits become the next `n` bits of `r`, in the buffer they had (its capacity
     /// reused). On an error they are empty.
     pub fn read_from(&mut self, r: &mut BitReader<'_>, n: usize) -> Result<(), BitError> {
-        self.bytes.clear();
-        self.bit_len = 0;
+        self.clear();
         r.read_stream_into(n, &mut self.bytes)?;
         self.bit_len = n;
         Ok(())

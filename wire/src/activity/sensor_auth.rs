@@ -864,9 +864,7 @@ impl RosterDelta {
         }
         Ok(())
     }
-}
 
-impl RosterDelta {
     /// This delta becomes a copy of `other`, its vectors reused.
     pub fn copy_from(&mut self, other: &RosterDelta) {
         self.keys.clone_from(&other.keys);
@@ -879,16 +877,20 @@ impl RosterDelta {
         let subs = self.sub_blocks.get_or_insert_with(Vec::new);
         subs.truncate(theirs.len());
         for (i, sub) in theirs.iter().enumerate() {
-            let mine = reused(subs, i);
-            mine.bubble = sub.bubble;
-            mine.keys.clone_from(&sub.keys);
-            mine.mask = sub.mask;
-            mine.states.clone_from(&sub.states);
+            reused(subs, i).copy_from(sub);
         }
     }
 }
 
 impl SubBlock {
+    /// This sub-block becomes a copy of `other`, its vectors reused.
+    fn copy_from(&mut self, other: &SubBlock) {
+        self.bubble = other.bubble;
+        self.keys.clone_from(&other.keys);
+        self.mask = other.mask;
+        self.states.clone_from(&other.states);
+    }
+
     /// Reads one sub-block into this one, its vectors reused.
     fn read_into(&mut self, r: &mut BitReader<'_>) -> Result<(), BitError> {
         expect_one(r, "an absent sub-block")?;
