@@ -29,8 +29,8 @@ const REVISION_HALF: u32 = 1 << 31;
 pub(crate) struct Membership {
     /// The last message 12 applied, whole, with its revision.
     held: Option<(u32, Vec<u8>)>,
-    /// The revision and present members of the last message 12 applied.
-    last: Option<(u32, Vec<Member>)>,
+    /// The present members of the last message 12 applied (`held`).
+    members: Vec<Member>,
     /// Message 12s applied.
     applied: usize,
     /// The revisions of every message 12 applied (MEMBER-07).
@@ -145,8 +145,9 @@ impl Membership {
     }
 
     /// The revision and present members of the last message 12 applied.
-    pub(crate) fn last_table(&self) -> Option<&(u32, Vec<Member>)> {
-        self.last.as_ref()
+    pub(crate) fn last_table(&self) -> Option<(u32, &[Member])> {
+        let (revision, _) = self.held.as_ref()?;
+        Some((*revision, &self.members))
     }
 
     /// The revision and present members of every message 12 applied, in order, that
@@ -159,14 +160,15 @@ impl Membership {
     /// each (`ClientConfig::keep_for_report`), a load generator's keeps none, so its memory
     /// does not grow with each change of a long life's activity.
     pub(crate) fn keep_last(&mut self) {
-        self.history.extend(self.last.clone());
+        let last = self.last_table().map(|(r, members)| (r, members.to_vec()));
+        self.history.extend(last);
     }
 
     /// After a public join, the first table applied, `self`'s last, is the player's own
     /// private session's, which the client never joined: the player alone (HOST-14; SR
     /// "The join burst").
     pub(super) fn check_private_table(&self, verdict: &mut Verdict, idx: u64, me: u64) {
-        let Some((_, members)) = &self.last else {
+        let Some((_, members)) = self.last_table() else {
             return;
         };
         let others: Vec<String> = members
@@ -282,10 +284,8 @@ impl Membership {
             .is_some_and(|(r, body)| *r == m.revision && body == payload);
         self.held = Some((m.revision, payload.to_vec()));
         self.group_hosts = group_hosts(m);
-        let (revision, members) = self.last.get_or_insert_default();
-        *revision = m.revision;
-        members.clear();
-        members.extend(m.members.iter().flatten().copied());
+        self.members.clear();
+        self.members.extend(m.members.iter().flatten().copied());
         self.applied += 1;
         self.revisions.insert(m.revision);
         if settled && unchanged && !in_snapshot {
