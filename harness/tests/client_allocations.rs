@@ -9,15 +9,57 @@
 //! here.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code
 
-use vex_fake_client::LinkKind;
+use allocation_counter::AllocationInfo;
+use vex_fake_client::{ClientCore, LinkKind};
 use vex_harness::in_process::{joined, link_id};
+use vex_host::HostCore;
 use vex_wire::activity::body::Body;
 use vex_wire::activity::ids::{
     MEMBERSHIP_ACKNOWLEDGEMENT, REPLICATE_MEMBERSHIP, SENSOR_AUTH_UPDATE,
 };
 use vex_wire::activity::membership::{MEMBER_LANES, Member, ReplicateMembership};
 use vex_wire::scenario::Scenario;
+use vex_wire::time::Instant;
 use vex_wire::vectors::sensor_auth_full_example;
+
+/// The client's tick: each frame comes in a tick of its own.
+const TICK_MS: u64 = 34;
+
+/// Each of `bodies` as activity message `message` to the joined client, sealed by `host`.
+fn sealed(
+    host: &mut HostCore,
+    message: u32,
+    bodies: impl Iterator<Item = Vec<u8>>,
+) -> Vec<Vec<u8>> {
+    let link = link_id(0, LinkKind::Activity);
+    bodies
+        .map(|body| {
+            host.push_raw(link, message, &body);
+            host.poll_transmit().unwrap().bytes
+        })
+        .collect()
+}
+
+/// What `client` allocated for each of `frames`, each handed to it a tick after the one
+/// before (from `now`) with what it read taken, then `after` run, all of it counted.
+fn counted(
+    client: &mut ClientCore,
+    now: &mut Instant,
+    frames: &[Vec<u8>],
+    mut after: impl FnMut(&mut ClientCore),
+) -> Vec<AllocationInfo> {
+    frames
+        .iter()
+        .map(|frame| {
+            *now = *now + TICK_MS;
+            allocation_counter::measure(|| {
+                client.handle_bytes(*now, LinkKind::Activity, frame);
+                while client.poll_received().is_some() {}
+                after(client);
+            })
+        })
+        .collect()
+}
 
 /// No frame of the steady state allocates: nothing grows with the frames read (a violation
 /// the message breaks again is counted, not kept anew).
@@ -25,25 +67,11 @@ use vex_wire::vectors::sensor_auth_full_example;
 fn reading_message_5_allocates_nothing_in_the_steady_state() {
     let (mut host, mut parts, mut now) = joined(1);
     let (client, _) = parts.first_mut().unwrap();
-    let link = link_id(0, LinkKind::Activity);
     let body = sensor_auth_full_example().encode().unwrap();
-    let frames: Vec<Vec<u8>> = (0..200)
-        .map(|_| {
-            host.push_raw(link, SENSOR_AUTH_UPDATE, &body);
-            host.poll_transmit().unwrap().bytes
-        })
-        .collect();
-    let per_frame: Vec<u64> = frames
-        .iter()
-        .map(|frame| {
-            now = now + 34;
-            let info = allocation_counter::measure(|| {
-                client.handle_bytes(now, LinkKind::Activity, frame);
-                while client.poll_received().is_some() {}
-            });
-            info.count_total
-        })
-        .collect();
+    let bodies = std::iter::repeat_n(body, 200);
+    let frames = sealed(&mut host, SENSOR_AUTH_UPDATE, bodies);
+    let counts = counted(client, &mut now, &frames, |_| {});
+    let per_frame: Vec<u64> = counts.iter().map(|info| info.count_total).collect();
     let applied = client.rosters_applied();
     assert!(applied >= 200, "every frame's roster applied ({applied})");
     let steady = &per_frame[100..];
@@ -63,7 +91,6 @@ fn reading_message_5_allocates_nothing_in_the_steady_state() {
 fn a_member_table_applied_leaves_no_memory_behind() {
     let (mut host, mut parts, mut now) = joined(1);
     let (client, _) = parts.first_mut().unwrap();
-    let link = link_id(0, LinkKind::Activity);
     let player = Scenario::builtin().player; // the joined client is member 1 of it
     let me = Member::seed(
         player.member_key + 1,
@@ -71,31 +98,21 @@ fn a_member_table_applied_leaves_no_memory_behind() {
         player.character_id + 1,
     );
     let other = Member::seed(0x77, player.account_soid, 0x78);
-    let frames: Vec<Vec<u8>> = (0..200u32)
-        .map(|i| {
-            let mut lanes = [None; MEMBER_LANES];
-            lanes[0] = Some(me);
-            lanes[1] = (i % 2 == 1).then_some(other); // a member comes, and goes
-            let table = ReplicateMembership::for_members(lanes, 1000 + i, me.member_key);
-            host.push_raw(link, REPLICATE_MEMBERSHIP, &table.encode().unwrap());
-            host.poll_transmit().unwrap().bytes
-        })
-        .collect();
+    let tables = (0..200u32).map(|i| {
+        let mut lanes = [None; MEMBER_LANES];
+        lanes[0] = Some(me);
+        lanes[1] = (i % 2 == 1).then_some(other); // a member comes, and goes
+        let table = ReplicateMembership::for_members(lanes, 1000 + i, me.member_key);
+        table.encode().unwrap()
+    });
+    let frames = sealed(&mut host, REPLICATE_MEMBERSHIP, tables);
     let mut acknowledged = 0;
-    let kept: Vec<i64> = frames
-        .iter()
-        .map(|frame| {
-            now = now + 34;
-            let info = allocation_counter::measure(|| {
-                client.handle_bytes(now, LinkKind::Activity, frame);
-                while client.poll_received().is_some() {}
-                while let Some(t) = client.poll_transmit() {
-                    acknowledged += usize::from(t.message == Some(MEMBERSHIP_ACKNOWLEDGEMENT));
-                }
-            });
-            info.bytes_current
-        })
-        .collect();
+    let counts = counted(client, &mut now, &frames, |client| {
+        while let Some(t) = client.poll_transmit() {
+            acknowledged += usize::from(t.message == Some(MEMBERSHIP_ACKNOWLEDGEMENT));
+        }
+    });
+    let kept: Vec<i64> = counts.iter().map(|info| info.bytes_current).collect();
     assert_eq!(acknowledged, 200, "every table applied and acknowledged");
     // the table held is the last one, one member more or less each time: what is held
     // after a hundred more tables (two of each) is what was held before them
