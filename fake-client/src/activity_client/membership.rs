@@ -327,6 +327,7 @@ fn group_hosts(m: &ReplicateMembership) -> BTreeMap<u8, SocketAddrV4> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use vex_wire::activity::membership::MEMBER_LANES;
     use vex_wire::scenario::Scenario;
 
     /// Message 12 `body` decoded and applied, as the dispatch does.
@@ -506,16 +507,29 @@ mod tests {
     }
 
     /// After a public join the first table is the player's alone: another member in it is
-    /// a HOST-14 breach, the player alone is none.
+    /// a HOST-14 breach in the lane after the player's, in the last lane, and in lane 0
+    /// with the player after it; the player alone, in lane 0 or in the last lane, is none.
     #[test]
     fn a_public_burst_table_names_the_player_alone() {
         let p = Scenario::builtin().player;
         let me = Member::seed(p.member_key, p.account_soid, p.character_id);
-        let alone = ReplicateMembership::for_local_member(me, 1);
-        let mut shared = alone.clone();
-        shared.members[1] = Some(Member::seed(9, p.account_soid, 10));
-        (shared.member_mask, shared.second_mask) = (0b11, 0b11);
-        for (table, want) in [(alone, vec![]), (shared, vec![Rule::Host14])] {
+        let other = Member::seed(9, p.account_soid, 10);
+        let table = |lanes: &[(usize, Member)]| {
+            let mut members = [None; MEMBER_LANES];
+            for (lane, member) in lanes {
+                members[*lane] = Some(*member);
+            }
+            ReplicateMembership::for_members(members, 1, p.member_key)
+        };
+        let last = MEMBER_LANES - 1;
+        let cases = [
+            (table(&[(0, me)]), vec![]),
+            (table(&[(last, me)]), vec![]),
+            (table(&[(0, me), (1, other)]), vec![Rule::Host14]),
+            (table(&[(0, me), (last, other)]), vec![Rule::Host14]),
+            (table(&[(0, other), (1, me)]), vec![Rule::Host14]),
+        ];
+        for (table, want) in cases {
             let (mut m, mut v) = (Membership::default(), Verdict::new());
             let body = table.encode().unwrap();
             feed(&mut m, &mut v, Instant::default(), 1, &body, p.member_key);
