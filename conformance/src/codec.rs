@@ -3,11 +3,11 @@
 
 use serde_json::{Map, Value as Json, json};
 use thiserror::Error;
-use vex_wire::bits::{BitReader, BitWriter};
+use vex_wire::bits::BitReader;
 use vex_wire::schema::kind::{KEYED_LANE_FIRST, KEYED_LANE_SECOND};
 use vex_wire::schema::text;
 use vex_wire::schema::{
-    KeyedLane, Kind, Schema, SchemaError, TagMode, TraceLine, Value, decode_traced, encode,
+    KeyedLane, Kind, Schema, SchemaError, TagMode, TraceLine, Value, decode_traced, encode_bits,
 };
 
 /// Why a body could not be turned into the other form.
@@ -311,13 +311,8 @@ fn kind_value(kind: &Kind, j: &Json, path: &str) -> Result<Value, CodecError> {
 pub fn encode_json(schema: &Schema, text: &str) -> Result<String, CodecError> {
     let j: Json = serde_json::from_str(text)?;
     let v = from_json(schema, &j)?;
-    let mut w = BitWriter::new();
-    encode(schema, &v, &mut w)?;
-    let bytes = w.finish().map_err(|source| SchemaError::Bits {
-        path: String::new(),
-        source,
-    })?;
-    Ok(hex::encode_upper(bytes))
+    let bits = encode_bits(schema, &v)?;
+    Ok(hex::encode_upper(bits.bytes))
 }
 
 #[cfg(test)]

@@ -191,8 +191,10 @@ mod tests {
         let container = chain::write_container(std::slice::from_ref(&ping)).unwrap();
         let j = plaintext_json(&container).unwrap();
         assert_eq!(j["messages"][0]["id"], 0);
-        let mut w = vex_wire::bits::BitWriter::new();
+        let mut bytes = Vec::new();
+        let mut w = vex_wire::bits::BitWriter::appending(&mut bytes);
         chain::write_message(&mut w, &ping, 24).unwrap();
+        let bit_len = w.finish().unwrap();
         let packet = EstablishedPacket {
             fragmented: false,
             guard: 1,
@@ -201,7 +203,7 @@ mod tests {
                 base: 0,
                 status: AckStatus::Uninitialised,
             },
-            queue_a: fragment(&w.finish_bits().unwrap(), Queue::A, 1),
+            queue_a: fragment(&vex_wire::bits::Bits { bytes, bit_len }, Queue::A, 1),
             queue_b: Vec::new(),
         };
         let j = plaintext_json(&packet.write().unwrap()).unwrap();

@@ -191,9 +191,9 @@ fn membership(c: &mut Criterion) {
                     hash: state.hash(),
                     ..MembershipUpdate::snapshot(1, &root)
                 };
-                let mut w = BitWriter::new();
-                update.write(&mut w).unwrap();
-                black_box(w.finish().unwrap())
+                let mut bytes = Vec::new();
+                update.write(&mut BitWriter::appending(&mut bytes)).unwrap();
+                black_box(bytes)
             })
         });
     }

@@ -15,10 +15,9 @@ use vex_wire::activity::body::Body;
 use vex_wire::activity::join::JoinRequest;
 use vex_wire::activity::sense_update::{SenseGroup, SenseObject, SenseUpdate};
 use vex_wire::activity::slot::{ClientRef, TYPE_CHANNEL, TYPE_GHOST_LINK, TYPE_OBJECTIVE};
-use vex_wire::bits::BitWriter;
 use vex_wire::scenario::Scenario;
 use vex_wire::schema::tables::GHOST_LINK_SENSE;
-use vex_wire::schema::{Value, encode};
+use vex_wire::schema::{Value, encode_bits};
 
 const EPOCH: [u64; 2] = [1, 2];
 
@@ -121,14 +120,12 @@ fn reports(n: usize) -> (BTreeSet<ClientRef>, Vec<u8>) {
                 index: 5,
             };
             map.insert(slot);
-            let mut w = BitWriter::new();
             let v = Value::Record(vec![Value::Bool(true), real(0.5), int(1)]);
-            encode(&GHOST_LINK_SENSE, &v, &mut w).unwrap();
             SenseGroup {
                 key: slot.key,
                 objects: vec![SenseObject {
                     slot,
-                    sense: w.finish_bits().unwrap(),
+                    sense: encode_bits(&GHOST_LINK_SENSE, &v).unwrap(),
                     counter: 1,
                 }],
             }

@@ -19,10 +19,10 @@ use vex_wire::activity::sensor_auth::{
     SubBlock, TOP_MASK_WORDS,
 };
 use vex_wire::activity::slot::{ClientRef, TYPE_CONFIGURATION, TYPE_LIFETIME, TYPE_PARTICIPATION};
-use vex_wire::bits::{BitError, BitWriter, Bits};
+use vex_wire::bits::{BitError, Bits};
 use vex_wire::scenario::{PlacedObject, Scenario};
 use vex_wire::schema::tables::LIFETIME;
-use vex_wire::schema::{Value, encode};
+use vex_wire::schema::{Value, encode_bits};
 
 /// The index of current_bubble among the type-17 fields (AH "Type 17").
 const LIFETIME_CURRENT_BUBBLE: usize = 5;
@@ -116,12 +116,10 @@ fn lifetime_held(held: &Value, region: i16) -> Result<Bits, BitError> {
     {
         *f = Value::Int(i128::from(bubble_of(region)));
     }
-    let mut w = BitWriter::new();
-    encode(&LIFETIME, &body, &mut w).map_err(|_| BitError::Unsafe {
+    encode_bits(&LIFETIME, &body).map_err(|_| BitError::Unsafe {
         what: "the type-17 body the host holds",
         value: 0,
-    })?;
-    w.finish_bits()
+    })
 }
 
 fn group(

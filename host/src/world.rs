@@ -7,10 +7,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use thiserror::Error;
 use vex_wire::activity::incident::Incident;
 use vex_wire::activity::slot::ClientRef;
-use vex_wire::bits::{BitError, BitWriter, Bits};
+use vex_wire::bits::{BitError, Bits};
 use vex_wire::scenario::Scenario;
 use vex_wire::schema::path::{self, PathError};
-use vex_wire::schema::{SchemaError, Value, catalog, encode};
+use vex_wire::schema::{SchemaError, Value, catalog, encode_bits};
 
 /// A change to the world a host program asks for.
 #[derive(Debug, Clone, PartialEq)]
@@ -336,15 +336,7 @@ fn encode_body(scenario: &Scenario, slot: ClientRef, value: &Value) -> Result<Bi
     }
     let schema =
         catalog::auth(slot.slot_type).ok_or(RequestError::UnknownSchema(slot.slot_type))?;
-    let mut w = BitWriter::new();
-    encode(schema, value, &mut w).map_err(|error| RequestError::Refused { slot, error })?;
-    w.finish_bits().map_err(|e| RequestError::Refused {
-        slot,
-        error: SchemaError::Bits {
-            path: String::new(),
-            source: e,
-        },
-    })
+    encode_bits(schema, value).map_err(|error| RequestError::Refused { slot, error })
 }
 
 #[cfg(test)]

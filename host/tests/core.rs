@@ -1379,9 +1379,8 @@ fn sense_is_read_against_the_last_roster_and_a_stalled_ghost_is_finished() {
     use vex_wire::activity::sense_update::{SenseGroup, SenseObject, SenseUpdate};
     use vex_wire::activity::sensor_auth::SensorAuthUpdate;
     use vex_wire::activity::slot::ClientRef;
-    use vex_wire::bits::BitWriter;
     use vex_wire::schema::tables::GHOST_LINK_SENSE;
-    use vex_wire::schema::{Value, encode};
+    use vex_wire::schema::{Value, encode_bits};
     let mut h = host();
     let (mut c, session, _) = join_on(&mut h, L);
     let send = |h: &mut HostCore, c: &mut SecureChannel, task: u32, msg: u32, body: Vec<u8>| {
@@ -1406,11 +1405,9 @@ fn sense_is_read_against_the_last_roster_and_a_stalled_ghost_is_finished() {
             },
             Value::Int(1),
         ]);
-        let mut w = BitWriter::new();
-        encode(&GHOST_LINK_SENSE, &v, &mut w).unwrap();
         let object = SenseObject {
             slot,
-            sense: w.finish_bits().unwrap(),
+            sense: encode_bits(&GHOST_LINK_SENSE, &v).unwrap(),
             counter: 1,
         };
         SenseUpdate {

@@ -195,7 +195,7 @@ pub fn register(engine: &mut Engine, call: &Shared) {
     engine.register_fn("set_auth", move |slot: Slot, body: Map| -> Result<()> {
         let schema = auth_schema(&c, &slot)?;
         let body = convert::record(schema, &Dynamic::from_map(body), "").or_else(fail)?;
-        encode(schema, &body, &mut BitWriter::new()).or_else(|e| fail(e.to_string()))?;
+        encode(schema, &body, &mut BitWriter::measuring()).or_else(|e| fail(e.to_string()))?;
         ask(&c, WorldRequest::SetAuth { slot, body })
     });
     let c = call.clone();

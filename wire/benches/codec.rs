@@ -13,7 +13,7 @@ use vex_wire::activity::join::{JOIN_RESULT_LEN, JoinRequest, JoinResult};
 use vex_wire::activity::join_template::JoinResultTemplate;
 use vex_wire::activity::sensor_auth::{AuthPart, EntityGroup, ObjectBlock, SensorAuthUpdate};
 use vex_wire::activity::slot::ClientRef;
-use vex_wire::bits::{BitReader, BitWriter};
+use vex_wire::bits::{BitReader, BitWriter, written};
 use vex_wire::vectors::{global_state_example, sensor_auth_full_example};
 
 const FIELDS: usize = 1_000_000;
@@ -29,18 +29,21 @@ fn bits(c: &mut Criterion) {
     g.throughput(Throughput::Elements(FIELDS as u64));
     g.bench_function("write 1M fields of 1-32 bits", |b| {
         b.iter(|| {
-            let mut w = BitWriter::with_capacity(FIELDS * 17);
+            let mut bytes = Vec::with_capacity((FIELDS * 17).div_ceil(8));
+            let mut w = BitWriter::appending(&mut bytes);
             for (v, width) in values.iter().zip(&widths) {
                 w.write(*v, *width);
             }
-            black_box(w.finish().unwrap())
+            w.finish().unwrap();
+            black_box(bytes)
         })
     });
-    let mut w = BitWriter::new();
-    for (v, width) in values.iter().zip(&widths) {
-        w.write(*v, *width);
-    }
-    let bytes = w.finish().unwrap();
+    let bytes = written(|w| {
+        for (v, width) in values.iter().zip(&widths) {
+            w.write(*v, *width);
+        }
+    })
+    .unwrap();
     g.bench_function("read 1M fields of 1-32 bits", |b| {
         b.iter(|| {
             let mut r = BitReader::new(&bytes);

@@ -15,7 +15,7 @@ use vex_wire::activity::join::{JOIN_RESULT_LEN, JoinRequest, JoinResult};
 use vex_wire::activity::join_template::JoinResultTemplate;
 use vex_wire::activity::membership::{MEMBER_LANES, Member, ReplicateMembership};
 use vex_wire::bap::secure::{ChannelSecrets, Role, SecureChannel, TAG_LEN};
-use vex_wire::bits::{BitReader, BitWriter};
+use vex_wire::bits::{BitReader, written};
 use vex_wire::vectors::global_state_example;
 
 /// Fields the bit reader row reads per pass.
@@ -34,12 +34,13 @@ fn bit_reader(c: &mut Criterion) {
     let widths: Vec<u8> = (0..FIELDS)
         .map(|_| (xorshift(&mut seed) % 32) as u8 + 1)
         .collect();
-    let mut w = BitWriter::with_capacity(FIELDS * 17);
-    for width in &widths {
-        let width = u32::from(*width);
-        w.write(xorshift(&mut seed) >> (64 - width), width);
-    }
-    let bytes = w.finish().unwrap();
+    let bytes = written(|w| {
+        for width in &widths {
+            let width = u32::from(*width);
+            w.write(xorshift(&mut seed) >> (64 - width), width);
+        }
+    })
+    .unwrap();
     let mut g = c.benchmark_group("hot paths");
     g.sample_size(10);
     g.throughput(Throughput::Elements(FIELDS as u64));

@@ -70,6 +70,25 @@ fn check_width(width: u32) -> Result<(), BitError> {
     }
 }
 
+/// Why `value` does not fit `width` bits ([`BitWriter::write`]'s refusal).
+#[cold]
+fn unfit(value: u64, width: u32) -> BitError {
+    match check_width(width) {
+        Err(e) => e,
+        Ok(()) => BitError::ValueTooWide {
+            stored: i128::from(value),
+            width,
+        },
+    }
+}
+
+/// `e` on the heap, out of line: a failing write is rare, and the writer's own code stays
+/// small enough to inline.
+#[cold]
+fn boxed(e: BitError) -> Box<BitError> {
+    Box::new(e)
+}
+
 fn low_mask(width: u32) -> u64 {
     if width >= 64 {
         u64::MAX
@@ -128,56 +147,56 @@ impl Bits {
     }
 }
 
-/// An MSB-first bit writer with sticky errors and a measuring mode (facts section 3).
+/// An MSB-first bit writer into a buffer its caller owns, with sticky errors and a
+/// measuring mode (facts section 3).
 ///
 /// Bits gather in a 64-bit accumulator and leave it 64 at a time, so a field of up to 64
-/// bits costs a shift and an OR rather than a loop over bytes.
-#[derive(Debug, Clone, Default)]
-pub struct BitWriter {
-    bytes: Vec<u8>,
+/// bits costs a shift and an OR rather than a loop over bytes. The writer borrows its
+/// buffer rather than owning it: no call then takes the writer's own address, so a writer
+/// that is a local of an encoder lives in registers (message 19 encodes in 10 ns where a
+/// writer holding its buffer took 12; docs/performance.md, 2026-12-05).
+#[derive(Debug)]
+pub struct BitWriter<'a> {
+    /// Where whole bytes go; none for a writer that only measures.
+    bytes: Option<&'a mut Vec<u8>>,
+    /// The buffer's length when the writer began: a failed writer leaves it so.
+    start: usize,
     /// Pending bits, left-aligned: the top `pending` bits count, the rest are zero.
     acc: u64,
     /// Bits held in `acc`, 0 to 63.
     pending: u32,
     bits: usize,
-    measuring: bool,
-    /// The first error, boxed: a failed write is rare, and a small writer is cheap to make
-    /// and hand back.
+    /// The first error, boxed: a failed write is rare, and a small writer is cheap to make.
     error: Option<Box<BitError>>,
 }
 
-impl BitWriter {
-    /// A writer that stores the bits it is given.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// A writer with room reserved for `bits` bits.
-    pub fn with_capacity(bits: usize) -> Self {
-        Self {
-            bytes: Vec::with_capacity(bits.div_ceil(8)),
-            ..Self::default()
-        }
-    }
-
-    /// A writer whose bits go after what `bytes` holds, starting at a byte boundary: a
-    /// buffer the caller keeps, handed back by [`BitWriter::into_parts`]. [`bit_len`]
-    /// counts only the bits written here.
+impl<'a> BitWriter<'a> {
+    /// A writer whose bits go after what `bytes` holds, starting at a byte boundary;
+    /// [`bit_len`] counts only the bits written here, and [`finish`] pads the last byte.
     ///
     /// [`bit_len`]: BitWriter::bit_len
+    /// [`finish`]: BitWriter::finish
     #[inline]
-    pub fn appending(bytes: Vec<u8>) -> Self {
+    pub fn appending(bytes: &'a mut Vec<u8>) -> Self {
         Self {
-            bytes,
-            ..Self::default()
+            start: bytes.len(),
+            bytes: Some(bytes),
+            acc: 0,
+            pending: 0,
+            bits: 0,
+            error: None,
         }
     }
 
     /// A writer that only counts bits: encoders measure first, then write.
     pub fn measuring() -> Self {
         Self {
-            measuring: true,
-            ..Self::default()
+            bytes: None,
+            start: 0,
+            acc: 0,
+            pending: 0,
+            bits: 0,
+            error: None,
         }
     }
 
@@ -192,9 +211,10 @@ impl BitWriter {
     }
 
     /// Fails the writer with `e` (an encoder refusing a value); the first error sticks.
+    #[inline]
     pub fn fail(&mut self, e: BitError) {
         if self.error.is_none() {
-            self.error = Some(Box::new(e));
+            self.error = Some(boxed(e));
         }
     }
 
@@ -207,25 +227,8 @@ impl BitWriter {
         if fits {
             self.push_bits(value, width);
         } else {
-            self.write_checked(value, width);
+            self.fail(unfit(value, width));
         }
-    }
-
-    /// [`BitWriter::write`]'s error cases.
-    fn write_checked(&mut self, value: u64, width: u32) {
-        if self.error.is_some() {
-            return;
-        }
-        if let Err(e) = check_width(width) {
-            return self.fail(e);
-        }
-        if value & !low_mask(width) != 0 {
-            return self.fail(BitError::ValueTooWide {
-                stored: i128::from(value),
-                width,
-            });
-        }
-        self.push_bits(value, width);
     }
 
     /// Writes one bit.
@@ -315,9 +318,6 @@ impl BitWriter {
     #[inline]
     fn push_bits(&mut self, value: u64, width: u32) {
         self.bits += width as usize;
-        if self.measuring {
-            return;
-        }
         let free = 64 - self.pending;
         if width < free {
             self.acc |= value << (free - width);
@@ -325,54 +325,55 @@ impl BitWriter {
         } else {
             let rest = width - free;
             let word = self.acc | value.checked_shr(rest).unwrap_or(0);
-            self.bytes.extend_from_slice(&word.to_be_bytes());
+            if let Some(bytes) = &mut self.bytes {
+                bytes.extend_from_slice(&word.to_be_bytes());
+            }
             self.pending = rest;
             self.acc = value.checked_shl(64 - rest).unwrap_or(0);
         }
     }
 
-    /// The bytes written, zero-padded to a whole byte, or the first error.
-    pub fn finish(self) -> Result<Vec<u8>, BitError> {
-        match self.into_parts() {
-            (bytes, None) => Ok(bytes),
-            (_, Some(e)) => Err(e),
-        }
-    }
-
-    /// The buffer, zero-padded to a whole byte, and the first error if a write failed
-    /// (then the buffer's bits are not the body's): how a writer made with
-    /// [`BitWriter::appending`] hands its caller's buffer back.
-    pub fn into_parts(mut self) -> (Vec<u8>, Option<BitError>) {
-        let mut bytes = Vec::new();
-        let error = self.hand_back(&mut bytes).err();
-        (bytes, error)
-    }
-
-    /// Pads the last byte (when no write failed: then the pending bits are dropped) and
-    /// swaps the buffer into `out` (the writer keeps what `out` held), then gives the first
-    /// error if a write failed: [`BitWriter::into_parts`] without moving the writer, for
-    /// encoders that run millions of times a second.
+    /// Pads the last byte into the buffer and gives the bits written, or the first error;
+    /// a failed writer leaves the buffer as it found it (its bits would be no body).
     #[inline]
-    pub fn hand_back(&mut self, out: &mut Vec<u8>) -> Result<(), BitError> {
-        if self.pending > 0 && self.error.is_none() {
-            // all 8 bytes of the accumulator (a fixed-size copy), then the unused ones off
-            let unused = 8 - self.pending.div_ceil(8) as usize;
-            self.bytes.extend_from_slice(&self.acc.to_be_bytes());
-            self.bytes.truncate(self.bytes.len() - unused);
-            self.pending = 0;
+    pub fn finish(self) -> Result<usize, BitError> {
+        let Self {
+            bytes,
+            start,
+            acc,
+            pending,
+            bits,
+            error,
+        } = self;
+        match (bytes, &error) {
+            (Some(bytes), Some(_)) => bytes.truncate(start),
+            (Some(bytes), None) if pending > 0 => {
+                let last = acc.to_be_bytes();
+                bytes.extend_from_slice(last.get(..pending.div_ceil(8) as usize).unwrap_or(&last));
+            }
+            _ => {}
         }
-        std::mem::swap(&mut self.bytes, out);
-        match &self.error {
-            None => Ok(()),
-            Some(e) => Err(**e),
-        }
+        error.map_or(Ok(bits), |e| Err(*e))
     }
+}
 
-    /// The bytes and the exact bit length, or the first error.
-    pub fn finish_bits(self) -> Result<Bits, BitError> {
-        let bit_len = self.bits;
-        self.finish().map(|bytes| Bits { bytes, bit_len })
-    }
+/// The bytes `write` writes into a buffer of their own, zero-padded to a whole byte
+/// (BODY-01), or its first error.
+pub fn written(write: impl FnOnce(&mut BitWriter<'_>)) -> Result<Vec<u8>, BitError> {
+    let mut bytes = Vec::new();
+    let mut w = BitWriter::appending(&mut bytes);
+    write(&mut w);
+    w.finish()?;
+    Ok(bytes)
+}
+
+/// [`written`] with the exact bit length.
+pub fn written_bits(write: impl FnOnce(&mut BitWriter<'_>)) -> Result<Bits, BitError> {
+    let mut bytes = Vec::new();
+    let mut w = BitWriter::appending(&mut bytes);
+    write(&mut w);
+    let bit_len = w.finish()?;
+    Ok(Bits { bytes, bit_len })
 }
 
 /// An MSB-first bit reader. A read past the end fails, stickily, and leaves the cursor.
@@ -634,22 +635,25 @@ mod tests {
     /// 8 bits), field 2 = true.
     #[test]
     fn td_worked_example_present() {
-        let mut w = BitWriter::new();
+        let mut bytes = Vec::new();
+        let mut w = BitWriter::appending(&mut bytes);
         w.write_biased(3, 1, 4);
         w.write_bool(true);
         w.write_biased(-5, 0x80, 8);
         w.write_bool(true);
         assert_eq!(w.bit_len(), 14);
-        assert_eq!(w.finish().unwrap(), [0x4B, 0xDC]);
+        assert_eq!(w.finish(), Ok(14));
+        assert_eq!(bytes, [0x4B, 0xDC]);
     }
 
     #[test]
     fn td_worked_example_absent_and_zero_means_minus_bias() {
-        let mut w = BitWriter::new();
-        w.write_biased(3, 1, 4);
-        w.write_bool(false);
-        w.write_bool(true);
-        assert_eq!(w.finish().unwrap(), [0x44]);
+        let bytes = written(|w| {
+            w.write_biased(3, 1, 4);
+            w.write_bool(false);
+            w.write_bool(true);
+        });
+        assert_eq!(bytes.unwrap(), [0x44]);
         let mut r = BitReader::new(&[0x00]);
         assert_eq!(r.read_biased(1, 4).unwrap(), -1);
     }
@@ -657,11 +661,12 @@ mod tests {
     /// Facts 10.1: `[3b=5][1b=1][16b=0xABCD][1b=0][7b=0][4b=4]` gives `BABCD004`.
     #[test]
     fn facts_bit_writer_vector() {
-        let mut w = BitWriter::new();
-        for (v, width) in [(5, 3), (1, 1), (0xABCD, 16), (0, 1), (0, 7), (4, 4)] {
-            w.write(v, width);
-        }
-        let bytes = w.finish().unwrap();
+        let bytes = written(|w| {
+            for (v, width) in [(5, 3), (1, 1), (0xABCD, 16), (0, 1), (0, 7), (4, 4)] {
+                w.write(v, width);
+            }
+        })
+        .unwrap();
         assert_eq!(bytes, [0xBA, 0xBC, 0xD0, 0x04]);
         let mut r = BitReader::new(&bytes);
         assert_eq!(r.read(3).unwrap(), 5);
@@ -676,21 +681,31 @@ mod tests {
 
     #[test]
     fn writer_errors_are_sticky_and_typed() {
-        let mut w = BitWriter::new();
+        let mut bytes = vec![0xAA];
+        let mut w = BitWriter::appending(&mut bytes);
+        w.write(0xFF, 8);
         w.write(4, 2);
         w.write(1, 1);
+        let too_wide = BitError::ValueTooWide {
+            stored: 4,
+            width: 2,
+        };
+        assert_eq!(w.error(), Some(too_wide));
+        w.write(0, 65);
+        assert_eq!(w.error(), Some(too_wide), "the first error sticks");
+        assert_eq!(w.finish(), Err(too_wide));
         assert_eq!(
-            w.error(),
-            Some(BitError::ValueTooWide {
-                stored: 4,
-                width: 2
-            })
+            bytes,
+            [0xAA],
+            "a failed writer leaves the buffer as it found it"
         );
-        assert!(w.finish().is_err());
-        let mut w = BitWriter::new();
+        let mut w = BitWriter::measuring();
         w.write(0, 65);
         assert_eq!(w.error(), Some(BitError::BadWidth { width: 65 }));
-        let mut w = BitWriter::new();
+        let mut w = BitWriter::measuring();
+        w.write(0, 0);
+        assert_eq!(w.error(), Some(BitError::BadWidth { width: 0 }));
+        let mut w = BitWriter::measuring();
         w.write_biased(-2, 1, 4);
         assert!(w.error().is_some(), "-2 + 1 is negative");
     }
@@ -698,9 +713,8 @@ mod tests {
     /// AH: an int32 with bias -2^31 holds logical 0 as raw 0x80000000.
     #[test]
     fn wrapping_i32_with_negative_bias() {
-        let mut w = BitWriter::new();
-        w.write_wrapping(0, -(1 << 31), 32);
-        assert_eq!(w.finish().unwrap(), [0x80, 0, 0, 0]);
+        let bytes = written(|w| w.write_wrapping(0, -(1 << 31), 32));
+        assert_eq!(bytes.unwrap(), [0x80, 0, 0, 0]);
     }
 
     #[test]
@@ -708,16 +722,19 @@ mod tests {
         let mut w = BitWriter::measuring();
         w.write(0xFFFF, 16);
         w.write_bool(true);
-        assert_eq!(w.bit_len(), 17);
-        assert!(w.finish().unwrap().is_empty());
+        w.write(u64::MAX, 64);
+        assert_eq!(w.bit_len(), 81);
+        assert_eq!(w.finish(), Ok(81));
     }
 
     #[test]
     fn appending_keeps_the_callers_bytes() {
-        let mut w = BitWriter::appending(vec![0xAA]);
+        let mut bytes = vec![0xAA];
+        let mut w = BitWriter::appending(&mut bytes);
         w.write(0b101, 3);
         assert_eq!(w.bit_len(), 3);
-        assert_eq!(w.into_parts(), (vec![0xAA, 0xA0], None));
+        assert_eq!(w.finish(), Ok(3));
+        assert_eq!(bytes, [0xAA, 0xA0]);
     }
 
     /// A run whose buffer holds more than its bits is compared by its bits alone, at a
@@ -748,15 +765,17 @@ mod tests {
     proptest! {
         #[test]
         fn round_trip(fields in proptest::collection::vec((1u32..=64, any::<u64>()), 0..64)) {
-            let mut w = BitWriter::new();
             let fields: Vec<(u32, u64)> =
                 fields.into_iter().map(|(width, v)| (width, v & low_mask(width))).collect();
-            for &(width, v) in &fields {
-                w.write(v, width);
-            }
+            let bits = written_bits(|w| {
+                for &(width, v) in &fields {
+                    w.write(v, width);
+                }
+            })
+            .unwrap();
             let total: usize = fields.iter().map(|f| f.0 as usize).sum();
-            prop_assert_eq!(w.bit_len(), total);
-            let bytes = w.finish().unwrap();
+            prop_assert_eq!(bits.bit_len, total);
+            let bytes = bits.bytes;
             prop_assert_eq!(bytes.len(), total.div_ceil(8));
             let mut r = BitReader::new(&bytes);
             for &(width, v) in &fields {
@@ -783,11 +802,12 @@ mod tests {
                 prop_assert!(got.is_err());
                 return Ok(());
             }
-            let mut want = BitWriter::new();
-            for _ in 0..n {
-                want.write_bool(one_by_one.read_bool().unwrap());
-            }
-            prop_assert_eq!(got.unwrap(), want.finish().unwrap());
+            let want = written(|w| {
+                for _ in 0..n {
+                    w.write_bool(one_by_one.read_bool().unwrap());
+                }
+            });
+            prop_assert_eq!(got.unwrap(), want.unwrap());
             prop_assert_eq!(r.position(), skip + n);
         }
 
@@ -827,9 +847,7 @@ mod tests {
 
         #[test]
         fn biased_round_trip(v in -1000i64..1000, bias in 1000i64..5000) {
-            let mut w = BitWriter::new();
-            w.write_biased(v, bias, 16);
-            let bytes = w.finish().unwrap();
+            let bytes = written(|w| w.write_biased(v, bias, 16)).unwrap();
             prop_assert_eq!(BitReader::new(&bytes).read_biased(bias, 16).unwrap(), v);
         }
     }

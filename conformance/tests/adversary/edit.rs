@@ -4,7 +4,7 @@
 use vex_host::outbound::Payload;
 use vex_wire::activity::auth::lifetime::LifetimeAuth;
 use vex_wire::activity::body::Body;
-use vex_wire::bits::{BitWriter, Bits};
+use vex_wire::bits::{BitWriter, Bits, written_bits};
 use vex_wire::schema::{Schema, Value, decode, encode};
 
 /// The `width`-bit field at bit `at` of `bytes`, MSB first.
@@ -38,19 +38,21 @@ pub fn replace(p: &mut Payload<'_>, bytes: &[u8]) {
 pub fn lifetime(bits: &Bits, change: impl FnOnce(&mut LifetimeAuth)) -> Bits {
     let mut body = LifetimeAuth::read(&mut bits.reader()).expect("a type-17 body the host wrote");
     change(&mut body);
-    let mut w = BitWriter::new();
-    // write unchecked: a breach may hold a value the encoder refuses
-    body.write(&mut w);
-    w.finish_bits().unwrap_or_else(|_| raw_lifetime(&body))
+    written_bits(|w| {
+        // write unchecked: a breach may hold a value the encoder refuses
+        body.write(w);
+    })
+    .unwrap_or_else(|_| raw_lifetime(&body))
 }
 
 /// A type-17 body written field by field, for states the encoder refuses (T17-01).
 fn raw_lifetime(body: &LifetimeAuth) -> Bits {
     let mut safe = body.clone();
     safe.state = 3;
-    let mut w = BitWriter::new();
-    safe.write(&mut w);
-    let mut bits = w.finish_bits().expect("a safe type-17 body");
+    let mut bits = written_bits(|w| {
+        safe.write(w);
+    })
+    .expect("a safe type-17 body");
     set_bits(
         &mut bits.bytes,
         0,
@@ -66,19 +68,21 @@ pub fn record(schema: &Schema, bits: &Bits, change: impl FnOnce(&mut Vec<Value>)
     if let Value::Record(fields) = &mut value {
         change(fields);
     }
-    let mut w = BitWriter::new();
-    encode(schema, &value, &mut w).expect("the changed body encodes");
-    w.finish_bits().expect("the changed body fits")
+    written_bits(|w| {
+        encode(schema, &value, w).expect("the changed body encodes");
+    })
+    .expect("the changed body fits")
 }
 
 /// `bits` cut to its first `len` bits.
 pub fn cut(bits: &Bits, len: usize) -> Bits {
-    let mut w = BitWriter::new();
-    let mut r = bits.reader();
-    for _ in 0..len.min(bits.bit_len) {
-        w.write_bool(r.read_bool().expect("inside the body"));
-    }
-    w.finish_bits().expect("a cut body")
+    written_bits(|w| {
+        let mut r = bits.reader();
+        for _ in 0..len.min(bits.bit_len) {
+            w.write_bool(r.read_bool().expect("inside the body"));
+        }
+    })
+    .expect("a cut body")
 }
 
 /// The type-17 body `bits` with `n` i32 switches, written past the encoder's clamp of 50
@@ -96,19 +100,20 @@ pub fn switches(bits: &Bits, n: usize) -> Bits {
         w.write(0x8000_0000, 32);
     };
     let after = COUNT_AT + 6 + body.switches.len() * 97;
-    let mut w = BitWriter::new();
-    let mut r = bits.reader();
-    for _ in 0..COUNT_AT {
-        w.write_bool(r.read_bool().expect("inside the body"));
-    }
-    w.write(n as u64, 6);
-    (0..n).for_each(|i| entry(&mut w, i));
-    let mut r = bits.reader();
-    r.skip(after).expect("inside the body");
-    while let Ok(b) = r.read_bool() {
-        w.write_bool(b);
-    }
-    w.finish_bits().expect("a type-17 body")
+    written_bits(|w| {
+        let mut r = bits.reader();
+        for _ in 0..COUNT_AT {
+            w.write_bool(r.read_bool().expect("inside the body"));
+        }
+        w.write(n as u64, 6);
+        (0..n).for_each(|i| entry(w, i));
+        let mut r = bits.reader();
+        r.skip(after).expect("inside the body");
+        while let Ok(b) = r.read_bool() {
+            w.write_bool(b);
+        }
+    })
+    .expect("a type-17 body")
 }
 
 /// A logical integer of a decoded record.

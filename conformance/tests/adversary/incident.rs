@@ -5,7 +5,7 @@ use crate::edit::replace;
 use crate::mode::{Incident, Mode};
 use vex_host::outbound::Payload;
 use vex_wire::activity::ids::INCIDENT;
-use vex_wire::bits::BitWriter;
+use vex_wire::bits::written;
 
 /// The selector as written.
 enum Selector {
@@ -19,25 +19,26 @@ enum Selector {
 
 /// The body: definition, extra targets, selector, the unread pair's gate, payload.
 fn body(definition: u16, targets: &[u16], selector: Selector, payload: usize) -> Vec<u8> {
-    let mut w = BitWriter::new();
-    w.write(u64::from(definition), 13);
-    w.write(targets.len() as u64, 5);
-    for t in targets {
-        w.write(u64::from(*t), 13);
-    }
-    match selector {
-        Selector::Clear => w.write_bool(false),
-        Selector::Bit => w.write_bool(true),
-        Selector::Bytes(n) => {
-            w.write_bool(true);
-            w.write(u64::from(n), 9);
-            w.write_zeros(8 * usize::from(n));
+    written(|w| {
+        w.write(u64::from(definition), 13);
+        w.write(targets.len() as u64, 5);
+        for t in targets {
+            w.write(u64::from(*t), 13);
         }
-    }
-    w.write_bool(false);
-    w.write(payload as u64, 9);
-    w.write_zeros(8 * payload);
-    w.finish().expect("an incident body")
+        match selector {
+            Selector::Clear => w.write_bool(false),
+            Selector::Bit => w.write_bool(true),
+            Selector::Bytes(n) => {
+                w.write_bool(true);
+                w.write(u64::from(n), 9);
+                w.write_zeros(8 * usize::from(n));
+            }
+        }
+        w.write_bool(false);
+        w.write(payload as u64, 9);
+        w.write_zeros(8 * payload);
+    })
+    .expect("an incident body")
 }
 
 /// The host's incident replaced by the mode's.

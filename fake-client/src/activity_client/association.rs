@@ -753,11 +753,12 @@ mod tests {
             let (mut a, keys) = opened();
             let mut v = Verdict::new();
             // marker, more, the id, struct_size 0, more 0
-            let mut w = vex_wire::bits::BitWriter::new();
-            for (value, width) in [(1, 1), (1, 1), (u64::from(id), 6), (0, 18), (0, 1)] {
-                w.write(value, width);
-            }
-            let container = w.finish().unwrap();
+            let container = vex_wire::bits::written(|w| {
+                for (value, width) in [(1, 1), (1, 1), (u64::from(id), 6), (0, 18), (0, 1)] {
+                    w.write(value, width);
+                }
+            })
+            .unwrap();
             let bytes = record::seal(&keys, REQUESTER_TAG, 1, &container).unwrap();
             a.on_datagram(&mut v, Instant::default(), &bytes);
             assert_eq!(rules(&v) == [Rule::Peer15], caught, "id {id}");

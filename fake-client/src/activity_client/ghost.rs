@@ -10,9 +10,8 @@ use vex_wire::activity::body::Body;
 use vex_wire::activity::ids;
 use vex_wire::activity::sense_update::{SenseGroup, SenseObject, SenseUpdate};
 use vex_wire::activity::slot::ClientRef;
-use vex_wire::bits::BitWriter;
 use vex_wire::schema::tables::GHOST_LINK_SENSE;
-use vex_wire::schema::{Value, encode};
+use vex_wire::schema::{Value, encode_bits};
 use vex_wire::time::Instant;
 
 /// How far the bar runs at each report, the last one frame short of the end: where it
@@ -113,8 +112,7 @@ impl GhostScan {
             },
             Value::Int(generation),
         ]);
-        let mut w = BitWriter::new();
-        encode(&GHOST_LINK_SENSE, &value, &mut w).ok()?;
+        let sense = encode_bits(&GHOST_LINK_SENSE, &value).ok()?;
         let counter = self.counters.entry(slot).or_default();
         *counter = counter.wrapping_add(1);
         let update = SenseUpdate {
@@ -123,7 +121,7 @@ impl GhostScan {
                 key: slot.key,
                 objects: vec![SenseObject {
                     slot,
-                    sense: w.finish_bits().ok()?,
+                    sense,
                     counter: *counter,
                 }],
             }],

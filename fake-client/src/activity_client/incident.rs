@@ -104,7 +104,7 @@ pub(super) fn check_incident(verdict: &mut Verdict, idx: u64, payload: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vex_wire::bits::BitWriter;
+    use vex_wire::bits::written;
     use vex_wire::schema::encode;
 
     fn incident(index: i128, targets: usize, payload: usize) -> Vec<u8> {
@@ -115,9 +115,10 @@ mod tests {
             Value::Absent,
             Value::Array(vec![Value::Int(0); payload]),
         ]);
-        let mut w = BitWriter::new();
-        encode(&INCIDENT, &v, &mut w).unwrap();
-        w.finish().unwrap()
+        written(|w| {
+            encode(&INCIDENT, &v, w).unwrap();
+        })
+        .unwrap()
     }
 
     fn rules_for(body: &[u8]) -> Vec<Rule> {
@@ -145,28 +146,31 @@ mod tests {
     /// a body cut before the selector bit is BODY-04.
     #[test]
     fn a_set_selector_bit_is_the_cause_whatever_follows() {
-        let mut w = BitWriter::new();
-        w.write(2, 13);
-        w.write(0, 5);
-        w.write_bool(true);
-        w.write(0, 13);
-        assert_eq!(rules_for(&w.finish().unwrap()), [Rule::Incident04]);
-        let mut w = BitWriter::new();
-        w.write(2, 13);
-        w.write(1, 5);
-        assert_eq!(rules_for(&w.finish().unwrap()), [Rule::Body04]);
+        let body = written(|w| {
+            w.write(2, 13);
+            w.write(0, 5);
+            w.write_bool(true);
+            w.write(0, 13);
+        });
+        assert_eq!(rules_for(&body.unwrap()), [Rule::Incident04]);
+        let body = written(|w| {
+            w.write(2, 13);
+            w.write(1, 5);
+        });
+        assert_eq!(rules_for(&body.unwrap()), [Rule::Body04]);
     }
 
     /// A payload count over 500 is refused even when fewer bytes follow.
     #[test]
     fn a_payload_count_over_500_is_refused() {
-        let mut w = BitWriter::new();
-        w.write(0, 13);
-        w.write(0, 5);
-        w.write_bool(false);
-        w.write_bool(false);
-        w.write(501, 9);
-        assert_eq!(rules_for(&w.finish().unwrap()), [Rule::Incident05]);
+        let body = written(|w| {
+            w.write(0, 13);
+            w.write(0, 5);
+            w.write_bool(false);
+            w.write_bool(false);
+            w.write(501, 9);
+        });
+        assert_eq!(rules_for(&body.unwrap()), [Rule::Incident05]);
     }
 
     /// A count past its array is judged by its array when the body holds an element past
@@ -188,22 +192,24 @@ mod tests {
             [Rule::Incident03]
         );
         assert_eq!(rules_for(&targets), [Rule::Incident03]);
-        let mut w = BitWriter::new();
-        w.write(0, 13);
-        w.write(0, 5);
-        w.write_bool(true); // a compressed selector of 261 bytes
-        w.write(261, 9);
-        w.write_zeros(261 * 8);
-        assert_eq!(rules_for(&w.finish().unwrap()), [Rule::Incident04]);
-        let mut w = BitWriter::new();
-        w.write(0, 13);
-        w.write(0, 5);
-        w.write_bool(true); // an empty selector, then a 501-byte payload
-        w.write(0, 9);
-        w.write_bool(false);
-        w.write(501, 9);
-        w.write_zeros(501 * 8);
-        assert_eq!(rules_for(&w.finish().unwrap()), [Rule::Incident05]);
+        let body = written(|w| {
+            w.write(0, 13);
+            w.write(0, 5);
+            w.write_bool(true); // a compressed selector of 261 bytes
+            w.write(261, 9);
+            w.write_zeros(261 * 8);
+        });
+        assert_eq!(rules_for(&body.unwrap()), [Rule::Incident04]);
+        let body = written(|w| {
+            w.write(0, 13);
+            w.write(0, 5);
+            w.write_bool(true); // an empty selector, then a 501-byte payload
+            w.write(0, 9);
+            w.write_bool(false);
+            w.write(501, 9);
+            w.write_zeros(501 * 8);
+        });
+        assert_eq!(rules_for(&body.unwrap()), [Rule::Incident05]);
     }
 
     /// BODY-04: a body cut short is dropped before its consumer, crashing row or not, at

@@ -24,7 +24,7 @@ use vex_wire::activity::slot::{
     ClientRef, EMPTY_KEY, NEVER_DESCRIBED, TYPE_CHANNEL, TYPE_LIFETIME, TYPE_PARTICIPATION,
 };
 use vex_wire::activity::small::WorldGlobals;
-use vex_wire::bits::{BitWriter, Bits};
+use vex_wire::bits::{Bits, written_bits};
 use vex_wire::time::Instant;
 
 const SESSION: u64 = 0x9EAA_3001_0020_0001;
@@ -119,14 +119,15 @@ fn auth_with(roster: Option<RosterDelta>, groups: Vec<EntityGroup>) -> Vec<u8> {
 /// A type-24 body whose 3-bit count says `count`, holding that many rows of {revision,
 /// target 50.0, blend 1 s}.
 fn channel(count: u64) -> ObjectBlock {
-    let mut w = BitWriter::new();
-    w.write(count, 3);
-    for revision in 1..=count {
-        w.write(revision, 32);
-        w.write(u64::from(50.0f32.to_bits()), 32);
-        w.write(u64::from(1.0f32.to_bits()), 32);
-    }
-    let body: Bits = w.finish_bits().unwrap();
+    let body = written_bits(|w| {
+        w.write(count, 3);
+        for revision in 1..=count {
+            w.write(revision, 32);
+            w.write(u64::from(50.0f32.to_bits()), 32);
+            w.write(u64::from(1.0f32.to_bits()), 32);
+        }
+    })
+    .unwrap();
     ObjectBlock {
         slot: ClientRef {
             key: OBJECT,
@@ -577,34 +578,35 @@ const LIFETIMES: [ClientRef; 2] = [
 /// current bubble 0 (the client's), every spawn-point pair off, the selection cleared;
 /// its last `cut` bits left off.
 fn lifetime(switches: u64, cut: usize) -> Bits {
-    let mut w = BitWriter::new();
-    w.write(3 + 1, 4); // state, bias 1
-    w.write(1, 3); // quality bypass 0, bias 1
-    w.write(1, 1); // join_flag_inverted
-    w.write(0x8000_0000, 32); // marker revision 0
-    w.write(0, 32); // spawn entry hash
-    w.write(0x8000_0000, 32); // current bubble 0
-    w.write(switches, 6);
-    for _ in 0..switches {
-        w.write(0xB3C1_251B, 32); // key
-        w.write(1, 1); // value present
-        w.write(0x8080_0007, 32); // the runtime i32 class
-        w.write(0x8000_0000, 32); // 0
-    }
-    w.write(0x8000_0000, 32); // unused
-    for _ in 0..3 {
-        w.write(0, 10); // index -1, bias 1: off
-        w.write(u64::from(EMPTY_KEY), 32);
-    }
-    w.write(0, 1); // cycle override
-    w.write(0, 32); // cycle phase
-    w.write(0x7FFF_FFFF, 32); // selection id -1
-    w.write(0, 32); // selection target: key 0,
-    w.write(1, 7); // type 0,
-    w.write(0x8000, 16); // index 0
-    w.write(0, 32); // selection arg
-    w.write(0, 3); // no definition refs
-    let mut bits = w.finish_bits().unwrap();
+    let mut bits = written_bits(|w| {
+        w.write(3 + 1, 4); // state, bias 1
+        w.write(1, 3); // quality bypass 0, bias 1
+        w.write(1, 1); // join_flag_inverted
+        w.write(0x8000_0000, 32); // marker revision 0
+        w.write(0, 32); // spawn entry hash
+        w.write(0x8000_0000, 32); // current bubble 0
+        w.write(switches, 6);
+        for _ in 0..switches {
+            w.write(0xB3C1_251B, 32); // key
+            w.write(1, 1); // value present
+            w.write(0x8080_0007, 32); // the runtime i32 class
+            w.write(0x8000_0000, 32); // 0
+        }
+        w.write(0x8000_0000, 32); // unused
+        for _ in 0..3 {
+            w.write(0, 10); // index -1, bias 1: off
+            w.write(u64::from(EMPTY_KEY), 32);
+        }
+        w.write(0, 1); // cycle override
+        w.write(0, 32); // cycle phase
+        w.write(0x7FFF_FFFF, 32); // selection id -1
+        w.write(0, 32); // selection target: key 0,
+        w.write(1, 7); // type 0,
+        w.write(0x8000, 16); // index 0
+        w.write(0, 32); // selection arg
+        w.write(0, 3); // no definition refs
+    })
+    .unwrap();
     bits.bit_len -= cut;
     bits
 }
@@ -709,13 +711,14 @@ fn a_switch_list_holds_at_most_50() {
 /// A type-17 body as [`lifetime`] lays it out with no switch, whose 3-bit
 /// definition-ref count says `count` and which holds `refs` refs.
 fn lifetime_with_refs(count: u64, refs: u64) -> Bits {
-    let mut w = BitWriter::new();
-    w.write_bits(&lifetime(0, 3)); // every field but the ref count
-    w.write(count, 3);
-    for r in 0..refs {
-        w.write(0x0100_0000 + r, 32);
-    }
-    w.finish_bits().unwrap()
+    written_bits(|w| {
+        w.write_bits(&lifetime(0, 3)); // every field but the ref count
+        w.write(count, 3);
+        for r in 0..refs {
+            w.write(0x0100_0000 + r, 32);
+        }
+    })
+    .unwrap()
 }
 
 /// BODY-05: an array's count can be wider than the array, and the client does not clamp
@@ -861,9 +864,10 @@ fn committed_move_groups() -> Vec<EntityGroup> {
     first_type_13.auth = Some(AuthPart {
         reset: true,
         body: Some({
-            let mut w = BitWriter::new();
-            body.write(&mut w);
-            w.finish_bits().unwrap()
+            written_bits(|w| {
+                body.write(w);
+            })
+            .unwrap()
         }),
     });
     groups

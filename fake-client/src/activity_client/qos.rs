@@ -181,7 +181,7 @@ fn judge_block(header: &AdvertisementHeader, len: usize, session: u64) -> Vec<Br
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vex_wire::bits::BitWriter;
+    use vex_wire::bits::written;
     use vex_wire::peer::advertisement::{BLOCK_LEN, FULL_ADVERTISEMENT};
     use vex_wire::peer::qos::QosReplyHead;
     use zerocopy::FromBytes;
@@ -197,9 +197,10 @@ mod tests {
     fn reply(edit: impl FnOnce(&mut AdvertisementHeader), len: usize) -> Vec<u8> {
         let mut header = AdvertisementHeader::for_session(SESSION);
         edit(&mut header);
-        let mut w = BitWriter::new();
-        header.write(&mut w);
-        let mut block = w.finish().unwrap();
+        let mut block = written(|w| {
+            header.write(w);
+        })
+        .unwrap();
         block.resize(len, 0);
         let head = QosReplyHead::answering(&request(), true, 0.0, block.len());
         QosReply {

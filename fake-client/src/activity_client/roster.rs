@@ -1174,9 +1174,7 @@ slots = [
 
     /// `value` written with `schema`: an Auth body.
     fn body_of(schema: &vex_wire::schema::Schema, value: &Value) -> Bits {
-        let mut w = vex_wire::bits::BitWriter::new();
-        vex_wire::schema::encode(schema, value, &mut w).unwrap();
-        w.finish_bits().unwrap()
+        vex_wire::schema::encode_bits(schema, value).unwrap()
     }
 
     /// A type-65 body: generation `generation`, active, interaction hash 0.

@@ -5,7 +5,7 @@
 
 use crate::fault::Fault;
 use crate::plan::HostPlan;
-use vex_wire::bits::BitWriter;
+use vex_wire::bits::written;
 
 /// The first index past the 7,763-row definition table (INCIDENT-01).
 const PAST_THE_TABLE: u64 = 7763;
@@ -20,20 +20,21 @@ const TOO_LONG_PAYLOAD: usize = 501;
 /// An incident body in facts 4.13's layout: index, extra targets, the compressed-selector
 /// presence bit (with an empty selector when set), the unread pair absent, the payload.
 fn incident(index: u64, targets: usize, selector: bool, payload: usize) -> Vec<u8> {
-    let mut w = BitWriter::new();
-    w.write(index, 13);
-    w.write(targets as u64, 5);
-    for t in 0..targets {
-        w.write(t as u64, 13);
-    }
-    w.write_bool(selector);
-    if selector {
-        w.write(0, 9);
-    }
-    w.write_bool(false);
-    w.write(payload as u64, 9);
-    w.write_zeros(payload * 8);
-    w.finish().unwrap_or_default()
+    written(|w| {
+        w.write(index, 13);
+        w.write(targets as u64, 5);
+        for t in 0..targets {
+            w.write(t as u64, 13);
+        }
+        w.write_bool(selector);
+        if selector {
+            w.write(0, 9);
+        }
+        w.write_bool(false);
+        w.write(payload as u64, 9);
+        w.write_zeros(payload * 8);
+    })
+    .unwrap_or_default()
 }
 
 /// The incident the plan asks for, if any.

@@ -5,7 +5,7 @@
 use crate::fault::Fault;
 use crate::plan::HostPlan;
 use crate::variation::Variation;
-use vex_wire::bits::{BitReader, BitWriter};
+use vex_wire::bits::{BitReader, written};
 use vex_wire::peer::advertisement::{
     AdvertisementHeader, FULL_ADVERTISEMENT, HEADER_BYTES, KIND, PROTOCOL_VERSION,
 };
@@ -100,12 +100,13 @@ fn edit_header(plan: &HostPlan, datagram: &mut Vec<u8>) {
     if header == before {
         return;
     }
-    let mut w = BitWriter::with_capacity(payload.len() * 8);
-    header.write(&mut w);
-    while let Ok(bit) = r.read(1) {
-        w.write(bit, 1);
-    }
-    if let Ok(edited) = w.finish() {
+    let edited = written(|w| {
+        header.write(w);
+        while let Ok(bit) = r.read(1) {
+            w.write(bit, 1);
+        }
+    });
+    if let Ok(edited) = edited {
         datagram.truncate(HEAD);
         datagram.extend_from_slice(&edited);
     }

@@ -17,11 +17,11 @@ use vex_wire::activity::slot::{
     CLIENT_REF_BITS, ClientRef, NEVER_DESCRIBED, TYPE_CHANNEL, TYPE_CONFIGURATION, TYPE_GHOST_LINK,
     TYPE_LIFETIME, TYPE_OBJECTIVE, TYPE_PARTICIPATION, TYPE_TIMER,
 };
-use vex_wire::bits::{BitReader, BitWriter, Bits, I32_BIAS};
+use vex_wire::bits::{BitReader, Bits, I32_BIAS};
 use vex_wire::schema::measure::min_bits;
 use vex_wire::schema::path::set_at;
 use vex_wire::schema::tables::{ACTIVITY_TIMER, LIFETIME, OBJECTIVE};
-use vex_wire::schema::{Schema, Value, decode, encode};
+use vex_wire::schema::{Schema, Value, decode, encode_bits};
 use vex_wire::tag::FNV1_EMPTY;
 
 /// Overwrites `width` bits at bit `at` of `bytes` with the low bits of `value`.
@@ -309,10 +309,7 @@ fn edit_by_name(schema: &'static Schema, body: &mut Bits, edits: Vec<(&str, Valu
             return;
         }
     }
-    let mut w = BitWriter::new();
-    if encode(schema, &value, &mut w).is_ok()
-        && let Ok(bits) = w.finish_bits()
-    {
+    if let Ok(bits) = encode_bits(schema, &value) {
         *body = bits;
     }
 }

@@ -13,9 +13,9 @@ use vex_wire::activity::body::Body;
 use vex_wire::activity::ids::SENSOR_SENSE_UPDATE;
 use vex_wire::activity::sense_update::{SenseObject, SenseUpdate};
 use vex_wire::activity::slot::{ClientRef, TYPE_GHOST_LINK};
-use vex_wire::bits::{BitError, BitReader, BitWriter, Bits};
+use vex_wire::bits::{BitError, BitReader, Bits};
 use vex_wire::schema::tables::GHOST_LINK_SENSE;
-use vex_wire::schema::{Value, catalog, decode, encode};
+use vex_wire::schema::{Value, catalog, decode, encode_bits};
 
 /// The fraction from which the host takes a running Ghost bar as stalled one frame short
 /// of its end. The bar's length is package data; this is Vex's threshold.
@@ -89,14 +89,7 @@ impl Activities {
             },
             Value::Int(self.policy().ghost_finish_generation(generation).into()),
         ]);
-        let mut w = BitWriter::new();
-        let Ok(bits) = encode(&GHOST_LINK_SENSE, &value, &mut w).and_then(|()| {
-            w.finish_bits()
-                .map_err(|e| vex_wire::schema::SchemaError::Bits {
-                    path: String::new(),
-                    source: e,
-                })
-        }) else {
+        let Ok(bits) = encode_bits(&GHOST_LINK_SENSE, &value) else {
             return;
         };
         if let Some(b) = links.binding_mut(link) {

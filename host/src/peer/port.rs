@@ -334,9 +334,12 @@ fn answer(now: Instant, message: PeerMessage, hooks: &Hooks) -> Option<PeerMessa
 /// whose layout neither the pages nor Sunrise give, so it is zeros, then zeros to the
 /// block's 13,184 bytes.
 fn advertisement(session: u64) -> Vec<u8> {
-    let mut w = BitWriter::with_capacity(BLOCK_LEN * 8);
+    let mut block = Vec::with_capacity(BLOCK_LEN);
+    let mut w = BitWriter::appending(&mut block);
     AdvertisementHeader::for_session(session).write(&mut w);
-    let mut block = w.finish().unwrap_or_default();
+    if w.finish().is_err() {
+        block.clear();
+    }
     block.resize(block.len() + GROUP_SESSION_DESCRIPTOR_LEN, 0);
     block.resize(BLOCK_LEN, 0);
     block

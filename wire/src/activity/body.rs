@@ -31,7 +31,7 @@ pub trait Body {
     fn measure(&self) -> Result<usize, BitError> {
         let mut w = BitWriter::measuring();
         self.write(&mut w);
-        w.error().map_or(Ok(w.bit_len()), Err)
+        w.finish()
     }
 
     /// Reads a whole body from its bytes.
@@ -49,15 +49,10 @@ pub trait Body {
     /// Appends the body's bytes to `out`, zero-padded to a whole byte. On an error `out`
     /// is left as it was.
     fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), BitError> {
-        let start = out.len();
         out.reserve(self.capacity_bits().div_ceil(8));
-        let mut w = BitWriter::appending(std::mem::take(out));
+        let mut w = BitWriter::appending(out);
         self.write(&mut w);
-        let handed = w.hand_back(out);
-        if handed.is_err() {
-            out.truncate(start);
-        }
-        handed
+        w.finish().map(drop)
     }
 }
 

@@ -202,6 +202,7 @@ impl Body for ClientState {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bits::written;
     use crate::schema::messages::CLIENT_AUTHORITATIVE_DATA_UPDATE;
     use crate::schema::{Value, decode};
 
@@ -261,26 +262,27 @@ mod tests {
     /// past an opaque branch and a first leg.
     #[test]
     fn agrees_with_the_schema() {
-        let mut w = BitWriter::new();
-        w.write_bool(true);
-        w.write_bool(true); // the opaque branch: only its 6-bit field, then the flag
-        w.write_bool(true);
-        w.write(0x2A, 6);
-        w.write_zeros(13);
-        w.write_bool(false); // no byte list
-        w.write_bool(true);
-        w.write_bool(true); // regions: a first leg and the current one
-        w.write_bool(true);
-        write_leg(&mut w, &RegionLeg { index: 0, hash: 1 });
-        w.write_bool(true);
-        write_leg(&mut w, &RegionLeg { index: 24, hash: 2 });
-        w.write_zeros(3);
-        w.write_bool(true); // spawn
-        w.write_biased(2, 1, 3);
-        w.write(5, 8);
-        w.write(6, 64);
-        w.write_bool(false);
-        for body in [w.finish().unwrap(), full().encode().unwrap()] {
+        let by_hand = written(|w| {
+            w.write_bool(true);
+            w.write_bool(true); // the opaque branch: only its 6-bit field, then the flag
+            w.write_bool(true);
+            w.write(0x2A, 6);
+            w.write_zeros(13);
+            w.write_bool(false); // no byte list
+            w.write_bool(true);
+            w.write_bool(true); // regions: a first leg and the current one
+            w.write_bool(true);
+            write_leg(w, &RegionLeg { index: 0, hash: 1 });
+            w.write_bool(true);
+            write_leg(w, &RegionLeg { index: 24, hash: 2 });
+            w.write_zeros(3);
+            w.write_bool(true); // spawn
+            w.write_biased(2, 1, 3);
+            w.write(5, 8);
+            w.write(6, 64);
+            w.write_bool(false);
+        });
+        for body in [by_hand.unwrap(), full().encode().unwrap()] {
             let typed = ClientState::decode(&body).unwrap();
             let walked = decode(
                 &CLIENT_AUTHORITATIVE_DATA_UPDATE,

@@ -47,6 +47,7 @@ fn refuse(what: &'static str, value: usize) -> BitError {
 
 impl Incident {
     /// Why the client cannot take this incident, if it cannot.
+    #[inline]
     pub fn check(&self) -> Result<(), BitError> {
         let d = self.definition;
         if d >= DEFINITION_ROWS {
@@ -77,6 +78,7 @@ impl Incident {
 impl Body for Incident {
     type Decoded = Self;
 
+    #[inline]
     fn write(&self, w: &mut BitWriter) {
         if let Err(e) = self.check() {
             return w.fail(e);

@@ -1,7 +1,7 @@
 //! Messages 3 join_request and 4 join_result (AH "join_result, message 4"; facts 4.1, 4.2).
 
 use super::body::Body;
-use crate::bits::{BitError, BitReader, BitWriter};
+use crate::bits::{BitError, BitReader, BitWriter, written};
 
 /// Bits in the join_request record; join_result echoes all of them as its field 0.
 pub const JOIN_REQUEST_BITS: usize = 570;
@@ -45,16 +45,17 @@ pub struct JoinRequest {
 impl JoinRequest {
     /// A request whose undocumented bits are zero.
     pub fn new(nonce: u32, host_id: u64, member_key: u64, character_id: u64) -> Self {
-        let mut w = BitWriter::with_capacity(JOIN_REQUEST_BITS);
-        w.write(u64::from(nonce), 32);
-        w.write(host_id, 64);
-        for b in member_key.to_le_bytes() {
-            w.write(u64::from(b), 8);
-        }
-        w.write_zeros(CHARACTER_ID_BIT - 160);
-        w.write(character_id, 64);
-        w.write_zeros(JOIN_REQUEST_BITS - CHARACTER_ID_BIT - 64);
-        let record = w.finish().unwrap_or_default();
+        let record = written(|w| {
+            w.write(u64::from(nonce), 32);
+            w.write(host_id, 64);
+            for b in member_key.to_le_bytes() {
+                w.write(u64::from(b), 8);
+            }
+            w.write_zeros(CHARACTER_ID_BIT - 160);
+            w.write(character_id, 64);
+            w.write_zeros(JOIN_REQUEST_BITS - CHARACTER_ID_BIT - 64);
+        })
+        .unwrap_or_default();
         Self {
             nonce,
             host_id,

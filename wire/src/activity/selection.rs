@@ -8,7 +8,7 @@
 //! unchanged either way.
 
 use crate::activity::body::Body;
-use crate::bits::{BitError, BitReader, BitWriter, Bits};
+use crate::bits::{BitError, BitReader, BitWriter, Bits, written, written_bits};
 use thiserror::Error;
 
 /// The service-6 body is exactly this long (facts 5.1).
@@ -88,9 +88,7 @@ fn read_opt(r: &mut BitReader<'_>, width: u32) -> Result<Option<u64>, BitError> 
 impl SelectionDescriptor {
     /// The descriptor's exact bits.
     pub fn to_bits(&self) -> Result<DescriptorBits, BitError> {
-        let mut w = BitWriter::new();
-        self.write(&mut w);
-        w.finish_bits()
+        written_bits(|w| self.write(w))
     }
 
     /// Parses a descriptor kept as exact bits.
@@ -329,11 +327,11 @@ impl SelectionRequest {
     /// The 7,719-byte service-6 body: discriminator 3, u32 little-endian protobuf length,
     /// the protobuf with field 1, zero padding.
     pub fn encode_service6(&self) -> Result<Vec<u8>, BitError> {
-        let mut w = BitWriter::new();
-        w.write_biased(i64::from(self.kind), 1, 2);
-        w.write_bits(&self.descriptor);
-        w.write_bool(self.trailing);
-        let bits = w.finish()?;
+        let bits = written(|w| {
+            w.write_biased(i64::from(self.kind), 1, 2);
+            w.write_bits(&self.descriptor);
+            w.write_bool(self.trailing);
+        })?;
         let mut field = Vec::with_capacity(6 + bits.len());
         field.extend_from_slice(&SELECTION_OPCODE.to_be_bytes());
         field.extend_from_slice(&self.transaction.to_be_bytes());

@@ -165,15 +165,17 @@ impl DecodedSenseGroup {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bits::written_bits;
     use proptest::prelude::*;
 
     fn sample() -> SenseUpdate {
         let body = |n: usize| {
-            let mut w = BitWriter::new();
-            for i in 0..n {
-                w.write_bool(i % 3 == 0);
-            }
-            w.finish_bits().unwrap()
+            written_bits(|w| {
+                for i in 0..n {
+                    w.write_bool(i % 3 == 0);
+                }
+            })
+            .unwrap()
         };
         let slot = |key, slot_type, index| ClientRef {
             key,

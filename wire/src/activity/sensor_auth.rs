@@ -1037,9 +1037,7 @@ mod tests {
                 bubble_block: Some(block),
                 ..AuthPrefix::echoing([1, 2])
             };
-            let mut w = BitWriter::new();
-            prefix.write(&mut w);
-            let body = w.finish().unwrap();
+            let body = prefix.encode().unwrap();
             let mut held = AuthPrefix::read(&mut BitReader::new(&shapes()[4])).unwrap();
             held.read_into(&mut BitReader::new(&body)).unwrap();
             proptest::prop_assert_eq!(&held, &prefix);

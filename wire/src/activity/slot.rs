@@ -101,6 +101,7 @@ pub struct SlotSchemas {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bits::written;
 
     #[test]
     fn client_ref_is_55_bits_with_biases() {
@@ -109,10 +110,8 @@ mod tests {
             slot_type: 13,
             index: 0,
         };
-        let mut w = BitWriter::new();
-        r.write(&mut w);
-        assert_eq!(w.bit_len(), CLIENT_REF_BITS);
-        let bytes = w.finish().unwrap();
+        assert_eq!(r.measure(), Ok(CLIENT_REF_BITS));
+        let bytes = r.encode().unwrap();
         let mut rd = BitReader::new(&bytes);
         assert_eq!(rd.read(32).unwrap(), 0xAAAA_0001);
         assert_eq!(rd.read(7).unwrap(), 14);
@@ -127,12 +126,13 @@ mod tests {
         #[test]
         fn any_client_ref_reads_back(key: u32, slot_type in -1i8..=126, index: i16, skip in 0u32..8) {
             let r = ClientRef { key, slot_type, index };
-            let mut w = BitWriter::new();
-            if skip > 0 {
-                w.write(0, skip);
-            }
-            r.write(&mut w);
-            let bytes = w.finish().unwrap();
+            let bytes = written(|w| {
+                if skip > 0 {
+                    w.write(0, skip);
+                }
+                r.write(w);
+            })
+            .unwrap();
             let mut rd = BitReader::new(&bytes);
             rd.skip(skip as usize).unwrap();
             proptest::prop_assert_eq!(ClientRef::read(&mut rd).unwrap(), r);

@@ -6,7 +6,7 @@
 //! bias 1 alone; the 37-bit pair, that status then a 32-bit value with bias INT32_MIN;
 //! the pair and a required bool; or, for an opcode with no known definition, nothing.
 
-use crate::bits::{BitError, BitReader, BitWriter};
+use crate::bits::{BitError, BitReader, BitWriter, written};
 use thiserror::Error;
 
 /// Service 10: a web-service request (C->S).
@@ -165,7 +165,8 @@ const VALUE: (u32, i64) = (32, -(i32::MIN as i64));
 impl WsReply {
     /// The bytes: the header, `shape`'s fields, and the two blobs absent.
     pub fn encode(&self, shape: Shape) -> Vec<u8> {
-        let mut w = BitWriter::appending(header(self.opcode, self.transaction));
+        let mut out = header(self.opcode, self.transaction);
+        let mut w = BitWriter::appending(&mut out);
         if let (Some(s), false) = (self.status, shape == Shape::Generic) {
             w.write_wrapping(i64::from(s.code), CODE.1, CODE.0);
             if shape != Shape::StatusOnly {
@@ -176,7 +177,8 @@ impl WsReply {
             }
         }
         w.write(0, 2);
-        w.into_parts().0
+        // every field wraps to its width, so the writer cannot fail
+        w.finish().map(|_| out).unwrap_or_default()
     }
 
     /// Reads a reply of `shape` (the shape of the opcode the client asked with).
@@ -212,12 +214,14 @@ impl WsReply {
 }
 
 /// Opcode 206's payload (facts: Sunrise's `opcode206_codec.cpp`): the family in 4 bits
-/// with bias 1, then the 64-bit root id.
+/// with bias 1, then the 64-bit root id; empty for a family past 14, which 4 bits cannot
+/// hold.
 pub fn subscribe_payload(family: u8, root: u64) -> Vec<u8> {
-    let mut w = BitWriter::new();
-    w.write(u64::from(family) + 1, 4);
-    w.write(root, 64);
-    w.into_parts().0
+    written(|w| {
+        w.write(u64::from(family) + 1, 4);
+        w.write(root, 64);
+    })
+    .unwrap_or_default()
 }
 
 /// Opcode 206's family and root.

@@ -172,11 +172,10 @@ pub fn judge(payload: &[u8], want: u8) -> Result<AdvertisementHeader, Unsuitable
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bits::written;
 
     fn block(header: &AdvertisementHeader) -> Vec<u8> {
-        let mut w = BitWriter::new();
-        header.write(&mut w);
-        let mut bytes = w.finish().unwrap();
+        let mut bytes = written(|w| header.write(w)).unwrap();
         bytes.resize(BLOCK_LEN, 0);
         bytes
     }
@@ -189,9 +188,9 @@ mod tests {
         let bytes = block(&h);
         assert_eq!(bytes[..10], [0x11, 0, 0, 1, 0, 0x20, 0, 1, 0xA4, 0xF8]);
         assert_eq!(judge(&bytes, GROUP_SESSION), Ok(h));
-        let mut w = BitWriter::new();
+        let mut w = BitWriter::measuring();
         h.write(&mut w);
-        assert_eq!(w.bit_len(), 147);
+        assert_eq!(w.finish(), Ok(147));
         assert_eq!((HEADER_BITS, HEADER_BYTES), (147, 19));
         // kind (3 bits) then the high bound: 86,656 in 31 bits
         let mut r = BitReader::new(&bytes);

@@ -76,14 +76,16 @@ pub fn write_container(messages: &[PeerMessage]) -> Result<Vec<u8>, BodyError> {
 
 /// [`write_container`] with each message's declared size given.
 pub fn write_declared(messages: &[(&PeerMessage, u32)]) -> Result<Vec<u8>, BodyError> {
-    let mut w = BitWriter::new();
+    let mut bytes = Vec::new();
+    let mut w = BitWriter::appending(&mut bytes);
     w.write(1, 1);
     for (m, size) in messages {
         w.write(1, 1);
         write_message(&mut w, m, *size)?;
     }
     w.write(0, 1);
-    Ok(w.finish()?)
+    w.finish()?;
+    Ok(bytes)
 }
 
 /// An out-of-band container as the receiver reads it.

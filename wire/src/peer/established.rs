@@ -11,7 +11,7 @@
 //! consecutive 13-bit message sequences in one queue, ending in a short fragment
 //! ([`fragment`]); the receiver puts the runs back together ([`Reassembly`]).
 
-use crate::bits::{BitError, BitReader, BitWriter, Bits};
+use crate::bits::{BitError, BitReader, BitWriter, Bits, written_bits};
 use thiserror::Error;
 
 /// The bits of a full fragment: 32 bytes in queue A, 6 bytes in queue B (facts).
@@ -406,14 +406,16 @@ impl EstablishedPacket {
         if self.fragmented {
             return Err(EstablishedError::Fragmented);
         }
-        let mut w = BitWriter::new();
+        let mut bytes = Vec::new();
+        let mut w = BitWriter::appending(&mut bytes);
         w.write(0b00, 2);
         w.write(self.guard.into(), 2);
         self.ack.write(&mut w)?;
         write_queue(&mut w, Queue::A, &self.queue_a)?;
         write_queue(&mut w, Queue::B, &self.queue_b)?;
         w.write(0b00, 2);
-        Ok(w.finish()?)
+        w.finish()?;
+        Ok(bytes)
     }
 
     /// The datagram `bytes` (decrypted plaintext). Every selector form is read. The
@@ -581,7 +583,10 @@ pub fn fragment(message: &Bits, queue: Queue, first: u16) -> Vec<Fragment> {
 pub struct Reassembly {
     next: u16,
     slots: [Option<Fragment>; WINDOW as usize],
-    assembly: BitWriter,
+    /// The drained fragments of the message being built, joined when its last comes.
+    assembly: Vec<Bits>,
+    /// Their bits in all.
+    assembled_bits: usize,
     discarding: bool,
 }
 
@@ -592,7 +597,8 @@ impl Reassembly {
         Self {
             next: first_expected % SEQUENCE_MOD,
             slots: [const { None }; WINDOW as usize],
-            assembly: BitWriter::new(),
+            assembly: Vec::new(),
+            assembled_bits: 0,
             discarding: false,
         }
     }
@@ -656,15 +662,19 @@ impl Reassembly {
                 self.discarding = !fragment.short;
                 continue;
             }
-            if self.assembly.bit_len() + fragment.bits.bit_len > MAX_MESSAGE_BITS {
-                self.assembly = BitWriter::new();
+            if self.assembled_bits + fragment.bits.bit_len > MAX_MESSAGE_BITS {
+                self.assembly.clear();
+                self.assembled_bits = 0;
                 self.discarding = !fragment.short;
                 return Err(EstablishedError::TooLong);
             }
-            self.assembly.write_bits(&fragment.bits);
+            self.assembled_bits += fragment.bits.bit_len;
+            self.assembly.push(fragment.bits);
             if fragment.short {
-                let message = std::mem::take(&mut self.assembly);
-                return Ok(Some(message.finish_bits()?));
+                let message = written_bits(|w| self.assembly.iter().for_each(|b| w.write_bits(b)));
+                self.assembly.clear();
+                self.assembled_bits = 0;
+                return Ok(Some(message?));
             }
         }
     }
@@ -673,14 +683,16 @@ impl Reassembly {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bits::{written, written_bits};
     use proptest::prelude::*;
 
     fn pattern(len: usize, seed: u64) -> Bits {
-        let mut w = BitWriter::new();
-        for i in 0..len {
-            w.write_bool(seed.rotate_left(i as u32) & 1 == 1);
-        }
-        w.finish_bits().unwrap()
+        written_bits(|w| {
+            for i in 0..len {
+                w.write_bool(seed.rotate_left(i as u32) & 1 == 1);
+            }
+        })
+        .unwrap()
     }
 
     fn packet(ack: Ack, queue_a: Vec<Fragment>, queue_b: Vec<Fragment>) -> EstablishedPacket {
@@ -701,16 +713,19 @@ mod tests {
         }
     }
 
-    /// The bits of a datagram up to the end of both (empty) queues, uninitialised ACK.
-    fn bare_head() -> BitWriter {
-        let mut w = BitWriter::new();
-        w.write(0b0001, 4); // marker, fragmented, guard 1
-        w.write(1, 1);
-        w.write(1, 10);
-        w.write(1, 7);
-        w.write(0, 7);
-        w.write(0b111, 3);
-        w
+    /// A datagram's bytes: its head up to the end of both (empty) queues, uninitialised
+    /// ACK, then what `rest` writes.
+    fn datagram(rest: impl FnOnce(&mut BitWriter)) -> Vec<u8> {
+        written(|w| {
+            w.write(0b0001, 4); // marker, fragmented, guard 1
+            w.write(1, 1);
+            w.write(1, 10);
+            w.write(1, 7);
+            w.write(0, 7);
+            w.write(0b111, 3);
+            rest(w);
+        })
+        .unwrap()
     }
 
     #[test]
@@ -808,21 +823,23 @@ mod tests {
     /// short fragment.
     #[test]
     fn every_selector_form_reads() {
-        let mut w = bare_head();
-        w.write(0, 1);
-        w.write(1, 1);
-        for (selector, extra) in [(0b01, Some((8191, 13))), (0b11, None), (0b10, Some((3, 4)))] {
-            w.write(selector, 2);
-            if let Some((v, width)) = extra {
-                w.write(v, width);
-            }
-            w.write(0b10, 2); // short, secondary 0
-            w.write(0, 6); // length 1
+        let bytes = datagram(|w| {
+            w.write(0, 1);
             w.write(1, 1);
-        }
-        w.write(0b00, 2);
-        w.write(0b00, 2);
-        let p = EstablishedPacket::read(&w.finish().unwrap()).unwrap();
+            for (selector, extra) in [(0b01, Some((8191, 13))), (0b11, None), (0b10, Some((3, 4)))]
+            {
+                w.write(selector, 2);
+                if let Some((v, width)) = extra {
+                    w.write(v, width);
+                }
+                w.write(0b10, 2); // short, secondary 0
+                w.write(0, 6); // length 1
+                w.write(1, 1);
+            }
+            w.write(0b00, 2);
+            w.write(0b00, 2);
+        });
+        let p = EstablishedPacket::read(&bytes).unwrap();
         let seqs: Vec<u16> = p.queue_b.iter().map(|f| f.sequence).collect();
         assert_eq!(seqs, [8191, 0, 4]);
         assert!(p.queue_a.is_empty());
@@ -832,11 +849,12 @@ mod tests {
     #[test]
     fn a_relative_selector_needs_a_previous_record() {
         for selector in [0b10u8, 0b11] {
-            let mut w = bare_head();
-            w.write(1, 1);
-            w.write(selector.into(), 2);
-            w.write(0, 16);
-            let r = EstablishedPacket::read(&w.finish().unwrap());
+            let bytes = datagram(|w| {
+                w.write(1, 1);
+                w.write(selector.into(), 2);
+                w.write(0, 16);
+            });
+            let r = EstablishedPacket::read(&bytes);
             assert_eq!(r, Err(EstablishedError::NoPrevious(selector)));
         }
     }
@@ -853,20 +871,21 @@ mod tests {
         let p = packet(uninit(), vec![], (0..65).map(one).collect());
         assert_eq!(p.write(), Err(EstablishedError::TooManyRecords));
         // by hand: absolute 0, then 64 times `11`, each a short 1-bit fragment
-        let mut w = bare_head();
-        w.write(1, 1);
-        w.write(0b01, 2);
-        w.write(0, 13);
-        for i in 0..65 {
-            if i > 0 {
-                w.write(0b11, 2);
+        let bytes = datagram(|w| {
+            w.write(1, 1);
+            w.write(0b01, 2);
+            w.write(0, 13);
+            for i in 0..65 {
+                if i > 0 {
+                    w.write(0b11, 2);
+                }
+                w.write(0b10, 2); // short, secondary 0
+                w.write(0, 8); // length 1
+                w.write(0, 1);
             }
-            w.write(0b10, 2); // short, secondary 0
-            w.write(0, 8); // length 1
-            w.write(0, 1);
-        }
-        w.write(0, 4);
-        let r = EstablishedPacket::read(&w.finish().unwrap());
+            w.write(0, 4);
+        });
+        let r = EstablishedPacket::read(&bytes);
         assert_eq!(r, Err(EstablishedError::TooManyRecords));
     }
 
@@ -894,18 +913,20 @@ mod tests {
             (0b00_0001, 6, Err(EstablishedError::Trailing(4))),
             (0, 14, Err(EstablishedError::Trailing(12))),
         ] {
-            let mut w = bare_head();
-            w.write(0b00, 2);
-            w.write(bits, width);
-            let r = EstablishedPacket::read(&w.finish().unwrap()).map(|_| ());
+            let bytes = datagram(|w| {
+                w.write(0b00, 2);
+                w.write(bits, width);
+            });
+            let r = EstablishedPacket::read(&bytes).map(|_| ());
             assert_eq!(r, want, "{bits:b}/{width}");
         }
         // a single-difference ACK makes the absent filler bit the datagram's last bit
-        let mut w = BitWriter::new();
-        w.write(0, 4 + 1 + 10 + 7 + 7);
-        w.write(0b01, 2);
-        w.write(0, 1 + 3 + 10 + 2 + 1);
-        let bytes = w.finish().unwrap();
+        let bytes = written(|w| {
+            w.write(0, 4 + 1 + 10 + 7 + 7);
+            w.write(0b01, 2);
+            w.write(0, 1 + 3 + 10 + 2 + 1);
+        })
+        .unwrap();
         assert_eq!(bytes.len(), 6);
         assert!(EstablishedPacket::read(&bytes).is_ok());
     }
@@ -913,12 +934,13 @@ mod tests {
     #[test]
     fn filler_is_one_to_9920_bits() {
         for (len, ok) in [(9920u16, true), (1, true), (9921, false), (0, false)] {
-            let mut w = bare_head();
-            w.write(0b00, 2);
-            w.write(1, 1);
-            w.write(len.into(), 14);
-            w.write_zeros(len.into());
-            let r = EstablishedPacket::read(&w.finish().unwrap());
+            let bytes = datagram(|w| {
+                w.write(0b00, 2);
+                w.write(1, 1);
+                w.write(len.into(), 14);
+                w.write_zeros(len.into());
+            });
+            let r = EstablishedPacket::read(&bytes);
             assert_eq!(r.is_ok(), ok, "{len}");
             if !ok {
                 assert_eq!(r, Err(EstablishedError::FillerLength(len)));
@@ -948,12 +970,13 @@ mod tests {
                 let full = queue.full_bits();
                 assert_eq!(frags.len(), len / full + 1, "{queue:?} {len}");
                 let got = reassemble(&message, queue, 1);
-                let mut want = BitWriter::new();
-                want.write_bits(&message);
-                if len % full == 0 {
-                    want.write(0, 1); // the terminator's bit
-                }
-                assert_eq!(got, [want.finish_bits().unwrap()], "{queue:?} {len}");
+                let want = written_bits(|w| {
+                    w.write_bits(&message);
+                    if len % full == 0 {
+                        w.write(0, 1); // the terminator's bit
+                    }
+                });
+                assert_eq!(got, [want.unwrap()], "{queue:?} {len}");
             }
         }
     }

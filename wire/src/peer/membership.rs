@@ -302,6 +302,7 @@ fn read_player(r: &mut BitReader<'_>) -> Result<PlayerDelta, MembershipError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bits::written;
 
     fn root() -> MembershipRoot {
         let member = |join_id: u64, machine: u64| MembershipMember {
@@ -351,9 +352,10 @@ mod tests {
     #[test]
     fn an_update_reads_back() {
         let u = update();
-        let mut w = BitWriter::new();
-        u.write(&mut w).unwrap();
-        let bytes = w.finish().unwrap();
+        let bytes = written(|w| {
+            u.write(w).unwrap();
+        })
+        .unwrap();
         assert_eq!(bytes[..8], 0x55u64.to_le_bytes());
         let len = u.root.len();
         assert_eq!(u16::from_be_bytes([bytes[8], bytes[9]]) >> 3, len as u16);
@@ -372,31 +374,33 @@ mod tests {
             revisions: None,
             ..MembershipUpdate::default()
         };
-        let mut w = BitWriter::new();
-        u.write(&mut w).unwrap();
-        let bytes = w.finish().unwrap();
+        let bytes = written(|w| {
+            u.write(w).unwrap();
+        })
+        .unwrap();
         assert_eq!(
             MembershipUpdate::read(&mut BitReader::new(&bytes)),
             Ok(u.clone())
         );
         u.root.push(0);
         assert_eq!(
-            u.write(&mut BitWriter::new()),
+            u.write(&mut BitWriter::measuring()),
             Err(MembershipError::RootTooLong(8192))
         );
         let mut u = update();
         u.peers = vec![u.peers[0]; 33];
         assert!(matches!(
-            u.write(&mut BitWriter::new()),
+            u.write(&mut BitWriter::measuring()),
             Err(MembershipError::TooMany { count: 33, .. })
         ));
-        let mut w = BitWriter::new();
-        write_raw_u64(&mut w, 1);
-        w.write(0, 13);
-        w.write_zeros(1 + 64);
-        w.write(33, 6);
-        w.write(0, 6);
-        let bytes = w.finish().unwrap();
+        let bytes = written(|w| {
+            write_raw_u64(w, 1);
+            w.write(0, 13);
+            w.write_zeros(1 + 64);
+            w.write(33, 6);
+            w.write(0, 6);
+        })
+        .unwrap();
         assert!(matches!(
             MembershipUpdate::read(&mut BitReader::new(&bytes)),
             Err(MembershipError::TooMany { count: 33, .. })
@@ -407,11 +411,12 @@ mod tests {
     /// peer delta, a player profile.
     #[test]
     fn unknown_parts_end_the_read() {
-        let mut w = BitWriter::new();
-        MembershipUpdate::snapshot(0, &MembershipRoot::default())
-            .write(&mut w)
-            .unwrap();
-        let mut bytes = w.finish().unwrap();
+        let mut bytes = written(|w| {
+            MembershipUpdate::snapshot(0, &MembershipRoot::default())
+                .write(w)
+                .unwrap();
+        })
+        .unwrap();
         // 64 + 13 + 1 + 64 + 12 bits, then the first tail flag
         let tail = 64 + 13 + 1 + 64 + 12;
         bytes[tail / 8] |= 0x80 >> (tail % 8);
@@ -422,9 +427,10 @@ mod tests {
         let mut u = update();
         u.peers.truncate(0);
         u.players.truncate(1);
-        let mut w = BitWriter::new();
-        u.write(&mut w).unwrap();
-        let mut bytes = w.finish().unwrap();
+        let mut bytes = written(|w| {
+            u.write(w).unwrap();
+        })
+        .unwrap();
         let root_bits = 64 + 13 + u.root.len() * 8 + 1 + 64 + 12;
         // the player's profile bit: slot 5, mode 2, id 64, member 6, owned 1, sequence 20, flag 1
         let profile = root_bits + 5 + 2 + 64 + 6 + 1 + 20 + 1;

@@ -417,6 +417,7 @@ fn read_addr(r: &mut BitReader<'_>) -> Result<NetAddr, BitError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bits::written;
     use crate::peer::membership::MembershipRoot;
 
     fn every_message() -> Vec<PeerMessage> {
@@ -481,9 +482,10 @@ mod tests {
     #[test]
     fn every_body_reads_back() {
         for m in every_message() {
-            let mut w = BitWriter::new();
-            m.write_body(&mut w).unwrap();
-            let bytes = w.finish().unwrap();
+            let bytes = written(|w| {
+                m.write_body(w).unwrap();
+            })
+            .unwrap();
             let back = PeerMessage::read_body(m.id(), &mut BitReader::new(&bytes)).unwrap();
             assert_eq!(back, m);
             assert!(struct_size(m.id()).is_some());
@@ -498,9 +500,10 @@ mod tests {
     /// twice, type 5 (3 bits), then the session's bytes low first.
     #[test]
     fn a_join_request_golden() {
-        let mut w = BitWriter::new();
-        every_message()[5].write_body(&mut w).unwrap();
-        let bytes = w.finish().unwrap();
+        let bytes = written(|w| {
+            every_message()[5].write_body(w).unwrap();
+        })
+        .unwrap();
         assert_eq!(
             bytes[..10],
             [0xA4, 0xF8, 0, 1, 0x52, 0x81, 0, 1, 0x52, 0x81]
@@ -514,10 +517,10 @@ mod tests {
     #[test]
     fn short_bodies_are_refused() {
         for m in every_message() {
-            let mut w = BitWriter::new();
+            let mut bytes = Vec::new();
+            let mut w = BitWriter::appending(&mut bytes);
             m.write_body(&mut w).unwrap();
-            let bits = w.bit_len();
-            let bytes = w.finish().unwrap();
+            let bits = w.finish().unwrap();
             let mut r = BitReader::with_bit_len(&bytes, bits - 1);
             assert!(
                 PeerMessage::read_body(m.id(), &mut r).is_err(),

@@ -17,7 +17,7 @@ use super::established::{
     PACKET_SEQUENCE_MOD, Queue, Reassembly, Receipt, SEQUENCE_MOD, fragment,
 };
 use super::message::{BodyError, PeerMessage};
-use crate::bits::BitWriter;
+use crate::bits::{BitWriter, Bits};
 use crate::time::Instant;
 use std::collections::VecDeque;
 use thiserror::Error;
@@ -116,9 +116,11 @@ impl Connection {
 
     /// Queues `message` with `size` as its declared struct size.
     pub fn send(&mut self, message: &PeerMessage, size: u32) -> Result<(), ReliableError> {
-        let mut w = BitWriter::new();
+        let mut bytes = Vec::new();
+        let mut w = BitWriter::appending(&mut bytes);
         chain::write_message(&mut w, message, size)?;
-        let bits = w.finish_bits().map_err(BodyError::from)?;
+        let bit_len = w.finish().map_err(BodyError::from)?;
+        let bits = Bits { bytes, bit_len };
         let fragments = fragment(&bits, Queue::A, self.next_message);
         if self.pending.len() + fragments.len() > MAX_PENDING {
             return Err(ReliableError::Full(self.pending.len()));

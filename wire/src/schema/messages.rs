@@ -550,15 +550,14 @@ pub const MEMBERSHIP_ACKNOWLEDGEMENT: Schema = Schema {
 mod tests {
     use super::*;
     use crate::activity::body::Body;
+    use crate::bits::written;
     use crate::bits::{BitReader, BitWriter};
     use crate::schema::measure::{max_bits, min_bits};
-    use crate::schema::{decode, encode};
+    use crate::schema::{decode, encode, encode_bits};
 
     fn re_encode(schema: &Schema, bytes: &[u8]) -> Vec<u8> {
         let v = decode(schema, &mut BitReader::new(bytes)).unwrap();
-        let mut w = BitWriter::new();
-        encode(schema, &v, &mut w).unwrap();
-        w.finish().unwrap()
+        encode_bits(schema, &v).unwrap().bytes
     }
 
     /// The encoder refuses what AH's crash table names; the decoder still reads it.
@@ -575,7 +574,7 @@ mod tests {
             ])
         };
         let refuses = |schema: &Schema, v: &Value, rule: Rule| {
-            let e = encode(schema, v, &mut BitWriter::new()).unwrap_err();
+            let e = encode(schema, v, &mut BitWriter::measuring()).unwrap_err();
             assert!(
                 matches!(e, SchemaError::Unsafe { rule: r, .. } if r == rule),
                 "{e}"
@@ -585,7 +584,7 @@ mod tests {
             encode(
                 &INCIDENT,
                 &incident(7762, Value::Absent),
-                &mut BitWriter::new()
+                &mut BitWriter::measuring()
             )
             .is_ok()
         );
@@ -601,9 +600,10 @@ mod tests {
             &Value::Record(vec![Value::Int(33)]),
             Rule::Bhs01,
         );
-        let mut w = BitWriter::new();
-        encode(&INCIDENT, &incident(1, Value::Absent), &mut w).unwrap();
-        let mut bytes = w.finish().unwrap();
+        let mut bytes = written(|w| {
+            encode(&INCIDENT, &incident(1, Value::Absent), w).unwrap();
+        })
+        .unwrap();
         bytes[0] = 0xFF; // index 8191 and up: read as sent
         assert!(decode(&INCIDENT, &mut BitReader::new(&bytes)).is_ok());
     }

@@ -18,4 +18,4 @@ pub mod walk;
 
 pub use kind::{Field, Kind, Schema, TagMode};
 pub use value::{KeyedLane, Value};
-pub use walk::{SchemaError, TraceLine, decode, decode_into, decode_traced, encode};
+pub use walk::{SchemaError, TraceLine, decode, decode_into, decode_traced, encode, encode_bits};

@@ -5,12 +5,12 @@
 use super::kind::{Field, Guard, Kind, Schema};
 use super::tables::*;
 use crate::activity::body::Body;
-use crate::bits::{BitReader, BitWriter, Bits};
+use crate::bits::{BitReader, BitWriter, Bits, written, written_bits};
 use crate::schema::kind::{KEYED_LANE_FIRST, KEYED_LANE_SECOND, RUNTIME_I32};
 use crate::schema::measure::{max_bits, min_bits};
 use crate::schema::walk::int_from_stored;
 use crate::schema::{
-    KeyedLane, SchemaError, TagMode, Value, decode, decode_into, decode_traced, encode,
+    KeyedLane, SchemaError, TagMode, Value, decode, decode_into, decode_traced, encode, encode_bits,
 };
 use proptest::prelude::*;
 use vex_rules::Rule;
@@ -251,9 +251,8 @@ fn check_round_trip(
     value: &Value,
     reused: &mut Value,
 ) -> Result<(), TestCaseError> {
-    let mut w = BitWriter::new();
-    encode(schema, value, &mut w).map_err(|e| TestCaseError::fail(format!("{e:?}")))?;
-    let bits = w.bit_len();
+    let written = encode_bits(schema, value).map_err(|e| TestCaseError::fail(format!("{e:?}")))?;
+    let bits = written.bit_len;
     let mut measured = BitWriter::measuring();
     encode(schema, value, &mut measured).map_err(|e| TestCaseError::fail(format!("{e:?}")))?;
     prop_assert_eq!(measured.bit_len(), bits, "{} measured", schema.name);
@@ -267,9 +266,7 @@ fn check_round_trip(
     {
         prop_assert!(bits <= max, "{} above its maximum", schema.name);
     }
-    let bytes = w
-        .finish()
-        .map_err(|e| TestCaseError::fail(format!("{e:?}")))?;
+    let bytes = written.bytes;
     let back = decode(schema, &mut BitReader::new(&bytes));
     prop_assert_eq!(back.as_ref().ok(), Some(value), "{}", schema.name);
     let into = decode_into(schema, &mut BitReader::new(&bytes), reused);
@@ -349,13 +346,12 @@ fn participation_schema_matches_the_typed_body() {
         player_key: Some(0x0123_4567_89AB_CDEF),
         sync_state: 2,
     };
-    let mut w = BitWriter::new();
-    typed.write(&mut w);
-    let bits = w.finish_bits().unwrap();
+    let bits = written_bits(|w| {
+        typed.write(w);
+    })
+    .unwrap();
     let v = decode(&PARTICIPATION, &mut bits.reader()).unwrap();
-    let mut w = BitWriter::new();
-    encode(&PARTICIPATION, &v, &mut w).unwrap();
-    assert_eq!(w.finish_bits().unwrap(), bits);
+    assert_eq!(encode_bits(&PARTICIPATION, &v).unwrap(), bits);
     assert_eq!(min_bits(&PARTICIPATION), 2 + 190 - 64);
     assert_eq!(max_bits(&PARTICIPATION), Some(224));
 }
@@ -364,24 +360,22 @@ fn participation_schema_matches_the_typed_body() {
 #[test]
 fn lifetime_schema_matches_the_typed_body() {
     use crate::activity::auth::lifetime::LifetimeAuth;
-    let mut w = BitWriter::new();
-    LifetimeAuth::sunrise_default(3).write(&mut w);
-    let typed = w.finish_bits().unwrap();
+    let typed = written_bits(|w| {
+        LifetimeAuth::sunrise_default(3).write(w);
+    })
+    .unwrap();
     let v = decode(&LIFETIME, &mut typed.reader()).unwrap();
-    let mut w = BitWriter::new();
-    encode(&LIFETIME, &v, &mut w).unwrap();
-    assert_eq!(w.finish_bits().unwrap(), typed);
+    assert_eq!(encode_bits(&LIFETIME, &v).unwrap(), typed);
     let Value::Record(fields) = v else { panic!() };
     assert_eq!(fields[0], Value::Int(3), "state");
 }
 
 #[test]
 fn values_out_of_range_and_wrong_shapes_are_refused() {
-    let mut w = BitWriter::new();
     let v = Value::Record(vec![Value::Int(1 << 32), Value::Int(0), Value::Int(0)]);
-    assert!(encode(&CLIENT_REF, &v, &mut w).is_err());
+    assert!(encode(&CLIENT_REF, &v, &mut BitWriter::measuring()).is_err());
     let v = Value::Record(vec![Value::Bool(true), Value::Int(0), Value::Int(0)]);
-    assert!(encode(&CLIENT_REF, &v, &mut BitWriter::new()).is_err());
+    assert!(encode(&CLIENT_REF, &v, &mut BitWriter::measuring()).is_err());
 }
 
 /// SLOT-03: the encoder refuses a type-18 body whose clock window is all zeros, names the
@@ -402,16 +396,17 @@ fn a_zeroed_clock_window_is_refused() {
         ];
         Value::Record(vec![Value::Record(window), Value::Bool(false), zero])
     };
-    let refused = encode(&ACTIVITY_TIMER, &body(false), &mut BitWriter::new());
+    let refused = encode(&ACTIVITY_TIMER, &body(false), &mut BitWriter::measuring());
     match refused {
         Err(SchemaError::Unsafe { path, rule, .. }) => {
             assert_eq!((path.as_str(), rule), ("clock", Rule::Slot03));
         }
         other => panic!("a zeroed window encoded: {other:?}"),
     }
-    let mut w = BitWriter::new();
-    encode(&ACTIVITY_TIMER, &body(true), &mut w).unwrap();
-    let bits = w.finish_bits().unwrap();
+    let bits = written_bits(|w| {
+        encode(&ACTIVITY_TIMER, &body(true), w).unwrap();
+    })
+    .unwrap();
     let zeroed = Bits {
         bytes: vec![0; bits.bytes.len()],
         bit_len: bits.bit_len,
@@ -471,13 +466,15 @@ fn tag_and_lane_sizes() {
 #[test]
 fn biased_signed_fields_keep_their_whole_range() {
     let r = Value::Record(vec![Value::Int(7), Value::Int(65), Value::Int(-1)]);
-    let mut w = BitWriter::new();
-    encode(&CLIENT_REF, &r, &mut w).unwrap();
-    let bytes = w.finish().unwrap();
+    let bytes = written(|w| {
+        encode(&CLIENT_REF, &r, w).unwrap();
+    })
+    .unwrap();
     assert_eq!(decode(&CLIENT_REF, &mut BitReader::new(&bytes)).unwrap(), r);
-    let mut lifetime = BitWriter::new();
-    crate::activity::auth::lifetime::LifetimeAuth::sunrise_default(10).write(&mut lifetime);
-    let bits = lifetime.finish_bits().unwrap();
+    let bits = written_bits(|lifetime| {
+        crate::activity::auth::lifetime::LifetimeAuth::sunrise_default(10).write(lifetime);
+    })
+    .unwrap();
     let Value::Record(f) = decode(&LIFETIME, &mut bits.reader()).unwrap() else {
         panic!("a record")
     };
@@ -488,7 +485,11 @@ fn biased_signed_fields_keep_their_whole_range() {
         _ => unreachable!(),
     };
     eleven[0] = Value::Int(11);
-    let refused = encode(&LIFETIME, &Value::Record(eleven), &mut BitWriter::new());
+    let refused = encode(
+        &LIFETIME,
+        &Value::Record(eleven),
+        &mut BitWriter::measuring(),
+    );
     assert!(matches!(
         refused,
         Err(crate::schema::SchemaError::Unsafe {
@@ -498,7 +499,7 @@ fn biased_signed_fields_keep_their_whole_range() {
     ));
     let bad = Value::Record(vec![Value::Int(7), Value::Int(-5), Value::Int(0)]);
     assert!(
-        encode(&CLIENT_REF, &bad, &mut BitWriter::new()).is_err(),
+        encode(&CLIENT_REF, &bad, &mut BitWriter::measuring()).is_err(),
         "-5 + 1 is negative"
     );
 }
@@ -518,7 +519,7 @@ fn counts_above_capacity_are_refused() {
     };
     for n in [5, 7, 9] {
         assert_eq!(
-            encode(&CHANNEL, &rows(n), &mut BitWriter::new()),
+            encode(&CHANNEL, &rows(n), &mut BitWriter::measuring()),
             Err(crate::schema::SchemaError::OverCapacity {
                 path: "rows".into(),
                 count: n as u64,
@@ -527,9 +528,7 @@ fn counts_above_capacity_are_refused() {
             "{n} rows"
         );
     }
-    let mut w = BitWriter::new();
-    encode(&CHANNEL, &rows(4), &mut w).unwrap();
-    assert_eq!(w.bit_len(), 387);
+    assert_eq!(encode_bits(&CHANNEL, &rows(4)).unwrap().bit_len, 387);
     let over = [0b1010_0000u8, 0, 0, 0];
     assert!(matches!(
         decode(&CHANNEL, &mut BitReader::new(&over)),

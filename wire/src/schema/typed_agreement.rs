@@ -12,7 +12,7 @@ use super::messages::{
     FREE_ENTITY_INDICES, GLOBAL_ACTIVITY_STATE, INCIDENT, JOIN_REQUEST, JOIN_RESULT,
     MEMBERSHIP_ACKNOWLEDGEMENT, SELECTION_DESCRIPTOR, STATE_REFRESH, WORLD_GLOBALS_STATE,
 };
-use super::{Schema, Value, decode, encode};
+use super::{Schema, Value, decode, encode_bits};
 use crate::activity::body::Body;
 use crate::activity::global_state::{GlobalActivityState, MAX_BUBBLES};
 use crate::activity::incident::Incident;
@@ -23,7 +23,7 @@ use crate::activity::small::{
     AdvanceEpoch, BubbleHostState, ConnectivityFailure, EntitySlotMask, MembershipAcknowledgement,
     SLOT_MASK_LEN, StateRefresh, WorldGlobals,
 };
-use crate::bits::{BitReader, BitWriter};
+use crate::bits::{BitReader, written};
 use crate::vectors::global_state_example;
 use proptest::prelude::*;
 use std::fmt::Debug;
@@ -52,10 +52,8 @@ where
     let typed_bytes = typed
         .encode()
         .map_err(|e| TestCaseError::fail(e.to_string()))?;
-    let mut w = BitWriter::new();
-    encode(schema, value, &mut w).map_err(|e| TestCaseError::fail(e.to_string()))?;
-    let walker_bits = w.bit_len();
-    let walker_bytes = w.finish().map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let walker = encode_bits(schema, value).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let (walker_bits, walker_bytes) = (walker.bit_len, walker.bytes);
     prop_assert_eq!(
         typed.measure().ok(),
         Some(walker_bits),
@@ -86,14 +84,15 @@ fn hex(b: &[u8]) -> String {
 
 /// `width` bits of `r` as the walker holds a [`super::Kind::Bits`] field.
 fn bits_of(r: &mut BitReader<'_>, width: usize) -> Value {
-    let mut w = BitWriter::new();
-    let mut left = width;
-    while left > 0 {
-        let n = left.min(64) as u32;
-        w.write(r.read(n).unwrap_or(0), n);
-        left -= n as usize;
-    }
-    Value::Bits(w.finish().unwrap_or_default())
+    let bytes = written(|w| {
+        let mut left = width;
+        while left > 0 {
+            let n = left.min(64) as u32;
+            w.write(r.read(n).unwrap_or(0), n);
+            left -= n as usize;
+        }
+    });
+    Value::Bits(bytes.unwrap_or_default())
 }
 
 /// The walker's value of a join_request record kept as its 570 bits.

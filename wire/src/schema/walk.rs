@@ -10,7 +10,7 @@ use super::kind::{
 use super::place::Place;
 use super::text;
 use super::value::{KeyedLane, Value};
-use crate::bits::{BitError, BitReader, BitWriter, I32_BIAS};
+use crate::bits::{BitError, BitReader, BitWriter, Bits, I32_BIAS};
 use thiserror::Error;
 
 /// The bits of a tag the investment walker mode keeps: 0-12 and 16-19 (TD).
@@ -81,6 +81,15 @@ fn shape(path: &Place<'_>, expected: &'static str) -> SchemaError {
 /// Writes `value` (a [`Value::Record`]) with `schema`.
 pub fn encode(schema: &Schema, value: &Value, w: &mut BitWriter) -> Result<(), SchemaError> {
     encode_record(schema, value, w, &Place::Root, 0)
+}
+
+/// [`encode`] into exact bits of their own.
+pub fn encode_bits(schema: &Schema, value: &Value) -> Result<Bits, SchemaError> {
+    let mut bytes = Vec::new();
+    let mut w = BitWriter::appending(&mut bytes);
+    encode(schema, value, &mut w)?;
+    let bit_len = w.finish().map_err(|source| bits(&Place::Root, source))?;
+    Ok(Bits { bytes, bit_len })
 }
 
 fn encode_record(

@@ -228,6 +228,7 @@ impl Body for LifetimeAuth {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bits::written_bits;
 
     fn bits_of(a: &LifetimeAuth) -> usize {
         let mut w = BitWriter::measuring();
@@ -253,10 +254,8 @@ mod tests {
             };
             60
         ];
-        let mut w = BitWriter::new();
-        a.write(&mut w);
-        assert_eq!(w.bit_len(), LIFETIME_MIN_BITS + 50 * 97);
-        let bytes = w.finish().unwrap();
+        assert_eq!(a.measure(), Ok(LIFETIME_MIN_BITS + 50 * 97));
+        let bytes = a.encode().unwrap();
         let back = LifetimeAuth::read(&mut BitReader::new(&bytes)).unwrap();
         assert_eq!(back.switches.len(), 50);
         assert_eq!(back.state, 10);
@@ -266,23 +265,20 @@ mod tests {
     #[test]
     fn crashing_states_are_refused() {
         for state in [-1, 10] {
-            let mut w = BitWriter::new();
-            LifetimeAuth::sunrise_default(state).write(&mut w);
-            assert!(w.finish().is_ok(), "state {state}");
+            assert!(
+                LifetimeAuth::sunrise_default(state).encode().is_ok(),
+                "state {state}"
+            );
         }
-        let mut w = BitWriter::new();
-        LifetimeAuth::sunrise_default(11).write(&mut w);
         assert!(matches!(
-            w.finish(),
+            LifetimeAuth::sunrise_default(11).encode(),
             Err(BitError::Unsafe { value: 11, .. })
         ));
     }
 
     #[test]
     fn definition_refs_cannot_be_read() {
-        let mut w = BitWriter::new();
-        LifetimeAuth::sunrise_default(3).write(&mut w);
-        let mut bits = w.finish_bits().unwrap();
+        let mut bits = written_bits(|w| LifetimeAuth::sunrise_default(3).write(w)).unwrap();
         let last = bits.bit_len - 1; // the low bit of the 3-bit count
         bits.bytes[last / 8] |= 0x80 >> (last % 8);
         assert!(matches!(
@@ -293,9 +289,7 @@ mod tests {
 
     #[test]
     fn state_wire_is_state_plus_one() {
-        let mut w = BitWriter::new();
-        LifetimeAuth::sunrise_default(3).write(&mut w);
-        let bytes = w.finish().unwrap();
+        let bytes = LifetimeAuth::sunrise_default(3).encode().unwrap();
         assert_eq!(bytes[0] >> 4, 4, "state 3 goes on the wire as 4");
     }
 }

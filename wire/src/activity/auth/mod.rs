@@ -9,7 +9,7 @@ pub mod participation;
 
 use crate::activity::body::Body;
 use crate::activity::slot::{TYPE_LIFETIME, TYPE_PARTICIPATION};
-use crate::bits::{BitError, BitReader, BitWriter, Bits};
+use crate::bits::{BitError, BitReader, BitWriter, Bits, written_bits};
 use lifetime::LifetimeAuth;
 use participation::ParticipationAuth;
 
@@ -49,9 +49,7 @@ impl AuthBody {
 
     /// The body's exact bits.
     pub fn to_bits(&self) -> Result<Bits, BitError> {
-        let mut w = BitWriter::new();
-        self.write(&mut w);
-        w.finish_bits()
+        written_bits(|w| self.write(w))
     }
 
     /// Reads a body of slot type `slot_type` at the cursor, for the types whose body Vex

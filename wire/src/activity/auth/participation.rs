@@ -123,10 +123,8 @@ mod tests {
         a.write(&mut w);
         assert_eq!(w.bit_len(), PARTICIPATION_BITS);
         a.region = Some(0);
-        let mut w = BitWriter::new();
-        a.write(&mut w);
-        assert_eq!(w.bit_len(), PARTICIPATION_BITS + REGION_BITS);
-        let bytes = w.finish().unwrap();
+        assert_eq!(a.measure(), Ok(PARTICIPATION_BITS + REGION_BITS));
+        let bytes = a.encode().unwrap();
         assert_eq!(
             ParticipationAuth::read(&mut BitReader::new(&bytes)).unwrap(),
             a
