@@ -237,9 +237,11 @@ impl<'a> BitWriter<'a> {
         self.write(u64::from(bit), 1);
     }
 
-    /// Writes an i32 as every i32 goes on the wire: 32 bits with [`I32_BIAS`].
+    /// Writes an i32 as every i32 goes on the wire: 32 bits with [`I32_BIAS`] (every i32
+    /// plus the bias fits 32 bits, so nothing is checked).
+    #[inline]
     pub fn write_i32(&mut self, value: i32) {
-        self.write_biased(i64::from(value), I32_BIAS, 32);
+        self.push_bits((i64::from(value) + I32_BIAS) as u64, 32);
     }
 
     /// Writes `value + bias` in `width` bits (BODY-02). The sum must be in `0..2^width`.
@@ -297,10 +299,23 @@ impl<'a> BitWriter<'a> {
             });
         }
         let words = bit_len / 64;
-        for word in bytes.chunks_exact(8).take(words) {
+        let whole = bytes.chunks_exact(8).take(words).map(|word| {
             let mut w = [0u8; 8];
             w.copy_from_slice(word);
-            self.write(u64::from_be_bytes(w), 64);
+            u64::from_be_bytes(w)
+        });
+        match self.bytes.as_deref_mut() {
+            // each whole word joins the pending bits and goes out at once, the buffer held
+            // in a local for the run
+            Some(out) if words > 1 => {
+                let held = self.pending;
+                for word in whole {
+                    out.extend_from_slice(&(self.acc | word >> held).to_be_bytes());
+                    self.acc = word.checked_shl(64 - held).unwrap_or(0);
+                }
+                self.bits += words * 64;
+            }
+            _ => whole.for_each(|word| self.push_bits(word, 64)),
         }
         let rest = (bit_len % 64) as u32;
         if rest > 0 {
@@ -715,6 +730,23 @@ mod tests {
     fn wrapping_i32_with_negative_bias() {
         let bytes = written(|w| w.write_wrapping(0, -(1 << 31), 32));
         assert_eq!(bytes.unwrap(), [0x80, 0, 0, 0]);
+    }
+
+    /// Every i32 goes out plus 0x80000000 in 32 bits, at both ends and across zero, and
+    /// reads back.
+    #[test]
+    fn an_i32_is_stored_with_its_bias() {
+        for (value, stored) in [
+            (i32::MIN, 0u32),
+            (-1, 0x7FFF_FFFF),
+            (0, 0x8000_0000),
+            (1, 0x8000_0001),
+            (i32::MAX, u32::MAX),
+        ] {
+            let bytes = written(|w| w.write_i32(value)).unwrap();
+            assert_eq!(bytes, stored.to_be_bytes(), "{value}");
+            assert_eq!(BitReader::new(&bytes).read_i32(), Ok(value));
+        }
     }
 
     #[test]
