@@ -1,6 +1,6 @@
 //! The rows of issue 12's target table, one bench each, named after its row: the bit
-//! reader, the bodies the host sends most (messages 19, 4, 12 and 1, each into a buffer the
-//! caller keeps) and the secure channel's seal. The emulated client's row is
+//! reader, the bodies the host sends most (messages 19, 4, 12, 1 and 5, each into a buffer
+//! the caller keeps) and the secure channel's seal. The emulated client's row is
 //! `cargo bench -p vex-harness --bench client_decode`.
 #![allow(missing_docs, clippy::unwrap_used)]
 
@@ -16,7 +16,7 @@ use vex_wire::activity::join_template::JoinResultTemplate;
 use vex_wire::activity::membership::{MEMBER_LANES, Member, ReplicateMembership};
 use vex_wire::bap::secure::{ChannelSecrets, Role, SecureChannel, TAG_LEN};
 use vex_wire::bits::{BitReader, written};
-use vex_wire::vectors::global_state_example;
+use vex_wire::vectors::{global_state_example, sensor_auth_full_example};
 
 /// Fields the bit reader row reads per pass.
 const FIELDS: usize = 10_000_000;
@@ -109,6 +109,8 @@ fn bodies(c: &mut Criterion) {
     encode_into_kept(&mut g, "message 12, 32 members", &full);
     let global = global_state_example();
     encode_into_kept(&mut g, "message 1", &global);
+    let roster = sensor_auth_full_example();
+    encode_into_kept(&mut g, "message 5 (facts 10.1 example)", &roster);
     g.finish();
 }
 

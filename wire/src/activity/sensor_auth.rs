@@ -566,6 +566,68 @@ fn expect_one(r: &mut BitReader<'_>, what: &'static str) -> Result<(), BitError>
     }
 }
 
+impl BubbleAuthority {
+    /// The 65 bubble elements, bubble 0 first: a host-token presence bit and the token, a
+    /// grant presence bit and the 16-bit token, the revoke bit (AH "The bubble-authority
+    /// block"). An element with neither a host token nor a grant is plain, three bits ("an
+    /// element that grants nothing costs 3 bits"): the runs of them between the others go
+    /// out 21 to a write.
+    fn write_elements(&self, w: &mut BitWriter) {
+        let listed = self.host_tokens.iter().map(|(at, _)| at);
+        let listed = listed.chain(self.grants.iter().map(|(at, _)| at));
+        let listed = listed.fold(0u128, |mask, at| with_bit(mask, *at, true));
+        let mut grants = self.grants.iter().peekable();
+        let mut host_tokens = self.host_tokens.iter().peekable();
+        let mut from = 0;
+        while from < AUTHORITY_BUBBLES {
+            let ahead = (listed >> from).trailing_zeros() as usize;
+            let next = (from + ahead).min(AUTHORITY_BUBBLES);
+            write_plain(w, from..next, self.revokes);
+            if next == AUTHORITY_BUBBLES {
+                break;
+            }
+            match host_tokens.next_if(|(at, _)| *at == next) {
+                Some((_, t)) => {
+                    w.write_bool(true);
+                    w.write(*t, 64);
+                }
+                None => w.write_bool(false),
+            }
+            // grant-present, [16-bit token], revoke: one write
+            let revoke = u64::from(self.revokes(next));
+            match grants.next_if(|(at, _)| *at == next) {
+                Some((_, t)) => w.write((1 << 17) | (u64::from(*t) << 1) | revoke, 18),
+                None => w.write(revoke, 2),
+            }
+            from = next + 1;
+        }
+    }
+}
+
+/// Bits of a plain bubble's element: no host token, no grant, the revoke bit.
+const PLAIN_BITS: usize = 3;
+/// Plain elements in one write (63 bits).
+const PLAIN_A_WRITE: usize = 64 / PLAIN_BITS;
+
+/// The plain elements of `bubbles`, each `0 0 revoke`, `revokes` holding bubble `b`'s
+/// revoke at bit `b`.
+fn write_plain(w: &mut BitWriter, bubbles: Range<usize>, revokes: u128) {
+    let mut at = bubbles.start;
+    while at < bubbles.end {
+        let n = (bubbles.end - at).min(PLAIN_A_WRITE);
+        // the run's revoke bits, bubble `at` at bit 0; each moves to its element's last bit
+        let mut set = (revokes >> at) as u64 & ((1 << n) - 1);
+        let mut bits = 0u64;
+        while set != 0 {
+            let k = set.trailing_zeros() as usize;
+            bits |= 1 << (PLAIN_BITS * (n - 1 - k));
+            set &= set - 1;
+        }
+        w.write(bits, (PLAIN_BITS * n) as u32);
+        at += n;
+    }
+}
+
 /// The fixed prefix, read whole before the epoch is judged (AH "Message 5").
 impl Body for AuthPrefix {
     type Decoded = Self;
@@ -584,23 +646,7 @@ impl Body for AuthPrefix {
             if let Some(h) = b.header {
                 w.write(u64::from(h), 32);
             }
-            let mut grants = b.grants.iter().peekable();
-            let mut host_tokens = b.host_tokens.iter().peekable();
-            for bubble in 0..AUTHORITY_BUBBLES {
-                match host_tokens.next_if(|(at, _)| *at == bubble) {
-                    Some((_, t)) => {
-                        w.write_bool(true);
-                        w.write(*t, 64);
-                    }
-                    None => w.write_bool(false),
-                }
-                // grant-present, [16-bit token], revoke: one write
-                let revoke = u64::from(b.revokes(bubble));
-                match grants.next_if(|(at, _)| *at == bubble) {
-                    Some((_, t)) => w.write((1 << 17) | (u64::from(*t) << 1) | revoke, 18),
-                    None => w.write(revoke, 2),
-                }
-            }
+            b.write_elements(w);
         }
         w.write(self.token, 64);
         w.write_bool(self.roster_enable);
@@ -1015,6 +1061,46 @@ mod tests {
             assert_eq!((&back.prefix, &back.roster), (&m.prefix, &m.roster));
         }
         shapes.iter().map(|m| m.encode().unwrap()).collect()
+    }
+
+    /// The bubble elements read back field by field by a reader of the test's own: plain
+    /// runs longer than one write (21 elements), revoke bits at both ends of a write and of
+    /// a run, and a grant and a host token between them.
+    #[test]
+    fn plain_bubbles_are_three_bits_each() {
+        let mut block = BubbleAuthority::default();
+        for b in [0, 1, 20, 21, 22, 29, 31, 41, 42, 43, 50, 63, 64] {
+            block.set_revoke(b, true);
+        }
+        block.set_grant(30, Some(0x1234));
+        block.set_host_token(50, Some(0xABCD));
+        let prefix = AuthPrefix {
+            bubble_block: Some(block.clone()),
+            token: 0x77,
+            ..AuthPrefix::echoing([1, 2])
+        };
+        let body = prefix.encode().unwrap();
+        let mut r = BitReader::new(&body);
+        // hardwipe, epoch, block present, authority 64 + 1, root, header absent
+        r.skip(8 + 128 + 1 + 65 + 1 + 1).unwrap();
+        for b in 0..AUTHORITY_BUBBLES {
+            let token = r.read_bool().unwrap().then(|| r.read(64).unwrap());
+            let grant = r.read_bool().unwrap().then(|| r.read(16).unwrap() as u16);
+            let want_token = block.host_tokens().iter().find(|(at, _)| *at == b);
+            let want_grant = block.grants().iter().find(|(at, _)| *at == b);
+            assert_eq!(
+                token,
+                want_token.map(|(_, t)| *t),
+                "bubble {b}'s host token"
+            );
+            assert_eq!(grant, want_grant.map(|(_, t)| *t), "bubble {b}'s grant");
+            assert_eq!(
+                r.read_bool().unwrap(),
+                block.revokes(b),
+                "bubble {b}'s revoke"
+            );
+        }
+        assert_eq!(r.read(64).unwrap(), 0x77, "the activity token follows");
     }
 
     proptest::proptest! {
