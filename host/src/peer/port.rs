@@ -337,9 +337,8 @@ fn advertisement(session: u64) -> Vec<u8> {
     let mut block = Vec::with_capacity(BLOCK_LEN);
     let mut w = BitWriter::appending(&mut block);
     AdvertisementHeader::for_session(session).write(&mut w);
-    if w.finish().is_err() {
-        block.clear();
-    }
+    // a header the writer refused leaves the block empty, so all zeros below
+    w.finish().ok();
     block.resize(block.len() + GROUP_SESSION_DESCRIPTOR_LEN, 0);
     block.resize(BLOCK_LEN, 0);
     block
