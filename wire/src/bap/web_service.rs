@@ -294,5 +294,10 @@ mod tests {
         assert!(WsReply::decode(&bytes[..7], Shape::StatusPair).is_err());
         assert!(WsRequest::decode(&[0; 5]).is_err());
         assert_eq!(read_subscribe(&subscribe_payload(4, 77)), Some((4, 77)));
+        assert_eq!(read_subscribe(&subscribe_payload(14, 77)), Some((14, 77)));
+        assert!(
+            subscribe_payload(15, 77).is_empty(),
+            "16 does not fit 4 bits"
+        );
     }
 }
