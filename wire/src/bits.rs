@@ -375,11 +375,7 @@ impl<'a> BitWriter<'a> {
 /// The bytes `write` writes into a buffer of their own, zero-padded to a whole byte
 /// (BODY-01), or its first error.
 pub fn written(write: impl FnOnce(&mut BitWriter<'_>)) -> Result<Vec<u8>, BitError> {
-    let mut bytes = Vec::new();
-    let mut w = BitWriter::appending(&mut bytes);
-    write(&mut w);
-    w.finish()?;
-    Ok(bytes)
+    written_bits(write).map(|bits| bits.bytes)
 }
 
 /// [`written`] with the exact bit length.
